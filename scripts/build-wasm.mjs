@@ -1,0 +1,31 @@
+#!/usr/bin/env node
+// Compiles every top-level assembly/*.ts entry (one file per kernel family) to build/<name>.wasm.
+// Files under assembly/lib/ are shared helpers imported by the entries, not entries themselves.
+// Usage: node scripts/build-wasm.mjs [--target debug|release] [name ...]
+import { readdirSync, mkdirSync, statSync } from 'node:fs';
+import { join, dirname, basename } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import asc from 'assemblyscript/asc';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const args = process.argv.slice(2);
+let target = 'release';
+const ti = args.indexOf('--target');
+if (ti >= 0) { target = args[ti + 1]; args.splice(ti, 2); }
+const only = new Set(args);
+const entries = readdirSync(join(root, 'assembly'))
+  .filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts') && statSync(join(root, 'assembly', f)).isFile())
+  .map((f) => basename(f, '.ts'))
+  .filter((n) => only.size === 0 || only.has(n));
+mkdirSync(join(root, 'build'), { recursive: true });
+let failed = 0;
+for (const name of entries) {
+  const suffix = target === 'release' ? '' : `.${target}`;
+  const { error, stderr } = await asc.main([
+    join('assembly', `${name}.ts`), '--config', 'asconfig.json', '--target', target,
+    '--outFile', join('build', `${name}${suffix}.wasm`),
+  ], { stdout: process.stdout, stderr: process.stderr });
+  if (error) { failed++; console.error(`build-wasm: ${name}: ${error.message}\n${stderr.toString()}`); }
+  else console.log(`build-wasm: build/${name}${suffix}.wasm (${target})`);
+}
+process.exit(failed ? 1 : 0);
