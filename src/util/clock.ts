@@ -1,0 +1,149 @@
+/**
+ * Time as an injectable dependency. Leases, node heartbeats, backoff and the simulation all read
+ * time through a Clock, so the same code runs against the wall clock (real etcd, CLI) or a
+ * manual/virtual clock (tests, discrete-event simulation) where hours pass in milliseconds.
+ */
+export interface Clock {
+  /** milliseconds since the Unix epoch (virtual in simulations) */
+  now(): number;
+  /** run fn once, ms milliseconds from now; returns a handle for clearTimer */
+  setTimer(fn: () => void, ms: number): TimerHandle;
+  clearTimer(handle: TimerHandle): void;
+}
+
+export type TimerHandle = { readonly id: number };
+
+/** The real clock: Date.now and Node timers (unref'd, so they never keep the process alive). */
+export class WallClock implements Clock {
+  private nextId = 1;
+  private readonly timers = new Map<number, NodeJS.Timeout>();
+
+  now(): number {
+    return Date.now();
+  }
+
+  setTimer(fn: () => void, ms: number): TimerHandle {
+    const id = this.nextId++;
+    const t = setTimeout(() => { this.timers.delete(id); fn(); }, Math.max(0, ms));
+    t.unref?.();
+    this.timers.set(id, t);
+    return { id };
+  }
+
+  clearTimer(handle: TimerHandle): void {
+    const t = this.timers.get(handle.id);
+    if (t) { clearTimeout(t); this.timers.delete(handle.id); }
+  }
+}
+
+interface Pending { at: number; seq: number; id: number; fn: () => void }
+
+/**
+ * A clock that only moves when told to. Timers fire in (time, insertion) order during
+ * {@link advance} / {@link runNext}, which makes every run with the same inputs identical.
+ * The simulation's event loop (src/sim) drives one of these.
+ */
+export class ManualClock implements Clock {
+  private t: number;
+  private seq = 0;
+  private nextId = 1;
+  private readonly heap: Pending[] = [];
+  private readonly cancelled = new Set<number>();
+
+  constructor(startMs = Date.UTC(2026, 0, 1)) {
+    this.t = startMs;
+  }
+
+  now(): number {
+    return this.t;
+  }
+
+  setTimer(fn: () => void, ms: number): TimerHandle {
+    const id = this.nextId++;
+    this.push({ at: this.t + Math.max(0, ms), seq: this.seq++, id, fn });
+    return { id };
+  }
+
+  clearTimer(handle: TimerHandle): void {
+    this.cancelled.add(handle.id);
+  }
+
+  /** number of timers not yet fired or cleared */
+  get pending(): number {
+    return this.heap.length - this.cancelled.size;
+  }
+
+  /** time of the next timer, or undefined */
+  peek(): number | undefined {
+    this.dropCancelledTop();
+    return this.heap.length ? this.heap[0].at : undefined;
+  }
+
+  /** fire the earliest timer (moving time to it); false when none is left */
+  runNext(): boolean {
+    this.dropCancelledTop();
+    const top = this.pop();
+    if (!top) return false;
+    this.t = Math.max(this.t, top.at);
+    top.fn();
+    return true;
+  }
+
+  /** move time forward by ms, firing every timer due on the way (including ones they schedule) */
+  advance(ms: number): void {
+    this.advanceTo(this.t + ms);
+  }
+
+  advanceTo(target: number): void {
+    for (;;) {
+      const next = this.peek();
+      if (next === undefined || next > target) break;
+      this.runNext();
+    }
+    this.t = Math.max(this.t, target);
+  }
+
+  private dropCancelledTop(): void {
+    while (this.heap.length && this.cancelled.has(this.heap[0].id)) {
+      this.cancelled.delete(this.heap[0].id);
+      this.pop();
+    }
+  }
+
+  private less(x: Pending, y: Pending): boolean {
+    return x.at < y.at || (x.at === y.at && x.seq < y.seq);
+  }
+
+  private push(p: Pending): void {
+    const h = this.heap;
+    h.push(p);
+    let i = h.length - 1;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (!this.less(h[i], h[parent])) break;
+      [h[i], h[parent]] = [h[parent], h[i]];
+      i = parent;
+    }
+  }
+
+  private pop(): Pending | undefined {
+    const h = this.heap;
+    if (!h.length) return undefined;
+    const top = h[0];
+    const last = h.pop()!;
+    if (h.length) {
+      h[0] = last;
+      let i = 0;
+      for (;;) {
+        const l = 2 * i + 1, r = l + 1;
+        let m = i;
+        if (l < h.length && this.less(h[l], h[m])) m = l;
+        if (r < h.length && this.less(h[r], h[m])) m = r;
+        if (m === i) break;
+        [h[i], h[m]] = [h[m], h[i]];
+        i = m;
+      }
+    }
+    return top;
+  }
+}
