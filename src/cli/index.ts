@@ -9,7 +9,7 @@ import { CliError } from './errors.js';
 import { packageRoot } from '../util/paths.js';
 
 export interface CommandModule {
-  register(program: Command): void;
+  register(program: Command): void | Promise<void>;
 }
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -29,7 +29,7 @@ export async function buildProgram(): Promise<Command> {
     .sort();
   for (const f of files) {
     const mod = (await import(pathToFileURL(join(here, f)).href)) as Partial<CommandModule>;
-    if (typeof mod.register === 'function') mod.register(program);
+    if (typeof mod.register === 'function') await mod.register(program);
   }
   return program;
 }

@@ -1,0 +1,138 @@
+/**
+ * Turns bench reports into text tables (terminal), markdown (BENCHMARKS.md) and a baseline check.
+ * Side-by-side modes are printed in one row per (measurement, size) with ratios to the first mode,
+ * so "wasm is 4.1× js" is read off one run rather than compared across runs.
+ */
+import type { BenchReport, BenchResult } from './harness.js';
+
+/** 1234567 → "1.23M", 0.5 → "0.5" */
+export function human(n: number | undefined): string {
+  if (n === undefined || Number.isNaN(n)) return '-';
+  if (!Number.isFinite(n)) return '∞';
+  const a = Math.abs(n);
+  if (a >= 1e9) return (n / 1e9).toFixed(2) + 'G';
+  if (a >= 1e6) return (n / 1e6).toFixed(2) + 'M';
+  if (a >= 1e4) return (n / 1e3).toFixed(1) + 'k';
+  if (a >= 100) return n.toFixed(0);
+  if (a >= 1) return n.toFixed(2);
+  return n.toPrecision(2);
+}
+
+export function ms(n: number | undefined): string {
+  if (n === undefined) return '-';
+  if (n >= 1000) return (n / 1000).toFixed(2) + ' s';
+  if (n >= 1) return n.toFixed(2) + ' ms';
+  return (n * 1000).toFixed(1) + ' µs';
+}
+
+interface Group { name: string; size?: number; byMode: Map<string, BenchResult> }
+
+function groups(results: BenchResult[]): Group[] {
+  const out = new Map<string, Group>();
+  for (const r of results) {
+    const key = `${r.name}|${r.size ?? ''}`;
+    let g = out.get(key);
+    if (!g) { g = { name: r.name, size: r.size, byMode: new Map() }; out.set(key, g); }
+    g.byMode.set(r.mode ?? '-', r);
+  }
+  return [...out.values()];
+}
+
+function cell(r: BenchResult): string {
+  if (r.state === 'skipped') return `skipped (${r.reason})`;
+  if (r.state === 'errored') return `error: ${r.error}`;
+  const parts: string[] = [];
+  if (r.throughput !== undefined) parts.push(`${human(r.throughput)} ${r.unit ?? 'ops'}/s ±${(r.rme ?? 0).toFixed(1)}%  p50 ${ms(r.latency?.p50)} p99 ${ms(r.latency?.p99)}`);
+  if (r.figures) parts.push(Object.entries(r.figures).map(([k, v]) => `${k}=${human(v)}`).join(' '));
+  return parts.join('  ');
+}
+
+function rowsOf(report: BenchReport): string[][] {
+  const rows: string[][] = [];
+  for (const g of groups(report.results)) {
+    const modes = [...g.byMode.keys()];
+    const first = g.byMode.get(modes[0])!;
+    for (const m of modes) {
+      const r = g.byMode.get(m)!;
+      const ratio = m !== modes[0] && r.throughput && first.throughput ? `${(r.throughput / first.throughput).toFixed(2)}× ${modes[0]}` : '';
+      rows.push([g.name, g.size !== undefined ? `${g.size} ${r.sizeUnit ?? ''}`.trim() : '', m === '-' ? '' : m, cell(r), ratio]);
+    }
+  }
+  return rows;
+}
+
+/** Plain-text table for the terminal. */
+export function formatText(report: BenchReport): string {
+  const head = ['measurement', 'size', 'mode', 'result', 'ratio'];
+  const rows = rowsOf(report);
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (r: string[]) => r.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd();
+  const m = report.machine;
+  return [
+    `suite ${report.suite} — ${m.cpus} cpus (${m.cpuModel}), ${m.memoryGiB} GiB, node ${m.node}, ${(report.durationMs / 1000).toFixed(1)} s`,
+    line(head), ...rows.map(line), ...report.notes.map((n) => `note: ${n}`), '',
+  ].join('\n');
+}
+
+/** Markdown table for BENCHMARKS.md. */
+export function formatMarkdown(report: BenchReport, command?: string): string {
+  const m = report.machine;
+  const out = [`### ${report.suite}`, ''];
+  if (command) out.push('```sh', command, '```', '');
+  out.push(`Machine: ${m.cpus} cpus (${m.cpuModel}), ${m.memoryGiB} GiB, Node ${m.node}; ${report.startedAt}.`, '');
+  out.push('| measurement | size | mode | result | ratio |', '|---|---|---|---|---|');
+  for (const r of rowsOf(report)) out.push(`| ${r.map((c) => c.replace(/\|/g, '\\|')).join(' | ')} |`);
+  for (const n of report.notes) out.push('', `- ${n}`);
+  return out.join('\n') + '\n';
+}
+
+export interface Regression { id: string; before: number; after: number; change: number }
+
+/**
+ * Compares throughput with a baseline report: a result regresses when it is slower than the
+ * baseline by more than `tolerance` (0.2 = 20 %). Results present in only one report are ignored.
+ */
+export function compareBaseline(baseline: BenchReport[], current: BenchReport[], tolerance: number): Regression[] {
+  const before = new Map<string, number>();
+  for (const rep of baseline) for (const r of rep.results) if (r.throughput !== undefined) before.set(r.id, r.throughput);
+  const out: Regression[] = [];
+  for (const rep of current) {
+    for (const r of rep.results) {
+      const b = before.get(r.id);
+      if (b === undefined || r.throughput === undefined || b <= 0) continue;
+      const change = r.throughput / b - 1;
+      if (change < -tolerance) out.push({ id: r.id, before: b, after: r.throughput, change });
+    }
+  }
+  return out;
+}
+
+export interface Growth { name: string; mode: string; exponent: number; points: number; label: string }
+
+/**
+ * Fits cost ∝ size^k by least squares on log–log (cost = mean iteration latency) for every
+ * (measurement, mode) measured at ≥ 3 sizes; k ≈ 0 reads as O(1), ≈ 1 as O(N), ≈ 2 as O(N²).
+ */
+export function fitGrowth(report: BenchReport): Growth[] {
+  const series = new Map<string, { name: string; mode: string; xs: number[]; ys: number[] }>();
+  for (const r of report.results) {
+    if (r.state !== 'completed' || r.size === undefined || !r.latency || r.latency.mean <= 0) continue;
+    const key = `${r.name}|${r.mode ?? '-'}`;
+    let s = series.get(key);
+    if (!s) { s = { name: r.name, mode: r.mode ?? '-', xs: [], ys: [] }; series.set(key, s); }
+    s.xs.push(Math.log(r.size)); s.ys.push(Math.log(r.latency.mean));
+  }
+  const out: Growth[] = [];
+  for (const s of series.values()) {
+    const n = s.xs.length;
+    if (n < 3) continue;
+    const mx = s.xs.reduce((a, b) => a + b, 0) / n, my = s.ys.reduce((a, b) => a + b, 0) / n;
+    let num = 0, den = 0;
+    for (let i = 0; i < n; i++) { num += (s.xs[i] - mx) * (s.ys[i] - my); den += (s.xs[i] - mx) ** 2; }
+    if (den === 0) continue;
+    const k = num / den;
+    const label = k < 0.25 ? 'O(1)' : k < 0.75 ? `O(N^${k.toFixed(2)})` : k < 1.3 ? 'O(N)' : k < 1.75 ? 'O(N log N)…O(N^1.5)' : 'O(N²)';
+    out.push({ name: s.name, mode: s.mode, exponent: k, points: n, label });
+  }
+  return out;
+}

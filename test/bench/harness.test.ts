@@ -1,0 +1,69 @@
+import { describe, it, expect } from 'vitest';
+import { runSuite, parseSizes, type BenchSuite, type BenchReport } from '../../bench/harness.js';
+import { compareBaseline, fitGrowth, formatMarkdown, formatText } from '../../bench/format.js';
+import { renderHtml } from '../../bench/html.js';
+
+const busy = (n: number) => { let x = 0; for (let i = 0; i < n; i++) x += Math.sqrt(i); return x; };
+
+const toy: BenchSuite = {
+  name: 'toy',
+  description: 'linear vs constant work',
+  sizeUnit: 'items',
+  defaultSizes: [1000, 4000, 16000],
+  quickSizes: [1000, 4000, 16000],
+  async run(opts, rec) {
+    for (const n of opts.sizes ?? this.quickSizes) {
+      await rec.measure('work', () => busy(n), { mode: 'linear', size: n, units: n, unit: 'items', timeMs: 30 });
+      await rec.measure('work', () => busy(50), { mode: 'constant', size: n, units: n, unit: 'items', timeMs: 30 });
+    }
+    rec.figure('rules', { rules: 42, bytes: 1234 }, { mode: 'linear' });
+    rec.skip('etcd', 'etcd not installed', { mode: 'etcd' });
+    await rec.measure('boom', () => { throw new Error('kaput'); }, { timeMs: 5 });
+  },
+};
+
+const opts = { quick: true, timeMs: 30, seed: 1, args: {}, progress: () => {} };
+
+describe('bench harness', () => {
+  it('records throughput, figures, skips and failures as data', async () => {
+    const rep = await runSuite(toy, opts);
+    expect(rep.schema).toBe('kubesim-bench/v1');
+    const lin = rep.results.find((r) => r.id === 'toy|work|linear|16000')!;
+    expect(lin.state).toBe('completed');
+    expect(lin.throughput).toBeGreaterThan(0);
+    expect(lin.latency!.p99).toBeGreaterThanOrEqual(lin.latency!.p50);
+    expect(rep.results.find((r) => r.name === 'rules')!.figures).toEqual({ rules: 42, bytes: 1234 });
+    expect(rep.results.find((r) => r.name === 'etcd')!.state).toBe('skipped');
+    const boom = rep.results.find((r) => r.name === 'boom')!;
+    expect(boom.state).toBe('errored');
+    expect(boom.error).toContain('kaput');
+    // growth: the linear series grows ~N, the constant one ~1
+    const g = fitGrowth(rep);
+    expect(g.find((x) => x.mode === 'linear')!.exponent).toBeGreaterThan(0.6);
+    expect(g.find((x) => x.mode === 'constant')!.exponent).toBeLessThan(0.4);
+    // side-by-side ratio is printed against the first mode
+    expect(formatText(rep)).toMatch(/× linear/);
+    expect(formatMarkdown(rep, 'kubesim bench toy')).toContain('| work | 16000 items | constant |');
+    const html = renderHtml([rep], 'kubesim bench toy');
+    expect(html).toContain('<svg');
+    expect(html).toContain('skipped: etcd not installed');
+  });
+
+  it('flags regressions beyond the tolerance only', () => {
+    const mk = (tp: number): BenchReport[] => [{
+      schema: 'kubesim-bench/v1', suite: 't', startedAt: '', durationMs: 0,
+      machine: { cpus: 2, cpuModel: '', memoryGiB: 1, node: '', platform: '' },
+      options: { quick: true, timeMs: 1, seed: 1, args: {} }, notes: [],
+      results: [{ id: 't|a|-|-', suite: 't', name: 'a', state: 'completed', throughput: tp }],
+    }];
+    expect(compareBaseline(mk(100), mk(85), 0.2)).toEqual([]);
+    const regs = compareBaseline(mk(100), mk(70), 0.2);
+    expect(regs).toHaveLength(1);
+    expect(regs[0].change).toBeCloseTo(-0.3);
+  });
+
+  it('parses size lists and rejects junk', () => {
+    expect(parseSizes('1000, 5k,10k')).toEqual([1000, 5000, 10000]);
+    expect(() => parseSizes('10x')).toThrow(/invalid size "10x"/);
+  });
+});
