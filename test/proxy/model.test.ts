@@ -1,0 +1,99 @@
+import { describe, expect, it } from 'vitest';
+import type { EndpointSlice, Service } from '../../src/api/types.js';
+import { buildProxyState, canonicalIP, parseCidr, cidrContains, ProxyState, servicePortsFromService } from '../../src/proxy/model/index.js';
+
+function svc(name: string, spec: Partial<Service['spec']>, status?: Service['status']): Service {
+  return { apiVersion: 'v1', kind: 'Service', metadata: { namespace: 'ns1', name }, spec: { clusterIP: '172.30.0.41', ports: [{ name: 'p80', port: 80 }], ...spec }, status };
+}
+function slice(name: string, svcName: string, eps: EndpointSlice['endpoints'], port = 80, portName = 'p80'): EndpointSlice {
+  return { apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { namespace: 'ns1', name, labels: { 'kubernetes.io/service-name': svcName } }, addressType: 'IPv4', endpoints: eps, ports: [{ name: portName, port, protocol: 'TCP' }] };
+}
+
+describe('ip helpers (Go net semantics)', () => {
+  it.each([
+    ['010.000.000.001', '10.0.0.1'],
+    ['2001:DB8:0:0:1:0:0:1', '2001:db8::1:0:0:1'],
+    ['2001:db8:0:0:0:0:2:1', '2001:db8::2:1'],
+    ['::ffff:1.2.3.4', '1.2.3.4'],
+    ['fd00::', 'fd00::'],
+    ['::', '::'],
+    ['1:0:0:2:0:0:0:3', '1:0:0:2::3'],
+    ['nope', null],
+    ['1.2.3', null],
+  ])('canonicalIP(%s) = %s', (i, o) => expect(canonicalIP(i)).toBe(o));
+  it('cidr masks and contains', () => {
+    const c = parseCidr(' 10.1.2.3/8 ')!;
+    expect(c.text).toBe('10.0.0.0/8');
+    expect(cidrContains(c, '10.200.0.1')).toBe(true);
+    expect(cidrContains(c, '11.0.0.1')).toBe(false);
+    expect(parseCidr('fd00::1/64')!.text).toBe('fd00::/64');
+  });
+});
+
+describe('servicePortsFromService', () => {
+  it('skips headless and ExternalName services', () => {
+    expect(servicePortsFromService(svc('a', { clusterIP: 'None' })).size).toBe(0);
+    expect(servicePortsFromService(svc('a', { type: 'ExternalName', externalName: 'x' })).size).toBe(0);
+  });
+  it('filters by family and computes policies', () => {
+    const m = servicePortsFromService(svc('a', {
+      type: 'LoadBalancer', externalTrafficPolicy: 'Local', healthCheckNodePort: 30000,
+      externalIPs: ['192.168.99.11', 'fd00::1'], loadBalancerSourceRanges: [' 203.0.113.0/25', 'fd00::/64'],
+      ports: [{ name: 'p80', port: 80, nodePort: 3001 }], sessionAffinity: 'ClientIP',
+    }, { loadBalancer: { ingress: [{ ip: '1.2.3.4' }, { ip: '5.6.7.8', ipMode: 'Proxy' }, { ip: 'fd00::2' }] } }));
+    const p = m.get('ns1/a:p80/TCP')!;
+    expect(p.externalIPs).toEqual(['192.168.99.11']);
+    expect(p.loadBalancerVIPs).toEqual(['1.2.3.4']);
+    expect(p.loadBalancerSourceRanges.map((c) => c.text)).toEqual(['203.0.113.0/25']);
+    expect(p.healthCheckNodePort).toBe(30000);
+    expect(p.externalPolicyLocal).toBe(true);
+    expect(p.stickyMaxAgeSeconds).toBe(10800);
+    expect(p.usesClusterEndpoints).toBe(true);
+    expect(p.usesLocalEndpoints).toBe(true);
+  });
+  it('names the object and field on bad input', () => {
+    expect(() => servicePortsFromService(svc('bad', { externalIPs: ['x.y'] }))).toThrow('Service ns1/bad: spec.externalIPs[0]: "x.y" is not an IP address');
+  });
+});
+
+describe('endpoint slices', () => {
+  it('merges and dedups slices, sorts by ip:port text, local wins', () => {
+    const st = buildProxyState([svc('a', {})], [
+      slice('a-1', 'a', [{ addresses: ['10.180.0.2'] }, { addresses: ['10.180.0.10'], conditions: { ready: false } }]),
+      slice('a-2', 'a', [{ addresses: ['10.180.0.2'], nodeName: 'node1' }, { addresses: ['10.180.0.3'] }]),
+    ], { name: 'node1' });
+    const eps = st.endpoints.get('ns1/a:p80/TCP')!;
+    expect(eps.map((e) => e.endpoint)).toEqual(['10.180.0.10:80', '10.180.0.2:80', '10.180.0.3:80']);
+    expect(eps[1].isLocal).toBe(true);
+    expect(eps[0].ready).toBe(false);
+  });
+});
+
+describe('change tracking', () => {
+  it('merges pending service changes and drops no-ops', () => {
+    const st = new ProxyState({ name: 'n' });
+    const a = svc('a', {});
+    const a2 = svc('a', { ports: [{ name: 'p80', port: 81 }] });
+    st.onServiceAdd(a);
+    st.onServiceUpdate(a, a2);
+    let r = st.applyChanges();
+    expect([...r.updatedServices]).toEqual(['ns1/a']);
+    expect(st.servicePorts.get('ns1/a:p80/TCP')!.port).toBe(81);
+    expect(st.onServiceUpdate(a2, a)).toBe(true);
+    expect(st.onServiceUpdate(a, a2)).toBe(false);
+    r = st.applyChanges();
+    expect(r.updatedServices.size).toBe(0);
+  });
+  it('tracks endpoint slice changes per service', () => {
+    const st = new ProxyState({ name: 'n' });
+    const s1 = slice('a-1', 'a', [{ addresses: ['10.0.0.1'] }]);
+    st.onServiceAdd(svc('a', {})); st.onServiceAdd(svc('b', {}));
+    st.onEndpointSliceAdd(s1);
+    st.applyChanges();
+    expect(st.onEndpointSliceUpdate(s1, structuredClone(s1))).toBe(false);
+    expect(st.onEndpointSliceDelete(s1)).toBe(true);
+    const r = st.applyChanges();
+    expect([...r.updatedServices]).toEqual(['ns1/a']);
+    expect(st.endpoints.size).toBe(0);
+  });
+});
