@@ -234,4 +234,5 @@ export const StoreErrors = {
   leaseProvided: () => new StoreError('lease is provided', GrpcCode.INVALID_ARGUMENT),
   duplicateKey: () => new StoreError('duplicate key given in txn request', GrpcCode.INVALID_ARGUMENT),
   tooManyOps: () => new StoreError('too many operations in txn request', GrpcCode.INVALID_ARGUMENT),
+  leaseExists: () => new StoreError('lease already exists', GrpcCode.FAILED_PRECONDITION),
 } as const;
