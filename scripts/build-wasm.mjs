@@ -2,7 +2,7 @@
 // Compiles every top-level assembly/*.ts entry (one file per kernel family) to build/<name>.wasm.
 // Files under assembly/lib/ are shared helpers imported by the entries, not entries themselves.
 // Usage: node scripts/build-wasm.mjs [--target debug|release] [name ...]
-import { readdirSync, mkdirSync, statSync } from 'node:fs';
+import { readdirSync, mkdirSync, statSync, existsSync } from 'node:fs';
 import { join, dirname, basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import asc from 'assemblyscript/asc';
@@ -21,8 +21,12 @@ mkdirSync(join(root, 'build'), { recursive: true });
 let failed = 0;
 for (const name of entries) {
   const suffix = target === 'release' ? '' : `.${target}`;
+  // a kernel that needs extra options (e.g. an imported memory) ships assembly/<name>.asconfig.json,
+  // which "extends" the shared ../asconfig.json
+  const own = join('assembly', `${name}.asconfig.json`);
+  const config = existsSync(join(root, own)) ? own : 'asconfig.json';
   const { error, stderr } = await asc.main([
-    join('assembly', `${name}.ts`), '--config', 'asconfig.json', '--target', target,
+    join('assembly', `${name}.ts`), '--config', config, '--target', target,
     '--outFile', join('build', `${name}${suffix}.wasm`),
   ], { stdout: process.stdout, stderr: process.stderr });
   if (error) { failed++; console.error(`build-wasm: ${name}: ${error.message}\n${stderr.toString()}`); }
