@@ -1,0 +1,229 @@
+/**
+ * Launches a throw-away single-member etcd (Debian's /usr/bin/etcd, 3.4) on 127.0.0.1 with free
+ * ports and a temporary data directory. Used by the etcd tests, the golden-trace recorder and the
+ * store benchmark; `stop()` kills exactly the process it started and removes its data directory.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** Options of {@link launchEtcd}. */
+export interface LaunchEtcdOptions {
+  /** etcd binary; default env KUBESIM_ETCD_BIN, else `etcd` found on PATH, else /usr/bin/etcd */
+  binary?: string;
+  /**
+   * Period of etcd's per-watcher progress notifications (`--experimental-watch-progress-notify-interval`).
+   * Default "1s", so that traces with `sleep` ops finish quickly.
+   */
+  progressNotifyInterval?: string;
+  /** how long to wait for /health to answer healthy; default 20 s */
+  startTimeoutMs?: number;
+  /** parent of the temporary data directory; default /dev/shm when writable (no fsync cost), else os.tmpdir() */
+  dataDirParent?: string;
+  /** extra command-line flags appended after the defaults */
+  extraArgs?: string[];
+}
+
+/** A running etcd started by {@link launchEtcd}. */
+export interface LaunchedEtcd {
+  /** client URL, e.g. `http://127.0.0.1:40123` */
+  endpoint: string;
+  pid: number;
+  dataDir: string;
+  /** etcd's version string as printed by `etcd --version` (e.g. "3.4.23") */
+  version: string;
+  /** the flags etcd was started with (for trace metadata) */
+  args: string[];
+  /** kill the process (SIGTERM, then SIGKILL after 3 s) and remove the data directory; idempotent */
+  stop(): Promise<void>;
+}
+
+/** Thrown when no etcd binary exists; tests turn it into a skip (or a failure under KUBESIM_REQUIRE_ETCD=1). */
+export class EtcdNotFoundError extends Error {
+  constructor(readonly tried: string[]) {
+    super(`etcd binary not found (tried ${tried.join(', ')}); install Debian's etcd-server or set KUBESIM_ETCD_BIN`);
+    this.name = 'EtcdNotFoundError';
+  }
+}
+
+/** Locates the etcd binary, or returns undefined. */
+export function findEtcdBinary(explicit?: string): { path?: string; tried: string[] } {
+  const candidates = [explicit, process.env.KUBESIM_ETCD_BIN].filter((c): c is string => !!c);
+  const tried: string[] = [...candidates];
+  for (const c of candidates) if (existsSync(c)) return { path: c, tried };
+  const which = spawnSync('sh', ['-c', 'command -v etcd'], { encoding: 'utf8' });
+  const onPath = which.status === 0 ? which.stdout.trim() : '';
+  tried.push('PATH');
+  if (onPath && existsSync(onPath)) return { path: onPath, tried };
+  tried.push('/usr/bin/etcd');
+  if (existsSync('/usr/bin/etcd')) return { path: '/usr/bin/etcd', tried };
+  return { tried };
+}
+
+/** `etcd --version` → "3.4.23" (or "unknown"). */
+export function etcdVersion(binary: string): string {
+  const out = spawnSync(binary, ['--version'], { encoding: 'utf8' });
+  const m = /etcd Version:\s*(\S+)/.exec(out.stdout ?? '');
+  return m ? m[1]! : 'unknown';
+}
+
+/** A TCP port that was free a moment ago (bind to port 0, read it, close). */
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.unref();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+function healthy(endpoint: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const req = request(`${endpoint}/health`, { timeout: 1000 }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (body += c));
+      res.on('end', () => resolve(res.statusCode === 200 && /"health"\s*:\s*"true"/.test(body)));
+    });
+    req.on('error', () => resolve(false));
+    req.on('timeout', () => {
+      req.destroy();
+      resolve(false);
+    });
+    req.end();
+  });
+}
+
+/** pids of etcds started by this process that are still running: killed if the process exits without stop() */
+const live = new Set<number>();
+let exitHookInstalled = false;
+function trackChild(pid: number): void {
+  live.add(pid);
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.once('exit', () => {
+    for (const p of live) {
+      try {
+        process.kill(p, 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
+    }
+  });
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function defaultDataParent(): string {
+  try {
+    const probe = mkdtempSync('/dev/shm/kubesim-probe-');
+    rmSync(probe, { recursive: true, force: true });
+    return '/dev/shm';
+  } catch {
+    return tmpdir();
+  }
+}
+
+/**
+ * Starts etcd and resolves once its /health endpoint reports healthy.
+ * Retries once with fresh ports if the process dies during start-up (a port taken in between).
+ */
+export async function launchEtcd(opts: LaunchEtcdOptions = {}): Promise<LaunchedEtcd> {
+  const found = findEtcdBinary(opts.binary);
+  if (!found.path) throw new EtcdNotFoundError(found.tried);
+  const binary = found.path;
+  let lastErr: unknown;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      return await launchOnce(binary, opts);
+    } catch (e) {
+      lastErr = e;
+    }
+  }
+  throw lastErr;
+}
+
+async function launchOnce(binary: string, opts: LaunchEtcdOptions): Promise<LaunchedEtcd> {
+  const [clientPort, peerPort] = [await freePort(), await freePort()];
+  const dataDir = mkdtempSync(join(opts.dataDirParent ?? defaultDataParent(), 'kubesim-etcd-'));
+  const client = `http://127.0.0.1:${clientPort}`;
+  const peer = `http://127.0.0.1:${peerPort}`;
+  const args = [
+    '--name', 'kubesim',
+    '--data-dir', dataDir,
+    '--listen-client-urls', client,
+    '--advertise-client-urls', client,
+    '--listen-peer-urls', peer,
+    '--initial-advertise-peer-urls', peer,
+    '--initial-cluster', `kubesim=${peer}`,
+    '--initial-cluster-state', 'new',
+    '--experimental-watch-progress-notify-interval', opts.progressNotifyInterval ?? '1s',
+    '--logger', 'zap',
+    '--log-outputs', 'stderr',
+    '--log-level', 'error',
+    ...(opts.extraArgs ?? []),
+  ];
+  const child: ChildProcess = spawn(binary, args, { stdio: ['ignore', 'ignore', 'pipe'], detached: false });
+  let stderrTail = '';
+  child.stderr?.setEncoding('utf8');
+  child.stderr?.on('data', (c: string) => {
+    stderrTail = (stderrTail + c).slice(-4000);
+  });
+  let exited = false;
+  if (child.pid !== undefined) trackChild(child.pid);
+  const exitPromise = new Promise<void>((resolve) =>
+    child.once('exit', () => {
+      exited = true;
+      if (child.pid !== undefined) live.delete(child.pid);
+      resolve();
+    }),
+  );
+  child.once('error', () => (exited = true));
+
+  let stopped = false;
+  const stop = async (): Promise<void> => {
+    if (stopped) return;
+    stopped = true;
+    if (!exited && child.pid !== undefined) {
+      try {
+        process.kill(child.pid, 'SIGTERM');
+      } catch {
+        /* already gone */
+      }
+      const timer = setTimeout(() => {
+        if (!exited && child.pid !== undefined) {
+          try {
+            process.kill(child.pid, 'SIGKILL');
+          } catch {
+            /* already gone */
+          }
+        }
+      }, 3000);
+      await exitPromise;
+      clearTimeout(timer);
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+
+  const deadline = Date.now() + (opts.startTimeoutMs ?? 20_000);
+  for (;;) {
+    if (exited) {
+      await stop();
+      throw new Error(`etcd exited during start-up (${binary} ${args.join(' ')}):\n${stderrTail}`);
+    }
+    if (await healthy(client)) break;
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error(`etcd did not become healthy within ${opts.startTimeoutMs ?? 20_000} ms:\n${stderrTail}`);
+    }
+    await sleep(50);
+  }
+  return { endpoint: client, pid: child.pid!, dataDir, version: etcdVersion(binary), args, stop };
+}
