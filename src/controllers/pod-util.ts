@@ -1,0 +1,63 @@
+/** Pod helpers shared by controllers, with upstream's definitions (k8s.io/kubernetes/pkg/api/v1/pod, controller_utils). */
+import type { KubeObject, OwnerReference, Pod, PodCondition } from '../api/types.js';
+
+export function getPodCondition(pod: Pod, type: string): PodCondition | undefined {
+  return pod.status?.conditions?.find((c) => c.type === type);
+}
+
+/** podutil.IsPodReady: the Ready condition is True */
+export function isPodReady(pod: Pod): boolean {
+  return getPodCondition(pod, 'Ready')?.status === 'True';
+}
+
+/** podutil.IsPodAvailable: Ready for at least minReadySeconds at `nowMs` */
+export function isPodAvailable(pod: Pod, minReadySeconds: number, nowMs: number): boolean {
+  const c = getPodCondition(pod, 'Ready');
+  if (c?.status !== 'True') return false;
+  if (minReadySeconds <= 0) return true;
+  const t = c.lastTransitionTime ? Date.parse(c.lastTransitionTime) : NaN;
+  return !Number.isNaN(t) && t + minReadySeconds * 1000 <= nowMs;
+}
+
+/** controller.IsPodActive: not terminal and not being deleted */
+export function isPodActive(pod: Pod): boolean {
+  const phase = pod.status?.phase;
+  return phase !== 'Succeeded' && phase !== 'Failed' && !pod.metadata.deletionTimestamp;
+}
+
+/** metav1.GetControllerOf */
+export function controllerOf(obj: KubeObject): OwnerReference | undefined {
+  return obj.metadata.ownerReferences?.find((r) => r.controller);
+}
+
+/** an owner reference marking `owner` as the controller (metav1.NewControllerRef) */
+export function controllerRef(owner: KubeObject): OwnerReference {
+  return { apiVersion: owner.apiVersion, kind: owner.kind, name: owner.metadata.name!, uid: owner.metadata.uid!, controller: true, blockOwnerDeletion: true };
+}
+
+/** index function: the uid of the object's controller */
+export function controllerUidIndex(obj: KubeObject): string[] {
+  const r = controllerOf(obj);
+  return r ? [r.uid] : [];
+}
+export const CONTROLLER_UID_INDEX = 'controller-uid';
+
+const ALPHANUMS = 'bcdfghjklmnpqrstvwxz2456789';
+
+/** apimachinery's rand.String(n) alphabet (no vowels, no confusable characters) from a seeded source */
+export function randomSuffix(next: () => number, n = 5): string {
+  let s = '';
+  for (let i = 0; i < n; i++) s += ALPHANUMS[Math.floor(next() * ALPHANUMS.length)];
+  return s;
+}
+
+/** apimachinery's rand.SafeEncodeString: map every character onto the same alphabet */
+export function safeEncodeString(s: string): string {
+  let out = '';
+  for (let i = 0; i < s.length; i++) out += ALPHANUMS[s.charCodeAt(i) % ALPHANUMS.length];
+  return out;
+}
+
+export function isoTime(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}

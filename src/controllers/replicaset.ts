@@ -1,0 +1,245 @@
+/**
+ * The ReplicaSet controller (pkg/controller/replicaset): keeps the number of active pods owned by
+ * each ReplicaSet equal to spec.replicas. Learns about ReplicaSets and pods only from informers,
+ * acts only through the ApiServer:
+ *
+ * - creates missing pods in slow-start batches (1, 2, 4, …; at most burstReplicas = 500 per sync),
+ *   named `<rs>-<5 random chars>` with a controller owner reference, and records creation
+ *   expectations so a stale cache never causes double creation;
+ * - deletes surplus pods, least valuable first (getPodsToDelete's ranking: unscheduled < scheduled,
+ *   Pending < Unknown < Running, not ready < ready, more pods of this set on the node first,
+ *   ready more recently first, newer first);
+ * - writes status (replicas, fullyLabeledReplicas, readyReplicas, availableReplicas,
+ *   observedGeneration) and requeues after minReadySeconds so availability is noticed.
+ *
+ * Simplified: no adoption/orphaning of pods by selector (only controller owner references count),
+ * no pod-deletion-cost annotation, exact (not logarithmic) time comparisons when ranking.
+ */
+import type { Pod, ReplicaSet } from '../api/types.js';
+import { isNotFound, keyOf } from '../client/api.js';
+import type { EventRecorder } from '../client/events.js';
+import type { InformerFactory } from '../client/factory.js';
+import type { Informer } from '../client/informer.js';
+import { WorkQueue, runWorkers } from '../client/workqueue.js';
+import type { Clock } from '../util/clock.js';
+import type { Rng } from '../util/rng.js';
+import { Expectations } from './expectations.js';
+import { CONTROLLER_UID_INDEX, controllerOf, controllerRef, controllerUidIndex, getPodCondition, isPodActive, isPodAvailable, isPodReady, randomSuffix } from './pod-util.js';
+
+/** BurstReplicas: the most pods one sync creates or deletes */
+export const BURST_REPLICAS = 500;
+
+export interface ControllerDeps {
+  api: ApiClient;
+  clock: Clock;
+  informers: InformerFactory;
+  recorder: EventRecorder;
+  rng: Rng;
+  /** concurrent syncs (upstream --concurrent-*-syncs, default 5) */
+  workers?: number;
+}
+
+/** slowStartBatch: run fn `count` times in batches 1, 2, 4, …; stop at the first batch with an error */
+export async function slowStartBatch(count: number, initialBatchSize: number, fn: (i: number) => Promise<void>): Promise<{ successes: number; error?: unknown }> {
+  let remaining = count;
+  let successes = 0;
+  let index = 0;
+  for (let batch = Math.min(remaining, initialBatchSize); batch > 0; batch = Math.min(2 * batch, remaining)) {
+    const results = await Promise.allSettled(Array.from({ length: batch }, () => fn(index++)));
+    let error: unknown;
+    for (const r of results) {
+      if (r.status === 'fulfilled') successes++;
+      else error ??= r.reason;
+    }
+    if (error !== undefined) return { successes, error };
+    remaining -= batch;
+  }
+  return { successes };
+}
+
+/** Ranks pods for deletion: the returned array is most-deletable first (controller.ActivePodsWithRanks). */
+export function rankPodsForDeletion(pods: Pod[], relatedPods: Pod[], nowMs: number): Pod[] {
+  const perNode = new Map<string, number>();
+  for (const p of relatedPods) if (p.spec.nodeName && isPodActive(p)) perNode.set(p.spec.nodeName, (perNode.get(p.spec.nodeName) ?? 0) + 1);
+  const phaseRank = (p: Pod) => ({ Pending: 0, Unknown: 1, Running: 2 } as Record<string, number>)[p.status?.phase ?? 'Pending'] ?? 0;
+  const readySince = (p: Pod) => { const c = getPodCondition(p, 'Ready'); return c?.lastTransitionTime ? Date.parse(c.lastTransitionTime) : nowMs; };
+  const created = (p: Pod) => (p.metadata.creationTimestamp ? Date.parse(p.metadata.creationTimestamp) : Infinity);
+  return [...pods].sort((a, b) => {
+    const na = a.spec.nodeName ? 1 : 0, nb = b.spec.nodeName ? 1 : 0;
+    if (na !== nb) return na - nb; // unassigned first
+    if (phaseRank(a) !== phaseRank(b)) return phaseRank(a) - phaseRank(b);
+    const ra = isPodReady(a) ? 1 : 0, rb = isPodReady(b) ? 1 : 0;
+    if (ra !== rb) return ra - rb; // not ready first
+    const da = a.spec.nodeName ? perNode.get(a.spec.nodeName) ?? 0 : 0;
+    const db = b.spec.nodeName ? perNode.get(b.spec.nodeName) ?? 0 : 0;
+    if (da !== db) return db - da; // doubled-up first
+    if (ra && rb && readySince(a) !== readySince(b)) return readySince(b) - readySince(a); // ready more recently first
+    if (created(a) !== created(b)) return created(b) - created(a); // newer first
+    return (a.metadata.name ?? '') < (b.metadata.name ?? '') ? -1 : 1;
+  });
+}
+
+export class ReplicaSetController {
+  readonly queue: WorkQueue<string>;
+  private readonly rsInformer: Informer<ReplicaSet>;
+  private readonly podInformer: Informer<Pod>;
+  private readonly expectations: Expectations;
+  private readonly suffix: () => number;
+  private running?: Promise<void>;
+  podsCreated = 0;
+  podsDeleted = 0;
+
+  constructor(private readonly deps: ControllerDeps) {
+    this.queue = new WorkQueue<string>(deps.clock, undefined, 'replicaset');
+    this.expectations = new Expectations(deps.clock);
+    const rng = deps.rng.fork('replicaset');
+    this.suffix = () => rng.next();
+    this.rsInformer = deps.informers.for<ReplicaSet>('replicasets');
+    this.podInformer = deps.informers.for<Pod>('pods');
+    try { this.podInformer.addIndexer(CONTROLLER_UID_INDEX, controllerUidIndex); } catch { /* shared: already added */ }
+
+    this.rsInformer.addEventHandler({
+      onAdd: (rs) => this.queue.add(keyOf(rs)),
+      onUpdate: (_o, rs) => this.queue.add(keyOf(rs)),
+      onDelete: (rs) => { this.expectations.delete(keyOf(rs)); this.queue.add(keyOf(rs)); },
+    });
+    this.podInformer.addEventHandler({
+      onAdd: (pod) => {
+        const rsKey = this.ownerKey(pod);
+        if (!rsKey) return;
+        if (pod.metadata.deletionTimestamp) this.expectations.deletionObserved(rsKey, keyOf(pod));
+        else this.expectations.creationObserved(rsKey);
+        this.queue.add(rsKey);
+      },
+      onUpdate: (old, pod) => {
+        const rsKey = this.ownerKey(pod);
+        const oldKey = this.ownerKey(old);
+        if (oldKey && oldKey !== rsKey) this.queue.add(oldKey);
+        if (!rsKey) return;
+        if (pod.metadata.deletionTimestamp && !old.metadata.deletionTimestamp) this.expectations.deletionObserved(rsKey, keyOf(pod));
+        this.queue.add(rsKey);
+        // a pod that just became ready may become available after minReadySeconds
+        const rs = this.rsInformer.getByKey(rsKey);
+        const mrs = rs?.spec.minReadySeconds ?? 0;
+        if (mrs > 0 && !isPodReady(old) && isPodReady(pod)) this.queue.addAfter(rsKey, mrs * 1000 + 1000);
+      },
+      onDelete: (pod) => {
+        const rsKey = this.ownerKey(pod);
+        if (!rsKey) return;
+        this.expectations.deletionObserved(rsKey, keyOf(pod));
+        this.queue.add(rsKey);
+      },
+    });
+  }
+
+  /** start the workers (informers must be started by the caller's factory) */
+  run(): void {
+    this.running = runWorkers(this.queue, this.deps.workers ?? 5, (k) => this.sync(k));
+  }
+
+  async stop(): Promise<void> {
+    this.queue.shutDown();
+    await this.running;
+  }
+
+  private ownerKey(pod: Pod): string | undefined {
+    const ref = controllerOf(pod);
+    if (!ref || ref.kind !== 'ReplicaSet') return undefined;
+    const rs = this.rsInformer.get(pod.metadata.namespace, ref.name);
+    if (!rs || rs.metadata.uid !== ref.uid) return undefined;
+    return keyOf(rs);
+  }
+
+  /** syncReplicaSet */
+  async sync(key: string): Promise<void> {
+    const rs = this.rsInformer.getByKey(key);
+    if (!rs) { this.expectations.delete(key); return; }
+    const owned = this.podInformer.byIndex(CONTROLLER_UID_INDEX, rs.metadata.uid!);
+    const active = owned.filter(isPodActive);
+    let manageError: unknown;
+    if (this.expectations.satisfied(key) && !rs.metadata.deletionTimestamp) {
+      manageError = await this.manageReplicas(key, rs, active);
+    }
+    await this.updateStatus(rs, active, manageError === undefined);
+    if (manageError !== undefined) throw manageError;
+  }
+
+  private async manageReplicas(key: string, rs: ReplicaSet, active: Pod[]): Promise<unknown> {
+    const want = rs.spec.replicas ?? 1;
+    const diff = active.length - want;
+    if (diff < 0) {
+      const n = Math.min(-diff, BURST_REPLICAS);
+      this.expectations.expectCreations(key, n);
+      const { successes, error } = await slowStartBatch(n, 1, async () => {
+        const pod = this.podFromTemplate(rs);
+        try {
+          await this.deps.api.create('pods', pod);
+          this.podsCreated++;
+          this.deps.recorder.event(rs, 'Normal', 'SuccessfulCreate', `Created pod: ${pod.metadata.name}`);
+        } catch (err) {
+          this.deps.recorder.event(rs, 'Warning', 'FailedCreate', `Error creating: ${(err as Error).message}`);
+          throw err;
+        }
+      });
+      // creations that failed or were skipped will never be observed
+      if (successes < n) this.expectations.lowerCreations(key, n - successes);
+      return error;
+    }
+    if (diff > 0) {
+      const n = Math.min(diff, BURST_REPLICAS);
+      const victims = rankPodsForDeletion(active, active, this.deps.clock.now()).slice(0, n);
+      this.expectations.expectDeletions(key, victims.map(keyOf));
+      let error: unknown;
+      await Promise.all(victims.map(async (p) => {
+        try {
+          await this.deps.api.delete('pods', p.metadata.namespace, p.metadata.name!);
+          this.podsDeleted++;
+          this.deps.recorder.event(rs, 'Normal', 'SuccessfulDelete', `Deleted pod: ${p.metadata.name}`);
+        } catch (err) {
+          this.expectations.deletionObserved(key, keyOf(p));
+          if (!isNotFound(err)) error ??= err;
+        }
+      }));
+      return error;
+    }
+    return undefined;
+  }
+
+  private podFromTemplate(rs: ReplicaSet): Pod {
+    const t = rs.spec.template;
+    return {
+      apiVersion: 'v1', kind: 'Pod',
+      metadata: {
+        name: `${rs.metadata.name}-${randomSuffix(this.suffix)}`,
+        namespace: rs.metadata.namespace,
+        labels: { ...(t.metadata?.labels ?? {}) },
+        annotations: t.metadata?.annotations ? { ...t.metadata.annotations } : undefined,
+        ownerReferences: [controllerRef(rs)],
+      },
+      spec: structuredClone(t.spec),
+    };
+  }
+
+  private async updateStatus(rs: ReplicaSet, active: Pod[], _ok: boolean): Promise<void> {
+    const now = this.deps.clock.now();
+    const tl = rs.spec.template.metadata?.labels ?? {};
+    const mrs = rs.spec.minReadySeconds ?? 0;
+    let fully = 0, ready = 0, available = 0;
+    for (const p of active) {
+      const l = p.metadata.labels ?? {};
+      if (Object.keys(tl).every((k) => l[k] === tl[k])) fully++;
+      if (isPodReady(p)) { ready++; if (isPodAvailable(p, mrs, now)) available++; }
+    }
+    const s = rs.status;
+    const next = { replicas: active.length, fullyLabeledReplicas: fully, readyReplicas: ready, availableReplicas: available, observedGeneration: rs.metadata.generation };
+    if (s && s.replicas === next.replicas && s.fullyLabeledReplicas === fully && s.readyReplicas === ready && s.availableReplicas === available && s.observedGeneration === next.observedGeneration) return;
+    try {
+      await this.deps.api.updateStatus('replicasets', { ...rs, status: next });
+    } catch (err) {
+      if (isNotFound(err)) return;
+      throw err;
+    }
+    if (mrs > 0 && ready > available) this.queue.addAfter(keyOf(rs), mrs * 1000);
+  }
+}
+
