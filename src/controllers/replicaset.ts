@@ -16,7 +16,7 @@
  * no pod-deletion-cost annotation, exact (not logarithmic) time comparisons when ranking.
  */
 import type { Pod, ReplicaSet } from '../api/types.js';
-import { isNotFound, keyOf } from '../client/api.js';
+import { type ApiClient, isNotFound, keyOf } from '../client/api.js';
 import type { EventRecorder } from '../client/events.js';
 import type { InformerFactory } from '../client/factory.js';
 import type { Informer } from '../client/informer.js';
