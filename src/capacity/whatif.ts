@@ -1,0 +1,183 @@
+/**
+ * What-if transformations of a cluster snapshot: remove nodes, lose a zone, cordon, add N nodes
+ * cloned from a template. Pure functions over objects: the input snapshot is never modified.
+ *
+ * Pods bound to a removed node become *displaced*: unbound copies that the planner places first
+ * (in priority order) before counting new replicas, because in a real outage their controllers
+ * recreate them and they compete for the same room.
+ */
+import type { Node, Pod } from '../api/types.js';
+import { LABEL_HOSTNAME, LABEL_ZONE } from '../scheduler/framework/snapshot.js';
+
+export interface ClusterState {
+  nodes: Node[];
+  /** every pod of the snapshot; bound ones (spec.nodeName) count against their node */
+  pods: Pod[];
+}
+
+export type WhatIf =
+  | { kind: 'remove-nodes'; names: string[] }
+  | { kind: 'lose-zone'; zone: string }
+  | { kind: 'cordon'; names: string[] }
+  | { kind: 'add-nodes'; count: number; template: string; zone?: string };
+
+export interface WhatIfResult extends ClusterState {
+  /** unbound copies of the pods that ran on removed nodes, to be placed again */
+  displaced: Pod[];
+  /** human-readable summary of what changed, one line per what-if */
+  applied: string[];
+}
+
+export class WhatIfError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'WhatIfError';
+  }
+}
+
+const ZONE_BETA = 'failure-domain.beta.kubernetes.io/zone';
+
+/** The node's zone label (GA label first, then the beta one), or '' */
+export function nodeZone(node: Node): string {
+  const l = node.metadata.labels ?? {};
+  return l[LABEL_ZONE] ?? l[ZONE_BETA] ?? '';
+}
+
+/**
+ * Parses a `--what-if` value:
+ *   remove-nodes=n1,n2 | lose-zone=us-east-1a | cordon=n1,n2 | add-nodes=5:<template-node>[@zone]
+ */
+export function parseWhatIf(spec: string): WhatIf {
+  const m = /^([a-z-]+)=(.+)$/.exec(spec.trim());
+  if (!m) throw new WhatIfError(`--what-if "${spec}": expected KIND=VALUE (remove-nodes=…, lose-zone=…, cordon=…, add-nodes=N:TEMPLATE[@ZONE])`);
+  const [, kind, value] = m;
+  const list = () => value.split(',').map((s) => s.trim()).filter(Boolean);
+  switch (kind) {
+    case 'remove-nodes':
+    case 'remove-node':
+      return { kind: 'remove-nodes', names: list() };
+    case 'lose-zone':
+    case 'remove-zone':
+      return { kind: 'lose-zone', zone: value.trim() };
+    case 'cordon':
+      return { kind: 'cordon', names: list() };
+    case 'add-nodes': {
+      const a = /^(\d+):([^@]+)(?:@(.+))?$/.exec(value.trim());
+      if (!a || Number(a[1]) < 1) throw new WhatIfError(`--what-if "${spec}": add-nodes wants COUNT:TEMPLATE[@ZONE] with COUNT >= 1, e.g. add-nodes=3:worker-1@us-east-1b`);
+      return { kind: 'add-nodes', count: Number(a[1]), template: a[2].trim(), zone: a[3]?.trim() };
+    }
+    default:
+      throw new WhatIfError(`--what-if "${spec}": unknown kind "${kind}" (remove-nodes, lose-zone, cordon, add-nodes)`);
+  }
+}
+
+/** A deep copy that shares nothing with the input (snapshots are plain JSON objects). */
+function clone<T>(x: T): T {
+  return structuredClone(x);
+}
+
+/**
+ * A copy of `template` named `name`, with its hostname label set and, when given, its zone;
+ * status.images kept (image locality), no pods.
+ */
+export function cloneNode(template: Node, name: string, zone?: string): Node {
+  const n = clone(template);
+  n.metadata = { ...n.metadata, name, labels: { ...(n.metadata.labels ?? {}), [LABEL_HOSTNAME]: name } };
+  delete n.metadata.uid;
+  delete n.metadata.resourceVersion;
+  delete n.metadata.creationTimestamp;
+  if (zone !== undefined) {
+    n.metadata.labels![LABEL_ZONE] = zone;
+    if (n.metadata.labels![ZONE_BETA] !== undefined) n.metadata.labels![ZONE_BETA] = zone;
+  }
+  if (n.spec) {
+    n.spec = { ...n.spec, unschedulable: false };
+    delete n.spec.providerID;
+    delete n.spec.podCIDR;
+    delete n.spec.podCIDRs;
+  }
+  return n;
+}
+
+/** An unbound copy of a pod, as its controller would recreate it. */
+function unbind(pod: Pod): Pod {
+  const p = clone(pod);
+  delete p.spec.nodeName;
+  p.status = { phase: 'Pending' };
+  delete p.metadata.resourceVersion;
+  return p;
+}
+
+/** Applies what-ifs in order. Unknown node or zone names are errors, not silent no-ops. */
+export function applyWhatIfs(state: ClusterState, whatIfs: WhatIf[]): WhatIfResult {
+  let nodes = state.nodes.map(clone);
+  let pods = state.pods.map(clone);
+  const displaced: Pod[] = [];
+  const applied: string[] = [];
+  const byName = () => new Map(nodes.map((n) => [n.metadata.name ?? '', n]));
+
+  const removeNodes = (names: Set<string>) => {
+    nodes = nodes.filter((n) => !names.has(n.metadata.name ?? ''));
+    const keep: Pod[] = [];
+    for (const p of pods) {
+      if (p.spec.nodeName && names.has(p.spec.nodeName)) {
+        // DaemonSet pods die with their node; everything else comes back
+        const daemon = p.metadata.ownerReferences?.some((o) => o.kind === 'DaemonSet');
+        if (!daemon && p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed') displaced.push(unbind(p));
+      } else keep.push(p);
+    }
+    pods = keep;
+  };
+
+  for (const w of whatIfs) {
+    switch (w.kind) {
+      case 'remove-nodes': {
+        const known = byName();
+        const missing = w.names.filter((n) => !known.has(n));
+        if (missing.length) throw new WhatIfError(`remove-nodes: no node named ${missing.map((m) => `"${m}"`).join(', ')} in the cluster`);
+        const before = displaced.length;
+        removeNodes(new Set(w.names));
+        applied.push(`removed ${w.names.length} node(s); ${displaced.length - before} pod(s) displaced`);
+        break;
+      }
+      case 'lose-zone': {
+        const inZone = nodes.filter((n) => nodeZone(n) === w.zone).map((n) => n.metadata.name ?? '');
+        if (!inZone.length) {
+          const zones = [...new Set(nodes.map(nodeZone).filter(Boolean))].sort();
+          throw new WhatIfError(`lose-zone: no node in zone "${w.zone}" (zones: ${zones.join(', ') || 'none labelled'})`);
+        }
+        const before = displaced.length;
+        removeNodes(new Set(inZone));
+        applied.push(`lost zone ${w.zone}: ${inZone.length} node(s) removed, ${displaced.length - before} pod(s) displaced`);
+        break;
+      }
+      case 'cordon': {
+        const known = byName();
+        for (const name of w.names) {
+          const n = known.get(name);
+          if (!n) throw new WhatIfError(`cordon: no node named "${name}" in the cluster`);
+          n.spec = { ...(n.spec ?? {}), unschedulable: true };
+        }
+        applied.push(`cordoned ${w.names.length} node(s)`);
+        break;
+      }
+      case 'add-nodes': {
+        const known = byName();
+        const t = known.get(w.template);
+        if (!t) throw new WhatIfError(`add-nodes: template node "${w.template}" is not in the cluster`);
+        for (let i = 1; i <= w.count; i++) {
+          let name = `${w.template}-whatif-${i}`;
+          for (let k = 2; known.has(name); k++) name = `${w.template}-whatif-${i}-${k}`;
+          const n = cloneNode(t, name, w.zone);
+          nodes.push(n);
+          known.set(name, n);
+        }
+        applied.push(`added ${w.count} node(s) like ${w.template}${w.zone ? ` in zone ${w.zone}` : ''}`);
+        break;
+      }
+    }
+  }
+  // controllers recreate higher-priority pods first: the planner places displaced pods in this order
+  displaced.sort((a, b) => (b.spec.priority ?? 0) - (a.spec.priority ?? 0));
+  return { nodes, pods, displaced, applied };
+}
