@@ -1,0 +1,189 @@
+/**
+ * kube-proxy's iptables sync loop as a deterministic object: full vs partial syncs, stale-chain
+ * cleanup and the counts kube-proxy reports, with the kernel side simulated (which nat chains
+ * exist) or delegated to a real `iptables-restore` through `apply`.
+ *
+ * Decisions, as in pkg/proxy/iptables/proxier.go syncProxyRules:
+ *   - full sync on the first sync, after any failed restore, after forceFullSync() (topology
+ *     label change, iptables flush detected), and when FULL_SYNC_PERIOD (1 h) has passed since
+ *     the last full sync; otherwise partial (only changed Services' chains are written);
+ *   - stale chains are deleted on every sync, except in large-cluster mode (> 1000 endpoints)
+ *     where that happens at most once per syncPeriod (iptables-save is expensive there);
+ *   - a failed restore loses the pending changes (they were already merged), so the next
+ *     sync is full.
+ *
+ * Example: sync() → full (all chains); a Service's slice changes; sync() → partial writing
+ * KUBE-SERVICES etc. plus that Service's KUBE-SVC/KUBE-SEP chains, and `-X` for its old
+ * endpoint chain.
+ */
+import { WallClock, type Clock } from '../util/clock.js';
+import type { IPFamily, ProxyNode } from './model/index.js';
+import { ProxyState } from './model/tracker.js';
+import {
+  renderIptables, LARGE_CLUSTER_ENDPOINTS_THRESHOLD,
+  KUBE_SERVICES, KUBE_NODEPORTS, KUBE_POSTROUTING, KUBE_MARK_MASQ,
+  type IptablesOptions, type IptablesRenderResult,
+} from './renderers/iptables/render.js';
+
+/** proxyutil.FullSyncPeriod: a full resync at least this often */
+export const FULL_SYNC_PERIOD_MS = 60 * 60 * 1000;
+/** kube-proxy's default iptables.syncPeriod */
+export const DEFAULT_SYNC_PERIOD_MS = 30 * 1000;
+
+/** What one sync wrote. */
+export interface SyncReport {
+  /** 1-based sync number */
+  readonly seq: number;
+  readonly kind: 'full' | 'partial';
+  /** whether the restore was applied (false when `apply` threw) */
+  readonly applied: boolean;
+  readonly error?: string;
+  /** bytes of iptables-restore input */
+  readonly bytes: number;
+  /** lines of input, COMMIT and table headers included */
+  readonly lines: number;
+  /** chains declared (filter + nat) and rules written (filter + nat, -X lines excluded) */
+  readonly chainsWritten: number;
+  readonly rulesWritten: number;
+  /** Services ("ns/name") whose chains were rewritten in a partial sync; all in a full sync */
+  readonly updatedServices: number;
+  readonly deletedChains: number;
+  /** sync_proxy_rules_iptables_total: rules present after this sync, per table */
+  readonly rulesTotal: { readonly filter: number; readonly nat: number };
+  readonly largeClusterMode: boolean;
+  /** wall time spent rendering, ms */
+  readonly renderMs: number;
+  /** the restore input itself */
+  readonly text: string;
+  /** the renderer's detailed counts */
+  readonly render: IptablesRenderResult;
+}
+
+export interface IptablesSyncerOptions extends IptablesOptions {
+  /** time source for the full-sync and cleanup periods (default wall clock) */
+  clock?: Clock;
+  /** iptables.syncPeriod in ms (default 30 s) */
+  syncPeriodMs?: number;
+  /**
+   * Hands each restore input to a real backend (e.g. `iptables-restore --noflush`); throwing
+   * marks the sync failed. Without it the kernel is simulated.
+   */
+  apply?: (text: string, report: { kind: 'full' | 'partial' }) => void;
+}
+
+/** One node's iptables proxier: ProxyState + sync decisions + simulated kernel chains. */
+export class IptablesSyncer {
+  readonly state: ProxyState;
+  private readonly clock: Clock;
+  private readonly opts: IptablesSyncerOptions;
+  private needFullSync = true;
+  private lastFullSync = -Infinity;
+  private lastCleanup = -Infinity;
+  private seq = 0;
+  /** nat chains the (simulated) kernel holds */
+  readonly kernelNatChains = new Set<string>();
+  /** every report, in order */
+  readonly history: SyncReport[] = [];
+
+  constructor(node: ProxyNode, opts: IptablesSyncerOptions = {}, state?: ProxyState) {
+    const family: IPFamily = opts.family ?? 'IPv4';
+    this.state = state ?? new ProxyState(node, family);
+    this.clock = opts.clock ?? new WallClock();
+    this.opts = opts;
+  }
+
+  /** The next sync will be a full one (kube-proxy's forceSyncProxyRules). */
+  forceFullSync(): void {
+    this.needFullSync = true;
+  }
+
+  /** Runs one syncProxyRules: merges pending changes, renders, applies, updates the kernel view. */
+  sync(): SyncReport {
+    const now = this.clock.now();
+    const full = this.needFullSync || now - this.lastFullSync > FULL_SYNC_PERIOD_MS;
+    const changes = this.state.applyChanges();
+
+    let totalEndpoints = 0;
+    for (const k of this.state.servicePorts.keys()) totalEndpoints += this.state.endpoints.get(k)?.length ?? 0;
+    const largeClusterMode = totalEndpoints > (this.opts.largeClusterEndpointsThreshold ?? LARGE_CLUSTER_ENDPOINTS_THRESHOLD);
+    const cleanup = !largeClusterMode || now - this.lastCleanup > (this.opts.syncPeriodMs ?? DEFAULT_SYNC_PERIOD_MS);
+
+    const t0 = performance.now();
+    const render = renderIptables({
+      servicePorts: this.state.servicePorts,
+      endpoints: this.state.endpoints,
+      node: this.state.node,
+      updatedServices: full ? null : changes.updatedServices,
+      existingNatChains: cleanup ? this.kernelNatChains : null,
+    }, this.opts);
+    const renderMs = performance.now() - t0;
+    if (cleanup) this.lastCleanup = now;
+
+    const kind = full ? 'full' : 'partial';
+    let applied = true;
+    let error: string | undefined;
+    if (this.opts.apply) {
+      try {
+        this.opts.apply(render.text, { kind });
+      } catch (e) {
+        applied = false;
+        error = e instanceof Error ? e.message : String(e);
+      }
+    }
+    if (applied) {
+      this.updateKernel(render);
+      this.needFullSync = false;
+      if (full) this.lastFullSync = now;
+    } else {
+      this.needFullSync = true;
+    }
+
+    const report: SyncReport = {
+      seq: ++this.seq,
+      kind,
+      applied,
+      error,
+      bytes: Buffer.byteLength(render.text),
+      lines: render.filterChains + render.filterRules + render.natChains + render.natRules + 4,
+      chainsWritten: render.filterChains + render.natChains,
+      rulesWritten: render.filterRules + render.natRules - render.deletedChains,
+      updatedServices: full ? countServices(this.state.servicePorts.values()) : changes.updatedServices.size,
+      deletedChains: render.deletedChains,
+      rulesTotal: render.rulesTotal,
+      largeClusterMode: render.largeClusterMode,
+      renderMs,
+      text: render.text,
+      render,
+    };
+    this.history.push(report);
+    return report;
+  }
+
+  private updateKernel(r: IptablesRenderResult): void {
+    const k = this.kernelNatChains;
+    for (const c of r.deletedChainNames) k.delete(c);
+    for (const c of [KUBE_SERVICES, KUBE_NODEPORTS, KUBE_POSTROUTING, KUBE_MARK_MASQ]) k.add(c);
+    for (const c of r.activeNatChains) k.add(c);
+  }
+}
+
+function countServices(ports: Iterable<{ serviceName: string }>): number {
+  const s = new Set<string>();
+  for (const p of ports) s.add(p.serviceName);
+  return s.size;
+}
+
+/** Totals over a run of syncs (for reports and the CLI). */
+export function summarizeSyncs(reports: readonly SyncReport[]): {
+  syncs: number; full: number; partial: number; failed: number; bytes: number; rulesWritten: number; renderMs: number;
+} {
+  let full = 0, failed = 0, bytes = 0, rulesWritten = 0, renderMs = 0;
+  for (const r of reports) {
+    if (r.kind === 'full') full++;
+    if (!r.applied) failed++;
+    bytes += r.bytes;
+    rulesWritten += r.rulesWritten;
+    renderMs += r.renderMs;
+  }
+  return { syncs: reports.length, full, partial: reports.length - full, failed, bytes, rulesWritten, renderMs };
+}
