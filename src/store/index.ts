@@ -1,0 +1,6 @@
+/** The store layer: the KvStore contract, the in-memory MVCC implementation, key-range helpers. */
+export * from './types.js';
+export { MemoryStore, compareBytes, type MemoryStoreOptions } from './memory/store.js';
+export { MIN_LEASE_TTL_SECONDS, MAX_LEASE_TTL_SECONDS } from './memory/lessor.js';
+export { MAX_REVISIONS_PER_BATCH } from './memory/watch-hub.js';
+export { prefixEnd, FROM_KEY, upperBound, inRange } from './keyrange.js';

@@ -1,0 +1,686 @@
+/**
+ * MemoryStore: etcd 3.4's MVCC key-value store, in memory, with the KvStore contract.
+ *
+ * Data structure (a worked example, as etcd's key_index.go does it). After
+ *
+ *   rev 2: put a=1     rev 3: put a=2     rev 4: delete a     rev 5: put a=3     rev 6: put b=x
+ *
+ * the store holds
+ *
+ *   index (sorted-btree, and a Map for point lookups):
+ *     "a" → [ {a=1 c2 m2 v1}, {a=2 c2 m3 v2}, {tomb m4 v0}, {a=3 c5 m5 v1} ]   two generations
+ *     "b" → [ {b=x c6 m6 v1} ]
+ *   change log (for watchers replaying history), in revision order:
+ *     a@2, a@3, a(delete)@4, a@5, b@6    each with the key's previous live record
+ *
+ * A read at revision R takes, per key, the last record with modRevision <= R; a tombstone (version
+ * 0) or no record means the key did not exist at R. Compaction at C keeps, per key, the last record
+ * <= C unless it is a tombstone, drops everything older, and drops log entries below C (and the
+ * tombstones at C, which is what etcd's "tombstone-at-compact-revision" quirk shows).
+ *
+ * Writes run inside a write "transaction" (begin/end): every record it adds gets revision
+ * current+1, and the revision only moves when something changed. Returned KeyValue objects are the
+ * stored records, shared with other readers: treat them as immutable (values included).
+ */
+import * as btree from 'sorted-btree';
+import { WallClock, type Clock } from '../../util/clock.js';
+import { upperBound } from '../keyrange.js';
+import {
+  StoreErrors,
+  type Compare,
+  type CompactionRequest,
+  type CompactionResponse,
+  type DeleteRangeRequest,
+  type DeleteRangeResponse,
+  type KeyValue,
+  type KvStore,
+  type LeaseGrantResponse,
+  type LeaseId,
+  type LeaseKeepAliveResponse,
+  type LeaseRevokeResponse,
+  type LeaseTimeToLiveResponse,
+  type PutRequest,
+  type PutResponse,
+  type RangeRequest,
+  type RangeResponse,
+  type RequestOp,
+  type ResponseOp,
+  type TxnRequest,
+  type TxnResponse,
+  type Watcher,
+  type WatchCreateRequest,
+  type WatchResponse,
+} from '../types.js';
+import { Lessor, MIN_LEASE_TTL_SECONDS } from './lessor.js';
+import { WatchHub, type ChangeLog } from './watch-hub.js';
+
+export interface MemoryStoreOptions {
+  /** time source for lease expiry and progress notifications (default: the wall clock) */
+  clock?: Clock;
+  /** period of progress notifications for watchers with progressNotify (etcd default: 10 min) */
+  progressNotifyIntervalMs?: number;
+  /** minimum lease TTL in seconds (etcd default with a 1 s election timeout: 2) */
+  minLeaseTtlSeconds?: number;
+  /** etcd --max-txn-ops (default 128) */
+  maxTxnOps?: number;
+}
+
+// sorted-btree is CommonJS with `exports.default`; Node's ESM import hands us module.exports
+// (and TypeScript types the namespace's `default` as the class): unwrap whichever layer is there.
+type BTreeCtor = new <K, V>() => SortedIndex<K, V>;
+const BTree: BTreeCtor =
+  (btree.default as unknown as { default?: BTreeCtor }).default ?? (btree.default as unknown as BTreeCtor);
+
+/** the part of sorted-btree's BTree the store uses */
+interface SortedIndex<K, V> {
+  readonly size: number;
+  set(key: K, value: V): boolean;
+  delete(key: K): boolean;
+  maxKey(): K | undefined;
+  forEach(fn: (value: V, key: K) => void): number;
+  forRange(low: K, high: K, includeHigh: boolean, onFound: (k: K, v: V) => void): number;
+}
+
+const EMPTY = new Uint8Array(0);
+type History = KeyValue[];
+
+/** etcd's bytes.Compare on values */
+export function compareBytes(a: Uint8Array, b: Uint8Array): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const d = a[i] - b[i];
+    if (d !== 0) return d < 0 ? -1 : 1;
+  }
+  return a.length === b.length ? 0 : a.length < b.length ? -1 : 1;
+}
+
+/** index of the last record with modRevision <= rev, or -1 */
+function indexAt(h: History, rev: number): number {
+  let lo = 0, hi = h.length - 1, found = -1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (h[mid].modRevision <= rev) { found = mid; lo = mid + 1; } else hi = mid - 1;
+  }
+  return found;
+}
+
+export class MemoryStore implements KvStore, ChangeLog {
+  /** the current revision (etcd: currentRev) */
+  revision = 1;
+  /** the compaction revision; -1 before any compaction (etcd: compactMainRev) */
+  compactRevision = -1;
+  logKv: KeyValue[] = [];
+  logPrev: (KeyValue | null)[] = [];
+
+  readonly clock: Clock;
+  private readonly byKey = new Map<string, History>();
+  private readonly tree = new BTree<string, History>();
+  private readonly lessor: Lessor;
+  private readonly hub: WatchHub;
+  private readonly maxTxnOps: number;
+  private closed = false;
+
+  // the write in progress: records get revision `this.revision + 1`; `changes` counts them
+  private writing = false;
+  private changes = 0;
+  private logMark = 0;
+
+  constructor(opts: MemoryStoreOptions = {}) {
+    this.clock = opts.clock ?? new WallClock();
+    this.maxTxnOps = opts.maxTxnOps ?? 128;
+    this.lessor = new Lessor(this.clock, (id) => this.expireLease(id), opts.minLeaseTtlSeconds ?? MIN_LEASE_TTL_SECONDS);
+    this.hub = new WatchHub(this, this.clock, opts.progressNotifyIntervalMs ?? 600_000);
+  }
+
+  // ───────────────────────────── synchronous API (fast path) ─────────────────────────────
+
+  /** Range, synchronously. Throws {@link StoreError}. */
+  rangeSync(req: RangeRequest): RangeResponse {
+    if (!req.key) throw StoreErrors.keyNotProvided();
+    return this.doRange(req);
+  }
+
+  /** Put, synchronously. Throws {@link StoreError}. */
+  putSync(req: PutRequest): PutResponse {
+    checkPut(req);
+    const lease = req.lease ?? 0;
+    if (lease !== 0 && !this.lessor.lookup(lease)) throw StoreErrors.leaseNotFound();
+    if ((req.ignoreValue || req.ignoreLease) && !this.live(req.key)) throw StoreErrors.keyNotFound();
+    this.begin();
+    const resp = this.doPut(req);
+    this.end();
+    return resp;
+  }
+
+  /**
+   * The cheapest write: put `value` at `key` (no lease, no prevKv) and return the new revision.
+   * Equivalent to `putSync({key, value}).header.revision`.
+   */
+  set(key: string, value: Uint8Array): number {
+    if (!key) throw StoreErrors.keyNotProvided();
+    this.begin();
+    this.write(key, value, 0);
+    this.end();
+    return this.revision;
+  }
+
+  /** the live record of a key, or undefined (a point read without the range machinery) */
+  get(key: string): KeyValue | undefined {
+    return this.live(key);
+  }
+
+  deleteRangeSync(req: DeleteRangeRequest): DeleteRangeResponse {
+    if (!req.key) throw StoreErrors.keyNotProvided();
+    this.begin();
+    const resp = this.doDelete(req);
+    this.end();
+    return resp;
+  }
+
+  txnSync(req: TxnRequest): TxnResponse {
+    this.checkTxn(req, this.maxTxnOps);
+    checkIntervals(req.success ?? []);
+    checkIntervals(req.failure ?? []);
+    // etcd compareToPath: every compare of the chosen path, nested ones included, sees the state before the txn
+    const path: boolean[] = [];
+    this.compareToPath(req, path);
+    const isWrite = !isReadOnly(req);
+    if (isWrite) this.checkPath(req, path, { i: 0 }, (op) => this.checkPutOp(op));
+    this.checkPath(req, path, { i: 0 }, (op) => this.checkRangeOp(op));
+    if (isWrite) this.begin();
+    let responses: ResponseOp[];
+    try {
+      responses = this.applyTxn(req, path, { i: 0 });
+    } finally {
+      if (isWrite) this.end();
+    }
+    return { header: { revision: this.revision }, succeeded: path[0], responses };
+  }
+
+  compactSync(req: CompactionRequest): CompactionResponse {
+    const rev = req.revision;
+    if (rev <= this.compactRevision) throw StoreErrors.compacted();
+    if (rev > this.revision) throw StoreErrors.futureRev();
+    this.compactRevision = rev;
+    const drop: string[] = [];
+    this.tree.forEach((h, key) => {
+      const idx = indexAt(h, rev);
+      if (idx < 0) return;
+      const keepFrom = h[idx].version === 0 ? idx + 1 : idx;
+      if (keepFrom > 0) h.splice(0, keepFrom);
+      if (h.length === 0) drop.push(key);
+    });
+    for (const key of drop) { this.tree.delete(key); this.byKey.delete(key); }
+    // the change log keeps revisions >= rev, minus the tombstones at rev (physically removed in etcd)
+    const cut = this.logIndexOf(rev);
+    let end = cut;
+    while (end < this.logKv.length && this.logKv[end].modRevision === rev) end++;
+    const keepKv: KeyValue[] = [];
+    const keepPrev: (KeyValue | null)[] = [];
+    for (let i = cut; i < end; i++) {
+      if (this.logKv[i].version !== 0) { keepKv.push(this.logKv[i]); keepPrev.push(this.logPrev[i]); }
+    }
+    this.logKv = keepKv.concat(this.logKv.slice(end));
+    this.logPrev = keepPrev.concat(this.logPrev.slice(end));
+    this.hub.onCompact();
+    return { header: { revision: this.revision } };
+  }
+
+  leaseGrantSync(ttl: number, id?: LeaseId): LeaseGrantResponse {
+    const lease = this.lessor.grant(ttl, id);
+    return { header: { revision: this.revision }, id: lease.id, ttl: lease.ttl };
+  }
+
+  leaseRevokeSync(id: LeaseId): LeaseRevokeResponse {
+    if (!this.lessor.lookup(id)) throw StoreErrors.leaseNotFound();
+    this.expireLease(id);
+    return { header: { revision: this.revision } };
+  }
+
+  leaseKeepAliveSync(id: LeaseId): LeaseKeepAliveResponse {
+    return { header: { revision: this.revision }, id, ttl: this.lessor.renew(id) };
+  }
+
+  leaseTimeToLiveSync(id: LeaseId, opts?: { keys?: boolean }): LeaseTimeToLiveResponse {
+    const lease = this.lessor.lookup(id);
+    if (!lease) return { header: { revision: this.revision }, id, ttl: -1, grantedTtl: 0, keys: [] };
+    return {
+      header: { revision: this.revision },
+      id,
+      ttl: this.lessor.remainingSeconds(id),
+      grantedTtl: lease.ttl,
+      keys: opts?.keys ? [...lease.keys].sort() : [],
+    };
+  }
+
+  /** Clock time (ms) at which a lease expires, or undefined for an unknown lease (for tests and trace replay). */
+  leaseExpiry(id: LeaseId): number | undefined {
+    return this.lessor.lookup(id)?.expiry;
+  }
+
+  /** Create a watcher synchronously (its responses still arrive asynchronously). */
+  watchSync(req: WatchCreateRequest, onResponse: (resp: WatchResponse) => void): Watcher {
+    return this.hub.add(req, onResponse);
+  }
+
+  /** Resolves once every queued watch response has been delivered and every watcher caught up. */
+  async settle(): Promise<void> {
+    for (let i = 0; i < 1_000_000 && this.hub.busy; i++) await new Promise<void>((r) => setImmediate(r));
+  }
+
+  /** number of keys in the index (live or with retained history) */
+  get indexSize(): number {
+    return this.tree.size;
+  }
+
+  /** number of live watchers */
+  get watcherCount(): number {
+    return this.hub.size;
+  }
+
+  // ───────────────────────────── KvStore (async) ─────────────────────────────
+
+  range(req: RangeRequest): Promise<RangeResponse> {
+    try { return Promise.resolve(this.rangeSync(req)); } catch (e) { return Promise.reject(e); }
+  }
+
+  put(req: PutRequest): Promise<PutResponse> {
+    try { return Promise.resolve(this.putSync(req)); } catch (e) { return Promise.reject(e); }
+  }
+
+  deleteRange(req: DeleteRangeRequest): Promise<DeleteRangeResponse> {
+    try { return Promise.resolve(this.deleteRangeSync(req)); } catch (e) { return Promise.reject(e); }
+  }
+
+  txn(req: TxnRequest): Promise<TxnResponse> {
+    try { return Promise.resolve(this.txnSync(req)); } catch (e) { return Promise.reject(e); }
+  }
+
+  compact(req: CompactionRequest): Promise<CompactionResponse> {
+    try { return Promise.resolve(this.compactSync(req)); } catch (e) { return Promise.reject(e); }
+  }
+
+  watch(req: WatchCreateRequest, onResponse: (resp: WatchResponse) => void): Promise<Watcher> {
+    try { return Promise.resolve(this.watchSync(req, onResponse)); } catch (e) { return Promise.reject(e); }
+  }
+
+  leaseGrant(ttl: number, id?: LeaseId): Promise<LeaseGrantResponse> {
+    try { return Promise.resolve(this.leaseGrantSync(ttl, id)); } catch (e) { return Promise.reject(e); }
+  }
+
+  leaseRevoke(id: LeaseId): Promise<LeaseRevokeResponse> {
+    try { return Promise.resolve(this.leaseRevokeSync(id)); } catch (e) { return Promise.reject(e); }
+  }
+
+  leaseKeepAlive(id: LeaseId): Promise<LeaseKeepAliveResponse> {
+    return Promise.resolve(this.leaseKeepAliveSync(id));
+  }
+
+  leaseTimeToLive(id: LeaseId, opts?: { keys?: boolean }): Promise<LeaseTimeToLiveResponse> {
+    return Promise.resolve(this.leaseTimeToLiveSync(id, opts));
+  }
+
+  currentRevision(): Promise<number> {
+    return Promise.resolve(this.revision);
+  }
+
+  close(): Promise<void> {
+    if (!this.closed) {
+      this.closed = true;
+      this.hub.close();
+      this.lessor.close();
+    }
+    return Promise.resolve();
+  }
+
+  // ───────────────────────────── ChangeLog (for the watch hub) ─────────────────────────────
+
+  logIndexOf(rev: number): number {
+    const log = this.logKv;
+    let lo = 0, hi = log.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (log[mid].modRevision < rev) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+  }
+
+  // ───────────────────────────── internals ─────────────────────────────
+
+  private begin(): void {
+    this.writing = true;
+    this.changes = 0;
+    this.logMark = this.logKv.length;
+  }
+
+  private end(): void {
+    this.writing = false;
+    if (this.changes > 0) {
+      this.revision++;
+      this.changes = 0;
+      this.hub.onCommit(this.logMark, this.logKv.length);
+    }
+  }
+
+  /** the revision a read inside the current write sees (etcd storeTxnWrite.Range: beginRev, +1 after a change) */
+  private viewRevision(): number {
+    return this.writing && this.changes > 0 ? this.revision + 1 : this.revision;
+  }
+
+  private live(key: string): KeyValue | undefined {
+    const h = this.byKey.get(key);
+    if (h === undefined) return undefined;
+    const kv = h[h.length - 1];
+    return kv.version === 0 ? undefined : kv;
+  }
+
+  /** add a record for key at the write revision (etcd storeTxnWrite.put) */
+  private write(key: string, value: Uint8Array, lease: LeaseId): void {
+    const rev = this.revision + 1;
+    let h = this.byKey.get(key);
+    let prev: KeyValue | null = null;
+    if (h === undefined) {
+      h = [];
+      this.byKey.set(key, h);
+      this.tree.set(key, h);
+    } else {
+      const last = h[h.length - 1];
+      if (last.version !== 0) prev = last;
+    }
+    const kv: KeyValue = {
+      key,
+      value,
+      createRevision: prev === null ? rev : prev.createRevision,
+      modRevision: rev,
+      version: prev === null ? 1 : prev.version + 1,
+      lease,
+    };
+    h.push(kv);
+    this.logKv.push(kv);
+    this.logPrev.push(prev);
+    this.changes++;
+    if (prev !== null && prev.lease !== 0) this.lessor.detach(prev.lease, key);
+    if (lease !== 0) this.lessor.attach(lease, key);
+  }
+
+  /** add a tombstone for a live key (etcd storeTxnWrite.delete) */
+  private tombstone(h: History, prev: KeyValue): void {
+    const kv: KeyValue = { key: prev.key, value: EMPTY, createRevision: 0, modRevision: this.revision + 1, version: 0, lease: 0 };
+    h.push(kv);
+    this.logKv.push(kv);
+    this.logPrev.push(prev);
+    this.changes++;
+    if (prev.lease !== 0) this.lessor.detach(prev.lease, prev.key);
+  }
+
+  /** etcd applierV3backend.Put after validation; runs inside a write */
+  private doPut(req: PutRequest): PutResponse {
+    const prev = req.ignoreValue || req.ignoreLease || req.prevKv ? this.live(req.key) : undefined;
+    const value = req.ignoreValue ? prev!.value : req.value;
+    const lease = req.ignoreLease ? prev!.lease : req.lease ?? 0;
+    this.write(req.key, value, lease);
+    const resp: PutResponse = { header: { revision: this.revision + 1 } };
+    if (req.prevKv && prev !== undefined) resp.prevKv = prev;
+    return resp;
+  }
+
+  /** etcd applierV3backend.DeleteRange; runs inside a write */
+  private doDelete(req: DeleteRangeRequest): DeleteRangeResponse {
+    const victims: History[] = [];
+    this.scan(req.key, upperBound(req.rangeEnd), (h) => {
+      if (h[h.length - 1].version !== 0) victims.push(h);
+    });
+    const prevKvs: KeyValue[] = [];
+    for (const h of victims) {
+      const prev = h[h.length - 1];
+      if (req.prevKv) prevKvs.push(prev);
+      this.tombstone(h, prev);
+    }
+    const revision = victims.length > 0 || this.changes > 0 ? this.revision + 1 : this.revision;
+    return { header: { revision }, deleted: victims.length, prevKvs };
+  }
+
+  private scan(key: string, end: string | null, fn: (h: History) => void): void {
+    if (end === null) {
+      const h = this.byKey.get(key);
+      if (h !== undefined) fn(h);
+    } else if (end === '') {
+      const max = this.tree.maxKey();
+      if (max !== undefined && max >= key) this.tree.forRange(key, max, true, (_k, h) => { fn(h); });
+    } else if (end > key) {
+      this.tree.forRange(key, end, false, (_k, h) => { fn(h); });
+    }
+  }
+
+  /** etcd applierV3backend.Range + mvcc rangeKeys */
+  private doRange(req: RangeRequest): RangeResponse {
+    const cur = this.viewRevision();
+    const atRev = req.revision !== undefined && req.revision > 0 ? req.revision : 0;
+    if (atRev > cur) throw StoreErrors.futureRev();
+    if (atRev > 0 && atRev < this.compactRevision) throw StoreErrors.compacted();
+    const latest = atRev === 0 || atRev === cur;
+    const readRev = latest ? cur : atRev;
+    const limit = req.limit !== undefined && req.limit > 0 ? req.limit : 0;
+    const sortOrder = req.sortOrder ?? 'NONE';
+    const sortTarget = req.sortTarget ?? 'KEY';
+    const hasFilter = !!(req.minModRevision || req.maxModRevision || req.minCreateRevision || req.maxCreateRevision);
+    // etcd fetches everything when it must sort (by the *requested* order) or filter, else limit+1 for `more`
+    const fetch = sortOrder !== 'NONE' || hasFilter ? 0 : limit > 0 ? limit + 1 : 0;
+    const countOnly = !!req.countOnly;
+    let kvs: KeyValue[] = [];
+    let count = 0;
+    this.scan(req.key, upperBound(req.rangeEnd), (h) => {
+      let kv: KeyValue;
+      if (latest) kv = h[h.length - 1];
+      else {
+        const i = indexAt(h, readRev);
+        if (i < 0) return;
+        kv = h[i];
+      }
+      if (kv.version === 0) return;
+      count++;
+      if (!countOnly && (fetch === 0 || kvs.length < fetch)) kvs.push(kv);
+    });
+    if (hasFilter) {
+      const { maxModRevision: maxMod, minModRevision: minMod, maxCreateRevision: maxCr, minCreateRevision: minCr } = req;
+      kvs = kvs.filter((kv) =>
+        !(maxMod && kv.modRevision > maxMod) && !(minMod && kv.modRevision < minMod)
+        && !(maxCr && kv.createRevision > maxCr) && !(minCr && kv.createRevision < minCr));
+    }
+    // a non-KEY target with order NONE sorts ascending (keys already come in ascending key order)
+    const order = sortTarget !== 'KEY' && sortOrder === 'NONE' ? 'ASCEND' : sortOrder;
+    if (order !== 'NONE' && kvs.length > 1) {
+      const cmp = comparator(sortTarget);
+      kvs = kvs.slice();
+      kvs.sort(order === 'ASCEND' ? cmp : (a, b) => cmp(b, a));
+    }
+    let more = false;
+    if (limit > 0 && kvs.length > limit) {
+      kvs = kvs.slice(0, limit);
+      more = true;
+    }
+    if (req.keysOnly) kvs = kvs.map((kv) => ({ ...kv, value: EMPTY }));
+    return { header: { revision: cur }, kvs, more, count };
+  }
+
+  private expireLease(id: LeaseId): void {
+    const lease = this.lessor.remove(id);
+    if (!lease || lease.keys.size === 0) return;
+    const keys = [...lease.keys].sort();
+    this.begin();
+    for (const key of keys) {
+      const h = this.byKey.get(key);
+      const kv = h?.[h.length - 1];
+      if (h && kv && kv.version !== 0) this.tombstone(h, kv);
+    }
+    this.end();
+  }
+
+  // ── txn ──
+
+  /** etcd v3rpc checkTxnRequest (recursive; nested txns get the remaining op budget) */
+  private checkTxn(req: TxnRequest, maxOps: number): void {
+    const cmps = req.compare ?? [], succ = req.success ?? [], fail = req.failure ?? [];
+    const opc = Math.max(cmps.length, succ.length, fail.length);
+    if (opc > maxOps) throw StoreErrors.tooManyOps();
+    for (const c of cmps) if (!c.key) throw StoreErrors.keyNotProvided();
+    for (const op of succ) this.checkRequestOp(op, maxOps - opc);
+    for (const op of fail) this.checkRequestOp(op, maxOps - opc);
+  }
+
+  private checkRequestOp(op: RequestOp, maxOps: number): void {
+    if ('requestRange' in op) { if (!op.requestRange.key) throw StoreErrors.keyNotProvided(); }
+    else if ('requestPut' in op) checkPut(op.requestPut);
+    else if ('requestDeleteRange' in op) { if (!op.requestDeleteRange.key) throw StoreErrors.keyNotProvided(); }
+    else if ('requestTxn' in op) this.checkTxn(op.requestTxn, maxOps);
+    else throw StoreErrors.keyNotFound(); // etcd: an empty RequestOp
+  }
+
+  private compareToPath(req: TxnRequest, path: boolean[]): void {
+    const ok = (req.compare ?? []).every((c) => this.applyCompare(c));
+    path.push(ok);
+    for (const op of (ok ? req.success : req.failure) ?? []) {
+      if ('requestTxn' in op) this.compareToPath(op.requestTxn, path);
+    }
+  }
+
+  /** etcd applyCompare: every key in the range must satisfy the compare; no key = a zero KeyValue, except VALUE (false) */
+  private applyCompare(c: Compare): boolean {
+    const kvs: KeyValue[] = [];
+    this.scan(c.key, upperBound(c.rangeEnd), (h) => {
+      const kv = h[h.length - 1];
+      if (kv.version !== 0) kvs.push(kv);
+    });
+    if (kvs.length === 0) {
+      if (c.target === 'VALUE') return false;
+      return compareKv(c, ZERO_KV);
+    }
+    for (const kv of kvs) if (!compareKv(c, kv)) return false;
+    return true;
+  }
+
+  /** walks the ops of the chosen path (etcd checkRequests) */
+  private checkPath(req: TxnRequest, path: boolean[], pos: { i: number }, f: (op: RequestOp) => void): void {
+    const ops = (path[pos.i++] ? req.success : req.failure) ?? [];
+    for (const op of ops) {
+      if ('requestTxn' in op) this.checkPath(op.requestTxn, path, pos, f);
+      else f(op);
+    }
+  }
+
+  private checkPutOp(op: RequestOp): void {
+    if (!('requestPut' in op)) return;
+    const p = op.requestPut;
+    if ((p.ignoreValue || p.ignoreLease) && !this.live(p.key)) throw StoreErrors.keyNotFound();
+    if (p.lease && !this.lessor.lookup(p.lease)) throw StoreErrors.leaseNotFound();
+  }
+
+  private checkRangeOp(op: RequestOp): void {
+    if (!('requestRange' in op)) return;
+    const rev = op.requestRange.revision ?? 0;
+    if (rev === 0) return;
+    if (rev > this.revision) throw StoreErrors.futureRev();
+    if (rev < this.compactRevision) throw StoreErrors.compacted();
+  }
+
+  private applyTxn(req: TxnRequest, path: boolean[], pos: { i: number }): ResponseOp[] {
+    const ops = (path[pos.i++] ? req.success : req.failure) ?? [];
+    const out: ResponseOp[] = [];
+    for (const op of ops) {
+      if ('requestRange' in op) out.push({ responseRange: this.doRange(op.requestRange) });
+      else if ('requestPut' in op) out.push({ responsePut: this.doPut(op.requestPut) });
+      else if ('requestDeleteRange' in op) out.push({ responseDeleteRange: this.doDelete(op.requestDeleteRange) });
+      else {
+        const succeeded = path[pos.i];
+        const responses = this.applyTxn(op.requestTxn, path, pos);
+        // etcd 3.4 leaves the nested txn's header unset (revision 0): quirk "nested-txn-header-revision-0"
+        out.push({ responseTxn: { header: { revision: 0 }, succeeded, responses } });
+      }
+    }
+    return out;
+  }
+}
+
+const ZERO_KV: KeyValue = { key: '', value: EMPTY, createRevision: 0, modRevision: 0, version: 0, lease: 0 };
+
+function checkPut(req: PutRequest): void {
+  if (!req.key) throw StoreErrors.keyNotProvided();
+  if (req.ignoreValue && req.value && req.value.length !== 0) throw StoreErrors.valueProvided();
+  if (req.ignoreLease && req.lease) throw StoreErrors.leaseProvided();
+}
+
+function compareKv(c: Compare, kv: KeyValue): boolean {
+  let r: number;
+  switch (c.target) {
+    case 'VALUE': r = compareBytes(kv.value, c.value ?? EMPTY); break;
+    case 'VERSION': r = Math.sign(kv.version - (c.version ?? 0)); break;
+    case 'CREATE': r = Math.sign(kv.createRevision - (c.createRevision ?? 0)); break;
+    case 'MOD': r = Math.sign(kv.modRevision - (c.modRevision ?? 0)); break;
+    case 'LEASE': r = Math.sign(kv.lease - (c.lease ?? 0)); break;
+    default: r = 0;
+  }
+  switch (c.result) {
+    case 'EQUAL': return r === 0;
+    case 'NOT_EQUAL': return r !== 0;
+    case 'GREATER': return r > 0;
+    case 'LESS': return r < 0;
+    default: return true;
+  }
+}
+
+function comparator(target: string): (a: KeyValue, b: KeyValue) => number {
+  switch (target) {
+    case 'VERSION': return (a, b) => a.version - b.version;
+    case 'CREATE': return (a, b) => a.createRevision - b.createRevision;
+    case 'MOD': return (a, b) => a.modRevision - b.modRevision;
+    case 'VALUE': return (a, b) => compareBytes(a.value, b.value);
+    default: return (a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+  }
+}
+
+/** etcd isTxnReadonly: no put or delete anywhere in the request, either branch, nested included */
+function isReadOnly(req: TxnRequest): boolean {
+  for (const op of [...(req.success ?? []), ...(req.failure ?? [])]) {
+    if ('requestPut' in op || 'requestDeleteRange' in op) return false;
+    if ('requestTxn' in op && !isReadOnly(op.requestTxn)) return false;
+  }
+  return true;
+}
+
+/**
+ * etcd v3rpc checkIntervals: within one branch no key may be put twice or put inside a deleted
+ * range, counting nested txns (whose then/else branches may put the same key, being exclusive).
+ * Deleted ranges compare as plain strings here, as in etcd's interval tree ("\0" is not special).
+ */
+function checkIntervals(reqs: RequestOp[]): { puts: Set<string>; dels: [string, string | null][] } {
+  const dels: [string, string | null][] = [];
+  for (const r of reqs) {
+    if ('requestDeleteRange' in r) {
+      const d = r.requestDeleteRange;
+      dels.push([d.key, d.rangeEnd ? d.rangeEnd : null]);
+    }
+  }
+  const hits = (k: string) => dels.some(([a, b]) => (b === null ? k === a : k >= a && k < b));
+  const puts = new Set<string>();
+  for (const r of reqs) {
+    if (!('requestTxn' in r)) continue;
+    const t = checkIntervals(r.requestTxn.success ?? []);
+    const e = checkIntervals(r.requestTxn.failure ?? []);
+    for (const k of t.puts) {
+      if (puts.has(k) || hits(k)) throw StoreErrors.duplicateKey();
+      puts.add(k);
+    }
+    for (const k of e.puts) {
+      if ((puts.has(k) && !t.puts.has(k)) || hits(k)) throw StoreErrors.duplicateKey();
+      puts.add(k);
+    }
+    dels.push(...t.dels, ...e.dels);
+  }
+  for (const r of reqs) {
+    if (!('requestPut' in r)) continue;
+    const k = r.requestPut.key;
+    if (puts.has(k) || hits(k)) throw StoreErrors.duplicateKey();
+    puts.add(k);
+  }
+  return { puts, dels };
+}
