@@ -167,7 +167,10 @@ export function randomOps(seed: number, opts: RandomOpsOptions = {}): TraceOp[] 
       compacted = Math.max(compacted, Math.min(op.revision as number, revBound));
     } else if (r < 0.88 && opts.watches !== false) {
       const id = `w${nextWatch++}`;
-      op = { op: 'watch', id, ...keyRange() };
+      const kr = keyRange();
+      // an empty watch range (rangeEnd <= key) is rejected by etcd at creation: not part of the mix
+      if (kr.rangeEnd !== undefined && kr.rangeEnd !== '\u0000' && kr.rangeEnd <= kr.key) delete kr.rangeEnd;
+      op = { op: 'watch', id, ...kr };
       if (chance(0.5)) op.startRevision = chance(0.2) ? 0 : rng.range(Math.max(1, compacted - 1), revBound + 1);
       if (chance(0.4)) op.prevKv = true;
       if (chance(0.2)) op.filters = [rng.pick(['NOPUT', 'NODELETE'])];
