@@ -10,7 +10,7 @@ const NODE = { name: 'test-node', ips: { IPv4: '192.168.0.2' as string } };
 
 function render(opts: ConstructorParameters<typeof IpvsProxier>[0] = {}) {
   const state = buildProxyState(upstreamServices, upstreamSlices, NODE);
-  return new IpvsProxier({ clusterCIDR: '10.0.0.0/8', ...opts }).sync({ servicePorts: state.servicePorts, endpoints: state.endpoints, node: state.node });
+  return new IpvsProxier({ clusterCIDR: '10.0.0.0/8', masqueradeMark: '0x4000', ...opts }).sync({ servicePorts: state.servicePorts, endpoints: state.endpoints, node: state.node });
 }
 
 describe('ipvs renderer on kube-proxy\'s TestOverallNFTablesRules services', () => {

@@ -12,7 +12,7 @@ import { NODE, slice, upstreamServices, upstreamSlices } from './fixture.js';
 
 function fullScript(): string {
   const state = buildProxyState(upstreamServices, upstreamSlices, NODE);
-  const p = new NftablesProxier({ clusterCIDR: '10.0.0.0/8', serviceCIDRs: ['172.30.0.0/16'] });
+  const p = new NftablesProxier({ clusterCIDR: '10.0.0.0/8', serviceCIDRs: ['172.30.0.0/16'], masqueradeMark: '0x4000' });
   return p.sync({ servicePorts: state.servicePorts, endpoints: state.endpoints, node: state.node, now: 0 }).script;
 }
 

@@ -35,8 +35,10 @@ export interface IpvsOptions {
   scheduler?: IpvsScheduler;
   /** --masquerade-all */
   masqueradeAll?: boolean;
-  /** --iptables-masquerade-bit (default 14 → 0x4000) */
+  /** --iptables-masquerade-bit (default 14 → 0x00004000) */
   masqueradeBit?: number;
+  /** the mark as written; default Go's `%#08x` of 1<<masqueradeBit ("0x00004000"); upstream unit tests use "0x4000" */
+  masqueradeMark?: string;
   /** pod CIDR for the local-traffic detector (--cluster-cidr) */
   clusterCIDR?: string;
   /**
@@ -145,7 +147,7 @@ export class IpvsProxier {
     if (!SCHEDULERS.includes(this.scheduler)) throw new TypeError(`IpvsProxier: options.scheduler "${this.scheduler}" is not an IPVS scheduler (${SCHEDULERS.join(', ')})`);
     const bit = options.masqueradeBit ?? 14;
     if (!Number.isInteger(bit) || bit < 0 || bit > 31) throw new TypeError(`IpvsProxier: options.masqueradeBit must be an integer in [0,31], got ${String(bit)}`);
-    this.masqMark = '0x' + (2 ** bit).toString(16);
+    this.masqMark = options.masqueradeMark ?? '0x' + (2 ** bit).toString(16).padStart(8, '0');
     if (options.clusterCIDR !== undefined) {
       const c = parseCidr(options.clusterCIDR);
       if (!c || c.family !== 'IPv4') throw new TypeError(`IpvsProxier: options.clusterCIDR "${options.clusterCIDR}" is not an IPv4 CIDR`);

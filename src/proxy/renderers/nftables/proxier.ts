@@ -85,8 +85,10 @@ const JUMP_CHAINS: { dst: string; src: string; extra: string }[] = [
 export interface NftablesOptions {
   /** --masquerade-all */
   masqueradeAll?: boolean;
-  /** --iptables-masquerade-bit (default 14 → mark 0x4000) */
+  /** --iptables-masquerade-bit (default 14 → mark 0x00004000) */
   masqueradeBit?: number;
+  /** the mark as written; default Go's `%#08x` of 1<<masqueradeBit ("0x00004000"); upstream unit tests use "0x4000" */
+  masqueradeMark?: string;
   /**
    * Pod CIDR for the local-traffic detector (--cluster-cidr, detect-local-mode ClusterCIDR).
    * Without it kube-proxy cannot tell pod traffic apart and writes no "ip saddr != CIDR" rules.
@@ -201,7 +203,7 @@ export class NftablesProxier {
   constructor(readonly options: NftablesOptions = {}) {
     const bit = options.masqueradeBit ?? 14;
     if (!Number.isInteger(bit) || bit < 0 || bit > 31) throw new TypeError(`NftablesProxier: options.masqueradeBit must be an integer in [0,31], got ${String(bit)}`);
-    this.masqMark = '0x' + (2 ** bit).toString(16).padStart(4, '0');
+    this.masqMark = options.masqueradeMark ?? '0x' + (2 ** bit).toString(16).padStart(8, '0');
     if (options.clusterCIDR !== undefined) {
       const c = parseCidr(options.clusterCIDR);
       if (!c || c.family !== 'IPv4') throw new TypeError(`NftablesProxier: options.clusterCIDR "${options.clusterCIDR}" is not an IPv4 CIDR`);
