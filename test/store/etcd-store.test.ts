@@ -145,4 +145,42 @@ describeEtcd('EtcdStore on a real etcd', (etcd) => {
     expect(c.got).toEqual([{ header: { revision: 0 }, watchId: expect.any(Number), events: [], canceled: true, compactRevision: rev }]);
     await expect(s.range({ key: 'c', revision: p.header.revision })).rejects.toMatchObject({ code: 11, message: 'mvcc: required revision has been compacted' });
   });
+
+  it('joins the fragments of a fragmented watch response (fragment: true) into one delivery', async () => {
+    const s = etcd.store('t6/');
+    const big = new Uint8Array(700 * 1024).fill(65);
+    const first = await s.put({ key: 'f/1', value: big });
+    await s.put({ key: 'f/2', value: big });
+    await s.put({ key: 'f/3', value: big });
+    const c = collector();
+    // a catching-up watcher gets the three revisions (2.1 MB) in one response, above etcd's
+    // 1.5 MiB request limit, so etcd splits it into fragments
+    await s.watch({ key: 'f/', rangeEnd: 'f0', startRevision: first.header.revision, fragment: true }, c.on);
+    await c.until((g) => g.flatMap((r) => r.events).length === 3);
+    expect(c.got.flatMap((r) => r.events).map((e) => [e.kv.key, e.kv.value.length])).toEqual([['f/1', big.length], ['f/2', big.length], ['f/3', big.length]]);
+    for (const r of c.got) expect(r.events.length).toBeGreaterThan(0);
+  });
+
+  it('sends periodic progress notifications to a progressNotify watcher (1 s in tests)', async () => {
+    const s = etcd.store('t7/');
+    const c = collector();
+    await s.watch({ key: 'idle', progressNotify: true }, c.on);
+    await c.until((g) => g.some((r) => r.progress), 5000);
+    expect(c.got[0]).toEqual({ header: { revision: await s.currentRevision() }, watchId: expect.any(Number), events: [], progress: true });
+  });
+
+  it('creates and immediately cancels a watch over an empty range, with etcd\'s reason', async () => {
+    const s = etcd.store('t8/');
+    const c = collector();
+    const w = await s.watch({ key: 'b', rangeEnd: 'a' }, c.on);
+    await c.until((g) => g.length > 0);
+    expect(c.got).toEqual([{ header: { revision: w.createdRevision }, watchId: w.watchId, events: [], canceled: true, cancelReason: 'mvcc: watcher range is empty' }]);
+  });
+
+  it('rejects calls after close()', async () => {
+    const s = etcd.store('t9/');
+    await s.close();
+    await expect(s.range({ key: 'a' })).rejects.toMatchObject({ name: 'StoreError', message: 'store is closed' });
+  });
 });
+

@@ -150,10 +150,10 @@ const rangeOpts: TraceOpSet = {
     get('r/', {
       ...prefix('r/'),
       sortOrder: 'NONE',
-      sortTarget: 'VERSION',
+      sortTarget: 'VALUE',
       limit: 2,
       quirk: 'sort-target-without-order-limits-first',
-      note: 'etcd 3.4 fetches limit+1 keys in key order when sortOrder is NONE, then sorts those by the target and truncates',
+      note: 'etcd 3.4 fetches limit+1 keys in key order when sortOrder is NONE (r/a, r/b, r/c), then sorts those by the target and truncates: r/c, r/b (a global ascending sort would give r/d, r/e)',
     }),
     get('r/', { ...prefix('r/'), minModRevision: 6 }),
     get('r/', { ...prefix('r/'), maxModRevision: 6 }),
