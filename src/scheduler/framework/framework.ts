@@ -1,0 +1,270 @@
+/**
+ * The framework of one scheduling profile: its plugins per extension point, in order, with score
+ * weights, and the run* methods of upstream's frameworkImpl (pkg/scheduler/framework/runtime).
+ *
+ * Order matters: Filter stops at the first plugin that rejects a node, so the FitError histogram
+ * counts only that plugin's reasons for the node (exactly as kube-scheduler does); {@link
+ * Framework.runAllFilters} evaluates every filter for `kubesim explain`.
+ */
+import type { Pod } from '../../api/types.js';
+import { CycleState } from './cycle-state.js';
+import type { NodeInfo, PodInfo } from './snapshot.js';
+import { Code, errorStatus, Status, type MaybeStatus } from './status.js';
+import {
+  MAX_NODE_SCORE, MIN_NODE_SCORE,
+  type BindPlugin, type FilterPlugin, type Handle, type PermitPlugin, type Plugin, type PostFilterPlugin,
+  type PostFilterResult, type PreFilterPlugin, type PreScorePlugin, type QueueSortPlugin, type ReservePlugin, type ScorePlugin,
+} from './types.js';
+
+/** Plugin instances of a profile, per extension point, in execution order. */
+export interface ProfilePlugins {
+  queueSort?: QueueSortPlugin;
+  preFilter: PreFilterPlugin[];
+  filter: FilterPlugin[];
+  postFilter: PostFilterPlugin[];
+  preScore: PreScorePlugin[];
+  score: { plugin: ScorePlugin; weight: number }[];
+  reserve: ReservePlugin[];
+  permit: PermitPlugin[];
+  bind: BindPlugin[];
+}
+
+/** Per-node, per-score-plugin results of one cycle (what `kubesim explain` prints). */
+export interface ScoreTable {
+  /** score plugin names, in profile order */
+  plugins: string[];
+  weights: number[];
+  /** raw[p][i]: plugin p's score of node i before NormalizeScore */
+  raw: number[][];
+  /** normalized[p][i]: after NormalizeScore (0..100) */
+  normalized: number[][];
+  /** total[i]: Σ normalized × weight */
+  total: number[];
+  /** plugins that returned Skip at PreScore (their scores are 0 and not run) */
+  skipped: string[];
+}
+
+export class Framework {
+  /** plugins that implement PreFilterExtensions (preemption keeps their state right) */
+  private readonly extenders: PreFilterPlugin[];
+
+  constructor(
+    readonly profileName: string,
+    readonly plugins: ProfilePlugins,
+    readonly handle: Handle,
+    /** per-profile percentageOfNodesToScore (0/undefined = adaptive) */
+    readonly percentageOfNodesToScore?: number,
+  ) {
+    this.extenders = plugins.preFilter.filter((p) => p.addPod || p.removePod);
+  }
+
+  hasFilterPlugins(): boolean {
+    return this.plugins.filter.length > 0;
+  }
+
+  hasScorePlugins(): boolean {
+    return this.plugins.score.length > 0;
+  }
+
+  /** every distinct plugin instance of the profile */
+  allPlugins(): Plugin[] {
+    const p = this.plugins;
+    const all: Plugin[] = [...p.preFilter, ...p.filter, ...p.postFilter, ...p.preScore, ...p.score.map((s) => s.plugin), ...p.reserve, ...p.permit, ...p.bind];
+    if (p.queueSort) all.push(p.queueSort);
+    return [...new Set(all)];
+  }
+
+  /**
+   * RunPreFilterPlugins. A rejection fails the whole cycle (every node gets that status);
+   * Skip marks the plugin's Filter as not needed for this pod.
+   */
+  runPreFilter(state: CycleState, pod: Pod, nodes: readonly NodeInfo[]): MaybeStatus {
+    for (const pl of this.plugins.preFilter) {
+      let s: MaybeStatus;
+      try {
+        s = pl.preFilter(state, pod, nodes);
+      } catch (e) {
+        s = errorStatus(e);
+      }
+      if (s === null || s.code === Code.Success) continue;
+      if (s.code === Code.Skip) { state.skipFilterPlugins.add(pl.name); continue; }
+      if (s.isRejected()) return s.withPlugin(pl.name);
+      return new Status(Code.Error, [`running PreFilter plugin "${pl.name}": ${s.message()}`], pl.name);
+    }
+    return null;
+  }
+
+  /** RunFilterPlugins: the first non-success status, attributed to its plugin; null if the node fits */
+  runFilter(state: CycleState, pod: Pod, ni: NodeInfo): MaybeStatus {
+    const skip = state.skipFilterPlugins;
+    for (const pl of this.plugins.filter) {
+      if (skip.size && skip.has(pl.name)) continue;
+      let s: MaybeStatus;
+      try {
+        s = pl.filter(state, pod, ni);
+      } catch (e) {
+        s = errorStatus(e);
+      }
+      if (s === null || s.code === Code.Success) continue;
+      if (!s.isRejected()) return new Status(Code.Error, [`running "${pl.name}" filter plugin: ${s.message()}`], pl.name);
+      return s.withPlugin(pl.name);
+    }
+    return null;
+  }
+
+  /** Every filter's verdict on one node (for explain); null entries are passes, skipped ones undefined */
+  runAllFilters(state: CycleState, pod: Pod, ni: NodeInfo): (MaybeStatus | undefined)[] {
+    return this.plugins.filter.map((pl) => {
+      if (state.skipFilterPlugins.has(pl.name)) return undefined;
+      try {
+        const s = pl.filter(state, pod, ni);
+        return s === null || s.code === Code.Success ? null : s.withPlugin(pl.name);
+      } catch (e) {
+        return errorStatus(e).withPlugin(pl.name);
+      }
+    });
+  }
+
+  /**
+   * RunPostFilterPlugins: the first success wins; rejections' reasons are collected;
+   * UnschedulableAndUnresolvable stops the chain.
+   */
+  runPostFilter(state: CycleState, pod: Pod, statuses: ReadonlyMap<string, Status>): { result?: PostFilterResult; status: Status } {
+    const reasons: string[] = [];
+    let rejector = '';
+    let result: PostFilterResult | undefined;
+    for (const pl of this.plugins.postFilter) {
+      let out: { result?: PostFilterResult; status: MaybeStatus };
+      try {
+        out = pl.postFilter(state, pod, statuses);
+      } catch (e) {
+        out = { status: errorStatus(e) };
+      }
+      const s = out.status;
+      if (s === null || s.code === Code.Success) return { result: out.result, status: new Status(Code.Success, [], pl.name) };
+      if (s.code === Code.UnschedulableAndUnresolvable) return { result: out.result, status: s.withPlugin(pl.name) };
+      if (!s.isRejected()) return { status: s.withPlugin(pl.name) };
+      if (out.result) result = out.result;
+      reasons.push(...s.reasons);
+      if (!rejector) rejector = pl.name;
+    }
+    return { result, status: new Status(Code.Unschedulable, reasons, rejector) };
+  }
+
+  /** RunPreFilterExtensionAddPod on every extender (preemption's "what if") */
+  runAddPod(state: CycleState, pod: Pod, toAdd: PodInfo, ni: NodeInfo): MaybeStatus {
+    for (const pl of this.extenders) {
+      if (state.skipFilterPlugins.has(pl.name) || !pl.addPod) continue;
+      const s = pl.addPod(state, pod, toAdd, ni);
+      if (s !== null && !s.isSuccess()) return s.withPlugin(pl.name);
+    }
+    return null;
+  }
+
+  runRemovePod(state: CycleState, pod: Pod, toRemove: PodInfo, ni: NodeInfo): MaybeStatus {
+    for (const pl of this.extenders) {
+      if (state.skipFilterPlugins.has(pl.name) || !pl.removePod) continue;
+      const s = pl.removePod(state, pod, toRemove, ni);
+      if (s !== null && !s.isSuccess()) return s.withPlugin(pl.name);
+    }
+    return null;
+  }
+
+  /** RunPreScorePlugins: Skip marks the plugin's Score as not needed */
+  runPreScore(state: CycleState, pod: Pod, nodes: readonly NodeInfo[]): MaybeStatus {
+    for (const pl of this.plugins.preScore) {
+      let s: MaybeStatus;
+      try {
+        s = pl.preScore(state, pod, nodes);
+      } catch (e) {
+        s = errorStatus(e);
+      }
+      if (s === null || s.code === Code.Success) continue;
+      if (s.code === Code.Skip) { state.skipScorePlugins.add(pl.name); continue; }
+      return new Status(Code.Error, [`running PreScore plugin "${pl.name}": ${s.message()}`], pl.name);
+    }
+    return null;
+  }
+
+  /**
+   * RunScorePlugins: raw scores, NormalizeScore, range check, × weight, summed per node
+   * (upstream prioritizeNodes without extenders).
+   */
+  runScore(state: CycleState, pod: Pod, nodes: readonly NodeInfo[]): { table: ScoreTable; status: MaybeStatus } {
+    const table: ScoreTable = { plugins: [], weights: [], raw: [], normalized: [], total: new Array(nodes.length).fill(0), skipped: [] };
+    for (const { plugin: pl, weight } of this.plugins.score) {
+      if (state.skipScorePlugins.has(pl.name)) { table.skipped.push(pl.name); continue; }
+      const scores = new Array<number>(nodes.length).fill(0);
+      try {
+        if (pl.scoreAll) pl.scoreAll(state, pod, nodes, scores);
+        else for (let i = 0; i < nodes.length; i++) scores[i] = pl.score(state, pod, nodes[i]);
+      } catch (e) {
+        return { table, status: new Status(Code.Error, [`running Score plugin "${pl.name}": ${errorStatus(e).message()}`], pl.name) };
+      }
+      const raw = scores.slice();
+      if (pl.normalizeScore) {
+        let s: MaybeStatus;
+        try {
+          s = pl.normalizeScore(state, pod, nodes, scores);
+        } catch (e) {
+          s = errorStatus(e);
+        }
+        if (s !== null && !s.isSuccess()) return { table, status: new Status(Code.Error, [`running Normalize on Score plugin "${pl.name}": ${s.message()}`], pl.name) };
+      }
+      for (let i = 0; i < nodes.length; i++) {
+        const v = scores[i];
+        if (v > MAX_NODE_SCORE || v < MIN_NODE_SCORE) {
+          return { table, status: new Status(Code.Error, [`applying score defaultWeights on Score plugins: plugin "${pl.name}" returns an invalid score ${v}, it should in the range of [${MIN_NODE_SCORE}, ${MAX_NODE_SCORE}] after normalizing`], pl.name) };
+        }
+        table.total[i] += v * weight;
+      }
+      table.plugins.push(pl.name);
+      table.weights.push(weight);
+      table.raw.push(raw);
+      table.normalized.push(scores);
+    }
+    return { table, status: null };
+  }
+
+  /** RunReservePluginsReserve; on failure the caller runs unreserve */
+  runReserve(state: CycleState, pod: Pod, nodeName: string): MaybeStatus {
+    for (const pl of this.plugins.reserve) {
+      let s: MaybeStatus;
+      try { s = pl.reserve(state, pod, nodeName); } catch (e) { s = errorStatus(e); }
+      if (s !== null && !s.isSuccess()) return s.withPlugin(pl.name);
+    }
+    return null;
+  }
+
+  /** RunReservePluginsUnreserve: in reverse order */
+  runUnreserve(state: CycleState, pod: Pod, nodeName: string): void {
+    for (let i = this.plugins.reserve.length - 1; i >= 0; i--) {
+      try { this.plugins.reserve[i].unreserve(state, pod, nodeName); } catch { /* unreserve must not fail */ }
+    }
+  }
+
+  runPermit(state: CycleState, pod: Pod, nodeName: string): MaybeStatus {
+    for (const pl of this.plugins.permit) {
+      let s: MaybeStatus;
+      try { s = pl.permit(state, pod, nodeName); } catch (e) { s = errorStatus(e); }
+      if (s !== null && !s.isSuccess()) return s.withPlugin(pl.name);
+    }
+    return null;
+  }
+
+  /** RunBindPlugins: the first plugin that does not Skip binds */
+  async runBind(state: CycleState, pod: Pod, nodeName: string): Promise<MaybeStatus> {
+    if (this.plugins.bind.length === 0) return new Status(Code.Error, ['no bind plugin is enabled']);
+    for (const pl of this.plugins.bind) {
+      let s: MaybeStatus;
+      try { s = await pl.bind(state, pod, nodeName); } catch (e) { s = errorStatus(e); }
+      if (s !== null && s.code === Code.Skip) continue;
+      return s === null || s.isSuccess() ? null : s.withPlugin(pl.name);
+    }
+    return new Status(Code.Error, ['all bind plugins skipped the pod']);
+  }
+
+  newCycleState(): CycleState {
+    return new CycleState();
+  }
+}

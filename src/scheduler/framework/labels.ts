@@ -1,0 +1,175 @@
+/**
+ * Object-level matching helpers used by the cross-pod plugins (PodTopologySpread, InterPodAffinity,
+ * DefaultPreemption): label selectors (metav1.LabelSelectorAsSelector semantics), a pod's required
+ * node affinity (nodeSelector + requiredDuringScheduling terms, as component-helpers' nodeaffinity
+ * package), and taint toleration (v1helper.FindMatchingUntoleratedTaint).
+ *
+ * The node-local filter plugins do not use these: they run over the NodeTable's columns in the
+ * engine's kernels. PodTopologySpread needs node affinity and taints only to decide which nodes
+ * count as spreading domains (nodeAffinityPolicy / nodeTaintsPolicy).
+ */
+import type { LabelSelector, Labels, Node, NodeSelectorRequirement, NodeSelectorTerm, Pod, Taint, Toleration } from '../../api/types.js';
+
+/** A compiled label selector. */
+export interface Selector {
+  matches(labels: Labels | undefined): boolean;
+  /** true for the selector that matches everything (`{}`) */
+  readonly empty: boolean;
+  /** true for the selector that matches nothing (a nil selector) */
+  readonly nothing: boolean;
+}
+
+interface Requirement {
+  key: string;
+  op: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist';
+  values: ReadonlySet<string>;
+}
+
+class RequirementSelector implements Selector {
+  readonly nothing = false;
+  constructor(private readonly reqs: readonly Requirement[]) {}
+  get empty(): boolean {
+    return this.reqs.length === 0;
+  }
+  matches(labels: Labels | undefined): boolean {
+    for (const r of this.reqs) {
+      const has = labels !== undefined && Object.prototype.hasOwnProperty.call(labels, r.key);
+      switch (r.op) {
+        case 'In': if (!has || !r.values.has(labels![r.key])) return false; break;
+        case 'NotIn': if (has && r.values.has(labels![r.key])) return false; break;
+        case 'Exists': if (!has) return false; break;
+        case 'DoesNotExist': if (has) return false; break;
+      }
+    }
+    return true;
+  }
+}
+
+/** labels.Nothing(): what a nil *metav1.LabelSelector converts to. */
+export const NOTHING: Selector = { matches: () => false, empty: false, nothing: true };
+/** labels.Everything() */
+export const EVERYTHING: Selector = new RequirementSelector([]);
+
+/** Thrown for a selector the API server would have rejected; callers turn it into an Error status. */
+export class SelectorError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SelectorError';
+  }
+}
+
+/**
+ * metav1.LabelSelectorAsSelector: undefined → matches nothing; `{}` → matches everything;
+ * matchLabels and matchExpressions are ANDed.
+ */
+export function compileSelector(sel: LabelSelector | undefined | null): Selector {
+  if (sel === undefined || sel === null) return NOTHING;
+  const reqs: Requirement[] = [];
+  for (const [k, v] of Object.entries(sel.matchLabels ?? {})) reqs.push({ key: k, op: 'In', values: new Set([String(v)]) });
+  for (const e of sel.matchExpressions ?? []) {
+    const values = e.values ?? [];
+    switch (e.operator) {
+      case 'In':
+      case 'NotIn':
+        if (values.length === 0) throw new SelectorError(`values: Invalid value: []: for '${e.operator}', 'NotIn' operators, values set can't be empty`);
+        break;
+      case 'Exists':
+      case 'DoesNotExist':
+        if (values.length > 0) throw new SelectorError(`values: Invalid value: ${JSON.stringify(values)}: values set must be empty for exists and does not exist`);
+        break;
+      default:
+        throw new SelectorError(`"${String(e.operator)}" is not a valid label selector operator`);
+    }
+    reqs.push({ key: e.key, op: e.operator, values: new Set(values) });
+  }
+  return new RequirementSelector(reqs);
+}
+
+/** A selector built from a label set (labels.SelectorFromSet) ANDed with `base`'s requirements. */
+export function mergeMatchLabels(match: Labels, base: LabelSelector | undefined): Selector {
+  return compileSelector({
+    matchLabels: { ...(base?.matchLabels ?? {}), ...match },
+    matchExpressions: base?.matchExpressions,
+  });
+}
+
+// ---------------------------------------------------------------- node affinity
+
+function matchNodeRequirement(req: NodeSelectorRequirement, value: string | undefined): boolean {
+  const has = value !== undefined;
+  const values = req.values ?? [];
+  switch (req.operator) {
+    case 'In': return has && values.includes(value!);
+    case 'NotIn': return !has || !values.includes(value!);
+    case 'Exists': return has;
+    case 'DoesNotExist': return !has;
+    case 'Gt':
+    case 'Lt': {
+      if (!has || values.length !== 1) return false;
+      const a = Number.parseInt(value!, 10);
+      const b = Number.parseInt(values[0], 10);
+      if (!/^-?\d+$/.test(value!) || !/^-?\d+$/.test(values[0])) return false;
+      return req.operator === 'Gt' ? a > b : a < b;
+    }
+    default: return false;
+  }
+}
+
+/** One NodeSelectorTerm: its expressions and fields are ANDed; an empty term matches nothing. */
+export function nodeSelectorTermMatches(term: NodeSelectorTerm, node: Node): boolean {
+  const exprs = term.matchExpressions ?? [];
+  const fields = term.matchFields ?? [];
+  if (exprs.length === 0 && fields.length === 0) return false;
+  const labels = node.metadata.labels ?? {};
+  for (const r of exprs) {
+    if (!matchNodeRequirement(r, Object.prototype.hasOwnProperty.call(labels, r.key) ? labels[r.key] : undefined)) return false;
+  }
+  for (const r of fields) {
+    // metadata.name is the only supported field selector
+    if (r.key !== 'metadata.name') return false;
+    if (!matchNodeRequirement(r, node.metadata.name)) return false;
+  }
+  return true;
+}
+
+/**
+ * nodeaffinity.GetRequiredNodeAffinity(pod).Match(node): spec.nodeSelector AND (any of the
+ * requiredDuringSchedulingIgnoredDuringExecution terms).
+ */
+export function requiredNodeAffinityMatches(pod: Pod, node: Node): boolean {
+  const sel = pod.spec.nodeSelector;
+  if (sel) {
+    const labels = node.metadata.labels ?? {};
+    for (const [k, v] of Object.entries(sel)) if (labels[k] !== v) return false;
+  }
+  const terms = pod.spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms;
+  if (terms === undefined) return true;
+  for (const t of terms) if (nodeSelectorTermMatches(t, node)) return true;
+  return false;
+}
+
+// ---------------------------------------------------------------- taints
+
+/** v1.Toleration.ToleratesTaint */
+export function toleratesTaint(t: Toleration, taint: Taint): boolean {
+  if (t.effect && t.effect !== taint.effect) return false;
+  if (t.key && t.key !== taint.key) return false;
+  const op = t.operator ?? 'Equal';
+  if (op === 'Exists') return true;
+  if (op === 'Equal') return (t.value ?? '') === (taint.value ?? '');
+  return false;
+}
+
+/**
+ * The first NoSchedule/NoExecute taint of `node` that no toleration tolerates
+ * (FindMatchingUntoleratedTaint with DoNotScheduleTaintsFilterFunc), or undefined.
+ */
+export function untoleratedTaint(node: Node, tolerations: readonly Toleration[] | undefined): Taint | undefined {
+  for (const taint of node.spec?.taints ?? []) {
+    if (taint.effect !== 'NoSchedule' && taint.effect !== 'NoExecute') continue;
+    let ok = false;
+    for (const t of tolerations ?? []) if (toleratesTaint(t, taint)) { ok = true; break; }
+    if (!ok) return taint;
+  }
+  return undefined;
+}

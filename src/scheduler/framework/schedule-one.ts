@@ -1,0 +1,192 @@
+/**
+ * One scheduling cycle for one pod, as kube-scheduler's schedulePod (pkg/scheduler/schedule_one.go):
+ *
+ *   PreFilter → Filter over nodes starting at a rotating index, stopping once
+ *   numFeasibleNodesToFind nodes fit → PreScore/Score/NormalizeScore × weight → selectHost
+ *   (highest total; ties broken by reservoir sampling with the seeded Rng).
+ *
+ * The cycle is synchronous and allocates per cycle, not per node (statuses are shared constants).
+ * PostFilter (preemption) runs only when no node fits, from {@link runSchedulingCycle}.
+ */
+import type { Pod } from '../../api/types.js';
+import type { Rng } from '../../util/rng.js';
+import type { CycleState } from './cycle-state.js';
+import { ERR_NO_NODES_AVAILABLE, FitError, newDiagnosis } from './fit-error.js';
+import type { Framework, ScoreTable } from './framework.js';
+import type { ClusterSnapshot, NodeInfo } from './snapshot.js';
+import { Code, Status } from './status.js';
+import type { PostFilterResult } from './types.js';
+
+/** upstream minFeasibleNodesToFind */
+export const MIN_FEASIBLE_NODES_TO_FIND = 100;
+/** upstream minFeasibleNodesPercentageToFind */
+export const MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5;
+
+/**
+ * How many feasible nodes to look for before scoring (upstream numFeasibleNodesToFind):
+ * all nodes under 100; otherwise percentage% of them (adaptive when 0: 50 − nodes/125, at least 5),
+ * and never fewer than 100. Integer arithmetic as in Go.
+ */
+export function numFeasibleNodesToFind(percentageOfNodesToScore: number | undefined, numAllNodes: number): number {
+  if (numAllNodes < MIN_FEASIBLE_NODES_TO_FIND) return numAllNodes;
+  let percentage = percentageOfNodesToScore ?? 0;
+  if (percentage === 0) {
+    percentage = 50 - Math.trunc(numAllNodes / 125);
+    if (percentage < MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND) percentage = MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND;
+  }
+  const numNodes = Math.trunc((numAllNodes * percentage) / 100);
+  if (numNodes < MIN_FEASIBLE_NODES_TO_FIND) return MIN_FEASIBLE_NODES_TO_FIND;
+  return numNodes;
+}
+
+export interface ScheduleResult {
+  suggestedHost: string;
+  /** nodes the filters ran on */
+  evaluatedNodes: number;
+  feasibleNodes: number;
+  /** the score table (absent when only one node was feasible: upstream skips scoring then) */
+  scores?: ScoreTable;
+  /** feasible nodes in the order they were scored */
+  scoredNodes?: NodeInfo[];
+}
+
+/** Thrown-free outcome of schedulePod. */
+export type ScheduleOutcome =
+  | { kind: 'scheduled'; result: ScheduleResult }
+  | { kind: 'unschedulable'; fitError: FitError }
+  | { kind: 'error'; message: string; plugin?: string };
+
+/**
+ * The cycle driver. Holds the state that survives cycles: the rotating start index and the Rng
+ * used for tie-breaks.
+ */
+export class SchedulingAlgorithm {
+  /** upstream sched.nextStartNodeIndex */
+  nextStartNodeIndex = 0;
+
+  constructor(
+    readonly snapshot: ClusterSnapshot,
+    readonly rng: Rng,
+    /** the configuration-wide percentageOfNodesToScore (profiles may override) */
+    readonly percentageOfNodesToScore = 0,
+  ) {}
+
+  schedulePod(fwk: Framework, state: CycleState, pod: Pod): ScheduleOutcome {
+    const nodes = this.snapshot.list();
+    if (nodes.length === 0) return { kind: 'error', message: ERR_NO_NODES_AVAILABLE };
+
+    const diagnosis = newDiagnosis();
+    const pre = fwk.runPreFilter(state, pod, nodes);
+    if (pre !== null) {
+      if (!pre.isRejected()) return { kind: 'error', message: pre.message(), plugin: pre.plugin };
+      // every node gets the PreFilter status; the message carries it once
+      diagnosis.preFilterMsg = pre.message();
+      for (const n of nodes) diagnosis.nodeToStatus.set(n.name, pre);
+      if (pre.plugin) diagnosis.unschedulablePlugins.add(pre.plugin);
+      return { kind: 'unschedulable', fitError: new FitError(pod, nodes.length, diagnosis) };
+    }
+
+    // a nominated node (from an earlier preemption) is tried first, alone
+    let feasible: NodeInfo[] = [];
+    const nominated = pod.status?.nominatedNodeName;
+    if (nominated) {
+      const ni = this.snapshot.get(nominated);
+      if (ni && fwk.runFilter(state, pod, ni) === null) feasible = [ni];
+    }
+    if (feasible.length === 0) {
+      const r = this.findNodesThatPassFilters(fwk, state, pod, nodes, diagnosis);
+      if (r.error) return { kind: 'error', message: r.error.message(), plugin: r.error.plugin };
+      feasible = r.feasible;
+    }
+    if (feasible.length === 0) return { kind: 'unschedulable', fitError: new FitError(pod, nodes.length, diagnosis) };
+
+    const evaluatedNodes = feasible.length + diagnosis.nodeToStatus.size;
+    if (feasible.length === 1) {
+      return { kind: 'scheduled', result: { suggestedHost: feasible[0].name, evaluatedNodes, feasibleNodes: 1 } };
+    }
+    const pr = this.prioritize(fwk, state, pod, feasible);
+    if ('error' in pr) return { kind: 'error', message: pr.error.message(), plugin: pr.error.plugin };
+    const host = this.selectHost(feasible, pr.table.total);
+    return { kind: 'scheduled', result: { suggestedHost: host, evaluatedNodes, feasibleNodes: feasible.length, scores: pr.table, scoredNodes: feasible } };
+  }
+
+  /**
+   * findNodesThatPassFilters: visit nodes from nextStartNodeIndex, stop once enough fit, advance
+   * the start index by the number of nodes processed.
+   */
+  findNodesThatPassFilters(fwk: Framework, state: CycleState, pod: Pod, nodes: readonly NodeInfo[], diagnosis = newDiagnosis()):
+    { feasible: NodeInfo[]; error?: Status } {
+    const n = nodes.length;
+    const toFind = numFeasibleNodesToFind(fwk.percentageOfNodesToScore ?? this.percentageOfNodesToScore, n);
+    const feasible: NodeInfo[] = [];
+    const start = this.nextStartNodeIndex % n;
+    if (!fwk.hasFilterPlugins()) {
+      for (let i = 0; i < toFind; i++) feasible.push(nodes[(start + i) % n]);
+      this.nextStartNodeIndex = (start + feasible.length) % n;
+      return { feasible };
+    }
+    let processed = 0;
+    for (let i = 0; i < n && feasible.length < toFind; i++) {
+      const ni = nodes[(start + i) % n];
+      processed++;
+      const s = fwk.runFilter(state, pod, ni);
+      if (s === null) { feasible.push(ni); continue; }
+      if (s.code === Code.Error) return { feasible: [], error: s };
+      diagnosis.nodeToStatus.set(ni.name, s);
+      if (s.plugin) diagnosis.unschedulablePlugins.add(s.plugin);
+    }
+    this.nextStartNodeIndex = (start + processed) % n;
+    return { feasible };
+  }
+
+  prioritize(fwk: Framework, state: CycleState, pod: Pod, feasible: readonly NodeInfo[]): { table: ScoreTable } | { error: Status } {
+    if (!fwk.hasScorePlugins()) {
+      return { table: { plugins: [], weights: [], raw: [], normalized: [], total: new Array(feasible.length).fill(1), skipped: [] } };
+    }
+    const ps = fwk.runPreScore(state, pod, feasible);
+    if (ps !== null) return { error: ps };
+    const { table, status } = fwk.runScore(state, pod, feasible);
+    if (status !== null) return { error: status };
+    return { table };
+  }
+
+  /**
+   * selectHost: the node with the highest total; among equal totals each is chosen with equal
+   * probability by reservoir sampling (the k-th tie replaces the choice with probability 1/k).
+   */
+  selectHost(nodes: readonly NodeInfo[], totals: readonly number[]): string {
+    let best = 0;
+    let cnt = 1;
+    for (let i = 1; i < nodes.length; i++) {
+      if (totals[i] > totals[best]) { best = i; cnt = 1; }
+      else if (totals[i] === totals[best]) {
+        cnt++;
+        if (this.rng.int(cnt) === 0) best = i;
+      }
+    }
+    return nodes[best].name;
+  }
+}
+
+/** Outcome of a full scheduling cycle including PostFilter. */
+export type CycleOutcome =
+  | { kind: 'scheduled'; nodeName: string; result: ScheduleResult; state: CycleState }
+  | { kind: 'unschedulable'; fitError: FitError; postFilter?: PostFilterResult; state: CycleState }
+  | { kind: 'error'; message: string; plugin?: string; state: CycleState };
+
+/**
+ * schedulePod, then — when no node fits — the PostFilter plugins (preemption), whose message
+ * joins the FitError as upstream does ("… preemption: 0/5 nodes are available: …").
+ */
+export function runSchedulingCycle(algo: SchedulingAlgorithm, fwk: Framework, pod: Pod, state = fwk.newCycleState()): CycleOutcome {
+  const out = algo.schedulePod(fwk, state, pod);
+  if (out.kind === 'scheduled') return { kind: 'scheduled', nodeName: out.result.suggestedHost, result: out.result, state };
+  if (out.kind === 'error') return { ...out, state };
+  const fe = out.fitError;
+  if (fwk.plugins.postFilter.length === 0) return { kind: 'unschedulable', fitError: fe, state };
+  const pf = fwk.runPostFilter(state, pod, fe.diagnosis.nodeToStatus);
+  if (pf.status.code === Code.Error) return { kind: 'error', message: pf.status.message(), plugin: pf.status.plugin, state };
+  const msg = pf.status.message();
+  if (msg) fe.diagnosis.postFilterMsg = msg;
+  return { kind: 'unschedulable', fitError: fe, postFilter: pf.status.isSuccess() ? pf.result : pf.result?.nominatedNodeName !== undefined ? pf.result : undefined, state };
+}

@@ -1,0 +1,270 @@
+/**
+ * InterPodAffinity (pkg/scheduler/framework/plugins/interpodaffinity): required pod affinity and
+ * anti-affinity as a filter (the incoming pod's terms, and existing pods' anti-affinity terms
+ * against the incoming pod), preferred terms as a score normalized to 0..100.
+ *
+ * Counts are kept per topology pair "key=value". Example: pod P has required anti-affinity
+ * {app=web, topologyKey=zone}; web pods run on nodes in zone a → antiAffinityCounts {zone=a: 2};
+ * every node labelled zone=a is rejected with "node(s) didn't match pod anti-affinity rules".
+ */
+import type { Labels, Pod } from '../../api/types.js';
+import type { CycleState, StateData } from '../framework/cycle-state.js';
+import { termMatches, PodInfo, type AffinityTerm, type ClusterSnapshot, type NodeInfo, type WeightedAffinityTerm } from '../framework/snapshot.js';
+import { Code, SKIP, Status, type MaybeStatus } from '../framework/status.js';
+import { NOTHING } from '../framework/labels.js';
+import {
+  MAX_NODE_SCORE, type ClusterEventKind, type EnqueueExtensions, type FilterPlugin, type Handle, type PreFilterPlugin,
+  type PreScorePlugin, type ScorePlugin,
+} from '../framework/types.js';
+
+export const NAME = 'InterPodAffinity';
+export const ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH = "node(s) didn't satisfy existing pods anti-affinity rules";
+export const ERR_REASON_AFFINITY_RULES_NOT_MATCH = "node(s) didn't match pod affinity rules";
+export const ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH = "node(s) didn't match pod anti-affinity rules";
+
+const AFFINITY_NOT_MATCH = new Status(Code.UnschedulableAndUnresolvable, [ERR_REASON_AFFINITY_RULES_NOT_MATCH], NAME);
+const ANTI_AFFINITY_NOT_MATCH = new Status(Code.Unschedulable, [ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH], NAME);
+const EXISTING_ANTI_AFFINITY_NOT_MATCH = new Status(Code.Unschedulable, [ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH], NAME);
+
+export interface InterPodAffinityArgs {
+  /** weight of existing pods' required affinity terms that the incoming pod matches (default 1, 0..100) */
+  hardPodAffinityWeight?: number;
+  ignorePreferredTermsOfExistingPods?: boolean;
+}
+
+const PRE_FILTER_KEY = 'PreFilter' + NAME;
+const PRE_SCORE_KEY = 'PreScore' + NAME;
+
+/** topology pair "key\0value" → count */
+type Counts = Map<string, number>;
+const pair = (k: string, v: string) => k + '\0' + v;
+
+function add(m: Counts, k: string, n: number): void {
+  const v = (m.get(k) ?? 0) + n;
+  if (v === 0) m.delete(k); else m.set(k, v);
+}
+
+/** updateWithAffinityTerms: +value on each term's pair when `target` matches ALL terms */
+function updateWithAffinityTerms(m: Counts, target: Pod, nsLabels: Labels | undefined, node: NodeInfo, terms: readonly AffinityTerm[], value: number): void {
+  if (!podMatchesAllAffinityTerms(terms, target, nsLabels)) return;
+  const labels = node.labels;
+  for (const t of terms) {
+    if (Object.prototype.hasOwnProperty.call(labels, t.topologyKey)) add(m, pair(t.topologyKey, labels[t.topologyKey]), value);
+  }
+}
+
+/** updateWithAntiAffinityTerms: +value on the pair of each term `target` matches */
+function updateWithAntiAffinityTerms(m: Counts, target: Pod, nsLabels: Labels | undefined, node: NodeInfo, terms: readonly AffinityTerm[], value: number): void {
+  const labels = node.labels;
+  for (const t of terms) {
+    if (termMatches(t, target, nsLabels) && Object.prototype.hasOwnProperty.call(labels, t.topologyKey)) {
+      add(m, pair(t.topologyKey, labels[t.topologyKey]), value);
+    }
+  }
+}
+
+function podMatchesAllAffinityTerms(terms: readonly AffinityTerm[], pod: Pod, nsLabels?: Labels): boolean {
+  if (terms.length === 0) return false;
+  for (const t of terms) if (!termMatches(t, pod, nsLabels)) return false;
+  return true;
+}
+
+class PreFilterState implements StateData {
+  constructor(
+    readonly podInfo: PodInfo,
+    readonly requiredAffinityTerms: AffinityTerm[],
+    readonly requiredAntiAffinityTerms: AffinityTerm[],
+    readonly namespaceLabels: Labels | undefined,
+    /** existing pods' required anti-affinity terms matching the incoming pod */
+    readonly existingAntiAffinityCounts: Counts,
+    /** existing pods matching all of the incoming pod's required affinity terms */
+    readonly affinityCounts: Counts,
+    /** existing pods matching the incoming pod's required anti-affinity terms */
+    readonly antiAffinityCounts: Counts,
+  ) {}
+
+  clone(): PreFilterState {
+    return new PreFilterState(this.podInfo, this.requiredAffinityTerms, this.requiredAntiAffinityTerms, this.namespaceLabels,
+      new Map(this.existingAntiAffinityCounts), new Map(this.affinityCounts), new Map(this.antiAffinityCounts));
+  }
+
+  updateWithPod(pi: PodInfo, node: NodeInfo, mult: number): void {
+    updateWithAntiAffinityTerms(this.existingAntiAffinityCounts, this.podInfo.pod, this.namespaceLabels, node, pi.requiredAntiAffinityTerms, mult);
+    updateWithAffinityTerms(this.affinityCounts, pi.pod, undefined, node, this.requiredAffinityTerms, mult);
+    updateWithAntiAffinityTerms(this.antiAffinityCounts, pi.pod, undefined, node, this.requiredAntiAffinityTerms, mult);
+  }
+}
+
+interface PreScoreState {
+  /** topologyKey → value → score */
+  topologyScore: Map<string, Map<string, number>>;
+}
+
+export class InterPodAffinity implements PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExtensions {
+  readonly name = NAME;
+  private readonly hardPodAffinityWeight: number;
+  private readonly ignorePreferredTermsOfExistingPods: boolean;
+
+  constructor(args: InterPodAffinityArgs | undefined, private readonly snapshot: ClusterSnapshot) {
+    const w = args?.hardPodAffinityWeight ?? 1;
+    if (!Number.isInteger(w) || w < 0 || w > 100) throw new Error(`InterPodAffinityArgs: hardPodAffinityWeight: Invalid value: ${w}: not in valid range [0, 100]`);
+    this.hardPodAffinityWeight = w;
+    this.ignorePreferredTermsOfExistingPods = args?.ignorePreferredTermsOfExistingPods ?? false;
+  }
+
+  static factory(args: Record<string, unknown> | undefined, h: Handle): InterPodAffinity {
+    return new InterPodAffinity(args as InterPodAffinityArgs | undefined, h.snapshot);
+  }
+
+  eventsToRegister(): ClusterEventKind[] {
+    return ['AssignedPodAdd', 'AssignedPodUpdate', 'AssignedPodDelete', 'NodeAdd', 'NodeUpdate'];
+  }
+
+  private namespaceLabels(pod: Pod): Labels | undefined {
+    return this.snapshot.namespaces.get(pod.metadata.namespace ?? 'default');
+  }
+
+  /**
+   * mergeAffinityTermNamespacesIfNotEmpty: a non-empty namespaceSelector is resolved against the
+   * known namespaces once, into the term's namespace set.
+   */
+  private mergeNamespaces(t: AffinityTerm): AffinityTerm {
+    if (t.namespaceSelector.empty || t.namespaceSelector.nothing) return t;
+    const namespaces = new Set(t.namespaces);
+    for (const [name, labels] of this.snapshot.namespaces) if (t.namespaceSelector.matches(labels)) namespaces.add(name);
+    return { ...t, namespaces, namespaceSelector: NOTHING };
+  }
+
+  // ------------------------------------------------------------ filter
+
+  preFilter(state: CycleState, pod: Pod, nodes: readonly NodeInfo[]): MaybeStatus {
+    const pi = new PodInfo(pod);
+    if (pi.parseError) return new Status(Code.UnschedulableAndUnresolvable, [`parsing pod: ${pi.parseError}`]);
+    const req = pi.requiredAffinityTerms.map((t) => this.mergeNamespaces(t));
+    const anti = pi.requiredAntiAffinityTerms.map((t) => this.mergeNamespaces(t));
+    const nsLabels = this.namespaceLabels(pod);
+
+    const existing: Counts = new Map();
+    for (const ni of this.snapshot.havePodsWithRequiredAntiAffinity()) {
+      for (const ep of ni.podsWithRequiredAntiAffinity) {
+        updateWithAntiAffinityTerms(existing, pod, nsLabels, ni, ep.requiredAntiAffinityTerms, 1);
+      }
+    }
+    const affinity: Counts = new Map();
+    const antiAffinity: Counts = new Map();
+    if (req.length > 0 || anti.length > 0) {
+      for (const ni of nodes) {
+        for (const ep of ni.pods) {
+          updateWithAffinityTerms(affinity, ep.pod, undefined, ni, req, 1);
+          updateWithAntiAffinityTerms(antiAffinity, ep.pod, undefined, ni, anti, 1);
+        }
+      }
+    }
+    if (existing.size === 0 && req.length === 0 && anti.length === 0) return SKIP;
+    state.write(PRE_FILTER_KEY, new PreFilterState(pi, req, anti, nsLabels, existing, affinity, antiAffinity));
+    return null;
+  }
+
+  addPod(state: CycleState, _podToSchedule: Pod, podToAdd: PodInfo, ni: NodeInfo): MaybeStatus {
+    state.read<PreFilterState>(PRE_FILTER_KEY).updateWithPod(podToAdd, ni, 1);
+    return null;
+  }
+
+  removePod(state: CycleState, _podToSchedule: Pod, podToRemove: PodInfo, ni: NodeInfo): MaybeStatus {
+    state.read<PreFilterState>(PRE_FILTER_KEY).updateWithPod(podToRemove, ni, -1);
+    return null;
+  }
+
+  filter(state: CycleState, _pod: Pod, ni: NodeInfo): MaybeStatus {
+    const s = state.read<PreFilterState>(PRE_FILTER_KEY);
+    const labels = ni.labels;
+    // the incoming pod's required affinity
+    let podsExist = true;
+    for (const t of s.requiredAffinityTerms) {
+      if (!Object.prototype.hasOwnProperty.call(labels, t.topologyKey)) return AFFINITY_NOT_MATCH;
+      if ((s.affinityCounts.get(pair(t.topologyKey, labels[t.topologyKey])) ?? 0) <= 0) podsExist = false;
+    }
+    if (!podsExist) {
+      // the first pod of a group with affinity to itself may go anywhere that has the topology labels
+      if (!(s.affinityCounts.size === 0 && podMatchesAllAffinityTerms(s.requiredAffinityTerms, s.podInfo.pod))) return AFFINITY_NOT_MATCH;
+    }
+    // the incoming pod's required anti-affinity
+    if (s.antiAffinityCounts.size > 0) {
+      for (const t of s.requiredAntiAffinityTerms) {
+        if (!Object.prototype.hasOwnProperty.call(labels, t.topologyKey)) continue;
+        if ((s.antiAffinityCounts.get(pair(t.topologyKey, labels[t.topologyKey])) ?? 0) > 0) return ANTI_AFFINITY_NOT_MATCH;
+      }
+    }
+    // existing pods' required anti-affinity
+    if (s.existingAntiAffinityCounts.size > 0) {
+      for (const k in labels) {
+        if ((s.existingAntiAffinityCounts.get(pair(k, labels[k])) ?? 0) > 0) return EXISTING_ANTI_AFFINITY_NOT_MATCH;
+      }
+    }
+    return null;
+  }
+
+  // ------------------------------------------------------------ score
+
+  preScore(state: CycleState, pod: Pod, _filtered: readonly NodeInfo[]): MaybeStatus {
+    const a = pod.spec.affinity;
+    const hasPreferredAffinity = (a?.podAffinity?.preferredDuringSchedulingIgnoredDuringExecution?.length ?? 0) > 0;
+    const hasPreferredAnti = (a?.podAntiAffinity?.preferredDuringSchedulingIgnoredDuringExecution?.length ?? 0) > 0;
+    const hasConstraints = hasPreferredAffinity || hasPreferredAnti;
+    if (this.ignorePreferredTermsOfExistingPods && !hasConstraints) return SKIP;
+    const nodes = hasConstraints ? this.snapshot.list() : this.snapshot.havePodsWithAffinity();
+    const pi = new PodInfo(pod);
+    const prefAff: WeightedAffinityTerm[] = pi.preferredAffinityTerms.map((t) => ({ ...this.mergeNamespaces(t), weight: t.weight }));
+    const prefAnti: WeightedAffinityTerm[] = pi.preferredAntiAffinityTerms.map((t) => ({ ...this.mergeNamespaces(t), weight: t.weight }));
+    const nsLabels = this.namespaceLabels(pod);
+    const topologyScore = new Map<string, Map<string, number>>();
+    const processTerm = (t: AffinityTerm, weight: number, target: Pod, ns: Labels | undefined, node: NodeInfo, mult: number) => {
+      if (!termMatches(t, target, ns)) return;
+      const labels = node.labels;
+      if (!Object.prototype.hasOwnProperty.call(labels, t.topologyKey)) return;
+      let m = topologyScore.get(t.topologyKey);
+      if (!m) { m = new Map(); topologyScore.set(t.topologyKey, m); }
+      const v = labels[t.topologyKey];
+      m.set(v, (m.get(v) ?? 0) + weight * mult);
+    };
+    for (const ni of nodes) {
+      if (Object.keys(ni.labels).length === 0) continue;
+      const podsToProcess = hasConstraints ? ni.pods : ni.podsWithAffinity;
+      for (const ep of podsToProcess) {
+        for (const t of prefAff) processTerm(t, t.weight, ep.pod, undefined, ni, 1);
+        for (const t of prefAnti) processTerm(t, t.weight, ep.pod, undefined, ni, -1);
+        if (this.hardPodAffinityWeight > 0) {
+          for (const t of ep.requiredAffinityTerms) processTerm(t, this.hardPodAffinityWeight, pod, nsLabels, ni, 1);
+        }
+        for (const t of ep.preferredAffinityTerms) processTerm(t, t.weight, pod, nsLabels, ni, 1);
+        for (const t of ep.preferredAntiAffinityTerms) processTerm(t, t.weight, pod, nsLabels, ni, -1);
+      }
+    }
+    if (topologyScore.size === 0) return SKIP;
+    state.write(PRE_SCORE_KEY, { topologyScore } satisfies PreScoreState);
+    return null;
+  }
+
+  score(state: CycleState, _pod: Pod, ni: NodeInfo): number {
+    const s = state.read<PreScoreState>(PRE_SCORE_KEY);
+    const labels = ni.labels;
+    let score = 0;
+    for (const [key, values] of s.topologyScore) {
+      if (Object.prototype.hasOwnProperty.call(labels, key)) score += values.get(labels[key]) ?? 0;
+    }
+    return score;
+  }
+
+  normalizeScore(state: CycleState, _pod: Pod, _nodes: readonly NodeInfo[], scores: number[]): MaybeStatus {
+    const s = state.tryRead<PreScoreState>(PRE_SCORE_KEY);
+    if (!s || s.topologyScore.size === 0) return null;
+    let min = Infinity;
+    let max = -Infinity;
+    for (const v of scores) { if (v > max) max = v; if (v < min) min = v; }
+    const diff = max - min;
+    for (let i = 0; i < scores.length; i++) {
+      scores[i] = diff > 0 ? Math.trunc(MAX_NODE_SCORE * ((scores[i] - min) / diff)) : 0;
+    }
+    return null;
+  }
+}

@@ -1,0 +1,396 @@
+/**
+ * PodTopologySpread (pkg/scheduler/framework/plugins/podtopologyspread): DoNotSchedule
+ * constraints as a filter, ScheduleAnyway constraints as a score, and the system default
+ * constraints (hostname maxSkew 3, zone maxSkew 5, ScheduleAnyway) for pods without their own,
+ * selected through the Services / ReplicaSets / StatefulSets that match the pod.
+ *
+ * Feature gates are taken as in current releases: minDomains, nodeAffinityPolicy /
+ * nodeTaintsPolicy (NodeInclusionPolicy) and matchLabelKeys are all enabled.
+ *
+ * Worked example (filter), zones a:{n1,n2} b:{n3}, 2 matching pods in a, 0 in b, maxSkew 1:
+ *   TpValueToMatchNum = {a:2, b:0}; global minimum 0
+ *   node n1 (zone a): 2 + 1(self-match) − 0 = 3 > 1  → Unschedulable
+ *   node n3 (zone b): 0 + 1 − 0 = 1 ≤ 1               → fits
+ */
+import type { LabelSelector, Labels, Pod, TopologySpreadConstraint } from '../../api/types.js';
+import type { CycleState, StateData } from '../framework/cycle-state.js';
+import { compileSelector, EVERYTHING, requiredNodeAffinityMatches, SelectorError, untoleratedTaint, type Selector } from '../framework/labels.js';
+import { LABEL_HOSTNAME, LABEL_ZONE, type ClusterSnapshot, type NodeInfo, type PodInfo } from '../framework/snapshot.js';
+import { Code, errorStatus, SKIP, Status, type MaybeStatus } from '../framework/status.js';
+import {
+  MAX_NODE_SCORE, type ClusterEventKind, type ClusterObjects, type EnqueueExtensions, type FilterPlugin, type Handle,
+  type PreFilterPlugin, type PreScorePlugin, type ScorePlugin,
+} from '../framework/types.js';
+
+export const NAME = 'PodTopologySpread';
+export const ERR_REASON_CONSTRAINTS_NOT_MATCH = "node(s) didn't match pod topology spread constraints";
+export const ERR_REASON_NODE_LABEL_NOT_MATCH = ERR_REASON_CONSTRAINTS_NOT_MATCH + ' (missing required label)';
+
+const CONSTRAINTS_NOT_MATCH = new Status(Code.Unschedulable, [ERR_REASON_CONSTRAINTS_NOT_MATCH], NAME);
+const NODE_LABEL_NOT_MATCH = new Status(Code.UnschedulableAndUnresolvable, [ERR_REASON_NODE_LABEL_NOT_MATCH], NAME);
+
+/** upstream systemDefaultConstraints */
+export const SYSTEM_DEFAULT_CONSTRAINTS: TopologySpreadConstraint[] = [
+  { topologyKey: LABEL_HOSTNAME, whenUnsatisfiable: 'ScheduleAnyway', maxSkew: 3 },
+  { topologyKey: LABEL_ZONE, whenUnsatisfiable: 'ScheduleAnyway', maxSkew: 5 },
+];
+
+export interface PodTopologySpreadArgs {
+  defaultConstraints?: TopologySpreadConstraint[];
+  /** 'System' (default) or 'List' */
+  defaultingType?: 'System' | 'List';
+}
+
+/** A constraint with its selector parsed (upstream topologySpreadConstraint). */
+interface Constraint {
+  maxSkew: number;
+  topologyKey: string;
+  selector: Selector;
+  minDomains: number;
+  nodeAffinityPolicy: 'Honor' | 'Ignore';
+  nodeTaintsPolicy: 'Honor' | 'Ignore';
+}
+
+/** Two lowest-count domains of a constraint (upstream criticalPaths). */
+class CriticalPaths {
+  v0 = ''; n0 = 0x7fffffff;
+  v1 = ''; n1 = 0x7fffffff;
+
+  update(tpVal: string, num: number): void {
+    if (tpVal === this.v0 || tpVal === this.v1) {
+      if (tpVal === this.v0) this.n0 = num; else this.n1 = num;
+      if (this.n0 > this.n1) {
+        [this.v0, this.n0, this.v1, this.n1] = [this.v1, this.n1, this.v0, this.n0];
+      }
+    } else if (num < this.n0) {
+      this.v1 = this.v0; this.n1 = this.n0;
+      this.v0 = tpVal; this.n0 = num;
+    } else if (num < this.n1) {
+      this.v1 = tpVal; this.n1 = num;
+    }
+  }
+
+  clone(): CriticalPaths {
+    const c = new CriticalPaths();
+    c.v0 = this.v0; c.n0 = this.n0; c.v1 = this.v1; c.n1 = this.n1;
+    return c;
+  }
+}
+
+class PreFilterState implements StateData {
+  constructor(
+    readonly constraints: Constraint[],
+    readonly criticalPaths: CriticalPaths[],
+    readonly tpValueToMatchNum: Map<string, number>[],
+  ) {}
+
+  /** the global minimum for skew, 0 while fewer than minDomains domains exist */
+  minMatchNum(i: number, minDomains: number): number {
+    return this.tpValueToMatchNum[i].size < minDomains ? 0 : this.criticalPaths[i].n0;
+  }
+
+  clone(): PreFilterState {
+    return new PreFilterState(this.constraints, this.criticalPaths.map((p) => p.clone()), this.tpValueToMatchNum.map((m) => new Map(m)));
+  }
+}
+
+interface PreScoreState {
+  constraints: Constraint[];
+  ignoredNodes: Set<string>;
+  /** per constraint: topology value → matching pods (hostname constraints counted per node at Score) */
+  topologyValueToPodCounts: Map<string, number>[];
+  topologyNormalizingWeight: number[];
+}
+
+const PRE_FILTER_KEY = 'PreFilter' + NAME;
+const PRE_SCORE_KEY = 'PreScore' + NAME;
+
+function hasKeys(labels: Labels, constraints: readonly Constraint[]): boolean {
+  for (const c of constraints) if (!Object.prototype.hasOwnProperty.call(labels, c.topologyKey)) return false;
+  return true;
+}
+
+function countPodsMatchSelector(pods: readonly PodInfo[], selector: Selector, ns: string): number {
+  let n = 0;
+  for (const p of pods) {
+    // terminating pods do not count (kubernetes#87621)
+    if (p.pod.metadata.deletionTimestamp || (p.pod.metadata.namespace ?? 'default') !== ns) continue;
+    if (selector.matches(p.pod.metadata.labels)) n++;
+  }
+  return n;
+}
+
+/** topologyNormalizingWeight: ln(size + 2) */
+export function topologyNormalizingWeight(size: number): number {
+  return Math.log(size + 2);
+}
+
+/** Go's math.Round: half away from zero */
+function goRound(x: number): number {
+  return x < 0 ? -Math.round(-x) : Math.round(x);
+}
+
+export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExtensions {
+  readonly name = NAME;
+  private readonly defaultConstraints: TopologySpreadConstraint[];
+  private readonly systemDefaulted: boolean;
+
+  constructor(args: PodTopologySpreadArgs | undefined, private readonly snapshot: ClusterSnapshot, private readonly objects: ClusterObjects = {}) {
+    const type = args?.defaultingType ?? 'System';
+    if (type === 'System') {
+      if (args?.defaultConstraints?.length) throw new Error('PodTopologySpreadArgs: defaultConstraints: Invalid value: when .defaultingType is "System", .defaultConstraints must be empty');
+      this.defaultConstraints = SYSTEM_DEFAULT_CONSTRAINTS;
+      this.systemDefaulted = true;
+    } else {
+      this.defaultConstraints = args?.defaultConstraints ?? [];
+      this.systemDefaulted = false;
+    }
+  }
+
+  static factory(args: Record<string, unknown> | undefined, h: Handle): PodTopologySpread {
+    return new PodTopologySpread(args as PodTopologySpreadArgs | undefined, h.snapshot, h.objects);
+  }
+
+  eventsToRegister(): ClusterEventKind[] {
+    return ['AssignedPodAdd', 'AssignedPodUpdate', 'AssignedPodDelete', 'NodeAdd', 'NodeDelete', 'NodeUpdate'];
+  }
+
+  // ------------------------------------------------------------ constraints
+
+  private filterConstraints(list: readonly TopologySpreadConstraint[], podLabels: Labels, action: string, selectorOverride?: Selector): Constraint[] {
+    const out: Constraint[] = [];
+    for (const c of list) {
+      if (c.whenUnsatisfiable !== action) continue;
+      let selector: Selector;
+      if (selectorOverride) selector = selectorOverride;
+      else {
+        let sel: LabelSelector | undefined = c.labelSelector;
+        if (sel && c.matchLabelKeys?.length) {
+          const exprs = [...(sel.matchExpressions ?? [])];
+          for (const k of c.matchLabelKeys) if (k in podLabels) exprs.push({ key: k, operator: 'In', values: [podLabels[k]] });
+          sel = { ...sel, matchExpressions: exprs };
+        }
+        selector = compileSelector(sel);
+      }
+      out.push({
+        maxSkew: c.maxSkew,
+        topologyKey: c.topologyKey,
+        selector,
+        minDomains: c.minDomains ?? 1,
+        nodeAffinityPolicy: c.nodeAffinityPolicy ?? 'Honor',
+        nodeTaintsPolicy: c.nodeTaintsPolicy ?? 'Ignore',
+      });
+    }
+    return out;
+  }
+
+  /** helper.DefaultSelector: the selectors of the Services, ReplicaSets, … that select the pod, ANDed */
+  private defaultSelector(pod: Pod): Selector | undefined {
+    const ns = pod.metadata.namespace ?? 'default';
+    const labels = pod.metadata.labels ?? {};
+    const matchLabels: Labels = {};
+    const exprs: NonNullable<LabelSelector['matchExpressions']> = [];
+    let any = false;
+    for (const svc of this.objects.services ?? []) {
+      if ((svc.metadata.namespace ?? 'default') !== ns) continue;
+      const sel = svc.spec?.selector;
+      if (!sel || Object.keys(sel).length === 0) continue;
+      if (!Object.entries(sel).every(([k, v]) => labels[k] === v)) continue;
+      Object.assign(matchLabels, sel);
+      any = true;
+    }
+    const controllers = [...(this.objects.replicaSets ?? []), ...(this.objects.others ?? [])] as { metadata: { namespace?: string }; spec?: { selector?: unknown } }[];
+    for (const c of controllers) {
+      if ((c.metadata.namespace ?? 'default') !== ns) continue;
+      const sel = c.spec?.selector as LabelSelector | undefined;
+      if (!sel) continue;
+      let compiled: Selector;
+      try { compiled = compileSelector(sel); } catch { continue; }
+      if (compiled.empty || !compiled.matches(labels)) continue;
+      for (const [k, v] of Object.entries(sel.matchLabels ?? {})) exprs.push({ key: k, operator: 'In', values: [v] });
+      exprs.push(...(sel.matchExpressions ?? []));
+      any = true;
+    }
+    if (!any) return undefined;
+    return compileSelector({ matchLabels, matchExpressions: exprs });
+  }
+
+  private buildDefaultConstraints(pod: Pod, action: string): Constraint[] {
+    const cs = this.filterConstraints(this.defaultConstraints, pod.metadata.labels ?? {}, action, EVERYTHING);
+    if (cs.length === 0) return [];
+    const sel = this.defaultSelector(pod);
+    if (!sel || sel.empty) return [];
+    for (const c of cs) c.selector = sel;
+    return cs;
+  }
+
+  private getConstraints(pod: Pod, action: 'DoNotSchedule' | 'ScheduleAnyway'): Constraint[] {
+    const own = pod.spec.topologySpreadConstraints ?? [];
+    if (own.length > 0) return this.filterConstraints(own, pod.metadata.labels ?? {}, action);
+    return this.buildDefaultConstraints(pod, action);
+  }
+
+  private matchNodeInclusionPolicies(c: Constraint, pod: Pod, ni: NodeInfo): boolean {
+    if (c.nodeAffinityPolicy === 'Honor' && !requiredNodeAffinityMatches(pod, ni.node)) return false;
+    if (c.nodeTaintsPolicy === 'Honor' && untoleratedTaint(ni.node, pod.spec.tolerations) !== undefined) return false;
+    return true;
+  }
+
+  // ------------------------------------------------------------ filter
+
+  preFilter(state: CycleState, pod: Pod, nodes: readonly NodeInfo[]): MaybeStatus {
+    let constraints: Constraint[];
+    try {
+      constraints = this.getConstraints(pod, 'DoNotSchedule');
+    } catch (e) {
+      if (e instanceof SelectorError) return errorStatus(`get constraints from pod: ${e.message}`);
+      throw e;
+    }
+    if (constraints.length === 0) return SKIP;
+    const ns = pod.metadata.namespace ?? 'default';
+    const counts = constraints.map(() => new Map<string, number>());
+    for (const ni of nodes) {
+      const labels = ni.labels;
+      if (!hasKeys(labels, constraints)) continue;
+      for (let i = 0; i < constraints.length; i++) {
+        const c = constraints[i];
+        if (!this.matchNodeInclusionPolicies(c, pod, ni)) continue;
+        const v = labels[c.topologyKey];
+        counts[i].set(v, (counts[i].get(v) ?? 0) + countPodsMatchSelector(ni.pods, c.selector, ns));
+      }
+    }
+    const paths = constraints.map((_, i) => {
+      const p = new CriticalPaths();
+      for (const [v, n] of counts[i]) p.update(v, n);
+      return p;
+    });
+    state.write(PRE_FILTER_KEY, new PreFilterState(constraints, paths, counts));
+    return null;
+  }
+
+  private updateWithPod(s: PreFilterState, updated: Pod, preemptor: Pod, ni: NodeInfo, delta: number): void {
+    if ((updated.metadata.namespace ?? 'default') !== (preemptor.metadata.namespace ?? 'default')) return;
+    if (!hasKeys(ni.labels, s.constraints)) return;
+    for (let i = 0; i < s.constraints.length; i++) {
+      const c = s.constraints[i];
+      if (!c.selector.matches(updated.metadata.labels)) continue;
+      if (!this.matchNodeInclusionPolicies(c, preemptor, ni)) continue;
+      const v = ni.labels[c.topologyKey];
+      const n = (s.tpValueToMatchNum[i].get(v) ?? 0) + delta;
+      s.tpValueToMatchNum[i].set(v, n);
+      s.criticalPaths[i].update(v, n);
+    }
+  }
+
+  addPod(state: CycleState, podToSchedule: Pod, podToAdd: PodInfo, ni: NodeInfo): MaybeStatus {
+    this.updateWithPod(state.read<PreFilterState>(PRE_FILTER_KEY), podToAdd.pod, podToSchedule, ni, 1);
+    return null;
+  }
+
+  removePod(state: CycleState, podToSchedule: Pod, podToRemove: PodInfo, ni: NodeInfo): MaybeStatus {
+    this.updateWithPod(state.read<PreFilterState>(PRE_FILTER_KEY), podToRemove.pod, podToSchedule, ni, -1);
+    return null;
+  }
+
+  filter(state: CycleState, pod: Pod, ni: NodeInfo): MaybeStatus {
+    const s = state.read<PreFilterState>(PRE_FILTER_KEY);
+    if (s.constraints.length === 0) return null;
+    const labels = ni.labels;
+    const podLabels = pod.metadata.labels;
+    for (let i = 0; i < s.constraints.length; i++) {
+      const c = s.constraints[i];
+      if (!Object.prototype.hasOwnProperty.call(labels, c.topologyKey)) return NODE_LABEL_NOT_MATCH;
+      const minMatch = s.minMatchNum(i, c.minDomains);
+      const self = c.selector.matches(podLabels) ? 1 : 0;
+      const matchNum = s.tpValueToMatchNum[i].get(labels[c.topologyKey]) ?? 0;
+      if (matchNum + self - minMatch > c.maxSkew) return CONSTRAINTS_NOT_MATCH;
+    }
+    return null;
+  }
+
+  // ------------------------------------------------------------ score
+
+  preScore(state: CycleState, pod: Pod, filtered: readonly NodeInfo[]): MaybeStatus {
+    const all = this.snapshot.list();
+    if (all.length === 0) return SKIP;
+    const requireAll = (pod.spec.topologySpreadConstraints?.length ?? 0) > 0 || !this.systemDefaulted;
+    let constraints: Constraint[];
+    try {
+      constraints = this.getConstraints(pod, 'ScheduleAnyway');
+    } catch (e) {
+      if (e instanceof SelectorError) return errorStatus(`obtaining pod's soft topology spread constraints: ${e.message}`);
+      throw e;
+    }
+    if (constraints.length === 0) return SKIP;
+    const s: PreScoreState = {
+      constraints,
+      ignoredNodes: new Set(),
+      topologyValueToPodCounts: constraints.map(() => new Map()),
+      topologyNormalizingWeight: [],
+    };
+    const topoSize = constraints.map(() => 0);
+    for (const ni of filtered) {
+      if (requireAll && !hasKeys(ni.labels, constraints)) { s.ignoredNodes.add(ni.name); continue; }
+      for (let i = 0; i < constraints.length; i++) {
+        const c = constraints[i];
+        if (c.topologyKey === LABEL_HOSTNAME) continue;
+        const v = ni.labels[c.topologyKey];
+        if (!s.topologyValueToPodCounts[i].has(v)) { s.topologyValueToPodCounts[i].set(v, 0); topoSize[i]++; }
+      }
+    }
+    s.topologyNormalizingWeight = constraints.map((c, i) =>
+      topologyNormalizingWeight(c.topologyKey === LABEL_HOSTNAME ? filtered.length - s.ignoredNodes.size : topoSize[i]));
+    const ns = pod.metadata.namespace ?? 'default';
+    for (const ni of all) {
+      if (requireAll && !hasKeys(ni.labels, constraints)) continue;
+      for (let i = 0; i < constraints.length; i++) {
+        const c = constraints[i];
+        if (!this.matchNodeInclusionPolicies(c, pod, ni)) continue;
+        const v = ni.labels[c.topologyKey];
+        const m = s.topologyValueToPodCounts[i];
+        const cur = m.get(v);
+        if (cur === undefined) continue;
+        m.set(v, cur + countPodsMatchSelector(ni.pods, c.selector, ns));
+      }
+    }
+    state.write(PRE_SCORE_KEY, s);
+    return null;
+  }
+
+  score(state: CycleState, pod: Pod, ni: NodeInfo): number {
+    const s = state.read<PreScoreState>(PRE_SCORE_KEY);
+    if (s.ignoredNodes.has(ni.name)) return 0;
+    const labels = ni.labels;
+    const ns = pod.metadata.namespace ?? 'default';
+    let score = 0;
+    for (let i = 0; i < s.constraints.length; i++) {
+      const c = s.constraints[i];
+      if (!Object.prototype.hasOwnProperty.call(labels, c.topologyKey)) continue;
+      const cnt = c.topologyKey === LABEL_HOSTNAME
+        ? countPodsMatchSelector(ni.pods, c.selector, ns)
+        : s.topologyValueToPodCounts[i].get(labels[c.topologyKey]) ?? 0;
+      score += cnt * s.topologyNormalizingWeight[i] + (c.maxSkew - 1);
+    }
+    return goRound(score);
+  }
+
+  normalizeScore(state: CycleState, _pod: Pod, nodes: readonly NodeInfo[], scores: number[]): MaybeStatus {
+    const s = state.tryRead<PreScoreState>(PRE_SCORE_KEY);
+    if (!s) return null;
+    let minScore = Number.MAX_SAFE_INTEGER;
+    let maxScore = 0;
+    const ignored = new Array<boolean>(scores.length);
+    for (let i = 0; i < scores.length; i++) {
+      ignored[i] = s.ignoredNodes.has(nodes[i].name);
+      if (ignored[i]) continue;
+      if (scores[i] < minScore) minScore = scores[i];
+      if (scores[i] > maxScore) maxScore = scores[i];
+    }
+    for (let i = 0; i < scores.length; i++) {
+      if (ignored[i]) { scores[i] = 0; continue; }
+      if (maxScore === 0) { scores[i] = MAX_NODE_SCORE; continue; }
+      scores[i] = Math.trunc((MAX_NODE_SCORE * (maxScore + minScore - scores[i])) / maxScore);
+    }
+    return null;
+  }
+}
