@@ -15,3 +15,4 @@ export * from './service.js';
 export * from './endpoints.js';
 export * from './topology.js';
 export * from './tracker.js';
+export * from './manifests.js';
