@@ -154,6 +154,11 @@ export interface FilterScoreOptions {
   allReasons?: boolean;
   /** skip scoring (filter only), e.g. for capacity "does it fit anywhere" questions */
   skipScore?: boolean;
+  /**
+   * run no filter: every examined node is feasible and scored (how upstream's plugin unit tests call
+   * Score on every node; also "what would this node score" questions)
+   */
+  ignoreFilters?: boolean;
 }
 
 /** Values of the per-node `status` column. */

@@ -1,0 +1,49 @@
+import { compiledKernel } from '../../util/wasm.js';
+import type { NodeTable } from '../nodetable/table.js';
+import type { PodQuery } from '../nodetable/podquery.js';
+import { KF_ALL_REASONS, KF_IGNORE_FILTERS, KF_SKIP_SCORE, RESERVED_LOW } from '../nodetable/layout.js';
+import { KernelOutput } from './output.js';
+import type { FilterScoreOptions, Kernel } from './types.js';
+
+interface SchedulerExports {
+  filterAndScore(table: number, query: number, out: number, start: number, numToFind: number, flags: number): number;
+  heapBase(): number;
+}
+
+/**
+ * The AssemblyScript kernel (assembly/scheduler.ts → build/scheduler.wasm). One instance per
+ * NodeTable memory: the module imports the table's WebAssembly.Memory, so it reads the columns in
+ * place — one call per pod, no copying, i32 arguments only.
+ */
+export class WasmKernel implements Kernel<NodeTable, PodQuery, KernelOutput> {
+  readonly name = 'wasm' as const;
+  private readonly instances = new WeakMap<WebAssembly.Memory, SchedulerExports>();
+
+  private exportsFor(table: NodeTable): SchedulerExports {
+    const memory = table.mem.memory;
+    let ex = this.instances.get(memory);
+    if (!ex) {
+      const instance = new WebAssembly.Instance(compiledKernel('scheduler'), {
+        env: {
+          memory,
+          abort(_msg: number, _file: number, line: number, col: number): never {
+            throw new Error(`kubesim: WASM kernel scheduler aborted at ${line}:${col}`);
+          },
+        },
+      });
+      ex = instance.exports as unknown as SchedulerExports;
+      if (ex.heapBase() > RESERVED_LOW) throw new Error(`kubesim: scheduler.wasm static data (${ex.heapBase()} B) exceeds the reserved ${RESERVED_LOW} B`);
+      this.instances.set(memory, ex);
+    }
+    return ex;
+  }
+
+  filterAndScore(table: NodeTable, query: PodQuery, out: KernelOutput, opts: FilterScoreOptions = {}): number {
+    query.assertFresh();
+    table.prepare();
+    out.ensure();
+    const ex = this.exportsFor(table);
+    const flags = (opts.allReasons ? KF_ALL_REASONS : 0) | (opts.skipScore ? KF_SKIP_SCORE : 0) | (opts.ignoreFilters ? KF_IGNORE_FILTERS : 0);
+    return ex.filterAndScore(table.header, query.addr, out.addr, opts.start ?? 0, opts.numNodesToFind ?? 0, flags);
+  }
+}

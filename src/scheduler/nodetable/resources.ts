@@ -1,0 +1,119 @@
+import type { Container, Node, Pod, ResourceList } from '../../api/types.js';
+import { bytes, cpuMillis } from '../../api/quantity.js';
+
+/** upstream schedutil.DefaultMilliCPURequest / DefaultMemoryRequest: used for scoring when a container requests none */
+export const DEFAULT_MILLI_CPU_REQUEST = 100;
+export const DEFAULT_MEMORY_REQUEST = 200 * 1024 * 1024;
+
+/** Resource amounts in the scheduler's integer units: cpu in millicores, everything else in units (Value()). */
+export type ResourceAmounts = Map<string, number>;
+
+/** A bad quantity in a pod or node, named by object and field (no stack trace at the CLI). */
+export class ResourceParseError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ResourceParseError';
+  }
+}
+
+function amount(name: string, q: string | number, where: string): number {
+  try {
+    return name === 'cpu' ? cpuMillis(q) : bytes(q);
+  } catch (e) {
+    throw new ResourceParseError(`${where}: invalid quantity ${JSON.stringify(q)} for ${name}: ${(e as Error).message}`);
+  }
+}
+
+function addList(into: ResourceAmounts, list: ResourceAmounts): void {
+  for (const [k, v] of list) into.set(k, (into.get(k) ?? 0) + v);
+}
+
+function maxList(into: ResourceAmounts, list: ResourceAmounts): void {
+  for (const [k, v] of list) {
+    const cur = into.get(k);
+    if (cur === undefined || v > cur) into.set(k, v);
+  }
+}
+
+function containerRequests(c: Container, nonMissing: boolean, where: string): ResourceAmounts {
+  const out: ResourceAmounts = new Map();
+  const req = c.resources?.requests;
+  if (req) for (const k of Object.keys(req)) out.set(k, amount(k, req[k], `${where}.resources.requests`));
+  if (nonMissing) {
+    // NonMissingContainerRequests: only a MISSING cpu/memory request gets the default; an explicit 0 stays 0
+    if (!out.has('cpu')) out.set('cpu', DEFAULT_MILLI_CPU_REQUEST);
+    if (!out.has('memory')) out.set('memory', DEFAULT_MEMORY_REQUEST);
+  }
+  return out;
+}
+
+/**
+ * The pod's effective requests as k8s.io/component-helpers resource.PodRequests computes them:
+ * max(Σ regular containers + Σ restartable (sidecar) init containers,
+ *     max over init containers i of (request_i + Σ sidecars declared before i)) + spec.overhead.
+ * With `nonMissing`, missing cpu/memory container requests count as 100m / 200Mi (the scoring
+ * "non-zero" requests of NodeInfo.NonZeroRequested and the LeastAllocated family).
+ * Quantities are rounded up to integers per container (upstream sums exact quantities first;
+ * the two differ only for sub-millicore CPU requests).
+ */
+export function podRequests(pod: Pod, nonMissing = false): ResourceAmounts {
+  const name = `pod ${pod.metadata?.namespace ?? 'default'}/${pod.metadata?.name ?? '?'}`;
+  const reqs: ResourceAmounts = new Map();
+  const containers = pod.spec?.containers ?? [];
+  for (let i = 0; i < containers.length; i++) {
+    addList(reqs, containerRequests(containers[i], nonMissing, `${name}: spec.containers[${i}]`));
+  }
+  const sidecars: ResourceAmounts = new Map();
+  const initMax: ResourceAmounts = new Map();
+  const inits = pod.spec?.initContainers ?? [];
+  for (let i = 0; i < inits.length; i++) {
+    const c = inits[i];
+    const cr = containerRequests(c, nonMissing, `${name}: spec.initContainers[${i}]`);
+    let use: ResourceAmounts;
+    if (c.restartPolicy === 'Always') {
+      addList(reqs, cr); // a sidecar keeps running beside the regular containers
+      addList(sidecars, cr);
+      use = sidecars;
+    } else {
+      use = new Map(cr);
+      addList(use, sidecars);
+    }
+    maxList(initMax, use);
+  }
+  maxList(reqs, initMax);
+  const overhead = pod.spec?.overhead;
+  if (overhead) {
+    for (const k of Object.keys(overhead)) reqs.set(k, (reqs.get(k) ?? 0) + amount(k, overhead[k], `${name}: spec.overhead`));
+  }
+  return reqs;
+}
+
+/** Node allocatable (status.allocatable, falling back to status.capacity as the kubelet would report it). */
+export function nodeAllocatable(node: Node): ResourceAmounts {
+  const list: ResourceList | undefined = node.status?.allocatable ?? node.status?.capacity;
+  const out: ResourceAmounts = new Map();
+  if (!list) return out;
+  const where = `node ${node.metadata?.name ?? '?'}: status.allocatable`;
+  for (const k of Object.keys(list)) out.set(k, amount(k, list[k], where));
+  return out;
+}
+
+/** Upstream IsScalarResourceName: extended (domain-prefixed, not kubernetes.io/), hugepages-*, attachable-volumes-*, or requests.* native prefixed names. */
+export function isScalarResourceName(name: string): boolean {
+  if (name.startsWith('hugepages-') || name.startsWith('attachable-volumes-')) return true;
+  return isExtendedResourceName(name) || isPrefixedNativeResource(name);
+}
+
+function isNativeResource(name: string): boolean {
+  return !name.includes('/') || name.includes('kubernetes.io/');
+}
+
+function isPrefixedNativeResource(name: string): boolean {
+  return name.includes('kubernetes.io/');
+}
+
+/** Upstream IsExtendedResourceName: fully-qualified, outside kubernetes.io/, and not "requests." prefixed. */
+export function isExtendedResourceName(name: string): boolean {
+  if (isNativeResource(name) || name.startsWith('requests.')) return false;
+  return true;
+}

@@ -1,0 +1,174 @@
+// Score plugins against upstream's own test tables (expected numbers copied from the Go tests named
+// in each describe block, not computed by this code).
+import { describe, expect, it } from 'vitest';
+import { ScorePlugin } from '../../../src/scheduler/kernels/types.js';
+import { normalizedImageName } from '../../../src/scheduler/nodetable/podquery.js';
+import { makeNode, makePod, makeResNode, normScores, rawScores, runBoth } from './helpers.js';
+
+const FIT = ScorePlugin.NodeResourcesFit;
+const BAL = ScorePlugin.NodeResourcesBalancedAllocation;
+const IMG = ScorePlugin.ImageLocality;
+const TAINT = ScorePlugin.TaintToleration;
+const AFF = ScorePlugin.NodeAffinity;
+const scoreAll = { ignoreFilters: true };
+const cap = (cpu: string, memory: string, extra: Record<string, string> = {}) => ({ cpu, memory, ...extra });
+const N12 = ['node1', 'node2'];
+
+describe('NodeResourcesFit LeastAllocated (least_allocated_test.go)', () => {
+  const cases: { name: string; pod: ReturnType<typeof makePod>; nodes: [string, string, Record<string, string>?][]; existing?: ReturnType<typeof makePod>[]; want: number[]; resources?: { name: string; weight: number }[] }[] = [
+    { name: 'nothing scheduled, nothing requested', pod: makePod(), nodes: [['4000', '10000'], ['4000', '10000']], want: [100, 100] },
+    { name: 'nothing scheduled, resources requested, differently sized nodes', pod: makePod({ reqs: [{ cpu: '1000', memory: '2000' }, { cpu: '2000', memory: '3000' }] }), nodes: [['4000', '10000'], ['6000', '10000']], want: [37, 50] },
+    { name: 'no resources requested, pods scheduled', pod: makePod(), nodes: [['4000', '10000'], ['4000', '10000']], existing: [makePod({ node: 'node1' }), makePod({ node: 'node1' }), makePod({ node: 'node2' }), makePod({ node: 'node2' })], want: [100, 100] },
+    {
+      name: 'no resources requested, pods scheduled with resources', pod: makePod(), nodes: [['10000', '20000'], ['10000', '20000']],
+      existing: [makePod({ node: 'node1', reqs: [{ cpu: '3000', memory: '0' }] }), makePod({ node: 'node1', reqs: [{ cpu: '3000', memory: '0' }] }), makePod({ node: 'node2', reqs: [{ cpu: '3000', memory: '0' }] }), makePod({ node: 'node2', reqs: [{ cpu: '3000', memory: '5000' }] })],
+      want: [70, 57],
+    },
+    {
+      name: 'resources requested, pods scheduled with resources', pod: makePod({ reqs: [{ cpu: '1000', memory: '2000' }, { cpu: '2000', memory: '3000' }] }), nodes: [['10000', '20000'], ['10000', '20000']],
+      existing: [makePod({ node: 'node1', reqs: [{ cpu: '3000', memory: '0' }] }), makePod({ node: 'node2', reqs: [{ cpu: '3000', memory: '5000' }] })], want: [57, 45],
+    },
+    {
+      name: 'resources requested, pods scheduled with resources, differently sized nodes', pod: makePod({ reqs: [{ cpu: '1000', memory: '2000' }, { cpu: '2000', memory: '3000' }] }), nodes: [['10000', '20000'], ['10000', '50000']],
+      existing: [makePod({ node: 'node1', reqs: [{ cpu: '3000', memory: '0' }] }), makePod({ node: 'node2', reqs: [{ cpu: '3000', memory: '5000' }] })], want: [57, 60],
+    },
+    {
+      name: 'requested resources exceed node capacity', pod: makePod({ reqs: [{ cpu: '3000', memory: '0' }] }), nodes: [['4000', '10000'], ['4000', '10000']],
+      existing: [makePod({ node: 'node1', reqs: [{ cpu: '3000', memory: '0' }] }), makePod({ node: 'node2', reqs: [{ cpu: '3000', memory: '5000' }] })], want: [50, 25],
+    },
+    {
+      name: 'nothing scheduled, resources requested with different weight on CPU and memory', pod: makePod({ reqs: [{ cpu: '1000', memory: '2000' }, { cpu: '2000', memory: '3000' }] }), nodes: [['4000', '10000'], ['6000', '10000']],
+      want: [41, 50], resources: [{ name: 'memory', weight: 2 }, { name: 'cpu', weight: 1 }],
+    },
+    {
+      name: 'bypass extended resource if the pod does not request', pod: makePod({ reqs: [{ cpu: '1000', memory: '2000' }, { cpu: '2000', memory: '3000' }] }), nodes: [['6000', '10000'], ['6000', '10000', { 'abc.com/xyz': '4' }]],
+      want: [50, 50], resources: [{ name: 'cpu', weight: 1 }, { name: 'memory', weight: 1 }, { name: 'abc.com/xyz', weight: 1 }],
+    },
+    {
+      name: 'honor extended resource if the pod requests', pod: makePod({ reqs: [{ cpu: '1000', memory: '2000' }, { cpu: '2000', memory: '3000', 'abc.com/xyz': '2' }] }), nodes: [['6000', '10000', { 'abc.com/xyz': '4' }], ['6000', '10000', { 'abc.com/xyz': '10' }]],
+      want: [50, 60], resources: [{ name: 'cpu', weight: 1 }, { name: 'memory', weight: 1 }, { name: 'abc.com/xyz', weight: 1 }],
+    },
+    {
+      name: "if the node doesn't have a resource", pod: makePod({ reqs: [{ cpu: '3000', memory: '4000' }] }), nodes: [['6000', '10000'], ['6000', '10000', { 'abc.com/xyz': '4' }]],
+      want: [55, 55], resources: [{ name: 'abc.com/xyz', weight: 2 }, { name: 'cpu', weight: 1 }, { name: 'memory', weight: 1 }],
+    },
+  ];
+  for (const c of cases) {
+    it(c.name, () => {
+      const nodes = c.nodes.map(([cpu, mem, extra], i) => makeNode(`node${i + 1}`, { capacity: cap(cpu, mem, extra) }));
+      const r = runBoth(nodes, c.existing ?? [], c.pod, { fit: { type: 'LeastAllocated', resources: c.resources } }, scoreAll);
+      expect(rawScores(r, FIT, N12)).toEqual(c.want);
+    });
+  }
+  it('zero node resources score MinNodeScore', () => {
+    const r = runBoth([makeNode('node1'), makeNode('node2')], [makePod({ node: 'node1', reqs: [{ cpu: '3000', memory: '0' }] }), makePod({ node: 'node2', reqs: [{ cpu: '3000', memory: '5000' }] })], makePod(), {}, scoreAll);
+    expect(rawScores(r, FIT, N12)).toEqual([0, 0]);
+  });
+  it('rejects invalid weights like ValidateNodeResourcesFitArgs', () => {
+    expect(() => runBoth([], [], makePod(), { fit: { type: 'LeastAllocated', resources: [{ name: 'memory', weight: -1 }, { name: 'cpu', weight: 1 }] } })).toThrow(/resources\[0\]\.weight/);
+    expect(() => runBoth([], [], makePod(), { fit: { type: 'LeastAllocated', resources: [{ name: 'memory', weight: 1 }, { name: 'cpu', weight: 101 }] } })).toThrow(/resources\[1\]\.weight/);
+  });
+});
+
+describe('NodeResourcesBalancedAllocation (balanced_allocation_test.go)', () => {
+  const cpuAndMemory = (node?: string) => makePod({ node, reqs: [{ cpu: '1000m', memory: '2000' }, { cpu: '2000m', memory: '3000' }] });
+  const cpuOnly = (node?: string) => makePod({ node, reqs: [{ cpu: '1000m', memory: '0' }, { cpu: '2000m', memory: '0' }] });
+  const cpuAndMemoryAndGPU = (node?: string) => makePod({ node, reqs: [{ cpu: '1000m', memory: '2000' }, { cpu: '2000m', memory: '3000', 'nvidia.com/gpu': '3' }] });
+  const withGpu = [{ name: 'cpu', weight: 1 }, { name: 'memory', weight: 1 }, { name: 'nvidia.com/gpu', weight: 1 }];
+  it('best-effort pod: PreScore skips the plugin (score 0)', () => {
+    const r = runBoth([makeResNode('node1', 4000, 10000), makeResNode('node2', 4000, 10000)], [], makePod(), {}, scoreAll);
+    expect(rawScores(r, BAL, N12)).toEqual([0, 0]);
+  });
+  it('nothing scheduled, resources requested, differently sized nodes', () => {
+    const r = runBoth([makeResNode('node1', 4000, 10000), makeResNode('node2', 6000, 10000)], [], cpuAndMemory(), {}, scoreAll);
+    expect(rawScores(r, BAL, N12)).toEqual([87, 100]);
+  });
+  it('resources requested, pods scheduled with resources', () => {
+    const r = runBoth([makeResNode('node1', 10000, 20000), makeResNode('node2', 10000, 20000)], [cpuOnly('node1'), cpuAndMemory('node2')], cpuAndMemory(), {}, scoreAll);
+    expect(rawScores(r, BAL, N12)).toEqual([82, 95]);
+  });
+  it('resources requested, pods scheduled with resources, differently sized nodes', () => {
+    const r = runBoth([makeResNode('node1', 10000, 20000), makeResNode('node2', 10000, 50000)], [cpuOnly('node1'), cpuAndMemory('node2')], cpuAndMemory(), {}, scoreAll);
+    expect(rawScores(r, BAL, N12)).toEqual([82, 80]);
+  });
+  it('requested resources at node capacity', () => {
+    const r = runBoth([makeResNode('node1', 6000, 10000), makeResNode('node2', 6000, 10000)], [cpuOnly('node1'), cpuAndMemory('node2')], cpuOnly(), {}, scoreAll);
+    expect(rawScores(r, BAL, N12)).toEqual([50, 75]);
+  });
+  it('include scalar resource on a node for balanced resource allocation', () => {
+    const r = runBoth([makeResNode('node1', 3500, 40000, { 'nvidia.com/gpu': 8 }), makeResNode('node2', 3500, 40000, { 'nvidia.com/gpu': 8 })], [cpuAndMemory('node2'), cpuAndMemoryAndGPU('node1')], makePod({ reqs: [{ memory: '0', 'nvidia.com/gpu': '1' }] }), { balancedResources: withGpu }, scoreAll);
+    expect(rawScores(r, BAL, N12)).toEqual([70, 65]);
+  });
+  it('node without the scalar resource should skip the scalar resource', () => {
+    const r = runBoth([makeResNode('node1', 3500, 40000, { 'nvidia.com/gpu': 8 }), makeResNode('node2', 3500, 40000)], [], cpuAndMemory(), { balancedResources: withGpu }, scoreAll);
+    expect(rawScores(r, BAL, N12)).toEqual([63, 63]);
+  });
+});
+
+describe('ImageLocality (image_locality_test.go, current MaxThreshold = 1000Mi × containers)', () => {
+  const mb = 1024 * 1024;
+  const img = (sizeMb: number, ...names: string[]) => ({ names, sizeBytes: sizeMb * mb });
+  const node403002000 = [img(40, 'gcr.io/40:latest', 'gcr.io/40:v1', 'gcr.io/40:v1'), img(300, 'gcr.io/300:latest', 'gcr.io/300:v1'), img(2000, 'gcr.io/2000:latest')];
+  const node25010 = [img(250, 'gcr.io/250:latest'), img(10, 'gcr.io/10:latest', 'gcr.io/10:v1')];
+  const node60040900 = [img(600, 'gcr.io/600:latest'), img(40, 'gcr.io/40:latest'), img(900, 'gcr.io/900:latest')];
+  const node300600900 = [img(300, 'gcr.io/300:latest'), img(600, 'gcr.io/600:latest'), img(900, 'gcr.io/900:latest')];
+  const node400030 = [img(4000, 'gcr.io/4000:latest'), img(30, 'gcr.io/30:latest')];
+  const node203040 = [img(20, 'gcr.io/20:latest'), img(30, 'gcr.io/30:latest'), img(40, 'gcr.io/40:latest')];
+  const N = (...imgs: (typeof node25010 | undefined)[]) => imgs.map((images, i) => makeNode(`node${i + 1}`, { images }));
+  const names = (k: number) => Array.from({ length: k }, (_, i) => `node${i + 1}`);
+  const cases: [string, ReturnType<typeof makeNode>[], ReturnType<typeof makePod>, number[]][] = [
+    ['two images spread on two nodes, prefer the larger image one', N(node403002000, node25010), makePod({ images: ['gcr.io/40', 'gcr.io/250'] }), [0, 5]],
+    ['two images on one node, prefer this node', N(node403002000, node25010), makePod({ images: ['gcr.io/40', 'gcr.io/300'] }), [7, 0]],
+    ['if exceed limit, use limit', N(node400030, node25010), makePod({ images: ['gcr.io/10', 'gcr.io/4000'] }), [100, 0]],
+    ['if exceed limit, use limit (with node which has no images present)', N(node400030, node25010, undefined), makePod({ images: ['gcr.io/10', 'gcr.io/4000'] }), [66, 0, 0]],
+    ['pod with multiple large images, node2 is preferred', N(node60040900, node300600900, undefined), makePod({ images: ['gcr.io/300', 'gcr.io/600', 'gcr.io/900'] }), [32, 36, 0]],
+    ['pod with multiple small images', N(node203040, node400030), makePod({ images: ['gcr.io/30', 'gcr.io/40'] }), [1, 0]],
+  ];
+  for (const [name, nodes, pod, want] of cases) {
+    it(name, () => {
+      expect(rawScores(runBoth(nodes, [], pod, {}, scoreAll), IMG, names(want.length))).toEqual(want);
+    });
+  }
+  it('include InitContainers: two images spread on two nodes, prefer the larger image one', () => {
+    const pod = makePod({ images: ['gcr.io/30'] });
+    pod.spec.initContainers = [{ name: 'init', image: 'gcr.io/300' }];
+    expect(rawScores(runBoth(N(node403002000, node203040), [], pod, {}, scoreAll), IMG, names(2))).toEqual([6, 0]);
+  });
+  it('normalizedImageName (TestNormalizedImageName)', () => {
+    expect(normalizedImageName('root')).toBe('root:latest');
+    expect(normalizedImageName('gcr.io:5000/root')).toBe('gcr.io:5000/root:latest');
+    expect(normalizedImageName('root:tag')).toBe('root:tag');
+    expect(normalizedImageName('root@sha256:abc')).toBe('root@sha256:abc');
+  });
+});
+
+describe('TaintToleration score + NormalizeScore (taint_toleration_test.go)', () => {
+  const P = 'PreferNoSchedule' as const;
+  const ABC = ['nodeA', 'nodeB', 'nodeC'];
+  it('node with taints tolerated by the pod gets a higher score', () => {
+    const r = runBoth([makeNode('nodeA', { taints: [{ key: 'foo', value: 'bar', effect: P }] }), makeNode('nodeB', { taints: [{ key: 'foo', value: 'blah', effect: P }] })], [], makePod({ tolerations: [{ key: 'foo', operator: 'Equal', value: 'bar', effect: P }] }), {}, scoreAll);
+    expect(normScores(r, TAINT, ['nodeA', 'nodeB'])).toEqual([100, 0]);
+  });
+  const three = () => [
+    makeNode('nodeA'),
+    makeNode('nodeB', { taints: [{ key: 'cpu-type', value: 'arm64', effect: P }] }),
+    makeNode('nodeC', { taints: [{ key: 'cpu-type', value: 'arm64', effect: P }, { key: 'disk-type', value: 'ssd', effect: P }] }),
+  ];
+  it('all taints tolerated: same score however many', () => {
+    const r = runBoth(three(), [], makePod({ tolerations: [{ key: 'cpu-type', operator: 'Equal', value: 'arm64', effect: P }, { key: 'disk-type', operator: 'Equal', value: 'ssd', effect: P }] }), {}, scoreAll);
+    expect(normScores(r, TAINT, ABC)).toEqual([100, 100, 100]);
+  });
+  it('the more intolerable taints a node has, the lower score it gets', () => {
+    const r = runBoth(three(), [], makePod({ tolerations: [{ key: 'foo', operator: 'Equal', value: 'bar', effect: P }] }), {}, scoreAll);
+    expect(normScores(r, TAINT, ABC)).toEqual([100, 50, 0]);
+  });
+  it('only PreferNoSchedule taints and tolerations count', () => {
+    const nodes = [makeNode('nodeA'), makeNode('nodeB', { taints: [{ key: 'cpu-type', value: 'arm64', effect: 'NoSchedule' }] }), makeNode('nodeC', { taints: [{ key: 'cpu-type', value: 'arm64', effect: P }, { key: 'disk-type', value: 'ssd', effect: P }] })];
+    const r = runBoth(nodes, [], makePod({ tolerations: [{ key: 'cpu-type', operator: 'Equal', value: 'arm64', effect: 'NoSchedule' }, { key: 'disk-type', operator: 'Equal', value: 'ssd', effect: 'NoSchedule' }] }), {}, scoreAll);
+    expect(normScores(r, TAINT, ABC)).toEqual([100, 100, 0]);
+  });
+  it('no taints and tolerations: lands on node with no taints', () => {
+    const r = runBoth([makeNode('nodeA'), makeNode('nodeB', { taints: [{ key: 'cpu-type', value: 'arm64', effect: P }] })], [], makePod({ tolerations: [] }), {}, scoreAll);
+    expect(normScores(r, TAINT, ['nodeA', 'nodeB'])).toEqual([100, 0]);
+  });
+});
