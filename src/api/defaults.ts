@@ -1,0 +1,170 @@
+/**
+ * Defaulting the apiserver applies on create/update (pkg/apis/{core,apps,…}/v1/defaults.go) and the status
+ * a new object starts with (each registry strategy's PrepareForCreate), for the fields kubesim's
+ * components read. What is defaulted is listed in docs/api.md; everything else is left as given.
+ */
+import { parseQuantity } from './quantity.js';
+import type { Container, KubeObject, PodSpec, ResourceList } from './types.js';
+
+type Obj = Record<string, any>;
+
+/** SetDefaults_PodSpec / SetDefaults_Container subset + requests default to limits. */
+export function defaultPodSpec(spec: PodSpec | undefined): void {
+  if (!spec || typeof spec !== 'object') return;
+  spec.restartPolicy ??= 'Always';
+  spec.terminationGracePeriodSeconds ??= 30;
+  (spec as Obj).dnsPolicy ??= 'ClusterFirst';
+  spec.schedulerName ??= 'default-scheduler';
+  (spec as Obj).securityContext ??= {};
+  (spec as Obj).enableServiceLinks ??= true;
+  spec.preemptionPolicy ??= 'PreemptLowerPriority';
+  spec.priority ??= 0;
+  for (const list of [spec.containers, spec.initContainers]) {
+    if (!Array.isArray(list)) continue;
+    for (const c of list) if (c && typeof c === 'object') defaultContainer(c);
+  }
+}
+
+/** DefaultTolerationSeconds admission (pods, on create): tolerate not-ready/unreachable for 300 s. */
+export function defaultTolerationSeconds(spec: PodSpec | undefined): void {
+  if (!spec || typeof spec !== 'object') return;
+  if (spec.tolerations !== undefined && !Array.isArray(spec.tolerations)) return;
+  const tol = (spec.tolerations ??= []);
+  for (const key of ['node.kubernetes.io/not-ready', 'node.kubernetes.io/unreachable']) {
+    const has = tol.some((t) => t && (t.key === key || (t.operator === 'Exists' && !t.key)) && (!t.effect || t.effect === 'NoExecute'));
+    if (!has) tol.push({ key, operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 });
+  }
+}
+
+function defaultContainer(c: Container): void {
+  if (c.imagePullPolicy === undefined && typeof c.image === 'string') {
+    // SetDefaults_Container: Always for :latest or untagged images, else IfNotPresent
+    const afterSlash = c.image.slice(c.image.lastIndexOf('/') + 1);
+    const tagged = afterSlash.includes(':') || c.image.includes('@');
+    c.imagePullPolicy = !tagged || c.image.endsWith(':latest') ? 'Always' : 'IfNotPresent';
+  }
+  (c as Obj).terminationMessagePath ??= '/dev/termination-log';
+  (c as Obj).terminationMessagePolicy ??= 'File';
+  if (Array.isArray(c.ports)) for (const p of c.ports) if (p && typeof p === 'object') p.protocol ??= 'TCP';
+  const r = c.resources;
+  if (r && typeof r === 'object' && r.limits && typeof r.limits === 'object') {
+    // SetDefaults_ResourceRequirements: a limit without a request sets the request
+    const req: ResourceList = (r.requests ??= {});
+    for (const [k, v] of Object.entries(r.limits)) if (req[k] === undefined) req[k] = v;
+  }
+  c.resources ??= {};
+}
+
+/** The pod's QoS class (qos.GetPodQOS) from cpu/memory requests and limits of all containers. */
+export function podQOSClass(spec: PodSpec | undefined): 'Guaranteed' | 'Burstable' | 'BestEffort' {
+  const containers = [...(spec?.containers ?? []), ...(spec?.initContainers ?? [])];
+  let anyRequestOrLimit = false;
+  let guaranteed = true;
+  for (const c of containers) {
+    const req = c?.resources?.requests ?? {};
+    const lim = c?.resources?.limits ?? {};
+    for (const name of ['cpu', 'memory']) {
+      const rq = req[name];
+      const lm = lim[name];
+      if (isNonZero(rq) || isNonZero(lm)) anyRequestOrLimit = true;
+      if (lm === undefined || !isNonZero(lm)) guaranteed = false;
+      else if (rq !== undefined && !sameQuantity(rq, lm)) guaranteed = false;
+    }
+  }
+  if (!anyRequestOrLimit) return 'BestEffort';
+  return guaranteed ? 'Guaranteed' : 'Burstable';
+}
+
+function isNonZero(v: string | number | undefined): boolean {
+  if (v === undefined) return false;
+  try {
+    return !parseQuantity(v).isZero();
+  } catch {
+    return false;
+  }
+}
+
+function sameQuantity(a: string | number, b: string | number): boolean {
+  try {
+    return parseQuantity(a).cmp(parseQuantity(b)) === 0;
+  } catch {
+    return false;
+  }
+}
+
+/** Defaults applied to every object of a kind, on create and update. */
+export function applyDefaults(obj: KubeObject): void {
+  const o = obj as Obj;
+  switch (obj.kind) {
+    case 'Pod':
+      defaultPodSpec(o.spec);
+      break;
+    case 'Deployment': {
+      const s = o.spec;
+      if (!s || typeof s !== 'object') break;
+      s.replicas ??= 1;
+      s.revisionHistoryLimit ??= 10;
+      s.progressDeadlineSeconds ??= 600;
+      s.strategy ??= {};
+      s.strategy.type ??= 'RollingUpdate';
+      if (s.strategy.type === 'RollingUpdate') {
+        s.strategy.rollingUpdate ??= {};
+        s.strategy.rollingUpdate.maxUnavailable ??= '25%';
+        s.strategy.rollingUpdate.maxSurge ??= '25%';
+      }
+      defaultPodSpec(s.template?.spec);
+      break;
+    }
+    case 'ReplicaSet': {
+      const s = o.spec;
+      if (!s || typeof s !== 'object') break;
+      s.replicas ??= 1;
+      defaultPodSpec(s.template?.spec);
+      break;
+    }
+    case 'Service': {
+      const s = o.spec;
+      if (!s || typeof s !== 'object') break;
+      s.type ??= 'ClusterIP';
+      if (s.type !== 'ExternalName') {
+        s.sessionAffinity ??= 'None';
+        s.internalTrafficPolicy ??= 'Cluster';
+        if (s.type === 'NodePort' || s.type === 'LoadBalancer') s.externalTrafficPolicy ??= 'Cluster';
+      }
+      if (Array.isArray(s.ports)) {
+        for (const p of s.ports) {
+          if (!p || typeof p !== 'object') continue;
+          p.protocol ??= 'TCP';
+          if (p.targetPort === undefined || p.targetPort === 0 || p.targetPort === '') p.targetPort = p.port;
+        }
+      }
+      break;
+    }
+    case 'EndpointSlice':
+      if (Array.isArray(o.ports)) for (const p of o.ports) if (p && typeof p === 'object') p.protocol ??= 'TCP';
+      break;
+  }
+}
+
+/** The status an object starts with (registry PrepareForCreate); Node keeps its status. */
+export function initialStatus(obj: KubeObject): void {
+  const o = obj as Obj;
+  switch (obj.kind) {
+    case 'Pod':
+      defaultTolerationSeconds(o.spec);
+      o.status = { phase: 'Pending', qosClass: podQOSClass(o.spec) };
+      break;
+    case 'Deployment':
+      o.status = {};
+      break;
+    case 'ReplicaSet':
+      o.status = { replicas: 0 };
+      break;
+    case 'Service':
+      o.status = { loadBalancer: {} };
+      break;
+    case 'Namespace':
+      o.status = { phase: 'Active' };
+      break;
+  }
+}
