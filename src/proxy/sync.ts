@@ -53,7 +53,7 @@ export interface SyncReport {
   readonly largeClusterMode: boolean;
   /** wall time spent rendering, ms */
   readonly renderMs: number;
-  /** the restore input itself */
+  /** the restore input itself (decoded lazily from render.bytes) */
   readonly text: string;
   /** the renderer's detailed counts */
   readonly render: IptablesRenderResult;
@@ -68,7 +68,7 @@ export interface IptablesSyncerOptions extends IptablesOptions {
    * Hands each restore input to a real backend (e.g. `iptables-restore --noflush`); throwing
    * marks the sync failed. Without it the kernel is simulated.
    */
-  apply?: (text: string, report: { kind: 'full' | 'partial' }) => void;
+  apply?: (input: Buffer, report: { kind: 'full' | 'partial' }) => void;
 }
 
 /** One node's iptables proxier: ProxyState + sync decisions + simulated kernel chains. */
@@ -124,7 +124,7 @@ export class IptablesSyncer {
     let error: string | undefined;
     if (this.opts.apply) {
       try {
-        this.opts.apply(render.text, { kind });
+        this.opts.apply(render.bytes, { kind });
       } catch (e) {
         applied = false;
         error = e instanceof Error ? e.message : String(e);
@@ -143,7 +143,7 @@ export class IptablesSyncer {
       kind,
       applied,
       error,
-      bytes: Buffer.byteLength(render.text),
+      bytes: render.bytes.length,
       lines: render.filterChains + render.filterRules + render.natChains + render.natRules + 4,
       chainsWritten: render.filterChains + render.natChains,
       rulesWritten: render.filterRules + render.natRules - render.deletedChains,
@@ -152,7 +152,7 @@ export class IptablesSyncer {
       rulesTotal: render.rulesTotal,
       largeClusterMode: render.largeClusterMode,
       renderMs,
-      text: render.text,
+      get text() { return render.text; },
       render,
     };
     this.history.push(report);

@@ -18,11 +18,11 @@ const ns = `kubesim-test-${process.pid}-ipt`;
 let skipReason = '';
 const backends: string[] = [];
 
-function run(cmd: string, args: string[], input?: string) {
+function run(cmd: string, args: string[], input?: string | Buffer) {
   const r = spawnSync(cmd, args, { input, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
   return { code: r.status ?? -1, out: r.stdout ?? '', err: (r.stderr ?? '') + (r.error ? String(r.error) : '') };
 }
-function inNs(cmd: string, args: string[], input?: string) {
+function inNs(cmd: string, args: string[], input?: string | Buffer) {
   return run('ip', ['netns', 'exec', ns, cmd, ...args], input);
 }
 
@@ -117,8 +117,8 @@ describe('real iptables-restore accepts kubesim output', () => {
       const applyErrors: string[] = [];
       const s = new IptablesSyncer(node, {
         ...opts,
-        apply: (text) => {
-          const r = inNs(b, ['--noflush', '--counters'], text);
+        apply: (input) => {
+          const r = inNs(b, ["--noflush", "--counters"], input);
           if (r.code !== 0) { applyErrors.push(r.err); throw new Error(r.err); }
         },
       });

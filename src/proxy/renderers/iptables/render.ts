@@ -112,8 +112,10 @@ export interface IptablesRenderInput {
 
 /** The restore text plus the counts kube-proxy logs and exports as metrics. */
 export interface IptablesRenderResult {
-  /** the iptables-restore input: "*filter … COMMIT\n*nat … COMMIT\n" */
+  /** the iptables-restore input: "*filter … COMMIT\n*nat … COMMIT\n" (decoded from `bytes` on first use) */
   readonly text: string;
+  /** the same input as bytes (what is piped to iptables-restore) */
+  readonly bytes: Buffer;
   readonly fullSync: boolean;
   readonly largeClusterMode: boolean;
   /** lines written per buffer (numFilterChains, numFilterRules, numNATChains, numNATRules) */
@@ -478,9 +480,14 @@ export function renderIptables(input: IptablesRenderInput, opts: IptablesOptions
   filterRules.write(`-A ${KUBE_FORWARD} -m comment --comment "kubernetes forwarding rules" -m mark --mark ${mark}/${mark} -j ACCEPT`);
   filterRules.write(`-A ${KUBE_FORWARD} -m comment --comment "kubernetes forwarding conntrack rule" -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT`);
 
-  const text = '*filter\n' + filterChains.text() + filterRules.text() + 'COMMIT\n*nat\n' + natChains.text() + natRules.text() + 'COMMIT\n';
+  const bytes = Buffer.concat([
+    Buffer.from('*filter\n'), filterChains.bytes(), filterRules.bytes(),
+    Buffer.from('COMMIT\n*nat\n'), natChains.bytes(), natRules.bytes(), Buffer.from('COMMIT\n'),
+  ]);
+  let text: string | undefined;
   return {
-    text,
+    get text() { return (text ??= bytes.toString('utf8')); },
+    bytes,
     fullSync,
     largeClusterMode,
     filterChains: filterChains.lines,
