@@ -1,0 +1,93 @@
+// JS vs WASM on randomized clusters: identical feasibility, reasons, raw/normalized/total scores and
+// processed counts, for several seeds, full scans and adaptive windows, with pods assumed between
+// cycles (the table changes incrementally as it would in a scheduling loop).
+import { describe, expect, it } from 'vitest';
+import { generateCluster, generatePods } from '../../../src/sim/cluster-gen.js';
+import { NodeTable } from '../../../src/scheduler/nodetable/table.js';
+import { compilePod, resolveScoring } from '../../../src/scheduler/nodetable/podquery.js';
+import { KernelOutput } from '../../../src/scheduler/kernels/output.js';
+import { NUM_SCORE_PLUGINS, REASON_RESOURCE_BASE, ReasonBit, numFeasibleNodesToFind } from '../../../src/scheduler/kernels/types.js';
+import type { FilterScoreOptions, ScoringConfig } from '../../../src/scheduler/kernels/types.js';
+import { js, wasm } from './helpers.js';
+
+function compareRun(table: NodeTable, a: KernelOutput, b: KernelOutput, pa: number, pb: number): void {
+  expect(pb).toBe(pa);
+  expect(b.feasibleCount).toBe(a.feasibleCount);
+  expect(Array.from(b.feasible.subarray(0, b.feasibleCount))).toEqual(Array.from(a.feasible.subarray(0, a.feasibleCount)));
+  const cap = table.capacity;
+  // every examined node: same status and reasons
+  const sa = a.status, sb = b.status, ra = a.reasons, rb = b.reasons;
+  for (let s = 0; s < cap; s++) {
+    if (sa[s] !== sb[s] || (sa[s] === 2 && ra[s] !== rb[s])) {
+      throw new Error(`node slot ${s}: js status ${sa[s]} reasons ${ra[s]} vs wasm status ${sb[s]} reasons ${rb[s]}`);
+    }
+  }
+  for (let i = 0; i < a.feasibleCount; i++) {
+    const s = a.feasible[i];
+    for (let p = 0; p < NUM_SCORE_PLUGINS; p++) {
+      if (a.raw(p)[s] !== b.raw(p)[s] || a.normalized(p)[s] !== b.normalized(p)[s]) throw new Error(`slot ${s} plugin ${p}: js ${a.raw(p)[s]}/${a.normalized(p)[s]} wasm ${b.raw(p)[s]}/${b.normalized(p)[s]}`);
+    }
+    if (a.total[s] !== b.total[s]) throw new Error(`slot ${s} total: js ${a.total[s]} wasm ${b.total[s]}`);
+  }
+}
+
+function scenario(seed: number, nodes: number, pods: number, scoring: ScoringConfig, sampling: boolean, allReasons: boolean): { feasibleSeen: number; filteredSeen: number; reasonsSeen: number } {
+  const cluster = generateCluster({ seed, nodes });
+  const table = new NodeTable({ initialCapacity: 64 }); // small on purpose: exercises column growth
+  for (const n of cluster.nodes) table.addNode(n);
+  for (const p of cluster.pods) table.addPod(p);
+  const pending = generatePods({ seed: seed + 1000, count: pods, cluster });
+  const resolved = resolveScoring(scoring);
+  const outJs = new KernelOutput(table);
+  const outWasm = new KernelOutput(table);
+  let start = 0;
+  let feasibleSeen = 0;
+  let filteredSeen = 0;
+  let reasonsSeen = 0;
+  for (const pod of pending) {
+    const q = compilePod(table, pod, resolved);
+    const opts: FilterScoreOptions = { start, numNodesToFind: sampling ? numFeasibleNodesToFind(table.size) : undefined, allReasons };
+    outJs.status.fill(0);
+    outWasm.status.fill(0);
+    const pa = js.filterAndScore(table, q, outJs, opts);
+    const pb = wasm.filterAndScore(table, q, outWasm, opts);
+    compareRun(table, outJs, outWasm, pa, pb);
+    feasibleSeen += outJs.feasibleCount;
+    filteredSeen += pa - outJs.feasibleCount;
+    for (let s = 0; s < table.capacity; s++) if (outJs.status[s] === 2) reasonsSeen |= outJs.reasons[s];
+    start = (start + pa) % table.size;
+    // assume the best node (highest total, first in examined order on ties) like a scheduling loop
+    if (outJs.feasibleCount > 0) {
+      let best = outJs.feasible[0];
+      for (let i = 1; i < outJs.feasibleCount; i++) if (outJs.total[outJs.feasible[i]] > outJs.total[best]) best = outJs.feasible[i];
+      table.addPod({ ...pod, spec: { ...pod.spec, nodeName: table.nodeName(best) } });
+    }
+  }
+  return { feasibleSeen, filteredSeen, reasonsSeen };
+}
+
+describe('differential: js and wasm kernels agree on randomized clusters', () => {
+  for (const seed of [1, 2, 3]) {
+    it(`seed ${seed}: 1500 nodes, 120 pods, full scan, first-failing-plugin reasons`, () => {
+      const r = scenario(seed, 1500, 120, {}, false, false);
+      expect(r.feasibleSeen).toBeGreaterThan(0); // the scenario exercises both outcomes
+      expect(r.filteredSeen).toBeGreaterThan(0);
+    });
+  }
+  it('seed 4: 3000 nodes, adaptive sampling windows, all reasons', () => {
+    const r = scenario(4, 3000, 150, {}, true, true);
+    expect(r.filteredSeen).toBeGreaterThan(0);
+    // the generated cluster exercises every node-local filter and the main resource reasons
+    const want = ReasonBit.NodeUnschedulable | ReasonBit.TaintToleration | ReasonBit.NodeAffinity | ReasonBit.NodePorts | (1 << (REASON_RESOURCE_BASE + 4));
+    expect((r.reasonsSeen & want) >>> 0).toBe(want >>> 0);
+  });
+  it('seed 5: MostAllocated with gpu + ephemeral-storage, custom weights', () => {
+    scenario(5, 800, 100, { fit: { type: 'MostAllocated', resources: [{ name: 'cpu', weight: 2 }, { name: 'memory', weight: 1 }, { name: 'nvidia.com/gpu', weight: 5 }, { name: 'ephemeral-storage', weight: 1 }] }, weights: { ImageLocality: 3 } }, false, false);
+  });
+  it('seed 6: RequestedToCapacityRatio with a broken-linear shape, 3-resource balanced allocation', () => {
+    scenario(6, 800, 100, {
+      fit: { type: 'RequestedToCapacityRatio', resources: [{ name: 'cpu', weight: 3 }, { name: 'memory', weight: 1 }], shape: [{ utilization: 0, score: 10 }, { utilization: 40, score: 3 }, { utilization: 100, score: 6 }] },
+      balancedResources: [{ name: 'cpu', weight: 1 }, { name: 'memory', weight: 1 }, { name: 'nvidia.com/gpu', weight: 1 }],
+    }, true, false);
+  });
+});
