@@ -98,8 +98,9 @@ export interface NftablesOptions {
   serviceCIDRs?: readonly string[];
   /**
    * --nodeport-addresses: "primary" (the nftables default in current releases: the node's IP
-   * from ProxyNode.ips), "all" (any local address, matched with `fib daddr type local`), or a
-   * list of node IPs.
+   * from ProxyNode.ips), "all" (any local address, matched with `fib daddr type local`), or
+   * kube-proxy's list form: CIDRs (a CIDR holding the node IP selects it; 0.0.0.0/0 means all)
+   * and "primary".
    */
   nodePortAddresses?: 'primary' | 'all' | readonly string[];
 }
@@ -247,11 +248,23 @@ export class NftablesProxier {
     return n;
   }
 
+  /** node IPs in @nodeport-ips, or null for "all local addresses" (fib daddr type local) */
   private nodePortIPs(node: ProxyNode): string[] | null {
     const npa = this.options.nodePortAddresses ?? 'primary';
+    const nodeIP = node.ips?.IPv4;
     if (npa === 'all') return null;
-    if (npa === 'primary') return node.ips?.IPv4 ? [node.ips.IPv4] : null;
-    return [...npa];
+    if (npa === 'primary') return nodeIP ? [nodeIP] : null;
+    // a list as kube-proxy's --nodeport-addresses: CIDRs (the node IP is used when inside one) or "primary"
+    const out: string[] = [];
+    for (const a of npa) {
+      if (a === 'primary') { if (nodeIP && !out.includes(nodeIP)) out.push(nodeIP); continue; }
+      const c = parseCidr(a);
+      if (!c) throw new TypeError(`NftablesProxier: nodePortAddresses entry "${a}" is not a CIDR or "primary"`);
+      if (c.family !== 'IPv4') continue;
+      if (c.prefix === 0) return null;
+      if (nodeIP && cidrContains(c, nodeIP) && !out.includes(nodeIP)) out.push(nodeIP);
+    }
+    return out;
   }
 
   private setup(tx: NftTransaction, node: ProxyNode): void {
