@@ -61,3 +61,12 @@ export function safeEncodeString(s: string): string {
 export function isoTime(ms: number): string {
   return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
+
+/**
+ * The grace period a plain `DELETE` of this pod gets: spec.terminationGracePeriodSeconds, default
+ * 30 (the pod strategy's CheckGracefulDelete). Passed explicitly so that any ApiServer, whatever
+ * its default for an absent gracePeriodSeconds, marks a bound pod Terminating first.
+ */
+export function podGracePeriod(pod: Pod): number {
+  return pod.spec.terminationGracePeriodSeconds ?? 30;
+}

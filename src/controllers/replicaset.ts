@@ -24,7 +24,7 @@ import { WorkQueue, runWorkers } from '../client/workqueue.js';
 import type { Clock } from '../util/clock.js';
 import type { Rng } from '../util/rng.js';
 import { Expectations } from './expectations.js';
-import { CONTROLLER_UID_INDEX, controllerOf, controllerRef, controllerUidIndex, getPodCondition, isPodActive, isPodAvailable, isPodReady, randomSuffix } from './pod-util.js';
+import { podGracePeriod, CONTROLLER_UID_INDEX, controllerOf, controllerRef, controllerUidIndex, getPodCondition, isPodActive, isPodAvailable, isPodReady, randomSuffix } from './pod-util.js';
 
 /** BurstReplicas: the most pods one sync creates or deletes */
 export const BURST_REPLICAS = 500;
@@ -192,7 +192,7 @@ export class ReplicaSetController {
       let error: unknown;
       await Promise.all(victims.map(async (p) => {
         try {
-          await this.deps.api.delete('pods', p.metadata.namespace, p.metadata.name!);
+          await this.deps.api.delete('pods', p.metadata.namespace, p.metadata.name!, { gracePeriodSeconds: podGracePeriod(p) });
           this.podsDeleted++;
           this.deps.recorder.event(rs, 'Normal', 'SuccessfulDelete', `Deleted pod: ${p.metadata.name}`);
         } catch (err) {

@@ -1,0 +1,279 @@
+/**
+ * The EndpointSlice controller (pkg/controller/endpointslice + staging endpointslice reconciler):
+ * for every Service with a selector, the pods it selects become endpoints in EndpointSlices
+ * labelled kubernetes.io/service-name=<svc> and managed-by endpointslice-controller.k8s.io,
+ * at most maxEndpointsPerSlice (100) per slice.
+ *
+ * - Which pods: selected, with a pod IP, not Succeeded/Failed; terminating pods stay (as upstream
+ *   with the EndpointSliceTerminatingCondition behaviour, GA since 1.26).
+ * - Conditions: ready = Ready && !terminating, serving = Ready, terminating = deletionTimestamp set;
+ *   with publishNotReadyAddresses ready and serving are always true.
+ * - Per endpoint: addresses [podIP], nodeName, zone (the node's topology.kubernetes.io/zone),
+ *   targetRef to the pod. Ports: the Service's ports with targetPort resolved against the pod's
+ *   container ports (named ports); pods resolving to different port numbers get separate slices.
+ * - Reconciling keeps churn low like upstream's reconciler: existing slices are updated in place
+ *   (stale endpoints removed, changed ones replaced), new endpoints first fill slices that are
+ *   already being updated, then any slice with room, then new slices; emptied slices are deleted;
+ *   a Service selecting nothing keeps one empty placeholder slice.
+ */
+import type { EndpointPort, EndpointSlice, Endpoint, Node, Pod, Service } from '../api/types.js';
+import { isNotFound, keyOf } from '../client/api.js';
+import type { Informer } from '../client/informer.js';
+import { WorkQueue, runWorkers } from '../client/workqueue.js';
+import { selectorMapMatches } from '../client/selectors.js';
+import { canonicalJson } from './deployment-util.js';
+import { controllerRef, isPodReady } from './pod-util.js';
+import type { ControllerDeps } from './replicaset.js';
+
+export const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
+export const MANAGED_BY_LABEL = 'endpointslice.kubernetes.io/managed-by';
+export const MANAGED_BY = 'endpointslice-controller.k8s.io';
+export const MAX_ENDPOINTS_PER_SLICE = 100;
+
+/** the ports of a Service as seen through one pod (targetPort resolved; undefined when a named port is missing) */
+export function endpointPorts(svc: Service, pod: Pod): EndpointPort[] {
+  const out: EndpointPort[] = [];
+  for (const sp of svc.spec.ports ?? []) {
+    const tp = sp.targetPort ?? sp.port;
+    let port: number | undefined;
+    if (typeof tp === 'number') port = tp;
+    else if (/^\d+$/.test(tp)) port = Number(tp);
+    else {
+      for (const c of pod.spec.containers) for (const cp of c.ports ?? []) if (cp.name === tp && (cp.protocol ?? 'TCP') === (sp.protocol ?? 'TCP')) port = cp.containerPort;
+    }
+    if (port === undefined) continue; // upstream skips ports it cannot resolve for this pod
+    out.push({ name: sp.name ?? '', port, protocol: sp.protocol ?? 'TCP', ...(sp.appProtocol ? { appProtocol: sp.appProtocol } : {}) });
+  }
+  return out;
+}
+
+/** the endpoint for one pod (podToEndpoint) */
+export function podToEndpoint(pod: Pod, node: Node | undefined, publishNotReady: boolean): Endpoint {
+  const terminating = !!pod.metadata.deletionTimestamp;
+  const ready = isPodReady(pod);
+  const ep: Endpoint = {
+    addresses: [pod.status!.podIP!],
+    conditions: { ready: publishNotReady || (ready && !terminating), serving: publishNotReady || ready, terminating },
+    targetRef: { kind: 'Pod', namespace: pod.metadata.namespace, name: pod.metadata.name, uid: pod.metadata.uid },
+  };
+  if (pod.spec.nodeName) ep.nodeName = pod.spec.nodeName;
+  const zone = node?.metadata.labels?.['topology.kubernetes.io/zone'];
+  if (zone) ep.zone = zone;
+  return ep;
+}
+
+/** ShouldPodBeInEndpoints with includeTerminating */
+function wantedInEndpoints(pod: Pod): boolean {
+  const ph = pod.status?.phase;
+  if (ph === 'Succeeded' || ph === 'Failed') return false;
+  return !!pod.status?.podIP;
+}
+
+const epKey = (e: Endpoint) => e.targetRef?.uid ?? e.addresses[0];
+
+export class EndpointSliceController {
+  readonly queue: WorkQueue<string>;
+  private readonly services: Informer<Service>;
+  private readonly pods: Informer<Pod>;
+  private readonly slices: Informer<EndpointSlice>;
+  private readonly nodes: Informer<Node>;
+  private running?: Promise<void>;
+  /**
+   * EndpointSliceTracker: service key → slice name → the resourceVersion we wrote ("" = deleted).
+   * A sync waits until the informer has caught up with our own writes, else it would act on a
+   * stale view and duplicate slices (upstream returns "informer cache is out of date" and requeues).
+   */
+  private readonly written = new Map<string, Map<string, string>>();
+  stats = { slicesCreated: 0, slicesUpdated: 0, slicesDeleted: 0, staleRequeues: 0 };
+
+  constructor(private readonly deps: ControllerDeps) {
+    this.queue = new WorkQueue<string>(deps.clock, undefined, 'endpointslice');
+    this.services = deps.informers.for<Service>('services');
+    this.pods = deps.informers.for<Pod>('pods');
+    this.slices = deps.informers.for<EndpointSlice>('endpointslices');
+    this.nodes = deps.informers.for<Node>('nodes');
+    try { this.slices.addIndexer('service', (s) => { const n = s.metadata.labels?.[SERVICE_NAME_LABEL]; return n ? [`${s.metadata.namespace}/${n}`] : []; }); } catch { /* shared */ }
+    this.services.addEventHandler({
+      onAdd: (s) => this.queue.add(keyOf(s)),
+      onUpdate: (_o, s) => this.queue.add(keyOf(s)),
+      onDelete: (s) => this.queue.add(keyOf(s)),
+    });
+    const podServices = (p: Pod) => {
+      for (const s of this.services.list(p.metadata.namespace)) if (selectorMapMatches(s.spec.selector, p.metadata.labels)) this.queue.add(keyOf(s));
+    };
+    this.pods.addEventHandler({
+      onAdd: podServices,
+      onUpdate: (o, p) => {
+        if (o.status?.podIP === p.status?.podIP && isPodReady(o) === isPodReady(p) && !!o.metadata.deletionTimestamp === !!p.metadata.deletionTimestamp
+          && o.spec.nodeName === p.spec.nodeName && o.status?.phase === p.status?.phase && canonicalJson(o.metadata.labels) === canonicalJson(p.metadata.labels)) return;
+        podServices(o);
+        podServices(p);
+      },
+      onDelete: podServices,
+    });
+    const sliceOwner = (s: EndpointSlice) => {
+      if (s.metadata.labels?.[MANAGED_BY_LABEL] !== MANAGED_BY) return;
+      const n = s.metadata.labels?.[SERVICE_NAME_LABEL];
+      if (n) this.queue.add(`${s.metadata.namespace}/${n}`);
+    };
+    const observe = (sl: EndpointSlice, deleted: boolean) => {
+      const n = sl.metadata.labels?.[SERVICE_NAME_LABEL];
+      const w = n && this.written.get(`${sl.metadata.namespace}/${n}`);
+      if (!w) return;
+      const want = w.get(sl.metadata.name!);
+      if (want === undefined) return;
+      if (deleted ? true : want !== '' && Number(sl.metadata.resourceVersion) >= Number(want)) w.delete(sl.metadata.name!);
+    };
+    this.slices.addEventHandler({
+      onAdd: (sl) => observe(sl, false),
+      onUpdate: (_o, sl) => observe(sl, false),
+      onDelete: (sl) => { observe(sl, true); sliceOwner(sl); },
+    });
+  }
+
+  run(): void {
+    this.running = runWorkers(this.queue, this.deps.workers ?? 5, (k) => this.sync(k));
+  }
+
+  async stop(): Promise<void> {
+    this.queue.shutDown();
+    await this.running;
+  }
+
+  private track(svcKey: string, name: string, rv: string): void {
+    // the watch event may already have arrived
+    const cur = this.slices.get(svcKey.split('/')[0], name);
+    if (rv === '' ? !cur : cur && Number(cur.metadata.resourceVersion) >= Number(rv)) return;
+    let w = this.written.get(svcKey);
+    if (!w) this.written.set(svcKey, (w = new Map()));
+    w.set(name, rv);
+  }
+
+  async sync(key: string): Promise<void> {
+    const w = this.written.get(key);
+    if (w && w.size > 0) {
+      this.stats.staleRequeues++;
+      throw new Error(`EndpointSlice informer cache is out of date for service ${key}`);
+    }
+    const svc = this.services.getByKey(key);
+    const existing = this.slices.byIndex('service', key).filter((s) => s.metadata.labels?.[MANAGED_BY_LABEL] === MANAGED_BY);
+    if (!svc) {
+      for (const s of existing) await this.deleteSlice(s);
+      return;
+    }
+    if (!svc.spec.selector || Object.keys(svc.spec.selector).length === 0) return;
+    const publishNotReady = !!svc.spec.publishNotReadyAddresses;
+    // desired endpoints grouped by resolved port list
+    const groups = new Map<string, { ports: EndpointPort[]; eps: Map<string, Endpoint> }>();
+    const pods = this.pods.list(svc.metadata.namespace).filter((p) => selectorMapMatches(svc.spec.selector, p.metadata.labels) && wantedInEndpoints(p));
+    pods.sort((a, b) => (a.metadata.name! < b.metadata.name! ? -1 : 1));
+    for (const p of pods) {
+      const ports = endpointPorts(svc, p);
+      const pk = canonicalJson(ports);
+      let g = groups.get(pk);
+      if (!g) groups.set(pk, (g = { ports, eps: new Map() }));
+      const ep = podToEndpoint(p, p.spec.nodeName ? this.nodes.get(undefined, p.spec.nodeName) : undefined, publishNotReady);
+      g.eps.set(epKey(ep), ep);
+    }
+    const byPorts = new Map<string, EndpointSlice[]>();
+    for (const s of existing) {
+      const pk = canonicalJson(s.ports ?? []);
+      if (!byPorts.has(pk)) byPorts.set(pk, []);
+      byPorts.get(pk)!.push(s);
+    }
+    const work: Promise<void>[] = [];
+    const seenGroups = new Set<string>();
+    for (const [pk, g] of groups) {
+      seenGroups.add(pk);
+      work.push(this.reconcileGroup(svc, g.ports, g.eps, byPorts.get(pk) ?? []));
+    }
+    // slices for port sets nobody resolves to any more
+    let kept = 0;
+    for (const [pk, ss] of byPorts) {
+      if (seenGroups.has(pk)) { kept++; continue; }
+      for (const s of ss) {
+        // keep one placeholder when the service has no endpoints at all
+        if (groups.size === 0 && kept === 0 && (s.endpoints ?? []).length === 0) { kept++; continue; }
+        work.push(this.deleteSlice(s));
+      }
+    }
+    if (groups.size === 0 && kept === 0) work.push(this.createSlice(svc, [], []));
+    const results = await Promise.allSettled(work);
+    const failed = results.find((r) => r.status === 'rejected') as PromiseRejectedResult | undefined;
+    if (failed) throw failed.reason;
+  }
+
+  private async reconcileGroup(svc: Service, ports: EndpointPort[], desired: Map<string, Endpoint>, slices: EndpointSlice[]): Promise<void> {
+    const placed = new Set<string>();
+    const toUpdate: { slice: EndpointSlice; eps: Endpoint[] }[] = [];
+    const unchanged: { slice: EndpointSlice; eps: Endpoint[] }[] = [];
+    const toDelete: EndpointSlice[] = [];
+    for (const s of [...slices].sort((a, b) => (a.metadata.name! < b.metadata.name! ? -1 : 1))) {
+      let changed = false;
+      const eps: Endpoint[] = [];
+      for (const e of s.endpoints ?? []) {
+        const k = epKey(e);
+        const want = desired.get(k);
+        if (!want || placed.has(k)) { changed = true; continue; }
+        placed.add(k);
+        if (canonicalJson(want) !== canonicalJson(e)) changed = true;
+        eps.push(want);
+      }
+      if (eps.length === 0 && (changed || (s.endpoints ?? []).length === 0)) toDelete.push(s);
+      else if (changed) toUpdate.push({ slice: s, eps });
+      else unchanged.push({ slice: s, eps });
+    }
+    const remaining = [...desired.values()].filter((e) => !placed.has(epKey(e)));
+    // fill slices being updated first, then unchanged ones with room (fewest writes), then new slices
+    for (const bucket of [toUpdate, unchanged]) {
+      for (const u of bucket) {
+        while (remaining.length && u.eps.length < MAX_ENDPOINTS_PER_SLICE) {
+          u.eps.push(remaining.shift()!);
+          if (bucket === unchanged && !toUpdate.includes(u)) toUpdate.push(u);
+        }
+      }
+    }
+    // reuse a slice marked for deletion rather than delete + create
+    const work: Promise<void>[] = [];
+    while (remaining.length) {
+      const chunk = remaining.splice(0, MAX_ENDPOINTS_PER_SLICE);
+      const reuse = toDelete.shift();
+      if (reuse) toUpdate.push({ slice: reuse, eps: chunk });
+      else work.push(this.createSlice(svc, ports, chunk));
+    }
+    for (const u of toUpdate) work.push(this.updateSlice(u.slice, ports, u.eps));
+    for (const s of toDelete) work.push(this.deleteSlice(s));
+    await Promise.all(work);
+  }
+
+  private async createSlice(svc: Service, ports: EndpointPort[], eps: Endpoint[]): Promise<void> {
+    const slice: EndpointSlice = {
+      apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice',
+      metadata: {
+        generateName: `${svc.metadata.name}-`, namespace: svc.metadata.namespace,
+        labels: { ...(svc.metadata.labels ?? {}), [SERVICE_NAME_LABEL]: svc.metadata.name!, [MANAGED_BY_LABEL]: MANAGED_BY },
+        ownerReferences: [controllerRef(svc)],
+      },
+      addressType: 'IPv4', endpoints: eps, ports,
+    };
+    const c = await this.deps.api.create('endpointslices', slice);
+    this.track(keyOf(svc), c.metadata.name!, c.metadata.resourceVersion ?? '0');
+    this.stats.slicesCreated++;
+  }
+
+  private async updateSlice(s: EndpointSlice, ports: EndpointPort[], eps: Endpoint[]): Promise<void> {
+    const u = await this.deps.api.update('endpointslices', { ...s, endpoints: eps, ports });
+    this.track(`${s.metadata.namespace}/${s.metadata.labels?.[SERVICE_NAME_LABEL]}`, u.metadata.name!, u.metadata.resourceVersion ?? '0');
+    this.stats.slicesUpdated++;
+  }
+
+  private async deleteSlice(s: EndpointSlice): Promise<void> {
+    try {
+      await this.deps.api.delete('endpointslices', s.metadata.namespace, s.metadata.name!);
+      this.track(`${s.metadata.namespace}/${s.metadata.labels?.[SERVICE_NAME_LABEL]}`, s.metadata.name!, '');
+      this.stats.slicesDeleted++;
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+    }
+  }
+}

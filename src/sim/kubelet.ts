@@ -1,0 +1,357 @@
+/**
+ * The kubelet model: one object playing the kubelet of many nodes (a "fleet") behind ONE pod watch,
+ * because a watch per node would cost the simulated ApiServer N× the fan-out without changing what
+ * each kubelet sees. Per node it keeps what a kubelet keeps: its Lease, its pods, its image cache.
+ *
+ * - Heartbeats: the node Lease in kube-node-lease is renewed every 10 s (leaseDuration 40 s ×
+ *   0.25, as the kubelet's nodeLeaseRenewIntervalFraction); node status (Ready=True with
+ *   lastHeartbeatTime) is posted at start, on recovery and every 5 minutes (nodeStatusReportFrequency).
+ * - Pod start-up, once a pod bound to a live node is seen: sandbox → CNI (pod IP) → image pull
+ *   (skipped when the node's image cache has it; concurrent pulls of one image on a node share
+ *   one download) → container start → status Running (written with updateStatus) → readiness
+ *   probe (initialDelaySeconds + a random phase within periodSeconds) → Ready=True. Each phase
+ *   draws from a seeded log-normal distribution.
+ * - Termination: a pod with deletionTimestamp is stopped within its grace period, then deleted
+ *   with gracePeriodSeconds=0 (the kubelet's final delete).
+ * - Failure: failNode() stops heartbeats and all pod work on the node (a powered-off machine);
+ *   recoverNode() resumes them and re-syncs the node's pods.
+ *
+ * Simplified: containers never crash or restart; probes succeed on their first try; no
+ * resource-pressure conditions or evictions by the kubelet itself.
+ */
+import type { Lease, Node, NodeCondition, Pod, PodCondition } from '../api/types.js';
+import { type ApiClient, isConflict, isNotFound, keyOf } from '../client/api.js';
+import type { InformerFactory } from '../client/factory.js';
+import type { Informer } from '../client/informer.js';
+import type { Clock, TimerHandle } from '../util/clock.js';
+import type { Rng } from '../util/rng.js';
+import { isoTime } from '../controllers/pod-util.js';
+
+/** a seeded log-normal latency: median ms and sigma of the underlying normal */
+export interface Latency { medianMs: number; sigma: number }
+
+export interface KubeletLatencies {
+  sandbox: Latency;
+  cni: Latency;
+  imagePull: Latency;
+  containerStart: Latency;
+  /** time a container takes to exit after SIGTERM (capped by the grace period) */
+  containerStop: Latency;
+}
+
+export const DEFAULT_LATENCIES: KubeletLatencies = {
+  sandbox: { medianMs: 600, sigma: 0.3 },
+  cni: { medianMs: 150, sigma: 0.4 },
+  imagePull: { medianMs: 4000, sigma: 0.6 },
+  containerStart: { medianMs: 300, sigma: 0.3 },
+  containerStop: { medianMs: 1500, sigma: 0.8 },
+};
+
+export interface KubeletOptions {
+  api: ApiClient;
+  clock: Clock;
+  informers: InformerFactory;
+  rng: Rng;
+  latencies?: Partial<KubeletLatencies>;
+  leaseDurationSeconds?: number;
+  /** default 10 s */
+  leaseRenewIntervalMs?: number;
+  /** default 5 min */
+  nodeStatusReportMs?: number;
+}
+
+export const NODE_LEASE_NAMESPACE = 'kube-node-lease';
+
+interface NodeState {
+  name: string;
+  index: number;
+  alive: boolean;
+  lease?: Lease;
+  heartbeat?: TimerHandle;
+  statusTimer?: TimerHandle;
+  /** image → virtual time the image is (or will be) present */
+  images: Map<string, number>;
+  nextIp: number;
+}
+
+interface PodState {
+  key: string;
+  node: string;
+  timers: TimerHandle[];
+  started: boolean;
+  terminating: boolean;
+  ip?: string;
+}
+
+export class KubeletFleet {
+  private readonly nodes = new Map<string, NodeState>();
+  private readonly pods = new Map<string, PodState>();
+  private readonly podInformer: Informer<Pod>;
+  private readonly nodeInformer: Informer<Node>;
+  private readonly lat: KubeletLatencies;
+  private readonly rng: Rng;
+  private nodeCount = 0;
+  /** metrics the simulation reads */
+  stats = { leaseRenewals: 0, statusWrites: 0, writeErrors: 0, imagePulls: 0, podsStarted: 0, podsTerminated: 0 };
+
+  constructor(private readonly opts: KubeletOptions) {
+    this.lat = { ...DEFAULT_LATENCIES, ...(opts.latencies ?? {}) };
+    this.rng = opts.rng.fork('kubelet');
+    this.podInformer = opts.informers.for<Pod>('pods');
+    this.nodeInformer = opts.informers.for<Node>('nodes');
+    this.nodeInformer.addEventHandler({
+      onAdd: (n) => this.adoptNode(n),
+      onDelete: (n) => this.forgetNode(n.metadata.name!),
+    });
+    this.podInformer.addEventHandler({
+      onAdd: (p) => this.onPod(p),
+      onUpdate: (_o, p) => this.onPod(p),
+      onDelete: (p) => this.dropPod(keyOf(p)),
+    });
+  }
+
+  private get clock(): Clock { return this.opts.clock; }
+  private get api(): ApiClient { return this.opts.api; }
+  private draw(l: Latency): number { return Math.max(1, Math.round(this.rng.logNormal(l.medianMs, l.sigma))); }
+
+  isAlive(node: string): boolean { return this.nodes.get(node)?.alive ?? false; }
+  get nodeNames(): string[] { return [...this.nodes.keys()]; }
+
+  /** a powered-off node: no heartbeats, no pod work */
+  failNode(name: string): void {
+    const n = this.nodes.get(name);
+    if (!n || !n.alive) return;
+    n.alive = false;
+    if (n.heartbeat) this.clock.clearTimer(n.heartbeat);
+    if (n.statusTimer) this.clock.clearTimer(n.statusTimer);
+    for (const p of this.pods.values()) {
+      if (p.node !== name) continue;
+      for (const t of p.timers) this.clock.clearTimer(t);
+      p.timers = [];
+    }
+  }
+
+  /** the node boots again: status and lease at once, then its pods are re-synced */
+  recoverNode(name: string): void {
+    const n = this.nodes.get(name);
+    if (!n || n.alive) return;
+    n.alive = true;
+    // pods that were mid-start-up begin again (containers did not survive the reboot)
+    for (const [k, p] of [...this.pods]) if (p.node === name) { this.pods.delete(k); }
+    this.startHeartbeats(n, 0);
+    this.postStatus(n);
+    for (const p of this.podInformer.list()) if (p.spec.nodeName === name) this.onPod(p);
+  }
+
+  private adoptNode(node: Node): void {
+    const name = node.metadata.name!;
+    if (this.nodes.has(name)) return;
+    const n: NodeState = { name, index: this.nodeCount++, alive: true, images: new Map(), nextIp: 2 };
+    for (const img of node.status?.images ?? []) for (const nm of img.names ?? []) n.images.set(nm, 0);
+    this.nodes.set(name, n);
+    // a random phase so that thousands of nodes do not heartbeat in the same instant
+    this.startHeartbeats(n, this.rng.next() * (this.opts.leaseRenewIntervalMs ?? 10_000));
+    const ready = node.status?.conditions?.find((c) => c.type === 'Ready');
+    if (ready?.status !== 'True') this.postStatus(n);
+    else this.scheduleStatusReport(n);
+  }
+
+  private forgetNode(name: string): void {
+    this.failNode(name);
+    this.nodes.delete(name);
+  }
+
+  private startHeartbeats(n: NodeState, firstDelayMs: number): void {
+    const every = this.opts.leaseRenewIntervalMs ?? 10_000;
+    const beat = () => {
+      if (!n.alive) return;
+      n.heartbeat = this.clock.setTimer(beat, every);
+      void this.renewLease(n);
+    };
+    n.heartbeat = this.clock.setTimer(beat, firstDelayMs);
+  }
+
+  private async renewLease(n: NodeState): Promise<void> {
+    const now = isoMicro(this.clock.now());
+    try {
+      if (!n.lease) {
+        try {
+          n.lease = await this.api.get<Lease>('leases', NODE_LEASE_NAMESPACE, n.name);
+        } catch (err) {
+          if (!isNotFound(err)) throw err;
+          n.lease = await this.api.create<Lease>('leases', {
+            apiVersion: 'coordination.k8s.io/v1', kind: 'Lease',
+            metadata: { name: n.name, namespace: NODE_LEASE_NAMESPACE },
+            spec: { holderIdentity: n.name, leaseDurationSeconds: this.opts.leaseDurationSeconds ?? 40, renewTime: now },
+          });
+          this.stats.leaseRenewals++;
+          return;
+        }
+      }
+      const l = n.lease!;
+      n.lease = await this.api.update<Lease>('leases', { ...l, spec: { ...l.spec, holderIdentity: n.name, renewTime: now } });
+      this.stats.leaseRenewals++;
+    } catch (err) {
+      this.stats.writeErrors++;
+      if (isConflict(err) || isNotFound(err)) n.lease = undefined; // re-read next time
+    }
+  }
+
+  private scheduleStatusReport(n: NodeState): void {
+    if (n.statusTimer) this.clock.clearTimer(n.statusTimer);
+    n.statusTimer = this.clock.setTimer(() => { if (n.alive) this.postStatus(n); }, this.opts.nodeStatusReportMs ?? 300_000);
+  }
+
+  /** post node status: Ready=True and healthy pressure conditions, with a fresh heartbeat time */
+  private postStatus(n: NodeState, attempt = 0): void {
+    const node = this.nodeInformer.get(undefined, n.name);
+    if (!node || !n.alive) return;
+    const now = isoTime(this.clock.now());
+    const prev = node.status?.conditions ?? [];
+    const cond = (type: string, status: 'True' | 'False', reason: string, message: string): NodeCondition => {
+      const p = prev.find((c) => c.type === type);
+      return { type, status, reason, message, lastHeartbeatTime: now, lastTransitionTime: p?.status === status ? p.lastTransitionTime ?? now : now };
+    };
+    const conditions = [
+      cond('MemoryPressure', 'False', 'KubeletHasSufficientMemory', 'kubelet has sufficient memory available'),
+      cond('DiskPressure', 'False', 'KubeletHasNoDiskPressure', 'kubelet has no disk pressure'),
+      cond('PIDPressure', 'False', 'KubeletHasSufficientPID', 'kubelet has sufficient PID available'),
+      cond('Ready', 'True', 'KubeletReady', 'kubelet is posting ready status'),
+    ];
+    const images = [...n.images.keys()].map((name) => ({ names: [name], sizeBytes: 100_000_000 }));
+    this.api.updateStatus<Node>('nodes', { ...node, status: { ...(node.status ?? {}), conditions, images: images.length ? images : node.status?.images } })
+      .then(() => { this.stats.statusWrites++; this.scheduleStatusReport(n); })
+      .catch(() => {
+        this.stats.writeErrors++;
+        // conflict with the node lifecycle controller: retry soon with the newer object
+        if (attempt < 5) n.statusTimer = this.clock.setTimer(() => this.postStatus(n, attempt + 1), 200);
+      });
+  }
+
+  private onPod(pod: Pod): void {
+    const nodeName = pod.spec.nodeName;
+    if (!nodeName) return;
+    const n = this.nodes.get(nodeName);
+    if (!n || !n.alive) return;
+    const key = keyOf(pod);
+    let st = this.pods.get(key);
+    if (pod.metadata.deletionTimestamp) {
+      if (!st) { st = { key, node: nodeName, timers: [], started: false, terminating: false }; this.pods.set(key, st); }
+      if (!st.terminating) this.terminate(st, pod);
+      return;
+    }
+    if (st) return;
+    const phase = pod.status?.phase;
+    if (phase === 'Succeeded' || phase === 'Failed') return;
+    st = { key, node: nodeName, timers: [], started: false, terminating: false };
+    this.pods.set(key, st);
+    if (phase === 'Running' && pod.status?.podIP) { st.started = true; return; } // already running (snapshot)
+    this.startPod(n, st, pod);
+  }
+
+  private after(st: PodState, ms: number, fn: () => void): void {
+    const t = this.clock.setTimer(() => { st.timers = st.timers.filter((x) => x !== t); fn(); }, ms);
+    st.timers.push(t);
+  }
+
+  private startPod(n: NodeState, st: PodState, pod: Pod): void {
+    const sandbox = this.draw(this.lat.sandbox);
+    const cni = this.draw(this.lat.cni);
+    this.after(st, sandbox + cni, () => {
+      st.ip = this.allocateIp(n);
+      // images: pull what the node lacks; a pull in progress for the same image is shared
+      const now = this.clock.now();
+      let ready = now;
+      for (const c of [...(pod.spec.initContainers ?? []), ...pod.spec.containers]) {
+        const img = c.image ?? 'unknown';
+        let at = n.images.get(img);
+        if (at === undefined || c.imagePullPolicy === 'Always') {
+          at = now + this.draw(this.lat.imagePull);
+          n.images.set(img, at);
+          this.stats.imagePulls++;
+        }
+        ready = Math.max(ready, at);
+      }
+      const start = this.draw(this.lat.containerStart);
+      this.after(st, ready - now + start, () => this.markRunning(st, pod));
+    });
+  }
+
+  private allocateIp(n: NodeState): string {
+    const i = n.index;
+    const host = n.nextIp;
+    n.nextIp = n.nextIp >= 254 ? 2 : n.nextIp + 1;
+    return `10.${64 + ((i >> 8) & 63)}.${i & 255}.${host}`;
+  }
+
+  private hostIp(nodeName: string): string {
+    const i = this.nodes.get(nodeName)?.index ?? 0;
+    return `172.${16 + ((i >> 16) & 15)}.${(i >> 8) & 255}.${i & 255}`;
+  }
+
+  private markRunning(st: PodState, pod: Pod): void {
+    st.started = true;
+    this.stats.podsStarted++;
+    const probe = pod.spec.containers.find((c) => c.readinessProbe)?.readinessProbe;
+    const readyNow = !probe;
+    void this.writeStatus(st, readyNow);
+    if (probe) {
+      const delay = (probe.initialDelaySeconds ?? 0) * 1000 + Math.floor(this.rng.next() * (probe.periodSeconds ?? 10) * 1000);
+      this.after(st, delay, () => void this.writeStatus(st, true));
+    }
+  }
+
+  private async writeStatus(st: PodState, ready: boolean, attempt = 0): Promise<void> {
+    const cur = this.podInformer.getByKey(st.key);
+    if (!cur || cur.metadata.deletionTimestamp || !this.isAlive(st.node)) return;
+    const now = isoTime(this.clock.now());
+    const prev = cur.status?.conditions ?? [];
+    const cond = (type: string, status: boolean): PodCondition => {
+      const s = status ? 'True' : 'False';
+      const p = prev.find((c) => c.type === type);
+      return { type, status: s, lastTransitionTime: p?.status === s ? p.lastTransitionTime ?? now : now };
+    };
+    const status = {
+      ...(cur.status ?? {}),
+      phase: 'Running' as const,
+      hostIP: this.hostIp(st.node),
+      podIP: st.ip, podIPs: st.ip ? [{ ip: st.ip }] : undefined,
+      startTime: cur.status?.startTime ?? now,
+      conditions: [cond('PodReadyToStartContainers', true), cond('Initialized', true), cond('Ready', ready), cond('ContainersReady', ready), cond('PodScheduled', true)],
+    };
+    try {
+      await this.api.updateStatus<Pod>('pods', { ...cur, status });
+      this.stats.statusWrites++;
+    } catch (err) {
+      this.stats.writeErrors++;
+      if (isNotFound(err)) return;
+      if (attempt < 5) this.after(st, 100 * (attempt + 1), () => void this.writeStatus(st, ready, attempt + 1));
+    }
+  }
+
+  private terminate(st: PodState, pod: Pod): void {
+    st.terminating = true;
+    for (const t of st.timers) this.clock.clearTimer(t);
+    st.timers = [];
+    const grace = (pod.metadata.deletionGracePeriodSeconds ?? pod.spec.terminationGracePeriodSeconds ?? 30) * 1000;
+    const stop = st.started ? Math.min(grace, this.draw(this.lat.containerStop)) : 0;
+    this.after(st, stop, () => {
+      this.stats.podsTerminated++;
+      const cur = this.podInformer.getByKey(st.key);
+      this.api.delete('pods', pod.metadata.namespace, pod.metadata.name!, { gracePeriodSeconds: 0, preconditions: cur?.metadata.uid ? { uid: cur.metadata.uid } : undefined })
+        .catch(() => { this.stats.writeErrors++; });
+    });
+  }
+
+  private dropPod(key: string): void {
+    const st = this.pods.get(key);
+    if (!st) return;
+    for (const t of st.timers) this.clock.clearTimer(t);
+    this.pods.delete(key);
+  }
+}
+
+/** metav1.MicroTime as the kubelet writes Lease renewTime: RFC3339 with microseconds */
+export function isoMicro(ms: number): string {
+  return new Date(ms).toISOString().replace(/Z$/, '000Z');
+}

@@ -1,0 +1,122 @@
+/**
+ * The simulation's observer: like a monitoring agent, it learns everything from its own watches
+ * on the ApiServer (pods, nodes, deployments, events) and samples the cluster's state over virtual
+ * time. Pod start-up latency is creation → first observed Ready (the upstream pod-startup SLI
+ * measures to Running-and-observed; Ready includes the readiness probe).
+ */
+import type { Deployment, Event, Node, Pod } from '../api/types.js';
+import { keyOf } from '../client/api.js';
+import type { InformerFactory } from '../client/factory.js';
+import type { Informer } from '../client/informer.js';
+import { isPodReady } from '../controllers/pod-util.js';
+import type { Clock } from '../util/clock.js';
+
+export interface Series {
+  /** virtual seconds since the start */
+  t: number[];
+  pending: number[];
+  running: number[];
+  ready: number[];
+  terminating: number[];
+  nodesReady: number[];
+  nodesNotReady: number[];
+  /** pods bound per second over the last sample interval */
+  bindRate: number[];
+  /** 429 answers per sample interval */
+  throttled: number[];
+}
+
+export interface PodTimes { created: number; scheduled?: number; ready?: number }
+
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[i];
+}
+
+export class Observer {
+  readonly pods: Informer<Pod>;
+  readonly nodes: Informer<Node>;
+  readonly deployments: Informer<Deployment>;
+  readonly events: Informer<Event>;
+  readonly times = new Map<string, PodTimes>();
+  readonly series: Series = { t: [], pending: [], running: [], ready: [], terminating: [], nodesReady: [], nodesNotReady: [], bindRate: [], throttled: [] };
+  bound = 0;
+  private lastBound = 0;
+  private lastThrottled = 0;
+  private lastSampleMs: number;
+
+  constructor(informers: InformerFactory, private readonly clock: Clock, readonly startMs: number) {
+    this.lastSampleMs = startMs;
+    this.pods = informers.for<Pod>('pods');
+    this.nodes = informers.for<Node>('nodes');
+    this.deployments = informers.for<Deployment>('deployments');
+    this.events = informers.for<Event>('events');
+    const see = (p: Pod) => {
+      const k = `${keyOf(p)}/${p.metadata.uid}`;
+      let t = this.times.get(k);
+      const now = this.clock.now();
+      if (!t) this.times.set(k, (t = { created: now }));
+      if (p.spec.nodeName && t.scheduled === undefined) { t.scheduled = now; this.bound++; }
+      if (t.ready === undefined && isPodReady(p)) t.ready = now;
+    };
+    this.pods.addEventHandler({ onAdd: see, onUpdate: (_o, p) => see(p) });
+  }
+
+  /** take one sample of the cluster state */
+  sample(throttledTotal: number): void {
+    const now = this.clock.now();
+    let pending = 0, running = 0, ready = 0, terminating = 0;
+    for (const p of this.pods.list()) {
+      if (p.metadata.deletionTimestamp) { terminating++; continue; }
+      const ph = p.status?.phase;
+      if (ph === 'Succeeded' || ph === 'Failed') continue;
+      if (!p.spec.nodeName || ph === 'Pending' || !ph) pending++;
+      else running++;
+      if (isPodReady(p)) ready++;
+    }
+    let nr = 0, nn = 0;
+    for (const n of this.nodes.list()) {
+      if (n.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True') nr++; else nn++;
+    }
+    const dt = Math.max(1, now - this.lastSampleMs) / 1000;
+    const s = this.series;
+    s.t.push((now - this.startMs) / 1000);
+    s.pending.push(pending); s.running.push(running); s.ready.push(ready); s.terminating.push(terminating);
+    s.nodesReady.push(nr); s.nodesNotReady.push(nn);
+    s.bindRate.push((this.bound - this.lastBound) / dt);
+    s.throttled.push(throttledTotal - this.lastThrottled);
+    this.lastBound = this.bound;
+    this.lastThrottled = throttledTotal;
+    this.lastSampleMs = now;
+  }
+
+  /** every deployment fully rolled out and available, and no pod pending */
+  converged(): boolean {
+    for (const d of this.deployments.list()) {
+      const want = d.spec.replicas ?? 1;
+      const s = d.status ?? {};
+      if ((s.observedGeneration ?? 0) < (d.metadata.generation ?? 0)) return false;
+      if ((s.updatedReplicas ?? 0) !== want || (s.availableReplicas ?? 0) !== want || (s.replicas ?? 0) !== want) return false;
+    }
+    for (const p of this.pods.list()) {
+      if (p.metadata.deletionTimestamp) continue;
+      const ph = p.status?.phase;
+      if (ph === 'Succeeded' || ph === 'Failed') continue;
+      if (!isPodReady(p)) return false;
+    }
+    return true;
+  }
+
+  /** pod start-up latency (creation → Ready) and scheduling latency (creation → bound), ms, sorted */
+  latencies(): { startup: number[]; scheduling: number[] } {
+    const startup: number[] = [], scheduling: number[] = [];
+    for (const t of this.times.values()) {
+      if (t.ready !== undefined) startup.push(t.ready - t.created);
+      if (t.scheduled !== undefined) scheduling.push(t.scheduled - t.created);
+    }
+    startup.sort((a, b) => a - b);
+    scheduling.sort((a, b) => a - b);
+    return { startup, scheduling };
+  }
+}

@@ -1,0 +1,381 @@
+/**
+ * A simulation run: an in-memory store and the ApiServer, and around them, as separate "processes"
+ * each with its own informers and only the ApiServer in common: kube-controller-manager
+ * (Deployment, ReplicaSet, EndpointSlice, node lifecycle, taint eviction), kube-scheduler (the real
+ * one from src/scheduler, or the stand-in), the kubelet fleet, and an observer taking metrics.
+ * The scenario's timeline acts through the ApiServer too (scaling, rollouts, node deletion), except
+ * machine failures, which stop a kubelet — as pulling a power cord does.
+ */
+import { ApiServer } from '../api/apiserver.js';
+import type { Deployment, KubeObject, Node, Pod } from '../api/types.js';
+import type { ApiClient } from '../client/api.js';
+import { ApiEventRecorder } from '../client/events.js';
+import { InformerFactory } from '../client/factory.js';
+import { DeploymentController, rollbackDeployment } from '../controllers/deployment.js';
+import { EndpointSliceController } from '../controllers/endpointslice.js';
+import { NodeLifecycleController } from '../controllers/nodelifecycle.js';
+import { ReplicaSetController } from '../controllers/replicaset.js';
+import { TaintEvictionController, type EvictionRecord } from '../controllers/taint-eviction.js';
+import { MemoryStore } from '../store/memory/store.js';
+import { Rng } from '../util/rng.js';
+import { ServerClient } from './api-adapter.js';
+import { KubeletFleet } from './kubelet.js';
+import { SimLoop } from './loop.js';
+import { Observer, percentile, type Series } from './metrics.js';
+import { type Action, type Scenario, nodesFromPools } from './scenario.js';
+import { type SchedulerComponent, StandInScheduler } from './standin-scheduler.js';
+import { createScheduler } from './scheduler-bridge.js';
+
+export interface EventRow { lastSeen: number; type: string; reason: string; object: string; message: string; count: number }
+
+export interface SimulationResult {
+  scenario: string;
+  seed: number;
+  nodes: number;
+  durationS: number;
+  wallMs: number;
+  simSecondsPerWallSecond: number;
+  scheduler: string;
+  pods: { created: number; scheduled: number; ready: number; pendingAtEnd: number; runningAtEnd: number };
+  startupLatencyMs: { count: number; p50: number; p90: number; p99: number; max: number };
+  schedulingLatencyMs: { count: number; p50: number; p99: number };
+  schedulingThroughput: { peakPodsPerSecond: number; meanPodsPerSecondWhileBusy: number };
+  api: { requests: number; tooManyRequests: number; retries: number; failedAfterRetries: number; peakMutatingInflight: number; peakInflight: number };
+  evictions: { count: number; firstAtS: number | null; records: { atS: number; pod: string; node: string }[] };
+  nodeLifecycle: { markedUnknown: number; noExecuteTainted: number; podsMarkedNotReady: number };
+  timeline: { atS: number; label: string; convergedAfterS: number | null; error?: string }[];
+  deployments: { name: string; replicas: number; updated: number; ready: number; available: number; revision: string }[];
+  pendingReasons: { message: string; pods: number }[];
+  series: Series;
+  events: EventRow[];
+  relists: number;
+}
+
+export interface RunOptions {
+  /** called after each sample with the virtual time reached (ms since start) */
+  onProgress?: (elapsedMs: number, totalMs: number) => void;
+  /** override the scenario's seed */
+  seed?: number;
+  /** keep the events of the run (kubectl get events); default true */
+  collectEvents?: boolean;
+}
+
+interface ControllerManager {
+  informers: InformerFactory;
+  rs: ReplicaSetController;
+  deploy: DeploymentController;
+  eps: EndpointSliceController;
+  nlc: NodeLifecycleController;
+  taint: TaintEvictionController;
+}
+
+export class Simulation {
+  readonly loop: SimLoop;
+  readonly store: MemoryStore;
+  readonly server: ApiServer;
+  readonly rng: Rng;
+  readonly clients: Record<string, ServerClient> = {};
+  kubelet!: KubeletFleet;
+  cm!: ControllerManager;
+  scheduler!: SchedulerComponent;
+  schedulerKind = '';
+  observer!: Observer;
+  private readonly user: ServerClient;
+  private readonly timelineResults: SimulationResult['timeline'] = [];
+  private readonly failed = new Set<string>();
+  private nodesByZone = new Map<string, string[]>();
+  private allNodes: Node[] = [];
+
+  constructor(readonly scenario: Scenario, private readonly opts: RunOptions = {}) {
+    const seed = opts.seed ?? scenario.seed;
+    this.rng = new Rng(seed);
+    this.loop = new SimLoop({ settle: () => this.store.settle() });
+    const clock = this.loop.clock;
+    this.store = new MemoryStore({ clock });
+    this.server = new ApiServer(this.store, {
+      clock, seed,
+      flowControl: { maxRequestsInflight: scenario.settings.maxRequestsInflight, maxMutatingRequestsInflight: scenario.settings.maxMutatingInflight },
+      onWatchHandlerError: (e) => { throw e; },
+    });
+    this.user = this.client('user');
+  }
+
+  private client(name: string): ServerClient {
+    const s = this.scenario.settings;
+    const c = new ServerClient(this.server, { clock: this.loop.clock, watchLatencyMs: s.watchLatencyMs, watchJitterMs: s.watchJitterMs, rng: this.rng.fork(`watch-${name}`) });
+    this.clients[name] = c;
+    return c;
+  }
+
+  private deps(api: ApiClient, informers: InformerFactory, component: string) {
+    return { api, clock: this.loop.clock, informers, recorder: new ApiEventRecorder(api, this.loop.clock, component), rng: this.rng.fork(component), workers: 5 };
+  }
+
+  /** create the cluster and workloads, start every component */
+  async setup(): Promise<void> {
+    const sc = this.scenario;
+    const clock = this.loop.clock;
+    // the cluster: nodes as if registered by their kubelets
+    const nodes = [...sc.snapshotNodes.map((n) => structuredClone(n)), ...nodesFromPools(sc.pools)];
+    for (const n of nodes) { delete n.metadata.resourceVersion; delete n.metadata.uid; delete (n.metadata as { creationTimestamp?: string }).creationTimestamp; }
+    await this.createAll(nodes, 'cluster');
+    this.allNodes = nodes;
+    for (const n of nodes) {
+      const z = n.metadata.labels?.['topology.kubernetes.io/zone'] ?? '';
+      if (!this.nodesByZone.has(z)) this.nodesByZone.set(z, []);
+      this.nodesByZone.get(z)!.push(n.metadata.name!);
+    }
+
+    // processes
+    const obsInf = new InformerFactory(this.client('observer'), clock);
+    this.observer = new Observer(obsInf, clock, this.loop.startMs);
+
+    const kInf = new InformerFactory(this.client('kubelet'), clock);
+    this.kubelet = new KubeletFleet({ api: this.clients.kubelet, clock, informers: kInf, rng: this.rng.fork('kubelet'), latencies: sc.settings.latencies });
+
+    const cmApi = this.client('controller-manager');
+    const cmInf = new InformerFactory(cmApi, clock);
+    const cmDeps = this.deps(cmApi, cmInf, 'controller-manager');
+    this.cm = {
+      informers: cmInf,
+      rs: new ReplicaSetController({ ...cmDeps, recorder: new ApiEventRecorder(cmApi, clock, 'replicaset-controller') }),
+      deploy: new DeploymentController({ ...cmDeps, recorder: new ApiEventRecorder(cmApi, clock, 'deployment-controller') }),
+      eps: new EndpointSliceController(cmDeps),
+      nlc: new NodeLifecycleController({ ...cmDeps, recorder: new ApiEventRecorder(cmApi, clock, 'node-controller') }, { nodeMonitorGracePeriodMs: sc.settings.nodeMonitorGracePeriodMs, evictionRate: sc.settings.evictionRate }),
+      taint: new TaintEvictionController({ ...cmDeps, recorder: new ApiEventRecorder(cmApi, clock, 'taint-eviction-controller') }),
+    };
+
+    const sApi = this.client('scheduler');
+    const sInf = new InformerFactory(sApi, clock);
+    const sDeps = this.deps(sApi, sInf, 'default-scheduler');
+    const real = sc.settings.scheduler === 'real' ? await createScheduler(sDeps) : undefined;
+    this.scheduler = real ?? new StandInScheduler({ ...sDeps, cycleMs: sc.settings.schedulerCycleMs });
+    this.schedulerKind = real ? 'kube-scheduler model (src/scheduler)' : 'stand-in scheduler (src/sim/standin-scheduler.ts)';
+
+    await Promise.all([obsInf.start(), kInf.start(), cmInf.start(), sInf.start()]);
+    this.cm.rs.run(); this.cm.deploy.run(); this.cm.eps.run(); this.cm.nlc.run(); this.cm.taint.run();
+    this.scheduler.start();
+
+    // workloads and snapshot objects
+    await this.createAll([...sc.snapshotObjects.map((o) => structuredClone(o)), ...sc.workloads.map((o) => structuredClone(o))], 'workloads');
+    this.scheduleTimeline();
+    this.scheduleCompaction();
+  }
+
+  private async createAll(objs: KubeObject[], what: string): Promise<void> {
+    // in chunks below the mutating in-flight limit: setup is not the experiment
+    const chunk = Math.max(1, Math.min(100, this.scenario.settings.maxMutatingInflight || 100));
+    for (let i = 0; i < objs.length; i += chunk) {
+      await Promise.all(objs.slice(i, i + chunk).map(async (o) => {
+        try {
+          await this.user.create(o.kind.toLowerCase() + 's', o);
+        } catch (err) {
+          throw new Error(`${this.scenario.source}: ${what}: ${o.kind} ${o.metadata.namespace ? o.metadata.namespace + '/' : ''}${o.metadata.name}: ${(err as Error).message}`);
+        }
+      }));
+    }
+  }
+
+  /** compact the store every 5 minutes like kube-apiserver (keeps memory flat in long runs) */
+  private scheduleCompaction(): void {
+    const every = 300_000;
+    const tick = () => {
+      this.loop.clock.setTimer(tick, every);
+      void this.store.currentRevision().then((rev) => this.store.compact({ revision: Math.max(1, rev - 1000) })).catch(() => {});
+    };
+    this.loop.clock.setTimer(tick, every);
+  }
+
+  private scheduleTimeline(): void {
+    for (const e of this.scenario.timeline) {
+      const entry = { atS: e.atMs / 1000, label: e.label, convergedAfterS: null as number | null, error: undefined as string | undefined };
+      this.timelineResults.push(entry);
+      this.loop.clock.setTimer(() => {
+        this.apply(e.action).catch((err) => { entry.error = (err as Error).message; });
+      }, e.atMs);
+    }
+  }
+
+  private deploymentRef(ref: string): [string, string] {
+    const i = ref.indexOf('/');
+    return i < 0 ? ['default', ref] : [ref.slice(0, i), ref.slice(i + 1)];
+  }
+
+  /** carry out one timeline action */
+  async apply(a: Action): Promise<void> {
+    const api = this.user;
+    switch (a.kind) {
+      case 'scale': case 'rollout': {
+        const [ns, name] = this.deploymentRef(a.deployment);
+        for (let attempt = 0; ; attempt++) {
+          const d = await api.get<Deployment>('deployments', ns, name);
+          if (a.kind === 'scale') d.spec.replicas = a.replicas;
+          else {
+            const c = a.container ? d.spec.template.spec.containers.find((x) => x.name === a.container) : d.spec.template.spec.containers[0];
+            if (!c) throw new Error(`deployment ${ns}/${name} has no container ${a.container}`);
+            c.image = a.image;
+          }
+          try { await api.update('deployments', d); return; } catch (err) { if (attempt > 5) throw err; }
+        }
+      }
+      case 'rollback': {
+        const [ns, name] = this.deploymentRef(a.deployment);
+        await rollbackDeployment(api, ns, name, a.toRevision);
+        return;
+      }
+      case 'nodeDown': {
+        let names = a.nodes;
+        if (names.length === 0) {
+          const pool = this.allNodes.filter((n) => !a.pool || n.metadata.labels?.['node.kubernetes.io/pool'] === a.pool).map((n) => n.metadata.name!).filter((n) => !this.failed.has(n));
+          names = this.rng.fork('nodeDown').shuffle(pool).slice(0, a.count);
+        }
+        for (const n of names) { this.kubelet.failNode(n); this.failed.add(n); }
+        return;
+      }
+      case 'nodeUp': {
+        const names = a.nodes.length ? a.nodes : [...this.failed];
+        for (const n of names) { this.kubelet.recoverNode(n); this.failed.delete(n); }
+        return;
+      }
+      case 'zoneOutage': case 'zoneRecover': {
+        const names = this.nodesByZone.get(a.zone);
+        if (!names) throw new Error(`no nodes in zone ${a.zone} (zones: ${[...this.nodesByZone.keys()].join(', ')})`);
+        for (const n of names) {
+          if (a.kind === 'zoneOutage') { this.kubelet.failNode(n); this.failed.add(n); }
+          else { this.kubelet.recoverNode(n); this.failed.delete(n); }
+        }
+        return;
+      }
+      case 'deleteNode': {
+        for (const n of a.nodes) { this.kubelet.failNode(n); await api.delete('nodes', undefined, n); }
+        return;
+      }
+      case 'burst': {
+        // all at once, as a client firing N requests concurrently would (this is what hits max-inflight)
+        const t = a.template as Pod;
+        await Promise.all(Array.from({ length: a.count }, (_, i) => {
+          const p = structuredClone(t);
+          p.metadata = { ...(p.metadata ?? {}), name: `${a.namePrefix}-${String(i).padStart(5, '0')}`, namespace: a.namespace };
+          return api.create('pods', p).catch(() => {});
+        }));
+        return;
+      }
+      case 'apply':
+        await Promise.all(a.objects.map((o) => api.create(o.kind.toLowerCase() + 's', structuredClone(o))));
+        return;
+      case 'delete':
+        await api.delete(a.resource, a.namespace, a.name);
+        return;
+      case 'killLeader':
+        throw new Error('killLeader needs settings.leaderElection: true');
+    }
+  }
+
+  /** run the scenario to its end and summarize */
+  async run(): Promise<SimulationResult> {
+    const wall0 = performance.now();
+    await this.setup();
+    const sc = this.scenario;
+    const start = this.loop.startMs;
+    const end = start + sc.durationMs;
+    const every = sc.settings.sampleEveryMs;
+    let nextSample = start;
+    const convergedAt: { t: number; ok: boolean }[] = [];
+    const throttledTotal = () => { let n = 0; for (const c of Object.values(this.clients)) n += c.stats.tooManyRequests; return n; };
+    while (nextSample <= end) {
+      await this.loop.runUntil(nextSample);
+      this.observer.sample(throttledTotal());
+      convergedAt.push({ t: this.loop.clock.now(), ok: this.observer.converged() });
+      this.opts.onProgress?.(this.loop.clock.now() - start, sc.durationMs);
+      nextSample += every;
+    }
+    this.computeConvergence(convergedAt);
+    const wallMs = performance.now() - wall0;
+    const result = this.summarize(wallMs);
+    await this.shutdown();
+    return result;
+  }
+
+  /**
+   * Time to converge after each action: within [action, next action), the time of the last sample
+   * at which the cluster became converged (every deployment updated and available, every pod
+   * ready) and stayed so until the window ends; null when it never settled in the window.
+   */
+  private computeConvergence(samples: { t: number; ok: boolean }[]): void {
+    const start = this.loop.startMs;
+    const times = this.scenario.timeline.map((e) => start + e.atMs);
+    times.forEach((t0, i) => {
+      const t1 = i + 1 < times.length ? times[i + 1] : Infinity;
+      let since: number | null = null;
+      for (const s of samples) {
+        if (s.t < t0 || s.t >= t1) continue;
+        if (s.ok && since === null) since = s.t;
+        if (!s.ok) since = null;
+      }
+      this.timelineResults[i].convergedAfterS = since === null ? null : (since - t0) / 1000;
+    });
+  }
+
+  private async shutdown(): Promise<void> {
+    this.scheduler.stop();
+    await Promise.all([this.cm.rs.stop(), this.cm.deploy.stop(), this.cm.eps.stop(), this.cm.nlc.stop(), this.cm.taint.stop()]);
+  }
+
+  private summarize(wallMs: number): SimulationResult {
+    const sc = this.scenario;
+    const o = this.observer;
+    const { startup, scheduling } = o.latencies();
+    const series = o.series;
+    const busy = series.bindRate.filter((r) => r > 0);
+    let created = 0, scheduled = 0, ready = 0;
+    for (const t of o.times.values()) { created++; if (t.scheduled !== undefined) scheduled++; if (t.ready !== undefined) ready++; }
+    const pods = o.pods.list();
+    const pendingMsgs = new Map<string, number>();
+    let pendingAtEnd = 0, runningAtEnd = 0;
+    for (const p of pods) {
+      if (p.metadata.deletionTimestamp) continue;
+      if (!p.spec.nodeName) {
+        pendingAtEnd++;
+        const c = p.status?.conditions?.find((x) => x.type === 'PodScheduled' && x.status === 'False');
+        const m = c?.message ?? '(not yet attempted)';
+        pendingMsgs.set(m, (pendingMsgs.get(m) ?? 0) + 1);
+      } else if (p.status?.phase === 'Running') runningAtEnd++;
+    }
+    const fc = this.server.stats();
+    let requests = 0, tmr = 0, retries = 0, failedAfter = 0;
+    for (const c of Object.values(this.clients)) { requests += c.stats.requests; tmr += c.stats.tooManyRequests; retries += c.stats.retries; failedAfter += c.stats.failedAfterRetries; }
+    const ev: EvictionRecord[] = this.cm.taint.evictions;
+    const events: EventRow[] = this.opts.collectEvents === false ? [] : o.events.list().map((e) => ({
+      lastSeen: (Date.parse(e.lastTimestamp ?? e.firstTimestamp ?? '') - this.loop.startMs) / 1000,
+      type: e.type ?? 'Normal', reason: e.reason ?? '', object: `${(e.involvedObject.kind ?? '').toLowerCase()}/${e.involvedObject.name}`,
+      message: e.message ?? '', count: e.count ?? 1,
+    })).sort((a, b) => a.lastSeen - b.lastSeen || (a.object < b.object ? -1 : a.object > b.object ? 1 : 0));
+    const r = (x: number) => Math.round(x);
+    return {
+      scenario: sc.name, seed: this.opts.seed ?? sc.seed, nodes: this.allNodes.length, durationS: sc.durationMs / 1000,
+      wallMs: r(wallMs), simSecondsPerWallSecond: Math.round((sc.durationMs / Math.max(1, wallMs)) * 10) / 10,
+      scheduler: this.schedulerKind,
+      pods: { created, scheduled, ready, pendingAtEnd, runningAtEnd },
+      startupLatencyMs: { count: startup.length, p50: r(percentile(startup, 50)), p90: r(percentile(startup, 90)), p99: r(percentile(startup, 99)), max: r(startup[startup.length - 1] ?? NaN) },
+      schedulingLatencyMs: { count: scheduling.length, p50: r(percentile(scheduling, 50)), p99: r(percentile(scheduling, 99)) },
+      schedulingThroughput: { peakPodsPerSecond: Math.round(Math.max(0, ...series.bindRate) * 10) / 10, meanPodsPerSecondWhileBusy: busy.length ? Math.round((busy.reduce((a, b) => a + b, 0) / busy.length) * 10) / 10 : 0 },
+      api: { requests, tooManyRequests: tmr, retries, failedAfterRetries: failedAfter, peakMutatingInflight: fc.peakInflightMutating, peakInflight: fc.peakInflight },
+      evictions: { count: ev.length, firstAtS: ev.length ? (ev[0].atMs - this.loop.startMs) / 1000 : null, records: ev.map((e) => ({ atS: (e.atMs - this.loop.startMs) / 1000, pod: e.pod, node: e.node })) },
+      nodeLifecycle: { markedUnknown: this.cm.nlc.stats.markedUnknown, noExecuteTainted: this.cm.nlc.stats.noExecuteTainted, podsMarkedNotReady: this.cm.nlc.stats.podsMarkedNotReady },
+      timeline: this.timelineResults,
+      deployments: o.deployments.list().map((d) => ({
+        name: `${d.metadata.namespace}/${d.metadata.name}`, replicas: d.spec.replicas ?? 1, updated: d.status?.updatedReplicas ?? 0,
+        ready: d.status?.readyReplicas ?? 0, available: d.status?.availableReplicas ?? 0, revision: d.metadata.annotations?.['deployment.kubernetes.io/revision'] ?? '',
+      })).sort((a, b) => (a.name < b.name ? -1 : 1)),
+      pendingReasons: [...pendingMsgs].map(([message, n]) => ({ message, pods: n })).sort((a, b) => b.pods - a.pods),
+      series,
+      events,
+      relists: this.cm.informers.relists + this.observer.pods.relists,
+    };
+  }
+}
+
+/** Run a scenario end to end. */
+export async function simulate(scenario: Scenario, opts: RunOptions = {}): Promise<SimulationResult> {
+  return new Simulation(scenario, opts).run();
+}
