@@ -1,17 +1,19 @@
 // `kubesim proxy render`: the rules kube-proxy would program on one node, from manifests.
 import { Command, Option } from 'commander';
 import { writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import type { EndpointSlice, Service } from '../api/types.js';
 import { CliError } from './errors.js';
 import { json, table } from './output.js';
 import {
   loadProxyObjects, proxyNodeFromNode, ManifestError, ProxyModelError, ProxyState,
   type IPFamily, type ProxyNode,
 } from '../proxy/model/index.js';
-import { availableModes, loadRenderer, type ProxyRenderOutput } from '../proxy/renderers/index.js';
+import { availableModes, loadRenderer, type ProxyRenderOutput, type ProxySyncer } from '../proxy/renderers/index.js';
 import { sortIptablesRules } from '../proxy/renderers/iptables/normalize.js';
 import { generateCluster } from '../proxy/gen.js';
 
-interface RenderOpts {
+interface InputOpts {
   mode: string;
   cluster?: string[];
   generate?: string;
@@ -21,10 +23,6 @@ interface RenderOpts {
   clusterCidr?: string;
   masqueradeAll?: boolean;
   family: string;
-  output?: string;
-  stats?: boolean;
-  format: string;
-  sorted?: boolean;
   randomFully: boolean;
   nfacct: boolean;
   localhostNodeports: boolean;
@@ -32,15 +30,64 @@ interface RenderOpts {
   masqueradeBit?: string;
 }
 
+interface RenderOpts extends InputOpts {
+  output?: string;
+  stats?: boolean;
+  format: string;
+  sorted?: boolean;
+  repeat: string;
+}
+
+interface CheckOpts extends InputOpts {
+  backend: 'nft' | 'legacy' | 'all';
+  apply?: boolean;
+  format: string;
+}
+
 export function register(program: Command): void {
   const proxy = program.command('proxy').description("kube-proxy's rules for a cluster: iptables, ipvs or nftables");
-  proxy
+  const render = proxy
     .command('render')
     .description(
       'Render the rules kube-proxy would load on one node for the Services, EndpointSlices and Nodes in the given\n' +
       'manifests (YAML/JSON, multi-document, kind: List, or kubectl get -o yaml|json output). The first sync is a\n' +
       'full sync; with --update, the objects in those files are applied as watch events and the partial sync that\n' +
-      'follows is printed too. iptables output is exactly the iptables-restore input kube-proxy writes.')
+      'follows is printed too. iptables output is exactly the iptables-restore input kube-proxy writes.');
+  addInputOptions(render)
+    .option('-o, --output <file>', 'write the ruleset to FILE instead of stdout')
+    .option('--stats', 'print a summary (chains, rules, bytes per sync) instead of the ruleset (with -o: as well)')
+    .addOption(new Option('--format <format>', 'summary format').choices(['table', 'json']).default('table'))
+    .option('--sorted', "normalise iptables output the way kube-proxy's unit tests do (sortIPTablesRules)")
+    .option('--repeat <n>', 'render the full sync N more times (forced full resyncs) and report min/median render time', '0')
+    .addHelpText('after', `
+Modes available here: ${availableModes().join(', ')}
+
+Examples:
+  kubesim proxy render --cluster cluster.yaml --node node-1 --cluster-cidr 10.244.0.0/16
+  kubesim proxy render --generate 1000x10 --stats
+  kubesim proxy render --cluster before.yaml --update after.yaml --node node-1 -o rules.txt --stats`)
+    .action(async (o: RenderOpts) => {
+      await renderCommand(o);
+    });
+
+  const check = proxy
+    .command('check')
+    .description(
+      'Feed the iptables rules kubesim renders to the real iptables-restore inside a throwaway network namespace\n' +
+      '(created and deleted by this command; needs root). Reports whether each backend accepts them and how long\n' +
+      'loading takes. Without --apply it runs iptables-restore --test; with --apply it loads the full sync (and the\n' +
+      'partial sync of --update) with --noflush as kube-proxy does, then times iptables-save and reports its size.');
+  addInputOptions(check)
+    .addOption(new Option('--backend <backend>', 'iptables backend').choices(['nft', 'legacy', 'all']).default('all'))
+    .option('--apply', 'really load the rules into the namespace (kube-proxy: iptables-restore --noflush --counters)')
+    .addOption(new Option('--format <format>', 'output format').choices(['table', 'json']).default('table'))
+    .action(async (o: CheckOpts) => {
+      await checkCommand(o);
+    });
+}
+
+function addInputOptions(cmd: Command): Command {
+  return cmd
     .addOption(new Option('--mode <mode>', 'proxy mode').default('iptables'))
     .option('--cluster <manifests...>', 'manifest files or directories with Services, EndpointSlices, Nodes')
     .option('--generate <NxM>', 'instead of manifests: a seeded synthetic cluster of N services x M endpoints, e.g. 1000x10')
@@ -54,29 +101,25 @@ export function register(program: Command): void {
     .option('--nodeport-addresses <list>', 'comma-separated CIDRs or "primary" (kube-proxy --nodeport-addresses); default all')
     .option('--no-random-fully', 'iptables without MASQUERADE --random-fully support')
     .option('--no-nfacct', 'kernel without nfacct: no -m nfacct counter rules')
-    .option('--no-localhost-nodeports', 'iptables.localhostNodePorts=false')
-    .option('-o, --output <file>', 'write the ruleset to FILE instead of stdout')
-    .option('--stats', 'print a summary (chains, rules, bytes per sync) instead of the ruleset (with -o: as well)')
-    .addOption(new Option('--format <format>', 'summary format').choices(['table', 'json']).default('table'))
-    .option('--sorted', "normalise iptables output the way kube-proxy's unit tests do (sortIPTablesRules)")
-    .addHelpText('after', `
-Modes available here: ${availableModes().join(', ')}
-
-Examples:
-  kubesim proxy render --cluster cluster.yaml --node node-1 --cluster-cidr 10.244.0.0/16
-  kubesim proxy render --generate 1000x10 --stats
-  kubesim proxy render --cluster before.yaml --update after.yaml --node node-1 -o rules.txt --stats`)
-    .action(async (o: RenderOpts) => {
-      await renderCommand(o);
-    });
+    .option('--no-localhost-nodeports', 'iptables.localhostNodePorts=false');
 }
 
-async function renderCommand(o: RenderOpts): Promise<void> {
+interface Run {
+  node: ProxyNode;
+  services: number;
+  slices: number;
+  outputs: ProxyRenderOutput[];
+  /** re-render a forced full sync (for --repeat) */
+  rerenderFull(): ProxyRenderOutput;
+}
+
+/** Loads the input, feeds it to a ProxyState and runs the full sync (and the --update partial sync). */
+async function run(o: InputOpts): Promise<Run> {
   if (!o.cluster && !o.generate) throw new CliError('give --cluster <manifests...> or --generate NxM');
   if (o.cluster && o.generate) throw new CliError('--cluster and --generate are mutually exclusive');
   const family = o.family as IPFamily;
 
-  let services, slices, node: ProxyNode, clusterCIDR = o.clusterCidr;
+  let services: Service[], slices: EndpointSlice[], node: ProxyNode, clusterCIDR = o.clusterCidr;
   try {
     if (o.generate) {
       const m = /^(\d+)x(\d+)$/.exec(o.generate);
@@ -122,27 +165,28 @@ async function renderCommand(o: RenderOpts): Promise<void> {
     if (!Number.isInteger(bit) || bit < 0 || bit > 31) throw new CliError(`--masquerade-bit must be an integer 0-31, got "${o.masqueradeBit}"`);
     options.masqueradeBit = bit;
   }
-  if (o.nodeportAddresses) options.nodePortAddresses = o.nodeportAddresses.split(',').map((s) => s.trim()).filter(Boolean);
+  if (o.nodeportAddresses) options.nodePortAddresses = o.nodeportAddresses.split(',').map((x) => x.trim()).filter(Boolean);
 
   const state = new ProxyState(node, family);
   const outputs: ProxyRenderOutput[] = [];
+  let syncer: ProxySyncer;
   try {
-    for (const s of services) state.onServiceAdd(s);
-    for (const s of slices) state.onEndpointSliceAdd(s);
-    const syncer = renderer.createSyncer(state, options);
+    for (const x of services) state.onServiceAdd(x);
+    for (const x of slices) state.onEndpointSliceAdd(x);
+    syncer = renderer.createSyncer(state, options);
     outputs.push(syncer.sync());
     if (o.update) {
       const upd = loadProxyObjects(o.update);
       const byKey = <T extends { metadata: { namespace?: string; name?: string } }>(xs: T[]) =>
         new Map(xs.map((x) => [`${x.metadata.namespace ?? 'default'}/${x.metadata.name}`, x]));
       const oldSvcs = byKey(services), oldSlices = byKey(slices);
-      for (const s of upd.services) {
-        const prev = oldSvcs.get(`${s.metadata.namespace}/${s.metadata.name}`);
-        if (prev) state.onServiceUpdate(prev, s); else state.onServiceAdd(s);
+      for (const x of upd.services) {
+        const prev = oldSvcs.get(`${x.metadata.namespace}/${x.metadata.name}`);
+        if (prev) state.onServiceUpdate(prev, x); else state.onServiceAdd(x);
       }
-      for (const s of upd.endpointSlices) {
-        const prev = oldSlices.get(`${s.metadata.namespace}/${s.metadata.name}`);
-        if (prev) state.onEndpointSliceUpdate(prev, s); else state.onEndpointSliceAdd(s);
+      for (const x of upd.endpointSlices) {
+        const prev = oldSlices.get(`${x.metadata.namespace}/${x.metadata.name}`);
+        if (prev) state.onEndpointSliceUpdate(prev, x); else state.onEndpointSliceAdd(x);
       }
       outputs.push(syncer.sync());
     }
@@ -150,28 +194,110 @@ async function renderCommand(o: RenderOpts): Promise<void> {
     if (e instanceof ProxyModelError || e instanceof ManifestError || e instanceof TypeError) throw new CliError(e.message);
     throw e;
   }
+  const rerenderFull = () => {
+    // a throw-away syncer over the same state renders a full sync, as kube-proxy's forced resync does
+    return renderer.createSyncer(state, options).sync();
+  };
+  return { node, services: services.length, slices: slices.length, outputs, rerenderFull };
+}
 
-  const rulesText = outputs.map((r) => {
-    let t = r.text;
+async function renderCommand(o: RenderOpts): Promise<void> {
+  const repeat = Number(o.repeat);
+  if (!Number.isInteger(repeat) || repeat < 0) throw new CliError(`--repeat must be a whole number, got "${o.repeat}"`);
+  const r = await run(o);
+  const outputs = r.outputs;
+
+  const rulesText = () => outputs.map((out) => {
+    let t = out.text;
     if (o.sorted && o.mode === 'iptables') t = sortIptablesRules(t);
-    const header = outputs.length > 1 ? `# kubesim: ${r.kind} sync\n` : '';
-    const extra = (r.artifacts ?? []).map((a) => `# kubesim: ${a.name}\n${a.text}`).join('');
+    const header = outputs.length > 1 ? `# kubesim: ${out.kind} sync\n` : '';
+    const extra = (out.artifacts ?? []).map((a) => `# kubesim: ${a.name}\n${a.text}`).join('');
     return header + t + extra;
   }).join('');
 
   if (o.output) {
-    try { writeFileSync(o.output, rulesText); } catch (e) { throw new CliError(`${o.output}: cannot write: ${(e as Error).message}`); }
+    try { writeFileSync(o.output, rulesText()); } catch (e) { throw new CliError(`${o.output}: cannot write: ${(e as Error).message}`); }
   } else if (!o.stats) {
-    process.stdout.write(rulesText);
+    process.stdout.write(rulesText());
   }
-  if (o.stats) {
-    const rows = outputs.map((r, i) => ({ sync: i + 1, ...r.stats, kind: r.kind }));
+  const times: number[] = [];
+  for (let i = 0; i < repeat; i++) times.push(r.rerenderFull().stats.renderMs ?? NaN);
+  times.sort((a, b) => a - b);
+  if (o.stats || repeat > 0) {
+    const rows = outputs.map((out, i) => ({ sync: i + 1, kind: out.kind, ...out.stats }));
+    const repeatInfo = repeat > 0 ? { repeats: repeat, fullRenderMsMin: times[0], fullRenderMsMedian: times[Math.floor(times.length / 2)] } : undefined;
     if (o.format === 'json') {
-      process.stdout.write(json({ mode: o.mode, node: node.name, services: services.length, endpointSlices: slices.length, syncs: rows }));
+      process.stdout.write(json({ mode: o.mode, node: r.node.name, services: r.services, endpointSlices: r.slices, syncs: rows, ...(repeatInfo ? { repeat: repeatInfo } : {}) }));
     } else {
       const keys = ['sync', 'kind', 'chains', 'rules', 'bytes', ...Object.keys(outputs[0].stats).filter((k) => !['chains', 'rules', 'bytes'].includes(k))];
-      process.stdout.write(`mode ${o.mode}, node "${node.name}", ${services.length} services, ${slices.length} endpoint slices\n`);
-      process.stdout.write(table(keys, rows.map((r) => keys.map((k) => String((r as Record<string, unknown>)[k] ?? '')))));
+      process.stdout.write(`mode ${o.mode}, node "${r.node.name}", ${r.services} services, ${r.slices} endpoint slices\n`);
+      process.stdout.write(table(keys, rows.map((row) => keys.map((k) => String((row as Record<string, unknown>)[k] ?? '')))));
+      if (repeatInfo) process.stdout.write(`full re-render x${repeat}: min ${repeatInfo.fullRenderMsMin.toFixed(1)} ms, median ${repeatInfo.fullRenderMsMedian.toFixed(1)} ms\n`);
     }
   }
+}
+
+interface CheckRow {
+  backend: string;
+  sync: number;
+  kind: string;
+  bytes: number;
+  ok: boolean;
+  restoreMs: number;
+  saveBytes?: number;
+  saveMs?: number;
+  error?: string;
+}
+
+async function checkCommand(o: CheckOpts): Promise<void> {
+  if (o.mode !== 'iptables') throw new CliError('proxy check supports --mode iptables (ipvs/nftables have their own oracles in their tests)');
+  if (process.platform !== 'linux') throw new CliError('proxy check needs Linux (network namespaces and iptables)');
+  if (process.getuid?.() !== 0) throw new CliError('proxy check needs root: it creates a network namespace for the real iptables-restore');
+  if (o.apply && o.nfacct) {
+    // kube-proxy drops the -m nfacct matches when it cannot create the counters; without the nfacct
+    // tool or netlink access here the counters cannot be created, so loading must run without them
+    process.stderr.write('kubesim: --apply: rendering without -m nfacct (counters cannot be created in the namespace)\n');
+    o.nfacct = false;
+  }
+  const r = await run(o);
+  const family = o.family as IPFamily;
+  const prefix = family === 'IPv6' ? 'ip6tables' : 'iptables';
+  const backends = o.backend === 'all' ? ['nft', 'legacy'] : [o.backend];
+  const ns = `kubesim-check-${process.pid}`;
+  const add = spawnSync('ip', ['netns', 'add', ns], { encoding: 'utf8' });
+  if (add.status !== 0) throw new CliError(`ip netns add ${ns} failed: ${(add.stderr || String(add.error)).trim()}`);
+  const rows: CheckRow[] = [];
+  try {
+    for (const b of backends) {
+      const restore = `${prefix}-${b}-restore`;
+      const save = `${prefix}-${b}-save`;
+      r.outputs.forEach((out, i) => {
+        const args = o.apply ? ['--noflush', '--counters'] : ['--test'];
+        const t0 = performance.now();
+        const res = spawnSync('ip', ['netns', 'exec', ns, restore, ...args], { input: Buffer.from(out.text), encoding: 'utf8', maxBuffer: 1 << 30 });
+        const restoreMs = performance.now() - t0;
+        const ok = res.status === 0;
+        const row: CheckRow = { backend: restore, sync: i + 1, kind: out.kind, bytes: out.stats.bytes, ok, restoreMs: Math.round(restoreMs) };
+        if (!ok) row.error = (res.stderr || String(res.error ?? `exit ${res.status}`)).trim().split('\n').slice(0, 3).join(' | ');
+        if (ok && o.apply) {
+          const s0 = performance.now();
+          const sv = spawnSync('ip', ['netns', 'exec', ns, save], { encoding: 'buffer', maxBuffer: 1 << 30 });
+          row.saveMs = Math.round(performance.now() - s0);
+          row.saveBytes = sv.stdout?.length ?? 0;
+        }
+        rows.push(row);
+      });
+    }
+  } finally {
+    spawnSync('ip', ['netns', 'del', ns]);
+  }
+  if (o.format === 'json') {
+    process.stdout.write(json({ node: r.node.name, services: r.services, endpointSlices: r.slices, apply: !!o.apply, results: rows }));
+  } else {
+    process.stdout.write(`${r.services} services, ${r.slices} endpoint slices, node "${r.node.name}", ${o.apply ? 'loaded with --noflush' : 'iptables-restore --test'}\n`);
+    const keys = ['backend', 'sync', 'kind', 'bytes', 'ok', 'restoreMs', ...(o.apply ? ['saveMs', 'saveBytes'] : [])];
+    process.stdout.write(table(keys, rows.map((row) => keys.map((k) => String((row as unknown as Record<string, unknown>)[k] ?? '')))));
+    for (const row of rows) if (row.error) process.stdout.write(`${row.backend} sync ${row.sync}: ${row.error}\n`);
+  }
+  if (rows.some((x) => !x.ok)) process.exitCode = 1;
 }
