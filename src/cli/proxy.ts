@@ -11,7 +11,8 @@ import {
 } from '../proxy/model/index.js';
 import { availableModes, loadRenderer, type ProxyRenderOutput, type ProxySyncer } from '../proxy/renderers/index.js';
 import { sortIptablesRules } from '../proxy/renderers/iptables/normalize.js';
-import { generateCluster } from '../proxy/gen.js';
+import { generateCluster, changeOneEndpoint, type GeneratedCluster } from '../proxy/gen.js';
+import { Rng } from '../util/rng.js';
 
 interface InputOpts {
   mode: string;
@@ -19,6 +20,7 @@ interface InputOpts {
   generate?: string;
   seed: string;
   update?: string[];
+  churn?: string;
   node?: string;
   clusterCidr?: string;
   masqueradeAll?: boolean;
@@ -65,6 +67,7 @@ Modes available here: ${availableModes().join(', ')}
 Examples:
   kubesim proxy render --cluster cluster.yaml --node node-1 --cluster-cidr 10.244.0.0/16
   kubesim proxy render --generate 1000x10 --stats
+  kubesim proxy render --generate 10000x10 --churn 1 --stats --repeat 5
   kubesim proxy render --cluster before.yaml --update after.yaml --node node-1 -o rules.txt --stats`)
     .action(async (o: RenderOpts) => {
       await renderCommand(o);
@@ -93,6 +96,7 @@ function addInputOptions(cmd: Command): Command {
     .option('--generate <NxM>', 'instead of manifests: a seeded synthetic cluster of N services x M endpoints, e.g. 1000x10')
     .option('--seed <n>', 'seed for --generate', '1')
     .option('--update <manifests...>', 'then apply these objects as updates (adds/replaces by name) and render the partial sync')
+    .option('--churn <n>', 'with --generate: then replace n pods (one endpoint each, seeded) and render the partial sync')
     .option('--node <name>', "the node kube-proxy runs on (default: the first Node in the manifests); decides Local policies")
     .option('--cluster-cidr <cidr>', 'pod CIDR(s), comma-separated (detect-local-mode ClusterCIDR); without it no "! -s CIDR" masquerade rules')
     .option('--masquerade-all', 'SNAT all traffic sent to cluster IPs (kube-proxy --masquerade-all)')
@@ -120,6 +124,10 @@ async function run(o: InputOpts): Promise<Run> {
   const family = o.family as IPFamily;
 
   let services: Service[], slices: EndpointSlice[], node: ProxyNode, clusterCIDR = o.clusterCidr;
+  let generated: GeneratedCluster | undefined;
+  const churn = o.churn === undefined ? 0 : Number(o.churn);
+  if (!Number.isInteger(churn) || churn < 0) throw new CliError(`--churn must be a whole number, got "${o.churn}"`);
+  if (churn > 0 && !o.generate) throw new CliError('--churn needs --generate (for manifests use --update)');
   try {
     if (o.generate) {
       const m = /^(\d+)x(\d+)$/.exec(o.generate);
@@ -127,6 +135,7 @@ async function run(o: InputOpts): Promise<Run> {
       const seed = Number(o.seed);
       if (!Number.isInteger(seed)) throw new CliError(`--seed must be an integer, got "${o.seed}"`);
       const g = generateCluster({ services: Number(m[1]), endpoints: Number(m[2]), seed });
+      generated = g;
       services = g.services;
       slices = g.endpointSlices;
       node = { name: o.node ?? g.nodeName, ips: { IPv4: '192.168.0.10' } };
@@ -187,6 +196,15 @@ async function run(o: InputOpts): Promise<Run> {
       for (const x of upd.endpointSlices) {
         const prev = oldSlices.get(`${x.metadata.namespace}/${x.metadata.name}`);
         if (prev) state.onEndpointSliceUpdate(prev, x); else state.onEndpointSliceAdd(x);
+      }
+      outputs.push(syncer.sync());
+    }
+    if (churn > 0 && generated) {
+      const rng = new Rng(Number(o.seed) + 1);
+      for (let i = 0; i < churn; i++) {
+        const before = generated.endpointSlices.slice();
+        const ch = changeOneEndpoint(generated, rng);
+        state.onEndpointSliceUpdate(before[ch.sliceIndex], ch.slice);
       }
       outputs.push(syncer.sync());
     }
