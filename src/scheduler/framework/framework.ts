@@ -44,9 +44,22 @@ export interface ScoreTable {
   skipped: string[];
 }
 
+/**
+ * A batch filter that evaluates a window of nodes in one call (the engine's kernel), used instead
+ * of per-node Filter calls when every active filter plugin is covered by it. It must stop once
+ * `numNodesToFind` nodes fit, exactly like findNodesThatPassFilters.
+ */
+export interface WindowFilter {
+  /** names of the filter plugins it covers */
+  readonly covers: ReadonlySet<string>;
+  run(state: CycleState, pod: Pod, start: number, numNodesToFind: number): { feasible: NodeInfo[]; filtered: [NodeInfo, Status][]; processed: number };
+}
+
 export class Framework {
   /** plugins that implement PreFilterExtensions (preemption keeps their state right) */
   private readonly extenders: PreFilterPlugin[];
+  /** set by the profile builder when the engine can run the filters in one call */
+  windowFilter?: WindowFilter;
 
   constructor(
     readonly profileName: string,
@@ -56,6 +69,14 @@ export class Framework {
     readonly percentageOfNodesToScore?: number,
   ) {
     this.extenders = plugins.preFilter.filter((p) => p.addPod || p.removePod);
+  }
+
+  /** the window filter, if every filter plugin not skipped for this pod is covered by it */
+  activeWindowFilter(state: CycleState): WindowFilter | undefined {
+    const wf = this.windowFilter;
+    if (!wf) return undefined;
+    for (const p of this.plugins.filter) if (!wf.covers.has(p.name) && !state.skipFilterPlugins.has(p.name)) return undefined;
+    return wf;
   }
 
   hasFilterPlugins(): boolean {

@@ -125,6 +125,16 @@ export class SchedulingAlgorithm {
       this.nextStartNodeIndex = (start + feasible.length) % n;
       return { feasible };
     }
+    const wf = fwk.activeWindowFilter(state);
+    if (wf) {
+      const r = wf.run(state, pod, start, toFind);
+      for (const [ni, s] of r.filtered) {
+        diagnosis.nodeToStatus.set(ni.name, s);
+        if (s.plugin) diagnosis.unschedulablePlugins.add(s.plugin);
+      }
+      this.nextStartNodeIndex = (start + r.processed) % n;
+      return { feasible: r.feasible };
+    }
     let processed = 0;
     for (let i = 0; i < n && feasible.length < toFind; i++) {
       const ni = nodes[(start + i) % n];

@@ -118,6 +118,8 @@ export class NodeInfo {
   readonly podsWithRequiredAntiAffinity: PodInfo[] = [];
   /** position in the snapshot's node list (set by the snapshot) */
   index = -1;
+  /** row of this node in the engine's NodeTable, -1 without an engine */
+  slot = -1;
   /** bumped on every change; the NodeTable adapter uses it to skip unchanged rows */
   generation = 0;
 

@@ -1,0 +1,186 @@
+/**
+ * DefaultPreemption (pkg/scheduler/framework/plugins/defaultpreemption + framework/preemption):
+ * when no node fits, find nodes where evicting lower-priority pods makes the pod fit, choose the
+ * victims on each such node (remove every lower-priority pod, check the pod fits, then reprieve
+ * victims from the most important down while it still fits), pick one node by upstream's ordering,
+ * and propose it as nominatedNodeName with its victims. The scheduler loop evicts them.
+ *
+ * Node choice (pickOneNodeForPreemption), first criterion that separates wins:
+ *   1. fewest PodDisruptionBudget violations (kubesim has no PDBs: always 0)
+ *   2. lowest highest-victim priority    3. lowest sum of victim priorities
+ *   4. fewest victims                    5. latest start time of the most important victims
+ *   6. the first candidate found
+ */
+import type { Pod } from '../../api/types.js';
+import type { CycleState } from '../framework/cycle-state.js';
+import { formatFitError, newDiagnosis } from '../framework/fit-error.js';
+import type { ClusterSnapshot, NodeInfo, PodInfo } from '../framework/snapshot.js';
+import { Code, Status, type MaybeStatus } from '../framework/status.js';
+import type { Handle, PostFilterPlugin, PostFilterResult } from '../framework/types.js';
+import type { Rng } from '../../util/rng.js';
+
+export const NAME = 'DefaultPreemption';
+export const MSG_NOT_HELPFUL = 'Preemption is not helpful for scheduling';
+export const MSG_NO_VICTIMS = 'No preemption victims found for incoming pod';
+const NOT_HELPFUL = new Status(Code.UnschedulableAndUnresolvable, [MSG_NOT_HELPFUL]);
+const NO_VICTIMS = new Status(Code.UnschedulableAndUnresolvable, [MSG_NO_VICTIMS]);
+
+export interface DefaultPreemptionArgs {
+  minCandidateNodesPercentage?: number;
+  minCandidateNodesAbsolute?: number;
+}
+
+export interface Candidate {
+  nodeName: string;
+  victims: Pod[];
+  numPDBViolations: number;
+}
+
+const priorityOf = (p: Pod) => p.spec.priority ?? 0;
+/** pod start time in ms; pods not started yet count as "now" (latest) like upstream */
+const startOf = (p: Pod) => {
+  const t = p.status?.startTime ? Date.parse(p.status.startTime) : NaN;
+  return Number.isNaN(t) ? Number.POSITIVE_INFINITY : t;
+};
+
+/** upstream MoreImportantPod: higher priority, then earlier start */
+export function moreImportantPod(a: Pod, b: Pod): boolean {
+  const pa = priorityOf(a), pb = priorityOf(b);
+  if (pa !== pb) return pa > pb;
+  return startOf(a) < startOf(b);
+}
+
+export class DefaultPreemption implements PostFilterPlugin {
+  readonly name = NAME;
+  private readonly minPct: number;
+  private readonly minAbs: number;
+
+  constructor(args: DefaultPreemptionArgs | undefined, private readonly handle: Handle) {
+    this.minPct = args?.minCandidateNodesPercentage ?? 10;
+    this.minAbs = args?.minCandidateNodesAbsolute ?? 100;
+    if (!Number.isInteger(this.minPct) || this.minPct < 0 || this.minPct > 100) throw new Error(`DefaultPreemptionArgs: minCandidateNodesPercentage: Invalid value: ${this.minPct}: not in valid range [0, 100]`);
+    if (!Number.isInteger(this.minAbs) || this.minAbs < 0) throw new Error(`DefaultPreemptionArgs: minCandidateNodesAbsolute: Invalid value: ${this.minAbs}: not in valid range [0, inf)`);
+    if (this.minPct === 0 && this.minAbs === 0) throw new Error('DefaultPreemptionArgs: minCandidateNodesPercentage and minCandidateNodesAbsolute cannot be both zero');
+  }
+
+  static factory(args: Record<string, unknown> | undefined, h: Handle): DefaultPreemption {
+    return new DefaultPreemption(args as DefaultPreemptionArgs | undefined, h);
+  }
+
+  private get snapshot(): ClusterSnapshot {
+    return this.handle.snapshot;
+  }
+
+  private get rng(): Rng {
+    return this.handle.rng;
+  }
+
+  /** upstream calculateNumCandidates */
+  numCandidates(numNodes: number): number {
+    let n = Math.trunc((numNodes * this.minPct) / 100);
+    if (n < this.minAbs) n = this.minAbs;
+    if (n > numNodes) n = numNodes;
+    return n;
+  }
+
+  postFilter(state: CycleState, pod: Pod, statuses: ReadonlyMap<string, Status>): { result?: PostFilterResult; status: MaybeStatus } {
+    if (pod.spec.preemptionPolicy === 'Never') {
+      return { status: new Status(Code.Unschedulable, ['preemption: not eligible due to preemptionPolicy=Never.']) };
+    }
+    const all = this.snapshot.list();
+    if (all.length === 0) return { status: new Status(Code.Error, ['no nodes available']) };
+    const diag = newDiagnosis();
+    const potential: NodeInfo[] = [];
+    for (const ni of all) {
+      const s = statuses.get(ni.name);
+      if (s && s.code === Code.UnschedulableAndUnresolvable) diag.nodeToStatus.set(ni.name, NOT_HELPFUL);
+      else potential.push(ni);
+    }
+    const candidates: Candidate[] = [];
+    if (potential.length > 0) {
+      const want = this.numCandidates(potential.length);
+      const offset = this.rng.int(potential.length);
+      for (let i = 0; i < potential.length && candidates.length < want; i++) {
+        const ni = potential[(offset + i) % potential.length];
+        const r = this.selectVictimsOnNode(state, pod, ni);
+        if (r.status === null) candidates.push({ nodeName: ni.name, victims: r.victims, numPDBViolations: 0 });
+        else if (r.status.code === Code.Error) return { status: r.status };
+        else diag.nodeToStatus.set(ni.name, r.status);
+      }
+    }
+    if (candidates.length === 0) {
+      const reasons = new Map<string, number>();
+      for (const s of diag.nodeToStatus.values()) for (const r of s.reasons) reasons.set(r, (reasons.get(r) ?? 0) + 1);
+      const msg = formatFitError(all.length, diag, reasons);
+      return { result: { nominatedNodeName: '' }, status: new Status(Code.Unschedulable, ['preemption: ' + msg]) };
+    }
+    const best = pickOneNodeForPreemption(candidates);
+    return { result: { nominatedNodeName: best.nodeName, victims: best.victims }, status: null };
+  }
+
+  /**
+   * SelectVictimsOnNode: what-if on the live snapshot (restored before returning), with a cloned
+   * CycleState kept right through the PreFilter extensions' RemovePod/AddPod.
+   */
+  selectVictimsOnNode(state: CycleState, pod: Pod, ni: NodeInfo): { victims: Pod[]; status: MaybeStatus } {
+    const fwk = this.handle.framework;
+    if (!fwk) return { victims: [], status: new Status(Code.Error, ['DefaultPreemption: no framework in handle']) };
+    const prio = priorityOf(pod);
+    const lower: PodInfo[] = ni.pods.filter((p) => priorityOf(p.pod) < prio);
+    if (lower.length === 0) return { victims: [], status: NO_VICTIMS };
+    const s = state.clone();
+    const removed: PodInfo[] = [];
+    const remove = (pi: PodInfo) => {
+      fwk.runRemovePod(s, pod, pi, ni);
+      this.snapshot.removePod(pi.key);
+      removed.push(pi);
+    };
+    const restore = (pi: PodInfo) => {
+      this.snapshot.addPod(pi.pod);
+      fwk.runAddPod(s, pod, pi, ni);
+      removed.splice(removed.indexOf(pi), 1);
+    };
+    try {
+      for (const pi of lower) remove(pi);
+      const fits = fwk.runFilter(s, pod, ni);
+      if (fits !== null) return { victims: [], status: fits };
+      // reprieve from the most important down
+      const order = [...lower].sort((a, b) => (moreImportantPod(a.pod, b.pod) ? -1 : moreImportantPod(b.pod, a.pod) ? 1 : 0));
+      const victims: Pod[] = [];
+      for (const pi of order) {
+        restore(pi);
+        if (fwk.runFilter(s, pod, ni) !== null) {
+          remove(pi);
+          victims.push(pi.pod);
+        }
+      }
+      return { victims, status: null };
+    } finally {
+      for (const pi of [...removed]) this.snapshot.addPod(pi.pod);
+    }
+  }
+}
+
+/** upstream pickOneNodeForPreemption over candidates without PDB information. */
+export function pickOneNodeForPreemption(candidates: Candidate[]): Candidate {
+  let cands = candidates;
+  const keepMin = (score: (c: Candidate) => number) => {
+    let best = Infinity;
+    for (const c of cands) best = Math.min(best, score(c));
+    cands = cands.filter((c) => score(c) === best);
+  };
+  keepMin((c) => c.numPDBViolations);
+  if (cands.length > 1) keepMin((c) => Math.max(...c.victims.map(priorityOf)));
+  // sum of (priority + MaxInt32 + 1) so that negative priorities still add up monotonically
+  if (cands.length > 1) keepMin((c) => c.victims.reduce((s, v) => s + priorityOf(v) + 2147483648, 0));
+  if (cands.length > 1) keepMin((c) => c.victims.length);
+  if (cands.length > 1) {
+    // the earliest start among the highest-priority victims; the node where that is latest wins
+    const earliest = (c: Candidate) => {
+      const top = Math.max(...c.victims.map(priorityOf));
+      return Math.min(...c.victims.filter((v) => priorityOf(v) === top).map(startOf));
+    };
+    keepMin((c) => -earliest(c));
+  }
+  return cands[0];
+}

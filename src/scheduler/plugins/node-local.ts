@@ -1,0 +1,337 @@
+/**
+ * The node-local plugins of kube-scheduler's default profile (NodeUnschedulable, NodeName,
+ * TaintToleration, NodeAffinity, NodePorts, NodeResourcesFit, NodeResourcesBalancedAllocation,
+ * ImageLocality) as framework plugins over the engine's kernels: ONE kernel call per pod fills a
+ * failure-reason bitmask and per-plugin raw scores for every node (src/scheduler/kernels), and
+ * each plugin's Filter/Score reads its own bits / column. This file adds no scheduling logic of
+ * its own beyond upstream's NormalizeScore helper and the reason texts.
+ *
+ * {@link SchedulingEngine} keeps the NodeTable in step with the framework's ClusterSnapshot
+ * (every node/pod change is mirrored incrementally).
+ */
+import type { Node, Pod } from '../../api/types.js';
+import type { CycleState } from '../framework/cycle-state.js';
+import type { WindowFilter } from '../framework/framework.js';
+import { untoleratedTaint } from '../framework/labels.js';
+import type { ClusterSnapshot, NodeInfo, PodInfo, SnapshotListener } from '../framework/snapshot.js';
+import { Code, Status, type MaybeStatus } from '../framework/status.js';
+import {
+  MAX_NODE_SCORE, type ClusterEventKind, type EnqueueExtensions, type FilterPlugin, type Handle, type ScorePlugin,
+} from '../framework/types.js';
+import { JsKernel } from '../kernels/js.js';
+import { KernelOutput } from '../kernels/output.js';
+import { NodeStatus, REASON_RESOURCE_BASE, REASON_TEXT, ReasonBit, resourceReason, ScorePlugin as SP } from '../kernels/types.js';
+import type { Kernel, ScoringConfig, ScorePluginName } from '../kernels/types.js';
+import { WasmKernel } from '../kernels/wasm.js';
+import { compilePod, QueryArena, resolveScoring, type PodQuery, type ResolvedScoring } from '../nodetable/podquery.js';
+import { NodeTable, type NodeTableOptions } from '../nodetable/table.js';
+
+export type KernelChoice = 'js' | 'wasm';
+
+/** The NodeTable + kernel shared by every profile of one scheduler, mirrored from the snapshot. */
+export class SchedulingEngine implements SnapshotListener {
+  readonly table: NodeTable;
+  readonly kernel: Kernel<NodeTable, PodQuery, KernelOutput>;
+  readonly out: KernelOutput;
+  readonly arena: QueryArena;
+  /** NodeInfo by table slot */
+  readonly bySlot: (NodeInfo | undefined)[] = [];
+
+  constructor(readonly snapshot: ClusterSnapshot, kernel: KernelChoice = 'js', tableOptions: NodeTableOptions = {}) {
+    this.table = new NodeTable(tableOptions);
+    this.kernel = kernel === 'wasm' ? new WasmKernel() : new JsKernel();
+    this.out = new KernelOutput(this.table);
+    this.arena = new QueryArena(this.table);
+    for (const ni of snapshot.list()) {
+      this.nodeAdded(ni);
+      for (const pi of ni.pods) this.podAdded(pi);
+    }
+    snapshot.listen(this);
+  }
+
+  nodeAdded(ni: NodeInfo): void {
+    ni.slot = this.table.addNode(ni.node);
+    this.bySlot[ni.slot] = ni;
+  }
+
+  nodeUpdated(ni: NodeInfo): void {
+    this.table.updateNode(ni.node);
+  }
+
+  nodeRemoved(ni: NodeInfo): void {
+    this.table.removeNode(ni.name);
+    if (ni.slot >= 0) this.bySlot[ni.slot] = undefined;
+    ni.slot = -1;
+  }
+
+  podAdded(pi: PodInfo): void {
+    this.table.addPod(pi.pod);
+  }
+
+  podRemoved(pi: PodInfo): void {
+    this.table.removePod(pi.key);
+  }
+}
+
+/** What one kernel call left in the output columns for the current cycle. */
+export interface KernelRun {
+  /** true: every node evaluated with allReasons; false: a window (upstream sampling) */
+  full: boolean;
+  /** nodes processed (window runs) */
+  processed: number;
+  start: number;
+  /** the table generation the run saw (a run is stale once the table changes) */
+  generation: number;
+}
+
+const RUN_KEY = 'NodeLocalKernelRun';
+
+/** Filter plugin name → its reason bits. */
+export const KERNEL_FILTERS: Readonly<Record<string, number>> = {
+  NodeUnschedulable: ReasonBit.NodeUnschedulable,
+  NodeName: ReasonBit.NodeName,
+  TaintToleration: ReasonBit.TaintToleration,
+  NodeAffinity: ReasonBit.NodeAffinity,
+  NodePorts: ReasonBit.NodePorts,
+  NodeResourcesFit: ~0xff,
+};
+
+/** Status codes as the upstream plugins return them. */
+const FILTER_CODE: Readonly<Record<string, Code>> = {
+  NodeUnschedulable: Code.UnschedulableAndUnresolvable,
+  NodeName: Code.UnschedulableAndUnresolvable,
+  TaintToleration: Code.UnschedulableAndUnresolvable,
+  NodeAffinity: Code.UnschedulableAndUnresolvable,
+  NodePorts: Code.Unschedulable,
+  NodeResourcesFit: Code.Unschedulable,
+};
+
+/**
+ * A profile's view of the engine: its scoring configuration (weights, NodeResourcesFit strategy,
+ * BalancedAllocation resources) and the per-cycle kernel call.
+ */
+export class NodeLocalRunner {
+  readonly scoring: ResolvedScoring;
+  /** reason bits → Status, built once per distinct bitmask (NodeResourcesFit combinations) */
+  private readonly fitStatuses = new Map<number, Status>();
+  private readonly taintStatuses = new Map<string, Status>();
+  private readonly constStatuses = new Map<string, Status>();
+
+  constructor(readonly engine: SchedulingEngine, config: ScoringConfig) {
+    this.scoring = resolveScoring(config);
+  }
+
+  private compile(pod: Pod): PodQuery {
+    return compilePod(this.engine.table, pod, this.scoring, this.engine.arena);
+  }
+
+  /** every node, every reason (the general path, explain, and the nominated-node check) */
+  ensureFull(state: CycleState, pod: Pod): KernelRun {
+    const cur = state.tryRead<KernelRun>(RUN_KEY);
+    if (cur && cur.full && cur.generation === this.engine.table.generation) return cur;
+    const q = this.compile(pod);
+    this.engine.kernel.filterAndScore(this.engine.table, q, this.engine.out, { allReasons: true });
+    const run: KernelRun = { full: true, processed: this.engine.table.size, start: 0, generation: this.engine.table.generation };
+    state.write(RUN_KEY, run);
+    return run;
+  }
+
+  /** the fast path: upstream's sampling window done inside the kernel */
+  runWindow(state: CycleState, pod: Pod, start: number, numNodesToFind: number): KernelRun {
+    const q = this.compile(pod);
+    const processed = this.engine.kernel.filterAndScore(this.engine.table, q, this.engine.out, { start, numNodesToFind });
+    const run: KernelRun = { full: false, processed, start, generation: this.engine.table.generation };
+    state.write(RUN_KEY, run);
+    return run;
+  }
+
+  /** the status a node-local filter plugin returns for a node, from the reason bits */
+  filterStatus(plugin: string, pod: Pod, ni: NodeInfo): MaybeStatus {
+    const bits = this.engine.out.reasons[ni.slot] & KERNEL_FILTERS[plugin];
+    if (bits === 0) return null;
+    if (plugin === 'NodeResourcesFit') {
+      let s = this.fitStatuses.get(bits);
+      if (!s) {
+        const names = this.engine.table.resources.values;
+        const reasons: string[] = [];
+        // upstream fitsRequest order: pods first, then cpu, memory, ephemeral-storage, extended
+        const order = [3, 0, 1, 2, ...names.map((_, i) => i).filter((i) => i > 3)];
+        for (const r of order) if (bits & (1 << (REASON_RESOURCE_BASE + r))) reasons.push(resourceReason(names[r]));
+        s = new Status(Code.Unschedulable, reasons, plugin);
+        this.fitStatuses.set(bits, s);
+      }
+      return s;
+    }
+    if (plugin === 'TaintToleration') {
+      // upstream names the first untolerated NoSchedule/NoExecute taint
+      const t = untoleratedTaint(ni.node, pod.spec.tolerations);
+      const text = t ? `node(s) had untolerated taint {${t.key}: ${t.value ?? ''}}` : REASON_TEXT[bits];
+      let s = this.taintStatuses.get(text);
+      if (!s) { s = new Status(Code.UnschedulableAndUnresolvable, [text], plugin); this.taintStatuses.set(text, s); }
+      return s;
+    }
+    let s = this.constStatuses.get(plugin);
+    if (!s) { s = new Status(FILTER_CODE[plugin], [REASON_TEXT[bits]], plugin); this.constStatuses.set(plugin, s); }
+    return s;
+  }
+}
+
+/** upstream helper.DefaultNormalizeScore: scale to 0..max by the maximum, optionally reversed. */
+export function defaultNormalizeScore(maxPriority: number, reverse: boolean, scores: number[]): void {
+  let maxCount = 0;
+  for (const s of scores) if (s > maxCount) maxCount = s;
+  if (maxCount === 0) {
+    if (reverse) for (let i = 0; i < scores.length; i++) scores[i] = maxPriority;
+    return;
+  }
+  for (let i = 0; i < scores.length; i++) {
+    let s = Math.trunc((maxPriority * scores[i]) / maxCount);
+    if (reverse) s = maxPriority - s;
+    scores[i] = s;
+  }
+}
+
+const SCORE_INDEX: Readonly<Record<string, number>> = SP;
+const NORMALIZE: Readonly<Record<string, boolean | undefined>> = { TaintToleration: true, NodeAffinity: false };
+
+const EVENTS: Readonly<Record<string, ClusterEventKind[]>> = {
+  NodeUnschedulable: ['NodeAdd', 'NodeUpdate'],
+  NodeName: ['NodeAdd', 'NodeUpdate'],
+  TaintToleration: ['NodeAdd', 'NodeUpdate'],
+  NodeAffinity: ['NodeAdd', 'NodeUpdate'],
+  NodePorts: ['AssignedPodDelete', 'NodeAdd'],
+  NodeResourcesFit: ['AssignedPodDelete', 'AssignedPodUpdate', 'NodeAdd', 'NodeUpdate'],
+};
+
+/** One node-local plugin; implements Filter and/or Score depending on `name`. */
+export class NodeLocalPlugin implements FilterPlugin, ScorePlugin, EnqueueExtensions {
+  constructor(readonly name: string, private readonly runner: NodeLocalRunner) {}
+
+  eventsToRegister(): ClusterEventKind[] {
+    return EVENTS[this.name] ?? ['NodeAdd', 'NodeUpdate'];
+  }
+
+  filter(state: CycleState, pod: Pod, ni: NodeInfo): MaybeStatus {
+    const run = state.tryRead<KernelRun>(RUN_KEY);
+    if (!run || run.generation !== this.runner.engine.table.generation || (!run.full && this.runner.engine.out.status[ni.slot] === NodeStatus.NotEvaluated)) {
+      this.runner.ensureFull(state, pod);
+    }
+    return this.runner.filterStatus(this.name, pod, ni);
+  }
+
+  score(state: CycleState, pod: Pod, ni: NodeInfo): number {
+    const out = [0];
+    this.scoreAll(state, pod, [ni], out);
+    return out[0];
+  }
+
+  scoreAll(state: CycleState, pod: Pod, nodes: readonly NodeInfo[], out: number[]): void {
+    const run = state.tryRead<KernelRun>(RUN_KEY);
+    if (!run || run.generation !== this.runner.engine.table.generation) this.runner.ensureFull(state, pod);
+    const col = this.runner.engine.out.raw(SCORE_INDEX[this.name]);
+    for (let i = 0; i < nodes.length; i++) out[i] = col[nodes[i].slot];
+  }
+
+  normalizeScore(_state: CycleState, _pod: Pod, _nodes: readonly NodeInfo[], scores: number[]): MaybeStatus {
+    const reverse = NORMALIZE[this.name];
+    if (reverse !== undefined) defaultNormalizeScore(MAX_NODE_SCORE, reverse, scores);
+    return null;
+  }
+}
+
+export const NODE_LOCAL_FILTERS = Object.keys(KERNEL_FILTERS);
+export const NODE_LOCAL_SCORES: readonly ScorePluginName[] = ['TaintToleration', 'NodeAffinity', 'NodeResourcesFit', 'NodeResourcesBalancedAllocation', 'ImageLocality'];
+
+/** Per-profile runner, created on first use from the handle's engine and the profile's config. */
+const runners = new WeakMap<Handle, NodeLocalRunner>();
+
+/** Scoring config of a profile from its score weights and plugin args (NodeResourcesFitArgs, …). */
+export function scoringConfigFromArgs(weights: ReadonlyMap<string, number>, args: ReadonlyMap<string, Record<string, unknown>>): ScoringConfig {
+  const cfg: ScoringConfig = { weights: {} };
+  for (const p of NODE_LOCAL_SCORES) cfg.weights![p] = weights.get(p) ?? 0;
+  const fit = args.get('NodeResourcesFit');
+  if (fit) {
+    if (fit.ignoredResources !== undefined || fit.ignoredResourceGroups !== undefined) {
+      throw new Error('NodeResourcesFitArgs: ignoredResources/ignoredResourceGroups are not supported by kubesim');
+    }
+    const ss = fit.scoringStrategy as { type?: string; resources?: { name: string; weight?: number }[]; requestedToCapacityRatio?: { shape?: { utilization: number; score: number }[] } } | undefined;
+    if (ss) {
+      const type = (ss.type ?? 'LeastAllocated') as 'LeastAllocated' | 'MostAllocated' | 'RequestedToCapacityRatio';
+      cfg.fit = {
+        type,
+        resources: ss.resources?.map((r) => ({ name: r.name, weight: r.weight ?? 1 })),
+        shape: ss.requestedToCapacityRatio?.shape,
+      };
+    }
+  }
+  const bal = args.get('NodeResourcesBalancedAllocation');
+  if (bal?.resources) cfg.balancedResources = (bal.resources as { name: string; weight?: number }[]).map((r) => ({ name: r.name, weight: r.weight ?? 1 }));
+  const na = args.get('NodeAffinity');
+  if (na?.addedAffinity !== undefined) throw new Error('NodeAffinityArgs: addedAffinity is not supported by kubesim');
+  return cfg;
+}
+
+/** Extra per-profile data the node-local factories need (set by the profile builder). */
+export interface NodeLocalHandle extends Handle {
+  engine: SchedulingEngine;
+  scoreWeights: ReadonlyMap<string, number>;
+  pluginArgs: ReadonlyMap<string, Record<string, unknown>>;
+}
+
+export function runnerFor(h: Handle): NodeLocalRunner {
+  let r = runners.get(h);
+  if (!r) {
+    const nh = h as NodeLocalHandle;
+    if (!(nh.engine instanceof SchedulingEngine)) throw new Error('node-local plugins need a SchedulingEngine in the framework handle');
+    r = new NodeLocalRunner(nh.engine, scoringConfigFromArgs(nh.scoreWeights ?? new Map(), nh.pluginArgs ?? new Map()));
+    runners.set(h, r);
+  }
+  return r;
+}
+
+export function nodeLocalFactory(name: string) {
+  return (_args: Record<string, unknown> | undefined, h: Handle) => new NodeLocalPlugin(name, runnerFor(h));
+}
+
+/** For tests/explain: the Node object a slot holds. */
+export function nodeOfSlot(engine: SchedulingEngine, slot: number): Node {
+  return engine.table.node(slot);
+}
+
+/** The kernel's filter order (kernels/types.ts): the window filter applies only in this order. */
+const KERNEL_ORDER = ['NodeUnschedulable', 'NodeName', 'TaintToleration', 'NodeAffinity', 'NodePorts', 'NodeResourcesFit'];
+
+/**
+ * The fast path: when a profile's node-local filters are exactly the kernel's six, in the kernel's
+ * order, and no other filter is active for the pod, the kernel runs upstream's sampling window
+ * itself (start index, stop after numNodesToFind feasible nodes) in one call.
+ */
+export function kernelWindowFilter(runner: NodeLocalRunner, filterNames: readonly string[], plugins: readonly FilterPlugin[]): WindowFilter | undefined {
+  const local = filterNames.filter((n) => n in KERNEL_FILTERS);
+  if (local.length !== KERNEL_ORDER.length || local.some((n, i) => n !== KERNEL_ORDER[i])) return undefined;
+  const byName = new Map(plugins.map((p) => [p.name, p]));
+  const engine = runner.engine;
+  return {
+    covers: new Set(KERNEL_ORDER),
+    run(state, pod, start, numNodesToFind) {
+      const r = runner.runWindow(state, pod, start, numNodesToFind);
+      const out = engine.out;
+      const feasible: NodeInfo[] = [];
+      const fs = out.feasible;
+      for (let i = 0; i < out.feasibleCount; i++) feasible.push(engine.bySlot[fs[i]]!);
+      const filtered: [NodeInfo, Status][] = [];
+      const order = engine.table.order;
+      const n = order.length;
+      for (let i = 0; i < r.processed; i++) {
+        const slot = order[(start + i) % n];
+        if (out.status[slot] !== NodeStatus.Filtered) continue;
+        const ni = engine.bySlot[slot]!;
+        for (const name of KERNEL_ORDER) {
+          const s = (byName.get(name) as FilterPlugin).filter(state, pod, ni);
+          if (s) { filtered.push([ni, s]); break; }
+        }
+      }
+      return { feasible, filtered, processed: r.processed };
+    },
+  };
+}
