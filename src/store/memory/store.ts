@@ -179,8 +179,8 @@ export class MemoryStore implements KvStore, ChangeLog {
 
   txnSync(req: TxnRequest): TxnResponse {
     this.checkTxn(req, this.maxTxnOps);
-    checkIntervals(req.success ?? []);
-    checkIntervals(req.failure ?? []);
+    if (needsIntervalCheck(req.success)) checkIntervals(req.success!);
+    if (needsIntervalCheck(req.failure)) checkIntervals(req.failure!);
     // etcd compareToPath: every compare of the chosen path, nested ones included, sees the state before the txn
     const path: boolean[] = [];
     this.compareToPath(req, path);
@@ -640,11 +640,27 @@ function comparator(target: string): (a: KeyValue, b: KeyValue) => number {
 
 /** etcd isTxnReadonly: no put or delete anywhere in the request, either branch, nested included */
 function isReadOnly(req: TxnRequest): boolean {
-  for (const op of [...(req.success ?? []), ...(req.failure ?? [])]) {
+  return branchReadOnly(req.success) && branchReadOnly(req.failure);
+}
+
+function branchReadOnly(ops: RequestOp[] | undefined): boolean {
+  if (ops === undefined) return true;
+  for (const op of ops) {
     if ('requestPut' in op || 'requestDeleteRange' in op) return false;
     if ('requestTxn' in op && !isReadOnly(op.requestTxn)) return false;
   }
   return true;
+}
+
+/** a branch with at most one write and no nested txn cannot hold duplicates (the common CAS shape) */
+function needsIntervalCheck(ops: RequestOp[] | undefined): boolean {
+  if (ops === undefined || ops.length < 2) return ops !== undefined && ops.length === 1 && 'requestTxn' in ops[0];
+  let writes = 0;
+  for (const op of ops) {
+    if ('requestTxn' in op) return true;
+    if (('requestPut' in op || 'requestDeleteRange' in op) && ++writes > 1) return true;
+  }
+  return false;
 }
 
 /**
