@@ -28,7 +28,7 @@ function renderValue(v: unknown): string {
     // Go's %#v of a []string
     return `[]string{${v.map((x) => JSON.stringify(x)).join(', ')}}`;
   }
-  if (typeof v === 'object' && Object.values(v as object).every((x) => typeof x === 'string')) {
+  if (typeof v === 'object' && Object.keys(v as object).length > 0 && Object.values(v as object).every((x) => typeof x === 'string')) {
     // Go's %#v of a map[string]string: keys sorted
     const o = v as Record<string, string>;
     return `map[string]string{${Object.keys(o).sort().map((k) => `${JSON.stringify(k)}:${JSON.stringify(o[k])}`).join(', ')}}`;

@@ -4,7 +4,7 @@
  * upstream's field paths, types and messages (see field.ts, validation-names.ts):
  *
  *   metadata.name: Invalid value: "Web_1": a lowercase RFC 1123 subdomain must consist of …
- *   spec.containers[0].resources.requests[cpu]: Invalid value: "2": must be less than or equal to cpu limit of 1
+ *   spec.containers[0].resources.requests: Invalid value: "2": must be less than or equal to cpu limit of 1
  *   spec.template.metadata.labels: Invalid value: map[string]string{"app":"x"}: `selector` does not match template `labels`
  *
  * Unknown fields. Upstream rejects them while decoding (kubectl's default `--validate=strict`
@@ -364,9 +364,8 @@ function validateContainer(c: Obj, path: string, isInit: boolean, names: Set<str
       for (const [name, req] of requests) {
         const lim = limits.get(name);
         if (lim && req.cmp(lim) > 0) {
-          out.push(
-            invalidValue(`${path}.resources.requests[${name}]`, req.toString(), `must be less than or equal to ${name} limit of ${lim.toString()}`),
-          );
+          // upstream reports this one at `resources.requests` (not keyed)
+          out.push(invalidValue(`${path}.resources.requests`, req.toString(), `must be less than or equal to ${name} limit of ${lim.toString()}`));
         }
         if (isIntegerResource(name) && !name.startsWith('hugepages-') && lim && req.cmp(lim) !== 0) {
           out.push(invalidValue(`${path}.resources.requests[${name}]`, req.toString(), `must be equal to ${name} limit of ${lim.toString()}`));
