@@ -29,7 +29,12 @@ export function etcdAvailability(): { available: boolean; reason: string } {
 
 export const etcdRequired = process.env.KUBESIM_REQUIRE_ETCD === '1';
 
-export function describeEtcd(name: string, body: (etcd: EtcdHandle) => void): void {
+export interface DescribeEtcdOptions {
+  /** launch the file's shared etcd in beforeAll (default true); false when tests launch their own */
+  shared?: boolean;
+}
+
+export function describeEtcd(name: string, body: (etcd: EtcdHandle) => void, opts: DescribeEtcdOptions = {}): void {
   const { available, reason } = etcdAvailability();
   if (!available) {
     if (etcdRequired) {
@@ -49,7 +54,7 @@ export function describeEtcd(name: string, body: (etcd: EtcdHandle) => void): vo
     const stores: EtcdStore[] = [];
     const extra: LaunchedEtcd[] = [];
     beforeAll(async () => {
-      server = await launchEtcd();
+      if (opts.shared !== false) server = await launchEtcd();
     });
     afterAll(async () => {
       await Promise.all(stores.map((s) => s.close().catch(() => undefined)));

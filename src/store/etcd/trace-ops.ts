@@ -207,7 +207,7 @@ const txnSet: TraceOpSet = {
     txn([cmp('t/zz', 'CREATE', 'EQUAL', { createRevision: 0 }), cmp('t/zz', 'MOD', 'EQUAL', { modRevision: 0 }), cmp('t/zz', 'LEASE', 'EQUAL', { lease: null })], [get('t/zz')], [], note('missing key: create/mod/lease compare as 0')),
     txn([cmp('t/a', 'VERSION', 'GREATER', { version: 0 }, { rangeEnd: 't/e' })], [get('t/', { ...prefix('t/') })], [get('t/', { ...prefix('t/'), keysOnly: true })], note('range compare: every key in [t/a, t/e) must satisfy it')),
     txn([cmp('t/a', 'MOD', 'LESS', { modRevision: 7 }, { rangeEnd: 't/e' })], [put('t/x', 'x')], [get('t/a', { rangeEnd: 't/e' })], note('one key in the range fails the compare')),
-    txn([cmp('t/q', 'VERSION', 'EQUAL', { version: 5 }, { rangeEnd: 't/r' })], [put('t/x', 'vacuous')], [], note('range compare over an empty range: vacuously true')),
+    txn([cmp('t/q', 'VERSION', 'EQUAL', { version: 5 }, { rangeEnd: 't/r' })], [put('t/x', 'vacuous')], [], note('range compare over an empty range: compared as one missing key (version 0 != 5), so false')),
     txn([], [], [], note('empty txn: succeeds, no revision')),
     txn([], [get('t/a'), get('t/none')], [], note('read-only txn: no revision')),
     txn([], [put('t/f', 'f'), del('t/f', { prevKv: true })], [], note('put then delete of the same key: duplicate key')),
@@ -338,7 +338,13 @@ const watchCompactSet: TraceOpSet = {
     },
     get('c/b', { revision: 5, ...note('while a range at the compact revision is served') }),
     { op: 'watch', id: 'wAfter', key: 'c/', ...prefix('c/'), startRevision: 6, prevKv: true },
+    {
+      op: 'sleep',
+      ms: 600,
+      note: 'let etcd sync the catching-up watchers (every 100 ms) and send live events (prevKv is read at send time) before compacting again; otherwise the outcome depends on timing',
+    },
     put('c/a', '3'), // 7
+    { op: 'sleep', ms: 300, note: 'wAfter reads the prevKv of revision 7 at send time: send before the next compaction' },
     { op: 'compact', revision: 7 },
     { op: 'watch', id: 'wAtPut', key: 'c/', ...prefix('c/'), startRevision: 7, prevKv: true, note: 'at the compact revision of a put: delivered; its prevKv (revision 4) is compacted' },
     { op: 'watch', id: 'wBelow', key: 'c/', ...prefix('c/'), startRevision: 6 },
