@@ -124,6 +124,11 @@ function lexLabels(s: string): Tok[] {
   return out;
 }
 
+/** In key and value positions the keywords `in` / `notin` are plain identifiers (Parser.consume(Values)). */
+function asValue(t: Tok): Tok {
+  return t.t === 'in' || t.t === 'notin' ? { t: 'id', v: t.v } : t;
+}
+
 function selectorError(msg: string) {
   return badRequest(`unable to parse requirement: ${msg}`);
 }
@@ -152,10 +157,10 @@ export function parseLabelSelector(s: string | undefined): ParsedLabelSelector {
     throw badRequest(`found '${t.t === 'end' ? '' : t.v}', expected: ${what}`);
   };
   for (;;) {
-    let t = toks[p]!;
+    let t = asValue(toks[p]!);
     if (t.t === '!') {
       p++;
-      t = toks[p]!;
+      t = asValue(toks[p]!);
       if (t.t !== 'id') expect('identifier');
       checkKey(t.v);
       reqs.push({ key: t.v, op: '!', values: [] });
@@ -169,7 +174,7 @@ export function parseLabelSelector(s: string | undefined): ParsedLabelSelector {
         reqs.push({ key, op: 'exists', values: [] });
       } else if (op.t === '=' || op.t === '==' || op.t === '!=' || op.t === '>' || op.t === '<') {
         p++;
-        const v = toks[p]!;
+        const v = asValue(toks[p]!);
         let value = '';
         if (v.t === 'id') {
           value = v.v;
@@ -189,7 +194,7 @@ export function parseLabelSelector(s: string | undefined): ParsedLabelSelector {
         p++;
         const values: string[] = [];
         for (;;) {
-          const v = toks[p]!;
+          const v = asValue(toks[p]!);
           if (v.t === ')') {
             p++;
             break;
@@ -299,7 +304,7 @@ export class ParsedFieldSelector {
   }
 }
 
-/** Split on unescaped separators and unescape `\,` `\=` `\!` `\\` (fields.ParseSelector). */
+/** Split on unescaped commas (fields.splitTerms). */
 function splitTerms(s: string): string[] {
   const terms: string[] = [];
   let cur = '';
@@ -323,29 +328,26 @@ function unescape(s: string): string {
     const c = s[i]!;
     if (c === '\\') {
       const n = s[i + 1];
-      if (n === '\\' || n === ',' || n === '=' || n === '!') {
+      if (n === '\\' || n === ',' || n === '=') {
         out += n;
         i++;
         continue;
       }
       throw badRequest(`invalid field selector: invalid escape sequence: \\${n ?? ''}`);
     }
+    // unescaped , and = are not allowed in field selector values (fields.UnescapeValue)
+    if (c === '=' || c === ',') throw badRequest(`invalid field selector: unescaped character in value: ${c}`);
     out += c;
   }
   return out;
 }
 
-/** Find the first unescaped occurrence of an operator. */
+/** The first operator in a term, trying `!=`, `==`, `=` at each position (fields.splitTerm). */
 function findOp(term: string): { at: number; op: '=' | '==' | '!=' } | undefined {
   for (let i = 0; i < term.length; i++) {
-    const c = term[i];
-    if (c === '\\') {
-      i++;
-      continue;
-    }
-    if (c === '!' && term[i + 1] === '=') return { at: i, op: '!=' };
-    if (c === '=' && term[i + 1] === '=') return { at: i, op: '==' };
-    if (c === '=') return { at: i, op: '=' };
+    if (term.startsWith('!=', i)) return { at: i, op: '!=' };
+    if (term.startsWith('==', i)) return { at: i, op: '==' };
+    if (term[i] === '=') return { at: i, op: '=' };
   }
   return undefined;
 }
@@ -361,7 +363,7 @@ export function parseFieldSelector(s: string | undefined, resource: string): Par
     if (term === '') continue;
     const op = findOp(term);
     if (!op) throw badRequest(`invalid field selector: invalid selector: '${s}'; can't understand '${term}'`);
-    const field = unescape(term.slice(0, op.at)).trim();
+    const field = term.slice(0, op.at);
     const value = unescape(term.slice(op.at + op.op.length));
     reqs.push({ field, op: op.op === '!=' ? '!=' : '=', value });
   }
