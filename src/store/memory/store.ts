@@ -405,10 +405,21 @@ export class MemoryStore implements KvStore, ChangeLog {
 
   /** add a tombstone for a live key (etcd storeTxnWrite.delete) */
   private tombstone(h: History, prev: KeyValue): void {
-    const kv: KeyValue = { key: prev.key, value: EMPTY, createRevision: 0, modRevision: this.revision + 1, version: 0, lease: 0 };
+    const rev = this.revision + 1;
+    const kv: KeyValue = { key: prev.key, value: EMPTY, createRevision: 0, modRevision: rev, version: 0, lease: 0 };
+    // a watcher's prevKv is the key as of rev-1 (etcd reads it at ModRevision-1). It differs from
+    // `prev` only when this txn put the key before deleting it, which checkIntervals lets through
+    // for a delete with rangeEnd "\0" (etcd's interval tree does not treat "\0" as open-ended).
+    let watchPrev: KeyValue | null = prev;
+    if (prev.modRevision === rev) {
+      watchPrev = null;
+      for (let i = h.length - 2; i >= 0; i--) {
+        if (h[i].modRevision < rev) { if (h[i].version !== 0) watchPrev = h[i]; break; }
+      }
+    }
     h.push(kv);
     this.logKv.push(kv);
-    this.logPrev.push(prev);
+    this.logPrev.push(watchPrev);
     this.changes++;
     if (prev.lease !== 0) this.lessor.detach(prev.lease, prev.key);
   }

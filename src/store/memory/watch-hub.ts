@@ -52,7 +52,7 @@ class MemWatcher implements Watcher {
   dirty = false;
   canceled = false;
   progressWanted = false;
-  /** etcd's sws.progress[id]: true when no events were sent since the last progress tick */
+  /** etcd's sws.progress[id]: true when no events were sent since the last progress tick (set false at commit) */
   quiet = true;
   readonly key: string;
   readonly end: string | null;
@@ -181,6 +181,7 @@ export class WatchHub {
           if ((isDelete ? w.noDelete : w.noPut) || kv.modRevision < w.nextRev) continue;
           if (w.wantPrev && prev !== null) w.pending.push(evPrev ??= { type, kv, prevKv: prev });
           else w.pending.push(ev ??= { type, kv });
+          w.quiet = false;
           if (!w.dirty) this.markDirty(w);
         }
       }
@@ -193,6 +194,7 @@ export class WatchHub {
           if ((isDelete ? w.noDelete : w.noPut) || kv.modRevision < w.nextRev) continue;
           if (w.wantPrev && prev !== null) w.pending.push(evPrev ??= { type, kv, prevKv: prev });
           else w.pending.push(ev ??= { type, kv });
+          w.quiet = false;
           if (!w.dirty) this.markDirty(w);
         }
       }
@@ -277,7 +279,6 @@ export class WatchHub {
       if (w.pending.length > 0) {
         const events = w.pending;
         w.pending = [];
-        w.quiet = false;
         error = deliver(w, { header: { revision: this.log.revision }, watchId: w.watchId, events }, error);
       }
       if (w.progressWanted && w.synced && !w.canceled && w.pending.length === 0) {
