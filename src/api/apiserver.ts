@@ -123,6 +123,8 @@ export interface WatchHandle {
 type Obj = KubeObject & Record<string, any>;
 
 const MAX_UPDATE_RETRIES = 64;
+/** decoded objects kept for selector evaluation across watchers (see probe()) */
+const PROBE_CACHE_SIZE = 1024;
 
 /** RFC 3339 with second precision, as metav1.Time marshals. */
 export function rfc3339(ms: number): string {
@@ -190,6 +192,7 @@ export class ApiServer {
   private readonly nodePorts = new NodePortAllocator();
   private readonly onHandlerError: (err: unknown) => void;
   private created = 0;
+  private readonly probeCache = new Map<string, KubeObject>();
 
   constructor(store: KvStore, opts: ApiServerOptions = {}) {
     this.store = store;
@@ -674,22 +677,23 @@ export class ApiServer {
       for (const ev of resp.events) {
         if (stopped) return;
         if (ev.type === 'PUT') {
-          const obj = this.decodeKv<T>(ev.kv);
           const isNew = ev.kv.createRevision === ev.kv.modRevision || !ev.prevKv;
           if (!filtering) {
-            emit(isNew ? 'ADDED' : 'MODIFIED', obj);
+            emit(isNew ? 'ADDED' : 'MODIFIED', this.decodeKv<T>(ev.kv));
             continue;
           }
-          const cur = this.matches(obj, labels, fields);
-          const prev = isNew ? false : this.matches(this.decodeKv<T>(ev.prevKv!), labels, fields);
-          if (cur && prev) emit('MODIFIED', obj);
-          else if (cur) emit('ADDED', obj);
-          else if (prev) emit('DELETED', obj);
+          // match on shared read-only decodes; hand each matching watcher its own copy
+          const cur = this.matches(this.probe(ev.kv), labels, fields);
+          const prev = isNew ? false : this.matches(this.probe(ev.prevKv!), labels, fields);
+          if (cur && prev) emit('MODIFIED', this.decodeKv<T>(ev.kv));
+          else if (cur) emit('ADDED', this.decodeKv<T>(ev.kv));
+          else if (prev) emit('DELETED', this.decodeKv<T>(ev.kv));
         } else {
           if (!ev.prevKv) continue;
+          if (filtering && !this.matches(this.probe(ev.prevKv), labels, fields)) continue;
           const obj = decode<T>(ev.prevKv.value);
           (obj.metadata ??= {}).resourceVersion = String(ev.kv.modRevision);
-          if (!filtering || this.matches(obj, labels, fields)) emit('DELETED', obj);
+          emit('DELETED', obj);
         }
       }
     };
@@ -799,6 +803,25 @@ export class ApiServer {
     let s = '';
     for (let i = 0; i < 5; i++) s += alphabet[this.rng.int(alphabet.length)];
     return s;
+  }
+
+  /**
+   * A decoded object used only to evaluate selectors, shared by every filtered watcher that sees
+   * the same key revision (one decode per event instead of one per watcher; e.g. a kubelet
+   * watch per node with spec.nodeName=<node>). Never handed to callers.
+   */
+  private probe(kv: KeyValue): KubeObject {
+    const id = `${kv.modRevision}\u0000${kv.key}`;
+    let o = this.probeCache.get(id);
+    if (!o) {
+      o = this.decodeKv<KubeObject>(kv);
+      this.probeCache.set(id, o);
+      if (this.probeCache.size > PROBE_CACHE_SIZE) {
+        const oldest = this.probeCache.keys().next().value as string;
+        this.probeCache.delete(oldest);
+      }
+    }
+    return o;
   }
 
   private decodeKv<T>(kv: KeyValue): T {

@@ -339,6 +339,52 @@ describe('ApiServer watch', () => {
     await h.stop();
   });
 
+  it('per-node field-selector watches see only their pods, each with its own object', async () => {
+    const { api } = setup();
+    const seen = new Map<string, ApiWatchEvent<Pod>[]>();
+    const handles = [];
+    for (let n = 0; n < 20; n++) {
+      const node = `node-${n}`;
+      seen.set(node, []);
+      handles.push(await api.watch<Pod>('pods', { resourceVersion: '1', fieldSelector: `spec.nodeName=${node}` }, (ev) => seen.get(node)!.push(ev)));
+    }
+    const all: ApiWatchEvent<Pod>[] = [];
+    handles.push(await api.watch<Pod>('pods', { resourceVersion: '1' }, (ev) => all.push(ev)));
+    for (let i = 0; i < 40; i++) {
+      await api.create(pod(`p${i}`));
+      await api.bind(binding(`p${i}`, `node-${i % 20}`));
+    }
+    await new Promise((r) => setTimeout(r, 20));
+    for (let n = 0; n < 20; n++) {
+      // ADDED when the bind makes the pod match, nothing for the create
+      expect(seen.get(`node-${n}`)!.map((e) => [e.type, e.object.metadata.name])).toEqual([
+        ['ADDED', `p${n}`],
+        ['ADDED', `p${n + 20}`],
+      ]);
+    }
+    expect(all).toHaveLength(80);
+    // objects are not shared between watchers
+    const a = seen.get('node-0')![0]!.object;
+    const b = all.find((e) => e.type === 'MODIFIED' && e.object.metadata.name === 'p0')!.object;
+    expect(a).not.toBe(b);
+    a.metadata.labels!.mutated = 'yes';
+    expect(b.metadata.labels!.mutated).toBeUndefined();
+    for (const h of handles) await h.stop();
+  });
+
+  it('bookmarks on request with allowBookmarks', async () => {
+    const { api, store } = setup();
+    await api.create(pod('a'));
+    const events: ApiWatchEvent<any>[] = [];
+    const h = await api.watch('pods', { resourceVersion: '1', allowBookmarks: true }, (ev) => events.push(ev));
+    await new Promise((r) => setTimeout(r, 10));
+    h.requestBookmark();
+    await new Promise((r) => setTimeout(r, 10));
+    expect(events.map((e) => e.type)).toEqual(['ADDED', 'BOOKMARK']);
+    expect(events[1]!.object).toEqual({ kind: 'Pod', apiVersion: 'v1', metadata: { resourceVersion: String(await store.currentRevision()) } });
+    await h.stop();
+  });
+
   it('410 after compaction, as an ERROR event with a Status', async () => {
     const { api, store } = setup();
     const a = await api.create(pod('a'));
