@@ -1,0 +1,71 @@
+/**
+ * Loads a cluster snapshot for offline scheduling (`kubectl get nodes,pods,services,replicasets,
+ * namespaces -A -o yaml` output, or any manifests): Nodes, bound Pods, and the objects the
+ * plugins read (Services/ReplicaSets/StatefulSets for PodTopologySpread's default constraints,
+ * Namespaces for namespaceSelector). Errors name the file, line and object.
+ */
+import { loadManifests, type LoadedObject } from '../../api/manifest.js';
+import type { KubeObject, Namespace, Node, Pod, ReplicaSet, Service } from '../../api/types.js';
+
+export interface ClusterFile {
+  nodes: Node[];
+  /** pods with spec.nodeName (running or assumed) */
+  boundPods: Pod[];
+  /** pods without spec.nodeName, in file order */
+  pendingPods: Pod[];
+  services: Service[];
+  replicaSets: ReplicaSet[];
+  /** StatefulSets / ReplicationControllers (their spec.selector) */
+  others: KubeObject[];
+  namespaces: Namespace[];
+}
+
+/** An input error naming where it is (file:line: Kind "name": field: message). */
+export class ClusterFileError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ClusterFileError';
+  }
+}
+
+function where(o: LoadedObject): string {
+  const m = o.object.metadata ?? {};
+  return `${o.source.file}:${o.source.line}: ${o.object.kind ?? 'object'} "${m.namespace ? m.namespace + '/' : ''}${m.name ?? '?'}"`;
+}
+
+function check(o: LoadedObject): void {
+  const obj = o.object as unknown as Record<string, unknown>;
+  if (!obj.metadata || typeof (obj.metadata as { name?: unknown }).name !== 'string') throw new ClusterFileError(`${where(o)}: metadata.name: Required value`);
+  if (o.object.kind === 'Pod') {
+    const spec = obj.spec as { containers?: unknown } | undefined;
+    if (!spec || !Array.isArray(spec.containers)) throw new ClusterFileError(`${where(o)}: spec.containers: Required value`);
+  }
+}
+
+/** Sorts loaded objects into a {@link ClusterFile}; unknown kinds are ignored. */
+export function sortClusterObjects(objs: LoadedObject[]): ClusterFile {
+  const out: ClusterFile = { nodes: [], boundPods: [], pendingPods: [], services: [], replicaSets: [], others: [], namespaces: [] };
+  for (const o of objs) {
+    check(o);
+    const obj = o.object;
+    switch (obj.kind) {
+      case 'Node': out.nodes.push(obj as Node); break;
+      case 'Pod': {
+        const p = obj as Pod;
+        p.metadata.namespace ??= 'default';
+        (p.spec.nodeName ? out.boundPods : out.pendingPods).push(p);
+        break;
+      }
+      case 'Service': out.services.push(obj as Service); break;
+      case 'ReplicaSet': out.replicaSets.push(obj as ReplicaSet); break;
+      case 'StatefulSet': case 'ReplicationController': out.others.push(obj); break;
+      case 'Namespace': out.namespaces.push(obj as Namespace); break;
+      default: break;
+    }
+  }
+  return out;
+}
+
+export async function loadClusterFiles(paths: string[]): Promise<ClusterFile> {
+  return sortClusterObjects(await loadManifests(paths, { recursive: false }));
+}
