@@ -5,8 +5,8 @@
  *   kubesim store replay <trace.json>       replay an etcd golden trace on the in-memory store
  *            [--check] [--skip-quirks] [--ignore-error-messages] [-o table|json]
  *
- * The etcd backend may contribute more subcommands (e.g. recording traces on a real etcd) by
- * exporting `registerStoreCommands(store: Command)` from src/store/etcd/cli.ts.
+ * `kubesim store record` (recording traces on a real etcd) is added by src/cli/store-record.ts
+ * from src/store/etcd/cli.ts.
  */
 import type { Command } from 'commander';
 import { readFileSync } from 'node:fs';
@@ -60,18 +60,6 @@ export function register(program: Command): void {
         if (format === 'table') process.stdout.write(`\n${file}: all ${trace.ops.length} answers and ${Object.keys(actual.watchEvents).length} watchers match${o.skipQuirks ? ' (quirks skipped)' : ''}\n`);
       }
     });
-
-  void loadExtraCommands(store);
-}
-
-async function loadExtraCommands(store: Command): Promise<void> {
-  try {
-    const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
-    const mod = (await import(new URL(`../store/etcd/cli${ext}`, import.meta.url).href)) as { registerStoreCommands?: (c: Command) => void };
-    mod.registerStoreCommands?.(store);
-  } catch (err) {
-    if ((err as { code?: string }).code !== 'ERR_MODULE_NOT_FOUND') throw err;
-  }
 }
 
 function loadTrace(file: string): GoldenTrace {
