@@ -177,6 +177,12 @@ interface SvcNames {
   firewall: string;
 }
 
+// Chain names are computed once per model object (kube-proxy stores them in its servicePortInfo /
+// endpointInfo for the same reason: sha256 per chain dominates a full sync otherwise). The model's
+// EndpointInfo objects belong to one service port each, so the endpoint object is a sufficient key.
+const svcNameCache = new WeakMap<ServicePortInfo, SvcNames>();
+const epNameCache = new WeakMap<EndpointInfo, string>();
+
 /**
  * A kube-proxy nftables proxier for one node and IPv4. Call `sync()` with the model after each
  * batch of changes; it returns the transaction to run.
@@ -198,8 +204,6 @@ export class NftablesProxier {
   private readonly noEndpointServices = new ElementStorage('map', NO_ENDPOINT_SERVICES_MAP);
   private readonly noEndpointNodePorts = new ElementStorage('map', NO_ENDPOINT_NODEPORTS_MAP);
   private readonly serviceNodePorts = new ElementStorage('map', SERVICE_NODEPORTS_MAP);
-  private readonly names = new Map<string, SvcNames>();
-  private readonly epNames = new Map<string, string>();
 
   constructor(readonly options: NftablesOptions = {}) {
     const bit = options.masqueradeBit ?? 14;
@@ -228,22 +232,21 @@ export class NftablesProxier {
   }
 
   private svcNames(svc: ServicePortInfo): SvcNames {
-    let n = this.names.get(svc.key);
+    let n = svcNameCache.get(svc);
     if (!n) {
       const base = servicePortChainNameBase(svc.name.namespace, svc.name.name, svc.protocol.toLowerCase(), svc.name.port);
       n = { cluster: SERVICE_CHAIN_PREFIX + base, local: LOCAL_CHAIN_PREFIX + base, external: EXTERNAL_CHAIN_PREFIX + base, firewall: FIREWALL_CHAIN_PREFIX + base };
-      this.names.set(svc.key, n);
+      svcNameCache.set(svc, n);
     }
     return n;
   }
 
   /** endpoint chain base name ("HASH-ns/name/proto/port__ip/port"), shared by endpoint chain and affinity set */
   private epBase(svc: ServicePortInfo, ep: EndpointInfo): string {
-    const k = `${svc.key}|${ep.endpoint}`;
-    let n = this.epNames.get(k);
+    let n = epNameCache.get(ep);
     if (!n) {
       n = servicePortEndpointChainNameBase(svc.name.namespace, svc.name.name, svc.protocol.toLowerCase(), svc.name.port, ep.ip, ep.port);
-      this.epNames.set(k, n);
+      epNameCache.set(ep, n);
     }
     return n;
   }
@@ -495,7 +498,7 @@ export class NftablesProxier {
     }
 
     // stale service/endpoint chains: flush now, delete after a second
-    for (const chain of [...this.kernelChains].sort()) {
+    for (const chain of this.kernelChains) {
       if (!isServiceChainName(chain)) continue;
       if (!activeChains.has(chain)) {
         // as kube-proxy: flushed again and re-stamped on every sync until a sync >= 1 s later deletes it
@@ -505,7 +508,7 @@ export class NftablesProxier {
         this.staleChains.delete(chain);
       }
     }
-    for (const set of [...this.kernelSets].sort()) {
+    for (const set of this.kernelSets) {
       if (isAffinitySetName(set) && !activeAffinitySets.has(set)) {
         tx.deleteSet('set', set);
         this.kernelSets.delete(set);
