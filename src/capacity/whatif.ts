@@ -163,7 +163,8 @@ export function applyWhatIfs(state: ClusterState, whatIfs: WhatIf[]): WhatIfResu
       }
       case 'add-nodes': {
         const known = byName();
-        const t = known.get(w.template);
+        // a template may be a node an earlier what-if removed ("lose zone b, then add nodes like b-2")
+        const t = known.get(w.template) ?? state.nodes.find((n) => n.metadata.name === w.template);
         if (!t) throw new WhatIfError(`add-nodes: template node "${w.template}" is not in the cluster`);
         for (let i = 1; i <= w.count; i++) {
           let name = `${w.template}-whatif-${i}`;

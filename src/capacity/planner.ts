@@ -1,0 +1,255 @@
+/**
+ * Capacity planning: how many more replicas of a pod shape fit, where, and what stops the next
+ * one — the question cluster-capacity answers — on the real scheduler (SchedulerCore: the same
+ * plugins, kernels and tie-breaks as `kubesim schedule`), after optional what-ifs.
+ *
+ * For each shape, starting from the same cluster state:
+ *   1. apply the what-ifs (remove nodes, lose a zone, cordon, add nodes);
+ *   2. place the displaced pods first, highest priority first (their controllers recreate them);
+ *   3. schedule copies of the shape one at a time, assuming each placement, until one does not fit
+ *      (its FitError is the stop reason) or `maxReplicas` is reached.
+ * Shapes are independent (each sees the cluster without the others' replicas); `mix` places
+ * them round-robin into one shared cluster instead.
+ */
+import type { Pod } from '../api/types.js';
+import type { ClusterFile } from '../scheduler/framework/cluster-file.js';
+import type { SchedulerConfig } from '../scheduler/config.js';
+import type { OutOfTreeRegistry } from '../scheduler/plugins/registry.js';
+import type { KernelChoice } from '../scheduler/plugins/node-local.js';
+import { SchedulerCore } from '../scheduler/scheduler.js';
+import type { ClusterObjects } from '../scheduler/framework/types.js';
+import { podKey } from '../scheduler/framework/snapshot.js';
+import { podRequests } from '../scheduler/nodetable/resources.js';
+import { applyWhatIfs, nodeZone, type WhatIf, type ClusterState } from './whatif.js';
+import { fragmentation, type FragmentationReport } from './fragmentation.js';
+
+export interface SchedulerChoice {
+  config?: SchedulerConfig;
+  kernel?: KernelChoice;
+  outOfTree?: OutOfTreeRegistry;
+  extraScore?: Map<string, number>;
+  seed?: number;
+}
+
+export interface PlanOptions extends SchedulerChoice {
+  whatIfs?: WhatIf[];
+  /** stop counting a shape at this many replicas (default 10,000) */
+  maxReplicas?: number;
+  /** place the shapes round-robin into one cluster instead of each on its own */
+  mix?: boolean;
+  /** called every 100 placements: (shape, placed so far) */
+  onProgress?: (shape: string, placed: number) => void;
+}
+
+export interface NodeCount { node: string; zone: string; count: number }
+
+export interface ShapePlan {
+  /** namespace/name of the shape pod */
+  shape: string;
+  /** the shape's effective requests (cpu in millicores, the rest in units) */
+  requests: Record<string, number>;
+  /** replicas placed */
+  fits: number;
+  /** true when counting stopped at maxReplicas rather than at a FitError */
+  limitReached: boolean;
+  /** the scheduler's FitError for the first replica that did not fit */
+  stopReason?: string;
+  /** reason → number of nodes, from that FitError */
+  stopReasons?: Record<string, number>;
+  perNode: NodeCount[];
+  perZone: Record<string, number>;
+  /** resource-only view of the same cluster before the replicas: stranded room for this shape */
+  fragmentation: Omit<FragmentationReport, 'nodes'>;
+}
+
+export interface DisplacedReport {
+  total: number;
+  placed: number;
+  unschedulable: { pod: string; reason: string }[];
+}
+
+export interface PlanReport {
+  nodes: number;
+  /** one line per applied what-if */
+  applied: string[];
+  displaced: DisplacedReport;
+  shapes: ShapePlan[];
+  seed: number;
+  kernel: KernelChoice;
+}
+
+export class PlanError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PlanError';
+  }
+}
+
+/** A replica of the shape: a fresh name and uid, unbound. */
+export function replicaOf(shape: Pod, i: number): Pod {
+  const base = shape.metadata.name ?? shape.metadata.generateName?.replace(/-$/, '') ?? 'pod';
+  const name = `${base}-${i}`;
+  return {
+    ...shape,
+    metadata: { ...shape.metadata, name, uid: `capacity-${base}-${i}`, namespace: shape.metadata.namespace ?? 'default' },
+    spec: { ...shape.spec, nodeName: undefined },
+    status: { phase: 'Pending' },
+  };
+}
+
+function newCore(state: ClusterState, cluster: ClusterFile, o: SchedulerChoice): SchedulerCore {
+  return new SchedulerCore({
+    config: o.config,
+    kernel: o.kernel ?? 'js',
+    seed: o.seed ?? 1,
+    nodes: state.nodes,
+    pods: state.pods.filter((p) => p.spec.nodeName),
+    namespaces: cluster.namespaces,
+    objects: { services: cluster.services, replicaSets: cluster.replicaSets, others: cluster.others as ClusterObjects['others'] },
+    outOfTree: o.outOfTree,
+    extraScore: o.extraScore,
+  });
+}
+
+/** Schedules and assumes one pod; the node name, or the FitError/error outcome. */
+export function placeOne(core: SchedulerCore, pod: Pod): { node: string } | { reason: string; reasons?: Record<string, number> } {
+  const out = core.schedule(pod);
+  if (out.kind === 'scheduled') {
+    const s = core.reserveAndAssume(out);
+    if (s) return { reason: s.message() };
+    return { node: out.nodeName };
+  }
+  if (out.kind === 'unschedulable') return { reason: out.fitError.message, reasons: Object.fromEntries(out.fitError.histogram()) };
+  return { reason: out.message };
+}
+
+function placeDisplaced(core: SchedulerCore, displaced: Pod[]): { report: DisplacedReport; placed: Pod[] } {
+  const report: DisplacedReport = { total: displaced.length, placed: 0, unschedulable: [] };
+  const placed: Pod[] = [];
+  for (const p of displaced) {
+    const r = placeOne(core, p);
+    if ('node' in r) { report.placed++; placed.push({ ...p, spec: { ...p.spec, nodeName: r.node } }); }
+    else report.unschedulable.push({ pod: podKey(p), reason: r.reason });
+  }
+  return { report, placed };
+}
+
+function requestsOf(shape: Pod): Record<string, number> {
+  try {
+    return Object.fromEntries(podRequests(shape));
+  } catch (e) {
+    throw new PlanError((e as Error).message);
+  }
+}
+
+function summarize(shape: Pod, counts: Map<string, number>, zones: Map<string, string>, frag: FragmentationReport, fits: number, limitReached: boolean, stop?: { reason: string; reasons?: Record<string, number> }): ShapePlan {
+  const perNode: NodeCount[] = [...counts].filter(([, c]) => c > 0).map(([node, count]) => ({ node, zone: zones.get(node) ?? '', count }))
+    .sort((a, b) => b.count - a.count || (a.node < b.node ? -1 : 1));
+  const perZone: Record<string, number> = {};
+  for (const n of perNode) perZone[n.zone || '(none)'] = (perZone[n.zone || '(none)'] ?? 0) + n.count;
+  const { nodes: _drop, ...fragTotals } = frag;
+  return {
+    shape: podKey(shape), requests: requestsOf(shape), fits, limitReached,
+    stopReason: stop?.reason, stopReasons: stop?.reasons, perNode, perZone, fragmentation: fragTotals,
+  };
+}
+
+/** Plans every shape against the cluster after the what-ifs. Deterministic for a seed. */
+export function planCapacity(cluster: ClusterFile, shapes: Pod[], opts: PlanOptions = {}): PlanReport {
+  if (!shapes.length) throw new PlanError('no pod shape given: pass at least one pod manifest');
+  for (const s of shapes) requestsOf(s); // bad quantities fail before any work
+  const max = opts.maxReplicas ?? 10_000;
+  const base: ClusterState = { nodes: cluster.nodes, pods: cluster.boundPods };
+  const w = applyWhatIfs(base, opts.whatIfs ?? []);
+  const zones = new Map(w.nodes.map((n) => [n.metadata.name ?? '', nodeZone(n)]));
+  let displacedReport: DisplacedReport | undefined;
+
+  const start = (): { core: SchedulerCore; pods: Pod[] } => {
+    const core = newCore(w, cluster, opts);
+    const d = placeDisplaced(core, w.displaced);
+    displacedReport ??= d.report;
+    return { core, pods: [...w.pods, ...d.placed] };
+  };
+
+  const plans: ShapePlan[] = [];
+  if (!opts.mix) {
+    for (const shape of shapes) {
+      const { core, pods } = start();
+      const frag = fragmentation(w.nodes, pods, shape);
+      const counts = new Map<string, number>();
+      let fits = 0;
+      let stop: { reason: string; reasons?: Record<string, number> } | undefined;
+      while (fits < max) {
+        const r = placeOne(core, replicaOf(shape, fits));
+        if (!('node' in r)) { stop = r; break; }
+        counts.set(r.node, (counts.get(r.node) ?? 0) + 1);
+        fits++;
+        if (fits % 100 === 0) opts.onProgress?.(podKey(shape), fits);
+      }
+      plans.push(summarize(shape, counts, zones, frag, fits, fits >= max && !stop, stop));
+    }
+  } else {
+    const { core, pods } = start();
+    const state = shapes.map((shape) => ({ shape, frag: fragmentation(w.nodes, pods, shape), counts: new Map<string, number>(), fits: 0, stop: undefined as undefined | { reason: string; reasons?: Record<string, number> } }));
+    let active = state.length;
+    while (active > 0) {
+      active = 0;
+      for (const s of state) {
+        if (s.stop || s.fits >= max) continue;
+        const r = placeOne(core, replicaOf(s.shape, s.fits));
+        if (!('node' in r)) { s.stop = r; continue; }
+        s.counts.set(r.node, (s.counts.get(r.node) ?? 0) + 1);
+        s.fits++;
+        active++;
+      }
+    }
+    for (const s of state) plans.push(summarize(s.shape, s.counts, zones, s.frag, s.fits, s.fits >= max && !s.stop, s.stop));
+  }
+  return {
+    nodes: w.nodes.length,
+    applied: w.applied,
+    displaced: displacedReport ?? { total: 0, placed: 0, unschedulable: [] },
+    shapes: plans,
+    seed: opts.seed ?? 1,
+    kernel: opts.kernel ?? 'js',
+  };
+}
+
+export interface MinNodesResult {
+  /** nodes of the template to add; undefined when even `limit` nodes are not enough */
+  nodes?: number;
+  template: string;
+  zone?: string;
+  replicas: number;
+  /** every count tried, with the replicas that fitted: the search's evidence */
+  tried: { add: number; fits: number; displacedUnschedulable: number }[];
+}
+
+/**
+ * The fewest nodes like `template` to add so that `replicas` copies of the shape fit (and every
+ * displaced pod of the what-ifs is placed). Doubling then bisection: O(log n) plans. Assumes that
+ * adding nodes never lowers the count, which holds for the default plugins.
+ */
+export function minNodesToAdd(cluster: ClusterFile, shape: Pod, replicas: number, template: string, opts: PlanOptions & { zone?: string; limit?: number } = {}): MinNodesResult {
+  const limit = opts.limit ?? 1000;
+  const tried: MinNodesResult['tried'] = [];
+  const ok = (k: number): boolean => {
+    const whatIfs = [...(opts.whatIfs ?? []), ...(k > 0 ? [{ kind: 'add-nodes' as const, count: k, template, zone: opts.zone }] : [])];
+    const rep = planCapacity(cluster, [shape], { ...opts, whatIfs, maxReplicas: replicas, mix: false });
+    const fits = rep.shapes[0].fits;
+    tried.push({ add: k, fits, displacedUnschedulable: rep.displaced.unschedulable.length });
+    return fits >= replicas && rep.displaced.unschedulable.length === 0;
+  };
+  if (ok(0)) return { nodes: 0, template, zone: opts.zone, replicas, tried };
+  let lo = 0, hi = 1;
+  while (!ok(hi)) {
+    lo = hi;
+    if (hi >= limit) return { nodes: undefined, template, zone: opts.zone, replicas, tried };
+    hi = Math.min(limit, hi * 2);
+  }
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >> 1;
+    if (ok(mid)) hi = mid; else lo = mid;
+  }
+  return { nodes: hi, template, zone: opts.zone, replicas, tried };
+}
