@@ -123,6 +123,12 @@ export interface ProxyNode {
   readonly ips?: Partial<Record<IPFamily, string>>;
   /** the node's labels relevant to topology (topology.kubernetes.io/zone) */
   readonly topologyLabels?: Readonly<Record<string, string>>;
+  /**
+   * every address on the node's interfaces, any family (what kube-proxy finds when it matches
+   * --nodeport-addresses CIDRs); defaults to the `ips` values. Loopback (127.0.0.1, ::1) is
+   * always assumed present.
+   */
+  readonly localAddresses?: readonly string[];
 }
 
 /** Per-service-port map (Go `proxy.ServicePortMap`), keyed by servicePortKey. */

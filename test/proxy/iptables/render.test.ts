@@ -27,7 +27,18 @@ describe('computeProbability (Go %0.10f of 1/n)', () => {
     // exact ties: Go rounds half to even, toFixed would round up
     [2048, '0.0004882812'], [10240, '0.0000976562'], [51200, '0.0000195312'],
     [4096, '0.0002441406'],
+    // upstream TestComputeProbability
+    [1, '1.0000000000'], [10, '0.1000000000'], [100, '0.0100000000'], [10000, '0.0001000000'],
+    [100000, '0.0000100000'], [100001, '0.0000099999'],
   ])('1/%i → %s', (n, s) => expect(computeProbability(n)).toBe(s));
+  it('strictly decreasing in n up to 100000 (upstream TestComputeProbability)', () => {
+    let prev = 0;
+    for (let i = 100000; i > 1; i--) {
+      const p = Number(computeProbability(i));
+      expect(p > prev).toBe(true);
+      prev = p;
+    }
+  });
 });
 
 describe('masquerade mark', () => {

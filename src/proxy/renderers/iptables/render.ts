@@ -25,7 +25,7 @@ import {
   serviceExternalChain, serviceFirewallChain, isServiceChainName,
 } from '../../hash.js';
 import {
-  categorizeEndpoints, cidrContains, parseCidr,
+  categorizeEndpoints, canonicalIP, cidrContains, parseCidr,
   type EndpointInfo, type EndpointsMap, type IPFamily, type ProxyNode, type ServicePortInfo, type ServicePortMap,
 } from '../../model/index.js';
 import { LineBuffer, chainLine } from './lines.js';
@@ -195,24 +195,38 @@ function resolveDetector(opts: IptablesOptions, family: IPFamily): LocalTrafficD
   return null;
 }
 
-/** The node IPs that NodePorts listen on, or null for "all local addresses" (Go NodePortAddresses). */
-function nodePortIPs(opts: IptablesOptions, node: ProxyNode, family: IPFamily): string[] | null {
-  const addrs = opts.nodePortAddresses ?? [];
-  if (addrs.length === 0) return null;
-  const nodeIP = node.ips?.[family];
-  const out: string[] = [];
-  for (const a of addrs) {
-    if (a === 'primary') {
-      if (nodeIP && !out.includes(nodeIP)) out.push(nodeIP);
-      continue;
-    }
+interface NodePortAddresses {
+  /** no CIDR of this family given, or one of them is 0.0.0.0/0 / ::/0 */
+  matchAll: boolean;
+  /** an IPv4 CIDR contains 127.0.0.1 (or matchAll): localhost NodePorts stay possible */
+  containsIPv4Loopback: boolean;
+  /** the node addresses inside the CIDRs (when not matchAll) */
+  ips: string[];
+}
+
+/** Go proxyutil.NewNodePortAddresses + GetNodeIPs, over the node's known addresses. */
+function nodePortAddresses(opts: IptablesOptions, node: ProxyNode, family: IPFamily): NodePortAddresses {
+  const cidrs = [];
+  let primary = false;
+  for (const a of opts.nodePortAddresses ?? []) {
+    if (a === 'primary') { primary = true; continue; }
     const c = parseCidr(a);
     if (!c) throw new TypeError(`nodePortAddresses entry "${a}" is not a CIDR or "primary"`);
-    if (c.family !== family) continue;
-    if (c.prefix === 0) return null; // 0.0.0.0/0 or ::/0 matches all
-    if (nodeIP && cidrContains(c, nodeIP) && !out.includes(nodeIP)) out.push(nodeIP);
+    if (c.family === family) cidrs.push(c);
   }
-  return out;
+  const nodeIP = node.ips?.[family];
+  if (primary && nodeIP) cidrs.push(parseCidr(family === 'IPv4' ? `${nodeIP}/32` : `${nodeIP}/128`)!);
+  if (cidrs.length === 0) return { matchAll: true, containsIPv4Loopback: family === 'IPv4', ips: [] };
+  const matchAll = cidrs.some((c) => c.prefix === 0);
+  const containsIPv4Loopback = cidrs.some((c) => cidrContains(c, '127.0.0.1'));
+  const local = [...(node.localAddresses ?? Object.values(node.ips ?? {})), family === 'IPv4' ? '127.0.0.1' : '::1'];
+  const ips: string[] = [];
+  for (const raw of local) {
+    const ip = canonicalIP(raw ?? '');
+    if (!ip || ips.includes(ip)) continue;
+    if (cidrs.some((c) => cidrContains(c, ip))) ips.push(ip);
+  }
+  return { matchAll, containsIPv4Loopback, ips };
 }
 
 /**
@@ -224,7 +238,9 @@ export function renderIptables(input: IptablesRenderInput, opts: IptablesOptions
   const isIPv6 = family === 'IPv6';
   const mark = opts.masqueradeMark ?? masqueradeMarkFor(opts.masqueradeBit ?? 14);
   const detector = resolveDetector(opts, family);
-  const localhostNodePorts = !isIPv6 && (opts.localhostNodePorts ?? true) && (opts.nodePortAddresses ?? []).length === 0;
+  const npa = nodePortAddresses(opts, input.node, family);
+  // kube-proxy turns localhost NodePorts off for IPv6 and when --nodeport-addresses excludes 127.0.0.1
+  const localhostNodePorts = !isIPv6 && (opts.localhostNodePorts ?? true) && npa.containsIPv4Loopback;
   const nfacct = opts.nfacct ?? true;
   const fullSync = input.updatedServices == null;
   const updated = input.updatedServices;
@@ -463,15 +479,18 @@ export function renderIptables(input: IptablesRenderInput, opts: IptablesOptions
   }
 
   // Tail-call to the nodePorts chain; must be the last rule of KUBE-SERVICES.
-  const npIPs = nodePortIPs(opts, input.node, family);
   const lastRuleComment = '-m comment --comment "kubernetes service nodeports; NOTE: this must be the last rule in this chain"';
-  if (npIPs === null) {
+  if (npa.matchAll) {
     let dest = '-m addrtype --dst-type LOCAL';
     if (isIPv6) dest += ' ! -d ::1/128';
     else if (!localhostNodePorts) dest += ' ! -d 127.0.0.0/8';
     natRules.write(`-A ${KUBE_SERVICES} ${lastRuleComment} ${dest} -j ${KUBE_NODEPORTS}`);
   } else {
-    for (const ip of npIPs) natRules.write(`-A ${KUBE_SERVICES} ${lastRuleComment} -d ${ip} -j ${KUBE_NODEPORTS}`);
+    for (const ip of npa.ips) {
+      // localhost only where localhost NodePorts are on (never for IPv6)
+      if ((ip === '127.0.0.1' || ip.startsWith('127.') || ip === '::1') && (isIPv6 || !localhostNodePorts)) continue;
+      natRules.write(`-A ${KUBE_SERVICES} ${lastRuleComment} -d ${ip} -j ${KUBE_NODEPORTS}`);
+    }
   }
 
   if (!opts.conntrackTCPLiberal) {
