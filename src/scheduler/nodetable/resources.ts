@@ -16,9 +16,20 @@ export class ResourceParseError extends Error {
   }
 }
 
+/** Parsed quantities by spelling: the same few strings ("100m", "128Mi") recur across thousands of pods. */
+const cpuCache = new Map<string | number, number>();
+const valueCache = new Map<string | number, number>();
+const CACHE_LIMIT = 1 << 16;
+
 function amount(name: string, q: string | number, where: string): number {
+  const cache = name === 'cpu' ? cpuCache : valueCache;
+  const hit = cache.get(q);
+  if (hit !== undefined) return hit;
   try {
-    return name === 'cpu' ? cpuMillis(q) : bytes(q);
+    const v = name === 'cpu' ? cpuMillis(q) : bytes(q);
+    if (cache.size >= CACHE_LIMIT) cache.clear();
+    cache.set(q, v);
+    return v;
   } catch (e) {
     throw new ResourceParseError(`${where}: invalid quantity ${JSON.stringify(q)} for ${name}: ${(e as Error).message}`);
   }
