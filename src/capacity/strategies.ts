@@ -1,0 +1,127 @@
+/**
+ * Strategy comparison: the same workload scheduled under different scoring strategies —
+ * LeastAllocated (kube-scheduler's default, spreads), MostAllocated and RequestedToCapacityRatio
+ * (bin-pack), a KubeSchedulerConfiguration file, or a user score plugin that *replaces*
+ * NodeResourcesFit's score — reporting nodes used, utilization spread and unschedulable pods.
+ * The "plug in my own scoring function, how many nodes does this workload need" question.
+ */
+import type { Node, Pod } from '../api/types.js';
+import { CONFIG_API_VERSION, loadSchedulerConfig, parseSchedulerConfig, type SchedulerConfig } from '../scheduler/config.js';
+import type { ClusterFile } from '../scheduler/framework/cluster-file.js';
+import { loadUserPlugin } from '../scheduler/plugins/user.js';
+import { nodeAllocatable, podRequests } from '../scheduler/nodetable/resources.js';
+import { applyWhatIfs, type WhatIf } from './whatif.js';
+import { placeOne, type SchedulerChoice } from './planner.js';
+import { SchedulerCore } from '../scheduler/scheduler.js';
+import { podKey } from '../scheduler/framework/snapshot.js';
+import type { ClusterObjects } from '../scheduler/framework/types.js';
+
+export interface Strategy extends SchedulerChoice {
+  name: string;
+}
+
+export interface StrategyResult {
+  strategy: string;
+  placed: number;
+  unschedulable: number;
+  /** first unschedulable pods with their FitError (at most 5) */
+  failures: { pod: string; reason: string }[];
+  /** nodes hosting at least one pod after the run */
+  nodesUsed: number;
+  /** nodes left without pods: what a cluster autoscaler could remove */
+  emptyNodes: number;
+  /** requested / allocatable over the nodes used, in percent */
+  cpu: UtilizationStats;
+  memory: UtilizationStats;
+}
+
+export interface UtilizationStats { mean: number; stddev: number; min: number; max: number }
+
+export const BUILTIN_STRATEGIES = ['LeastAllocated', 'MostAllocated', 'RequestedToCapacityRatio'] as const;
+
+function fitConfig(type: string): SchedulerConfig {
+  const scoringStrategy: Record<string, unknown> = { type, resources: [{ name: 'cpu', weight: 1 }, { name: 'memory', weight: 1 }] };
+  // a bin-packing shape: score rises with utilization (the example in the upstream docs)
+  if (type === 'RequestedToCapacityRatio') scoringStrategy.requestedToCapacityRatio = { shape: [{ utilization: 0, score: 0 }, { utilization: 100, score: 10 }] };
+  return parseSchedulerConfig({
+    apiVersion: CONFIG_API_VERSION, kind: 'KubeSchedulerConfiguration',
+    profiles: [{ schedulerName: 'default-scheduler', pluginConfig: [{ name: 'NodeResourcesFit', args: { scoringStrategy } }] }],
+  }, type);
+}
+
+/**
+ * Resolves a strategy spec: a built-in name, `config:<file>` (KubeSchedulerConfiguration) or
+ * `plugin:<module.{js,ts,wasm}>[:weight]` (the default profile with NodeResourcesFit's score
+ * replaced by the plugin).
+ */
+export async function resolveStrategy(spec: string): Promise<Strategy> {
+  if ((BUILTIN_STRATEGIES as readonly string[]).includes(spec)) return { name: spec, config: fitConfig(spec) };
+  if (spec.startsWith('config:')) {
+    const file = spec.slice('config:'.length);
+    return { name: file.replace(/^.*[\\/]/, ''), config: loadSchedulerConfig(file) };
+  }
+  if (spec.startsWith('plugin:')) {
+    const p = await loadUserPlugin(spec.slice('plugin:'.length));
+    if (!p.isScore) throw new Error(`strategy ${spec}: plugin "${p.name}" has no score function`);
+    const config = parseSchedulerConfig({
+      apiVersion: CONFIG_API_VERSION, kind: 'KubeSchedulerConfiguration',
+      profiles: [{ schedulerName: 'default-scheduler', plugins: { score: { disabled: [{ name: 'NodeResourcesFit' }] } } }],
+    }, spec);
+    return { name: p.name, config, outOfTree: new Map([[p.name, p.factory]]), extraScore: new Map([[p.name, p.weight]]) };
+  }
+  throw new Error(`unknown strategy "${spec}" (expected ${BUILTIN_STRATEGIES.join(', ')}, config:<file.yaml> or plugin:<module>[:weight])`);
+}
+
+function stats(xs: number[]): UtilizationStats {
+  if (!xs.length) return { mean: 0, stddev: 0, min: 0, max: 0 };
+  const mean = xs.reduce((a, b) => a + b, 0) / xs.length;
+  const variance = xs.reduce((a, b) => a + (b - mean) ** 2, 0) / xs.length;
+  return { mean, stddev: Math.sqrt(variance), min: Math.min(...xs), max: Math.max(...xs) };
+}
+
+/** Utilization of the nodes that host pods, from bound pods' requests. */
+export function utilization(nodes: Node[], pods: Pod[]): { nodesUsed: number; emptyNodes: number; cpu: UtilizationStats; memory: UtilizationStats } {
+  const used = new Map<string, { cpu: number; memory: number }>();
+  for (const p of pods) {
+    if (!p.spec.nodeName) continue;
+    const r = podRequests(p);
+    const u = used.get(p.spec.nodeName) ?? { cpu: 0, memory: 0 };
+    u.cpu += r.get('cpu') ?? 0;
+    u.memory += r.get('memory') ?? 0;
+    used.set(p.spec.nodeName, u);
+  }
+  const cpu: number[] = [], mem: number[] = [];
+  for (const n of nodes) {
+    const u = used.get(n.metadata.name ?? '');
+    if (!u) continue;
+    const a = nodeAllocatable(n);
+    cpu.push((100 * u.cpu) / Math.max(1, a.get('cpu') ?? 0));
+    mem.push((100 * u.memory) / Math.max(1, a.get('memory') ?? 0));
+  }
+  return { nodesUsed: cpu.length, emptyNodes: nodes.length - cpu.length, cpu: stats(cpu), memory: stats(mem) };
+}
+
+/** Schedules `workload` in order under one strategy; pure and deterministic for a seed. */
+export function runStrategy(cluster: ClusterFile, workload: Pod[], strategy: Strategy, opts: { whatIfs?: WhatIf[]; seed?: number; kernel?: SchedulerChoice['kernel'] } = {}): StrategyResult {
+  const w = applyWhatIfs({ nodes: cluster.nodes, pods: cluster.boundPods }, opts.whatIfs ?? []);
+  const core = new SchedulerCore({
+    config: strategy.config, kernel: strategy.kernel ?? opts.kernel ?? 'js', seed: strategy.seed ?? opts.seed ?? 1,
+    nodes: w.nodes, pods: w.pods, namespaces: cluster.namespaces,
+    objects: { services: cluster.services, replicaSets: cluster.replicaSets, others: cluster.others as ClusterObjects['others'] },
+    outOfTree: strategy.outOfTree, extraScore: strategy.extraScore,
+  });
+  const bound: Pod[] = [...w.pods];
+  const failures: StrategyResult['failures'] = [];
+  let unschedulable = 0;
+  for (const pod of [...w.displaced, ...workload]) {
+    const r = placeOne(core, pod);
+    if ('node' in r) bound.push({ ...pod, spec: { ...pod.spec, nodeName: r.node } });
+    else { unschedulable++; if (failures.length < 5) failures.push({ pod: podKey(pod), reason: r.reason }); }
+  }
+  return { strategy: strategy.name, placed: bound.length - w.pods.length, unschedulable, failures, ...utilization(w.nodes, bound) };
+}
+
+/** The workload under every strategy, side by side. */
+export function compareStrategies(cluster: ClusterFile, workload: Pod[], strategies: Strategy[], opts: { whatIfs?: WhatIf[]; seed?: number; kernel?: SchedulerChoice['kernel'] } = {}): StrategyResult[] {
+  return strategies.map((s) => runStrategy(cluster, workload, s, opts));
+}
