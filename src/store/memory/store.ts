@@ -10,8 +10,8 @@
  *   index (sorted-btree, and a Map for point lookups):
  *     "a" → [ {a=1 c2 m2 v1}, {a=2 c2 m3 v2}, {tomb m4 v0}, {a=3 c5 m5 v1} ]   two generations
  *     "b" → [ {b=x c6 m6 v1} ]
- *   change log (for watchers replaying history), in revision order:
- *     a@2, a@3, a(delete)@4, a@5, b@6    each with the key's previous live record
+ *   change log (for watchers replaying history), in revision and op order:
+ *     a@2, a@3, a(delete)@4, a@5, b@6
  *
  * A read at revision R takes, per key, the last record with modRevision <= R; a tombstone (version
  * 0) or no record means the key did not exist at R. Compaction at C keeps, per key, the last record
@@ -110,7 +110,6 @@ export class MemoryStore implements KvStore, ChangeLog {
   /** the compaction revision; -1 before any compaction (etcd: compactMainRev) */
   compactRevision = -1;
   logKv: KeyValue[] = [];
-  logPrev: (KeyValue | null)[] = [];
 
   readonly clock: Clock;
   private readonly byKey = new Map<string, History>();
@@ -215,13 +214,9 @@ export class MemoryStore implements KvStore, ChangeLog {
     const cut = this.logIndexOf(rev);
     let end = cut;
     while (end < this.logKv.length && this.logKv[end].modRevision === rev) end++;
-    const keepKv: KeyValue[] = [];
-    const keepPrev: (KeyValue | null)[] = [];
-    for (let i = cut; i < end; i++) {
-      if (this.logKv[i].version !== 0) { keepKv.push(this.logKv[i]); keepPrev.push(this.logPrev[i]); }
-    }
-    this.logKv = keepKv.concat(this.logKv.slice(end));
-    this.logPrev = keepPrev.concat(this.logPrev.slice(end));
+    const keep: KeyValue[] = [];
+    for (let i = cut; i < end; i++) if (this.logKv[i].version !== 0) keep.push(this.logKv[i]);
+    this.logKv = keep.concat(this.logKv.slice(end));
     this.hub.onCompact();
     return { header: { revision: this.revision } };
   }
@@ -335,6 +330,17 @@ export class MemoryStore implements KvStore, ChangeLog {
 
   // ───────────────────────────── ChangeLog (for the watch hub) ─────────────────────────────
 
+  /**
+   * The key as of the revision before `kv` (what etcd's v3rpc reads at ModRevision-1 for a watch
+   * event's prevKv), or null when it did not exist then. Only valid while that revision is not compacted.
+   */
+  prevKvOf(kv: KeyValue): KeyValue | null {
+    const h = this.byKey.get(kv.key);
+    if (h === undefined) return null;
+    const i = indexAt(h, kv.modRevision - 1);
+    return i >= 0 && h[i].version !== 0 ? h[i] : null;
+  }
+
   logIndexOf(rev: number): number {
     const log = this.logKv;
     let lo = 0, hi = log.length;
@@ -397,7 +403,6 @@ export class MemoryStore implements KvStore, ChangeLog {
     };
     h.push(kv);
     this.logKv.push(kv);
-    this.logPrev.push(prev);
     this.changes++;
     if (prev !== null && prev.lease !== 0) this.lessor.detach(prev.lease, key);
     if (lease !== 0) this.lessor.attach(lease, key);
@@ -405,21 +410,9 @@ export class MemoryStore implements KvStore, ChangeLog {
 
   /** add a tombstone for a live key (etcd storeTxnWrite.delete) */
   private tombstone(h: History, prev: KeyValue): void {
-    const rev = this.revision + 1;
-    const kv: KeyValue = { key: prev.key, value: EMPTY, createRevision: 0, modRevision: rev, version: 0, lease: 0 };
-    // a watcher's prevKv is the key as of rev-1 (etcd reads it at ModRevision-1). It differs from
-    // `prev` only when this txn put the key before deleting it, which checkIntervals lets through
-    // for a delete with rangeEnd "\0" (etcd's interval tree does not treat "\0" as open-ended).
-    let watchPrev: KeyValue | null = prev;
-    if (prev.modRevision === rev) {
-      watchPrev = null;
-      for (let i = h.length - 2; i >= 0; i--) {
-        if (h[i].modRevision < rev) { if (h[i].version !== 0) watchPrev = h[i]; break; }
-      }
-    }
+    const kv: KeyValue = { key: prev.key, value: EMPTY, createRevision: 0, modRevision: this.revision + 1, version: 0, lease: 0 };
     h.push(kv);
     this.logKv.push(kv);
-    this.logPrev.push(watchPrev);
     this.changes++;
     if (prev.lease !== 0) this.lessor.detach(prev.lease, prev.key);
   }

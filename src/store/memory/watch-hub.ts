@@ -28,8 +28,8 @@ export const MAX_REVISIONS_PER_BATCH = 1000;
 export interface ChangeLog {
   /** every change still in history, in (revision, op) order; a record with version 0 is a deletion */
   readonly logKv: KeyValue[];
-  /** the key's previous live record for each log entry (null for a creation or after a deletion) */
-  readonly logPrev: (KeyValue | null)[];
+  /** the key as of the revision before the record (a watch event's prevKv), or null */
+  prevKvOf(kv: KeyValue): KeyValue | null;
   readonly revision: number;
   /** the compaction revision, -1 before the first compaction */
   readonly compactRevision: number;
@@ -163,15 +163,15 @@ export class WatchHub {
   onCommit(from: number, to: number): void {
     if (this.syncedCount === 0) return;
     const kvs = this.log.logKv;
-    const prevs = this.log.logPrev;
     const compactRev = this.log.compactRevision;
     const groups = this.groups;
     for (let i = from; i < to; i++) {
       const kv = kvs[i];
       const isDelete = kv.version === 0;
       const type = isDelete ? 'DELETE' : 'PUT';
-      // prevKv as etcd's v3rpc reads it: the key at modRevision-1, unless that is compacted, never for a creation
-      const prev = kv.version !== 1 && kv.modRevision - 1 >= compactRev ? prevs[i] : null;
+      // prevKv as etcd's v3rpc reads it: the key at modRevision-1, unless that is compacted, never
+      // for a creation; looked up once per event, and only when a prevKv watcher matches
+      let prev: KeyValue | null | undefined = kv.version === 1 || kv.modRevision - 1 < compactRev ? null : undefined;
       let ev: WatchEvent | null = null;
       let evPrev: WatchEvent | null = null;
       const list = this.exact.get(kv.key);
@@ -179,7 +179,8 @@ export class WatchHub {
         for (let j = 0; j < list.length; j++) {
           const w = list[j];
           if ((isDelete ? w.noDelete : w.noPut) || kv.modRevision < w.nextRev) continue;
-          if (w.wantPrev && prev !== null) w.pending.push(evPrev ??= { type, kv, prevKv: prev });
+          if (w.wantPrev && prev === undefined) prev = this.log.prevKvOf(kv);
+          if (w.wantPrev && prev) w.pending.push(evPrev ??= { type, kv, prevKv: prev });
           else w.pending.push(ev ??= { type, kv });
           w.quiet = false;
           if (!w.dirty) this.markDirty(w);
@@ -192,7 +193,8 @@ export class WatchHub {
         for (let j = 0; j < ws.length; j++) {
           const w = ws[j];
           if ((isDelete ? w.noDelete : w.noPut) || kv.modRevision < w.nextRev) continue;
-          if (w.wantPrev && prev !== null) w.pending.push(evPrev ??= { type, kv, prevKv: prev });
+          if (w.wantPrev && prev === undefined) prev = this.log.prevKvOf(kv);
+          if (w.wantPrev && prev) w.pending.push(evPrev ??= { type, kv, prevKv: prev });
           else w.pending.push(ev ??= { type, kv });
           w.quiet = false;
           if (!w.dirty) this.markDirty(w);
@@ -308,7 +310,6 @@ export class WatchHub {
       }
       const events: WatchEvent[] = [];
       const kvs = this.log.logKv;
-      const prevs = this.log.logPrev;
       let i = this.log.logIndexOf(w.nextRev);
       let revs = 0;
       let lastRev = 0;
@@ -322,7 +323,7 @@ export class WatchHub {
         if (!inRange(kv.key, w.key, w.end)) continue;
         const isDelete = kv.version === 0;
         if (isDelete ? w.noDelete : w.noPut) continue;
-        const prev = w.wantPrev && kv.version !== 1 && kv.modRevision - 1 >= compactRev ? prevs[i] : null;
+        const prev = w.wantPrev && kv.version !== 1 && kv.modRevision - 1 >= compactRev ? this.log.prevKvOf(kv) : null;
         events.push(prev !== null ? { type: isDelete ? 'DELETE' : 'PUT', kv, prevKv: prev } : { type: isDelete ? 'DELETE' : 'PUT', kv });
       }
       // update state before calling back, so a write made by the callback is neither lost nor duplicated
