@@ -1,0 +1,98 @@
+/**
+ * kubesim's kube-scheduler model: public API.
+ *
+ * Offline (what-if, capacity, CLI):
+ *   const core = new SchedulerCore({ nodes, pods, config, kernel: 'wasm', seed: 1 });
+ *   const out = core.schedule(pod);            // 'scheduled' | 'unschedulable' (FitError) | 'error'
+ *   if (out.kind === 'scheduled') core.reserveAndAssume(out);
+ *   explainPod(core.algo, core.frameworkFor(pod)!, core.snapshot, pod);   // why (not) there
+ *
+ * In a simulation (watches in, pods/binding out):
+ *   const s = new Scheduler({ api, informers, clock, recorder, seed }); await s.start();
+ */
+import type { ApiClient } from '../client/api.js';
+import type { EventRecorder } from '../client/events.js';
+import type { InformerFactory } from '../client/factory.js';
+import type { Clock } from '../util/clock.js';
+import type { Rng } from '../util/rng.js';
+import { loadSchedulerConfig, type SchedulerConfig } from './config.js';
+import { loadClusterFiles, type ClusterFile } from './framework/cluster-file.js';
+import { loadUserPlugin, type LoadedUserPlugin } from './plugins/user.js';
+import type { KernelChoice } from './plugins/node-local.js';
+import { Scheduler, SchedulerCore } from './scheduler.js';
+
+export { Scheduler, SchedulerCore, isTerminal, type SchedulerCoreOptions, type SchedulerOptions, type PlacementOutcome, type SchedulerStats } from './scheduler.js';
+export { SchedulingQueue, prioritySortLess, type SchedulingQueueOptions } from './queue.js';
+export {
+  parseSchedulerConfig, loadSchedulerConfig, defaultSchedulerConfig, expandProfilePlugins, ConfigError, DEFAULT_MULTIPOINT,
+  type SchedulerConfig, type ProfileConfig, type PluginRef, type PluginSet, type ExtensionPoint,
+} from './config.js';
+export { Framework, type ScoreTable, type ProfilePlugins, type WindowFilter } from './framework/framework.js';
+export { CycleState, type StateData } from './framework/cycle-state.js';
+export { Status, Code, CODE_NAMES, type MaybeStatus } from './framework/status.js';
+export { FitError, formatFitError, type Diagnosis } from './framework/fit-error.js';
+export { ClusterSnapshot, NodeInfo, PodInfo, podKey } from './framework/snapshot.js';
+export { SchedulingAlgorithm, numFeasibleNodesToFind, runSchedulingCycle, type CycleOutcome, type ScheduleResult } from './framework/schedule-one.js';
+export { explainPod, type Explanation, type NodeExplanation } from './framework/explain.js';
+export { loadClusterFiles, sortClusterObjects, ClusterFileError, type ClusterFile } from './framework/cluster-file.js';
+export * from './framework/types.js';
+export { PodTopologySpread } from './plugins/pod-topology-spread.js';
+export { InterPodAffinity } from './plugins/inter-pod-affinity.js';
+export { DefaultPreemption, pickOneNodeForPreemption } from './plugins/default-preemption.js';
+export { SchedulingEngine, NodeLocalPlugin, type KernelChoice } from './plugins/node-local.js';
+export { buildFrameworks, inTreeRegistry } from './plugins/registry.js';
+export { tsPlugin, wasmScorePlugin, loadUserPlugin, type ScorePluginDef, type LoadedUserPlugin } from './plugins/user.js';
+
+export interface OfflineOptions {
+  /** cluster snapshot files (Nodes, bound Pods, Services, ReplicaSets, Namespaces) */
+  cluster: string[];
+  /** KubeSchedulerConfiguration file */
+  config?: string;
+  kernel?: KernelChoice;
+  seed?: number;
+  /** user plugins `path[:weight]` (.wasm score modules or TS/JS modules) */
+  plugins?: string[];
+}
+
+/** Loads files and builds a SchedulerCore over them (what the CLI commands run). */
+export async function createOfflineScheduler(opts: OfflineOptions): Promise<{ core: SchedulerCore; cluster: ClusterFile; plugins: LoadedUserPlugin[] }> {
+  const cluster = await loadClusterFiles(opts.cluster);
+  const config: SchedulerConfig | undefined = opts.config ? loadSchedulerConfig(opts.config) : undefined;
+  const plugins: LoadedUserPlugin[] = [];
+  for (const p of opts.plugins ?? []) plugins.push(await loadUserPlugin(p));
+  const core = new SchedulerCore({
+    nodes: cluster.nodes,
+    pods: cluster.boundPods,
+    namespaces: cluster.namespaces,
+    objects: { services: cluster.services, replicaSets: cluster.replicaSets, others: cluster.others as never },
+    config,
+    kernel: opts.kernel,
+    seed: opts.seed,
+    outOfTree: new Map(plugins.map((p) => [p.name, p.factory])),
+    extraScore: new Map(plugins.filter((p) => p.isScore).map((p) => [p.name, p.weight])),
+    extraFilter: plugins.filter((p) => p.isFilter).map((p) => p.name),
+  });
+  return { core, cluster, plugins };
+}
+
+/** What src/sim/scheduler-bridge.ts needs: the real scheduler as a simulation component. */
+export interface SimulationSchedulerDeps {
+  api: ApiClient;
+  clock: Clock;
+  informers: InformerFactory;
+  recorder: EventRecorder;
+  rng: Rng;
+  config?: SchedulerConfig;
+  kernel?: KernelChoice;
+}
+
+/** A Scheduler wired for a simulation: start() runs it, stop() ends it, stats counts cycles. */
+export function createSimulationScheduler(deps: SimulationSchedulerDeps): { start(): void; stop(): void; readonly stats: { scheduled: number; failedAttempts: number; bindErrors: number }; scheduler: Scheduler } {
+  const s = new Scheduler({ api: deps.api, informers: deps.informers, clock: deps.clock, recorder: deps.recorder, seed: deps.rng.nextU32(), config: deps.config, kernel: deps.kernel });
+  return {
+    scheduler: s,
+    start() { void s.start(); },
+    stop() { void s.stop(); },
+    get stats() { return s.stats; },
+  };
+}
