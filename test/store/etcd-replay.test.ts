@@ -27,7 +27,7 @@ describe('golden etcd traces', () => {
       expect(trace.recordedWith?.etcdVersion).toMatch(/^3\.4\./);
     }
   });
-}, { shared: false });
+});
 
 describe('golden etcd traces replay on MemoryStore', () => {
   for (const f of files) {

@@ -310,6 +310,24 @@ const watchSet: TraceOpSet = {
     { op: 'watch', id: 'wLate', key: 'w/a', startRevision: 1, note: 'startRevision 1 replays the full history of w/a' },
     { op: 'watch', id: 'wNow', key: 'w/', ...prefix('w/'), startRevision: 0, prevKv: true },
     put('w/a', 'last', { prevKv: true }), // 11
+    put('w/p', '1'), // 12
+    txn([], [put('w/p', '2'), del('w/o', { ...fromKey })], [], {
+      quirk: 'fromkey-delete-skips-duplicate-check',
+      note:
+        'etcd 3.4 checks txn puts against deletes as intervals, and [w/o, "\\0") is an inverted interval, so this put and ' +
+        'the delete of the same key pass the duplicate-key check and run in one revision. Watch events read prevKv at ' +
+        'modRevision-1: the DELETE of w/p carries w/p@12 (the value before the txn), not the put of the same txn',
+    }), // 13
+    put('w/p', '3'), // 14
+    txn([], [del('w/o', { ...fromKey }), put('w/p', '4')], [], {
+      quirk: 'fromkey-delete-skips-duplicate-check',
+      note: 'delete then put in one txn: the PUT event (version 1, createRevision 15) is a creation event, so it has no prevKv',
+    }), // 15
+    txn([], [put('w/r', 'new'), del('w/o', { ...fromKey })], [], {
+      quirk: 'fromkey-delete-skips-duplicate-check',
+      note: 'a key created and deleted in one txn: its DELETE event has no prevKv (w/r did not exist at revision 15)',
+    }), // 16
+    { op: 'watch', id: 'wReplay', key: 'w/', ...prefix('w/'), startRevision: 12, prevKv: true, note: 'the same events (12..16) replayed from history: prevKv is read at modRevision-1 here too' },
   ],
 };
 
