@@ -27,12 +27,12 @@ describe('WASM kernel ≡ JS kernel (differential)', () => {
     else cases.push([seed, mode, undefined]);
   }
   it.each(cases)('seed %i, %s %s', (seed, mode, scheduler) => {
-    const { c, m } = cluster(seed, 60 + seed * 37, 1 + seed * 3);
+    const { c, m } = cluster(seed, 40 + seed * 25, 1 + seed * 3);
     const prog = compileMode(mode, m, { clusterCIDR: c.clusterCIDR, serviceCIDRs: [c.serviceCIDR], scheduler });
     const js = new JsKernel(prog);
     const wasm = new WasmKernel(prog);
     for (let round = 0; round < 3; round++) {
-      const b = generatePackets(m.servicePorts, m.node, { n: 3000, seed: `${seed}-${round}`, missShare: 0.1 });
+      const b = generatePackets(m.servicePorts, m.node, { n: 2000, seed: `${seed}-${round}`, missShare: 0.1 });
       const a = newResult(b.n), w = newResult(b.n);
       js.classify(b, a);
       wasm.classify(b, w);
