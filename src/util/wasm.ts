@@ -19,6 +19,19 @@ export function compiledKernel(name: string): WebAssembly.Module {
   return mod;
 }
 
+/**
+ * Seeds the cache with a module compiled elsewhere — a worker thread receives the main thread's
+ * compiled WebAssembly.Module through workerData, so a pool compiles each kernel once, not per worker.
+ */
+export function registerCompiledKernel(name: string, module: WebAssembly.Module): void {
+  compiled.set(name, module);
+}
+
+/** Every kernel compiled so far in this thread (to hand to workers). */
+export function compiledKernels(): Map<string, WebAssembly.Module> {
+  return new Map(compiled);
+}
+
 /** Instantiates a kernel module built with `--runtime stub` (it imports only `env.abort`). */
 export function instantiateKernel<T extends WebAssembly.Exports>(name: string, module = compiledKernel(name)): T {
   const instance = new WebAssembly.Instance(module, {

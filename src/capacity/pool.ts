@@ -1,0 +1,83 @@
+/**
+ * A piscina worker pool for independent capacity runs (what-ifs, strategies, seeds): each task is
+ * a {@link PoolTask}, msgpackr-encoded; the scheduler's WASM kernel is compiled once here and
+ * shared with every worker through workerData. Results equal the single-thread ones (tested).
+ *
+ * Workers run the compiled JavaScript (dist/src/capacity/pool-worker.js, built by `npm run build`),
+ * also when the caller runs from TypeScript sources under vitest.
+ */
+import { Piscina } from 'piscina';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import os from 'node:os';
+import { Packr } from 'msgpackr';
+import { packageRoot } from '../util/paths.js';
+import { compiledKernel } from '../util/wasm.js';
+import type { PoolResult, PoolTask } from './pool-tasks.js';
+import type { PlanReport, MinNodesResult } from './planner.js';
+import type { StrategyResult } from './strategies.js';
+
+export interface PlannerPoolOptions {
+  /** worker threads; default: available cores */
+  threads?: number;
+  /** abort a task after this many ms (a plugin that loops); default none */
+  taskTimeoutMs?: number;
+}
+
+export class PoolError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PoolError';
+  }
+}
+
+type ResultOf<T extends PoolTask> = T['kind'] extends 'plan' ? PlanReport : T['kind'] extends 'strategy' ? StrategyResult : MinNodesResult;
+
+export class PlannerPool {
+  private readonly piscina: Piscina;
+  private readonly packr = new Packr({ structuredClone: false, useRecords: false, moreTypes: false });
+  readonly threads: number;
+  private readonly timeoutMs?: number;
+
+  constructor(opts: PlannerPoolOptions = {}) {
+    const threads = opts.threads ?? os.availableParallelism();
+    if (!Number.isInteger(threads) || threads < 1) throw new TypeError(`PlannerPool: threads must be a positive integer, got ${threads}`);
+    if (opts.taskTimeoutMs !== undefined && !(opts.taskTimeoutMs > 0)) throw new TypeError(`PlannerPool: taskTimeoutMs must be > 0, got ${opts.taskTimeoutMs}`);
+    const filename = join(packageRoot(), 'dist', 'src', 'capacity', 'pool-worker.js');
+    if (!existsSync(filename)) throw new PoolError(`worker ${filename} is missing; run \`npm run build\``);
+    let kernels: Record<string, WebAssembly.Module> = {};
+    try { kernels = { scheduler: compiledKernel('scheduler') }; } catch { /* js kernel only: workers compile nothing */ }
+    this.threads = threads;
+    this.timeoutMs = opts.taskTimeoutMs;
+    this.piscina = new Piscina({ filename, minThreads: threads, maxThreads: threads, workerData: { kernels }, idleTimeout: 60_000 });
+  }
+
+  /** Runs one task in a worker. */
+  async run<T extends PoolTask>(task: T): Promise<ResultOf<T>> {
+    const signal = this.timeoutMs ? AbortSignal.timeout(this.timeoutMs) : undefined;
+    try {
+      const out = (await this.piscina.run(this.packr.pack(task), { signal })) as Uint8Array;
+      return this.packr.unpack(out) as ResultOf<T>;
+    } catch (e) {
+      const err = e as Error;
+      if (err.name === 'AbortError' || err.name === 'TimeoutError') {
+        throw new PoolError(`task ${task.kind} did not finish within ${this.timeoutMs} ms (a plugin that loops?); the worker was stopped`);
+      }
+      throw new PoolError(`task ${task.kind} failed in a worker: ${err.message}`);
+    }
+  }
+
+  /** Runs every task, at most `threads` at a time; results in task order. */
+  async runAll(tasks: PoolTask[], onDone?: (done: number, total: number) => void): Promise<PoolResult[]> {
+    let done = 0;
+    return Promise.all(tasks.map(async (t) => {
+      const r = await this.run(t);
+      onDone?.(++done, tasks.length);
+      return r;
+    }));
+  }
+
+  async close(): Promise<void> {
+    await this.piscina.destroy();
+  }
+}
