@@ -199,8 +199,11 @@ export class SchedulingQueue {
     this.wake();
   }
 
-  /** Update: the pod object changed; a parked pod whose spec changed may now fit */
-  update(pod: Pod): void {
+  /**
+   * Update: the pod object changed. A parked pod moves (to backoffQ or activeQ) only when
+   * `specChanged` (upstream isPodUpdated: more than status/resourceVersion changed).
+   */
+  update(pod: Pod, specChanged = true): void {
     const key = podKey(pod);
     for (const q of [this.activeQ, this.backoffQ]) {
       const p = q.get(key);
@@ -210,8 +213,9 @@ export class SchedulingQueue {
     if (inflight) { inflight.pod = pod; return; }
     const u = this.unschedulable.get(key);
     if (u) {
-      this.unschedulable.delete(key);
       u.pod = pod;
+      if (!specChanged) return;
+      this.unschedulable.delete(key);
       if (this.isBackingOff(u)) this.backoffQ.upsert(u);
       else { this.activeQ.upsert(u); this.wake(); }
       return;

@@ -137,6 +137,19 @@ export class SchedulerCore {
   }
 }
 
+/**
+ * upstream isPodUpdated: did anything but status / resourceVersion / generation change? A pod
+ * whose scheduler-visible fields did not change is not worth another attempt.
+ */
+export function isPodUpdated(old: Pod, cur: Pod): boolean {
+  const strip = (p: Pod) => {
+    const { resourceVersion: _rv, generation: _g, ...meta } = p.metadata as Pod['metadata'] & { managedFields?: unknown };
+    delete (meta as { managedFields?: unknown }).managedFields;
+    return JSON.stringify([meta, p.spec]);
+  };
+  return strip(old) !== strip(cur);
+}
+
 export function isTerminal(p: Pod): boolean {
   return p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed';
 }
@@ -230,7 +243,7 @@ export class Scheduler {
     // SchedulingGates: a gated pod is not queued until its gates are removed
     if (((p.spec as { schedulingGates?: unknown[] }).schedulingGates ?? []).length > 0) return;
     if (this.core.snapshot.hasPod(key)) return; // assumed, binding in flight
-    if (old) this.queue.update(p); else this.queue.add(p);
+    if (old) this.queue.update(p, isPodUpdated(old, p)); else this.queue.add(p);
   }
 
   private onPodDelete(p: Pod): void {
@@ -319,7 +332,9 @@ export class Scheduler {
   private async bindThroughApi(pod: Pod, nodeName: string): Promise<MaybeStatus> {
     const binding: Binding = {
       apiVersion: 'v1', kind: 'Binding',
-      metadata: { name: pod.metadata.name, namespace: pod.metadata.namespace, uid: pod.metadata.uid, resourceVersion: pod.metadata.resourceVersion },
+      // like upstream's DefaultBinder: name, namespace and UID (no resourceVersion); the ApiServer
+      // answers 409 when the pod is already assigned, so two schedulers can never both bind it
+      metadata: { name: pod.metadata.name, namespace: pod.metadata.namespace, uid: pod.metadata.uid },
       target: { apiVersion: 'v1', kind: 'Node', name: nodeName },
     };
     try {

@@ -19,7 +19,7 @@ export const sel = () => new LabelSelectorBuilder();
 export class PodBuilder {
   private p: Pod;
   constructor(name: string) {
-    this.p = { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default', uid: name }, spec: { containers: [{ name: 'c' }] } };
+    this.p = { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default', uid: name }, spec: { containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.9' }] } };
   }
   name(n: string): this { this.p.metadata.name = n; this.p.metadata.uid = n; return this; }
   namespace(ns: string): this { this.p.metadata.namespace = ns; return this; }
@@ -29,7 +29,7 @@ export class PodBuilder {
   terminating(): this { this.p.metadata.deletionTimestamp = '2026-01-01T00:00:00Z'; return this; }
   nodeSelector(m: Record<string, string>): this { this.p.spec.nodeSelector = m; return this; }
   req(r: Record<string, string>): this {
-    this.p.spec.containers.push({ name: `c${this.p.spec.containers.length}`, resources: { requests: r } });
+    this.p.spec.containers.push({ name: `c${this.p.spec.containers.length}`, image: 'app:1', resources: { requests: r } });
     return this;
   }
   toleration(t: Toleration): this { (this.p.spec.tolerations ??= []).push(t); return this; }
