@@ -1,6 +1,6 @@
 // `kubesim proxy render`: the rules kube-proxy would program on one node, from manifests.
 import { Command, Option } from 'commander';
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import type { EndpointSlice, Service } from '../api/types.js';
 import { CliError } from './errors.js';
@@ -262,6 +262,8 @@ interface CheckRow {
   bytes: number;
   ok: boolean;
   restoreMs: number;
+  /** user+sys CPU of iptables-restore (GNU time) */
+  restoreCpuMs?: number;
   saveBytes?: number;
   saveMs?: number;
   error?: string;
@@ -298,12 +300,22 @@ async function checkCommand(o: CheckOpts): Promise<void> {
           return;
         }
         const args = o.apply ? ['--noflush', '--counters'] : ['--test'];
+        // CPU time (user+sys) of iptables-restore itself, via GNU time when present: on a busy
+        // machine wall time mostly measures waiting for a core
+        const timed = existsSync('/usr/bin/time') ? ['/usr/bin/time', '-f', 'KUBESIM_TIME %e %U %S'] : [];
         const t0 = performance.now();
-        const res = spawnSync('ip', ['netns', 'exec', ns, restore, ...args], { input: Buffer.from(out.text), encoding: 'utf8', maxBuffer: 1 << 30 });
+        const res = spawnSync('ip', ['netns', 'exec', ns, ...timed, restore, ...args], { input: Buffer.from(out.text), encoding: 'utf8', maxBuffer: 1 << 30 });
         const restoreMs = performance.now() - t0;
         const ok = res.status === 0;
+        const stderr = (res.stderr ?? '').split('\n');
+        const tline = stderr.find((l) => l.startsWith('KUBESIM_TIME '));
         const row: CheckRow = { backend: restore, sync: i + 1, kind: out.kind, bytes: out.stats.bytes, ok, restoreMs: Math.round(restoreMs) };
-        if (!ok) row.error = (res.stderr || String(res.error ?? `exit ${res.status}`)).trim().split('\n').slice(0, 3).join(' | ');
+        if (tline) {
+          const [, , user, sys] = tline.split(' ').map(Number);
+          row.restoreCpuMs = Math.round((user + sys) * 1000);
+        }
+        const errText = stderr.filter((l) => !l.startsWith('KUBESIM_TIME ') && !l.startsWith('Command exited with')).join('\n').trim();
+        if (!ok) row.error = (errText || String(res.error ?? `exit ${res.status}`)).split('\n').slice(0, 3).join(' | ');
         if (ok && o.apply) {
           const s0 = performance.now();
           const sv = spawnSync('ip', ['netns', 'exec', ns, save], { encoding: 'buffer', maxBuffer: 1 << 30 });
@@ -320,7 +332,7 @@ async function checkCommand(o: CheckOpts): Promise<void> {
     process.stdout.write(json({ node: r.node.name, services: r.services, endpointSlices: r.slices, apply: !!o.apply, results: rows }));
   } else {
     process.stdout.write(`${r.services} services, ${r.slices} endpoint slices, node "${r.node.name}", ${o.apply ? 'loaded with --noflush' : 'iptables-restore --test'}\n`);
-    const keys = ['backend', 'sync', 'kind', 'bytes', 'ok', 'restoreMs', ...(o.apply ? ['saveMs', 'saveBytes'] : [])];
+    const keys = ['backend', 'sync', 'kind', 'bytes', 'ok', 'restoreMs', 'restoreCpuMs', ...(o.apply ? ['saveMs', 'saveBytes'] : [])];
     const fmt = (v: unknown) => (typeof v === 'number' && Number.isNaN(v) ? '-' : String(v ?? ''));
     process.stdout.write(table(keys, rows.map((row) => keys.map((k) => fmt((row as unknown as Record<string, unknown>)[k])))));
     for (const row of rows) if (row.error) process.stdout.write(`${row.backend} sync ${row.sync}: ${row.error}\n`);
