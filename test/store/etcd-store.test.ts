@@ -182,5 +182,18 @@ describeEtcd('EtcdStore on a real etcd', (etcd) => {
     await s.close();
     await expect(s.range({ key: 'a' })).rejects.toMatchObject({ name: 'StoreError', message: 'store is closed' });
   });
+
+  it('reports a dying etcd as a canceled watch and UNAVAILABLE errors, without crashing', async () => {
+    const { server, store } = await etcd.fresh();
+    const c = collector();
+    await store.watch({ key: 'x' }, c.on);
+    await server.stop();
+    await c.until((g) => g.some((r) => r.canceled), 10_000);
+    expect(c.got.at(-1)).toMatchObject({ canceled: true, events: [] });
+    const err = await store.range({ key: 'x' }).catch((e) => e);
+    expect(err).toBeInstanceOf(StoreError);
+    expect(err.code).toBe(14); // UNAVAILABLE
+    await store.close();
+  });
 });
 

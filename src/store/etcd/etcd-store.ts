@@ -67,10 +67,13 @@ export interface EtcdStoreOptions {
   callTimeoutMs?: number;
 }
 
-/** A policy that runs the call once: no retries, no circuit breaker (cockatiel's IPolicy shape). */
+/**
+ * A policy that runs the call once: no retries, no circuit breaker (cockatiel's IPolicy shape).
+ * async, so that a synchronous throw becomes a rejection (etcd3's markFailed relies on that).
+ */
 const runOnce = {
-  execute<T>(fn: (ctx: { signal: AbortSignal; attempt: number }) => PromiseLike<T> | T): Promise<T> {
-    return Promise.resolve(fn({ signal: new AbortController().signal, attempt: 0 }));
+  async execute<T>(fn: (ctx: { signal: AbortSignal; attempt: number }) => PromiseLike<T> | T): Promise<T> {
+    return fn({ signal: new AbortController().signal, attempt: 0 });
   },
 };
 

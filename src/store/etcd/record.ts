@@ -67,9 +67,16 @@ async function withFreshEtcd<T>(opts: RecordOptions, fn: (store: EtcdStore, etcd
   }
 }
 
+/**
+ * Replayer defaults for a real etcd: a watcher counts as drained after 300 ms without responses
+ * (etcd syncs catching-up watchers every 100 ms; the in-memory default of 150 ms is tight on a
+ * loaded machine).
+ */
+const ETCD_REPLAY_DEFAULTS: ReplayOptions = { quietMs: 300, maxSettleMs: 10_000 };
+
 /** Replay `trace` on a freshly launched etcd (revision 1) and return the answers. */
 export function replayOnEtcd(trace: GoldenTrace, opts: RecordOptions = {}): Promise<TraceResult> {
-  return withFreshEtcd(opts, (store) => replayTrace(store, trace, realTimeHooks(store), { ...opts.replay }));
+  return withFreshEtcd(opts, (store) => replayTrace(store, trace, realTimeHooks(store), { ...ETCD_REPLAY_DEFAULTS, ...opts.replay }));
 }
 
 /**
@@ -107,7 +114,7 @@ export async function recordTrace(set: TraceOpSet, opts: RecordOptions = {}): Pr
   return withFreshEtcd(opts, async (store, etcd) => {
     const input: GoldenTrace = { format: TRACE_FORMAT, name: set.name, description: set.description, ops: set.ops };
     parseTrace(input, set.name); // the ops must be valid before anything runs
-    const result = await replayTrace(store, input, realTimeHooks(store), { ...opts.replay });
+    const result = await replayTrace(store, input, realTimeHooks(store), { ...ETCD_REPLAY_DEFAULTS, ...opts.replay });
     const progressFlag = etcd.args.indexOf('--experimental-watch-progress-notify-interval');
     return {
       format: TRACE_FORMAT,
