@@ -74,7 +74,7 @@ export function inTreeRegistry(): Map<string, RegistryEntry> {
   add('ImageLocality', ['score'], nodeLocalFactory('ImageLocality'));
   for (const v of ['VolumeRestrictions', 'NodeVolumeLimits']) add(v, PF, () => new NotModelled(v), false);
   add('VolumeBinding', ['preFilter', 'filter', 'reserve', 'preBind', 'preScore', 'score'], () => new NotModelled('VolumeBinding'), false);
-  add('VolumeZone', PFS, () => new NotModelled('VolumeZone'), false);
+  add('VolumeZone', PF, () => new NotModelled('VolumeZone'), false);
   add('PodTopologySpread', PFS, PodTopologySpread.factory);
   add('InterPodAffinity', PFS, InterPodAffinity.factory);
   add('DefaultPreemption', ['postFilter'], DefaultPreemption.factory);
