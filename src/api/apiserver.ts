@@ -986,15 +986,12 @@ export class ApiServer {
 
 /** A UUIDv4-formatted string from a seeded Rng (deterministic per seed). */
 function randomUUID(rng: Rng): string {
-  const hex: string[] = [];
-  for (let i = 0; i < 16; i++) {
-    let b = rng.int(256);
-    if (i === 6) b = (b & 0x0f) | 0x40;
-    if (i === 8) b = (b & 0x3f) | 0x80;
-    hex.push(b.toString(16).padStart(2, '0'));
-  }
-  const h = hex.join('');
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+  const hex8 = (n: number) => n.toString(16).padStart(8, '0');
+  const a = hex8(rng.nextU32());
+  const b = hex8(((rng.nextU32() & 0xffff0fff) | 0x00004000) >>> 0); // version 4
+  const c = hex8(((rng.nextU32() & 0x3fffffff) | 0x80000000) >>> 0); // variant 10xx
+  const d = hex8(rng.nextU32());
+  return `${a}-${b.slice(0, 4)}-${b.slice(4)}-${c.slice(0, 4)}-${c.slice(4)}${d}`;
 }
 
 export type { Status };

@@ -199,17 +199,20 @@ function mkLoaded(value: unknown, source: ManifestSource, file: string, listRV: 
 
 // ---------------------------------------------------------------- JSON
 
-/** Line/column (1-based) of an offset. */
-function lineCol(text: string, offset: number): { line: number; col: number } {
-  let line = 1;
-  let last = -1;
-  for (let i = 0; i < offset && i < text.length; i++) {
-    if (text.charCodeAt(i) === 10) {
-      line++;
-      last = i;
+/** Offsets → 1-based line/column through a precomputed table of line starts (binary search). */
+function lineIndex(text: string): (offset: number) => { line: number; col: number } {
+  const starts = [0];
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
+  return (offset) => {
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (starts[mid]! <= offset) lo = mid;
+      else hi = mid - 1;
     }
-  }
-  return { line, col: offset - last };
+    return { line: lo + 1, col: offset - starts[lo]! + 1 };
+  };
 }
 
 /**
@@ -295,11 +298,12 @@ function loadJson(text: string, file: string, opts: LoadOptions): LoadedObject[]
   } catch (e) {
     const msg = (e as Error).message;
     const m = /position (\d+)/.exec(msg);
-    const pos = m ? lineCol(text, Number(m[1])) : undefined;
+    const pos = m ? lineIndex(text)(Number(m[1])) : undefined;
     throw new ManifestError(file, `error parsing JSON: ${msg.replace(/ in JSON at position \d+.*$/, '').replace(/\s*\(line \d+ column \d+\)$/, '')}`, pos?.line, pos?.col);
   }
   const offsets = jsonItemOffsets(text);
-  const rootLine = lineCol(text, offsets.root).line;
+  const lineCol = lineIndex(text);
+  const rootLine = lineCol(offsets.root).line;
   // field positions through the YAML parser (JSON is YAML) for files small enough
   let yamlRoot: YamlNode | null | undefined;
   let lc: LineCounter | undefined;
@@ -308,7 +312,7 @@ function loadJson(text: string, file: string, opts: LoadOptions): LoadedObject[]
     const docs = parseAllDocuments(text, { lineCounter: lc });
     if (Array.isArray(docs) && docs[0] && docs[0].errors.length === 0) yamlRoot = docs[0].contents;
   }
-  const elementLine = (i: number) => (offsets.elements[i] !== undefined ? lineCol(text, offsets.elements[i]!).line : rootLine);
+  const elementLine = (i: number) => (offsets.elements[i] !== undefined ? lineCol(offsets.elements[i]!).line : rootLine);
   const resolver = (base: (string | number)[], line: number) =>
     yamlRoot && lc ? (p: string) => yamlLineOf(yamlRoot, [...base, ...splitFieldPath(p)], lc!, line) : undefined;
 

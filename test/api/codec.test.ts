@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bytesEqual, decode, deepCopy, encode } from '../../src/api/codec.js';
+import { bytesEqual, decode, deepCopy, encode, portableCodec, sharedCodec } from '../../src/api/codec.js';
 
 describe('codec', () => {
   it('round-trips Kubernetes objects exactly, including nulls and nested arrays', () => {
@@ -32,9 +32,21 @@ describe('codec', () => {
     expect(bytesEqual(all[3000]!, copies[3]!)).toBe(true);
   });
 
-  it('is self-describing: a fresh decoder reads it (no shared record structures)', async () => {
+  it('the portable codec is self-describing: a fresh decoder reads it', async () => {
     const { Unpackr } = await import('msgpackr');
-    const b = encode({ kind: 'Node', metadata: { name: 'n' } });
+    const b = portableCodec.encode({ kind: 'Node', metadata: { name: 'n' } });
     expect(new Unpackr({ mapsAsObjects: true }).unpack(b)).toEqual({ kind: 'Node', metadata: { name: 'n' } });
+    expect(portableCodec.decode(b)).toEqual({ kind: 'Node', metadata: { name: 'n' } });
+  });
+
+  it('the shared codec round-trips many object shapes (dynamic label keys) and stays compact', () => {
+    const objs = Array.from({ length: 3000 }, (_, i) => ({
+      kind: 'Pod',
+      metadata: { name: `p${i}`, labels: { [`k${i % 97}`]: 'v', [`j${i % 13}`]: String(i) } },
+      spec: i % 3 ? { containers: [{ name: 'c', resources: { requests: { cpu: '1' } } }] } : { nodeName: 'n' },
+    }));
+    const bytes = objs.map((o) => sharedCodec.encode(o));
+    objs.forEach((o, i) => expect(sharedCodec.decode(bytes[i]!)).toEqual(o));
+    expect(bytes[2999]!.length).toBeLessThan(portableCodec.encode(objs[2999]).length);
   });
 });
