@@ -20,6 +20,8 @@
 //     IMAGES u32[IMAGE_CAP][NODE_WORDS]  per interned image name: bitset of nodes holding it
 //     ORDER  i32[NODE_CAP]            scan order (zone round-robin like upstream nodeTree)
 //     TOPO   i32[TOPO_CAP][NODE_CAP]  topology domain id + 1 per registered key (framework use)
+//     ALLOCINV f64[RES_CAP][NODE_CAP] 1 / allocatable (0 when 0): exact floor division by
+//                                     multiply + one correction step (idivInv), no f64.div per node
 //   query  i32[64] header (Q_*) + arrays (see podquery.ts): taint masks, expressions, terms,
 //          request vector, port-conflict node bitset, image ids/scores, fit/balanced resources
 //   output i32[16] header (O_*) + STATUS u8[CAP], REASONS u32[CAP], FEASIBLE i32[CAP],
@@ -49,6 +51,7 @@ const H_OFF_TAINTS = 21;
 const H_OFF_LABELS = 22;
 const H_OFF_IMAGES = 23;
 const H_OFF_ORDER = 24;
+const H_OFF_ALLOCINV = 26;
 
 const F_UNSCHEDULABLE: u8 = 2;
 const R_PODS = 3;
@@ -174,6 +177,14 @@ const IMAGE_MAX_CONTAINER: f64 = 1000 * MB;
   return q;
 }
 
+/** floor(a / b) given inv = 1/b: multiply, then one correction step (exact for quotients < 2^40) */
+@inline function idivInv(a: f64, b: f64, inv: f64): f64 {
+  let q = floor(a * inv);
+  if (q * b > a) q -= 1;
+  else if ((q + 1) * b <= a) q += 1;
+  return q;
+}
+
 // ============================================================ kernel state for one call
 
 let gCap: i32 = 0;
@@ -217,7 +228,7 @@ function brokenLinear(q: usize, p: i32): i32 {
   return i32At(sc, num - 1);
 }
 
-function fitScore(q: usize, alloc: usize, req: usize, nzCpu: usize, nzMem: usize, cap: i32, s: i32): i32 {
+function fitScore(q: usize, alloc: usize, inv: usize, req: usize, nzCpu: usize, nzMem: usize, cap: i32, s: i32): i32 {
   const num = hdr(q, Q_FIT_NUM);
   const type = hdr(q, Q_FIT_TYPE);
   const resA = addr(q, Q_OFF_FIT_RES);
@@ -237,14 +248,15 @@ function fitScore(q: usize, alloc: usize, req: usize, nzCpu: usize, nzMem: usize
     const used = kind == K_NONZERO_CPU ? f64At(nzCpu, s) : kind == K_NONZERO_MEM ? f64At(nzMem, s) : f64At(req, r * cap + s);
     const requested = pod + used;
     const w = <f64>i32At(wA, i);
+    const ia = f64At(inv, r * cap + s);
     if (type == 0) {
-      nodeScore += (requested > a ? 0 : idiv((a - requested) * MAX_NODE_SCORE, a)) * w;
+      nodeScore += (requested > a ? 0 : idivInv((a - requested) * MAX_NODE_SCORE, a, ia)) * w;
       weightSum += w;
     } else if (type == 1) {
-      nodeScore += idiv((requested > a ? a : requested) * MAX_NODE_SCORE, a) * w;
+      nodeScore += idivInv((requested > a ? a : requested) * MAX_NODE_SCORE, a, ia) * w;
       weightSum += w;
     } else {
-      const rs = brokenLinear(q, requested > a ? 100 : <i32>idiv(requested * 100, a));
+      const rs = brokenLinear(q, requested > a ? 100 : <i32>idivInv(requested * 100, a, ia));
       if (rs > 0) {
         nodeScore += <f64>rs * w;
         weightSum += w;
@@ -306,9 +318,9 @@ function imageScore(q: usize, images: usize, nodeWords: i32, s: i32): i32 {
     const row = images + (<usize>(i32At(ids, i) * nodeWords) << 2);
     if ((load<u32>(row + (<usize>word << 2)) & bit) != 0) sum += f64At(sc, i);
   }
+  if (sum <= IMAGE_MIN) return 0; // clamped to the minimum: (min - min) / span = 0
   const maxT = IMAGE_MAX_CONTAINER * <f64>hdr(q, Q_NUM_CONTAINERS);
-  if (sum < IMAGE_MIN) sum = IMAGE_MIN;
-  else if (sum > maxT) sum = maxT;
+  if (sum > maxT) sum = maxT;
   const span = maxT - IMAGE_MIN;
   if (span <= 0) return 0;
   return <i32>idiv(MAX_NODE_SCORE * (sum - IMAGE_MIN), span);
@@ -329,6 +341,7 @@ export function filterAndScore(table: usize, query: usize, out: usize, start: i3
   const taintWords = hdr(table, H_TAINT_WORDS);
   const nodeWords = hdr(table, H_NODE_WORDS);
   const alloc = addr(table, H_OFF_ALLOC);
+  const allocInv = addr(table, H_OFF_ALLOCINV);
   const req = addr(table, H_OFF_REQ);
   const nzCpu = addr(table, H_OFF_NZCPU);
   const nzMem = addr(table, H_OFF_NZMEM);
@@ -460,7 +473,7 @@ export function filterAndScore(table: usize, query: usize, out: usize, start: i3
         }
       }
       store<i32>(rawAff + so, aff);
-      store<i32>(rawFit + so, wFit == 0 ? 0 : fitScore(query, alloc, req, nzCpu, nzMem, cap, s));
+      store<i32>(rawFit + so, wFit == 0 ? 0 : fitScore(query, alloc, allocInv, req, nzCpu, nzMem, cap, s));
       store<i32>(rawBal + so, wBal == 0 || (qf & QF_BEST_EFFORT) != 0 ? 0 : balancedScore(query, alloc, req, cap, s));
       store<i32>(rawImg + so, wImg == 0 ? 0 : imageScore(query, images, nodeWords, s));
     }

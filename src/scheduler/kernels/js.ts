@@ -21,6 +21,18 @@ export function idiv(a: number, b: number): number {
   return q;
 }
 
+/**
+ * The same floor(a / b) given inv = 1/b, without a division: the product is within one ulp-scaled
+ * step of the quotient, so one correction step makes it exact for quotients below 2^40. Used with
+ * the table's per-node 1/allocatable column and per-call constants.
+ */
+export function idivInv(a: number, b: number, inv: number): number {
+  let q = Math.floor(a * inv);
+  if (q * b > a) q -= 1;
+  else if ((q + 1) * b <= a) q += 1;
+  return q;
+}
+
 /** Scratch for BalancedAllocation fractions (no allocation per node). */
 let fractions = new Float64Array(8);
 
@@ -50,6 +62,7 @@ export class JsKernel implements Kernel<NodeTable, PodQuery, KernelOutput> {
     const reqB = i32[H + L.H_OFF_REQ] >> 3;
     const nzCpuB = i32[H + L.H_OFF_NZCPU] >> 3;
     const nzMemB = i32[H + L.H_OFF_NZMEM] >> 3;
+    const invB = i32[H + L.H_OFF_ALLOCINV] >> 3;
     const flagsB = i32[H + L.H_OFF_FLAGS];
     const taintsB = i32[H + L.H_OFF_TAINTS] >> 2;
     const labelsB = i32[H + L.H_OFF_LABELS] >> 2;
@@ -178,7 +191,7 @@ export class JsKernel implements Kernel<NodeTable, PodQuery, KernelOutput> {
           }
         }
         i32[rawB + ScorePlugin.NodeAffinity * ocap + s] = aff;
-        i32[rawB + ScorePlugin.NodeResourcesFit * ocap + s] = i32[Q + L.Q_W + ScorePlugin.NodeResourcesFit] === 0 ? 0 : fitScore(i32, f64, Q, allocB, reqB, nzCpuB, nzMemB, cap, s);
+        i32[rawB + ScorePlugin.NodeResourcesFit * ocap + s] = i32[Q + L.Q_W + ScorePlugin.NodeResourcesFit] === 0 ? 0 : fitScore(i32, f64, Q, allocB, invB, reqB, nzCpuB, nzMemB, cap, s);
         i32[rawB + ScorePlugin.NodeResourcesBalancedAllocation * ocap + s] = i32[Q + L.Q_W + ScorePlugin.NodeResourcesBalancedAllocation] === 0 || (qf & L.QF_BEST_EFFORT) !== 0 ? 0 : balancedScore(i32, f64, Q, allocB, reqB, cap, s);
         i32[rawB + ScorePlugin.ImageLocality * ocap + s] = i32[Q + L.Q_W + ScorePlugin.ImageLocality] === 0 ? 0 : imageScore(i32, u32, f64, Q, imagesB, nodeWords, s);
       }
@@ -200,7 +213,7 @@ function countPrefer(u32: Uint32Array, t: number, prefer: number, words: number)
 }
 
 /** NodeResourcesFit score: LeastAllocated / MostAllocated / RequestedToCapacityRatio over the configured resources */
-function fitScore(i32: Int32Array, f64: Float64Array, Q: number, allocB: number, reqB: number, nzCpuB: number, nzMemB: number, cap: number, s: number): number {
+function fitScore(i32: Int32Array, f64: Float64Array, Q: number, allocB: number, invB: number, reqB: number, nzCpuB: number, nzMemB: number, cap: number, s: number): number {
   const num = i32[Q + L.Q_FIT_NUM];
   const type = i32[Q + L.Q_FIT_TYPE];
   const resB = i32[Q + L.Q_OFF_FIT_RES] >> 2;
@@ -219,14 +232,15 @@ function fitScore(i32: Int32Array, f64: Float64Array, Q: number, allocB: number,
     if (alloc === 0) continue;
     const requested = pod + (kind === L.K_NONZERO_CPU ? f64[nzCpuB + s] : kind === L.K_NONZERO_MEM ? f64[nzMemB + s] : f64[reqB + r * cap + s]);
     const w = i32[wB + i];
+    const inv = f64[invB + r * cap + s];
     if (type === 0) {
-      nodeScore += (requested > alloc ? 0 : idiv((alloc - requested) * MAX_NODE_SCORE, alloc)) * w;
+      nodeScore += (requested > alloc ? 0 : idivInv((alloc - requested) * MAX_NODE_SCORE, alloc, inv)) * w;
       weightSum += w;
     } else if (type === 1) {
-      nodeScore += idiv((requested > alloc ? alloc : requested) * MAX_NODE_SCORE, alloc) * w;
+      nodeScore += idivInv((requested > alloc ? alloc : requested) * MAX_NODE_SCORE, alloc, inv) * w;
       weightSum += w;
     } else {
-      const rs = brokenLinear(i32, Q, requested > alloc ? 100 : idiv(requested * 100, alloc));
+      const rs = brokenLinear(i32, Q, requested > alloc ? 100 : idivInv(requested * 100, alloc, inv));
       if (rs > 0) {
         nodeScore += rs * w;
         weightSum += w;
@@ -295,9 +309,9 @@ function imageScore(i32: Int32Array, u32: Uint32Array, f64: Float64Array, Q: num
   for (let i = 0; i < num; i++) {
     if ((u32[imagesB + i32[idB + i] * nodeWords + (s >>> 5)] & (1 << (s & 31))) !== 0) sum += f64[scB + i];
   }
+  if (sum <= IMAGE_MIN_THRESHOLD) return 0; // clamped to the minimum: (min - min) / span = 0
   const maxThreshold = IMAGE_MAX_CONTAINER_THRESHOLD * i32[Q + L.Q_NUM_CONTAINERS];
-  if (sum < IMAGE_MIN_THRESHOLD) sum = IMAGE_MIN_THRESHOLD;
-  else if (sum > maxThreshold) sum = maxThreshold;
+  if (sum > maxThreshold) sum = maxThreshold;
   const span = maxThreshold - IMAGE_MIN_THRESHOLD;
   if (span <= 0) return 0; // no containers: upstream divides 0 by a negative span → 0
   return idiv(MAX_NODE_SCORE * (sum - IMAGE_MIN_THRESHOLD), span);

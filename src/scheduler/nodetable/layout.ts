@@ -36,6 +36,7 @@ export const H_OFF_LABELS = 22; // i32[KEY_CAP][NODE_CAP] per label key: value i
 export const H_OFF_IMAGES = 23; // u32[IMAGE_CAP][NODE_WORDS] per image: bitset of nodes holding it
 export const H_OFF_ORDER = 24; // i32[NODE_CAP] scan order (slots), first SIZE entries valid
 export const H_OFF_TOPO = 25; // i32[TOPO_CAP][NODE_CAP] topology domain id, -1 = unlabeled
+export const H_OFF_ALLOCINV = 26; // f64[RES_CAP][NODE_CAP] 1 / allocatable (0 when 0): division-free exact idiv
 
 // ---- node flags (u8 column)
 export const F_LIVE = 1;

@@ -74,6 +74,7 @@ const COLUMNS: ColumnSpec[] = [
   { header: L.H_OFF_IMAGES, rows: (d) => d.imageCap, rowLen: nodeWords, bytes: 4 },
   { header: L.H_OFF_ORDER, rows: () => 1, rowLen: (d) => d.nodeCap, bytes: 4 },
   { header: L.H_OFF_TOPO, rows: (d) => d.topoCap, rowLen: (d) => d.nodeCap, bytes: 4 },
+  { header: L.H_OFF_ALLOCINV, rows: (d) => d.resCap, rowLen: (d) => d.nodeCap, bytes: 8 },
 ];
 
 const ZONE_LABEL = 'topology.kubernetes.io/zone';
@@ -494,7 +495,11 @@ export class NodeTable implements NodeTableView {
     const mem = this.mem;
     const f64 = mem.f64, i32 = mem.i32, u32 = mem.u32, u8 = mem.u8;
     const allocBase = this.hdr(L.H_OFF_ALLOC) >> 3;
-    for (const [r, v] of allocIdx) f64[allocBase + r * nodeCap + slot] = v;
+    const invBase = this.hdr(L.H_OFF_ALLOCINV) >> 3;
+    for (const [r, v] of allocIdx) {
+      f64[allocBase + r * nodeCap + slot] = v;
+      f64[invBase + r * nodeCap + slot] = v > 0 ? 1 / v : 0;
+    }
     let flags = L.F_LIVE;
     if (node.spec?.unschedulable) flags |= L.F_UNSCHEDULABLE;
     const ready = node.status?.conditions?.find((c) => c.type === 'Ready');
@@ -518,7 +523,11 @@ export class NodeTable implements NodeTableView {
     const mem = this.mem;
     const f64 = mem.f64, i32 = mem.i32, u32 = mem.u32;
     const allocBase = this.hdr(L.H_OFF_ALLOC) >> 3;
-    for (let r = 0; r < resCap; r++) f64[allocBase + r * nodeCap + slot] = 0;
+    const invBase = this.hdr(L.H_OFF_ALLOCINV) >> 3;
+    for (let r = 0; r < resCap; r++) {
+      f64[allocBase + r * nodeCap + slot] = 0;
+      f64[invBase + r * nodeCap + slot] = 0;
+    }
     mem.u8[this.hdr(L.H_OFF_FLAGS) + slot] = 0;
     const tBase = (this.hdr(L.H_OFF_TAINTS) >> 2) + slot * taintWords;
     for (let w = 0; w < taintWords; w++) u32[tBase + w] = 0;
