@@ -254,6 +254,7 @@ describe('formatting (upstream TestQuantityString)', () => {
     expect(formatQuantity('1.5')).toBe('1500m');
     expect(formatQuantity('0.1')).toBe('100m');
     expect(formatQuantity('2000m')).toBe('2');
+    expect(formatQuantity('0.5Mi')).toBe('512Ki');
   });
 
   it('keeps an input string the fast path keeps (Quantity.s)', () => {
