@@ -101,8 +101,8 @@ async function memoryWatch(watchers: number, opts: BenchOptions, rec: BenchRecor
   for (let i = 0; i < watchers; i++) {
     ws.push(s.watchSync({ key: PREFIX, rangeEnd: prefixEnd(PREFIX) }, (r) => { delivered += r.events.length; }));
   }
-  // about 1M deliveries per iteration whatever the fan-out (fewer with --quick)
-  const puts = Math.max(10, Math.floor((opts.quick ? 200_000 : 1_000_000) / watchers));
+  // about 200k deliveries per iteration whatever the fan-out (50k with --quick)
+  const puts = Math.max(10, Math.floor((opts.quick ? 50_000 : 200_000) / watchers));
   let n = 0;
   await rec.measure('watch events delivered', async () => {
     const target = delivered + puts * watchers;
