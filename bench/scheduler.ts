@@ -19,6 +19,7 @@ import { KernelOutput } from '../src/scheduler/kernels/output.js';
 import type { Kernel } from '../src/scheduler/kernels/types.js';
 import { numFeasibleNodesToFind } from '../src/scheduler/kernels/types.js';
 import type { Pod } from '../src/api/types.js';
+import os from 'node:os';
 
 const BATCH = 200;
 
@@ -90,18 +91,27 @@ export const suite: BenchSuite = {
           const cursor = { next: 0, start: 0 };
           let pods = 0;
           let nodesProcessed = 0;
+          const cpu0 = process.cpuUsage();
           const r = await rec.measure(name, () => {
             nodesProcessed += runBatch(s, k, adaptive, cursor);
             pods += BATCH;
           }, { mode: k.name, size, units: BATCH, unit: 'pods' });
+          const cpu = process.cpuUsage(cpu0);
           if (r.state === 'completed' && r.throughput) {
             const perPod = nodesProcessed / Math.max(1, pods);
-            r.figures = { nodesPerPod: Math.round(perPod), nodeEvaluationsPerSec: Math.round(r.throughput * perPod) };
+            const cpuSec = (cpu.user + cpu.system) / 1e6;
+            // CPU time of this process (warm-up included on both sides): less sensitive to a loaded machine than wall time
+            r.figures = { nodesPerPod: Math.round(perPod), nodeEvaluationsPerSec: Math.round(r.throughput * perPod), cpuPodsPerSec: Math.round(pods / cpuSec), loadAvg1m: Math.round(os.loadavg()[0] * 10) / 10 };
             tp[k.name] = r.throughput;
           }
         }
         if (tp.js && tp.wasm) rec.figure(`${name} wasm/js`, { ratio: Math.round((tp.wasm / tp.js) * 100) / 100 }, { size });
       }
+      // compile alone (PreFilter/PreScore work): fresh pod objects, so no per-object caching helps
+      let ci = 0;
+      await rec.measure('compile', () => {
+        for (let b = 0; b < BATCH; b++) compilePod(s.table, { ...s.pending[ci++ % s.pending.length] }, resolvedDefault);
+      }, { size, units: BATCH, unit: 'pods' });
       // the kernel alone (no compile, no assume): one compiled pod, repeated
       const q = compilePod(s.table, s.pending[0], resolvedDefault);
       for (const k of kernels) {

@@ -4,7 +4,7 @@ import type { ResourceSpec, ScoringConfig, UtilizationShapePoint } from '../kern
 import * as L from './layout.js';
 import type { NodeTable } from './table.js';
 import { podHostPorts } from './table.js';
-import { isScalarResourceName, podRequests } from './resources.js';
+import { isScalarResourceName, nonZeroCpuMem, podRequests } from './resources.js';
 
 /** A pod spec the engine cannot compile (e.g. an invalid preferred node affinity term), naming the field. */
 export class PodQueryError extends Error {
@@ -267,12 +267,12 @@ export function compilePod(table: NodeTable, pod: Pod, scoring: ResolvedScoring 
     reqList.push([table.resourceIndex(k), v]);
   }
   if (reqList.length === 0) flags |= L.QF_REQ_ZERO;
-  const nonZero = podRequests(pod, true);
+  const nonZero = nonZeroCpuMem(pod);
   const scoreKind = (resName: string, useRequested: boolean): [number, number, number] => {
     // [resource index, K_* kind, pod request]
     const actual = req.get(resName) ?? 0;
-    if (resName === 'cpu') return useRequested ? [L.R_CPU, L.K_REQUESTED, actual] : [L.R_CPU, L.K_NONZERO_CPU, nonZero.get('cpu') ?? 0];
-    if (resName === 'memory') return useRequested ? [L.R_MEMORY, L.K_REQUESTED, actual] : [L.R_MEMORY, L.K_NONZERO_MEM, nonZero.get('memory') ?? 0];
+    if (resName === 'cpu') return useRequested ? [L.R_CPU, L.K_REQUESTED, actual] : [L.R_CPU, L.K_NONZERO_CPU, nonZero.cpu];
+    if (resName === 'memory') return useRequested ? [L.R_MEMORY, L.K_REQUESTED, actual] : [L.R_MEMORY, L.K_NONZERO_MEM, nonZero.memory];
     if (resName === 'ephemeral-storage') return [L.R_EPHEMERAL, L.K_REQUESTED, actual];
     const r = table.resources.get(resName);
     if (r < 0 || !isScalarResourceName(resName)) return [-1, L.K_SKIP, 0];

@@ -99,6 +99,57 @@ export function podRequests(pod: Pod, nonMissing = false): ResourceAmounts {
   return reqs;
 }
 
+function cpuMem(c: Container, where: string, out: [number, number]): [number, number] {
+  const req = c.resources?.requests;
+  const cpu = req?.cpu;
+  const mem = req?.memory;
+  out[0] = cpu === undefined ? DEFAULT_MILLI_CPU_REQUEST : amount('cpu', cpu, `${where}.resources.requests`);
+  out[1] = mem === undefined ? DEFAULT_MEMORY_REQUEST : amount('memory', mem, `${where}.resources.requests`);
+  return out;
+}
+
+/**
+ * The non-zero cpu (millicores) and memory (bytes) requests of a pod — the same aggregation as
+ * `podRequests(pod, true)` restricted to those two resources, without building maps (hot path:
+ * every compile and every assume).
+ */
+export function nonZeroCpuMem(pod: Pod): { cpu: number; memory: number } {
+  const name = `pod ${pod.metadata?.namespace ?? 'default'}/${pod.metadata?.name ?? '?'}`;
+  const cm: [number, number] = [0, 0];
+  let cpu = 0, mem = 0;
+  const containers = pod.spec?.containers ?? [];
+  for (let i = 0; i < containers.length; i++) {
+    cpuMem(containers[i], name, cm);
+    cpu += cm[0];
+    mem += cm[1];
+  }
+  let sideCpu = 0, sideMem = 0, initCpu = -1, initMem = -1;
+  const inits = pod.spec?.initContainers ?? [];
+  for (let i = 0; i < inits.length; i++) {
+    cpuMem(inits[i], name, cm);
+    let useCpu: number, useMem: number;
+    if (inits[i].restartPolicy === 'Always') {
+      cpu += cm[0];
+      mem += cm[1];
+      sideCpu += cm[0];
+      sideMem += cm[1];
+      useCpu = sideCpu;
+      useMem = sideMem;
+    } else {
+      useCpu = cm[0] + sideCpu;
+      useMem = cm[1] + sideMem;
+    }
+    if (useCpu > initCpu) initCpu = useCpu;
+    if (useMem > initMem) initMem = useMem;
+  }
+  if (initCpu > cpu) cpu = initCpu;
+  if (initMem > mem) mem = initMem;
+  const overhead = pod.spec?.overhead;
+  if (overhead?.cpu !== undefined) cpu += amount('cpu', overhead.cpu, `${name}: spec.overhead`);
+  if (overhead?.memory !== undefined) mem += amount('memory', overhead.memory, `${name}: spec.overhead`);
+  return { cpu, memory: mem };
+}
+
 /** Node allocatable (status.allocatable, falling back to status.capacity as the kubelet would report it). */
 export function nodeAllocatable(node: Node): ResourceAmounts {
   const list: ResourceList | undefined = node.status?.allocatable ?? node.status?.capacity;

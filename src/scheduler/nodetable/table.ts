@@ -4,7 +4,7 @@ import { MAX_RESOURCES } from '../kernels/types.js';
 import { Interner } from './interning.js';
 import { TableMemory } from './memory.js';
 import * as L from './layout.js';
-import { nodeAllocatable, podRequests, ResourceParseError } from './resources.js';
+import { nodeAllocatable, nonZeroCpuMem, podRequests, ResourceParseError } from './resources.js';
 
 /** Options of a {@link NodeTable}. */
 export interface NodeTableOptions {
@@ -593,8 +593,8 @@ export class NodeTable implements NodeTableView {
       if (k === 'pods' || v === 0) continue;
       req.push(this.resourceIndex(k), v);
     }
-    const nz = podRequests(pod, true);
-    const entry: PodEntry = { pod, nodeName, req, nzCpu: nz.get('cpu') ?? 0, nzMem: nz.get('memory') ?? 0, ports: podHostPorts(pod), slot: -1 };
+    const nz = nonZeroCpuMem(pod);
+    const entry: PodEntry = { pod, nodeName, req, nzCpu: nz.cpu, nzMem: nz.memory, ports: podHostPorts(pod), slot: -1 };
     this.pods.set(key, entry);
     const slot = this.slotOf.get(nodeName);
     if (slot === undefined) {

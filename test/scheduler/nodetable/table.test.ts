@@ -160,3 +160,16 @@ describe('pod requests (component-helpers PodRequests)', () => {
     expect(() => podRequests(makePod({ name: 'bad', reqs: [{ cpu: 'lots' }] }))).toThrow(/pod default\/bad: spec.containers\[0\].resources.requests: invalid quantity "lots" for cpu/);
   });
 });
+
+describe('nonZeroCpuMem agrees with podRequests(pod, true)', () => {
+  it('on generated pods with init containers, sidecars and overhead', async () => {
+    const { nonZeroCpuMem } = await import('../../../src/scheduler/nodetable/resources.js');
+    const cluster = generateCluster({ seed: 3, nodes: 20 });
+    const pods = generatePods({ seed: 4, count: 400, cluster });
+    pods[0].spec.overhead = { cpu: '30m', memory: '7Mi' };
+    for (const p of [...pods, ...cluster.pods]) {
+      const full = podRequests(p, true);
+      expect(nonZeroCpuMem(p)).toEqual({ cpu: full.get('cpu') ?? 0, memory: full.get('memory') ?? 0 });
+    }
+  });
+});
