@@ -53,6 +53,8 @@ export interface SyncReport {
   readonly largeClusterMode: boolean;
   /** wall time spent rendering, ms */
   readonly renderMs: number;
+  /** process CPU time (user + system, all threads incl. GC) spent rendering, ms */
+  readonly renderCpuMs: number;
   /** the restore input itself (decoded lazily from render.bytes) */
   readonly text: string;
   /** the renderer's detailed counts */
@@ -109,6 +111,7 @@ export class IptablesSyncer {
     const cleanup = !largeClusterMode || now - this.lastCleanup > (this.opts.syncPeriodMs ?? DEFAULT_SYNC_PERIOD_MS);
 
     const t0 = performance.now();
+    const c0 = process.cpuUsage();
     const render = renderIptables({
       servicePorts: this.state.servicePorts,
       endpoints: this.state.endpoints,
@@ -117,6 +120,8 @@ export class IptablesSyncer {
       existingNatChains: cleanup ? this.kernelNatChains : null,
     }, this.opts);
     const renderMs = performance.now() - t0;
+    const cpu = process.cpuUsage(c0);
+    const renderCpuMs = (cpu.user + cpu.system) / 1000;
     if (cleanup) this.lastCleanup = now;
 
     const kind = full ? 'full' : 'partial';
@@ -152,6 +157,7 @@ export class IptablesSyncer {
       rulesTotal: render.rulesTotal,
       largeClusterMode: render.largeClusterMode,
       renderMs,
+      renderCpuMs,
       get text() { return render.text; },
       render,
     };

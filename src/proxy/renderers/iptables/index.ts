@@ -38,6 +38,7 @@ export const renderer: ProxyRenderer = {
             rulesTotalNat: r.rulesTotal.nat,
             largeClusterMode: r.largeClusterMode ? 1 : 0,
             renderMs: Math.round(r.renderMs * 100) / 100,
+            renderCpuMs: Math.round(r.renderCpuMs * 100) / 100,
           },
         };
       },
