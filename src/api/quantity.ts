@@ -357,7 +357,8 @@ export function parseQuantity(input: string | number): Quantity {
   }
   if (format === 'BinarySI' && unscaled !== 0n) {
     // cap at 2^63-1 (BinarySI only, as upstream)
-    if (exponent > 19 || (exponent >= 0 && unscaled * pow10(exponent) > MAX_INT64)) {
+    const aboveMax = exponent > 19 || (exponent >= 0 ? unscaled * pow10(exponent) > MAX_INT64 : unscaled > MAX_INT64 * pow10(-exponent));
+    if (aboveMax) {
       unscaled = MAX_INT64;
       exponent = 0;
     } else if (exponent < 0 && unscaled < pow10(-exponent)) {

@@ -100,6 +100,7 @@ const parseTable: Array<[string, Quantity]> = [
   ['0.00000012354', dec(124, -9, 'DecimalSI')],
   ['9Ei', dec(MAX, 0, 'BinarySI')],
   ['9223372036854775807Ki', dec(MAX, 0, 'BinarySI')],
+  ['53521.375Pi', dec(MAX, 0, 'BinarySI')], // fractional input above the cap (found by the round-trip property test)
   ['12E', dec(12, 18, 'DecimalSI')],
   ['100.035Ki', dec(10243584, -2, 'BinarySI')],
   ['0.5Mi', dec(0.5 * 1024 * 1024, 0, 'BinarySI')],
@@ -314,3 +315,32 @@ describe('values (MilliValue / Value round up)', () => {
     expect(dec(901, -2, 'DecimalSI').neg().toString()).toBe('-9010m');
   });
 });
+
+describe('round-trip properties (seeded)', () => {
+  it('parse(format(q)) == q and canonical forms are stable, for 5000 random quantities', async () => {
+    const { Rng } = await import('../../src/util/rng.js');
+    const rng = new Rng(42);
+    const suffixes = ['', 'n', 'u', 'm', 'k', 'M', 'G', 'T', 'P', 'E', 'Ki', 'Mi', 'Gi', 'Ti', 'Pi', 'Ei', 'e3', 'e-3', 'E6', 'e0'];
+    for (let i = 0; i < 5000; i++) {
+      const int = String(rng.int(100000));
+      const frac = rng.int(3) === 0 ? '.' + String(rng.int(1000)).padStart(rng.int(4) + 1, '0') : '';
+      const sign = ['', '-', '+'][rng.int(3)]!;
+      const s = `${sign}${int}${frac}${suffixes[rng.int(suffixes.length)]}`;
+      const q = parseQuantity(s);
+      const printed = q.toString();
+      const back = parseQuantity(printed);
+      expect(back.cmp(q), `${s} → ${printed}`).toBe(0);
+      const canon = q.canonicalString();
+      expect(parseQuantity(canon).canonicalString(), s).toBe(canon);
+      // milliValue is the exact ceiling (away from zero) of q×1000
+      const m = q.milliValue();
+      const exact = q.unscaled * 10n ** BigInt(Math.max(0, q.exponent + 3));
+      if (q.exponent + 3 >= 0) expect(m, s).toBe(exact);
+      else expect(q.cmp(milliQ(m)) * q.sign() <= 0, s).toBe(true);
+    }
+  });
+});
+
+function milliQ(m: bigint) {
+  return parseQuantity(`${m}m`);
+}

@@ -1,0 +1,30 @@
+/**
+ * kubesim's API layer: exact quantities, manifest loading and validation, and the ApiServer
+ * facade over a KvStore. See docs/api.md.
+ */
+export * from './quantity.js';
+export { ApiServer, rfc3339, deepEqual } from './apiserver.js';
+export type {
+  ApiServerOptions,
+  ApiWatchEvent,
+  CreateOptions,
+  DeleteOptions,
+  ListOptions,
+  ListResult,
+  WatchEventType,
+  WatchHandle,
+  WatchOptions,
+} from './apiserver.js';
+export * from './errors.js';
+export * from './admission.js';
+export * from './flowcontrol.js';
+export * from './registry.js';
+export { encode, decode, deepCopy, sharedCodec, portableCodec, type Codec } from './codec.js';
+export * from './selectors.js';
+export { FieldError, FieldPath, type FieldErrorType } from './field.js';
+export { validateObject, validateObjectUpdate, validateLabels, validatePodSpec, labelSelectorMatches, unknownFields, type UnknownFieldPolicy, type ValidateOptions } from './validation.js';
+export * from './validation-names.js';
+export * from './manifest.js';
+export * from './manifest-check.js';
+export { applyDefaults, initialStatus, podQOSClass } from './defaults.js';
+export { ClusterIPAllocator, NodePortAllocator } from './allocators.js';
