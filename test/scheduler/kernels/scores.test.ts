@@ -172,3 +172,92 @@ describe('TaintToleration score + NormalizeScore (taint_toleration_test.go)', ()
     expect(normScores(r, TAINT, ['nodeA', 'nodeB'])).toEqual([100, 0]);
   });
 });
+
+describe('NodeResourcesFit MostAllocated (most_allocated_test.go)', () => {
+  const both = (cpu1: string, mem1: string, cpu2: string, mem2: string) => [makeNode('node1', { capacity: cap(cpu1, mem1) }), makeNode('node2', { capacity: cap(cpu2, mem2) })];
+  const most = (resources?: { name: string; weight: number }[]) => ({ fit: { type: 'MostAllocated' as const, resources } });
+  const twoContainers = () => makePod({ reqs: [{ cpu: '1000', memory: '2000' }, { cpu: '2000', memory: '3000' }] });
+  it('nothing scheduled, nothing requested', () => {
+    expect(rawScores(runBoth(both('4000', '10000', '4000', '10000'), [], makePod(), most(), scoreAll), FIT, N12)).toEqual([0, 0]);
+  });
+  it('nothing scheduled, resources requested, differently sized nodes', () => {
+    expect(rawScores(runBoth(both('4000', '10000', '6000', '10000'), [], twoContainers(), most(), scoreAll), FIT, N12)).toEqual([62, 50]);
+  });
+  it('no resources requested, pods scheduled with resources', () => {
+    const existing = [makePod({ node: 'node1', reqs: [{ cpu: '3000', memory: '0' }] }), makePod({ node: 'node1', reqs: [{ cpu: '3000', memory: '0' }] }), makePod({ node: 'node2', reqs: [{ cpu: '3000', memory: '0' }] }), makePod({ node: 'node2', reqs: [{ cpu: '3000', memory: '5000' }] })];
+    expect(rawScores(runBoth(both('10000', '20000', '10000', '20000'), existing, makePod(), most(), scoreAll), FIT, N12)).toEqual([30, 42]);
+  });
+  it('resources requested, pods scheduled with resources', () => {
+    const existing = [makePod({ node: 'node1', reqs: [{ cpu: '3000', memory: '0' }] }), makePod({ node: 'node2', reqs: [{ cpu: '3000', memory: '5000' }] })];
+    expect(rawScores(runBoth(both('10000', '20000', '10000', '20000'), existing, twoContainers(), most(), scoreAll), FIT, N12)).toEqual([42, 55]);
+  });
+  it('resources requested equal node capacity', () => {
+    const pod = makePod({ reqs: [{ cpu: '2000', memory: '4000' }, { cpu: '3000', memory: '5000' }] });
+    expect(rawScores(runBoth(both('5000', '10000', '10000', '9000'), [], pod, most(), scoreAll), FIT, N12)).toEqual([95, 75]);
+  });
+  it('different weights on CPU and memory', () => {
+    expect(rawScores(runBoth(both('4000', '10000', '6000', '10000'), [], twoContainers(), most([{ name: 'memory', weight: 2 }, { name: 'cpu', weight: 1 }]), scoreAll), FIT, N12)).toEqual([58, 50]);
+  });
+  it('no resources requested, pods scheduled, nonzero request for resource', () => {
+    const c = () => makePod({ node: 'node1' });
+    const e1 = c(), e2 = c();
+    e1.spec.containers = [{ name: 'container' }];
+    e2.spec.containers = [{ name: 'container' }];
+    const pod = makePod();
+    pod.spec.containers = [{ name: 'container' }];
+    expect(rawScores(runBoth(both('250m', '1000Mi', '250m', '1000Mi'), [e1, e2], pod, most(), scoreAll), FIT, N12)).toEqual([80, 30]);
+  });
+  it('honor extended resource if the pod requests', () => {
+    const nodes = [makeNode('node1', { capacity: cap('6000', '10000', { 'abc.com/xyz': '4' }) }), makeNode('node2', { capacity: cap('6000', '10000', { 'abc.com/xyz': '10' }) })];
+    const pod = makePod({ reqs: [{ cpu: '3000', memory: '5000', 'abc.com/xyz': '2' }] });
+    expect(rawScores(runBoth(nodes, [], pod, most([{ name: 'cpu', weight: 1 }, { name: 'memory', weight: 1 }, { name: 'abc.com/xyz', weight: 1 }]), scoreAll), FIT, N12)).toEqual([50, 40]);
+  });
+  it("if the node doesn't have a resource", () => {
+    const nodes = [makeNode('node1', { capacity: cap('6000', '10000') }), makeNode('node2', { capacity: cap('6000', '10000', { 'abc.com/xyz': '4' }) })];
+    const pod = makePod({ reqs: [{ cpu: '3000', memory: '4000' }] });
+    expect(rawScores(runBoth(nodes, [], pod, most([{ name: 'abc.com/xyz', weight: 2 }, { name: 'cpu', weight: 1 }, { name: 'memory', weight: 1 }]), scoreAll), FIT, N12)).toEqual([45, 45]);
+  });
+});
+
+describe('NodeResourcesFit RequestedToCapacityRatio (requested_to_capacity_ratio_test.go)', () => {
+  const rtcr = (shape: { utilization: number; score: number }[], resources = [{ name: 'cpu', weight: 1 }, { name: 'memory', weight: 1 }]) => ({ fit: { type: 'RequestedToCapacityRatio' as const, resources, shape } });
+  const leastShape = [{ utilization: 0, score: 10 }, { utilization: 100, score: 0 }];
+  it('nothing scheduled, nothing requested (least requested nodes have priority)', () => {
+    const nodes = [makeNode('node1', { capacity: cap('4000', '10000') }), makeNode('node2', { capacity: cap('4000', '10000') })];
+    expect(rawScores(runBoth(nodes, [makePod({ node: 'node1' }), makePod({ node: 'node1' })], makePod(), rtcr(leastShape), scoreAll), FIT, N12)).toEqual([100, 100]);
+  });
+  it('resources requested, differently sized nodes (math.Round of 37.5 is 38)', () => {
+    const nodes = [makeNode('node1', { capacity: cap('4000', '10000') }), makeNode('node2', { capacity: cap('6000', '10000') })];
+    const pod = makePod({ reqs: [{ cpu: '1000', memory: '2000' }, { cpu: '2000', memory: '3000' }] });
+    expect(rawScores(runBoth(nodes, [makePod({ node: 'node1' }), makePod({ node: 'node1' })], pod, rtcr(leastShape), scoreAll), FIT, N12)).toEqual([38, 50]);
+  });
+  it('no resources requested, pods scheduled with resources', () => {
+    const nodes = [makeNode('node1', { capacity: cap('4000', '10000') }), makeNode('node2', { capacity: cap('6000', '10000') })];
+    const existing = [makePod({ node: 'node1', reqs: [{ cpu: '3000', memory: '5000' }] }), makePod({ node: 'node2', reqs: [{ cpu: '3000', memory: '5000' }] })];
+    expect(rawScores(runBoth(nodes, existing, makePod(), rtcr(leastShape), scoreAll), FIT, N12)).toEqual([38, 50]);
+  });
+  const foo4 = { 'intel.com/foo': 4 }, foo8 = { 'intel.com/foo': 8 };
+  const binShape = [{ utilization: 0, score: 0 }, { utilization: 100, score: 1 }];
+  const fooOnly = [{ name: 'intel.com/foo', weight: 1 }];
+  const binNodes = () => [makeResNode('node1', 4000, 10000 * 1024 * 1024, foo8), makeResNode('node2', 4000, 10000 * 1024 * 1024, foo4)];
+  // (upstream also lists pods without a node name in the snapshot; they are not on any node)
+  it('TestResourceBinPackingSingleExtended: nothing requested', () => {
+    expect(rawScores(runBoth(binNodes(), [], makePod(), rtcr(binShape, fooOnly), scoreAll), FIT, N12)).toEqual([0, 0]);
+  });
+  it('TestResourceBinPackingSingleExtended: pods scheduled with less resources', () => {
+    expect(rawScores(runBoth(binNodes(), [], makePod({ reqs: [{ 'intel.com/foo': '2' }] }), rtcr(binShape, fooOnly), scoreAll), FIT, N12)).toEqual([2, 5]);
+  });
+  it('TestResourceBinPackingSingleExtended: on node with existing pod running', () => {
+    expect(rawScores(runBoth(binNodes(), [makePod({ node: 'node2', reqs: [{ 'intel.com/foo': '2' }] })], makePod({ reqs: [{ 'intel.com/foo': '2' }] }), rtcr(binShape, fooOnly), scoreAll), FIT, N12)).toEqual([2, 10]);
+  });
+  it('TestResourceBinPackingSingleExtended: pods scheduled with more resources', () => {
+    expect(rawScores(runBoth(binNodes(), [], makePod({ reqs: [{ 'intel.com/foo': '4' }] }), rtcr(binShape, fooOnly), scoreAll), FIT, N12)).toEqual([5, 10]);
+  });
+  it('TestResourceBinPackingMultipleExtended: weights 3 and 5, rounded mean', () => {
+    const nodes = [makeResNode('node1', 4000, 10000 * 1024 * 1024, { 'intel.com/foo': 8, 'intel.com/bar': 4 }), makeResNode('node2', 4000, 10000 * 1024 * 1024, { 'intel.com/foo': 4, 'intel.com/bar': 8 })];
+    const res = [{ name: 'intel.com/foo', weight: 3 }, { name: 'intel.com/bar', weight: 5 }];
+    const pod = makePod({ reqs: [{ 'intel.com/foo': '2', 'intel.com/bar': '2' }] });
+    expect(rawScores(runBoth(nodes, [], pod, rtcr(binShape, res), scoreAll), FIT, N12)).toEqual([4, 3]);
+    expect(rawScores(runBoth(nodes, [makePod({ node: 'node2', reqs: [{ 'intel.com/foo': '2', 'intel.com/bar': '2' }] })], pod, rtcr(binShape, res), scoreAll), FIT, N12)).toEqual([4, 7]);
+  });
+});
