@@ -37,16 +37,32 @@ describe('bench harness', () => {
     const boom = rep.results.find((r) => r.name === 'boom')!;
     expect(boom.state).toBe('errored');
     expect(boom.error).toContain('kaput');
-    // growth: the linear series grows ~N, the constant one ~1
-    const g = fitGrowth(rep);
-    expect(g.find((x) => x.mode === 'linear')!.exponent).toBeGreaterThan(0.6);
-    expect(g.find((x) => x.mode === 'constant')!.exponent).toBeLessThan(0.4);
+    // both series were measured at three sizes, so both get a fitted growth
+    expect(fitGrowth(rep).map((g) => g.mode).sort()).toEqual(['constant', 'linear']);
     // side-by-side ratio is printed against the first mode
     expect(formatText(rep)).toMatch(/× linear/);
     expect(formatMarkdown(rep, 'kubesim bench toy')).toContain('| work | 16000 items | constant |');
     const html = renderHtml([rep], 'kubesim bench toy');
     expect(html).toContain('<svg');
     expect(html).toContain('skipped: etcd not installed');
+  });
+
+  it('fits growth exponents on log-log axes (timing-free data)', () => {
+    const row = (mode: string, size: number, mean: number) => ({ id: `t|w|${mode}|${size}`, suite: 't', name: 'w', mode, size, state: 'completed' as const,
+      latency: { mean, p50: mean, p75: mean, p99: mean, p999: mean, min: mean, max: mean } });
+    const rep: BenchReport = {
+      schema: 'kubesim-bench/v1', suite: 't', startedAt: '', durationMs: 0,
+      machine: { cpus: 2, cpuModel: '', memoryGiB: 1, node: '', platform: '' },
+      options: { quick: true, timeMs: 1, seed: 1, args: {} }, notes: [],
+      results: [1, 10, 100].flatMap((n) => [row('linear', n, 3 * n), row('square', n, n * n), row('flat', n, 5)]),
+    };
+    const g = Object.fromEntries(fitGrowth(rep).map((x) => [x.mode, x]));
+    expect(g.linear.exponent).toBeCloseTo(1, 6);
+    expect(g.linear.label).toBe('O(N)');
+    expect(g.square.exponent).toBeCloseTo(2, 6);
+    expect(g.square.label).toBe('O(N²)');
+    expect(g.flat.exponent).toBeCloseTo(0, 6);
+    expect(g.flat.label).toBe('O(1)');
   });
 
   it('flags regressions beyond the tolerance only', () => {
