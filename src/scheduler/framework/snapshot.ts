@@ -240,7 +240,6 @@ export class ClusterSnapshot {
     if (!zl) { zl = []; this.zones.set(z, zl); }
     zl.push(ni);
     this.ordered = null;
-    this.list();
     for (const l of this.listeners) l.nodeAdded?.(ni);
     for (const pi of this.orphanPods.get(name) ?? []) this.attach(pi, ni);
     this.orphanPods.delete(name);
