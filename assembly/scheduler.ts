@@ -228,27 +228,57 @@ function brokenLinear(q: usize, p: i32): i32 {
   return i32At(sc, num - 1);
 }
 
+// per-call constants of the score plugins, read once from the query header (not once per node)
+let gFitNum: i32 = 0;
+let gFitType: i32 = 0;
+let gFitRes: usize = 0;
+let gFitKind: usize = 0;
+let gFitW: usize = 0;
+let gFitReq: usize = 0;
+let gBalNum: i32 = 0;
+let gBalRes: usize = 0;
+let gBalKind: usize = 0;
+let gBalReq: usize = 0;
+let gImgNum: i32 = 0;
+let gImgIds: usize = 0;
+let gImgScores: usize = 0;
+let gImgMax: f64 = 0;
+
+function loadScoreConstants(q: usize): void {
+  gFitNum = hdr(q, Q_FIT_NUM);
+  gFitType = hdr(q, Q_FIT_TYPE);
+  gFitRes = addr(q, Q_OFF_FIT_RES);
+  gFitKind = addr(q, Q_OFF_FIT_KIND);
+  gFitW = addr(q, Q_OFF_FIT_W);
+  gFitReq = addr(q, Q_OFF_FIT_REQ);
+  gBalNum = hdr(q, Q_BAL_NUM);
+  gBalRes = addr(q, Q_OFF_BAL_RES);
+  gBalKind = addr(q, Q_OFF_BAL_KIND);
+  gBalReq = addr(q, Q_OFF_BAL_REQ);
+  gImgNum = hdr(q, Q_NUM_IMAGES);
+  gImgIds = addr(q, Q_OFF_IMG);
+  gImgScores = addr(q, Q_OFF_IMGSCORE);
+  gImgMax = IMAGE_MAX_CONTAINER * <f64>hdr(q, Q_NUM_CONTAINERS);
+}
+
 function fitScore(q: usize, alloc: usize, inv: usize, req: usize, nzCpu: usize, nzMem: usize, cap: i32, s: i32): i32 {
-  const num = hdr(q, Q_FIT_NUM);
-  const type = hdr(q, Q_FIT_TYPE);
-  const resA = addr(q, Q_OFF_FIT_RES);
-  const kindA = addr(q, Q_OFF_FIT_KIND);
-  const wA = addr(q, Q_OFF_FIT_W);
-  const podA = addr(q, Q_OFF_FIT_REQ);
+  const num = gFitNum;
+  const type = gFitType;
   let nodeScore: f64 = 0;
   let weightSum: f64 = 0;
   for (let i = 0; i < num; i++) {
-    const kind = i32At(kindA, i);
+    const kind = i32At(gFitKind, i);
     if (kind == K_SKIP) continue;
-    const pod = f64At(podA, i);
+    const pod = f64At(gFitReq, i);
     if (kind == K_SCALAR && pod == 0) continue;
-    const r = i32At(resA, i);
-    const a = f64At(alloc, r * cap + s);
+    const r = i32At(gFitRes, i);
+    const at = r * cap + s;
+    const a = f64At(alloc, at);
     if (a == 0) continue;
-    const used = kind == K_NONZERO_CPU ? f64At(nzCpu, s) : kind == K_NONZERO_MEM ? f64At(nzMem, s) : f64At(req, r * cap + s);
+    const used = kind == K_NONZERO_CPU ? f64At(nzCpu, s) : kind == K_NONZERO_MEM ? f64At(nzMem, s) : f64At(req, at);
     const requested = pod + used;
-    const w = <f64>i32At(wA, i);
-    const ia = f64At(inv, r * cap + s);
+    const w = <f64>i32At(gFitW, i);
+    const ia = f64At(inv, at);
     if (type == 0) {
       nodeScore += (requested > a ? 0 : idivInv((a - requested) * MAX_NODE_SCORE, a, ia)) * w;
       weightSum += w;
@@ -272,10 +302,10 @@ function fitScore(q: usize, alloc: usize, inv: usize, req: usize, nzCpu: usize, 
 const FRACTIONS = memory.data(24 * 8);
 
 function balancedScore(q: usize, alloc: usize, req: usize, cap: i32, s: i32): i32 {
-  const num = hdr(q, Q_BAL_NUM);
-  const resA = addr(q, Q_OFF_BAL_RES);
-  const kindA = addr(q, Q_OFF_BAL_KIND);
-  const podA = addr(q, Q_OFF_BAL_REQ);
+  const num = gBalNum;
+  const resA = gBalRes;
+  const kindA = gBalKind;
+  const podA = gBalReq;
   let count = 0;
   let total: f64 = 0;
   for (let i = 0; i < num && count < 24; i++) {
@@ -308,9 +338,10 @@ function balancedScore(q: usize, alloc: usize, req: usize, cap: i32, s: i32): i3
 }
 
 function imageScore(q: usize, images: usize, nodeWords: i32, s: i32): i32 {
-  const num = hdr(q, Q_NUM_IMAGES);
-  const ids = addr(q, Q_OFF_IMG);
-  const sc = addr(q, Q_OFF_IMGSCORE);
+  const num = gImgNum;
+  if (num == 0) return 0; // no pod image on any node: the sum is 0, clamped to the minimum → 0
+  const ids = gImgIds;
+  const sc = gImgScores;
   let sum: f64 = 0;
   const word = <u32>s >>> 5;
   const bit: u32 = <u32>1 << (<u32>s & 31);
@@ -319,7 +350,7 @@ function imageScore(q: usize, images: usize, nodeWords: i32, s: i32): i32 {
     if ((load<u32>(row + (<usize>word << 2)) & bit) != 0) sum += f64At(sc, i);
   }
   if (sum <= IMAGE_MIN) return 0; // clamped to the minimum: (min - min) / span = 0
-  const maxT = IMAGE_MAX_CONTAINER * <f64>hdr(q, Q_NUM_CONTAINERS);
+  const maxT = gImgMax;
   if (sum > maxT) sum = maxT;
   const span = maxT - IMAGE_MIN;
   if (span <= 0) return 0;
@@ -352,6 +383,7 @@ export function filterAndScore(table: usize, query: usize, out: usize, start: i3
   gCap = cap;
   gLabels = addr(table, H_OFF_LABELS);
   gExpr = addr(query, Q_OFF_EXPR);
+  loadScoreConstants(query);
 
   const qf = hdr(query, Q_FLAGS);
   const qNodeName = hdr(query, Q_NODE_NAME);
