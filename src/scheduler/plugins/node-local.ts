@@ -114,7 +114,9 @@ export class NodeLocalRunner {
   readonly scoring: ResolvedScoring;
   /** reason bits → Status, built once per distinct bitmask (NodeResourcesFit combinations) */
   private readonly fitStatuses = new Map<number, Status>();
-  private readonly taintStatuses = new Map<string, Status>();
+  /** per taint object (stable until its node is updated): the status naming it */
+  private readonly taintStatuses = new WeakMap<object, Status>();
+  private genericTaintStatus?: Status;
   private readonly constStatuses = new Map<string, Status>();
 
   constructor(readonly engine: SchedulingEngine, config: ScoringConfig) {
@@ -165,9 +167,12 @@ export class NodeLocalRunner {
     if (plugin === 'TaintToleration') {
       // upstream names the first untolerated NoSchedule/NoExecute taint
       const t = untoleratedTaint(ni.node, pod.spec.tolerations);
-      const text = t ? `node(s) had untolerated taint {${t.key}: ${t.value ?? ''}}` : REASON_TEXT[bits];
-      let s = this.taintStatuses.get(text);
-      if (!s) { s = new Status(Code.UnschedulableAndUnresolvable, [text], plugin); this.taintStatuses.set(text, s); }
+      if (!t) return (this.genericTaintStatus ??= new Status(Code.UnschedulableAndUnresolvable, [REASON_TEXT[bits]], plugin));
+      let s = this.taintStatuses.get(t);
+      if (!s) {
+        s = new Status(Code.UnschedulableAndUnresolvable, [`node(s) had untolerated taint {${t.key}: ${t.value ?? ''}}`], plugin);
+        this.taintStatuses.set(t, s);
+      }
       return s;
     }
     let s = this.constStatuses.get(plugin);
