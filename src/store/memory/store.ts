@@ -53,6 +53,7 @@ import {
   type WatchResponse,
 } from '../types.js';
 import { Lessor, MIN_LEASE_TTL_SECONDS } from './lessor.js';
+import { goSort } from './go-sort.js';
 import {
   checkIntervals, checkPut, comparator, compareKv, isReadOnly, needsIntervalCheck, ZERO_KV,
 } from './txn-checks.js';
@@ -488,9 +489,9 @@ export class MemoryStore implements KvStore, ChangeLog {
     // a non-KEY target with order NONE sorts ascending (keys already come in ascending key order)
     const order = sortTarget !== 'KEY' && sortOrder === 'NONE' ? 'ASCEND' : sortOrder;
     if (order !== 'NONE' && kvs.length > 1) {
+      // Go's unstable sort.Sort, step by step, so that ties come out in etcd's order; DESCEND is sort.Reverse
       const cmp = comparator(sortTarget);
-      kvs = kvs.slice();
-      kvs.sort(order === 'ASCEND' ? cmp : (a, b) => cmp(b, a));
+      goSort(kvs, order === 'ASCEND' ? (a, b) => cmp(a, b) < 0 : (a, b) => cmp(b, a) < 0);
     }
     let more = false;
     if (limit > 0 && kvs.length > limit) {
