@@ -5,11 +5,11 @@
  * watcher's event stream must be identical. etcd's answers play the part of the golden trace.
  *
  * A failure names the seed; reproduce it alone with KUBESIM_DIFF_SEEDS=<seed>. More seeds:
- * KUBESIM_DIFF_SEEDS=1-50 (a range) or 3,17,42 (a list).
+ * KUBESIM_DIFF_SEEDS=1-50 (a range) or 3,17,42 (a list); longer sequences: KUBESIM_DIFF_OPS=400.
  */
 import { describe, expect, it } from 'vitest';
 import { randomOps } from '../../src/store/etcd/random-ops.js';
-import { replayOnEtcd } from '../../src/store/etcd/record.js';
+import { addTimeMatchers, assertEtcdAnswered, replayOnEtcd } from '../../src/store/etcd/record.js';
 import { compareTrace, formatDifferences, replayOnMemory, TRACE_FORMAT, type GoldenTrace } from '../../src/store/trace/index.js';
 import { describeEtcd } from '../helpers/etcd.js';
 
@@ -25,14 +25,44 @@ function seeds(): number[] {
   return env.split(',').map((s) => Number(s.trim()));
 }
 
-const OPS_PER_SEED = 150;
+const OPS_PER_SEED = Number(process.env.KUBESIM_DIFF_OPS ?? 150);
 
 describe('random op sequences are deterministic', () => {
   it('the same seed gives the same ops, another seed other ops', () => {
     expect(randomOps(7, { count: 50 })).toEqual(randomOps(7, { count: 50 }));
     expect(randomOps(7, { count: 50 })).not.toEqual(randomOps(8, { count: 50 }));
     const kinds = new Set(randomOps(1, { count: OPS_PER_SEED }).map((o) => o.op));
-    for (const k of ['put', 'delete', 'range', 'txn', 'compact', 'watch', 'leaseGrant']) expect(kinds).toContain(k);
+    for (const k of ['put', 'delete', 'range', 'txn', 'compact', 'watch', 'watchCancel', 'leaseGrant', 'leaseRevoke', 'leaseTimeToLive', 'leaseKeepAlive']) expect(kinds).toContain(k);
+  });
+});
+
+describe('guards', () => {
+  it('a replay where etcd stopped answering (UNAVAILABLE) is rejected, naming the op', () => {
+    const ops = [{ op: 'put', key: 'a', value: '1' }, { op: 'txn', compare: [], success: [], failure: [] }];
+    expect(() => assertEtcdAnswered('t', ops, [{ revision: 2, prevKv: null }, { revision: 2, succeeded: true, responses: [] }])).not.toThrow();
+    expect(() => assertEtcdAnswered('t', ops, [{ revision: 2, prevKv: null }, { error: { code: 14, codeName: 'UNAVAILABLE', message: 'x' } }])).toThrow(
+      /t: etcd stopped answering at ops\[1\] \(txn\)/,
+    );
+  });
+
+  it('txns that would crash etcd 3.4 (fromKey delete + ignoreValue/ignoreLease put) never appear', () => {
+    const walk = (op: Record<string, unknown>, fromKey: { seen: boolean }, flags: { seen: boolean }) => {
+      if (op.op === 'delete' && op.rangeEnd === '\u0000') fromKey.seen = true;
+      if (op.op === 'put' && (op.ignoreValue || op.ignoreLease)) flags.seen = true;
+      for (const o of [...((op.success as []) ?? []), ...((op.failure as []) ?? [])]) walk(o, fromKey, flags);
+    };
+    let checked = 0;
+    for (let seed = 1; seed <= 200; seed++) {
+      for (const op of randomOps(seed, { count: 100 })) {
+        if (op.op !== 'txn') continue;
+        const fromKey = { seen: false };
+        const flags = { seen: false };
+        walk(op, fromKey, flags);
+        if (fromKey.seen) checked++;
+        expect(fromKey.seen && flags.seen, `seed ${seed}: ${JSON.stringify(op)}`).toBe(false);
+      }
+    }
+    expect(checked).toBeGreaterThan(50);
   });
 });
 
@@ -44,7 +74,7 @@ describeEtcd('MemoryStore vs real etcd on seeded random op sequences', () => {
         const input: GoldenTrace = { format: TRACE_FORMAT, name: `random-${seed}`, ops };
         const onEtcd = await replayOnEtcd(input);
         const onMemory = await replayOnMemory(input);
-        const reference: GoldenTrace = { ...input, ...onEtcd };
+        const reference: GoldenTrace = { ...input, ...onEtcd, expected: addTimeMatchers(ops, onEtcd.expected) };
         const diffs = compareTrace(reference, onMemory);
         const errors = Object.entries(onEtcd.watchMeta).flatMap(([id, m]) => m.errors.map((e) => `${id}: ${e}`));
         expect(errors, `seed ${seed}: watcher errors on etcd`).toEqual([]);

@@ -26,11 +26,51 @@ export const TTL_SLACK_SECONDS = 10;
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /**
- * Replay hooks for a store on a real etcd: time passes for real. `expireLease` polls the lease's
- * time-to-live until etcd reports it gone (etcd checks expiry every 500 ms and revokes through raft),
- * then gives the revocation a moment to become visible.
+ * Wraps a store so that the time of the last watch response is known (for {@link realTimeHooks}'s
+ * settle); every call is passed through unchanged.
  */
-export function realTimeHooks(store: KvStore, maxWaitMs = 30_000): ReplayHooks {
+export function observeWatchResponses(store: KvStore): { store: KvStore; lastResponseAt(): number } {
+  let last = 0;
+  const wrapped: KvStore = {
+    range: (r) => store.range(r),
+    put: (r) => store.put(r),
+    deleteRange: (r) => store.deleteRange(r),
+    txn: (r) => store.txn(r),
+    compact: (r) => store.compact(r),
+    watch: (r, on) =>
+      store.watch(r, (resp) => {
+        last = Date.now();
+        on(resp);
+      }),
+    leaseGrant: (ttl, id) => store.leaseGrant(ttl, id),
+    leaseRevoke: (id) => store.leaseRevoke(id),
+    leaseKeepAlive: (id) => store.leaseKeepAlive(id),
+    leaseTimeToLive: (id, o) => store.leaseTimeToLive(id, o),
+    currentRevision: () => store.currentRevision(),
+    close: () => store.close(),
+  };
+  return { store: wrapped, lastResponseAt: () => last };
+}
+
+/** Replay timing on a real etcd (see {@link realTimeHooks}). */
+export const ETCD_SETTLE = {
+  /** always wait this long: etcd syncs a catching-up watcher every 100 ms, so a watch created just before must get two rounds */
+  minMs: 300,
+  /** then until no watch response arrived for this long */
+  quietMs: 300,
+  /** give up after this long */
+  maxMs: 10_000,
+} as const;
+
+/**
+ * Replay hooks for a store on a real etcd: time passes for real.
+ * - `expireLease` polls the lease's time-to-live until etcd reports it gone (etcd checks expiry
+ *   every 500 ms and revokes through raft), then gives the revocation a moment to become visible;
+ * - `settle` waits {@link ETCD_SETTLE}.minMs, then until no watch response arrived for quietMs.
+ *   (Waiting only for quiet is not enough: a watcher created a moment ago that still has to catch
+ *   up has sent nothing yet.) `lastResponseAt` comes from {@link observeWatchResponses}.
+ */
+export function realTimeHooks(store: KvStore, lastResponseAt: () => number, maxWaitMs = 30_000): ReplayHooks {
   return {
     async expireLease(id: LeaseId) {
       const deadline = Date.now() + maxWaitMs;
@@ -43,7 +83,18 @@ export function realTimeHooks(store: KvStore, maxWaitMs = 30_000): ReplayHooks {
       await sleep(100);
     },
     sleep,
+    async settle() {
+      const start = Date.now();
+      await sleep(ETCD_SETTLE.minMs);
+      while (Date.now() - lastResponseAt() < ETCD_SETTLE.quietMs && Date.now() - start < ETCD_SETTLE.maxMs) await sleep(25);
+    },
   };
+}
+
+/** Replay `trace` on `store` (a store on a real etcd at revision 1) with {@link realTimeHooks}. */
+export function replayOnEtcdStore(store: KvStore, trace: GoldenTrace, opts: ReplayOptions = {}): Promise<TraceResult> {
+  const observed = observeWatchResponses(store);
+  return replayTrace(observed.store, trace, realTimeHooks(store, observed.lastResponseAt), opts);
 }
 
 /** Options of {@link recordTrace} and {@link replayOnEtcd}. */
@@ -67,16 +118,13 @@ async function withFreshEtcd<T>(opts: RecordOptions, fn: (store: EtcdStore, etcd
   }
 }
 
-/**
- * Replayer defaults for a real etcd: a watcher counts as drained after 300 ms without responses
- * (etcd syncs catching-up watchers every 100 ms; the in-memory default of 150 ms is tight on a
- * loaded machine).
- */
-const ETCD_REPLAY_DEFAULTS: ReplayOptions = { quietMs: 300, maxSettleMs: 10_000 };
-
-/** Replay `trace` on a freshly launched etcd (revision 1) and return the answers. */
+/** Replay `trace` on a freshly launched etcd (revision 1) and return the answers; throws if etcd stopped answering. */
 export function replayOnEtcd(trace: GoldenTrace, opts: RecordOptions = {}): Promise<TraceResult> {
-  return withFreshEtcd(opts, (store) => replayTrace(store, trace, realTimeHooks(store), { ...ETCD_REPLAY_DEFAULTS, ...opts.replay }));
+  return withFreshEtcd(opts, async (store) => {
+    const result = await replayOnEtcdStore(store, trace, opts.replay);
+    assertEtcdAnswered(trace.name, trace.ops, result.expected);
+    return result;
+  });
 }
 
 /**
@@ -91,6 +139,17 @@ export function addTimeMatchers(ops: TraceOp[], expected: unknown[]): unknown[] 
     if (a.ttl === -1) return answer;
     return { ...a, ttl: { $range: [Math.max(0, a.grantedTTL - TTL_SLACK_SECONDS), a.grantedTTL] } };
   });
+}
+
+/**
+ * Throws if etcd stopped answering during a replay (gRPC UNAVAILABLE: it crashed or was killed):
+ * such answers describe the transport, not etcd semantics, and must never become a golden trace.
+ */
+export function assertEtcdAnswered(name: string, ops: TraceOp[], expected: unknown[]): void {
+  const i = expected.findIndex((a) => typeof a === 'object' && a !== null && (a as { error?: { code?: number } }).error?.code === 14);
+  if (i >= 0) {
+    throw new Error(`${name}: etcd stopped answering at ops[${i}] (${ops[i]?.op}): ${JSON.stringify((expected[i] as { error: unknown }).error)}; did it crash on ${JSON.stringify(ops[i])}?`);
+  }
 }
 
 /** Problems worth a look in a fresh recording (they end up in the trace's `warnings`). */
@@ -114,7 +173,8 @@ export async function recordTrace(set: TraceOpSet, opts: RecordOptions = {}): Pr
   return withFreshEtcd(opts, async (store, etcd) => {
     const input: GoldenTrace = { format: TRACE_FORMAT, name: set.name, description: set.description, ops: set.ops };
     parseTrace(input, set.name); // the ops must be valid before anything runs
-    const result = await replayTrace(store, input, realTimeHooks(store), { ...ETCD_REPLAY_DEFAULTS, ...opts.replay });
+    const result = await replayOnEtcdStore(store, input, opts.replay);
+    assertEtcdAnswered(set.name, set.ops, result.expected);
     const progressFlag = etcd.args.indexOf('--experimental-watch-progress-notify-interval');
     return {
       format: TRACE_FORMAT,
