@@ -26,6 +26,8 @@ const BATCH = 200;
 interface Setup {
   table: NodeTable;
   pending: Pod[];
+  /** pods with requests and images only (no selectors/affinity/tolerations): the adaptive window's best case */
+  uniform: Pod[];
   out: KernelOutput;
 }
 
@@ -35,12 +37,13 @@ function buildSetup(nodes: number, seed: number): Setup {
   for (const n of cluster.nodes) table.addNode(n);
   for (const p of cluster.pods) table.addPod(p);
   const pending = generatePods({ seed: seed + 1, count: 2000, cluster });
-  return { table, pending, out: new KernelOutput(table) };
+  const uniform = generatePods({ seed: seed + 2, count: 2000, cluster, constraints: false, prefix: 'uniform' });
+  return { table, pending, uniform, out: new KernelOutput(table) };
 }
 
 /** One batch: compile, filter+score, select, assume; then forget the batch. Returns nodes processed. */
-function runBatch(s: Setup, kernel: Kernel<NodeTable, ReturnType<typeof compilePod>, KernelOutput>, adaptive: boolean, cursor: { next: number; start: number }): number {
-  const { table, pending, out } = s;
+function runBatch(s: Setup, kernel: Kernel<NodeTable, ReturnType<typeof compilePod>, KernelOutput>, adaptive: boolean, cursor: { next: number; start: number }, pending: Pod[]): number {
+  const { table, out } = s;
   const scoring = resolvedDefault;
   const assumed: Pod[] = [];
   let processed = 0;
@@ -84,8 +87,9 @@ export const suite: BenchSuite = {
       opts.progress(`generating a ${size}-node cluster (seed ${opts.seed})`);
       const s = buildSetup(size, opts.seed);
       rec.figure('cluster', { nodes: s.table.size, runningPods: s.table.podCount, numFeasibleNodesToFind: numFeasibleNodesToFind(s.table.size), memoryBytes: s.table.mem.used }, { size });
-      for (const adaptive of [false, true]) {
-        const name = adaptive ? 'schedule adaptive' : 'schedule full-scan';
+      for (const [adaptive, workload] of [[false, 'mixed'], [true, 'mixed'], [true, 'uniform']] as const) {
+        const name = (adaptive ? 'schedule adaptive' : 'schedule full-scan') + (workload === 'uniform' ? ' uniform-pods' : '');
+        const pods0 = workload === 'uniform' ? s.uniform : s.pending;
         const tp: Record<string, number> = {};
         for (const k of kernels) {
           const cursor = { next: 0, start: 0 };
@@ -93,7 +97,7 @@ export const suite: BenchSuite = {
           let nodesProcessed = 0;
           const cpu0 = process.cpuUsage();
           const r = await rec.measure(name, () => {
-            nodesProcessed += runBatch(s, k, adaptive, cursor);
+            nodesProcessed += runBatch(s, k, adaptive, cursor, pods0);
             pods += BATCH;
           }, { mode: k.name, size, units: BATCH, unit: 'pods' });
           const cpu = process.cpuUsage(cpu0);
@@ -119,6 +123,7 @@ export const suite: BenchSuite = {
       }
     }
     rec.note('batch of 200 pods per iteration; compile (PreFilter) + one kernel call + best-total selection + assume (NodeTable.addPod), then the batch is forgotten');
+    rec.note('mixed pods: ~10% best-effort, 5% GPU, 10% spot-tolerant, 20% pool nodeSelector, ~20% required node affinity, 25% preferred, 3% host ports; uniform-pods: requests + images only');
     rec.note('adaptive = upstream numFeasibleNodesToFind with percentageOfNodesToScore 0 (stop after that many feasible nodes, rotating the start index)');
   },
 };

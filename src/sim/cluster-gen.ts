@@ -193,6 +193,11 @@ export interface PodGenOptions {
   namespace?: string;
   /** name prefix, default "pending" */
   prefix?: string;
+  /**
+   * false: only requests, images and init containers — no selectors, affinities, tolerations, GPUs or
+   * host ports ("uniform" pods that fit most nodes). Default true.
+   */
+  constraints?: boolean;
 }
 
 /**
@@ -206,7 +211,8 @@ export function generatePods(opts: PodGenOptions): Pod[] {
   const out: Pod[] = [];
   const poolNames = cluster.pools.map((p) => p.name).filter((p) => p !== 'gpu' && p !== 'spot');
   for (let i = 0; i < opts.count; i++) {
-    const r = rng.next();
+    const constrained = opts.constraints !== false;
+    const r = constrained ? rng.next() : 0.5 + rng.next() * 0.5; // uniform pods: never best-effort/GPU/spot/selector
     const containers: Container[] = [];
     const nContainers = 1 + (rng.next() < 0.25 ? 1 : 0);
     const bestEffort = r < 0.1;
@@ -231,17 +237,17 @@ export function generatePods(opts: PodGenOptions): Pod[] {
     } else if (r < 0.45) {
       nodeSelector = { 'example.com/pool': rng.pick(poolNames) };
     }
-    if (rng.next() < 0.05) tolerations.push({ operator: 'Exists' }); // tolerates everything (daemon-like)
-    if (rng.next() < 0.15) required.push({ key: 'topology.kubernetes.io/zone', operator: 'In', values: rng.shuffle(cluster.zones.slice()).slice(0, 1 + rng.int(2)) });
-    if (rng.next() < 0.05) required.push({ key: 'example.com/generation', operator: rng.next() < 0.5 ? 'Gt' : 'Lt', values: [String(1 + rng.int(4))] });
-    if (rng.next() < 0.05) required.push({ key: 'kubernetes.io/arch', operator: 'NotIn', values: ['arm64'] });
-    const preferred = rng.next() < 0.25
+    if (constrained && rng.next() < 0.05) tolerations.push({ operator: 'Exists' }); // tolerates everything (daemon-like)
+    if (constrained && rng.next() < 0.15) required.push({ key: 'topology.kubernetes.io/zone', operator: 'In', values: rng.shuffle(cluster.zones.slice()).slice(0, 1 + rng.int(2)) });
+    if (constrained && rng.next() < 0.05) required.push({ key: 'example.com/generation', operator: rng.next() < 0.5 ? 'Gt' : 'Lt', values: [String(1 + rng.int(4))] });
+    if (constrained && rng.next() < 0.05) required.push({ key: 'kubernetes.io/arch', operator: 'NotIn', values: ['arm64'] });
+    const preferred = constrained && rng.next() < 0.25
       ? [
           { weight: 1 + rng.int(100), preference: { matchExpressions: [{ key: 'topology.kubernetes.io/zone', operator: 'In' as const, values: [rng.pick(cluster.zones)] }] } },
           ...(rng.next() < 0.5 ? [{ weight: 1 + rng.int(50), preference: { matchExpressions: [{ key: 'node.kubernetes.io/instance-type', operator: 'Exists' as const }, { key: 'example.com/pool', operator: 'NotIn' as const, values: ['spot'] }] } }] : []),
         ]
       : undefined;
-    if (rng.next() < 0.03) containers[0].ports = [{ containerPort: 8080 + rng.int(4), hostPort: 8080 + rng.int(4), protocol: rng.next() < 0.8 ? 'TCP' : 'UDP' }];
+    if (constrained && rng.next() < 0.03) containers[0].ports = [{ containerPort: 8080 + rng.int(4), hostPort: 8080 + rng.int(4), protocol: rng.next() < 0.8 ? 'TCP' : 'UDP' }];
     let initContainers: Container[] | undefined;
     if (rng.next() < 0.1) {
       initContainers = [{ name: 'init', image: rng.pick(cluster.images), resources: { requests: { cpu: `${100 * (1 + rng.int(20))}m`, memory: '128Mi' } } }];
