@@ -82,6 +82,9 @@ export interface KernelRun {
   start: number;
   /** the table generation the run saw (a run is stale once the table changes) */
   generation: number;
+  /** views of the output columns, valid while `generation` holds (memory only grows on table updates) */
+  reasons: Uint32Array;
+  status: Uint8Array;
 }
 
 const RUN_KEY = 'NodeLocalKernelRun';
@@ -133,7 +136,8 @@ export class NodeLocalRunner {
     if (cur && cur.full && cur.generation === this.engine.table.generation) return cur;
     const q = this.compile(pod);
     this.engine.kernel.filterAndScore(this.engine.table, q, this.engine.out, { allReasons: true });
-    const run: KernelRun = { full: true, processed: this.engine.table.size, start: 0, generation: this.engine.table.generation };
+    const out = this.engine.out;
+    const run: KernelRun = { full: true, processed: this.engine.table.size, start: 0, generation: this.engine.table.generation, reasons: out.reasons, status: out.status };
     state.write(RUN_KEY, run);
     return run;
   }
@@ -142,14 +146,15 @@ export class NodeLocalRunner {
   runWindow(state: CycleState, pod: Pod, start: number, numNodesToFind: number): KernelRun {
     const q = this.compile(pod);
     const processed = this.engine.kernel.filterAndScore(this.engine.table, q, this.engine.out, { start, numNodesToFind });
-    const run: KernelRun = { full: false, processed, start, generation: this.engine.table.generation };
+    const out = this.engine.out;
+    const run: KernelRun = { full: false, processed, start, generation: this.engine.table.generation, reasons: out.reasons, status: out.status };
     state.write(RUN_KEY, run);
     return run;
   }
 
   /** the status a node-local filter plugin returns for a node, from the reason bits */
-  filterStatus(plugin: string, pod: Pod, ni: NodeInfo): MaybeStatus {
-    const bits = this.engine.out.reasons[ni.slot] & KERNEL_FILTERS[plugin];
+  filterStatus(plugin: string, pod: Pod, ni: NodeInfo, reasons: Uint32Array = this.engine.out.reasons): MaybeStatus {
+    const bits = reasons[ni.slot] & KERNEL_FILTERS[plugin];
     if (bits === 0) return null;
     if (plugin === 'NodeResourcesFit') {
       let s = this.fitStatuses.get(bits);
@@ -217,11 +222,11 @@ export class NodeLocalPlugin implements FilterPlugin, ScorePlugin, EnqueueExtens
   }
 
   filter(state: CycleState, pod: Pod, ni: NodeInfo): MaybeStatus {
-    const run = state.tryRead<KernelRun>(RUN_KEY);
-    if (!run || run.generation !== this.runner.engine.table.generation || (!run.full && this.runner.engine.out.status[ni.slot] === NodeStatus.NotEvaluated)) {
-      this.runner.ensureFull(state, pod);
+    let run = state.tryRead<KernelRun>(RUN_KEY);
+    if (!run || run.generation !== this.runner.engine.table.generation || (!run.full && run.status[ni.slot] === NodeStatus.NotEvaluated)) {
+      run = this.runner.ensureFull(state, pod);
     }
-    return this.runner.filterStatus(this.name, pod, ni);
+    return this.runner.filterStatus(this.name, pod, ni, run.reasons);
   }
 
   score(state: CycleState, pod: Pod, ni: NodeInfo): number {
@@ -232,6 +237,7 @@ export class NodeLocalPlugin implements FilterPlugin, ScorePlugin, EnqueueExtens
 
   scoreAll(state: CycleState, pod: Pod, nodes: readonly NodeInfo[], out: number[]): void {
     const run = state.tryRead<KernelRun>(RUN_KEY);
+    // (raw columns are valid for every node the run found feasible)
     if (!run || run.generation !== this.runner.engine.table.generation) this.runner.ensureFull(state, pod);
     const col = this.runner.engine.out.raw(SCORE_INDEX[this.name]);
     for (let i = 0; i < nodes.length; i++) out[i] = col[nodes[i].slot];
@@ -314,25 +320,27 @@ const KERNEL_ORDER = ['NodeUnschedulable', 'NodeName', 'TaintToleration', 'NodeA
 export function kernelWindowFilter(runner: NodeLocalRunner, filterNames: readonly string[], plugins: readonly FilterPlugin[]): WindowFilter | undefined {
   const local = filterNames.filter((n) => n in KERNEL_FILTERS);
   if (local.length !== KERNEL_ORDER.length || local.some((n, i) => n !== KERNEL_ORDER[i])) return undefined;
-  const byName = new Map(plugins.map((p) => [p.name, p]));
+  void plugins;
   const engine = runner.engine;
   return {
     covers: new Set(KERNEL_ORDER),
     run(state, pod, start, numNodesToFind) {
       const r = runner.runWindow(state, pod, start, numNodesToFind);
       const out = engine.out;
-      const feasible: NodeInfo[] = [];
-      const fs = out.feasible;
-      for (let i = 0; i < out.feasibleCount; i++) feasible.push(engine.bySlot[fs[i]]!);
+      // typed-array views are re-validated on every getter call: read them once
+      const fs = out.feasible, status = out.status, reasons = out.reasons, count = out.feasibleCount;
+      const bySlot = engine.bySlot;
+      const feasible: NodeInfo[] = new Array(count);
+      for (let i = 0; i < count; i++) feasible[i] = bySlot[fs[i]]!;
       const filtered: [NodeInfo, Status][] = [];
       const order = engine.table.order;
       const n = order.length;
       for (let i = 0; i < r.processed; i++) {
         const slot = order[(start + i) % n];
-        if (out.status[slot] !== NodeStatus.Filtered) continue;
-        const ni = engine.bySlot[slot]!;
+        if (status[slot] !== NodeStatus.Filtered) continue;
+        const ni = bySlot[slot]!;
         for (const name of KERNEL_ORDER) {
-          const s = (byName.get(name) as FilterPlugin).filter(state, pod, ni);
+          const s = runner.filterStatus(name, pod, ni, reasons);
           if (s) { filtered.push([ni, s]); break; }
         }
       }
