@@ -97,3 +97,10 @@ describe('change tracking', () => {
     expect(st.endpoints.size).toBe(0);
   });
 });
+
+describe('name validation (names reach chain hashes and quoted comments)', () => {
+  it('rejects names Kubernetes would reject, naming the field', () => {
+    expect(() => servicePortsFromService(svc('Bad_Name', {}))).toThrow('Service ns1/Bad_Name: metadata.name: "Bad_Name" is not a valid DNS label');
+    expect(() => servicePortsFromService(svc('a', { ports: [{ name: 'h"ttp', port: 80 }] }))).toThrow('spec.ports[0].name: "h"ttp" is not a valid port name');
+  });
+});

@@ -14,6 +14,7 @@
  */
 import type { EndpointSlice } from '../../api/types.js';
 import { canonicalIP, ipFamilyOf, joinHostPort, type IPFamily } from './ip.js';
+import { ProxyModelError } from './service.js';
 import { namespacedName, servicePortKey, type EndpointInfo, type EndpointsMap, type Protocol } from './types.js';
 
 /** The label that ties an EndpointSlice to its Service. */
@@ -55,11 +56,13 @@ export function endpointSliceKeys(slice: EndpointSlice): { service: string; slic
 
 /** Reduces a slice to what kube-proxy compares and uses (Go newEndpointSliceInfo). */
 export function endpointSliceInfo(slice: EndpointSlice, remove: boolean): EndpointSliceInfo {
-  const ports: SlicePort[] = (slice.ports ?? []).map((p) => ({
-    name: p.name ?? '',
-    port: p.port ?? 0,
-    protocol: (p.protocol ?? 'TCP') as Protocol,
-  }));
+  const ports: SlicePort[] = (slice.ports ?? []).map((p, i) => {
+    const name = p.name ?? '';
+    if (name !== '' && !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(name)) {
+      throw new ProxyModelError(`EndpointSlice ${slice.metadata?.namespace ?? 'default'}/${slice.metadata?.name}`, `ports[${i}].name`, `"${name}" is not a valid port name`);
+    }
+    return { name, port: p.port ?? 0, protocol: (p.protocol ?? 'TCP') as Protocol };
+  });
   // Go byPort sorts by port number
   ports.sort((a, b) => a.port - b.port);
   const endpoints: SliceEndpoint[] = [];

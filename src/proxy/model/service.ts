@@ -19,6 +19,11 @@ import {
   type Protocol, type ServicePortInfo, type ServicePortMap, type ServicePortName,
 } from './types.js';
 
+/** RFC 1123 label, as Kubernetes validates namespaces and Service names (≤ 63 characters) */
+const DNS_LABEL = /^(?=.{1,63}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+/** Service port names: DNS-label characters (kube-apiserver requires a DNS label) */
+const PORT_NAME = /^(?=.{1,63}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
 /** kube-apiserver's default for sessionAffinityConfig.clientIP.timeoutSeconds */
 export const DEFAULT_CLIENT_IP_TIMEOUT_SECONDS = 10800;
 
@@ -76,6 +81,10 @@ export function servicePortsFromService(svc: Service, family: IPFamily = 'IPv4')
   const namespace = svc.metadata?.namespace ?? 'default';
   const name = svc.metadata?.name;
   if (!name) throw new ProxyModelError(where, 'metadata.name', 'is required');
+  // names end up in chain-name hashes and quoted rule comments: hold them to Kubernetes' own
+  // validation (DNS labels), which also keeps the rules ASCII
+  if (!DNS_LABEL.test(name)) throw new ProxyModelError(where, 'metadata.name', `"${name}" is not a valid DNS label`);
+  if (!DNS_LABEL.test(namespace)) throw new ProxyModelError(where, 'metadata.namespace', `"${namespace}" is not a valid DNS label`);
   const spec = svc.spec;
   const type = (spec.type ?? 'ClusterIP') as ServicePortInfo['type'];
 
@@ -121,6 +130,9 @@ export function servicePortsFromService(svc: Service, family: IPFamily = 'IPv4')
     const nodePort = p.nodePort ?? 0;
     if (!Number.isInteger(nodePort) || nodePort < 0 || nodePort > 65535) {
       throw new ProxyModelError(where, `spec.ports[${i}].nodePort`, `${JSON.stringify(p.nodePort)} is not a port number`);
+    }
+    if (p.name !== undefined && p.name !== '' && !PORT_NAME.test(p.name)) {
+      throw new ProxyModelError(where, `spec.ports[${i}].name`, `"${p.name}" is not a valid port name (lower-case letters, digits, '-', at most 63)`);
     }
     const spn: ServicePortName = { namespace, name, port: p.name ?? '', protocol };
     const externallyAccessible = nodePort !== 0 || lbVIPs.length > 0 || externalIPs.length > 0;

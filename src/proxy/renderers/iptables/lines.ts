@@ -1,47 +1,39 @@
 /**
  * Line buffers for iptables-restore input (Go proxyutil.LineBuffer): whole lines are appended
- * and counted. Lines go straight into a growing byte buffer, so the hundreds of thousands of
- * rule strings of a large sync die young instead of being kept for a final join (the join and
- * the garbage it leaves cost more than rendering itself at 10k services). A discarding buffer
- * counts what a partial sync would have written for unchanged services without keeping it —
- * kube-proxy does the same to keep its rule-count metrics right.
+ * and counted. Lines are concatenated into a string rope and turned into bytes every ~256 KiB,
+ * so the hundreds of thousands of rule strings of a large sync die young instead of being kept
+ * for a final join (the join and the garbage it leaves cost more than rendering itself at 10k
+ * services). Text is ASCII (names are DNS labels, addresses, fixed keywords), so it is encoded
+ * as latin1: one byte per character, no UTF-8 scan. A discarding buffer counts what a partial
+ * sync would have written for unchanged services without keeping it — kube-proxy does the same
+ * to keep its rule-count metrics right.
  */
+const FLUSH_AT = 256 * 1024;
+
 export class LineBuffer {
-  private buf: Buffer;
+  private chunks: Buffer[] = [];
   private len = 0;
-  /** lines not yet copied into buf: concatenated (cheap rope) and flushed every ~64 KiB */
+  /** lines not yet encoded: a rope, flushed every FLUSH_AT characters */
   private pending = '';
   /** lines written */
   lines = 0;
 
-  constructor(private readonly keep = true, initialBytes = 64 * 1024) {
-    this.buf = Buffer.allocUnsafe(keep ? initialBytes : 0);
-  }
+  constructor(private readonly keep = true) {}
 
-  /** Appends one line (without its trailing newline). Input is ASCII/UTF-8 text. */
+  /** Appends one line (without its trailing newline). */
   write(line: string): void {
     this.lines++;
     if (!this.keep) return;
     this.pending += line + '\n';
-    if (this.pending.length > 65536) this.flush();
+    if (this.pending.length > FLUSH_AT) this.flush();
   }
 
   private flush(): void {
-    const p = this.pending;
-    if (p.length === 0) return;
-    // worst case 3 bytes per UTF-16 unit
-    const need = this.len + p.length * 3;
-    if (need > this.buf.length) this.grow(need);
-    this.len += this.buf.write(p, this.len, 'utf8');
+    if (this.pending.length === 0) return;
+    const b = Buffer.from(this.pending, 'latin1');
+    this.chunks.push(b);
+    this.len += b.length;
     this.pending = '';
-  }
-
-  private grow(need: number): void {
-    let size = Math.max(this.buf.length * 2, 64 * 1024);
-    while (size < need) size *= 2;
-    const next = Buffer.allocUnsafe(size);
-    this.buf.copy(next, 0, 0, this.len);
-    this.buf = next;
   }
 
   /** bytes buffered */
@@ -50,19 +42,25 @@ export class LineBuffer {
     return this.len;
   }
 
-  /** The buffered lines, each ending in "\n" (a view, valid until the next write). */
+  /** The buffered lines, each ending in "\n", as byte chunks (in order). */
+  bytesChunks(): Buffer[] {
+    this.flush();
+    return this.chunks;
+  }
+
+  /** The buffered lines as one buffer. */
   bytes(): Buffer {
     this.flush();
-    return this.buf.subarray(0, this.len);
+    return this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks, this.len);
   }
 
   /** The buffered lines as text. */
   text(): string {
-    this.flush();
-    return this.buf.toString('utf8', 0, this.len);
+    return this.bytes().toString('latin1');
   }
 
   reset(): void {
+    this.chunks = [];
     this.pending = '';
     this.len = 0;
     this.lines = 0;

@@ -500,12 +500,12 @@ export function renderIptables(input: IptablesRenderInput, opts: IptablesOptions
   filterRules.write(`-A ${KUBE_FORWARD} -m comment --comment "kubernetes forwarding conntrack rule" -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT`);
 
   const bytes = Buffer.concat([
-    Buffer.from('*filter\n'), filterChains.bytes(), filterRules.bytes(),
-    Buffer.from('COMMIT\n*nat\n'), natChains.bytes(), natRules.bytes(), Buffer.from('COMMIT\n'),
+    Buffer.from('*filter\n'), ...filterChains.bytesChunks(), ...filterRules.bytesChunks(),
+    Buffer.from('COMMIT\n*nat\n'), ...natChains.bytesChunks(), ...natRules.bytesChunks(), Buffer.from('COMMIT\n'),
   ]);
   let text: string | undefined;
   return {
-    get text() { return (text ??= bytes.toString('utf8')); },
+    get text() { return (text ??= bytes.toString('latin1')); },
     bytes,
     fullSync,
     largeClusterMode,
