@@ -195,5 +195,15 @@ describeEtcd('EtcdStore on a real etcd', (etcd) => {
     expect(err.code).toBe(14); // UNAVAILABLE
     await store.close();
   });
+
+  it('close() while a watch is being created rejects that watch() instead of hanging', async () => {
+    const s = etcd.store('t10/');
+    const pending = s.watch({ key: 'a' }, () => undefined);
+    const closing = s.close();
+    const outcome = await pending.then(() => 'created', (e) => e);
+    await closing;
+    // either etcd confirmed the watch first (then close() canceled it) or the watch was aborted
+    if (outcome !== 'created') expect(outcome).toMatchObject({ name: 'StoreError' });
+  });
 });
 

@@ -165,6 +165,11 @@ export class EtcdStore implements KvStore {
     } catch (e) {
       throw toStoreError(e);
     }
+    if (this.closed) {
+      stream.end();
+      stream.cancel();
+      throw new StoreError('store is closed', GrpcCode.FAILED_PRECONDITION);
+    }
     const watcher = new EtcdWatcher(this.nextWatchId++, stream, this.ctx, onResponse, () => this.watchers.delete(watcher));
     this.watchers.add(watcher);
     try {
@@ -272,6 +277,8 @@ class EtcdWatcher implements Watcher {
   private fragments: IEvent[] = [];
   private ended: Promise<void>;
   private markEnded!: () => void;
+  /** rejects start() when the watch is canceled (or the store closed) before etcd confirmed it */
+  private abortStart?: (err: Error) => void;
 
   constructor(
     readonly watchId: number,
@@ -286,6 +293,7 @@ class EtcdWatcher implements Watcher {
   start(create: IWatchRequest['create_request']): Promise<void> {
     this.state = 'creating';
     return new Promise<void>((resolve, reject) => {
+      this.abortStart = reject;
       this.stream.on('data', (resp: IWatchResponse) => {
         if (this.state === 'creating') {
           if (!resp.created) return; // cannot happen: etcd answers a create first
@@ -373,6 +381,7 @@ class EtcdWatcher implements Watcher {
 
   async cancel(): Promise<void> {
     if (this.state === 'done') return;
+    if (this.state === 'creating') this.abortStart?.(new StoreError('watch canceled before it was created', GrpcCode.FAILED_PRECONDITION));
     if (this.state === 'active') {
       try {
         this.stream.write({ cancel_request: { watch_id: this.etcdWatchId } });

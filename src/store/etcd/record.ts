@@ -183,7 +183,7 @@ export async function recordTrace(set: TraceOpSet, opts: RecordOptions = {}): Pr
       recordedWith: {
         etcdVersion: etcd.version,
         transport: 'gRPC: etcd3 npm package (raw KV/Watch/Lease clients, no retries) through kubesim EtcdStore',
-        server: 'single member on 127.0.0.1, data dir on tmpfs, started by kubesim launchEtcd (src/store/etcd/launcher.ts)',
+        server: `single member on 127.0.0.1, data dir ${etcd.dataDir.startsWith('/dev/shm/') ? 'on tmpfs' : 'on disk'}, started by kubesim launchEtcd (src/store/etcd/launcher.ts)`,
         limits: {
           ...RECORDING_LIMITS,
           progressNotifyInterval: progressFlag >= 0 ? etcd.args[progressFlag + 1]! : RECORDING_LIMITS.progressNotifyInterval,
