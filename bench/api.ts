@@ -52,6 +52,7 @@ export const suite: BenchSuite = {
     await codec(rec, rng);
     await validation(rec, rng);
     await manifests(rec, rng, opts);
+    await watchFanout(rec, opts);
     for (const n of opts.sizes ?? (opts.quick ? suite.quickSizes : suite.defaultSizes)) await apiserver(rec, n, opts);
   },
 };
@@ -135,6 +136,15 @@ async function apiserver(rec: BenchRecorder, n: number, opts: BenchOptions): Pro
   for (const p of base) await api.create(p);
   rec.figure('create (fill)', { pods: n, ms: Math.round(performance.now() - t0), podsPerSec: Math.round(n / ((performance.now() - t0) / 1000)) }, { size: n });
 
+  // reads first, while the store holds exactly n pods
+  const total = (await api.list('pods')).items.length; // = n
+  await rec.measure('list all', async () => {
+    await api.list('pods');
+  }, { size: n, units: 1, unit: 'lists', figures: { items: total } });
+  await rec.measure('list labelSelector app=app-7,tier=web', async () => {
+    await api.list('pods', { labelSelector: 'app=app-7,tier=web' });
+  }, { size: n, units: 1, unit: 'lists' });
+
   const batch = 500;
   let seq = 0;
   await rec.measure('create', async () => {
@@ -169,12 +179,33 @@ async function apiserver(rec: BenchRecorder, n: number, opts: BenchOptions): Pro
     }
   }, { size: n, units: batch, unit: 'create+bind' });
 
-  const total = (await api.list('pods')).items.length;
-  await rec.measure('list all', async () => {
-    await api.list('pods');
-  }, { size: n, units: 1, unit: 'lists', figures: { items: total } });
-  await rec.measure('list labelSelector app=app-7,tier=web', async () => {
-    await api.list('pods', { labelSelector: 'app=app-7,tier=web' });
-  }, { size: n, units: 1, unit: 'lists' });
+  await store.close();
+}
+
+/** 100 per-node watches (a kubelet each: fieldSelector spec.nodeName=<node>) + 1 unfiltered watch; create+bind pods. */
+async function watchFanout(rec: BenchRecorder, opts: BenchOptions): Promise<void> {
+  const rng = new Rng(opts.seed + 7);
+  const clock = new ManualClock();
+  const store = new MemoryStore({ clock });
+  const api = new ApiServer(store, { clock, flowControl: { maxRequestsInflight: 0, maxMutatingRequestsInflight: 0 } });
+  const nodes = 100;
+  let delivered = 0;
+  const handles = [];
+  for (let i = 0; i < nodes; i++) {
+    handles.push(await api.watch('pods', { resourceVersion: '1', fieldSelector: `spec.nodeName=node-${i}` }, () => delivered++));
+  }
+  handles.push(await api.watch('pods', { resourceVersion: '1' }, () => delivered++));
+  const batch = 200;
+  let seq = 0;
+  await rec.measure('create+bind with 101 watches', async () => {
+    const target = delivered + batch * 3; // unfiltered: ADDED + MODIFIED; node watch: ADDED
+    for (let i = 0; i < batch; i++) {
+      const name = `w-${seq++}`;
+      const p = await api.create(pod(name, rng));
+      await api.bind({ apiVersion: 'v1', kind: 'Binding', metadata: { name, namespace: p.metadata.namespace }, target: { kind: 'Node', name: `node-${seq % nodes}` } });
+    }
+    while (delivered < target) await new Promise((r) => setImmediate(r));
+  }, { units: batch, unit: 'pods', figures: { watchers: nodes + 1 } });
+  for (const h of handles) await h.stop();
   await store.close();
 }

@@ -193,6 +193,7 @@ export class ApiServer {
   private readonly onHandlerError: (err: unknown) => void;
   private created = 0;
   private readonly probeCache = new Map<string, KubeObject>();
+  private readonly probeByKv = new WeakMap<KeyValue, KubeObject>();
 
   constructor(store: KvStore, opts: ApiServerOptions = {}) {
     this.store = store;
@@ -811,8 +812,11 @@ export class ApiServer {
    * watch per node with spec.nodeName=<node>). Never handed to callers.
    */
   private probe(kv: KeyValue): KubeObject {
+    // the store usually hands every watcher the same KeyValue object: try identity first
+    let o = this.probeByKv.get(kv);
+    if (o) return o;
     const id = `${kv.modRevision}\u0000${kv.key}`;
-    let o = this.probeCache.get(id);
+    o = this.probeCache.get(id);
     if (!o) {
       o = this.decodeKv<KubeObject>(kv);
       this.probeCache.set(id, o);
@@ -821,6 +825,7 @@ export class ApiServer {
         this.probeCache.delete(oldest);
       }
     }
+    this.probeByKv.set(kv, o);
     return o;
   }
 
