@@ -68,8 +68,10 @@ export function checkObject(loaded: LoadedObject, opts: CheckOptions = {}): Obje
   const copy = structuredClone(obj);
   applyDefaults(copy);
   const errs: FieldError[] = validateObject(copy, info, { unknownFields: opts.unknownFields ?? 'Strict' });
-  for (const e of errs) {
-    const msg = `${where(src, loaded.lineOf(e.field))}: ${label}: ${e.toString()}`;
+  // in file order (stable for errors on one line)
+  const located = errs.map((e, i) => ({ e, i, line: loaded.lineOf(e.field) })).sort((a, b) => a.line - b.line || a.i - b.i);
+  for (const { e, line } of located) {
+    const msg = `${where(src, line)}: ${label}: ${e.toString()}`;
     if (e.warning) report.warnings.push(msg);
     else report.errors.push(msg);
   }
