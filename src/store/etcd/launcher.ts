@@ -49,11 +49,15 @@ export class EtcdNotFoundError extends Error {
   }
 }
 
-/** Locates the etcd binary, or returns undefined. */
+/**
+ * Locates the etcd binary: `explicit`, else $KUBESIM_ETCD_BIN, else `etcd` on PATH, else
+ * /usr/bin/etcd. A binary named explicitly or by the environment must exist: it is never
+ * silently replaced by another etcd.
+ */
 export function findEtcdBinary(explicit?: string): { path?: string; tried: string[] } {
-  const candidates = [explicit, process.env.KUBESIM_ETCD_BIN].filter((c): c is string => !!c);
-  const tried: string[] = [...candidates];
-  for (const c of candidates) if (existsSync(c)) return { path: c, tried };
+  const named = explicit || process.env.KUBESIM_ETCD_BIN;
+  if (named) return existsSync(named) ? { path: named, tried: [named] } : { tried: [named] };
+  const tried: string[] = [];
   const which = spawnSync('sh', ['-c', 'command -v etcd'], { encoding: 'utf8' });
   const onPath = which.status === 0 ? which.stdout.trim() : '';
   tried.push('PATH');
