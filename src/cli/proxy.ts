@@ -20,6 +20,7 @@ interface InputOpts {
   generate?: string;
   seed: string;
   update?: string[];
+  delete?: string[];
   churn?: string;
   node?: string;
   clusterCidr?: string;
@@ -96,6 +97,7 @@ function addInputOptions(cmd: Command): Command {
     .option('--generate <NxM>', 'instead of manifests: a seeded synthetic cluster of N services x M endpoints, e.g. 1000x10')
     .option('--seed <n>', 'seed for --generate', '1')
     .option('--update <manifests...>', 'then apply these objects as updates (adds/replaces by name) and render the partial sync')
+    .option('--delete <manifests...>', 'then delete the Services/EndpointSlices named in these files (with or after --update) and render the partial sync')
     .option('--churn <n>', 'with --generate: then replace n pods (one endpoint each, seeded) and render the partial sync')
     .option('--node <name>', "the node kube-proxy runs on (default: the first Node in the manifests); decides Local policies")
     .option('--cluster-cidr <cidr>', 'pod CIDR(s), comma-separated (detect-local-mode ClusterCIDR); without it no "! -s CIDR" masquerade rules')
@@ -184,18 +186,36 @@ async function run(o: InputOpts): Promise<Run> {
     for (const x of slices) state.onEndpointSliceAdd(x);
     syncer = renderer.createSyncer(state, options);
     outputs.push(syncer.sync());
-    if (o.update) {
-      const upd = loadProxyObjects(o.update);
+    if (o.update || o.delete) {
       const byKey = <T extends { metadata: { namespace?: string; name?: string } }>(xs: T[]) =>
         new Map(xs.map((x) => [`${x.metadata.namespace ?? 'default'}/${x.metadata.name}`, x]));
-      const oldSvcs = byKey(services), oldSlices = byKey(slices);
-      for (const x of upd.services) {
-        const prev = oldSvcs.get(`${x.metadata.namespace}/${x.metadata.name}`);
-        if (prev) state.onServiceUpdate(prev, x); else state.onServiceAdd(x);
+      const curSvcs = byKey(services), curSlices = byKey(slices);
+      const key = (x: { metadata: { namespace?: string; name?: string } }) => `${x.metadata.namespace ?? 'default'}/${x.metadata.name}`;
+      if (o.update) {
+        const upd = loadProxyObjects(o.update);
+        for (const x of upd.services) {
+          const prev = curSvcs.get(key(x));
+          if (prev) state.onServiceUpdate(prev, x); else state.onServiceAdd(x);
+          curSvcs.set(key(x), x);
+        }
+        for (const x of upd.endpointSlices) {
+          const prev = curSlices.get(key(x));
+          if (prev) state.onEndpointSliceUpdate(prev, x); else state.onEndpointSliceAdd(x);
+          curSlices.set(key(x), x);
+        }
       }
-      for (const x of upd.endpointSlices) {
-        const prev = oldSlices.get(`${x.metadata.namespace}/${x.metadata.name}`);
-        if (prev) state.onEndpointSliceUpdate(prev, x); else state.onEndpointSliceAdd(x);
+      if (o.delete) {
+        const del = loadProxyObjects(o.delete);
+        for (const x of del.services) {
+          const prev = curSvcs.get(key(x));
+          if (!prev) throw new CliError(`--delete: Service ${key(x)} is not in the cluster`);
+          state.onServiceDelete(prev);
+        }
+        for (const x of del.endpointSlices) {
+          const prev = curSlices.get(key(x));
+          if (!prev) throw new CliError(`--delete: EndpointSlice ${key(x)} is not in the cluster`);
+          state.onEndpointSliceDelete(prev);
+        }
       }
       outputs.push(syncer.sync());
     }

@@ -99,6 +99,12 @@ export class IptablesSyncer {
     this.needFullSync = true;
   }
 
+  /** The node's topology labels changed: new labels, and the next sync is full (OnTopologyChange). */
+  onTopologyChange(labels: Readonly<Record<string, string>>): void {
+    this.state.setTopologyLabels(labels);
+    this.needFullSync = true;
+  }
+
   /** Runs one syncProxyRules: merges pending changes, renders, applies, updates the kernel view. */
   sync(): SyncReport {
     const now = this.clock.now();

@@ -74,3 +74,13 @@ describe('kubesim proxy render', () => {
     expect(nat.startsWith(':KUBE-NODEPORTS - [0:0]\n:KUBE-SERVICES - [0:0]\n')).toBe(true);
   });
 });
+
+describe('kubesim proxy render --delete', () => {
+  it('deleting the Service leaves a partial sync that deletes all its chains', async () => {
+    await cli('render', '--cluster', fx('shop.yaml'), '--delete', fx('shop.yaml'), '--stats', '--format', 'json');
+    const stats = JSON.parse(out);
+    expect(stats.syncs[1].kind).toBe('partial');
+    // EXT, FW, SVC, SVL and 2 SEP chains of shop/web
+    expect(stats.syncs[1].deletedChains).toBe(6);
+  });
+});

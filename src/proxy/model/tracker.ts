@@ -125,9 +125,25 @@ export class ProxyState {
   readonly serviceChanges: ServiceChangeTracker;
   readonly endpointsChanges: EndpointsChangeTracker;
 
-  constructor(readonly node: ProxyNode, readonly family: IPFamily = 'IPv4') {
+  private currentNode: ProxyNode;
+
+  constructor(node: ProxyNode, readonly family: IPFamily = 'IPv4') {
+    this.currentNode = node;
     this.serviceChanges = new ServiceChangeTracker(family);
     this.endpointsChanges = new EndpointsChangeTracker(node.name, family);
+  }
+
+  /** The node this proxier runs on. */
+  get node(): ProxyNode {
+    return this.currentNode;
+  }
+
+  /**
+   * The node's topology labels changed (kube-proxy's OnTopologyChange). Every Service may route
+   * differently now, so the caller must force a full sync (IptablesSyncer.onTopologyChange does).
+   */
+  setTopologyLabels(labels: Readonly<Record<string, string>>): void {
+    this.currentNode = { ...this.currentNode, topologyLabels: { ...labels } };
   }
 
   onServiceAdd(svc: Service): boolean { return this.serviceChanges.update(null, svc); }

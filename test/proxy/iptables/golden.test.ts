@@ -168,3 +168,28 @@ describe('TestSyncProxyRulesRepeated (partial syncs)', () => {
     expect(s.sync().kind).toBe('full');
   });
 });
+
+describe('topology change', () => {
+  it('new zone label forces a full sync that follows the zone hints', () => {
+    const s = new IptablesSyncer({ name: testNodeName, ips: { IPv4: '192.168.0.2' }, topologyLabels: { 'topology.kubernetes.io/zone': 'zone-a' } },
+      { ...fakeProxierOptions, clock: new ManualClock() });
+    s.state.onServiceAdd(makeTestService('ns1', 'svc1', (x) => { x.spec.clusterIP = '172.30.0.41'; x.spec.ports = [{ name: 'p80', port: 80 }]; }));
+    s.state.onEndpointSliceAdd(makeTestEndpointSlice('ns1', 'svc1', 1, (e) => {
+      e.endpoints = [
+        { addresses: ['10.180.0.1'], hints: { forZones: [{ name: 'zone-a' }] } },
+        { addresses: ['10.180.0.2'], hints: { forZones: [{ name: 'zone-b' }] } },
+      ];
+      e.ports = [{ name: 'p80', port: 80 }];
+    }));
+    const a = s.sync();
+    expect(a.text).toContain('--to-destination 10.180.0.1:80');
+    expect(a.text).not.toContain('--to-destination 10.180.0.2:80');
+    expect(s.sync().kind).toBe('partial');
+    s.onTopologyChange({ 'topology.kubernetes.io/zone': 'zone-b' });
+    const b = s.sync();
+    expect(b.kind).toBe('full');
+    expect(b.text).toContain('--to-destination 10.180.0.2:80');
+    expect(b.text).not.toContain('--to-destination 10.180.0.1:80');
+    expect(b.deletedChains).toBe(1);
+  });
+});
