@@ -145,8 +145,10 @@ function requestsOf(shape: Pod): Record<string, number> {
 function summarize(shape: Pod, counts: Map<string, number>, zones: Map<string, string>, frag: FragmentationReport, fits: number, limitReached: boolean, stop?: { reason: string; reasons?: Record<string, number> }): ShapePlan {
   const perNode: NodeCount[] = [...counts].filter(([, c]) => c > 0).map(([node, count]) => ({ node, zone: zones.get(node) ?? '', count }))
     .sort((a, b) => b.count - a.count || (a.node < b.node ? -1 : 1));
-  const perZone: Record<string, number> = {};
-  for (const n of perNode) perZone[n.zone || '(none)'] = (perZone[n.zone || '(none)'] ?? 0) + n.count;
+  const zoneCounts = new Map<string, number>();
+  for (const n of perNode) zoneCounts.set(n.zone || '(none)', (zoneCounts.get(n.zone || '(none)') ?? 0) + n.count);
+  // zones in name order, so that output and JSON are stable
+  const perZone: Record<string, number> = Object.fromEntries([...zoneCounts].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   const { nodes: _drop, ...fragTotals } = frag;
   return {
     shape: podKey(shape), requests: requestsOf(shape), fits, limitReached,
