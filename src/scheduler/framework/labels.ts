@@ -137,14 +137,32 @@ export function nodeSelectorTermMatches(term: NodeSelectorTerm, node: Node): boo
  * requiredDuringSchedulingIgnoredDuringExecution terms).
  */
 export function requiredNodeAffinityMatches(pod: Pod, node: Node): boolean {
+  return compileRequiredNodeAffinity(pod)(node);
+}
+
+/** {@link requiredNodeAffinityMatches} prepared once per pod (per-node calls allocate nothing). */
+export function compileRequiredNodeAffinity(pod: Pod): (node: Node) => boolean {
   const sel = pod.spec.nodeSelector;
-  if (sel) {
-    const labels = node.metadata.labels ?? {};
-    for (const [k, v] of Object.entries(sel)) if (labels[k] !== v) return false;
-  }
+  const keys = sel ? Object.keys(sel) : [];
+  const values = keys.map((k) => sel![k]);
   const terms = pod.spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms;
-  if (terms === undefined) return true;
-  for (const t of terms) if (nodeSelectorTermMatches(t, node)) return true;
+  if (keys.length === 0 && terms === undefined) return () => true;
+  return (node: Node) => {
+    if (keys.length) {
+      const labels = node.metadata.labels;
+      if (!labels) return false;
+      for (let i = 0; i < keys.length; i++) if (labels[keys[i]] !== values[i]) return false;
+    }
+    if (terms === undefined) return true;
+    for (const t of terms) if (nodeSelectorTermMatches(t, node)) return true;
+    return false;
+  };
+}
+
+/** true when the object has at least one own key (without allocating a key array) */
+export function hasAnyKey(o: object | undefined): boolean {
+  if (!o) return false;
+  for (const k in o) if (Object.prototype.hasOwnProperty.call(o, k)) return true;
   return false;
 }
 

@@ -11,7 +11,7 @@ import type { Labels, Pod } from '../../api/types.js';
 import type { CycleState, StateData } from '../framework/cycle-state.js';
 import { termMatches, PodInfo, type AffinityTerm, type ClusterSnapshot, type NodeInfo, type WeightedAffinityTerm } from '../framework/snapshot.js';
 import { Code, SKIP, Status, type MaybeStatus } from '../framework/status.js';
-import { NOTHING } from '../framework/labels.js';
+import { hasAnyKey, NOTHING } from '../framework/labels.js';
 import {
   MAX_NODE_SCORE, type ClusterEventKind, type EnqueueExtensions, type FilterPlugin, type Handle, type PreFilterPlugin,
   type PreScorePlugin, type ScorePlugin,
@@ -38,6 +38,7 @@ const PRE_SCORE_KEY = 'PreScore' + NAME;
 /** topology pair "key\0value" → count */
 type Counts = Map<string, number>;
 const pair = (k: string, v: string) => k + '\0' + v;
+const hasOwn = Object.prototype.hasOwnProperty;
 
 function add(m: Counts, k: string, n: number): void {
   const v = (m.get(k) ?? 0) + n;
@@ -218,26 +219,26 @@ export class InterPodAffinity implements PreFilterPlugin, FilterPlugin, PreScore
     const prefAnti: WeightedAffinityTerm[] = pi.preferredAntiAffinityTerms.map((t) => ({ ...this.mergeNamespaces(t), weight: t.weight }));
     const nsLabels = this.namespaceLabels(pod);
     const topologyScore = new Map<string, Map<string, number>>();
-    const processTerm = (t: AffinityTerm, weight: number, target: Pod, ns: Labels | undefined, node: NodeInfo, mult: number) => {
-      if (!termMatches(t, target, ns)) return;
-      const labels = node.labels;
-      if (!Object.prototype.hasOwnProperty.call(labels, t.topologyKey)) return;
-      let m = topologyScore.get(t.topologyKey);
-      if (!m) { m = new Map(); topologyScore.set(t.topologyKey, m); }
-      const v = labels[t.topologyKey];
-      m.set(v, (m.get(v) ?? 0) + weight * mult);
+    const add = (key: string, value: string, delta: number) => {
+      let m = topologyScore.get(key);
+      if (!m) { m = new Map(); topologyScore.set(key, m); }
+      m.set(value, (m.get(value) ?? 0) + delta);
     };
+    const hard = this.hardPodAffinityWeight;
     for (const ni of nodes) {
-      if (Object.keys(ni.labels).length === 0) continue;
+      const labels = ni.node.metadata.labels;
+      if (!labels || !hasAnyKey(labels)) continue;
       const podsToProcess = hasConstraints ? ni.pods : ni.podsWithAffinity;
-      for (const ep of podsToProcess) {
-        for (const t of prefAff) processTerm(t, t.weight, ep.pod, undefined, ni, 1);
-        for (const t of prefAnti) processTerm(t, t.weight, ep.pod, undefined, ni, -1);
-        if (this.hardPodAffinityWeight > 0) {
-          for (const t of ep.requiredAffinityTerms) processTerm(t, this.hardPodAffinityWeight, pod, nsLabels, ni, 1);
-        }
-        for (const t of ep.preferredAffinityTerms) processTerm(t, t.weight, pod, nsLabels, ni, 1);
-        for (const t of ep.preferredAntiAffinityTerms) processTerm(t, t.weight, pod, nsLabels, ni, -1);
+      for (let j = 0; j < podsToProcess.length; j++) {
+        const ep = podsToProcess[j];
+        // the incoming pod's preferred terms against the existing pod
+        for (const t of prefAff) if (hasOwn.call(labels, t.topologyKey) && termMatches(t, ep.pod, undefined)) add(t.topologyKey, labels[t.topologyKey], t.weight);
+        for (const t of prefAnti) if (hasOwn.call(labels, t.topologyKey) && termMatches(t, ep.pod, undefined)) add(t.topologyKey, labels[t.topologyKey], -t.weight);
+        if (!ep.hasAffinity) continue;
+        // the existing pod's terms against the incoming pod (symmetry)
+        if (hard > 0) for (const t of ep.requiredAffinityTerms) if (hasOwn.call(labels, t.topologyKey) && termMatches(t, pod, nsLabels)) add(t.topologyKey, labels[t.topologyKey], hard);
+        for (const t of ep.preferredAffinityTerms) if (hasOwn.call(labels, t.topologyKey) && termMatches(t, pod, nsLabels)) add(t.topologyKey, labels[t.topologyKey], t.weight);
+        for (const t of ep.preferredAntiAffinityTerms) if (hasOwn.call(labels, t.topologyKey) && termMatches(t, pod, nsLabels)) add(t.topologyKey, labels[t.topologyKey], -t.weight);
       }
     }
     if (topologyScore.size === 0) return SKIP;

@@ -14,7 +14,8 @@
  */
 import type { LabelSelector, Labels, Pod, TopologySpreadConstraint } from '../../api/types.js';
 import type { CycleState, StateData } from '../framework/cycle-state.js';
-import { compileSelector, EVERYTHING, requiredNodeAffinityMatches, SelectorError, untoleratedTaint, type Selector } from '../framework/labels.js';
+import { compileRequiredNodeAffinity, compileSelector, EVERYTHING, SelectorError, untoleratedTaint, type Selector } from '../framework/labels.js';
+import type { Node } from '../../api/types.js';
 import { LABEL_HOSTNAME, LABEL_ZONE, type ClusterSnapshot, type NodeInfo, type PodInfo } from '../framework/snapshot.js';
 import { Code, errorStatus, SKIP, Status, type MaybeStatus } from '../framework/status.js';
 import {
@@ -230,8 +231,8 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
     return this.buildDefaultConstraints(pod, action);
   }
 
-  private matchNodeInclusionPolicies(c: Constraint, pod: Pod, ni: NodeInfo): boolean {
-    if (c.nodeAffinityPolicy === 'Honor' && !requiredNodeAffinityMatches(pod, ni.node)) return false;
+  private matchNodeInclusionPolicies(c: Constraint, pod: Pod, ni: NodeInfo, affinity: (n: Node) => boolean): boolean {
+    if (c.nodeAffinityPolicy === 'Honor' && !affinity(ni.node)) return false;
     if (c.nodeTaintsPolicy === 'Honor' && untoleratedTaint(ni.node, pod.spec.tolerations) !== undefined) return false;
     return true;
   }
@@ -249,12 +250,13 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
     if (constraints.length === 0) return SKIP;
     const ns = pod.metadata.namespace ?? 'default';
     const counts = constraints.map(() => new Map<string, number>());
+    const affinity = compileRequiredNodeAffinity(pod);
     for (const ni of nodes) {
       const labels = ni.labels;
       if (!hasKeys(labels, constraints)) continue;
       for (let i = 0; i < constraints.length; i++) {
         const c = constraints[i];
-        if (!this.matchNodeInclusionPolicies(c, pod, ni)) continue;
+        if (!this.matchNodeInclusionPolicies(c, pod, ni, affinity)) continue;
         const v = labels[c.topologyKey];
         counts[i].set(v, (counts[i].get(v) ?? 0) + countPodsMatchSelector(ni.pods, c.selector, ns));
       }
@@ -271,10 +273,11 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
   private updateWithPod(s: PreFilterState, updated: Pod, preemptor: Pod, ni: NodeInfo, delta: number): void {
     if ((updated.metadata.namespace ?? 'default') !== (preemptor.metadata.namespace ?? 'default')) return;
     if (!hasKeys(ni.labels, s.constraints)) return;
+    const affinity = compileRequiredNodeAffinity(preemptor);
     for (let i = 0; i < s.constraints.length; i++) {
       const c = s.constraints[i];
       if (!c.selector.matches(updated.metadata.labels)) continue;
-      if (!this.matchNodeInclusionPolicies(c, preemptor, ni)) continue;
+      if (!this.matchNodeInclusionPolicies(c, preemptor, ni, affinity)) continue;
       const v = ni.labels[c.topologyKey];
       const n = (s.tpValueToMatchNum[i].get(v) ?? 0) + delta;
       s.tpValueToMatchNum[i].set(v, n);
@@ -341,11 +344,12 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
     s.topologyNormalizingWeight = constraints.map((c, i) =>
       topologyNormalizingWeight(c.topologyKey === LABEL_HOSTNAME ? filtered.length - s.ignoredNodes.size : topoSize[i]));
     const ns = pod.metadata.namespace ?? 'default';
+    const affinity = compileRequiredNodeAffinity(pod);
     for (const ni of all) {
       if (requireAll && !hasKeys(ni.labels, constraints)) continue;
       for (let i = 0; i < constraints.length; i++) {
         const c = constraints[i];
-        if (!this.matchNodeInclusionPolicies(c, pod, ni)) continue;
+        if (!this.matchNodeInclusionPolicies(c, pod, ni, affinity)) continue;
         const v = ni.labels[c.topologyKey];
         const m = s.topologyValueToPodCounts[i];
         const cur = m.get(v);
