@@ -31,6 +31,7 @@ import {
   alreadyExists,
   badRequest,
   conflict,
+  forbidden,
   internalError,
   invalid,
   notFound,
@@ -66,6 +67,12 @@ export interface ApiServerOptions {
   fieldValidation?: UnknownFieldPolicy;
   /** service CIDR for ClusterIP allocation (default 10.96.0.0/12) */
   serviceCIDR?: string;
+  /**
+   * NamespaceLifecycle admission: creating a namespaced object in a namespace that does not
+   * exist is 404 `namespaces "x" not found`, in a terminating one 403 (default false; call
+   * {@link ApiServer.bootstrapNamespaces} to create default, kube-system, kube-public, kube-node-lease)
+   */
+  namespaceLifecycle?: boolean;
   /** called when a watch handler throws (default: console.error) */
   onWatchHandlerError?: (err: unknown) => void;
 }
@@ -187,6 +194,7 @@ export class ApiServer {
   private readonly uidFn: (seed: number) => string;
   private readonly rng: Rng;
   private readonly doValidate: boolean;
+  private readonly namespaceLifecycle: boolean;
   private readonly vopts: { unknownFields: UnknownFieldPolicy };
   private readonly clusterIPs: ClusterIPAllocator;
   private readonly nodePorts = new NodePortAllocator();
@@ -204,6 +212,7 @@ export class ApiServer {
     const uidRng = this.rng.fork('uid');
     this.uidFn = opts.uid ?? (() => randomUUID(uidRng));
     this.doValidate = opts.validate ?? true;
+    this.namespaceLifecycle = opts.namespaceLifecycle ?? false;
     this.vopts = { unknownFields: opts.fieldValidation ?? 'Warn' };
     this.clusterIPs = new ClusterIPAllocator(opts.serviceCIDR);
     this.onHandlerError = opts.onWatchHandlerError ?? ((e) => console.error('kubesim ApiServer: watch handler threw:', e));
@@ -234,6 +243,7 @@ export class ApiServer {
       applyDefaults(o);
       initialStatus(o);
       this.setSystemFields(o);
+      await this.checkNamespace(info, m.namespace, m.name ?? '');
       await this.runAdmit('CREATE', info, o, undefined, opts.dryRun ?? false, undefined);
       this.check(info, o, this.doValidate ? validateObject(o, info, this.vopts) : []);
       await this.admission.validate(this.attrs('CREATE', info, o, undefined, opts.dryRun ?? false));
@@ -721,7 +731,31 @@ export class ApiServer {
     };
   }
 
+  /** Create the namespaces kube-apiserver creates at start-up (existing ones are left alone). */
+  async bootstrapNamespaces(): Promise<void> {
+    for (const name of ['default', 'kube-system', 'kube-public', 'kube-node-lease']) {
+      try {
+        await this.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+      } catch (e) {
+        if (!(e instanceof ApiError && e.reason === 'AlreadyExists')) throw e;
+      }
+    }
+  }
+
   // ------------------------------------------------------------------ helpers
+
+  /** NamespaceLifecycle admission (when enabled). */
+  private async checkNamespace(info: ResourceInfo, namespace: string | undefined, name: string): Promise<void> {
+    if (!this.namespaceLifecycle || !info.namespaced || !namespace) return;
+    const nsInfo = lookupResource('namespaces')!;
+    const r = await this.store.range({ key: storageKey(nsInfo, undefined, namespace) });
+    const kv = r.kvs[0];
+    if (!kv) throw notFound(nsInfo.qualifiedResource, namespace);
+    const ns = decode<Obj>(kv.value);
+    if (ns.metadata?.deletionTimestamp || ns.status?.phase === 'Terminating') {
+      throw forbidden(info.qualifiedResource, name, `unable to create new content in namespace ${namespace} because it is being terminated`);
+    }
+  }
 
   /** Create without taking a flow-control slot (used by update's create-on-update). */
   private async createUnlimited(obj: KubeObject): Promise<KubeObject> {
@@ -732,6 +766,7 @@ export class ApiServer {
     applyDefaults(o);
     initialStatus(o);
     this.setSystemFields(o);
+    await this.checkNamespace(info, m.namespace, m.name ?? '');
     await this.runAdmit('CREATE', info, o, undefined, false, undefined);
     this.check(info, o, this.doValidate ? validateObject(o, info, this.vopts) : []);
     await this.admission.validate(this.attrs('CREATE', info, o, undefined, false));

@@ -494,3 +494,23 @@ describe('ApiServer services', () => {
     expect(e.spec.clusterIP).toBe('10.96.0.1');
   });
 });
+
+describe('ApiServer NamespaceLifecycle', () => {
+  it('rejects creates in missing or terminating namespaces when enabled', async () => {
+    const { api } = setup({ namespaceLifecycle: true });
+    const e = await rejection(api.create(pod('a')));
+    expect(e.code).toBe(404);
+    expect(e.message).toBe('namespaces "default" not found');
+    await api.bootstrapNamespaces();
+    await api.bootstrapNamespaces(); // idempotent
+    expect((await api.list('namespaces')).items.map((n) => n.metadata.name)).toEqual(['default', 'kube-node-lease', 'kube-public', 'kube-system']);
+    await api.create(pod('a'));
+    await api.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'old', finalizers: ['example.com/hold'] } });
+    await api.delete('namespaces', undefined, 'old');
+    const t = await rejection(api.create({ ...pod('b'), metadata: { name: 'b', namespace: 'old' } }));
+    expect(t.code).toBe(403);
+    expect(t.message).toBe('pods "b" is forbidden: unable to create new content in namespace old because it is being terminated');
+    // off by default
+    await setup().api.create({ ...pod('c'), metadata: { name: 'c', namespace: 'nowhere' } });
+  });
+});
