@@ -3,7 +3,8 @@
  * namespacing, watch delivery/progress/compaction cancel, keep-alive. The generic KvStore
  * behaviour is covered by the shared conformance suite (etcd.test.ts) and the golden traces.
  */
-import { expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { EtcdStore } from '../../src/store/etcd/etcd-store.js';
 import { StoreError, type WatchResponse } from '../../src/store/types.js';
 import { describeEtcd } from '../helpers/etcd.js';
 
@@ -31,6 +32,14 @@ function collector() {
     },
   };
 }
+
+describe('EtcdStore options', () => {
+  it('are validated eagerly with the field in the message', () => {
+    expect(() => new EtcdStore({} as never)).toThrow(/options.endpoints must be a URL string/);
+    expect(() => new EtcdStore({ endpoints: 'http://127.0.0.1:1', prefix: 3 as never })).toThrow(/options.prefix must be a string, got number/);
+    expect(() => new EtcdStore({ endpoints: 'http://127.0.0.1:1', callTimeoutMs: -1 })).toThrow(/options.callTimeoutMs must be a number >= 0, got -1/);
+  });
+});
 
 describeEtcd('EtcdStore on a real etcd', (etcd) => {
   it('maps put/range/delete fields exactly (numbers, Uint8Array values, prevKv)', async () => {

@@ -93,6 +93,12 @@ export class EtcdStore implements KvStore {
     if (!options || (typeof options.endpoints !== 'string' && !Array.isArray(options.endpoints))) {
       throw new TypeError('EtcdStore: options.endpoints must be a URL string or an array of them');
     }
+    if (options.prefix !== undefined && typeof options.prefix !== 'string') {
+      throw new TypeError(`EtcdStore: options.prefix must be a string, got ${typeof options.prefix}`);
+    }
+    if (options.callTimeoutMs !== undefined && !(Number.isFinite(options.callTimeoutMs) && options.callTimeoutMs >= 0)) {
+      throw new TypeError(`EtcdStore: options.callTimeoutMs must be a number >= 0, got ${String(options.callTimeoutMs)}`);
+    }
     const hosts = options.endpoints;
     this.client = new Etcd3({
       hosts,
