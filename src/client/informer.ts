@@ -120,6 +120,11 @@ export class Informer<T extends KubeObject> implements Lister<T> {
     return out;
   }
   keys(): IterableIterator<string> { return this.cache.keys(); }
+  /** visit the objects filed under an index value without allocating a list (hot paths) */
+  forEachInIndex(indexName: string, value: string, fn: (obj: T) => void): void {
+    const keys = this.indices.get(indexName)?.get(value);
+    if (keys) for (const k of keys) fn(this.cache.get(k)!);
+  }
 
   // ---- reflector
   private async listAndWatch(): Promise<void> {

@@ -174,7 +174,32 @@ export function revisionOf(rs: { metadata: { annotations?: Record<string, string
  * Compared as canonical JSON (sorted keys).
  */
 export function templatesEqualIgnoringHash(a: unknown, b: unknown): boolean {
-  return canonicalJson(stripHash(a)) === canonicalJson(stripHash(b));
+  return templateKey(a) === templateKey(b);
+}
+
+/** canonical JSON of a template without its hash label, cached per object (informer objects are immutable) */
+const templateKeys = new WeakMap<object, string>();
+export function templateKey(t: unknown): string {
+  if (!t || typeof t !== 'object') return canonicalJson(t);
+  let k = templateKeys.get(t);
+  if (k === undefined) templateKeys.set(t, (k = canonicalJson(stripHash(t))));
+  return k;
+}
+
+/**
+ * templateKey of a Deployment's or ReplicaSet's template, cached by uid and generation: a status
+ * update makes a new object but keeps the generation, so the template is not serialized again.
+ * The cache belongs to one controller (uids are unique within one ApiServer only).
+ */
+export function objectTemplateKey(o: { metadata: { uid?: string; generation?: number }; spec: { template: unknown } }, byGeneration: Map<string, string>): string {
+  if (!o.metadata.uid || o.metadata.generation === undefined) return templateKey(o.spec.template);
+  const id = `${o.metadata.uid}/${o.metadata.generation}`;
+  let k = byGeneration.get(id);
+  if (k === undefined) {
+    if (byGeneration.size > 100_000) byGeneration.clear();
+    byGeneration.set(id, (k = templateKey(o.spec.template)));
+  }
+  return k;
 }
 
 function stripHash(t: unknown): unknown {

@@ -24,7 +24,7 @@ import { WorkQueue, runWorkers } from '../client/workqueue.js';
 import {
   DESIRED_REPLICAS_ANNOTATION, MAX_REPLICAS_ANNOTATION, POD_TEMPLATE_HASH_LABEL, REVISION_ANNOTATION,
   availableSum, computeTemplateHash, isRollingUpdate, maxSurge, maxUnavailable, newRSNewReplicas, planNewReplicaSet,
-  planOldReplicaSets, replicasOf, revisionOf, specReplicaSum, templatesEqualIgnoringHash,
+  objectTemplateKey, planOldReplicaSets, replicasOf, revisionOf, specReplicaSum, templatesEqualIgnoringHash,
 } from './deployment-util.js';
 import { CONTROLLER_UID_INDEX, controllerOf, controllerRef, controllerUidIndex, isoTime } from './pod-util.js';
 import type { ControllerDeps } from './replicaset.js';
@@ -35,6 +35,8 @@ export class DeploymentController {
   private readonly rsInformer: Informer<ReplicaSet>;
   private readonly podInformer: Informer<Pod>;
   private running?: Promise<void>;
+  /** uid/generation → template key (see objectTemplateKey) */
+  private readonly templateKeys = new Map<string, string>();
 
   constructor(private readonly deps: ControllerDeps) {
     this.queue = new WorkQueue<string>(deps.clock, undefined, 'deployment');
@@ -88,7 +90,8 @@ export class DeploymentController {
 
   private split(d: Deployment, rsList: ReplicaSet[]): { newRS?: ReplicaSet; oldRSs: ReplicaSet[] } {
     const sorted = [...rsList].sort((a, b) => (Date.parse(a.metadata.creationTimestamp ?? '') || 0) - (Date.parse(b.metadata.creationTimestamp ?? '') || 0) || ((a.metadata.name ?? '') < (b.metadata.name ?? '') ? -1 : 1));
-    const newRS = sorted.find((rs) => templatesEqualIgnoringHash(rs.spec.template, d.spec.template));
+    const dk = objectTemplateKey(d, this.templateKeys);
+    const newRS = sorted.find((rs) => objectTemplateKey(rs, this.templateKeys) === dk);
     return { newRS, oldRSs: sorted.filter((rs) => rs !== newRS) };
   }
 

@@ -71,6 +71,16 @@ function wantedInEndpoints(pod: Pod): boolean {
 
 const epKey = (e: Endpoint) => e.targetRef?.uid ?? e.addresses[0];
 
+/** field-by-field equality of two endpoints (what the reconciler compares; cheap, no JSON) */
+export function endpointsEqual(a: Endpoint, b: Endpoint): boolean {
+  if (a.addresses.length !== b.addresses.length || a.addresses.some((x, i) => x !== b.addresses[i])) return false;
+  const ca = a.conditions ?? {}, cb = b.conditions ?? {};
+  if (!!ca.ready !== !!cb.ready || !!ca.serving !== !!cb.serving || !!ca.terminating !== !!cb.terminating) return false;
+  if (a.nodeName !== b.nodeName || a.zone !== b.zone || a.hostname !== b.hostname) return false;
+  const ra = a.targetRef ?? {}, rb = b.targetRef ?? {};
+  return ra.uid === rb.uid && ra.name === rb.name && ra.namespace === rb.namespace;
+}
+
 export class EndpointSliceController {
   readonly queue: WorkQueue<string>;
   private readonly services: Informer<Service>;
@@ -86,7 +96,11 @@ export class EndpointSliceController {
   private readonly written = new Map<string, Map<string, string>>();
   stats = { slicesCreated: 0, slicesUpdated: 0, slicesDeleted: 0, staleRequeues: 0 };
 
-  constructor(private readonly deps: ControllerDeps) {
+  /**
+   * @param batchPeriodMs upstream's --endpointslice-updates-batch-period: pod changes are collected
+   *   this long before the service syncs (0 = at once, upstream's default)
+   */
+  constructor(private readonly deps: ControllerDeps, private readonly batchPeriodMs = 0) {
     this.queue = new WorkQueue<string>(deps.clock, undefined, 'endpointslice');
     this.services = deps.informers.for<Service>('services');
     this.pods = deps.informers.for<Pod>('pods');
@@ -99,7 +113,7 @@ export class EndpointSliceController {
       onDelete: (s) => this.queue.add(keyOf(s)),
     });
     const podServices = (p: Pod) => {
-      for (const s of this.services.list(p.metadata.namespace)) if (selectorMapMatches(s.spec.selector, p.metadata.labels)) this.queue.add(keyOf(s));
+      for (const s of this.services.list(p.metadata.namespace)) if (selectorMapMatches(s.spec.selector, p.metadata.labels)) this.queue.addAfter(keyOf(s), this.batchPeriodMs);
     };
     this.pods.addEventHandler({
       onAdd: podServices,
@@ -140,6 +154,16 @@ export class EndpointSliceController {
     await this.running;
   }
 
+  private readonly portCache = new WeakMap<Pod, { svc: Service; ports: EndpointPort[]; pk: string }>();
+  private portsOf(svc: Service, p: Pod): { ports: EndpointPort[]; pk: string } {
+    const c = this.portCache.get(p);
+    if (c && c.svc === svc) return c;
+    const ports = endpointPorts(svc, p);
+    const v = { svc, ports, pk: canonicalJson(ports) };
+    this.portCache.set(p, v);
+    return v;
+  }
+
   private track(svcKey: string, name: string, rv: string): void {
     // the watch event may already have arrived
     const cur = this.slices.get(svcKey.split('/')[0], name);
@@ -168,8 +192,7 @@ export class EndpointSliceController {
     const pods = this.pods.list(svc.metadata.namespace).filter((p) => selectorMapMatches(svc.spec.selector, p.metadata.labels) && wantedInEndpoints(p));
     pods.sort((a, b) => (a.metadata.name! < b.metadata.name! ? -1 : 1));
     for (const p of pods) {
-      const ports = endpointPorts(svc, p);
-      const pk = canonicalJson(ports);
+      const { ports, pk } = this.portsOf(svc, p);
       let g = groups.get(pk);
       if (!g) groups.set(pk, (g = { ports, eps: new Map() }));
       const ep = podToEndpoint(p, p.spec.nodeName ? this.nodes.get(undefined, p.spec.nodeName) : undefined, publishNotReady);
@@ -216,7 +239,7 @@ export class EndpointSliceController {
         const want = desired.get(k);
         if (!want || placed.has(k)) { changed = true; continue; }
         placed.add(k);
-        if (canonicalJson(want) !== canonicalJson(e)) changed = true;
+        if (!endpointsEqual(want, e)) changed = true;
         eps.push(want);
       }
       if (eps.length === 0 && (changed || (s.endpoints ?? []).length === 0)) toDelete.push(s);

@@ -15,7 +15,7 @@
  * Simplified: no adoption/orphaning of pods by selector (only controller owner references count),
  * no pod-deletion-cost annotation, exact (not logarithmic) time comparisons when ranking.
  */
-import type { Pod, ReplicaSet } from '../api/types.js';
+import type { Pod, ReplicaSet, ReplicaSetStatus } from '../api/types.js';
 import { type ApiClient, isNotFound, keyOf } from '../client/api.js';
 import type { EventRecorder } from '../client/events.js';
 import type { InformerFactory } from '../client/factory.js';
@@ -79,6 +79,20 @@ export function rankPodsForDeletion(pods: Pod[], relatedPods: Pod[], nowMs: numb
   });
 }
 
+/** what the ReplicaSet controller needs to know of a pod, computed once per pod version */
+interface PodFacts { active: boolean; ready: boolean; readySinceMs: number }
+const facts = new WeakMap<Pod, PodFacts>();
+function podFacts(p: Pod): PodFacts {
+  let f = facts.get(p);
+  if (!f) {
+    const c = getPodCondition(p, 'Ready');
+    const ready = c?.status === 'True';
+    f = { active: isPodActive(p), ready, readySinceMs: ready && c?.lastTransitionTime ? Date.parse(c.lastTransitionTime) : NaN };
+    facts.set(p, f);
+  }
+  return f;
+}
+
 export class ReplicaSetController {
   readonly queue: WorkQueue<string>;
   private readonly rsInformer: Informer<ReplicaSet>;
@@ -88,6 +102,13 @@ export class ReplicaSetController {
   private running?: Promise<void>;
   podsCreated = 0;
   podsDeleted = 0;
+  /**
+   * Status counters per ReplicaSet uid, kept up to date from pod events so that a sync does not
+   * walk every pod of a large ReplicaSet (the result is the same as upstream's full recount).
+   * `dirty` forces a recount (pod seen before its ReplicaSet, template labels changed).
+   */
+  private readonly counts = new Map<string, { active: number; ready: number; fully: number; gen: number; dirty: boolean }>();
+  private readonly contrib = new Map<string, { uid: string; active: boolean; ready: boolean; fully: boolean }>();
 
   constructor(private readonly deps: ControllerDeps) {
     this.queue = new WorkQueue<string>(deps.clock, undefined, 'replicaset');
@@ -99,12 +120,13 @@ export class ReplicaSetController {
     try { this.podInformer.addIndexer(CONTROLLER_UID_INDEX, controllerUidIndex); } catch { /* shared: already added */ }
 
     this.rsInformer.addEventHandler({
-      onAdd: (rs) => this.queue.add(keyOf(rs)),
+      onAdd: (rs) => { const c = this.counts.get(rs.metadata.uid!); if (c) c.dirty = true; this.queue.add(keyOf(rs)); },
       onUpdate: (_o, rs) => this.queue.add(keyOf(rs)),
       onDelete: (rs) => { this.expectations.delete(keyOf(rs)); this.queue.add(keyOf(rs)); },
     });
     this.podInformer.addEventHandler({
       onAdd: (pod) => {
+        this.account(keyOf(pod), pod);
         const rsKey = this.ownerKey(pod);
         if (!rsKey) return;
         if (pod.metadata.deletionTimestamp) this.expectations.deletionObserved(rsKey, keyOf(pod));
@@ -112,6 +134,7 @@ export class ReplicaSetController {
         this.queue.add(rsKey);
       },
       onUpdate: (old, pod) => {
+        this.account(keyOf(pod), pod);
         const rsKey = this.ownerKey(pod);
         const oldKey = this.ownerKey(old);
         if (oldKey && oldKey !== rsKey) this.queue.add(oldKey);
@@ -124,6 +147,7 @@ export class ReplicaSetController {
         if (mrs > 0 && !isPodReady(old) && isPodReady(pod)) this.queue.addAfter(rsKey, mrs * 1000 + 1000);
       },
       onDelete: (pod) => {
+        this.account(keyOf(pod), undefined);
         const rsKey = this.ownerKey(pod);
         if (!rsKey) return;
         this.expectations.deletionObserved(rsKey, keyOf(pod));
@@ -150,17 +174,62 @@ export class ReplicaSetController {
     return keyOf(rs);
   }
 
+  /** keep the per-ReplicaSet counters in step with one pod's new state (undefined = deleted) */
+  private account(podKey: string, pod: Pod | undefined): void {
+    const prev = this.contrib.get(podKey);
+    if (prev) {
+      const c = this.counts.get(prev.uid);
+      if (c && prev.active) { c.active--; if (prev.ready) c.ready--; if (prev.fully) c.fully--; }
+      this.contrib.delete(podKey);
+    }
+    const ref = pod && controllerOf(pod);
+    if (!pod || !ref) return;
+    let c = this.counts.get(ref.uid);
+    if (!c) this.counts.set(ref.uid, (c = { active: 0, ready: 0, fully: 0, gen: -1, dirty: true }));
+    const f = podFacts(pod);
+    const rs = this.rsInformer.get(pod.metadata.namespace, ref.name);
+    let fully = false;
+    if (rs && rs.metadata.uid === ref.uid) fully = labelsMatch(rs, pod); else c.dirty = true;
+    const k = { uid: ref.uid, active: f.active, ready: f.ready, fully };
+    this.contrib.set(podKey, k);
+    if (k.active) { c.active++; if (k.ready) c.ready++; if (k.fully) c.fully++; }
+  }
+
+  /** recount a ReplicaSet's pods from the cache (what upstream does on every sync) */
+  private recount(rs: ReplicaSet): { active: number; ready: number; fully: number; gen: number; dirty: boolean } {
+    const uid = rs.metadata.uid!;
+    const c = { active: 0, ready: 0, fully: 0, gen: rs.metadata.generation ?? 0, dirty: false };
+    this.podInformer.forEachInIndex(CONTROLLER_UID_INDEX, uid, (p) => {
+      const f = podFacts(p);
+      const k = { uid, active: f.active, ready: f.ready, fully: labelsMatch(rs, p) };
+      this.contrib.set(keyOf(p), k);
+      if (k.active) { c.active++; if (k.ready) c.ready++; if (k.fully) c.fully++; }
+    });
+    this.counts.set(uid, c);
+    return c;
+  }
+
   /** syncReplicaSet */
   async sync(key: string): Promise<void> {
     const rs = this.rsInformer.getByKey(key);
     if (!rs) { this.expectations.delete(key); return; }
-    const owned = this.podInformer.byIndex(CONTROLLER_UID_INDEX, rs.metadata.uid!);
-    const active = owned.filter(isPodActive);
+    let c = this.counts.get(rs.metadata.uid!);
+    if (!c || c.dirty || c.gen !== (rs.metadata.generation ?? 0)) c = this.recount(rs);
     let manageError: unknown;
-    if (this.expectations.satisfied(key) && !rs.metadata.deletionTimestamp) {
-      manageError = await this.manageReplicas(key, rs, active);
+    let active = c.active;
+    if (this.expectations.satisfied(key) && !rs.metadata.deletionTimestamp && active !== (rs.spec.replicas ?? 1)) {
+      const pods: Pod[] = [];
+      this.podInformer.forEachInIndex(CONTROLLER_UID_INDEX, rs.metadata.uid!, (p) => { if (podFacts(p).active) pods.push(p); });
+      active = pods.length;
+      manageError = await this.manageReplicas(key, rs, pods);
     }
-    await this.updateStatus(rs, active, manageError === undefined);
+    if ((rs.spec.minReadySeconds ?? 0) > 0) {
+      const pods: Pod[] = [];
+      this.podInformer.forEachInIndex(CONTROLLER_UID_INDEX, rs.metadata.uid!, (p) => { if (podFacts(p).active) pods.push(p); });
+      await this.updateStatusScan(rs, pods);
+    } else {
+      await this.writeStatus(rs, { replicas: c.active, fullyLabeledReplicas: c.fully, readyReplicas: c.ready, availableReplicas: c.ready, observedGeneration: rs.metadata.generation });
+    }
     if (manageError !== undefined) throw manageError;
   }
 
@@ -220,26 +289,38 @@ export class ReplicaSetController {
     };
   }
 
-  private async updateStatus(rs: ReplicaSet, active: Pod[], _ok: boolean): Promise<void> {
+  /** status with minReadySeconds: availability depends on the clock, so walk the pods */
+  private async updateStatusScan(rs: ReplicaSet, active: Pod[]): Promise<void> {
     const now = this.deps.clock.now();
-    const tl = rs.spec.template.metadata?.labels ?? {};
     const mrs = rs.spec.minReadySeconds ?? 0;
     let fully = 0, ready = 0, available = 0;
     for (const p of active) {
-      const l = p.metadata.labels ?? {};
-      if (Object.keys(tl).every((k) => l[k] === tl[k])) fully++;
-      if (isPodReady(p)) { ready++; if (isPodAvailable(p, mrs, now)) available++; }
+      if (labelsMatch(rs, p)) fully++;
+      const f = podFacts(p);
+      if (f.ready) { ready++; if (f.readySinceMs + mrs * 1000 <= now) available++; }
     }
+    await this.writeStatus(rs, { replicas: active.length, fullyLabeledReplicas: fully, readyReplicas: ready, availableReplicas: available, observedGeneration: rs.metadata.generation });
+    if (ready > available) this.queue.addAfter(keyOf(rs), mrs * 1000);
+  }
+
+  private async writeStatus(rs: ReplicaSet, next: Required<Pick<ReplicaSetStatus, 'replicas' | 'fullyLabeledReplicas' | 'readyReplicas' | 'availableReplicas'>> & { observedGeneration?: number }): Promise<void> {
     const s = rs.status;
-    const next = { replicas: active.length, fullyLabeledReplicas: fully, readyReplicas: ready, availableReplicas: available, observedGeneration: rs.metadata.generation };
-    if (s && s.replicas === next.replicas && s.fullyLabeledReplicas === fully && s.readyReplicas === ready && s.availableReplicas === available && s.observedGeneration === next.observedGeneration) return;
+    if (s && s.replicas === next.replicas && s.fullyLabeledReplicas === next.fullyLabeledReplicas && s.readyReplicas === next.readyReplicas
+      && s.availableReplicas === next.availableReplicas && s.observedGeneration === next.observedGeneration) return;
     try {
       await this.deps.api.updateStatus('replicasets', { ...rs, status: next });
     } catch (err) {
       if (isNotFound(err)) return;
       throw err;
     }
-    if (mrs > 0 && ready > available) this.queue.addAfter(keyOf(rs), mrs * 1000);
   }
 }
 
+/** are all of the ReplicaSet template's labels on the pod? (fullyLabeledReplicas) */
+function labelsMatch(rs: ReplicaSet, p: Pod): boolean {
+  const tl = rs.spec.template.metadata?.labels;
+  if (!tl) return true;
+  const l = p.metadata.labels ?? {};
+  for (const k in tl) if (l[k] !== tl[k]) return false;
+  return true;
+}

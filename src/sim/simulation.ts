@@ -26,6 +26,13 @@ import { type Action, type Scenario, nodesFromPools } from './scenario.js';
 import { type SchedulerComponent, StandInScheduler } from './standin-scheduler.js';
 import { createScheduler } from './scheduler-bridge.js';
 
+/**
+ * --endpointslice-updates-batch-period in the simulation. Real syncs take real time, so pod changes
+ * coalesce; with zero-cost syncs on a virtual clock they would not, and every readiness change would
+ * rewrite the service's slices. 1 s is a common production setting.
+ */
+export const ENDPOINTSLICE_BATCH_MS = 1000;
+
 export interface EventRow { lastSeen: number; type: string; reason: string; object: string; message: string; count: number }
 
 export interface SimulationResult {
@@ -140,7 +147,7 @@ export class Simulation {
       informers: cmInf,
       rs: new ReplicaSetController({ ...cmDeps, recorder: new ApiEventRecorder(cmApi, clock, 'replicaset-controller') }),
       deploy: new DeploymentController({ ...cmDeps, recorder: new ApiEventRecorder(cmApi, clock, 'deployment-controller') }),
-      eps: new EndpointSliceController(cmDeps),
+      eps: new EndpointSliceController(cmDeps, ENDPOINTSLICE_BATCH_MS),
       nlc: new NodeLifecycleController({ ...cmDeps, recorder: new ApiEventRecorder(cmApi, clock, 'node-controller') }, { nodeMonitorGracePeriodMs: sc.settings.nodeMonitorGracePeriodMs, evictionRate: sc.settings.evictionRate }),
       taint: new TaintEvictionController({ ...cmDeps, recorder: new ApiEventRecorder(cmApi, clock, 'taint-eviction-controller') }),
     };

@@ -77,6 +77,8 @@ export class StandInScheduler implements SchedulerComponent {
   private readonly used = new Map<string, NodeUse>();
   /** pods counted in `used` → node */
   private readonly counted = new Map<string, { node: string; req: NodeUse }>();
+  /** parsed allocatable per node (quantities parsed once per node version, not per pod) */
+  private readonly alloc = new Map<string, NodeUse>();
   private nodeOrder: string[] = [];
   private nodeOrderDirty = true;
   private nextStart = 0;
@@ -96,11 +98,12 @@ export class StandInScheduler implements SchedulerComponent {
       onDelete: (p) => { this.uncount(keyOf(p)); this.flushUnschedulable(); },
     });
     this.nodes.addEventHandler({
-      onAdd: () => { this.nodeOrderDirty = true; this.flushUnschedulable(); },
+      onAdd: (n) => { this.alloc.set(n.metadata.name!, allocatable(n)); this.nodeOrderDirty = true; this.flushUnschedulable(); },
       onUpdate: (a, b) => {
+        this.alloc.set(b.metadata.name!, allocatable(b));
         if (JSON.stringify(a.spec) !== JSON.stringify(b.spec) || JSON.stringify(a.status?.allocatable) !== JSON.stringify(b.status?.allocatable)) this.flushUnschedulable();
       },
-      onDelete: () => { this.nodeOrderDirty = true; },
+      onDelete: (n) => { this.alloc.delete(n.metadata.name!); this.nodeOrderDirty = true; },
     });
   }
 
@@ -188,7 +191,7 @@ export class StandInScheduler implements SchedulerComponent {
       const r = this.filter(pod, node, req);
       if (r) { for (const x of r) fail(x); continue; }
       found++;
-      const a = allocatable(node);
+      const a = this.alloc.get(name)!;
       const u = this.used.get(name) ?? { cpu: 0, mem: 0, pods: 0 };
       const s = ((a.cpu ? ((a.cpu - u.cpu - req.cpu) * 100) / a.cpu : 0) + (a.mem ? ((a.mem - u.mem - req.mem) * 100) / a.mem : 0)) / 2;
       const score = Math.floor(s);
@@ -230,7 +233,7 @@ export class StandInScheduler implements SchedulerComponent {
     const taint = untoleratedTaint(node, pod.spec.tolerations);
     if (taint) return [`node(s) had untolerated taint {${taint.key}: ${taint.value ?? ''}}`];
     if (!requiredNodeAffinityMatches(pod, node)) return ["node(s) didn't match Pod's node affinity/selector"];
-    const a = allocatable(node);
+    const a = this.alloc.get(node.metadata.name!) ?? allocatable(node);
     const u = this.used.get(node.metadata.name!) ?? { cpu: 0, mem: 0, pods: 0 };
     const out: string[] = [];
     if (u.pods + 1 > a.pods) out.push('Too many pods');
