@@ -6,7 +6,7 @@
  */
 import type { BenchOptions, BenchRecorder, BenchSuite } from './harness.js';
 import { ApiServer } from '../src/api/apiserver.js';
-import { decode, encode } from '../src/api/codec.js';
+import { decode, encode, portableCodec } from '../src/api/codec.js';
 import { parseManifests } from '../src/api/manifest.js';
 import { bytes, cpuMillis, parseQuantity } from '../src/api/quantity.js';
 import { lookupKind } from '../src/api/registry.js';
@@ -75,19 +75,27 @@ async function codec(rec: BenchRecorder, rng: Rng): Promise<void> {
   const pods = Array.from({ length: 1000 }, (_, i) => pod(`p-${i}`, rng));
   const packed = pods.map((p) => encode(p));
   const json = pods.map((p) => JSON.stringify(p));
+  const portable = pods.map((p) => portableCodec.encode(p));
   const figures = {
     bytesPerPodMsgpack: Math.round(packed.reduce((s, b) => s + b.length, 0) / pods.length),
+    bytesPerPodPortable: Math.round(portable.reduce((s, b) => s + b.length, 0) / pods.length),
     bytesPerPodJson: Math.round(json.reduce((s, b) => s + Buffer.byteLength(b), 0) / pods.length),
   };
   await rec.measure('encode pod', () => {
     for (const p of pods) encode(p);
   }, { mode: 'msgpackr', units: pods.length, unit: 'pods', figures });
   await rec.measure('encode pod', () => {
+    for (const p of pods) portableCodec.encode(p);
+  }, { mode: 'msgpackr-portable', units: pods.length, unit: 'pods' });
+  await rec.measure('encode pod', () => {
     for (const p of pods) Buffer.from(JSON.stringify(p));
-  }, { mode: 'json', units: pods.length, unit: 'pods', figures });
+  }, { mode: 'json', units: pods.length, unit: 'pods' });
   await rec.measure('decode pod', () => {
     for (const b of packed) decode(b);
   }, { mode: 'msgpackr', units: pods.length, unit: 'pods' });
+  await rec.measure('decode pod', () => {
+    for (const b of portable) portableCodec.decode(b);
+  }, { mode: 'msgpackr-portable', units: pods.length, unit: 'pods' });
   const jsonBytes = json.map((j) => Buffer.from(j));
   await rec.measure('decode pod', () => {
     for (const b of jsonBytes) JSON.parse(b.toString('utf8'));

@@ -24,6 +24,7 @@
 import { AdmissionChain, type AdmissionAttributes, type AdmissionOperation } from './admission.js';
 import { ClusterIPAllocator, NodePortAllocator } from './allocators.js';
 import { decode, encode } from './codec.js';
+import { deepEqual } from './deep-equal.js';
 import { applyDefaults, initialStatus } from './defaults.js';
 import {
   ApiError,
@@ -136,25 +137,6 @@ const PROBE_CACHE_SIZE = 1024;
 /** RFC 3339 with second precision, as metav1.Time marshals. */
 export function rfc3339(ms: number): string {
   return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
-}
-
-/** Key-order-insensitive deep equality of plain data. */
-export function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) {
-    return a === b || (a === undefined && b === undefined);
-  }
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!deepEqual(a[i], b[i])) return false;
-    return true;
-  }
-  if (Array.isArray(b)) return false;
-  const ak = Object.keys(a).filter((k) => (a as any)[k] !== undefined);
-  const bk = Object.keys(b).filter((k) => (b as any)[k] !== undefined);
-  if (ak.length !== bk.length) return false;
-  for (const k of ak) if (!deepEqual((a as any)[k], (b as any)[k])) return false;
-  return true;
 }
 
 interface ContinueToken {
@@ -1035,3 +1017,4 @@ function randomUUID(rng: Rng): string {
 }
 
 export type { Status };
+export { deepEqual };

@@ -39,6 +39,7 @@ import {
   isValidPortNum,
 } from './validation-names.js';
 import { ipv4ToInt } from './allocators.js';
+import { deepEqual } from './deep-equal.js';
 
 type Obj = Record<string, any>;
 
@@ -752,28 +753,20 @@ export function validateObject(obj: KubeObject, info: ResourceInfo, opts: Valida
 const POD_UPDATE_FORBIDDEN =
   'pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)';
 
+/** A shallow view of a pod spec without the fields an update may change (no deep copy). */
 function stripMutablePodFields(spec: Obj | undefined): Obj {
-  const s: Obj = JSON.parse(JSON.stringify(spec ?? {}));
-  for (const c of [...(s.containers ?? []), ...(s.initContainers ?? [])]) if (isObj(c)) delete c.image;
+  const s: Obj = { ...(spec ?? {}) };
+  const strip = (list: unknown) =>
+    Array.isArray(list) ? list.map((c) => (isObj(c) ? { ...c, image: undefined } : c)) : list;
+  s.containers = strip(s.containers);
+  s.initContainers = strip(s.initContainers);
   delete s.activeDeadlineSeconds;
   delete s.tolerations;
   delete s.terminationGracePeriodSeconds;
   return s;
 }
 
-function sameJSON(a: unknown, b: unknown): boolean {
-  return JSON.stringify(sortKeys(a)) === JSON.stringify(sortKeys(b));
-}
-
-function sortKeys(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(sortKeys);
-  if (isObj(v)) {
-    const out: Obj = {};
-    for (const k of Object.keys(v).sort()) if (v[k] !== undefined) out[k] = sortKeys(v[k]);
-    return out;
-  }
-  return v;
-}
+const sameJSON = deepEqual;
 
 /** Update rules (immutability) on top of validateObject, as ValidateXUpdate. */
 export function validateObjectUpdate(next: KubeObject, old: KubeObject, info: ResourceInfo, sub: 'main' | 'status' = 'main'): FieldError[] {
