@@ -179,8 +179,8 @@ export class MemoryStore implements KvStore, ChangeLog {
     const path: boolean[] = [];
     this.compareToPath(req, path);
     const isWrite = !isReadOnly(req);
-    if (isWrite) this.checkPath(req, path, { i: 0 }, (op) => this.checkPutOp(op));
-    this.checkPath(req, path, { i: 0 }, (op) => this.checkRangeOp(op));
+    if (isWrite) this.checkPath(req, path, { i: 0 }, true);
+    this.checkPath(req, path, { i: 0 }, false);
     if (isWrite) this.begin();
     let responses: ResponseOp[];
     try {
@@ -536,7 +536,10 @@ export class MemoryStore implements KvStore, ChangeLog {
   }
 
   private compareToPath(req: TxnRequest, path: boolean[]): void {
-    const ok = (req.compare ?? []).every((c) => this.applyCompare(c));
+    let ok = true;
+    if (req.compare !== undefined) {
+      for (let i = 0; i < req.compare.length && ok; i++) ok = this.applyCompare(req.compare[i]);
+    }
     path.push(ok);
     for (const op of (ok ? req.success : req.failure) ?? []) {
       if ('requestTxn' in op) this.compareToPath(op.requestTxn, path);
@@ -545,6 +548,12 @@ export class MemoryStore implements KvStore, ChangeLog {
 
   /** etcd applyCompare: every key in the range must satisfy the compare; no key = a zero KeyValue, except VALUE (false) */
   private applyCompare(c: Compare): boolean {
+    if (!c.rangeEnd) {
+      // the common single-key compare, without collecting
+      const kv = this.live(c.key);
+      if (kv === undefined) return c.target === 'VALUE' ? false : compareKv(c, ZERO_KV);
+      return compareKv(c, kv);
+    }
     const kvs: KeyValue[] = [];
     this.scan(c.key, upperBound(c.rangeEnd), (h) => {
       const kv = h[h.length - 1];
@@ -558,12 +567,14 @@ export class MemoryStore implements KvStore, ChangeLog {
     return true;
   }
 
-  /** walks the ops of the chosen path (etcd checkRequests) */
-  private checkPath(req: TxnRequest, path: boolean[], pos: { i: number }, f: (op: RequestOp) => void): void {
-    const ops = (path[pos.i++] ? req.success : req.failure) ?? [];
+  /** walks the ops of the chosen path (etcd checkRequests): the put checks, or the range checks */
+  private checkPath(req: TxnRequest, path: boolean[], pos: { i: number }, puts: boolean): void {
+    const ops = path[pos.i++] ? req.success : req.failure;
+    if (ops === undefined) return;
     for (const op of ops) {
-      if ('requestTxn' in op) this.checkPath(op.requestTxn, path, pos, f);
-      else f(op);
+      if ('requestTxn' in op) this.checkPath(op.requestTxn, path, pos, puts);
+      else if (puts) this.checkPutOp(op);
+      else this.checkRangeOp(op);
     }
   }
 
