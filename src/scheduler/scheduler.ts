@@ -100,7 +100,12 @@ export class SchedulerCore {
     if (!fwk) {
       return { kind: 'error', message: `pod ${podKey(pod)}: no profile for schedulerName "${profile}"`, state: undefined as unknown as CycleState, pod, profile };
     }
-    return { ...runSchedulingCycle(this.algo, fwk, pod), pod, profile };
+    const out = runSchedulingCycle(this.algo, fwk, pod);
+    // upstream handleSchedulingFailure: remember (or clear) the nomination preemption made
+    if (out.kind === 'unschedulable' && out.postFilter?.nominatedNodeName !== undefined) {
+      this.snapshot.nominator.set(pod, out.postFilter.nominatedNodeName);
+    }
+    return { ...out, pod, profile };
   }
 
   /** Reserve + Permit on the chosen node, then assume (the pod counts on the node from now on) */
@@ -115,6 +120,7 @@ export class SchedulerCore {
   }
 
   assume(pod: Pod, nodeName: string): Pod {
+    this.snapshot.nominator.delete(podKey(pod));
     const assumed: Pod = { ...pod, spec: { ...pod.spec, nodeName } };
     this.snapshot.addPod(assumed);
     return assumed;
@@ -231,6 +237,9 @@ export class Scheduler {
 
   private onPod(old: Pod | undefined, p: Pod): void {
     const key = podKey(p);
+    // nominations come from pod status (ours or another scheduler's preemption)
+    if (p.spec.nodeName || isTerminal(p)) this.core.snapshot.nominator.delete(key);
+    else if (p.status?.nominatedNodeName) this.core.snapshot.nominator.set(p, p.status.nominatedNodeName);
     if (p.spec.nodeName) {
       // assigned (by us or anyone): the cache counts it; a terminal pod frees its node
       this.queue.delete(key);
@@ -249,6 +258,7 @@ export class Scheduler {
   private onPodDelete(p: Pod): void {
     const key = podKey(p);
     this.queue.delete(key);
+    this.core.snapshot.nominator.delete(key);
     if (this.core.snapshot.hasPod(key)) {
       this.core.snapshot.removePod(key);
       this.queue.moveAllToActiveOrBackoffQueue('AssignedPodDelete');

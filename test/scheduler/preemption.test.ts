@@ -45,10 +45,15 @@ describe('DefaultPreemption in a cycle', () => {
     const core = new SchedulerCore({ nodes: [node('n1')], pods, seed: 1 });
     const out = core.schedule(makePod('vip').priority(100).req({ cpu: '1' }).obj());
     expect(out.kind === 'unschedulable' && out.postFilter?.victims?.map((p) => p.metadata.name)).toEqual(['p-lo']);
-    const two = core.schedule(makePod('vip2').priority(100).req({ cpu: '2' }).obj());
+    // (a fresh scheduler: vip's nomination would otherwise count on n1 for the next pods)
+    const core2 = new SchedulerCore({ nodes: [node('n1')], pods, seed: 1 });
+    const two = core2.schedule(makePod('vip2').priority(100).req({ cpu: '2' }).obj());
     expect(two.kind === 'unschedulable' && two.postFilter?.victims?.map((p) => p.metadata.name).sort()).toEqual(['p-lo', 'p-mid']);
+    // with vip nominated to n1, a second vip needs all three pods gone
+    const three = core.schedule(makePod('vip3').priority(100).req({ cpu: '2' }).obj());
+    expect(three.kind === 'unschedulable' && three.postFilter?.victims?.map((p) => p.metadata.name).sort()).toEqual(['p-hi', 'p-lo', 'p-mid']);
     // equal priority is not preemptible
-    const eq = core.schedule(makePod('same').priority(10).req({ cpu: '1' }).obj());
+    const eq = core2.schedule(makePod('same').priority(10).req({ cpu: '1' }).obj());
     expect(eq.kind === 'unschedulable' && eq.fitError.message).toBe(
       '0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.');
   });
@@ -75,5 +80,28 @@ describe('DefaultPreemption in a cycle', () => {
     expect(out.fitError.message.startsWith("0/2 nodes are available: 2 node(s) didn't match pod anti-affinity rules.")).toBe(true);
     expect(out.postFilter?.nominatedNodeName).toBe('n1');
     expect(out.postFilter?.victims?.map((p) => p.metadata.name)).toEqual(['web-old']);
+  });
+});
+
+describe('nominated pods', () => {
+  const node = (name: string) => makeNode(name).label('kubernetes.io/hostname', name).capacity({ cpu: '2', memory: '8Gi', pods: '110' }).obj();
+
+  it('the room a preemption freed is kept for the nominated pod (RunFilterPluginsWithNominatedPods)', () => {
+    const core = new SchedulerCore({ nodes: [node('n1')], pods: [makePod('victim').node('n1').priority(1).req({ cpu: '2' }).obj()], seed: 1 });
+    const vip = makePod('vip').priority(100).req({ cpu: '2' }).obj();
+    const out = core.schedule(vip);
+    expect(out.kind === 'unschedulable' && out.postFilter?.nominatedNodeName).toBe('n1');
+    // the victim goes away (the loop deletes it); vip has not been retried yet
+    core.snapshot.removePod('default/victim');
+    const low = core.schedule(makePod('low').priority(10).req({ cpu: '1' }).obj());
+    expect(low.kind === 'unschedulable' && low.fitError.message.startsWith('0/1 nodes are available: 1 Insufficient cpu.')).toBe(true);
+    // an equally or more important pod is not held back by a less important nomination
+    const top = core.schedule(makePod('top').priority(1000).req({ cpu: '1' }).obj());
+    expect(top.kind).toBe('scheduled');
+    // the nominated pod itself fits, and its nomination ends when it is assumed
+    const retry = core.schedule(vip);
+    expect(retry.kind === 'scheduled' && retry.nodeName).toBe('n1');
+    if (retry.kind === 'scheduled') core.reserveAndAssume(retry);
+    expect(core.snapshot.nominator.size).toBe(0);
   });
 });

@@ -133,6 +133,34 @@ export class Framework {
     return null;
   }
 
+  /**
+   * RunFilterPluginsWithNominatedPods: when pods at least as important as `pod` are nominated to
+   * this node, the node must fit both with them (first pass, on a cloned CycleState with the
+   * PreFilterExtensions' AddPod applied and the pods placed on the node) and without them.
+   */
+  runFilterWithNominatedPods(state: CycleState, pod: Pod, ni: NodeInfo): MaybeStatus {
+    const snap = this.handle.snapshot;
+    const nominated = snap.nominator.size ? snap.nominator.podsFor(ni.name, pod.spec.priority ?? 0, `${pod.metadata.namespace ?? 'default'}/${pod.metadata.name ?? ''}`) : [];
+    if (nominated.length === 0) return this.runFilter(state, pod, ni);
+    const s2 = state.clone();
+    const added: string[] = [];
+    let first: MaybeStatus;
+    try {
+      for (const np of nominated) {
+        if (snap.hasPod(`${np.metadata.namespace ?? 'default'}/${np.metadata.name ?? ''}`)) continue; // bound meanwhile: already counted
+        const pi = snap.addPod({ ...np, spec: { ...np.spec, nodeName: ni.name } });
+        added.push(pi.key);
+        const st = this.runAddPod(s2, pod, pi, ni);
+        if (st) return st;
+      }
+      first = this.runFilter(s2, pod, ni);
+    } finally {
+      for (const k of added) snap.removePod(k);
+    }
+    if (first !== null) return first;
+    return this.runFilter(state, pod, ni);
+  }
+
   /** Every filter's verdict on one node (for explain); null entries are passes, skipped ones undefined */
   runAllFilters(state: CycleState, pod: Pod, ni: NodeInfo): (MaybeStatus | undefined)[] {
     return this.plugins.filter.map((pl) => {

@@ -91,7 +91,7 @@ export class SchedulingAlgorithm {
     const nominated = pod.status?.nominatedNodeName;
     if (nominated) {
       const ni = this.snapshot.get(nominated);
-      if (ni && fwk.runFilter(state, pod, ni) === null) feasible = [ni];
+      if (ni && fwk.runFilterWithNominatedPods(state, pod, ni) === null) feasible = [ni];
     }
     if (feasible.length === 0) {
       const r = this.findNodesThatPassFilters(fwk, state, pod, nodes, diagnosis);
@@ -125,7 +125,7 @@ export class SchedulingAlgorithm {
       this.nextStartNodeIndex = (start + feasible.length) % n;
       return { feasible };
     }
-    const wf = fwk.activeWindowFilter(state);
+    const wf = this.snapshot.nominator.any(pod.spec.priority ?? 0) ? undefined : fwk.activeWindowFilter(state);
     if (wf) {
       const r = wf.run(state, pod, start, toFind);
       for (const [ni, s] of r.filtered) {
@@ -139,7 +139,7 @@ export class SchedulingAlgorithm {
     for (let i = 0; i < n && feasible.length < toFind; i++) {
       const ni = nodes[(start + i) % n];
       processed++;
-      const s = fwk.runFilter(state, pod, ni);
+      const s = fwk.runFilterWithNominatedPods(state, pod, ni);
       if (s === null) { feasible.push(ni); continue; }
       if (s.code === Code.Error) return { feasible: [], error: s };
       diagnosis.nodeToStatus.set(ni.name, s);

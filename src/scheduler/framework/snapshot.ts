@@ -183,6 +183,7 @@ export class ClusterSnapshot {
   private readonly podNode = new Map<string, string>();
   private readonly orphanPods = new Map<string, PodInfo[]>();
   readonly namespaces = new Map<string, Labels>();
+  readonly nominator = new Nominator();
   private readonly listeners: SnapshotListener[] = [];
 
   constructor(nodes: Node[] = [], pods: Pod[] = []) {
@@ -331,6 +332,55 @@ export class ClusterSnapshot {
     const out: PodInfo[] = [];
     for (const ni of this.list()) out.push(...ni.pods);
     return out;
+  }
+}
+
+/**
+ * Pods nominated to a node by preemption and not bound yet (upstream's nominator). Filters see
+ * them as already running on their nominated node when they are at least as important as the pod
+ * being scheduled, so the room a preemption freed is not taken by someone else meanwhile.
+ */
+export class Nominator {
+  private readonly byNode = new Map<string, Map<string, Pod>>();
+  private readonly nodeOf = new Map<string, string>();
+
+  /** records (or moves) a nomination; an empty node name removes it */
+  set(pod: Pod, nodeName: string | undefined): void {
+    const key = podKey(pod);
+    this.delete(key);
+    if (!nodeName) return;
+    let m = this.byNode.get(nodeName);
+    if (!m) { m = new Map(); this.byNode.set(nodeName, m); }
+    m.set(key, pod);
+    this.nodeOf.set(key, nodeName);
+  }
+
+  delete(key: string): void {
+    const n = this.nodeOf.get(key);
+    if (n === undefined) return;
+    this.nodeOf.delete(key);
+    const m = this.byNode.get(n)!;
+    m.delete(key);
+    if (m.size === 0) this.byNode.delete(n);
+  }
+
+  get size(): number {
+    return this.nodeOf.size;
+  }
+
+  /** nominated pods on `nodeName` with priority ≥ `priority`, other than `exceptKey` */
+  podsFor(nodeName: string, priority: number, exceptKey: string): Pod[] {
+    const m = this.byNode.get(nodeName);
+    if (!m) return [];
+    const out: Pod[] = [];
+    for (const [k, p] of m) if (k !== exceptKey && (p.spec.priority ?? 0) >= priority) out.push(p);
+    return out;
+  }
+
+  /** whether any nominated pod could affect a pod of this priority */
+  any(priority: number): boolean {
+    for (const m of this.byNode.values()) for (const p of m.values()) if ((p.spec.priority ?? 0) >= priority) return true;
+    return false;
   }
 }
 

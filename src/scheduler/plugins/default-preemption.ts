@@ -142,14 +142,14 @@ export class DefaultPreemption implements PostFilterPlugin {
     };
     try {
       for (const pi of lower) remove(pi);
-      const fits = fwk.runFilter(s, pod, ni);
+      const fits = fwk.runFilterWithNominatedPods(s, pod, ni);
       if (fits !== null) return { victims: [], status: fits };
       // reprieve from the most important down
       const order = [...lower].sort((a, b) => (moreImportantPod(a.pod, b.pod) ? -1 : moreImportantPod(b.pod, a.pod) ? 1 : 0));
       const victims: Pod[] = [];
       for (const pi of order) {
         restore(pi);
-        if (fwk.runFilter(s, pod, ni) !== null) {
+        if (fwk.runFilterWithNominatedPods(s, pod, ni) !== null) {
           remove(pi);
           victims.push(pi.pod);
         }
