@@ -28,13 +28,13 @@ export function failedPlugins(bits: number): string[] {
 }
 
 /**
- * kube-scheduler's FitError summary: "0/N nodes are available: 3 Insufficient cpu, 2 node(s) had
- * untolerated taint(s)." — reasons counted over nodes and sorted by text like upstream's
- * FitError.Error (sortReasonsHistogram sorts by reason string).
+ * kube-scheduler's FitError summary: "0/N nodes are available: 1 Insufficient cpu, 2 node(s) had
+ * untolerated taint(s)." — reasons counted over nodes; like upstream's sortReasonsHistogram the
+ * "<count> <reason>" strings themselves are sorted (byte order, so "10 …" sorts before "2 …").
  */
 export function fitErrorMessage(table: NodeTable, numAllNodes: number, reasonsPerNode: Iterable<number>): string {
   const hist = new Map<string, number>();
   for (const bits of reasonsPerNode) for (const r of reasonStrings(table, bits)) hist.set(r, (hist.get(r) ?? 0) + 1);
-  const parts = [...hist.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).map(([r, c]) => `${c} ${r}`);
-  return `0/${numAllNodes} nodes are available: ${parts.join(', ')}.`;
+  const parts = [...hist.entries()].map(([r, c]) => `${c} ${r}`).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return parts.length ? `0/${numAllNodes} nodes are available: ${parts.join(', ')}.` : `0/${numAllNodes} nodes are available:`;
 }

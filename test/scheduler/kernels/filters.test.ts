@@ -211,3 +211,22 @@ describe('NodeAffinity score (TestNodeAffinityPriority)', () => {
   it('only node1 matches the preferred scheduling requirements of pod', () => expect(run(makePod({ affinity: affinity1 }), [['machine1', label1], ['machine2', label2], ['machine3', label3]])).toEqual([100, 0, 0]));
   it('all nodes match with different priorities', () => expect(run(makePod({ affinity: affinity2 }), [['machine1', label1], ['machine5', label5], ['machine2', label2]])).toEqual([18, 100, 36]));
 });
+
+describe('FitError summary (framework FitError.Error)', () => {
+  it('counts reasons over nodes and sorts the "<count> <reason>" strings', async () => {
+    const { fitErrorMessage } = await import('../../../src/scheduler/kernels/reasons.js');
+    const nodes = [
+      ...Array.from({ length: 10 }, (_, i) => makeNode(`t${i}`, { capacity: { cpu: '1', pods: '10' }, taints: [{ key: 'k', effect: 'NoSchedule' }] })),
+      makeNode('small', { capacity: { cpu: '100m', pods: '10' } }),
+      makeNode('small2', { capacity: { cpu: '100m', pods: '10' } }),
+    ];
+    const table = new NodeTable();
+    for (const n of nodes) table.addNode(n);
+    const pod = makePod({ reqs: [{ cpu: '500m' }] });
+    const r = runBoth(nodes, [], pod);
+    table.resourceIndex('cpu');
+    const msg = fitErrorMessage(table, nodes.length, [...r.nodes.values()].map((n) => n.reasons));
+    // upstream sorts "10 node(s)…" before "2 Insufficient cpu" (byte order of the whole string)
+    expect(msg).toBe('0/12 nodes are available: 10 node(s) had untolerated taint(s), 2 Insufficient cpu.');
+  });
+});
