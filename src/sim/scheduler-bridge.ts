@@ -1,11 +1,12 @@
 /**
- * Plugs the real kube-scheduler model (src/scheduler) into a simulation as one more process
- * watching and binding through the ApiServer. Returns undefined when src/scheduler does not (yet)
- * export a runnable scheduler; the simulation then uses the stand-in and says so in its report.
+ * Plugs the real kube-scheduler model (src/scheduler: SchedulingQueue, framework plugins, the JS
+ * node-local kernel) into a simulation as one more process that watches pods and nodes and binds
+ * through the ApiServer.
  */
 import type { ApiClient } from '../client/api.js';
 import type { EventRecorder } from '../client/events.js';
 import type { InformerFactory } from '../client/factory.js';
+import { Scheduler } from '../scheduler/scheduler.js';
 import type { Clock } from '../util/clock.js';
 import type { Rng } from '../util/rng.js';
 import type { SchedulerComponent } from './standin-scheduler.js';
@@ -18,6 +19,11 @@ export interface SchedulerDeps {
   rng: Rng;
 }
 
-export async function createScheduler(_deps: SchedulerDeps): Promise<SchedulerComponent | undefined> {
-  return undefined;
+export async function createScheduler(deps: SchedulerDeps): Promise<SchedulerComponent> {
+  const s = new Scheduler({ api: deps.api, informers: deps.informers, clock: deps.clock, recorder: deps.recorder, seed: deps.rng.nextU32() });
+  return {
+    start: () => s.start(),
+    stop: () => { void s.stop(); },
+    get stats() { return s.stats; },
+  };
 }

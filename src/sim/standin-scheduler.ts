@@ -29,7 +29,7 @@ import type { Rng } from '../util/rng.js';
 import { isoTime } from '../controllers/pod-util.js';
 
 export interface SchedulerComponent {
-  start(): void;
+  start(): void | Promise<void>;
   stop(): void;
   readonly stats: { scheduled: number; failedAttempts: number; bindErrors: number };
 }
