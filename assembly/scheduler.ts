@@ -299,7 +299,16 @@ function fitScore(q: usize, alloc: usize, inv: usize, req: usize, nzCpu: usize, 
 }
 
 // fractions of BalancedAllocation live in a small static scratch (at most 24 resources)
-const FRACTIONS = memory.data(24 * 8);
+let FRACTIONS: usize = memory.data(24 * 8);
+
+/**
+ * Moves the BalancedAllocation scratch (24 f64) to `addr`. Only the shared-memory build
+ * (scheduler_shared, src/scheduler/shard) calls it: threads sharing one memory would otherwise race
+ * on the one static scratch. The default build never calls it.
+ */
+export function setScratch(addr: usize): void {
+  FRACTIONS = addr;
+}
 
 function balancedScore(q: usize, alloc: usize, req: usize, cap: i32, s: i32): i32 {
   const num = gBalNum;
