@@ -145,9 +145,20 @@ function describeType(v: unknown): string {
 
 // ---------------------------------------------------------------- YAML
 
+/**
+ * YAML 1.1 as go-yaml v2 (behind sigs.k8s.io/yaml) resolves it when decoding into interface{}:
+ * yes/no/on/off/y/n are booleans, 0755 is octal, 1_000 is 1000 — but timestamp-like scalars stay
+ * strings ("for backward compatibility") and there are no base-60 numbers (1:30 is a string).
+ */
+const goYamlV2Tags = (tags: import('yaml').Tags): import('yaml').Tags =>
+  tags.filter((t) => {
+    const tag = t as { tag?: string; format?: string };
+    return !(tag.tag === 'tag:yaml.org,2002:timestamp' || tag.format === 'TIME');
+  });
+
 function loadYaml(text: string, file: string, opts: LoadOptions): LoadedObject[] {
   const lc = new LineCounter();
-  const docs = parseAllDocuments(text, { lineCounter: lc, version: '1.1', merge: true, prettyErrors: false });
+  const docs = parseAllDocuments(text, { lineCounter: lc, version: '1.1', merge: true, prettyErrors: false, customTags: goYamlV2Tags });
   if (!Array.isArray(docs)) {
     // EmptyStream
     return [];

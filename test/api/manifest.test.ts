@@ -124,6 +124,14 @@ describe('loading manifests', () => {
     expect(r[1]!.errors.join('\n')).toContain('base: unknown field');
   });
 
+  it('YAML scalars resolve like go-yaml v2 (kubectl): timestamps and 1:30 stay strings, yes/on/0755/1_000 do not', () => {
+    const [o] = parseManifests('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  creationTimestamp: 2026-01-12T09:00:00Z\ndata:\n  t: 1:30\n  d: 2001-12-14\n  b: on\n  o: 0755\n  u: 1_000\n', 'c.yaml');
+    expect(o!.object).toMatchObject({
+      metadata: { creationTimestamp: '2026-01-12T09:00:00Z' },
+      data: { t: '1:30', d: '2001-12-14', b: true, o: 493, u: 1000 },
+    });
+  });
+
   it('JSON arrays of objects', () => {
     const objs = parseManifests('[\n {"apiVersion":"v1","kind":"Namespace","metadata":{"name":"a"}},\n {"apiVersion":"v1","kind":"Namespace","metadata":{"name":"b"}}\n]', 'ns.json');
     expect(objs.map((o) => [o.object.metadata.name, o.source.line, o.source.item])).toEqual([
