@@ -54,7 +54,10 @@ export function categorizeEndpoints(
   if (svc.usesClusterEndpoints) {
     const zone = topologyLabels?.[LABEL_TOPOLOGY_ZONE] ?? '';
     topologyMode = topologyModeFromHints(endpoints, nodeName, zone, opts.preferSameTrafficDistribution ?? true);
-    let cluster = endpoints.filter((ep) => ep.ready && availableForTopology(ep, topologyMode, nodeName, zone));
+    // common case first: no topology filtering and every endpoint ready → the list itself
+    let allReady = topologyMode === '';
+    for (let i = 0; allReady && i < endpoints.length; i++) if (!endpoints[i].ready) allReady = false;
+    let cluster = allReady ? endpoints : endpoints.filter((ep) => ep.ready && availableForTopology(ep, topologyMode, nodeName, zone));
     if (cluster.length === 0) cluster = endpoints.filter((ep) => ep.serving && ep.terminating);
     res.clusterEndpoints = cluster;
     if (cluster.length > 0) res.hasAnyEndpoints = true;
