@@ -394,6 +394,28 @@ export function runKvStoreConformance(name: string, makeStore: () => Promise<Con
         expect(big.header.revision).toBe(base + 5);
       });
 
+      it('nested txns get the op budget left by their parent (etcd checkTxnRequest)', async () => {
+        // the outer branch holds 101 ops (100 puts + the nested txn): the nested txn may hold 128 - 101 = 27
+        const outer = (nested: number): TxnRequest => ({
+          success: [
+            ...Array.from({ length: 100 }, (_, i) => put(p + 'o' + i, 'x')),
+            { requestTxn: { success: Array.from({ length: nested }, (_, i) => put(p + 'n' + i, 'x')) } },
+          ],
+        });
+        await expect(s.txn(outer(28))).rejects.toMatchObject({ message: 'too many operations in txn request', code: 3 });
+        const ok = await s.txn(outer(27));
+        expect(ok.header.revision).toBe(base + 4);
+      });
+
+      it('ignoreValue on a key missing before the txn fails the whole txn with key not found', async () => {
+        await expect(s.txn({ success: [{ requestPut: { key: p + 'missing', value: new Uint8Array(0), ignoreValue: true } }] }))
+          .rejects.toMatchObject({ message: 'key not found', code: 3 });
+        const ok = await s.txn({ success: [{ requestPut: { key: p + 'a', value: new Uint8Array(0), ignoreValue: true } }] });
+        expect(ok.header.revision).toBe(base + 4);
+        expect(plain((await s.range({ key: p + 'a' })).kvs[0])).toMatchObject({ value: 'm', version: 3 });
+        expect(await s.currentRevision()).toBe(base + 4);
+      });
+
       it('a put with an unknown lease or a range at a future revision fails the whole txn', async () => {
         await expect(s.txn({ success: [put(p + 'k', '1', { lease: 0x7ead })] })).rejects.toMatchObject({ message: 'requested lease not found' });
         await expect(s.txn({ success: [{ requestRange: { key: p + 'a', revision: base + 10 } }] })).rejects.toMatchObject({ message: 'mvcc: required revision is a future revision' });
@@ -442,6 +464,13 @@ export function runKvStoreConformance(name: string, makeStore: () => Promise<Con
         const evs = await w.waitEvents(3);
         expect(evs.map((e) => `${e.type} ${e.kv.key.slice(p.length)}@${e.kv.modRevision - base}`)).toEqual(['PUT b@2', 'PUT a@3', 'DELETE b@4']);
         w.assertRevisionsNotSplit();
+      });
+
+      it('a startRevision in the future waits for that revision', async () => {
+        const w = await watch({ key: p + 'f', startRevision: base + 3 });
+        for (let i = 1; i <= 4; i++) await s.put({ key: p + 'f', value: v(String(i)) });
+        const evs = await w.waitEvents(2);
+        expect(evs.map((e) => e.kv.modRevision - base)).toEqual([3, 4]);
       });
 
       it('prevKv carries the previous value (not for creations)', async () => {
