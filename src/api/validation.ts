@@ -364,12 +364,14 @@ function validateContainer(c: Obj, path: string, isInit: boolean, names: Set<str
       const requests = validateResourceList(r.requests, `${path}.resources.requests`, out, true);
       for (const [name, req] of requests) {
         const lim = limits.get(name);
-        if (lim && req.cmp(lim) > 0) {
-          // upstream reports this one at `resources.requests` (not keyed)
+        if (!lim) continue;
+        // upstream reports these at `resources.requests` (not keyed); extended resources and
+        // hugepages cannot be overcommitted (IsOvercommitAllowed), so request must equal limit
+        const overcommit = !name.startsWith('hugepages-') && (!name.includes('/') || name.startsWith('kubernetes.io/'));
+        if (req.cmp(lim) !== 0 && !overcommit) {
+          out.push(invalidValue(`${path}.resources.requests`, req.toString(), `must be equal to ${name} limit`));
+        } else if (req.cmp(lim) > 0) {
           out.push(invalidValue(`${path}.resources.requests`, req.toString(), `must be less than or equal to ${name} limit of ${lim.toString()}`));
-        }
-        if (isIntegerResource(name) && !name.startsWith('hugepages-') && lim && req.cmp(lim) !== 0) {
-          out.push(invalidValue(`${path}.resources.requests[${name}]`, req.toString(), `must be equal to ${name} limit of ${lim.toString()}`));
         }
       }
     }
