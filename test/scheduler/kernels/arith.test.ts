@@ -43,3 +43,12 @@ describe('numFeasibleNodesToFind (schedule_one.go)', () => {
     expect(numFeasibleNodesToFind(500, 10)).toBe(100); // at least minFeasibleNodesToFind
   });
 });
+
+describe('engine entry point', () => {
+  it('createKernel returns both kernels and rejects unknown names', async () => {
+    const { createKernel } = await import('../../../src/scheduler/kernels/index.js');
+    expect(createKernel('js').name).toBe('js');
+    expect(createKernel('wasm').name).toBe('wasm');
+    expect(() => createKernel('gpu' as never)).toThrow(/unknown scheduler kernel "gpu"/);
+  });
+});
