@@ -18,8 +18,12 @@ export class TableMemory {
   private _u32!: Uint32Array;
   private _f64!: Float64Array;
 
-  constructor(initialBytes = 4 * PAGE * 16) {
-    this.memory = new WebAssembly.Memory({ initial: Math.ceil(initialBytes / PAGE), maximum: 65536 });
+  /**
+   * `shared`: back the memory with a SharedArrayBuffer (WebAssembly threads) so worker threads can
+   * run the shared-memory kernel build on the same columns (src/scheduler/shard). Default false.
+   */
+  constructor(initialBytes = 4 * PAGE * 16, shared = false) {
+    this.memory = new WebAssembly.Memory({ initial: Math.ceil(initialBytes / PAGE), maximum: 65536, ...(shared ? { shared: true } : {}) });
     this.buf = this.memory.buffer;
     this.remap();
   }

@@ -17,6 +17,11 @@ export interface NodeTableOptions {
    * Ready filter; default false.
    */
   synthesizeConditionTaints?: boolean;
+  /**
+   * Back the table's WebAssembly.Memory with a SharedArrayBuffer so worker threads can scan it
+   * (src/scheduler/shard: one cluster's nodes sharded across threads). Default false.
+   */
+  sharedMemory?: boolean;
 }
 
 /** A host port in use: sanitized (hostIP '' → 0.0.0.0, protocol '' → TCP), hostPort > 0. */
@@ -161,8 +166,8 @@ export class NodeTable implements NodeTableView {
   generation = 0;
 
   constructor(options: NodeTableOptions = {}) {
-    this.options = { initialCapacity: options.initialCapacity ?? 1024, synthesizeConditionTaints: options.synthesizeConditionTaints ?? false };
-    this.mem = new TableMemory();
+    this.options = { initialCapacity: options.initialCapacity ?? 1024, synthesizeConditionTaints: options.synthesizeConditionTaints ?? false, sharedMemory: options.sharedMemory ?? false };
+    this.mem = new TableMemory(undefined, this.options.sharedMemory);
     for (const r of ['cpu', 'memory', 'ephemeral-storage', 'pods']) this.resources.intern(r);
     this.dims = { nodeCap: 0, resCap: 0, keyCap: 0, taintWords: 0, imageCap: 0, topoCap: 0 };
     this.relayout({
