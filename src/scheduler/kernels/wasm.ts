@@ -23,7 +23,10 @@ export class WasmKernel implements Kernel<NodeTable, PodQuery, KernelOutput> {
     const memory = table.mem.memory;
     let ex = this.instances.get(memory);
     if (!ex) {
-      const instance = new WebAssembly.Instance(compiledKernel('scheduler'), {
+      // a SharedArrayBuffer-backed table (NodeTableOptions.sharedMemory) needs the build that
+      // imports a shared memory (assembly/scheduler_shared.ts: same source, threads enabled)
+      const shared = typeof SharedArrayBuffer !== 'undefined' && (memory.buffer as unknown) instanceof SharedArrayBuffer;
+      const instance = new WebAssembly.Instance(compiledKernel(shared ? 'scheduler_shared' : 'scheduler'), {
         env: {
           memory,
           abort(_msg: number, _file: number, line: number, col: number): never {
