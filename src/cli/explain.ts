@@ -20,7 +20,7 @@ export function register(program: Command): void {
     .option('--config <file>', 'KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1) with profiles, plugins, weights, pluginConfig')
     .option('--kernel <name>', 'node-local kernel: js | wasm', 'js')
     .option('--seed <n>', 'seed for tie-breaks', '1')
-    .option('--plugin <path[:weight]...>', 'user plugin: a .wasm score module or a TS/JS module exporting {name, score, filter}')
+    .option('--plugin <spec...>', 'user plugin as path[:weight]: a .wasm score module or a JS/TS module exporting {name, score, filter} (repeatable)')
     .option('-o, --output <format>', 'table | json', 'table')
     .addHelpText('after', `
 Examples:
@@ -73,9 +73,9 @@ export function renderExplanation(ex: Explanation): string {
       if (!c) return ex.skippedScorePlugins.includes(s.name) && n.scores ? 'skip' : '';
       return c.raw === c.normalized ? String(c.normalized) : `${c.normalized} (raw ${c.raw})`;
     });
-    return [n.name, verdict, ...cells, n.total === undefined ? '' : String(n.total)];
+    return [n.name, ...cells, n.total === undefined ? '' : String(n.total), verdict];
   });
-  lines.push(table(['NODE', 'VERDICT', ...scoreHeads, 'TOTAL'], rows).trimEnd());
+  lines.push(table(['NODE', ...scoreHeads, 'TOTAL', 'VERDICT'], rows).trimEnd());
   if (ex.reasonCounts.length) {
     lines.push('', 'Nodes that do not fit, by reason:');
     for (const r of ex.reasonCounts) lines.push(`  ${String(r.nodes).padStart(4)}  ${r.reason}  [${r.plugin}]`);

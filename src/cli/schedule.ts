@@ -27,7 +27,7 @@ export function register(program: Command): void {
     .option('--config <file>', 'KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1)')
     .option('--kernel <name>', 'node-local kernel: js | wasm', 'js')
     .option('--seed <n>', 'seed for tie-breaks and preemption offsets', '1')
-    .option('--plugin <path[:weight]...>', 'user plugin: a .wasm score module or a TS/JS module exporting {name, score, filter}')
+    .option('--plugin <spec...>', 'user plugin as path[:weight]: a .wasm score module or a JS/TS module exporting {name, score, filter} (repeatable)')
     .option('-o, --output <format>', 'table | json', 'table')
     .addHelpText('after', `
 Example:

@@ -1,6 +1,11 @@
 // End-to-end `kubesim explain` / `kubesim schedule` on fixture clusters through the real CLI entry.
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { main } from '../../src/cli/index.js';
+// @ts-expect-error plain .mjs build helper without types
+import { buildBinpack } from '../../examples/plugins/wasm-binpack/build.mjs';
 
 const F = 'test/scheduler/fixtures';
 
@@ -73,5 +78,19 @@ describe('kubesim schedule', () => {
     const least = JSON.parse((await cli('schedule', '--cluster', `${F}/cluster.yaml`, '--pods', `${F}/pods.yaml`, '-o', 'json')).out);
     const most = JSON.parse((await cli('schedule', '--cluster', `${F}/cluster.yaml`, '--pods', `${F}/pods.yaml`, '--config', `${F}/sched-config.yaml`, '-o', 'json')).out);
     expect(least.placements[0].node).not.toBe(most.placements[0].node);
+  });
+
+  it('--plugin loads a WASM score plugin with a weight', async () => {
+    const wasm = await buildBinpack(join(mkdtempSync(join(tmpdir(), 'kubesim-cli-')), 'binpack.wasm'));
+    const base = JSON.parse((await cli('schedule', '--cluster', `${F}/cluster.yaml`, '--pods', `${F}/pods.yaml`, '-o', 'json')).out);
+    const r = await cli('schedule', '--cluster', `${F}/cluster.yaml`, '--pods', `${F}/pods.yaml`, '--plugin', `${wasm}:20`, '-o', 'json');
+    expect(r.err).toBe('');
+    const packed = JSON.parse(r.out);
+    // binpack ×20 sends web-1 to the fullest node that fits (worker-3 has 500m free)
+    expect(packed.placements[0].node).toBe('worker-3');
+    expect(base.placements[0].node).not.toBe('worker-3');
+    const bad = await cli('schedule', '--cluster', `${F}/cluster.yaml`, '--pods', `${F}/pods.yaml`, '--plugin', `${F}/pods.yaml:0`);
+    expect(bad.code).toBe(1);
+    expect(bad.err).toMatch(/^kubesim: --plugin .*weight must be in 1\.\.100/);
   });
 });
