@@ -298,47 +298,46 @@ function fitScore(q: usize, alloc: usize, inv: usize, req: usize, nzCpu: usize, 
   return <i32>idiv(nodeScore, weightSum);
 }
 
-// fractions of BalancedAllocation live in a small static scratch (at most 24 resources)
-let FRACTIONS: usize = memory.data(24 * 8);
-
-/**
- * Moves the BalancedAllocation scratch (24 f64) to `addr`. Only the shared-memory build
- * (scheduler_shared, src/scheduler/shard) calls it: threads sharing one memory would otherwise race
- * on the one static scratch. The default build never calls it.
- */
-export function setScratch(addr: usize): void {
-  FRACTIONS = addr;
+/** requested/allocatable of balanced-resource i on node s, or -1 when the resource is skipped */
+@inline function balancedFraction(i: i32, alloc: usize, req: usize, cap: i32, s: i32): f64 {
+  const kind = i32At(gBalKind, i);
+  if (kind == K_SKIP) return -1;
+  const pod = f64At(gBalReq, i);
+  if (kind == K_SCALAR && pod == 0) return -1;
+  const at = i32At(gBalRes, i) * cap + s;
+  const a = f64At(alloc, at);
+  if (a == 0) return -1;
+  let fraction = (f64At(req, at) + pod) / a;
+  if (fraction > 1) fraction = 1;
+  return fraction;
 }
 
+// No scratch memory: the kernel may run in several threads over one shared memory
+// (assembly/scheduler_shared.ts), so the fractions are recomputed in a second pass instead of
+// being stored — the same IEEE operations, so the same values as the JS twin's array.
 function balancedScore(q: usize, alloc: usize, req: usize, cap: i32, s: i32): i32 {
   const num = gBalNum;
-  const resA = gBalRes;
-  const kindA = gBalKind;
-  const podA = gBalReq;
   let count = 0;
   let total: f64 = 0;
-  for (let i = 0; i < num && count < 24; i++) {
-    const kind = i32At(kindA, i);
-    if (kind == K_SKIP) continue;
-    const pod = f64At(podA, i);
-    if (kind == K_SCALAR && pod == 0) continue;
-    const r = i32At(resA, i);
-    const a = f64At(alloc, r * cap + s);
-    if (a == 0) continue;
-    let fraction = (f64At(req, r * cap + s) + pod) / a;
-    if (fraction > 1) fraction = 1;
+  let f0: f64 = 0;
+  let f1: f64 = 0;
+  for (let i = 0; i < num; i++) {
+    const fraction = balancedFraction(i, alloc, req, cap, s);
+    if (fraction < 0) continue;
     total += fraction;
-    store<f64>(FRACTIONS + (<usize>count << 3), fraction);
+    if (count == 0) f0 = fraction;
+    else if (count == 1) f1 = fraction;
     count++;
   }
   let std: f64 = 0;
   if (count == 2) {
-    std = abs<f64>((load<f64>(FRACTIONS) - load<f64>(FRACTIONS, 8)) / 2);
+    std = abs<f64>((f0 - f1) / 2);
   } else if (count > 2) {
     const mean = total / <f64>count;
     let sum: f64 = 0;
-    for (let i = 0; i < count; i++) {
-      const f = load<f64>(FRACTIONS + (<usize>i << 3));
+    for (let i = 0; i < num; i++) {
+      const f = balancedFraction(i, alloc, req, cap, s);
+      if (f < 0) continue;
       sum = sum + (f - mean) * (f - mean);
     }
     std = sqrt<f64>(sum / <f64>count);
