@@ -143,7 +143,7 @@ async function run(o: InputOpts): Promise<Run> {
       node = { name: o.node ?? g.nodeName, ips: { IPv4: '192.168.0.10' } };
       clusterCIDR ??= g.clusterCIDR;
     } else {
-      const objs = loadProxyObjects(o.cluster!);
+      const objs = await loadProxyObjects(o.cluster!);
       services = objs.services;
       slices = objs.endpointSlices;
       const nodes = [...objs.nodes].sort((a, b) => (a.metadata.name! < b.metadata.name! ? -1 : 1));
@@ -192,7 +192,7 @@ async function run(o: InputOpts): Promise<Run> {
       const curSvcs = byKey(services), curSlices = byKey(slices);
       const key = (x: { metadata: { namespace?: string; name?: string } }) => `${x.metadata.namespace ?? 'default'}/${x.metadata.name}`;
       if (o.update) {
-        const upd = loadProxyObjects(o.update);
+        const upd = await loadProxyObjects(o.update);
         for (const x of upd.services) {
           const prev = curSvcs.get(key(x));
           if (prev) state.onServiceUpdate(prev, x); else state.onServiceAdd(x);
@@ -205,7 +205,7 @@ async function run(o: InputOpts): Promise<Run> {
         }
       }
       if (o.delete) {
-        const del = loadProxyObjects(o.delete);
+        const del = await loadProxyObjects(o.delete);
         for (const x of del.services) {
           const prev = curSvcs.get(key(x));
           if (!prev) throw new CliError(`--delete: Service ${key(x)} is not in the cluster`);

@@ -1,5 +1,5 @@
 /**
- * Loads the objects kube-proxy watches — Services, EndpointSlices, Nodes — from YAML/JSON
+ * Picks the objects kube-proxy watches — Services, EndpointSlices, Nodes — out of YAML/JSON
  * manifests or `kubectl get -o yaml|json` output (multi-document YAML, `kind: List` and
  * `*List` wrappers). Other kinds are counted and ignored. Errors name the file, the document
  * and the field.
@@ -8,9 +8,7 @@
  * status.addresses (InternalIP first, then ExternalIP; one per family) and the zone label
  * that topology-aware routing reads.
  */
-import { readFileSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
-import { parseAllDocuments } from 'yaml';
+import { loadManifests, ManifestError as ApiManifestError } from '../../api/manifest.js';
 import type { EndpointSlice, Node, Service } from '../../api/types.js';
 import { canonicalIP, ipFamilyOf, type IPFamily } from './ip.js';
 import { LABEL_TOPOLOGY_ZONE } from './topology.js';
@@ -24,7 +22,7 @@ export interface ProxyObjects {
   ignored: Record<string, number>;
 }
 
-/** A manifest problem: "file: document N (Kind ns/name): field: detail". */
+/** A manifest problem: "file:line: document N (Kind ns/name): field: detail". */
 export class ManifestError extends Error {
   constructor(message: string) {
     super(message);
@@ -32,87 +30,35 @@ export class ManifestError extends Error {
   }
 }
 
-/** Reads files and directories (*.yaml, *.yml, *.json inside, sorted) into proxy objects. */
-export function loadProxyObjects(paths: readonly string[]): ProxyObjects {
+/**
+ * Reads files and directories (*.yaml, *.yml, *.json inside, sorted; `-` for stdin) into proxy
+ * objects, through the API's manifest loader (src/api/manifest.ts: YAML 1.1 like kubectl, Lists,
+ * line numbers).
+ */
+export async function loadProxyObjects(paths: readonly string[]): Promise<ProxyObjects> {
   const out: ProxyObjects = { services: [], endpointSlices: [], nodes: [], ignored: {} };
-  for (const p of expandPaths(paths)) {
-    let text: string;
-    try {
-      text = readFileSync(p, 'utf8');
-    } catch (e) {
-      throw new ManifestError(`${p}: cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-    }
-    addObjects(out, parseManifestText(text, p), p);
+  let loaded;
+  try {
+    loaded = await loadManifests([...paths]);
+  } catch (e) {
+    if (e instanceof ApiManifestError) throw new ManifestError(e.message);
+    throw e;
   }
+  addObjects(out, loaded.map((l) => ({
+    where: `${l.source.file}:${l.source.line}: document ${l.source.document + 1}${l.source.item !== undefined ? ` items[${l.source.item}]` : ''}`,
+    obj: l.object as unknown as Record<string, unknown>,
+  })));
   return out;
 }
 
-function expandPaths(paths: readonly string[]): string[] {
-  const files: string[] = [];
-  for (const p of paths) {
-    let st;
-    try { st = statSync(p); } catch { throw new ManifestError(`${p}: no such file or directory`); }
-    if (st.isDirectory()) {
-      for (const f of readdirSync(p).sort()) if (/\.(ya?ml|json)$/i.test(f)) files.push(join(p, f));
-    } else {
-      files.push(p);
-    }
-  }
-  return files;
-}
-
-/** Parses one file's text into plain objects (JSON or multi-document YAML), Lists flattened. */
-export function parseManifestText(text: string, file = '<input>'): { doc: number; obj: Record<string, unknown> }[] {
-  const out: { doc: number; obj: Record<string, unknown> }[] = [];
-  const trimmed = text.trimStart();
-  let docs: unknown[];
-  if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
-    try {
-      const v = JSON.parse(text);
-      docs = Array.isArray(v) ? v : [v];
-    } catch (e) {
-      throw new ManifestError(`${file}: invalid JSON: ${(e as Error).message}`);
-    }
-  } else {
-    docs = [];
-    for (const d of parseAllDocuments(text)) {
-      if (d.errors.length) {
-        const err = d.errors[0];
-        const line = err.linePos?.[0]?.line;
-        throw new ManifestError(`${file}${line ? `:${line}` : ''}: invalid YAML: ${err.message.split('\n')[0]}`);
-      }
-      docs.push(d.toJS());
-    }
-  }
-  docs.forEach((d, i) => {
-    if (d === null || d === undefined) return;
-    if (typeof d !== 'object' || Array.isArray(d)) {
-      throw new ManifestError(`${file}: document ${i + 1}: expected an object, got ${Array.isArray(d) ? 'an array' : typeof d}`);
-    }
-    const o = d as Record<string, unknown>;
-    if (typeof o.kind === 'string' && (o.kind === 'List' || o.kind.endsWith('List')) && Array.isArray(o.items)) {
-      const itemKind = o.kind === 'List' ? undefined : o.kind.slice(0, -4);
-      (o.items as unknown[]).forEach((it, j) => {
-        if (!it || typeof it !== 'object') throw new ManifestError(`${file}: document ${i + 1}: items[${j}]: expected an object`);
-        const item = it as Record<string, unknown>;
-        if (item.kind === undefined && itemKind) item.kind = itemKind;
-        out.push({ doc: i + 1, obj: item });
-      });
-    } else {
-      out.push({ doc: i + 1, obj: o });
-    }
-  });
-  return out;
-}
-
-function addObjects(out: ProxyObjects, objs: { doc: number; obj: Record<string, unknown> }[], file: string): void {
-  for (const { doc, obj } of objs) {
+function addObjects(out: ProxyObjects, objs: { where: string; obj: Record<string, unknown> }[]): void {
+  for (const { where: at, obj } of objs) {
     const kind = obj.kind;
     const meta = obj.metadata as Record<string, unknown> | undefined;
     const name = typeof meta?.name === 'string' ? meta.name : undefined;
     const ns = typeof meta?.namespace === 'string' ? meta.namespace : 'default';
-    const where = `${file}: document ${doc} (${String(kind)} ${kind === 'Node' ? name : `${ns}/${name}`})`;
-    if (typeof kind !== 'string') throw new ManifestError(`${file}: document ${doc}: kind: missing`);
+    const where = `${at} (${String(kind)} ${kind === 'Node' ? name : `${ns}/${name}`})`;
+    if (typeof kind !== 'string') throw new ManifestError(`${at}: kind: missing`);
     if (kind !== 'Service' && kind !== 'EndpointSlice' && kind !== 'Node') {
       out.ignored[kind] = (out.ignored[kind] ?? 0) + 1;
       continue;
