@@ -68,6 +68,39 @@ describe('validateObject', () => {
     ['restartPolicy', pod({ containers: [c()], restartPolicy: 'Sometimes' }), ['spec.restartPolicy: Unsupported value: "Sometimes": supported values: "Always", "Never", "OnFailure"']],
     ['sidecar restartPolicy on app container', pod({ containers: [c({ restartPolicy: 'Always' })] }), ['spec.containers[0].restartPolicy: Forbidden: may not be set for non-init containers']],
     ['toleration Exists with value', pod({ containers: [c()], tolerations: [{ key: 'k', operator: 'Exists', value: 'v' }] }), ["spec.tolerations[0].operator: Invalid value: \"v\": value must be empty when `operator` is 'Exists'"]],
+    ['node affinity terms', pod({ containers: [c()], affinity: { nodeAffinity: {
+      requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [
+        { key: 'zone', operator: 'In' }, { key: 'gpu', operator: 'Exists', values: ['x'] }, { key: 'cores', operator: 'Gt', values: ['1', '2'] }, { key: 'k', operator: 'Near', values: ['a'] },
+      ], matchFields: [{ key: 'metadata.uid', operator: 'In', values: ['a', 'b'] }] }] },
+      preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 0, preference: { matchExpressions: [{ key: 'a', operator: 'In', values: ['b'] }] } }],
+    } } }), [
+      "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].values: Required value: must be specified when `operator` is 'In' or 'NotIn'",
+      "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[1].values: Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
+      "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[2].values: Required value: must be specified single value when `operator` is 'Lt' or 'Gt'",
+      'spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[3].operator: Invalid value: "Near": not a valid selector operator',
+      'spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchFields[0].key: Invalid value: "metadata.uid": not a valid field selector key',
+      "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchFields[0].values: Required value: must be only one value when `operator` is 'In' or 'NotIn' for node field selector",
+      'spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight: Invalid value: 0: must be in the range 1-100',
+    ]],
+    ['empty required node affinity', pod({ containers: [c()], affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [] } } } }), [
+      'spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms: Required value: must have at least one node selector term',
+    ]],
+    ['pod anti-affinity topologyKey and weight', pod({ containers: [c()], affinity: { podAntiAffinity: {
+      requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: { app: 'x' } } }],
+      preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 101, podAffinityTerm: { topologyKey: 'zone', labelSelector: { matchExpressions: [{ key: 'a', operator: 'In' }] } } }],
+    } } }), [
+      'spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey: Required value: can not be empty',
+      'spec.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight: Invalid value: 101: must be in the range 1-100',
+      "spec.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].podAffinityTerm.labelSelector.matchExpressions[0].values: Required value: must be specified when `operator` is 'In' or 'NotIn'",
+    ]],
+    ['topology spread', pod({ containers: [c()], topologySpreadConstraints: [
+      { maxSkew: 0, topologyKey: 'zone', whenUnsatisfiable: 'ScheduleAnyway', minDomains: 2 },
+      { maxSkew: 1, topologyKey: 'zone', whenUnsatisfiable: 'ScheduleAnyway' },
+    ] }), [
+      'spec.topologySpreadConstraints[0].maxSkew: Invalid value: 0: must be greater than zero',
+      'spec.topologySpreadConstraints[0].minDomains: Invalid value: 2: can only use minDomains if whenUnsatisfiable=DoNotSchedule, not ScheduleAnyway',
+      'spec.topologySpreadConstraints[1].{topologyKey, whenUnsatisfiable}: Duplicate value: "{zone, ScheduleAnyway}"',
+    ]],
     ['unknown field', pod({ containers: [c({ foo: 1 })], bar: true }), ['spec.containers[0].foo: unknown field', 'spec.bar: unknown field']],
     ['bad name and labels', pod({ containers: [c()] }, { name: 'Web_0', labels: { 'a b': 'x', ok: 'bad value' } }), [
       `metadata.name: Invalid value: "Web_0": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`,
