@@ -128,13 +128,9 @@ export class JsKernel implements Kernel<NodeTable, PodQuery, KernelOutput> {
       return true;
     };
 
-    let feasibleCount = 0;
-    let processed = 0;
-    for (let i = 0; i < n; i++) {
-      const s = i32[orderB + ((start + i) % n)];
-      processed = i + 1;
+    /** the default profile's node-local filters in order; stops at the first failing plugin unless allReasons */
+    const filterNode = (s: number): number => {
       let reasons = 0;
-      if (!ignoreFilters) {
       // NodeUnschedulable
       if ((u8[flagsB + s] & L.F_UNSCHEDULABLE) !== 0 && (qf & L.QF_TOL_UNSCHEDULABLE) === 0) reasons |= ReasonBit.NodeUnschedulable;
       // NodeName
@@ -171,8 +167,15 @@ export class JsKernel implements Kernel<NodeTable, PodQuery, KernelOutput> {
           }
         }
       }
-      }
+      return reasons;
+    };
 
+    let feasibleCount = 0;
+    let processed = 0;
+    for (let i = 0; i < n; i++) {
+      const s = i32[orderB + ((start + i) % n)];
+      processed = i + 1;
+      const reasons = ignoreFilters ? 0 : filterNode(s);
       if (reasons !== 0) {
         u8[statusB + s] = NodeStatus.Filtered;
         u32[reasonsB + s] = reasons;
