@@ -75,7 +75,8 @@ export function renderExplanation(ex: Explanation): string {
     });
     return [n.name, ...cells, n.total === undefined ? '' : String(n.total), verdict];
   });
-  lines.push(table(['NODE', ...scoreHeads, 'TOTAL', 'VERDICT'], rows).trimEnd());
+  if (ex.nodes.some((n) => n.scores)) lines.push(table(['NODE', ...scoreHeads, 'TOTAL', 'VERDICT'], rows).trimEnd());
+  else lines.push(table(['NODE', 'VERDICT'], rows.map((r) => [r[0], r[r.length - 1]])).trimEnd());
   if (ex.reasonCounts.length) {
     lines.push('', 'Nodes that do not fit, by reason:');
     for (const r of ex.reasonCounts) lines.push(`  ${String(r.nodes).padStart(4)}  ${r.reason}  [${r.plugin}]`);
