@@ -3,7 +3,7 @@
 // the what-if, and the PostFilter message when nothing helps.
 import { describe, expect, it } from 'vitest';
 import type { Pod } from '../../src/api/types.js';
-import { pickOneNodeForPreemption, type Candidate } from '../../src/scheduler/plugins/default-preemption.js';
+import { DefaultPreemption, pickOneNodeForPreemption, type Candidate } from '../../src/scheduler/plugins/default-preemption.js';
 import { SchedulerCore } from '../../src/scheduler/scheduler.js';
 import { makeNode, makePod } from './builders.js';
 
@@ -103,5 +103,26 @@ describe('nominated pods', () => {
     expect(retry.kind === 'scheduled' && retry.nodeName).toBe('n1');
     if (retry.kind === 'scheduled') core.reserveAndAssume(retry);
     expect(core.snapshot.nominator.size).toBe(0);
+  });
+});
+
+describe('calculateNumCandidates (default_preemption_test.go)', () => {
+  const cases: [string, number, number, number, number][] = [
+    ['no nodes', 0, 50, 10, 0],
+    ['nodes*minCandidateNodesPercentage >= minCandidateNodesAbsolute', 100, 50, 10, 50],
+    ['nodes*minCandidateNodesPercentage < minCandidateNodesAbsolute', 100, 5, 10, 10],
+    ['nodes*minCandidateNodesPercentage < minCandidateNodesAbsolute and numNodes < minCandidateNodesAbsolute', 8, 5, 10, 8],
+  ];
+  for (const [name, nodes, pct, abs, want] of cases) {
+    it(name, () => {
+      const core = new SchedulerCore({ seed: 1 });
+      const pl = new DefaultPreemption({ minCandidateNodesPercentage: pct, minCandidateNodesAbsolute: abs }, core.frameworkFor(makePod('x').obj())!.handle);
+      expect(pl.numCandidates(nodes)).toBe(want);
+    });
+  }
+  it('rejects invalid args like ValidateDefaultPreemptionArgs', () => {
+    const h = new SchedulerCore({ seed: 1 }).frameworkFor(makePod('x').obj())!.handle;
+    expect(() => new DefaultPreemption({ minCandidateNodesPercentage: 0, minCandidateNodesAbsolute: 0 }, h)).toThrow('cannot be both zero');
+    expect(() => new DefaultPreemption({ minCandidateNodesPercentage: 101 }, h)).toThrow('not in valid range [0, 100]');
   });
 });
