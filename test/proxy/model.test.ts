@@ -104,3 +104,50 @@ describe('name validation (names reach chain hashes and quoted comments)', () =>
     expect(() => servicePortsFromService(svc('a', { ports: [{ name: 'h"ttp', port: 80 }] }))).toThrow('spec.ports[0].name: "h"ttp" is not a valid port name');
   });
 });
+
+// kubernetes pkg/proxy/iptables/proxier_test.go TestBuildServiceMapAddRemove / ...Headless / ...ExternalName
+describe('service map building (upstream TestBuildServiceMap*)', () => {
+  const port = (name: string, protocol: 'TCP' | 'UDP' | 'SCTP', p: number, nodePort: number, targetPort: number) => ({ name, protocol, port: p, nodePort, targetPort });
+  const mk = (ns: string, name: string, spec: Partial<Service['spec']>, status?: Service['status']): Service =>
+    ({ apiVersion: 'v1', kind: 'Service', metadata: { namespace: ns, name }, spec: spec as Service['spec'], status });
+  const hcPorts = (st: ProxyState) => {
+    const m = new Map<string, number>();
+    for (const p of st.servicePorts.values()) if (p.healthCheckNodePort) m.set(p.serviceName, p.healthCheckNodePort);
+    return m;
+  };
+
+  it('TestBuildServiceMapAddRemove', () => {
+    const services = [
+      mk('somewhere-else', 'cluster-ip', { type: 'ClusterIP', clusterIP: '172.30.55.4', ports: [port('something', 'UDP', 1234, 4321, 0), port('somethingelse', 'UDP', 1235, 5321, 0), port('sctpport', 'SCTP', 1236, 6321, 0)] }),
+      mk('somewhere-else', 'node-port', { type: 'NodePort', clusterIP: '172.30.55.10', ports: [port('blahblah', 'UDP', 345, 678, 0), port('moreblahblah', 'TCP', 344, 677, 0), port('muchmoreblah', 'SCTP', 343, 676, 0)] }),
+      mk('somewhere', 'load-balancer', { type: 'LoadBalancer', clusterIP: '172.30.55.11', loadBalancerIP: '1.2.3.4', ports: [port('foobar', 'UDP', 8675, 30061, 7000), port('baz', 'UDP', 8676, 30062, 7001)] },
+        { loadBalancer: { ingress: [{ ip: '1.2.3.4' }] } }),
+      mk('somewhere', 'only-local-load-balancer', { type: 'LoadBalancer', clusterIP: '172.30.55.12', loadBalancerIP: '5.6.7.8', ports: [port('foobar2', 'UDP', 8677, 30063, 7002), port('baz', 'UDP', 8678, 30064, 7003)], externalTrafficPolicy: 'Local', healthCheckNodePort: 345 },
+        { loadBalancer: { ingress: [{ ip: '5.6.7.8' }] } }),
+    ];
+    const st = new ProxyState({ name: 'test-node' });
+    for (const s of services) st.onServiceAdd(s);
+    st.applyChanges();
+    expect(st.servicePorts.size).toBe(10);
+    expect([...hcPorts(st)]).toEqual([['somewhere/only-local-load-balancer', 345]]);
+
+    const oneService = mk('somewhere-else', 'cluster-ip', { type: 'ClusterIP', clusterIP: '172.30.55.4', ports: [port('somethingelse', 'UDP', 1235, 5321, 0)] });
+    st.onServiceUpdate(services[0], oneService);
+    st.onServiceDelete(services[1]);
+    st.onServiceDelete(services[2]);
+    st.onServiceDelete(services[3]);
+    st.applyChanges();
+    expect(st.servicePorts.size).toBe(1);
+    expect(hcPorts(st).size).toBe(0);
+  });
+
+  it('TestBuildServiceMapServiceHeadless and ...TypeExternalName', () => {
+    const st = new ProxyState({ name: 'test-node' });
+    st.onServiceAdd(mk('somewhere-else', 'headless', { type: 'ClusterIP', clusterIP: 'None', ports: [port('rpc', 'UDP', 1234, 0, 0)] }));
+    st.onServiceAdd(mk('somewhere-else', 'headless-without-port', { type: 'ClusterIP', clusterIP: 'None' }));
+    st.onServiceAdd(mk('somewhere-else', 'external-name', { type: 'ExternalName', clusterIP: '172.30.55.4', externalName: 'foo2.bar.com', ports: [port('blah', 'UDP', 1235, 5321, 0)] }));
+    st.applyChanges();
+    expect(st.servicePorts.size).toBe(0);
+    expect(hcPorts(st).size).toBe(0);
+  });
+});
