@@ -8,9 +8,12 @@ import type { Container, KubeObject, PodSpec, ResourceList } from './types.js';
 
 type Obj = Record<string, any>;
 
+/** Defaulting never fails: a field of the wrong type is left alone for validation to report. */
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
 /** SetDefaults_PodSpec / SetDefaults_Container subset + requests default to limits. */
 export function defaultPodSpec(spec: PodSpec | undefined): void {
-  if (!spec || typeof spec !== 'object') return;
+  if (!isObj(spec)) return;
   spec.restartPolicy ??= 'Always';
   spec.terminationGracePeriodSeconds ??= 30;
   (spec as Obj).dnsPolicy ??= 'ClusterFirst';
@@ -21,17 +24,17 @@ export function defaultPodSpec(spec: PodSpec | undefined): void {
   spec.priority ??= 0;
   for (const list of [spec.containers, spec.initContainers]) {
     if (!Array.isArray(list)) continue;
-    for (const c of list) if (c && typeof c === 'object') defaultContainer(c);
+    for (const c of list) if (isObj(c)) defaultContainer(c as Container);
   }
 }
 
 /** DefaultTolerationSeconds admission (pods, on create): tolerate not-ready/unreachable for 300 s. */
 export function defaultTolerationSeconds(spec: PodSpec | undefined): void {
-  if (!spec || typeof spec !== 'object') return;
-  if (spec.tolerations !== undefined && !Array.isArray(spec.tolerations)) return;
+  if (!isObj(spec)) return;
+  if (spec.tolerations !== undefined && spec.tolerations !== null && !Array.isArray(spec.tolerations)) return;
   const tol = (spec.tolerations ??= []);
   for (const key of ['node.kubernetes.io/not-ready', 'node.kubernetes.io/unreachable']) {
-    const has = tol.some((t) => t && (t.key === key || (t.operator === 'Exists' && !t.key)) && (!t.effect || t.effect === 'NoExecute'));
+    const has = tol.some((t) => isObj(t) && (t.key === key || (t.operator === 'Exists' && !t.key)) && (!t.effect || t.effect === 'NoExecute'));
     if (!has) tol.push({ key, operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 });
   }
 }
@@ -45,24 +48,26 @@ function defaultContainer(c: Container): void {
   }
   (c as Obj).terminationMessagePath ??= '/dev/termination-log';
   (c as Obj).terminationMessagePolicy ??= 'File';
-  if (Array.isArray(c.ports)) for (const p of c.ports) if (p && typeof p === 'object') p.protocol ??= 'TCP';
+  if (Array.isArray(c.ports)) for (const p of c.ports) if (isObj(p)) p.protocol ??= 'TCP';
   const r = c.resources;
-  if (r && typeof r === 'object' && r.limits && typeof r.limits === 'object') {
+  if (isObj(r) && isObj(r.limits) && (r.requests === undefined || r.requests === null || isObj(r.requests))) {
     // SetDefaults_ResourceRequirements: a limit without a request sets the request
     const req: ResourceList = (r.requests ??= {});
-    for (const [k, v] of Object.entries(r.limits)) if (req[k] === undefined) req[k] = v;
+    for (const [k, v] of Object.entries(r.limits)) if (req[k] === undefined) req[k] = v as string | number;
   }
   c.resources ??= {};
 }
 
 /** The pod's QoS class (qos.GetPodQOS) from cpu/memory requests and limits of all containers. */
 export function podQOSClass(spec: PodSpec | undefined): 'Guaranteed' | 'Burstable' | 'BestEffort' {
-  const containers = [...(spec?.containers ?? []), ...(spec?.initContainers ?? [])];
+  const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+  const containers = isObj(spec) ? [...list(spec.containers), ...list(spec.initContainers)] : [];
   let anyRequestOrLimit = false;
   let guaranteed = true;
   for (const c of containers) {
-    const req = c?.resources?.requests ?? {};
-    const lim = c?.resources?.limits ?? {};
+    const res = isObj(c) && isObj(c.resources) ? c.resources : {};
+    const req: Obj = isObj(res.requests) ? res.requests : {};
+    const lim: Obj = isObj(res.limits) ? res.limits : {};
     for (const name of ['cpu', 'memory']) {
       const rq = req[name];
       const lm = lim[name];
@@ -101,30 +106,34 @@ export function applyDefaults(obj: KubeObject): void {
       break;
     case 'Deployment': {
       const s = o.spec;
-      if (!s || typeof s !== 'object') break;
+      if (!isObj(s)) break;
       s.replicas ??= 1;
       s.revisionHistoryLimit ??= 10;
       s.progressDeadlineSeconds ??= 600;
       s.strategy ??= {};
-      s.strategy.type ??= 'RollingUpdate';
-      if (s.strategy.type === 'RollingUpdate') {
-        s.strategy.rollingUpdate ??= {};
-        s.strategy.rollingUpdate.maxUnavailable ??= '25%';
-        s.strategy.rollingUpdate.maxSurge ??= '25%';
+      if (isObj(s.strategy)) {
+        s.strategy.type ??= 'RollingUpdate';
+        if (s.strategy.type === 'RollingUpdate') {
+          s.strategy.rollingUpdate ??= {};
+          if (isObj(s.strategy.rollingUpdate)) {
+            s.strategy.rollingUpdate.maxUnavailable ??= '25%';
+            s.strategy.rollingUpdate.maxSurge ??= '25%';
+          }
+        }
       }
-      defaultPodSpec(s.template?.spec);
+      if (isObj(s.template)) defaultPodSpec(s.template.spec);
       break;
     }
     case 'ReplicaSet': {
       const s = o.spec;
-      if (!s || typeof s !== 'object') break;
+      if (!isObj(s)) break;
       s.replicas ??= 1;
-      defaultPodSpec(s.template?.spec);
+      if (isObj(s.template)) defaultPodSpec(s.template.spec);
       break;
     }
     case 'Service': {
       const s = o.spec;
-      if (!s || typeof s !== 'object') break;
+      if (!isObj(s)) break;
       s.type ??= 'ClusterIP';
       if (s.type !== 'ExternalName') {
         s.sessionAffinity ??= 'None';
@@ -133,7 +142,7 @@ export function applyDefaults(obj: KubeObject): void {
       }
       if (Array.isArray(s.ports)) {
         for (const p of s.ports) {
-          if (!p || typeof p !== 'object') continue;
+          if (!isObj(p)) continue;
           p.protocol ??= 'TCP';
           if (p.targetPort === undefined || p.targetPort === 0 || p.targetPort === '') p.targetPort = p.port;
         }
@@ -141,7 +150,7 @@ export function applyDefaults(obj: KubeObject): void {
       break;
     }
     case 'EndpointSlice':
-      if (Array.isArray(o.ports)) for (const p of o.ports) if (p && typeof p === 'object') p.protocol ??= 'TCP';
+      if (Array.isArray(o.ports)) for (const p of o.ports) if (isObj(p)) p.protocol ??= 'TCP';
       break;
   }
 }

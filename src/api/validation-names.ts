@@ -15,6 +15,9 @@ export function regexError(msg: string, fmt: string, ...examples: string[]): str
   return `${s}regex used for validation is '${fmt}')`;
 }
 
+/** Validators receive decoded JSON: a non-string where a string belongs is reported, never thrown. */
+export const NOT_A_STRING = 'must be a string';
+
 export const maxLenError = (n: number) => `must be no more than ${n} characters`;
 export const emptyError = () => 'must be non-empty';
 export const inclusiveRangeError = (lo: number, hi: number) => `must be between ${lo} and ${hi}, inclusive`;
@@ -41,6 +44,7 @@ const LABEL_VALUE_RE = new RegExp(`^${LABEL_VALUE_FMT}$`);
 
 /** IsDNS1123Label (max 63). */
 export function isDNS1123Label(value: string): string[] {
+  if (typeof value !== 'string') return [NOT_A_STRING];
   const errs: string[] = [];
   if (value.length > 63) errs.push(maxLenError(63));
   if (!DNS1123_LABEL_RE.test(value)) {
@@ -52,6 +56,7 @@ export function isDNS1123Label(value: string): string[] {
 
 /** IsDNS1123Subdomain (max 253). */
 export function isDNS1123Subdomain(value: string): string[] {
+  if (typeof value !== 'string') return [NOT_A_STRING];
   const errs: string[] = [];
   if (value.length > 253) errs.push(maxLenError(253));
   if (!DNS1123_SUBDOMAIN_RE.test(value)) errs.push(regexError(DNS1123_SUBDOMAIN_ERR, DNS1123_SUBDOMAIN_FMT, 'example.com'));
@@ -60,6 +65,7 @@ export function isDNS1123Subdomain(value: string): string[] {
 
 /** IsDNS1035Label (max 63): Service names. */
 export function isDNS1035Label(value: string): string[] {
+  if (typeof value !== 'string') return [NOT_A_STRING];
   const errs: string[] = [];
   if (value.length > 63) errs.push(maxLenError(63));
   if (!DNS1035_LABEL_RE.test(value)) errs.push(regexError(DNS1035_LABEL_ERR, DNS1035_LABEL_FMT, 'my-name', 'abc-123'));
@@ -68,6 +74,7 @@ export function isDNS1035Label(value: string): string[] {
 
 /** IsQualifiedName: label keys, annotation keys, resource names (`example.com/MyName`). */
 export function isQualifiedName(value: string): string[] {
+  if (typeof value !== 'string') return [NOT_A_STRING];
   const errs: string[] = [];
   const parts = value.split('/');
   let name: string;
@@ -90,6 +97,7 @@ export function isQualifiedName(value: string): string[] {
 
 /** IsValidLabelValue (max 63, may be empty). */
 export function isValidLabelValue(value: string): string[] {
+  if (typeof value !== 'string') return [NOT_A_STRING];
   const errs: string[] = [];
   if (value.length > 63) errs.push(maxLenError(63));
   if (!LABEL_VALUE_RE.test(value)) errs.push(regexError(LABEL_VALUE_ERR, LABEL_VALUE_FMT, 'MyValue', 'my_value', '12345'));
@@ -103,6 +111,7 @@ export function isValidPortNum(port: number): string[] {
 
 /** IsValidPortName (IANA_SVC_NAME): ≤ 15 chars, [-a-z0-9], at least one letter, no `--`, no edge hyphen. */
 export function isValidPortName(port: string): string[] {
+  if (typeof port !== 'string') return [NOT_A_STRING];
   const errs: string[] = [];
   if (port.length > 15) errs.push(maxLenError(15));
   if (!/^[-a-z0-9]+$/.test(port)) errs.push('must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)');

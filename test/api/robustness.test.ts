@@ -1,0 +1,71 @@
+/**
+ * Seeded fuzzing: fixture objects with fields replaced by values of the wrong type must never
+ * crash validation or the ApiServer — every outcome is a result or an ApiError.
+ */
+import { describe, expect, it } from 'vitest';
+import { ApiServer } from '../../src/api/apiserver.js';
+import { ApiError } from '../../src/api/errors.js';
+import { checkObject } from '../../src/api/manifest-check.js';
+import { loadManifests, prepareForCreate, type LoadedObject } from '../../src/api/manifest.js';
+import { MemoryStore } from '../../src/store/memory/store.js';
+import { ManualClock } from '../../src/util/clock.js';
+import { Rng } from '../../src/util/rng.js';
+
+const WEIRD: unknown[] = [null, 0, -1, 1.5, 'x', '', true, [], {}, [1, 'a'], { a: 1 }, '1.5x', 70000];
+
+/** Every path (as key arrays) to a value inside obj. */
+function paths(obj: unknown, prefix: (string | number)[] = [], out: (string | number)[][] = []): (string | number)[][] {
+  if (obj && typeof obj === 'object') {
+    for (const [k, v] of Object.entries(obj)) {
+      const p = [...prefix, Array.isArray(obj) ? Number(k) : k];
+      out.push(p);
+      paths(v, p, out);
+    }
+  }
+  return out;
+}
+
+function setAt(obj: any, path: (string | number)[], value: unknown): void {
+  let cur = obj;
+  for (let i = 0; i < path.length - 1; i++) cur = cur[path[i]!];
+  cur[path[path.length - 1]!] = value;
+}
+
+describe('robustness', () => {
+  it('2000 seeded type-confused objects: validation and create never throw anything but ApiError', async () => {
+    const fixtures = await loadManifests(['test/fixtures/manifests']);
+    const rng = new Rng(2026);
+    const clock = new ManualClock();
+    const api = new ApiServer(new MemoryStore({ clock }), { clock, fieldValidation: 'Strict' });
+    let rejected = 0;
+    let accepted = 0;
+    for (let i = 0; i < 2000; i++) {
+      const base = fixtures[rng.int(fixtures.length)]!;
+      const obj = structuredClone(base.object) as any;
+      const ps = paths(obj).filter((p) => p[0] !== 'kind' && p[0] !== 'apiVersion');
+      for (let m = 0; m < 1 + rng.int(3); m++) {
+        const p = ps[rng.int(ps.length)]!;
+        try {
+          setAt(obj, p, structuredClone(WEIRD[rng.int(WEIRD.length)]));
+        } catch {
+          /* the parent became a primitive in an earlier mutation */
+        }
+      }
+      const loaded: LoadedObject = { ...base, object: obj, lineOf: () => base.source.line };
+      const report = checkObject(loaded);
+      expect(report.errors.every((e) => e.startsWith(`${base.source.file}:`))).toBe(true);
+      try {
+        obj.metadata = typeof obj.metadata === 'object' && obj.metadata ? obj.metadata : obj.metadata;
+        await api.create(prepareForCreate(obj));
+        accepted++;
+      } catch (e) {
+        if (!(e instanceof ApiError)) throw new Error(`non-ApiError for ${JSON.stringify(obj).slice(0, 300)}: ${(e as Error).stack}`);
+        expect(e.code).toBeGreaterThanOrEqual(400);
+        expect(e.code).not.toBe(500);
+        rejected++;
+      }
+    }
+    expect(rejected).toBeGreaterThan(100);
+    expect(accepted).toBeGreaterThan(0);
+  });
+});
