@@ -193,3 +193,28 @@ describe('topology change', () => {
     expect(b.deletedChains).toBe(1);
   });
 });
+
+describe('stale chain cleanup in large-cluster mode', () => {
+  it('deletes stale chains at most once per syncPeriod above 1000 endpoints', () => {
+    const clock = new ManualClock();
+    const s = new IptablesSyncer(fakeNode, { ...fakeProxierOptions, clock, syncPeriodMs: 30_000 });
+    const big = makeTestService('ns1', 'big', (x) => { x.spec.clusterIP = '172.30.0.50'; x.spec.ports = [{ name: 'p80', port: 80 }]; });
+    const small = makeTestService('ns1', 'small', (x) => { x.spec.clusterIP = '172.30.0.51'; x.spec.ports = [{ name: 'p80', port: 80 }]; });
+    s.state.onServiceAdd(big);
+    s.state.onServiceAdd(small);
+    s.state.onEndpointSliceAdd(makeTestEndpointSlice('ns1', 'big', 1, (e) => {
+      e.endpoints = Array.from({ length: 1001 }, (_, i) => ({ addresses: [`10.1.${i >> 8}.${i & 255}`] }));
+      e.ports = [{ name: 'p80', port: 80 }];
+    }));
+    s.state.onEndpointSliceAdd(makeTestEndpointSlice('ns1', 'small', 1, (e) => { e.endpoints = [{ addresses: ['10.2.0.1'] }]; e.ports = [{ name: 'p80', port: 80 }]; }));
+    expect(s.sync().largeClusterMode).toBe(true);
+    s.state.onServiceDelete(small);
+    clock.advance(1000);
+    const early = s.sync();
+    expect(early.deletedChains).toBe(0);              // kube-proxy skips iptables-save here
+    clock.advance(30_000);
+    const later = s.sync();
+    expect(later.deletedChains).toBe(2);              // small's KUBE-SVC and KUBE-SEP
+    expect(later.text).toMatch(/^-X KUBE-SVC-/m);
+  });
+});
