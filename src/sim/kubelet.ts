@@ -72,6 +72,8 @@ interface NodeState {
   /** image → virtual time the image is (or will be) present */
   images: Map<string, number>;
   nextIp: number;
+  /** a status write is in flight */
+  posting?: boolean;
 }
 
 interface PodState {
@@ -140,7 +142,7 @@ export class KubeletFleet {
     for (const [k, p] of [...this.pods]) if (p.node === name) { this.pods.delete(k); }
     this.startHeartbeats(n, 0);
     this.postStatus(n);
-    for (const p of this.podInformer.list()) if (p.spec.nodeName === name) this.onPod(p);
+    for (const p of this.podInformer.list()) if (p.spec.nodeName === name) this.onPod(p, true);
   }
 
   private adoptNode(node: Node): void {
@@ -167,6 +169,10 @@ export class KubeletFleet {
       if (!n.alive) return;
       n.heartbeat = this.clock.setTimer(beat, every);
       void this.renewLease(n);
+      // nodeStatusUpdateFrequency (10 s): post status when it differs from what the kubelet
+      // reports (e.g. the node controller set Ready=Unknown while we were unreachable)
+      const ready = this.nodeInformer.get(undefined, n.name)?.status?.conditions?.find((c) => c.type === 'Ready');
+      if (ready?.status !== 'True' && !n.posting) this.postStatus(n);
     };
     n.heartbeat = this.clock.setTimer(beat, firstDelayMs);
   }
@@ -219,16 +225,19 @@ export class KubeletFleet {
       cond('Ready', 'True', 'KubeletReady', 'kubelet is posting ready status'),
     ];
     const images = [...n.images.keys()].map((name) => ({ names: [name], sizeBytes: 100_000_000 }));
+    n.posting = true;
     this.api.updateStatus<Node>('nodes', { ...node, status: { ...(node.status ?? {}), conditions, images: images.length ? images : node.status?.images } })
-      .then(() => { this.stats.statusWrites++; this.scheduleStatusReport(n); })
+      .then(() => { n.posting = false; this.stats.statusWrites++; this.scheduleStatusReport(n); })
       .catch(() => {
+        n.posting = false;
         this.stats.writeErrors++;
         // conflict with the node lifecycle controller: retry soon with the newer object
         if (attempt < 5) n.statusTimer = this.clock.setTimer(() => this.postStatus(n, attempt + 1), 200);
       });
   }
 
-  private onPod(pod: Pod): void {
+  /** @param restart the node came back: running pods' containers start again (they did not survive) */
+  private onPod(pod: Pod, restart = false): void {
     const nodeName = pod.spec.nodeName;
     if (!nodeName) return;
     const n = this.nodes.get(nodeName);
@@ -245,7 +254,8 @@ export class KubeletFleet {
     if (phase === 'Succeeded' || phase === 'Failed') return;
     st = { key, node: nodeName, timers: [], started: false, terminating: false };
     this.pods.set(key, st);
-    if (phase === 'Running' && pod.status?.podIP) { st.started = true; return; } // already running (snapshot)
+    if (!restart && phase === 'Running' && pod.status?.podIP) { st.started = true; st.ip = pod.status.podIP; return; } // already running (snapshot)
+    if (restart && pod.status?.podIP) st.ip = pod.status.podIP;
     this.startPod(n, st, pod);
   }
 
@@ -258,7 +268,7 @@ export class KubeletFleet {
     const sandbox = this.draw(this.lat.sandbox);
     const cni = this.draw(this.lat.cni);
     this.after(st, sandbox + cni, () => {
-      st.ip = this.allocateIp(n);
+      st.ip ??= this.allocateIp(n);
       // images: pull what the node lacks; a pull in progress for the same image is shared
       const now = this.clock.now();
       let ready = now;

@@ -46,7 +46,7 @@ export class Observer {
   private lastThrottled = 0;
   private lastSampleMs: number;
 
-  constructor(informers: InformerFactory, private readonly clock: Clock, readonly startMs: number) {
+  constructor(informers: InformerFactory, private readonly clock: Clock, readonly startMs: number, private readonly sampleEveryMs = 5000) {
     this.lastSampleMs = startMs;
     this.pods = informers.for<Pod>('pods');
     this.nodes = informers.for<Node>('nodes');
@@ -79,7 +79,8 @@ export class Observer {
     for (const n of this.nodes.list()) {
       if (n.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True') nr++; else nn++;
     }
-    const dt = Math.max(1, now - this.lastSampleMs) / 1000;
+    // the first sample covers the set-up instant: rate over one sample period
+    const dt = Math.max(this.sampleEveryMs, now - this.lastSampleMs) / 1000;
     const s = this.series;
     s.t.push((now - this.startMs) / 1000);
     s.pending.push(pending); s.running.push(running); s.ready.push(ready); s.terminating.push(terminating);

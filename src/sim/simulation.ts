@@ -137,7 +137,7 @@ export class Simulation {
 
     // processes
     const obsInf = new InformerFactory(this.client('observer'), clock);
-    this.observer = new Observer(obsInf, clock, this.loop.startMs);
+    this.observer = new Observer(obsInf, clock, this.loop.startMs, sc.settings.sampleEveryMs);
 
     const kInf = new InformerFactory(this.client('kubelet'), clock);
     this.kubelet = new KubeletFleet({ api: this.clients.kubelet, clock, informers: kInf, rng: this.rng.fork('kubelet'), latencies: sc.settings.latencies });
@@ -157,7 +157,7 @@ export class Simulation {
     const sApi = this.client('scheduler');
     const sInf = new InformerFactory(sApi, clock);
     const sDeps = this.deps(sApi, sInf, 'default-scheduler');
-    const real = sc.settings.scheduler === 'real' ? await createScheduler(sDeps) : undefined;
+    const real = sc.settings.scheduler === 'real' ? await createScheduler({ ...sDeps, cycleMs: sc.settings.schedulerCycleMs }) : undefined;
     this.scheduler = real ?? new StandInScheduler({ ...sDeps, cycleMs: sc.settings.schedulerCycleMs });
     this.schedulerKind = real ? 'kube-scheduler model (src/scheduler)' : 'stand-in scheduler (src/sim/standin-scheduler.ts)';
 
