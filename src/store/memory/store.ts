@@ -100,11 +100,9 @@ function indexAt(h: History, rev: number): number {
 }
 
 export class MemoryStore implements KvStore, ChangeLog {
-  /** the current revision (etcd: currentRev) */
-  revision = 1;
-  /** the compaction revision; -1 before any compaction (etcd: compactMainRev) */
-  compactRevision = -1;
-  logKv: KeyValue[] = [];
+  private rev = 1;
+  private compactRev = -1;
+  private log: KeyValue[] = [];
 
   readonly clock: Clock;
   private readonly byKey = new Map<string, History>();
@@ -114,7 +112,7 @@ export class MemoryStore implements KvStore, ChangeLog {
   private readonly maxTxnOps: number;
   private closed = false;
 
-  // the write in progress: records get revision `this.revision + 1`; `changes` counts them
+  // the write in progress: records get revision `this.rev + 1`; `changes` counts them
   private writing = false;
   private changes = 0;
   private logMark = 0;
@@ -124,6 +122,21 @@ export class MemoryStore implements KvStore, ChangeLog {
     this.maxTxnOps = opts.maxTxnOps ?? 128;
     this.lessor = new Lessor(this.clock, (id) => this.expireLease(id), opts.minLeaseTtlSeconds ?? MIN_LEASE_TTL_SECONDS);
     this.hub = new WatchHub(this, this.clock, opts.progressNotifyIntervalMs ?? 600_000);
+  }
+
+  /** the current revision (etcd: currentRev) */
+  get revision(): number {
+    return this.rev;
+  }
+
+  /** the compaction revision; -1 before any compaction (etcd: compactMainRev) */
+  get compactRevision(): number {
+    return this.compactRev;
+  }
+
+  /** the change log watchers replay history from: every retained record in (revision, op) order */
+  get logKv(): readonly KeyValue[] {
+    return this.log;
   }
 
   // ───────────────────────────── synchronous API (fast path) ─────────────────────────────
@@ -155,7 +168,7 @@ export class MemoryStore implements KvStore, ChangeLog {
     this.begin();
     this.write(key, value, 0);
     this.end();
-    return this.revision;
+    return this.rev;
   }
 
   /** the live record of a key, or undefined (a point read without the range machinery) */
@@ -188,14 +201,14 @@ export class MemoryStore implements KvStore, ChangeLog {
     } finally {
       if (isWrite) this.end();
     }
-    return { header: { revision: this.revision }, succeeded: path[0], responses };
+    return { header: { revision: this.rev }, succeeded: path[0], responses };
   }
 
   compactSync(req: CompactionRequest): CompactionResponse {
     const rev = req.revision;
-    if (rev <= this.compactRevision) throw StoreErrors.compacted();
-    if (rev > this.revision) throw StoreErrors.futureRev();
-    this.compactRevision = rev;
+    if (rev <= this.compactRev) throw StoreErrors.compacted();
+    if (rev > this.rev) throw StoreErrors.futureRev();
+    this.compactRev = rev;
     const drop: string[] = [];
     this.tree.forEach((h, key) => {
       const idx = indexAt(h, rev);
@@ -208,34 +221,34 @@ export class MemoryStore implements KvStore, ChangeLog {
     // the change log keeps revisions >= rev, minus the tombstones at rev (physically removed in etcd)
     const cut = this.logIndexOf(rev);
     let end = cut;
-    while (end < this.logKv.length && this.logKv[end].modRevision === rev) end++;
+    while (end < this.log.length && this.log[end].modRevision === rev) end++;
     const keep: KeyValue[] = [];
-    for (let i = cut; i < end; i++) if (this.logKv[i].version !== 0) keep.push(this.logKv[i]);
-    this.logKv = keep.concat(this.logKv.slice(end));
+    for (let i = cut; i < end; i++) if (this.log[i].version !== 0) keep.push(this.log[i]);
+    this.log = keep.concat(this.log.slice(end));
     this.hub.onCompact();
-    return { header: { revision: this.revision } };
+    return { header: { revision: this.rev } };
   }
 
   leaseGrantSync(ttl: number, id?: LeaseId): LeaseGrantResponse {
     const lease = this.lessor.grant(ttl, id);
-    return { header: { revision: this.revision }, id: lease.id, ttl: lease.ttl };
+    return { header: { revision: this.rev }, id: lease.id, ttl: lease.ttl };
   }
 
   leaseRevokeSync(id: LeaseId): LeaseRevokeResponse {
     if (!this.lessor.lookup(id)) throw StoreErrors.leaseNotFound();
     this.expireLease(id);
-    return { header: { revision: this.revision } };
+    return { header: { revision: this.rev } };
   }
 
   leaseKeepAliveSync(id: LeaseId): LeaseKeepAliveResponse {
-    return { header: { revision: this.revision }, id, ttl: this.lessor.renew(id) };
+    return { header: { revision: this.rev }, id, ttl: this.lessor.renew(id) };
   }
 
   leaseTimeToLiveSync(id: LeaseId, opts?: { keys?: boolean }): LeaseTimeToLiveResponse {
     const lease = this.lessor.lookup(id);
-    if (!lease) return { header: { revision: this.revision }, id, ttl: -1, grantedTtl: 0, keys: [] };
+    if (!lease) return { header: { revision: this.rev }, id, ttl: -1, grantedTtl: 0, keys: [] };
     return {
-      header: { revision: this.revision },
+      header: { revision: this.rev },
       id,
       ttl: this.lessor.remainingSeconds(id),
       grantedTtl: lease.ttl,
@@ -311,7 +324,7 @@ export class MemoryStore implements KvStore, ChangeLog {
   }
 
   currentRevision(): Promise<number> {
-    return Promise.resolve(this.revision);
+    return Promise.resolve(this.rev);
   }
 
   close(): Promise<void> {
@@ -337,7 +350,7 @@ export class MemoryStore implements KvStore, ChangeLog {
   }
 
   logIndexOf(rev: number): number {
-    const log = this.logKv;
+    const log = this.log;
     let lo = 0, hi = log.length;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
@@ -351,21 +364,21 @@ export class MemoryStore implements KvStore, ChangeLog {
   private begin(): void {
     this.writing = true;
     this.changes = 0;
-    this.logMark = this.logKv.length;
+    this.logMark = this.log.length;
   }
 
   private end(): void {
     this.writing = false;
     if (this.changes > 0) {
-      this.revision++;
+      this.rev++;
       this.changes = 0;
-      this.hub.onCommit(this.logMark, this.logKv.length);
+      this.hub.onCommit(this.logMark, this.log.length);
     }
   }
 
   /** the revision a read inside the current write sees (etcd storeTxnWrite.Range: beginRev, +1 after a change) */
   private viewRevision(): number {
-    return this.writing && this.changes > 0 ? this.revision + 1 : this.revision;
+    return this.writing && this.changes > 0 ? this.rev + 1 : this.rev;
   }
 
   private live(key: string): KeyValue | undefined {
@@ -377,7 +390,7 @@ export class MemoryStore implements KvStore, ChangeLog {
 
   /** add a record for key at the write revision (etcd storeTxnWrite.put) */
   private write(key: string, value: Uint8Array, lease: LeaseId): void {
-    const rev = this.revision + 1;
+    const rev = this.rev + 1;
     let h = this.byKey.get(key);
     let prev: KeyValue | null = null;
     if (h === undefined) {
@@ -397,7 +410,7 @@ export class MemoryStore implements KvStore, ChangeLog {
       lease,
     };
     h.push(kv);
-    this.logKv.push(kv);
+    this.log.push(kv);
     this.changes++;
     if (prev !== null && prev.lease !== 0) this.lessor.detach(prev.lease, key);
     if (lease !== 0) this.lessor.attach(lease, key);
@@ -405,9 +418,9 @@ export class MemoryStore implements KvStore, ChangeLog {
 
   /** add a tombstone for a live key (etcd storeTxnWrite.delete) */
   private tombstone(h: History, prev: KeyValue): void {
-    const kv: KeyValue = { key: prev.key, value: EMPTY, createRevision: 0, modRevision: this.revision + 1, version: 0, lease: 0 };
+    const kv: KeyValue = { key: prev.key, value: EMPTY, createRevision: 0, modRevision: this.rev + 1, version: 0, lease: 0 };
     h.push(kv);
-    this.logKv.push(kv);
+    this.log.push(kv);
     this.changes++;
     if (prev.lease !== 0) this.lessor.detach(prev.lease, prev.key);
   }
@@ -418,7 +431,7 @@ export class MemoryStore implements KvStore, ChangeLog {
     const value = req.ignoreValue ? prev!.value : req.value;
     const lease = req.ignoreLease ? prev!.lease : req.lease ?? 0;
     this.write(req.key, value, lease);
-    const resp: PutResponse = { header: { revision: this.revision + 1 } };
+    const resp: PutResponse = { header: { revision: this.rev + 1 } };
     if (req.prevKv && prev !== undefined) resp.prevKv = prev;
     return resp;
   }
@@ -435,7 +448,7 @@ export class MemoryStore implements KvStore, ChangeLog {
       if (req.prevKv) prevKvs.push(prev);
       this.tombstone(h, prev);
     }
-    const revision = victims.length > 0 || this.changes > 0 ? this.revision + 1 : this.revision;
+    const revision = victims.length > 0 || this.changes > 0 ? this.rev + 1 : this.rev;
     return { header: { revision }, deleted: victims.length, prevKvs };
   }
 
@@ -456,7 +469,7 @@ export class MemoryStore implements KvStore, ChangeLog {
     const cur = this.viewRevision();
     const atRev = req.revision !== undefined && req.revision > 0 ? req.revision : 0;
     if (atRev > cur) throw StoreErrors.futureRev();
-    if (atRev > 0 && atRev < this.compactRevision) throw StoreErrors.compacted();
+    if (atRev > 0 && atRev < this.compactRev) throw StoreErrors.compacted();
     const latest = atRev === 0 || atRev === cur;
     const readRev = latest ? cur : atRev;
     const limit = req.limit !== undefined && req.limit > 0 ? req.limit : 0;
@@ -589,8 +602,8 @@ export class MemoryStore implements KvStore, ChangeLog {
     if (!('requestRange' in op)) return;
     const rev = op.requestRange.revision ?? 0;
     if (rev === 0) return;
-    if (rev > this.revision) throw StoreErrors.futureRev();
-    if (rev < this.compactRevision) throw StoreErrors.compacted();
+    if (rev > this.rev) throw StoreErrors.futureRev();
+    if (rev < this.compactRev) throw StoreErrors.compacted();
   }
 
   private applyTxn(req: TxnRequest, path: boolean[], pos: { i: number }): ResponseOp[] {

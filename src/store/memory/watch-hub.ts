@@ -27,7 +27,7 @@ export const MAX_REVISIONS_PER_BATCH = 1000;
 /** What the hub reads from the store: the change log and the revision bookkeeping. */
 export interface ChangeLog {
   /** every change still in history, in (revision, op) order; a record with version 0 is a deletion */
-  readonly logKv: KeyValue[];
+  readonly logKv: readonly KeyValue[];
   /** the key as of the revision before the record (a watch event's prevKv), or null */
   prevKvOf(kv: KeyValue): KeyValue | null;
   readonly revision: number;
