@@ -19,7 +19,8 @@ import { loadSchedulerConfig, type SchedulerConfig } from './config.js';
 import { loadClusterFiles, type ClusterFile } from './framework/cluster-file.js';
 import { loadUserPlugin, type LoadedUserPlugin } from './plugins/user.js';
 import type { KernelChoice } from './plugins/node-local.js';
-import { Scheduler, SchedulerCore } from './scheduler.js';
+import { isTerminal, Scheduler, SchedulerCore } from './scheduler.js';
+import { ClusterFileError } from './framework/cluster-file.js';
 
 export { Scheduler, SchedulerCore, isTerminal, type SchedulerCoreOptions, type SchedulerOptions, type PlacementOutcome, type SchedulerStats } from './scheduler.js';
 export { SchedulingQueue, prioritySortLess, type SchedulingQueueOptions } from './queue.js';
@@ -61,8 +62,6 @@ export async function createOfflineScheduler(opts: OfflineOptions): Promise<{ co
   const plugins: LoadedUserPlugin[] = [];
   for (const p of opts.plugins ?? []) plugins.push(await loadUserPlugin(p));
   const core = new SchedulerCore({
-    nodes: cluster.nodes,
-    pods: cluster.boundPods,
     namespaces: cluster.namespaces,
     objects: { services: cluster.services, replicaSets: cluster.replicaSets, others: cluster.others as never },
     config,
@@ -72,6 +71,15 @@ export async function createOfflineScheduler(opts: OfflineOptions): Promise<{ co
     extraScore: new Map(plugins.filter((p) => p.isScore).map((p) => [p.name, p.weight])),
     extraFilter: plugins.filter((p) => p.isFilter).map((p) => p.name),
   });
+  // objects one by one, so that a bad quantity is reported with its file and line
+  const at = (o: object) => { const s = cluster.sources.get(o); return s ? `${s.file}:${s.line}: ` : ''; };
+  for (const n of cluster.nodes) {
+    try { core.snapshot.addNode(n); } catch (e) { throw new ClusterFileError(`${at(n)}${(e as Error).message}`); }
+  }
+  for (const p of cluster.boundPods) {
+    if (isTerminal(p)) continue;
+    try { core.snapshot.addPod(p); } catch (e) { throw new ClusterFileError(`${at(p)}${(e as Error).message}`); }
+  }
   return { core, cluster, plugins };
 }
 

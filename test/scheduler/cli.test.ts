@@ -1,6 +1,6 @@
 // End-to-end `kubesim explain` / `kubesim schedule` on fixture clusters through the real CLI entry.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { main } from '../../src/cli/index.js';
@@ -58,6 +58,11 @@ describe('kubesim explain', () => {
     const c = await cli('explain', '--cluster', `${F}/cluster.yaml`, '--pod', `${F}/web-pod.yaml`, '--config', `${F}/pods.yaml`);
     expect(c.code).toBe(1);
     expect(c.err).toContain('pods.yaml');
+    const dir = mkdtempSync(join(tmpdir(), 'kubesim-bad-'));
+    writeFileSync(join(dir, 'bad.yaml'), 'apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {allocatable: {cpu: "2", pods: "10"}}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default}\nspec: {nodeName: n1, containers: [{name: c, image: x, resources: {requests: {cpu: 1.5q}}}]}\n');
+    const q = await cli('explain', '--cluster', join(dir, 'bad.yaml'), '--pod', `${F}/web-pod.yaml`);
+    expect(q.code).toBe(1);
+    expect(q.err).toMatch(/^kubesim: .*bad\.yaml:6: pod default\/p: spec\.containers\[0\]\.resources\.requests: invalid quantity "1\.5q" for cpu/);
   });
 });
 

@@ -8,6 +8,8 @@ import { loadManifests, type LoadedObject } from '../../api/manifest.js';
 import type { KubeObject, Namespace, Node, Pod, ReplicaSet, Service } from '../../api/types.js';
 
 export interface ClusterFile {
+  /** where each loaded object came from (for errors that name file and line) */
+  sources: Map<object, LoadedObject['source']>;
   nodes: Node[];
   /** pods with spec.nodeName (running or assumed) */
   boundPods: Pod[];
@@ -44,10 +46,11 @@ function check(o: LoadedObject): void {
 
 /** Sorts loaded objects into a {@link ClusterFile}; unknown kinds are ignored. */
 export function sortClusterObjects(objs: LoadedObject[]): ClusterFile {
-  const out: ClusterFile = { nodes: [], boundPods: [], pendingPods: [], services: [], replicaSets: [], others: [], namespaces: [] };
+  const out: ClusterFile = { sources: new Map(), nodes: [], boundPods: [], pendingPods: [], services: [], replicaSets: [], others: [], namespaces: [] };
   for (const o of objs) {
     check(o);
     const obj = o.object;
+    out.sources.set(obj, o.source);
     switch (obj.kind) {
       case 'Node': out.nodes.push(obj as Node); break;
       case 'Pod': {
