@@ -54,6 +54,8 @@ const H_OFF_ORDER = 24;
 const H_OFF_ALLOCINV = 26;
 
 const F_UNSCHEDULABLE: u8 = 2;
+const R_CPU = 0;
+const R_MEMORY = 1;
 const R_PODS = 3;
 
 // ---- query header
@@ -114,6 +116,7 @@ const OP_NE = 9;
 const K_SKIP = -1;
 const K_NONZERO_CPU = 0;
 const K_NONZERO_MEM = 1;
+const K_REQUESTED = 2;
 const K_SCALAR = 3;
 
 // ---- output header
@@ -208,7 +211,7 @@ let gExpr: usize = 0;
   return !bitAt(<usize>arg, v); // OP_NOT_IN
 }
 
-function allHold(first: i32, count: i32, s: i32): bool {
+@inline function allHold(first: i32, count: i32, s: i32): bool {
   for (let e = first; e < first + count; e++) if (!exprHolds(e, s)) return false;
   return true;
 }
@@ -235,10 +238,14 @@ let gFitRes: usize = 0;
 let gFitKind: usize = 0;
 let gFitW: usize = 0;
 let gFitReq: usize = 0;
+let gFitFast: bool = false;
+let gFitW0: f64 = 0;
+let gFitW1: f64 = 0;
 let gBalNum: i32 = 0;
 let gBalRes: usize = 0;
 let gBalKind: usize = 0;
 let gBalReq: usize = 0;
+let gBalFast: bool = false;
 let gImgNum: i32 = 0;
 let gImgIds: usize = 0;
 let gImgScores: usize = 0;
@@ -251,17 +258,34 @@ function loadScoreConstants(q: usize): void {
   gFitKind = addr(q, Q_OFF_FIT_KIND);
   gFitW = addr(q, Q_OFF_FIT_W);
   gFitReq = addr(q, Q_OFF_FIT_REQ);
+  gFitFast = gFitType == 0 && gFitNum == 2 && i32At(gFitKind, 0) == K_NONZERO_CPU && i32At(gFitKind, 1) == K_NONZERO_MEM;
+  gFitW0 = <f64>i32At(gFitW, 0);
+  gFitW1 = gFitNum > 1 ? <f64>i32At(gFitW, 1) : 0;
   gBalNum = hdr(q, Q_BAL_NUM);
   gBalRes = addr(q, Q_OFF_BAL_RES);
   gBalKind = addr(q, Q_OFF_BAL_KIND);
   gBalReq = addr(q, Q_OFF_BAL_REQ);
+  gBalFast = gBalNum == 2 && i32At(gBalKind, 0) == K_REQUESTED && i32At(gBalRes, 0) == R_CPU && i32At(gBalKind, 1) == K_REQUESTED && i32At(gBalRes, 1) == R_MEMORY;
   gImgNum = hdr(q, Q_NUM_IMAGES);
   gImgIds = addr(q, Q_OFF_IMG);
   gImgScores = addr(q, Q_OFF_IMGSCORE);
   gImgMax = IMAGE_MAX_CONTAINER * <f64>hdr(q, Q_NUM_CONTAINERS);
 }
 
-function fitScore(q: usize, alloc: usize, inv: usize, req: usize, nzCpu: usize, nzMem: usize, cap: i32, s: i32): i32 {
+@inline function fitScore(q: usize, alloc: usize, inv: usize, req: usize, nzCpu: usize, nzMem: usize, cap: i32, s: i32): i32 {
+  if (gFitFast) {
+    // LeastAllocated over exactly [cpu, memory] with non-zero requests (the default profile)
+    const ac = f64At(alloc, s);
+    const am = f64At(alloc, cap + s);
+    const rc = f64At(gFitReq, 0) + f64At(nzCpu, s);
+    const rm = f64At(gFitReq, 1) + f64At(nzMem, s);
+    let ns: f64 = 0;
+    let ws: f64 = 0;
+    if (ac != 0) { ns += (rc > ac ? 0 : idivInv((ac - rc) * MAX_NODE_SCORE, ac, f64At(inv, s))) * gFitW0; ws += gFitW0; }
+    if (am != 0) { ns += (rm > am ? 0 : idivInv((am - rm) * MAX_NODE_SCORE, am, f64At(inv, cap + s))) * gFitW1; ws += gFitW1; }
+    if (ws == 0) return 0;
+    return <i32>idiv(ns, ws);
+  }
   const num = gFitNum;
   const type = gFitType;
   let nodeScore: f64 = 0;
@@ -315,7 +339,20 @@ function fitScore(q: usize, alloc: usize, inv: usize, req: usize, nzCpu: usize, 
 // No scratch memory: the kernel may run in several threads over one shared memory
 // (assembly/scheduler_shared.ts), so the fractions are recomputed in a second pass instead of
 // being stored — the same IEEE operations, so the same values as the JS twin's array.
-function balancedScore(q: usize, alloc: usize, req: usize, cap: i32, s: i32): i32 {
+@inline function balancedScore(q: usize, alloc: usize, req: usize, cap: i32, s: i32): i32 {
+  if (gBalFast) {
+    // [cpu, memory] with actual requests (the default): std of two fractions = |f0 - f1| / 2
+    const ac = f64At(alloc, s);
+    const am = f64At(alloc, cap + s);
+    if (ac != 0 && am != 0) {
+      let f0 = (f64At(req, s) + f64At(gBalReq, 0)) / ac;
+      let f1 = (f64At(req, cap + s) + f64At(gBalReq, 1)) / am;
+      if (f0 > 1) f0 = 1;
+      if (f1 > 1) f1 = 1;
+      return <i32>trunc<f64>((1 - abs<f64>((f0 - f1) / 2)) * MAX_NODE_SCORE);
+    }
+    // a zero allocatable: fall through to the general loop
+  }
   const num = gBalNum;
   let count = 0;
   let total: f64 = 0;
@@ -345,7 +382,7 @@ function balancedScore(q: usize, alloc: usize, req: usize, cap: i32, s: i32): i3
   return <i32>trunc<f64>((1 - std) * MAX_NODE_SCORE);
 }
 
-function imageScore(q: usize, images: usize, nodeWords: i32, s: i32): i32 {
+@inline function imageScore(q: usize, images: usize, nodeWords: i32, s: i32): i32 {
   const num = gImgNum;
   if (num == 0) return 0; // no pod image on any node: the sum is 0, clamped to the minimum → 0
   const ids = gImgIds;
