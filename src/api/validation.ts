@@ -919,8 +919,8 @@ export function validateObjectUpdate(next: KubeObject, old: KubeObject, info: Re
   switch (info.kind) {
     case 'Pod': {
       if (!sameJSON(stripMutablePodFields(n.spec), stripMutablePodFields(o.spec))) out.push(forbiddenField('spec', POD_UPDATE_FORBIDDEN));
-      const oldTol: unknown[] = o.spec?.tolerations ?? [];
-      const newTol: unknown[] = n.spec?.tolerations ?? [];
+      const oldTol: unknown[] = Array.isArray(o.spec?.tolerations) ? o.spec.tolerations : [];
+      const newTol: unknown[] = Array.isArray(n.spec?.tolerations) ? n.spec.tolerations : [];
       for (const t of oldTol) {
         if (!newTol.some((x) => sameJSON(x, t))) {
           out.push(forbiddenField('spec.tolerations', 'existing toleration can not be modified except its tolerationSeconds'));

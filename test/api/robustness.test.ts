@@ -32,14 +32,49 @@ function setAt(obj: any, path: (string | number)[], value: unknown): void {
 }
 
 describe('robustness', () => {
-  it('2000 seeded type-confused objects: validation and create never throw anything but ApiError', async () => {
+  it('type-confused updates and status updates of stored objects only fail with ApiErrors', async () => {
+    const fixtures = await loadManifests(['test/fixtures/manifests']);
+    const rng = new Rng(7);
+    const clock = new ManualClock();
+    const api = new ApiServer(new MemoryStore({ clock }), { clock });
+    const stored: any[] = [];
+    for (const f of fixtures) {
+      try {
+        stored.push(await api.create(prepareForCreate(f.object)));
+      } catch (e) {
+        if (!(e instanceof ApiError)) throw e;
+      }
+    }
+    expect(stored.length).toBeGreaterThan(10);
+    for (let i = 0; i < 1500; i++) {
+      const cur = stored[rng.int(stored.length)];
+      const obj = structuredClone(cur);
+      const ps = paths(obj).filter((p) => !['kind', 'apiVersion', 'metadata'].includes(String(p[0])));
+      if (ps.length) {
+        try {
+          setAt(obj, ps[rng.int(ps.length)]!, structuredClone(WEIRD[rng.int(WEIRD.length)]));
+        } catch {
+          /* ignore */
+        }
+      }
+      delete obj.metadata.resourceVersion;
+      try {
+        await (rng.int(2) ? api.update(obj) : api.updateStatus(obj));
+      } catch (e) {
+        if (!(e instanceof ApiError)) throw new Error(`non-ApiError: ${(e as Error).stack}`);
+        expect(e.code, `${e.message} for ${JSON.stringify(obj).slice(0, 400)}`).not.toBe(500);
+      }
+    }
+  });
+
+  it('6000 seeded type-confused objects: validation and create never throw anything but ApiError', async () => {
     const fixtures = await loadManifests(['test/fixtures/manifests']);
     const rng = new Rng(2026);
     const clock = new ManualClock();
     const api = new ApiServer(new MemoryStore({ clock }), { clock, fieldValidation: 'Strict' });
     let rejected = 0;
     let accepted = 0;
-    for (let i = 0; i < 2000; i++) {
+    for (let i = 0; i < 6000; i++) {
       const base = fixtures[rng.int(fixtures.length)]!;
       const obj = structuredClone(base.object) as any;
       const ps = paths(obj).filter((p) => p[0] !== 'kind' && p[0] !== 'apiVersion');
@@ -65,7 +100,7 @@ describe('robustness', () => {
         rejected++;
       }
     }
-    expect(rejected).toBeGreaterThan(100);
+    expect(rejected).toBeGreaterThan(300);
     expect(accepted).toBeGreaterThan(0);
   });
 });
