@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { ApiServer } from '../../src/api/apiserver.js';
 import { ApiError } from '../../src/api/errors.js';
 import { checkObject } from '../../src/api/manifest-check.js';
-import { loadManifests, prepareForCreate, type LoadedObject } from '../../src/api/manifest.js';
+import { ManifestError, loadManifests, parseManifests, prepareForCreate, type LoadedObject } from '../../src/api/manifest.js';
+import { readdirSync, readFileSync } from 'node:fs';
 import { MemoryStore } from '../../src/store/memory/store.js';
 import { ManualClock } from '../../src/util/clock.js';
 import { Rng } from '../../src/util/rng.js';
@@ -32,6 +33,31 @@ function setAt(obj: any, path: (string | number)[], value: unknown): void {
 }
 
 describe('robustness', () => {
+  it('truncated and corrupted manifest text: a result or a ManifestError, never another exception', () => {
+    const dir = 'test/fixtures/manifests';
+    const texts = readdirSync(dir).filter((f) => /\.(ya?ml|json)$/.test(f)).map((f) => [f, readFileSync(`${dir}/${f}`, 'utf8')] as const);
+    const rng = new Rng(99);
+    const junk = ['{', '}', '[', ']', ':', '- ', '\n', '  ', '"', "'", '&a', '*a', '<<: *b', '!!binary', '---\n', '\t', ',', '#', '|', '>', '%YAML 1.2\n'];
+    let errors = 0;
+    for (let i = 0; i < 1500; i++) {
+      const [name, text] = texts[rng.int(texts.length)]!;
+      let t = text.slice(0, rng.int(text.length + 1));
+      for (let k = 0; k < rng.int(4); k++) {
+        const at = rng.int(t.length + 1);
+        t = t.slice(0, at) + junk[rng.int(junk.length)] + t.slice(at);
+      }
+      try {
+        const objs = parseManifests(t, name, { fieldPositions: rng.int(2) === 0 });
+        for (const o of objs) o.lineOf('spec.containers[0].image');
+      } catch (e) {
+        if (!(e instanceof ManifestError)) throw new Error(`non-ManifestError for ${JSON.stringify(t.slice(0, 200))}: ${(e as Error).stack}`);
+        expect(e.message.startsWith(`${name}`)).toBe(true);
+        errors++;
+      }
+    }
+    expect(errors).toBeGreaterThan(100);
+  });
+
   it('type-confused updates and status updates of stored objects only fail with ApiErrors', async () => {
     const fixtures = await loadManifests(['test/fixtures/manifests']);
     const rng = new Rng(7);
