@@ -219,15 +219,22 @@ export class Scheduler {
       onAdd: (n) => this.core.snapshot.setNamespace(n),
       onUpdate: (_o, n) => this.core.snapshot.setNamespace(n),
     });
+    const nodeGuard = (fn: () => void, n: Node) => {
+      try { fn(); } catch (e) { this.recorder.event(n, 'Warning', 'SchedulerCache', `node not usable: ${(e as Error).message}`); }
+    };
     this.nodeInformer.addEventHandler({
-      onAdd: (n) => { this.core.snapshot.addNode(n); this.queue.moveAllToActiveOrBackoffQueue('NodeAdd'); },
-      onUpdate: (_o, n) => { this.core.snapshot.updateNode(n); this.queue.moveAllToActiveOrBackoffQueue('NodeUpdate'); },
-      onDelete: (n) => { this.core.snapshot.removeNode(n.metadata.name ?? ''); },
+      onAdd: (n) => nodeGuard(() => { this.core.snapshot.addNode(n); this.queue.moveAllToActiveOrBackoffQueue('NodeAdd'); }, n),
+      onUpdate: (_o, n) => nodeGuard(() => { this.core.snapshot.updateNode(n); this.queue.moveAllToActiveOrBackoffQueue('NodeUpdate'); }, n),
+      onDelete: (n) => nodeGuard(() => { this.core.snapshot.removeNode(n.metadata.name ?? ''); }, n),
     });
+    // a pod the cache cannot account (e.g. an unparsable quantity) must not break the watch
+    const guard = (fn: () => void, p: Pod) => {
+      try { fn(); } catch (e) { this.recorder.event(p, 'Warning', 'FailedScheduling', `scheduler cache: ${(e as Error).message}`); }
+    };
     this.podInformer.addEventHandler({
-      onAdd: (p) => this.onPod(undefined, p),
-      onUpdate: (o, p) => this.onPod(o, p),
-      onDelete: (p) => this.onPodDelete(p),
+      onAdd: (p) => guard(() => this.onPod(undefined, p), p),
+      onUpdate: (o, p) => guard(() => this.onPod(o, p), p),
+      onDelete: (p) => guard(() => this.onPodDelete(p), p),
     });
   }
 
@@ -304,7 +311,13 @@ export class Scheduler {
     // the informer's object is the truth; skip pods deleted or bound meanwhile
     const pod = this.podInformer.getByKey(keyOf(qp.pod)) ?? qp.pod;
     if (pod.spec.nodeName || !this.podInformer.getByKey(keyOf(pod))) { this.queue.done(qp.key); return; }
-    const out = this.core.schedule(pod);
+    let out: PlacementOutcome;
+    try {
+      out = this.core.schedule(pod);
+    } catch (e) {
+      this.fail(qp, cycle, pod, (e as Error).message, []);
+      return;
+    }
     if (out.kind === 'scheduled') {
       const s = this.core.reserveAndAssume(out);
       if (s) { this.fail(qp, cycle, pod, s.message(), s.plugin ? [s.plugin] : []); return; }

@@ -127,7 +127,12 @@ export class SchedulingAlgorithm {
     }
     const wf = this.snapshot.nominator.any(pod.spec.priority ?? 0) ? undefined : fwk.activeWindowFilter(state);
     if (wf) {
-      const r = wf.run(state, pod, start, toFind);
+      let r: ReturnType<typeof wf.run>;
+      try {
+        r = wf.run(state, pod, start, toFind);
+      } catch (e) {
+        return { feasible: [], error: new Status(Code.Error, [e instanceof Error ? e.message : String(e)]) };
+      }
       for (const [ni, s] of r.filtered) {
         diagnosis.nodeToStatus.set(ni.name, s);
         if (s.plugin) diagnosis.unschedulablePlugins.add(s.plugin);
