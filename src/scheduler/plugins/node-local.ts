@@ -324,6 +324,11 @@ export function kernelWindowFilter(runner: NodeLocalRunner, filterNames: readonl
   const engine = runner.engine;
   return {
     covers: new Set(KERNEL_ORDER),
+    passesAll(state, pod, ni) {
+      let run = state.tryRead<KernelRun>(RUN_KEY);
+      if (!run || run.generation !== engine.table.generation || (!run.full && run.status[ni.slot] === NodeStatus.NotEvaluated)) run = runner.ensureFull(state, pod);
+      return run.reasons[ni.slot] === 0;
+    },
     run(state, pod, start, numNodesToFind) {
       const r = runner.runWindow(state, pod, start, numNodesToFind);
       const out = engine.out;
