@@ -74,6 +74,11 @@ export interface ApiServerOptions {
    * {@link ApiServer.bootstrapNamespaces} to create default, kube-system, kube-public, kube-node-lease)
    */
   namespaceLifecycle?: boolean;
+  /**
+   * receives the warnings the apiserver would send as `Warning:` headers (unknown fields under
+   * fieldValidation 'Warn'), e.g. `unknown field "spec.foo"`; default: dropped
+   */
+  onWarning?: (warning: string, obj: KubeObject) => void;
   /** called when a watch handler throws (default: console.error) */
   onWatchHandlerError?: (err: unknown) => void;
 }
@@ -181,6 +186,7 @@ export class ApiServer {
   private readonly clusterIPs: ClusterIPAllocator;
   private readonly nodePorts = new NodePortAllocator();
   private readonly onHandlerError: (err: unknown) => void;
+  private readonly onWarning: ((warning: string, obj: KubeObject) => void) | undefined;
   private created = 0;
   private readonly probeCache = new Map<string, KubeObject>();
   private readonly probeByKv = new WeakMap<KeyValue, KubeObject>();
@@ -197,6 +203,7 @@ export class ApiServer {
     this.namespaceLifecycle = opts.namespaceLifecycle ?? false;
     this.vopts = { unknownFields: opts.fieldValidation ?? 'Warn' };
     this.clusterIPs = new ClusterIPAllocator(opts.serviceCIDR);
+    this.onWarning = opts.onWarning;
     this.onHandlerError = opts.onWatchHandlerError ?? ((e) => console.error('kubesim ApiServer: watch handler threw:', e));
   }
 
@@ -859,6 +866,10 @@ export class ApiServer {
   private check(info: ResourceInfo, obj: KubeObject, errs: FieldError[]): void {
     const hard = errs.filter((e) => !e.warning);
     if (hard.length) throw invalid(info.qualifiedKind, obj.metadata?.name ?? '', hard);
+    if (this.onWarning) {
+      // worded like the apiserver's field-validation warning header
+      for (const e of errs) if (e.warning) this.onWarning(`unknown field "${e.field}"`, obj);
+    }
   }
 
   private attrs(

@@ -495,6 +495,21 @@ describe('ApiServer services', () => {
   });
 });
 
+describe('ApiServer field validation', () => {
+  it('Warn (default) accepts unknown fields and reports them; Strict rejects with 422', async () => {
+    const warnings: string[] = [];
+    const { api } = setup({ onWarning: (w) => warnings.push(w) });
+    const p = pod('a') as any;
+    p.spec.containers[0].foo = 1;
+    await api.create(p);
+    expect(warnings).toEqual(['unknown field "spec.containers[0].foo"']);
+    const strict = setup({ fieldValidation: 'Strict' }).api;
+    const e = await rejection(strict.create(p));
+    expect(e.code).toBe(422);
+    expect(e.message).toBe('Pod "a" is invalid: spec.containers[0].foo: unknown field');
+  });
+});
+
 describe('ApiServer NamespaceLifecycle', () => {
   it('rejects creates in missing or terminating namespaces when enabled', async () => {
     const { api } = setup({ namespaceLifecycle: true });
