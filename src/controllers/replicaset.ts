@@ -61,22 +61,32 @@ export async function slowStartBatch(count: number, initialBatchSize: number, fn
 export function rankPodsForDeletion(pods: Pod[], relatedPods: Pod[], nowMs: number): Pod[] {
   const perNode = new Map<string, number>();
   for (const p of relatedPods) if (p.spec.nodeName && isPodActive(p)) perNode.set(p.spec.nodeName, (perNode.get(p.spec.nodeName) ?? 0) + 1);
-  const phaseRank = (p: Pod) => ({ Pending: 0, Unknown: 1, Running: 2 } as Record<string, number>)[p.status?.phase ?? 'Pending'] ?? 0;
-  const readySince = (p: Pod) => { const c = getPodCondition(p, 'Ready'); return c?.lastTransitionTime ? Date.parse(c.lastTransitionTime) : nowMs; };
-  const created = (p: Pod) => (p.metadata.creationTimestamp ? Date.parse(p.metadata.creationTimestamp) : Infinity);
-  return [...pods].sort((a, b) => {
-    const na = a.spec.nodeName ? 1 : 0, nb = b.spec.nodeName ? 1 : 0;
-    if (na !== nb) return na - nb; // unassigned first
-    if (phaseRank(a) !== phaseRank(b)) return phaseRank(a) - phaseRank(b);
-    const ra = isPodReady(a) ? 1 : 0, rb = isPodReady(b) ? 1 : 0;
-    if (ra !== rb) return ra - rb; // not ready first
-    const da = a.spec.nodeName ? perNode.get(a.spec.nodeName) ?? 0 : 0;
-    const db = b.spec.nodeName ? perNode.get(b.spec.nodeName) ?? 0 : 0;
-    if (da !== db) return db - da; // doubled-up first
-    if (ra && rb && readySince(a) !== readySince(b)) return readySince(b) - readySince(a); // ready more recently first
-    if (created(a) !== created(b)) return created(b) - created(a); // newer first
-    return (a.metadata.name ?? '') < (b.metadata.name ?? '') ? -1 : 1;
+  const phaseRank: Record<string, number> = { Pending: 0, Unknown: 1, Running: 2 };
+  // decorate once, then sort on the keys (Date parsing per comparison is too slow for big sets)
+  const keyed = pods.map((p) => {
+    const c = getPodCondition(p, 'Ready');
+    const ready = c?.status === 'True';
+    return {
+      p,
+      assigned: p.spec.nodeName ? 1 : 0,
+      phase: phaseRank[p.status?.phase ?? 'Pending'] ?? 0,
+      ready: ready ? 1 : 0,
+      doubled: p.spec.nodeName ? perNode.get(p.spec.nodeName) ?? 0 : 0,
+      readySince: ready && c?.lastTransitionTime ? Date.parse(c.lastTransitionTime) : nowMs,
+      created: p.metadata.creationTimestamp ? Date.parse(p.metadata.creationTimestamp) : Infinity,
+      name: p.metadata.name ?? '',
+    };
   });
+  keyed.sort((a, b) => {
+    if (a.assigned !== b.assigned) return a.assigned - b.assigned; // unassigned first
+    if (a.phase !== b.phase) return a.phase - b.phase; // Pending < Unknown < Running
+    if (a.ready !== b.ready) return a.ready - b.ready; // not ready first
+    if (a.doubled !== b.doubled) return b.doubled - a.doubled; // doubled-up first
+    if (a.ready && b.ready && a.readySince !== b.readySince) return b.readySince - a.readySince; // ready more recently first
+    if (a.created !== b.created) return b.created - a.created; // newer first
+    return a.name < b.name ? -1 : 1;
+  });
+  return keyed.map((k) => k.p);
 }
 
 /** what the ReplicaSet controller needs to know of a pod, computed once per pod version */

@@ -10,7 +10,7 @@ import { type Scenario, type TimelineEntry, describeAction, type Action } from '
 export interface DemoOptions {
   nodes?: number;
   seed?: number;
-  /** virtual duration in ms (default 16 min) */
+  /** virtual duration in ms (default 15 min) */
   durationMs?: number;
   scheduler?: 'real' | 'standin';
 }
@@ -42,7 +42,7 @@ function service(name: string): Service {
   return { apiVersion: 'v1', kind: 'Service', metadata: { name, namespace: 'shop' }, spec: { selector: { app: name }, ports: [{ name: 'http', port: 80, targetPort: 'http' }] } };
 }
 
-/** The demo scenario for `nodes` nodes (pods scale with the cluster: about 2.5 per node). */
+/** The demo scenario for `nodes` nodes (pods scale with the cluster: about 1.3 per node, 1.5 after the scale-up). */
 export function demoScenario(o: DemoOptions = {}): Scenario {
   const nodes = o.nodes ?? 3000;
   if (!Number.isInteger(nodes) || nodes < 3) throw new Error(`demo: --nodes must be an integer >= 3, got ${o.nodes}`);
@@ -51,26 +51,26 @@ export function demoScenario(o: DemoOptions = {}): Scenario {
   const general = Math.round(nodes * 0.8);
   const workloads: KubeObject[] = [
     { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } } as KubeObject,
-    deployment('frontend', per(0.8), 'shop/frontend:1.0', '500m', '512Mi', { probe: true }),
-    deployment('checkout', per(0.4), 'shop/checkout:3.2', '1', '1Gi', { probe: true, surge: '10%', unavailable: 0 }),
-    deployment('catalog', per(0.6), 'shop/catalog:2.7', '250m', '256Mi'),
-    deployment('search', per(0.3), 'shop/search:5.1', '2', '4Gi', { probe: true }),
-    deployment('worker', per(0.4), 'shop/worker:1.9', '1', '2Gi'),
+    deployment('frontend', per(0.4), 'shop/frontend:1.0', '500m', '512Mi', { probe: true }),
+    deployment('checkout', per(0.2), 'shop/checkout:3.2', '1', '1Gi', { probe: true, surge: '10%', unavailable: 0 }),
+    deployment('catalog', per(0.3), 'shop/catalog:2.7', '250m', '256Mi'),
+    deployment('search', per(0.15), 'shop/search:5.1', '2', '4Gi', { probe: true }),
+    deployment('worker', per(0.25), 'shop/worker:1.9', '1', '2Gi'),
     service('frontend'), service('checkout'), service('catalog'), service('search'),
   ];
   const at = (s: number, action: Action): TimelineEntry => ({ atMs: s * 1000, action, label: describeAction(action) });
   const timeline: TimelineEntry[] = [
-    at(60, { kind: 'scale', deployment: 'shop/catalog', replicas: per(0.9) }),
+    at(60, { kind: 'scale', deployment: 'shop/catalog', replicas: per(0.5) }),
     at(120, { kind: 'rollout', deployment: 'shop/frontend', image: 'shop/frontend:1.1' }),
     at(180, { kind: 'nodeDown', nodes: ['general-0007'] }),
     at(300, { kind: 'zoneOutage', zone: 'zone-c' }),
-    at(720, { kind: 'zoneRecover', zone: 'zone-c' }),
+    at(660, { kind: 'zoneRecover', zone: 'zone-c' }),
   ];
   return {
     name: 'demo',
     description: `built-in demo: ${nodes} nodes in 3 zones, 5 deployments, scale-up, rolling update, node failure, zone outage and recovery`,
     seed: o.seed ?? 1,
-    durationMs: o.durationMs ?? 16 * 60_000,
+    durationMs: o.durationMs ?? 15 * 60_000,
     pools: [
       { name: 'general', count: general, cpu: '8', memory: '32Gi', pods: 110, zones, labels: {}, taints: [], images: [] },
       { name: 'highmem', count: nodes - general, cpu: '16', memory: '128Gi', pods: 110, zones, labels: { 'node.kubernetes.io/class': 'highmem' }, taints: [], images: [] },
