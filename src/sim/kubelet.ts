@@ -26,6 +26,7 @@ import type { Informer } from '../client/informer.js';
 import type { Clock, TimerHandle } from '../util/clock.js';
 import type { Rng } from '../util/rng.js';
 import { isoTime } from '../controllers/pod-util.js';
+import { isoMicro } from '../controllers/time.js';
 
 /** a seeded log-normal latency: median ms and sigma of the underlying normal */
 export interface Latency { medianMs: number; sigma: number }
@@ -361,7 +362,4 @@ export class KubeletFleet {
   }
 }
 
-/** metav1.MicroTime as the kubelet writes Lease renewTime: RFC3339 with microseconds */
-export function isoMicro(ms: number): string {
-  return new Date(ms).toISOString().replace(/Z$/, '000Z');
-}
+export { isoMicro };
