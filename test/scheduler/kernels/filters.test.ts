@@ -230,3 +230,34 @@ describe('FitError summary (framework FitError.Error)', () => {
     expect(msg).toBe('0/12 nodes are available: 10 node(s) had untolerated taint(s), 2 Insufficient cpu.');
   });
 });
+
+describe('sampling window (findNodesThatPassFilters)', () => {
+  // 10 nodes in one zone (scan order = insertion order n0..n9); odd nodes are cordoned
+  const nodes = Array.from({ length: 10 }, (_, i) => makeNode(`n${i}`, { capacity: { pods: '10' }, unschedulable: i % 2 === 1 }));
+  it('stops after numNodesToFind feasible nodes, wrapping around from start, and reports nodes processed', () => {
+    const r = runBoth(nodes, [], makePod(), {}, { start: 7, numNodesToFind: 3 });
+    // examined n7 (filtered), n8, n9 (filtered), n0, n1 (filtered), n2 → 3 feasible after 6 nodes
+    expect(r.feasible).toEqual(['n8', 'n0', 'n2']);
+    expect(r.processed).toBe(6);
+    expect([...r.nodes.keys()].sort()).toEqual(['n0', 'n1', 'n2', 'n7', 'n8', 'n9']);
+  });
+  it('examines every node when fewer feasible nodes exist than requested', () => {
+    const r = runBoth(nodes, [], makePod(), {}, { start: 3, numNodesToFind: 8 });
+    expect(r.processed).toBe(10);
+    expect(r.feasible).toEqual(['n4', 'n6', 'n8', 'n0', 'n2']);
+  });
+  it('normalizes over the feasible nodes of the window only', () => {
+    const tainted = nodes.map((n, i) => makeNode(n.metadata.name!, { capacity: { pods: '10' }, taints: i < 5 ? [{ key: 'p', effect: 'PreferNoSchedule' }] : undefined }));
+    const all = runBoth(tainted, [], makePod(), {}, {});
+    expect(all.nodes.get('n0')!.norm[ScorePlugin.TaintToleration]).toBe(0);
+    expect(all.nodes.get('n9')!.norm[ScorePlugin.TaintToleration]).toBe(100);
+    // a window holding only tainted nodes: max count 1 everywhere → all 0 after reverse normalization
+    const win = runBoth(tainted, [], makePod(), {}, { start: 0, numNodesToFind: 3 });
+    expect(win.feasible).toEqual(['n0', 'n1', 'n2']);
+    expect(win.feasible.map((n) => win.nodes.get(n)!.norm[ScorePlugin.TaintToleration])).toEqual([0, 0, 0]);
+    expect(win.feasible.map((n) => win.nodes.get(n)!.total)).toEqual(win.feasible.map((n) => {
+      const x = win.nodes.get(n)!;
+      return 3 * x.norm[0] + 2 * x.norm[1] + x.norm[2] + x.norm[3] + x.norm[4];
+    }));
+  });
+});
