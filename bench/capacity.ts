@@ -19,7 +19,7 @@ const shape: Pod = {
 
 function sweepTasks(nodes: number, seed: number): PoolTask[] {
   const g = generateCluster({ seed, nodes });
-  const cluster: ClusterFile = { nodes: g.nodes, boundPods: g.pods.filter((p) => p.spec.nodeName), pendingPods: [], services: [], replicaSets: [], others: [], namespaces: [] };
+  const cluster: ClusterFile = { sources: new Map(), nodes: g.nodes, boundPods: g.pods.filter((p) => p.spec.nodeName), pendingPods: [], services: [], replicaSets: [], others: [], namespaces: [] };
   const template = g.nodes[0].metadata.name!;
   const whatIfs = [
     [], ...g.zones.map((zone) => [{ kind: 'lose-zone' as const, zone }]),

@@ -87,6 +87,11 @@ export interface BenchSuite {
   defaultSizes: number[];
   quickSizes: number[];
   options?: SuiteOption[];
+  /**
+   * Suite options for `kubesim bench all` (by camelCase name, as commander names them), e.g. a
+   * smaller real-tool sweep so that the whole run stays within its time budget.
+   */
+  allArgs?: BenchOptions['args'];
   run(opts: BenchOptions, rec: BenchRecorder): Promise<void>;
 }
 
@@ -221,6 +226,23 @@ export async function runSuite(suite: BenchSuite, opts: BenchOptions): Promise<B
     results: rec.results,
     notes: rec.notes,
   };
+}
+
+/** commander's attribute name of a flag: "--real-tools-max <n>" → realToolsMax, "--no-etcd" → etcd */
+export function optionAttribute(flags: string): string {
+  const long = flags.split(/[ ,|]+/).find((f) => f.startsWith('--')) ?? flags;
+  return long.replace(/^--(no-)?/, '').replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+}
+
+/** The arguments a suite runs with under `bench all`: its declared defaults, then its allArgs. */
+export function defaultArgs(suite: BenchSuite): BenchOptions['args'] {
+  const args: BenchOptions['args'] = {};
+  for (const o of suite.options ?? []) {
+    const name = optionAttribute(o.flags);
+    if (o.default !== undefined) args[name] = o.default;
+    else if (/^--no-/.test(o.flags.trim())) args[name] = true; // a --no-x flag defaults x to true
+  }
+  return { ...args, ...(suite.allArgs ?? {}) };
 }
 
 /** Parses "1000,5000,10k" into numbers (k = 1000). */

@@ -39,6 +39,8 @@ export const suite: BenchSuite = {
   sizeUnit: 'services',
   defaultSizes: [1000, 5000, 10000],
   quickSizes: [200, 1000],
+  // `bench all`: time the real tools only up to 2,000 services (nft -f of 10k services alone takes minutes)
+  allArgs: { realToolsMax: '2000' },
   options: [
     { flags: '--services <list>', description: 'service counts to sweep (same as --sizes), e.g. 1000,5000,10000' },
     { flags: '--endpoints <n>', description: 'endpoints per service', default: '10' },

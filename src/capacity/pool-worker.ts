@@ -14,5 +14,6 @@ for (const [name, mod] of Object.entries(modules)) registerCompiledKernel(name, 
 
 export default async function run(encoded: Uint8Array): Promise<Uint8Array> {
   const task = packr.unpack(encoded) as PoolTask;
+  task.cluster.sources = new Map();
   return packr.pack(await runPoolTask(task));
 }

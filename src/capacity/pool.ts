@@ -56,7 +56,9 @@ export class PlannerPool {
   async run<T extends PoolTask>(task: T): Promise<ResultOf<T>> {
     const signal = this.timeoutMs ? AbortSignal.timeout(this.timeoutMs) : undefined;
     try {
-      const out = (await this.piscina.run(this.packr.pack(task), { signal })) as Uint8Array;
+      // source positions (a Map keyed by object identity) mean nothing in another thread
+      const { sources: _sources, ...cluster } = task.cluster;
+      const out = (await this.piscina.run(this.packr.pack({ ...task, cluster }), { signal })) as Uint8Array;
       return this.packr.unpack(out) as ResultOf<T>;
     } catch (e) {
       const err = e as Error;

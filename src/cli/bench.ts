@@ -6,7 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { packageRoot } from '../util/paths.js';
 import { CliError } from './errors.js';
 import type { BenchSuite, BenchReport, BenchOptions } from '../../bench/harness.js';
-import { runSuite, parseSizes, BENCH_SCHEMA } from '../../bench/harness.js';
+import { runSuite, parseSizes, defaultArgs, BENCH_SCHEMA } from '../../bench/harness.js';
 import { formatText, formatMarkdown, compareBaseline } from '../../bench/format.js';
 
 const NOT_SUITES = new Set(['harness', 'format', 'html']);
@@ -48,7 +48,7 @@ function progressWriter(suite: string): (msg: string) => void {
   };
 }
 
-async function runAndReport(suites: BenchSuite[], o: CommonOpts, args: BenchOptions['args'], argv: string): Promise<void> {
+async function runAndReport(suites: BenchSuite[], o: CommonOpts, args: BenchOptions['args'] | 'suite-defaults', argv: string): Promise<void> {
   const timeMs = Number(o.time);
   const seed = Number(o.seed);
   const tolerance = Number(o.tolerance);
@@ -60,7 +60,8 @@ async function runAndReport(suites: BenchSuite[], o: CommonOpts, args: BenchOpti
   const reports: BenchReport[] = [];
   for (const suite of suites) {
     const progress = progressWriter(suite.name);
-    const report = await runSuite(suite, { sizes, quick: !!o.quick, timeMs, seed, args, progress });
+    const suiteArgs = args === 'suite-defaults' ? defaultArgs(suite) : args;
+    const report = await runSuite(suite, { sizes, quick: !!o.quick, timeMs, seed, args: suiteArgs, progress });
     if (process.stderr.isTTY) process.stderr.write('\r\x1b[K');
     reports.push(report);
     process.stdout.write(formatText(report) + '\n');
@@ -111,7 +112,8 @@ export async function register(program: Command): Promise<void> {
   const suites = await loadSuites();
   addCommon(bench.command('all').description(`run every suite in turn (${suites.map((s) => s.name).join(', ')})`))
     .action(async (o: CommonOpts) => {
-      await runAndReport(suites, o, {}, commandLine());
+      if (o.sizes) throw new CliError('bench all: --sizes means different things per suite; run one suite to set sizes');
+      await runAndReport(suites, o, 'suite-defaults', commandLine());
     });
   for (const suite of suites) {
     const cmd = addCommon(bench.command(suite.name).description(suite.description));

@@ -12,7 +12,7 @@ const node = (name: string): Node => ({
   metadata: { name, labels: { 'kubernetes.io/hostname': name, 'topology.kubernetes.io/zone': 'z' } },
   status: { allocatable: { cpu: '4', memory: '16Gi', pods: '110' } },
 });
-const cluster: ClusterFile = { nodes: ['n1', 'n2', 'n3', 'n4'].map(node), boundPods: [], pendingPods: [], services: [], replicaSets: [], others: [], namespaces: [] };
+const cluster: ClusterFile = { sources: new Map(), nodes: ['n1', 'n2', 'n3', 'n4'].map(node), boundPods: [], pendingPods: [], services: [], replicaSets: [], others: [], namespaces: [] };
 const shape: Pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'w', namespace: 'default' }, spec: { containers: [{ name: 'c', resources: { requests: { cpu: '1', memory: '2Gi' } } }] } };
 const workload = (n: number) => Array.from({ length: n }, (_, i) => replicaOf(shape, i));
 
