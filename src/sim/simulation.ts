@@ -16,6 +16,7 @@ import { EndpointSliceController } from '../controllers/endpointslice.js';
 import { NodeLifecycleController } from '../controllers/nodelifecycle.js';
 import { ReplicaSetController } from '../controllers/replicaset.js';
 import { TaintEvictionController, type EvictionRecord } from '../controllers/taint-eviction.js';
+import { LeaderElector } from '../controllers/leaderelection.js';
 import { MemoryStore } from '../store/memory/store.js';
 import { Rng } from '../util/rng.js';
 import { ServerClient } from './api-adapter.js';
@@ -58,6 +59,8 @@ export interface SimulationResult {
   series: Series;
   events: EventRow[];
   relists: number;
+  /** with leader election: who started leading when */
+  leaders: { atS: number; component: string; identity: string }[];
 }
 
 export interface RunOptions {
@@ -90,6 +93,10 @@ export class Simulation {
   schedulerKind = '';
   observer!: Observer;
   private readonly user: ServerClient;
+  private readonly cms: ControllerManager[] = [];
+  private readonly schedulers: SchedulerComponent[] = [];
+  private readonly electors: { component: 'controller-manager' | 'scheduler'; identity: string; elector: LeaderElector }[] = [];
+  private readonly leaderLog: { atMs: number; component: string; identity: string }[] = [];
   private readonly timelineResults: SimulationResult['timeline'] = [];
   private readonly failed = new Set<string>();
   private nodesByZone = new Map<string, string[]>();
@@ -142,33 +149,78 @@ export class Simulation {
     const kInf = new InformerFactory(this.client('kubelet'), clock);
     this.kubelet = new KubeletFleet({ api: this.clients.kubelet, clock, informers: kInf, rng: this.rng.fork('kubelet'), latencies: sc.settings.latencies });
 
-    const cmApi = this.client('controller-manager');
-    const cmInf = new InformerFactory(cmApi, clock);
-    const cmDeps = this.deps(cmApi, cmInf, 'controller-manager');
-    this.cm = {
-      informers: cmInf,
-      rs: new ReplicaSetController({ ...cmDeps, recorder: new ApiEventRecorder(cmApi, clock, 'replicaset-controller') }),
-      deploy: new DeploymentController({ ...cmDeps, recorder: new ApiEventRecorder(cmApi, clock, 'deployment-controller') }),
-      eps: new EndpointSliceController(cmDeps, ENDPOINTSLICE_BATCH_MS),
-      nlc: new NodeLifecycleController({ ...cmDeps, recorder: new ApiEventRecorder(cmApi, clock, 'node-controller') }, { nodeMonitorGracePeriodMs: sc.settings.nodeMonitorGracePeriodMs, evictionRate: sc.settings.evictionRate }),
-      taint: new TaintEvictionController({ ...cmDeps, recorder: new ApiEventRecorder(cmApi, clock, 'taint-eviction-controller') }),
-    };
-
-    const sApi = this.client('scheduler');
-    const sInf = new InformerFactory(sApi, clock);
-    const sDeps = this.deps(sApi, sInf, 'default-scheduler');
-    const real = sc.settings.scheduler === 'real' ? await createScheduler({ ...sDeps, cycleMs: sc.settings.schedulerCycleMs }) : undefined;
-    this.scheduler = real ?? new StandInScheduler({ ...sDeps, cycleMs: sc.settings.schedulerCycleMs });
-    this.schedulerKind = real ? 'kube-scheduler model (src/scheduler)' : 'stand-in scheduler (src/sim/standin-scheduler.ts)';
-
-    await Promise.all([obsInf.start(), kInf.start(), cmInf.start(), sInf.start()]);
-    this.cm.rs.run(); this.cm.deploy.run(); this.cm.eps.run(); this.cm.nlc.run(); this.cm.taint.run();
-    await this.scheduler.start();
+    await Promise.all([obsInf.start(), kInf.start()]);
+    this.schedulerKind = sc.settings.scheduler === 'real' ? 'kube-scheduler model (src/scheduler)' : 'stand-in scheduler (src/sim/standin-scheduler.ts)';
+    if (!sc.settings.leaderElection) {
+      this.cm = await this.startControllerManager('controller-manager');
+      this.scheduler = await this.startScheduler('scheduler');
+    } else {
+      // two instances of each; only the Lease holder runs (and builds its informers) — as upstream
+      for (const component of ['controller-manager', 'scheduler'] as const) {
+        for (const i of [0, 1]) {
+          const id = `${component}-${i}`;
+          let proc: Promise<{ stop(): Promise<void> | void }> | undefined;
+          const elector = new LeaderElector({
+            api: this.client(`${id}-election`), clock, name: component === 'scheduler' ? 'kube-scheduler' : 'kube-controller-manager', identity: id,
+            onStartedLeading: () => {
+              this.leaderLog.push({ atMs: clock.now(), component, identity: id });
+              proc = component === 'scheduler'
+                ? this.startScheduler(id).then((x) => { this.scheduler = x; return x; })
+                : this.startControllerManager(id).then((x) => { this.cm = x; return { stop: () => this.stopControllerManager(x) }; });
+            },
+            onStoppedLeading: () => { void proc?.then((x) => x.stop()); proc = undefined; },
+          });
+          this.electors.push({ component, identity: id, elector });
+          elector.run();
+        }
+      }
+      // let the first leaders start before the workloads arrive
+      await this.loop.runFor(1000);
+    }
 
     // workloads and snapshot objects
     await this.createAll([...sc.snapshotObjects.map((o) => structuredClone(o)), ...sc.workloads.map((o) => structuredClone(o))], 'workloads');
     this.scheduleTimeline();
     this.scheduleCompaction();
+  }
+
+  private async startControllerManager(id: string): Promise<ControllerManager> {
+    const clock = this.loop.clock;
+    const sc = this.scenario;
+    const api = this.client(id);
+    const informers = new InformerFactory(api, clock);
+    const deps = this.deps(api, informers, id);
+    const cm: ControllerManager = {
+      informers,
+      rs: new ReplicaSetController({ ...deps, recorder: new ApiEventRecorder(api, clock, 'replicaset-controller') }),
+      deploy: new DeploymentController({ ...deps, recorder: new ApiEventRecorder(api, clock, 'deployment-controller') }),
+      eps: new EndpointSliceController(deps, ENDPOINTSLICE_BATCH_MS),
+      nlc: new NodeLifecycleController({ ...deps, recorder: new ApiEventRecorder(api, clock, 'node-controller') }, { nodeMonitorGracePeriodMs: sc.settings.nodeMonitorGracePeriodMs, evictionRate: sc.settings.evictionRate }),
+      taint: new TaintEvictionController({ ...deps, recorder: new ApiEventRecorder(api, clock, 'taint-eviction-controller') }),
+    };
+    this.cms.push(cm);
+    await informers.start();
+    cm.rs.run(); cm.deploy.run(); cm.eps.run(); cm.nlc.run(); cm.taint.run();
+    return cm;
+  }
+
+  private async stopControllerManager(cm: ControllerManager): Promise<void> {
+    await Promise.all([cm.rs.stop(), cm.deploy.stop(), cm.eps.stop(), cm.nlc.stop(), cm.taint.stop()]);
+    cm.informers.stop();
+  }
+
+  private async startScheduler(id: string): Promise<SchedulerComponent> {
+    const sc = this.scenario;
+    const api = this.client(id);
+    const informers = new InformerFactory(api, this.loop.clock);
+    const deps = this.deps(api, informers, 'default-scheduler');
+    const s = sc.settings.scheduler === 'real'
+      ? await createScheduler({ ...deps, cycleMs: sc.settings.schedulerCycleMs })
+      : new StandInScheduler({ ...deps, cycleMs: sc.settings.schedulerCycleMs });
+    await informers.start();
+    await s.start();
+    this.schedulers.push(s);
+    return { start: () => {}, stop: () => { s.stop(); informers.stop(); }, get stats() { return s.stats; } };
   }
 
   private async createAll(objs: KubeObject[], what: string): Promise<void> {
@@ -275,8 +327,13 @@ export class Simulation {
       case 'delete':
         await api.delete(a.resource, a.namespace, a.name);
         return;
-      case 'killLeader':
-        throw new Error('killLeader needs settings.leaderElection: true');
+      case 'killLeader': {
+        if (!this.electors.length) throw new Error('killLeader needs settings.leaderElection: true');
+        const e = this.electors.find((x) => x.component === a.component && x.elector.isLeader);
+        if (!e) throw new Error(`no ${a.component} instance is leading`);
+        e.elector.stop(); // the process dies without releasing its lease
+        return;
+      }
     }
   }
 
@@ -326,8 +383,9 @@ export class Simulation {
   }
 
   private async shutdown(): Promise<void> {
-    this.scheduler.stop();
-    await Promise.all([this.cm.rs.stop(), this.cm.deploy.stop(), this.cm.eps.stop(), this.cm.nlc.stop(), this.cm.taint.stop()]);
+    for (const e of this.electors) e.elector.stop();
+    for (const s of this.schedulers) s.stop();
+    await Promise.all(this.cms.map((cm) => Promise.all([cm.rs.stop(), cm.deploy.stop(), cm.eps.stop(), cm.nlc.stop(), cm.taint.stop()])));
   }
 
   private summarize(wallMs: number): SimulationResult {
@@ -353,7 +411,8 @@ export class Simulation {
     const fc = this.server.stats();
     let requests = 0, tmr = 0, retries = 0, failedAfter = 0;
     for (const c of Object.values(this.clients)) { requests += c.stats.requests; tmr += c.stats.tooManyRequests; retries += c.stats.retries; failedAfter += c.stats.failedAfterRetries; }
-    const ev: EvictionRecord[] = this.cm.taint.evictions;
+    const ev: EvictionRecord[] = this.cms.flatMap((cm) => cm.taint.evictions).sort((a, b) => a.atMs - b.atMs);
+    const nlc = (k: 'markedUnknown' | 'noExecuteTainted' | 'podsMarkedNotReady') => this.cms.reduce((n, cm) => n + cm.nlc.stats[k], 0);
     const events: EventRow[] = this.opts.collectEvents === false ? [] : o.events.list().map((e) => ({
       lastSeen: (Date.parse(e.lastTimestamp ?? e.firstTimestamp ?? '') - this.loop.startMs) / 1000,
       type: e.type ?? 'Normal', reason: e.reason ?? '', object: `${(e.involvedObject.kind ?? '').toLowerCase()}/${e.involvedObject.name}`,
@@ -371,7 +430,8 @@ export class Simulation {
       schedulingThroughput: { peakPodsPerSecond: Math.round(Math.max(0, ...series.bindRate) * 10) / 10, meanPodsPerSecondWhileBusy: busy.length ? Math.round((busy.reduce((a, b) => a + b, 0) / busy.length) * 10) / 10 : 0 },
       api: { requests, tooManyRequests: tmr, retries, failedAfterRetries: failedAfter, peakMutatingInflight: fc.peakInflightMutating, peakInflight: fc.peakInflight },
       evictions: { count: ev.length, firstAtS: ev.length ? (ev[0].atMs - this.loop.startMs) / 1000 : null, records: ev.map((e) => ({ atS: (e.atMs - this.loop.startMs) / 1000, pod: e.pod, node: e.node })) },
-      nodeLifecycle: { markedUnknown: this.cm.nlc.stats.markedUnknown, noExecuteTainted: this.cm.nlc.stats.noExecuteTainted, podsMarkedNotReady: this.cm.nlc.stats.podsMarkedNotReady },
+      nodeLifecycle: { markedUnknown: nlc('markedUnknown'), noExecuteTainted: nlc('noExecuteTainted'), podsMarkedNotReady: nlc('podsMarkedNotReady') },
+      leaders: this.leaderLog.map((l) => ({ atS: (l.atMs - this.loop.startMs) / 1000, component: l.component, identity: l.identity })),
       timeline: this.timelineResults,
       deployments: o.deployments.list().map((d) => ({
         name: `${d.metadata.namespace}/${d.metadata.name}`, replicas: d.spec.replicas ?? 1, updated: d.status?.updatedReplicas ?? 0,
@@ -380,7 +440,7 @@ export class Simulation {
       pendingReasons: [...pendingMsgs].map(([message, n]) => ({ message, pods: n })).sort((a, b) => b.pods - a.pods),
       series,
       events,
-      relists: this.cm.informers.relists + this.observer.pods.relists,
+      relists: this.cms.reduce((n, cm) => n + cm.informers.relists, 0) + this.observer.pods.relists,
     };
   }
 }
