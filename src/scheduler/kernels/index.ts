@@ -14,6 +14,8 @@ export { JsKernel, idiv, idivInv } from './js.js';
 export { WasmKernel } from './wasm.js';
 export { KernelOutput } from './output.js';
 export { reasonStrings, failedPlugins, fitErrorMessage } from './reasons.js';
+export { explainNode } from './explain.js';
+export type { NodeExplanation, InsufficientResource } from './explain.js';
 export { NodeTable, podKey, zoneKey, podHostPorts } from '../nodetable/table.js';
 export type { NodeTableOptions, HostPort } from '../nodetable/table.js';
 export { compilePod, resolveScoring, PodQuery, QueryArena, PodQueryError, toleratesTaint, normalizedImageName, defaultArena } from '../nodetable/podquery.js';

@@ -261,3 +261,21 @@ describe('sampling window (findNodesThatPassFilters)', () => {
     }));
   });
 });
+
+describe('explainNode (InsufficientResource detail, FindMatchingUntoleratedTaint)', () => {
+  it('reports requested/used/capacity like fit_test.go wantInsufficientResources', async () => {
+    const { explainNode } = await import('../../../src/scheduler/kernels/explain.js');
+    const t = new NodeTable();
+    t.addNode(makeNode('n', { capacity: { cpu: '10m', memory: '20', pods: '32', 'example.com/aaa': '5' }, taints: [{ key: 'a', effect: 'PreferNoSchedule' }, { key: 'dedicated', value: 'user1', effect: 'NoSchedule' }] }));
+    t.addPod(makePod({ node: 'n', reqs: [{ cpu: '10m', memory: '20' }] }));
+    const e = explainNode(t, makePod({ reqs: [{ cpu: '1m', memory: '1', 'example.com/aaa': '10' }] }), 0);
+    // upstream "too many resources fails": {cpu, 1, 10, 10}, {memory, 1, 20, 20}
+    expect(e.insufficient).toEqual([
+      { resourceName: 'cpu', reason: 'Insufficient cpu', requested: 1, used: 10, capacity: 10 },
+      { resourceName: 'memory', reason: 'Insufficient memory', requested: 1, used: 20, capacity: 20 },
+      { resourceName: 'example.com/aaa', reason: 'Insufficient example.com/aaa', requested: 10, used: 0, capacity: 5 },
+    ]);
+    expect(e.untoleratedTaint).toEqual({ key: 'dedicated', value: 'user1', effect: 'NoSchedule' });
+    expect(e.unschedulable).toBe(false);
+  });
+});
