@@ -60,11 +60,11 @@ export function demoScenario(o: DemoOptions = {}): Scenario {
   ];
   const at = (s: number, action: Action): TimelineEntry => ({ atMs: s * 1000, action, label: describeAction(action) });
   const timeline: TimelineEntry[] = [
-    at(60, { kind: 'scale', deployment: 'shop/catalog', replicas: per(0.5) }),
-    at(120, { kind: 'rollout', deployment: 'shop/frontend', image: 'shop/frontend:1.1' }),
-    at(180, { kind: 'nodeDown', nodes: ['general-0007'] }),
-    at(300, { kind: 'zoneOutage', zone: 'zone-c' }),
-    at(660, { kind: 'zoneRecover', zone: 'zone-c' }),
+    at(45, { kind: 'scale', deployment: 'shop/catalog', replicas: per(0.5) }),
+    at(90, { kind: 'rollout', deployment: 'shop/frontend', image: 'shop/frontend:1.1' }),
+    at(240, { kind: 'nodeDown', nodes: ['general-0007'] }),
+    at(360, { kind: 'zoneOutage', zone: 'zone-c' }),
+    at(720, { kind: 'zoneRecover', zone: 'zone-c' }),
   ];
   return {
     name: 'demo',
