@@ -11,10 +11,11 @@
  * and the placements compared (figure `placementsDiffering`, expected 0).
  *
  * Also timed: the scan alone (one compiled pod, evaluate() repeated: kernel + merge, no compile or
- * assume), the part that sharding parallelizes. `crossover` = the smallest size where sharded pods/s
- * beat single-thread pods/s in this run (−1 if none).
+ * assume), the part that sharding parallelizes. `crossover` = the smallest size from which sharded
+ * pods/s beat single-thread pods/s at it and every larger size in this run (−1 if none).
  */
 import os from 'node:os';
+import { Worker } from 'node:worker_threads';
 import type { BenchOptions, BenchRecorder, BenchSuite } from './harness.js';
 import { generateCluster, generatePods, type GeneratedCluster } from '../src/sim/cluster-gen.js';
 import { NodeTable } from '../src/scheduler/nodetable/table.js';
@@ -49,6 +50,22 @@ function runBatch(m: Mode, pods: Pod[], from: number, batch: number, placements?
   for (const k of assumed) m.table.removePod(k);
 }
 
+const BUSY_LOOP = `const { parentPort } = require('node:worker_threads');
+let x = 0; const t = performance.now();
+for (let i = 0; i < 1e8; i++) x += i % 7;
+parentPort.postMessage([performance.now() - t, x]);`;
+
+/** Wall ms for k threads each running the same fixed CPU loop at once (measures the cores this process really gets). */
+async function busyThreads(k: number): Promise<number> {
+  const t = performance.now();
+  await Promise.all(Array.from({ length: k }, () => new Promise<void>((resolve, reject) => {
+    const w = new Worker(BUSY_LOOP, { eval: true });
+    w.once('message', () => { void w.terminate(); resolve(); });
+    w.once('error', reject);
+  })));
+  return performance.now() - t;
+}
+
 export const suite: BenchSuite = {
   name: 'shard',
   description: 'one cluster sharded across worker threads over shared memory vs the single-thread full scan (pods/s, crossover)',
@@ -58,13 +75,23 @@ export const suite: BenchSuite = {
   options: [
     { flags: '--shards <n>', description: 'windows (threads incl. the calling one) for the sharded mode', default: '2' },
     { flags: '--workers-only', description: 'also run the sharded mode with K workers and an idle calling thread' },
+    { flags: '--spin <n>', description: 'polls of the control word before a worker sleeps (ShardOptions.spin)', default: '2000' },
   ],
   async run(opts: BenchOptions, rec: BenchRecorder) {
     const sizes = opts.sizes ?? (opts.quick ? this.quickSizes : this.defaultSizes);
     const shards = Number(opts.args.shards ?? 2);
     if (!Number.isInteger(shards) || shards < 1) throw new Error(`--shards must be a positive integer, got ${opts.args.shards}`);
     const timeMs = opts.quick ? Math.min(opts.timeMs, 500) : opts.timeMs;
-    let crossover = -1;
+    const spin = Number(opts.args.spin ?? 2000);
+    if (!Number.isInteger(spin) || spin < 0) throw new Error(`--spin must be a non-negative integer, got ${opts.args.spin}`);
+    // how much parallel CPU this process gets right now: the same loop in 1 and in `shards` threads
+    {
+      const one = await busyThreads(1);
+      const many = await busyThreads(shards);
+      rec.figure('machine parallelism', { oneThreadMs: Math.round(one), threadsMs: Math.round(many), threads: shards, effectiveCores: Math.round((shards * one / many) * 100) / 100, loadAvg1m: Math.round(os.loadavg()[0] * 10) / 10 });
+    }
+    /** per size: did sharded beat single-thread pods/s */
+    const wins: [number, boolean][] = [];
     for (const size of sizes) {
       opts.progress(`generating a ${size}-node cluster (seed ${opts.seed})`);
       const cluster = generateCluster({ seed: opts.seed, nodes: size });
@@ -80,7 +107,7 @@ export const suite: BenchSuite = {
       for (const [name, useMainThread] of variants) {
         const t = load(cluster, true);
         try {
-          const s = await ShardedScheduler.start(t, { shards, seed: opts.seed, useMainThread });
+          const s = await ShardedScheduler.start(t, { shards, seed: opts.seed, useMainThread, spin });
           modes.push({ name, table: t, schedule: (p) => s.schedule(p), evaluate: (p) => s.evaluate(compilePod(t, p)), close: () => s.close() });
         } catch (e) {
           rec.skip('schedule full-scan', (e as Error).message, { mode: name, size });
@@ -95,6 +122,23 @@ export const suite: BenchSuite = {
           const got: (string | undefined)[] = [];
           runBatch(m, pods, 0, batch, got);
           rec.figure('placements vs single', { placementsDiffering: got.filter((g, i) => g !== want[i]).length, pods: batch }, { mode: m.name, size });
+        }
+        // the same batches with the modes ALTERNATING (A B A B …): load drift and the first major GCs
+        // after loading the cluster hit both modes alike; the median of the per-round pods/s is recorded.
+        // Run first, so it also warms both modes up before the sequential tinybench tasks below.
+        const rounds = opts.quick ? 3 : 7;
+        const perRound: Record<string, number[]> = {};
+        for (let r = 0; r < rounds; r++) {
+          for (const m of modes) {
+            const t0 = performance.now();
+            runBatch(m, pods, (r * batch) % pods.length, batch);
+            (perRound[m.name] ??= []).push((batch * 1000) / (performance.now() - t0));
+          }
+        }
+        const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+        for (const m of modes) {
+          const med = median(perRound[m.name]);
+          rec.figure('schedule full-scan interleaved', { medianPodsPerSec: Math.round(med), ...(m.name === 'single' ? {} : { speedup: Math.round((med / median(perRound.single)) * 100) / 100 }), rounds, loadAvg1m: Math.round(os.loadavg()[0] * 10) / 10 }, { mode: m.name, size });
         }
         const tp: Record<string, number> = {};
         for (const m of modes) {
@@ -115,8 +159,9 @@ export const suite: BenchSuite = {
         for (const m of modes.slice(1)) {
           if (tp[m.name] && tp.single) rec.figure('schedule full-scan speedup', { ratio: Math.round((tp[m.name] / tp.single) * 100) / 100 }, { mode: m.name, size });
         }
-        const sharded = tp[`sharded-${shards}`];
-        if (crossover < 0 && sharded && tp.single && sharded > tp.single) crossover = size;
+        // the crossover uses the interleaved medians (less exposed to load drift than sequential tasks)
+        const shardedMed = perRound[`sharded-${shards}`] ? median(perRound[`sharded-${shards}`]) : 0;
+        wins.push([size, shardedMed > median(perRound.single)]);
         // the scan alone (kernel + merge over one compiled pod), the part that runs in parallel
         for (const m of modes) {
           const pod = pods[0];
@@ -126,9 +171,14 @@ export const suite: BenchSuite = {
         for (const m of modes) await m.close();
       }
     }
-    rec.figure('crossover', { nodes: crossover, shards });
-    rec.note(`crossover: smallest size where sharded ×${shards} pods/s beat single-thread pods/s in this run (-1: none); it moves with machine load — sharding needs an idle core`);
+    // the smallest size from which sharded wins at that size and every larger one measured
+    wins.sort((a, b) => a[0] - b[0]);
+    let crossover = -1;
+    for (let i = wins.length - 1; i >= 0 && wins[i][1]; i--) crossover = wins[i][0];
+    rec.figure('crossover', { nodes: crossover, shards, spin });
+    rec.note(`crossover: smallest size from which sharded ×${shards} beat single-thread (median pods/s of the interleaved rounds) at it and every larger size in this run (-1: none); it moves with machine load — sharding needs a core that is free when the pod arrives`);
     rec.note('each iteration: a batch of mixed pods, each compiled, scanned over every node (full scan), merged, selected and assumed; the batch is then forgotten');
+    rec.note(`machine parallelism: a fixed CPU loop run in 1 and in ${shards} threads at once; effectiveCores = ${shards} × t1 / t${shards} (${shards} on an idle machine, ~1 when other processes already use every core — then sharding cannot pay)`);
     rec.note('cpuMsPerPod is process CPU time (all threads) per pod: the price of sharding in CPU; loadAvg1m is the machine load when the row finished');
   },
 };
