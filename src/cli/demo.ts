@@ -8,7 +8,7 @@ import type { Command } from 'commander';
 import { demoScenario } from '../sim/demo.js';
 import { simulate } from '../sim/simulation.js';
 import { formatEvents, formatSummary, renderReport } from '../sim/report.js';
-import { progressReporter } from '../sim/progress.js';
+import { failCleanlyOnStrayRejections, progressReporter } from '../sim/progress.js';
 import { CliError } from './errors.js';
 import { json, parseOutputFormat } from './output.js';
 
@@ -37,6 +37,7 @@ Examples:
       if (opts.scheduler !== 'real' && opts.scheduler !== 'standin') throw new CliError(`--scheduler: expected real or standin, got "${opts.scheduler}"`);
       const scenario = demoScenario({ nodes, seed, scheduler: opts.scheduler });
       const progress = opts.progress ? progressReporter(`demo (${nodes} nodes)`) : undefined;
+      failCleanlyOnStrayRejections();
       let result;
       try {
         result = await simulate(scenario, { seed, onProgress: progress?.update });

@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import { ScenarioError, loadScenario } from '../sim/scenario.js';
 import { simulate } from '../sim/simulation.js';
 import { formatEvents, formatSummary, renderReport } from '../sim/report.js';
-import { progressReporter } from '../sim/progress.js';
+import { failCleanlyOnStrayRejections, progressReporter } from '../sim/progress.js';
 import { CliError } from './errors.js';
 import { json, parseOutputFormat } from './output.js';
 
@@ -37,6 +37,7 @@ Examples:
       let scenario;
       try { scenario = loadScenario(file); } catch (e) { if (e instanceof ScenarioError) throw new CliError(e.message); throw e; }
       const progress = opts.progress ? progressReporter(`simulate ${scenario.name}`) : undefined;
+      failCleanlyOnStrayRejections();
       let result;
       try {
         result = await simulate(scenario, { seed, onProgress: progress?.update });

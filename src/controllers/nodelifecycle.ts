@@ -16,7 +16,7 @@
  * The NoExecute taint makes the taint eviction controller (taint-eviction.ts) delete pods.
  */
 import type { Lease, Node, NodeCondition, Pod, Taint } from '../api/types.js';
-import { isConflict, isNotFound } from '../client/api.js';
+import { isConflict } from '../client/api.js';
 import type { Informer } from '../client/informer.js';
 import type { TimerHandle } from '../util/clock.js';
 import { isoTime } from './pod-util.js';
@@ -87,7 +87,7 @@ export class NodeLifecycleController {
   private taintTimer?: TimerHandle;
   private readonly o: Required<NodeLifecycleOptions>;
   private allDisrupted = false;
-  stats = { markedUnknown: 0, noExecuteTainted: 0, untainted: 0, podsMarkedNotReady: 0 };
+  stats = { markedUnknown: 0, noExecuteTainted: 0, untainted: 0, podsMarkedNotReady: 0, writeErrors: 0 };
 
   constructor(private readonly deps: ControllerDeps, opts: NodeLifecycleOptions = {}) {
     this.o = {
@@ -121,7 +121,8 @@ export class NodeLifecycleController {
   run(): void {
     const monitor = () => {
       this.monitorTimer = this.deps.clock.setTimer(monitor, this.o.nodeMonitorPeriodMs);
-      void this.monitorNodeHealth();
+      // a timer callback must never reject: failures are retried by the next pass
+      this.monitorNodeHealth().catch(() => { this.stats.writeErrors++; });
     };
     this.monitorTimer = this.deps.clock.setTimer(monitor, this.o.nodeMonitorPeriodMs);
     // doNoExecuteTaintingPass runs every 100 ms (nodeEvictionPeriod); only while work is queued
@@ -142,7 +143,7 @@ export class NodeLifecycleController {
     let pending = false;
     for (const z of this.zones.values()) if (z.queue.length) pending = true;
     if (!pending) return;
-    this.taintTimer = this.deps.clock.setTimer(() => { this.taintTimer = undefined; void this.taintPass(); }, 100);
+    this.taintTimer = this.deps.clock.setTimer(() => { this.taintTimer = undefined; this.taintPass().catch(() => { this.stats.writeErrors++; this.scheduleTaintPass(); }); }, 100);
   }
 
   private async monitorNodeHealth(): Promise<void> {
@@ -181,9 +182,10 @@ export class NodeLifecycleController {
       await this.deps.api.updateStatus('nodes', { ...node, status: { ...(node.status ?? {}), conditions: conds } });
       this.stats.markedUnknown++;
       this.deps.recorder.event(node, 'Normal', 'NodeNotReady', `Node ${node.metadata.name} status is now: NodeNotReady`);
-    } catch (err) {
-      if (!isConflict(err) && !isNotFound(err)) throw err;
-      return; // re-evaluated on the next pass
+    } catch {
+      // conflict, not found, or throttled past the client's retries: re-evaluated on the next pass
+      this.stats.writeErrors++;
+      return;
     }
     // MarkPodsNotReady
     for (const p of this.pods.byIndex('nodeName', node.metadata.name!)) {

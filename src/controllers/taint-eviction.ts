@@ -107,7 +107,7 @@ export class TaintEvictionController {
     const now = this.deps.clock.now();
     const created = now;
     const fireMs = now + min;
-    const timer = this.deps.clock.setTimer(() => void this.evict(key, node.metadata.name!), min);
+    const timer = this.deps.clock.setTimer(() => { this.evict(key, node.metadata.name!).catch(() => {}); }, min);
     this.scheduled.set(key, { createdMs: created, fireMs, timer });
   }
 
@@ -129,7 +129,7 @@ export class TaintEvictionController {
     } catch (err) {
       if (isNotFound(err)) return;
       // retry shortly, as the taint eviction queue does
-      const timer = this.deps.clock.setTimer(() => void this.evict(key, nodeName), 1000);
+      const timer = this.deps.clock.setTimer(() => { this.evict(key, nodeName).catch(() => {}); }, 1000);
       this.scheduled.set(key, { createdMs: this.deps.clock.now(), fireMs: this.deps.clock.now() + 1000, timer });
     }
   }

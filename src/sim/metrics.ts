@@ -26,7 +26,7 @@ export interface Series {
   throttled: number[];
 }
 
-export interface PodTimes { created: number; scheduled?: number; ready?: number }
+export interface PodTimes { created: number; scheduled?: number; ready?: number; /** already bound when first seen (snapshot / generated running pods): not a start-up */ preexisting?: boolean }
 
 export function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;
@@ -56,11 +56,16 @@ export class Observer {
       const k = `${keyOf(p)}/${p.metadata.uid}`;
       let t = this.times.get(k);
       const now = this.clock.now();
-      if (!t) this.times.set(k, (t = { created: now }));
-      if (p.spec.nodeName && t.scheduled === undefined) { t.scheduled = now; this.bound++; }
+      if (!t) this.times.set(k, (t = { created: now, preexisting: !!p.spec.nodeName && this.firstSeen(p) }));
+      if (p.spec.nodeName && t.scheduled === undefined) { t.scheduled = now; if (!t.preexisting) this.bound++; }
       if (t.ready === undefined && isPodReady(p)) t.ready = now;
     };
     this.pods.addEventHandler({ onAdd: see, onUpdate: (_o, p) => see(p) });
+  }
+
+  /** a pod observed for the first time already bound at the very start is part of the initial cluster */
+  private firstSeen(p: Pod): boolean {
+    return this.clock.now() === this.startMs && (p.status?.phase === 'Running' || isPodReady(p));
   }
 
   /** take one sample of the cluster state */
@@ -113,6 +118,7 @@ export class Observer {
   latencies(): { startup: number[]; scheduling: number[] } {
     const startup: number[] = [], scheduling: number[] = [];
     for (const t of this.times.values()) {
+      if (t.preexisting) continue;
       if (t.ready !== undefined) startup.push(t.ready - t.created);
       if (t.scheduled !== undefined) scheduling.push(t.scheduled - t.created);
     }

@@ -28,3 +28,15 @@ export function progressReporter(label: string, stream: NodeJS.WriteStream = pro
     finish() { if (tty) stream.write('\n'); },
   };
 }
+
+/**
+ * A component promise rejected with nobody listening (a bug: every timer-driven path is meant to
+ * catch its own failures). In the CLI, report it as one line and exit instead of Node's stack dump.
+ */
+export function failCleanlyOnStrayRejections(): void {
+  process.once('unhandledRejection', (err) => {
+    process.stderr.write(`\nkubesim: internal error during the simulation: ${(err as Error)?.message ?? String(err)}\n`);
+    if (process.env.KUBESIM_DEBUG) process.stderr.write(`${(err as Error)?.stack ?? ''}\n`);
+    process.exit(70);
+  });
+}

@@ -22,6 +22,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import type { KubeObject, Node, Taint } from '../api/types.js';
+import { generateCluster } from './cluster-gen.js';
 
 export class ScenarioError extends Error {
   constructor(message: string) {
@@ -176,6 +177,27 @@ export function parseScenario(text: string, source: string, baseDir: string): Sc
     snapshotNodes = objs.filter((o) => o.kind === 'Node') as Node[];
     snapshotObjects = objs.filter((o) => o.kind !== 'Node');
   }
+  if (cluster.generator !== undefined) {
+    // the seeded generator (src/sim/cluster-gen.ts): node pools, zones, sizes, taints, image caches,
+    // and the pods already running on the nodes
+    const g = cluster.generator;
+    if (!isObj(g)) throw new ScenarioError(`${at('cluster.generator')}: expected a mapping like {nodes: 1000, zones: 3, utilization: 0.5}`);
+    const known = new Set(['nodes', 'seed', 'zones', 'region', 'utilization', 'imageCatalog', 'imagesPerNode', 'unschedulableFraction', 'preferNoScheduleFraction', 'notReadyFraction', 'runningPods']);
+    for (const k of Object.keys(g)) if (!known.has(k)) throw new ScenarioError(`${at('cluster.generator')}: unknown field "${k}" (expected one of ${[...known].join(', ')})`);
+    const n = Number(g.nodes);
+    if (!Number.isInteger(n) || n < 1) throw new ScenarioError(`${at('cluster.generator.nodes')}: expected a positive integer`);
+    const num = (k: string) => (g[k] === undefined ? undefined : Number(g[k]));
+    let gen;
+    try {
+      gen = generateCluster({
+        nodes: n, seed: g.seed === undefined ? seed : (g.seed as number), zones: num('zones'), region: g.region === undefined ? undefined : String(g.region),
+        utilization: num('utilization'), imageCatalog: num('imageCatalog'), imagesPerNode: num('imagesPerNode'),
+        unschedulableFraction: num('unschedulableFraction'), preferNoScheduleFraction: num('preferNoScheduleFraction'), notReadyFraction: num('notReadyFraction'),
+      });
+    } catch (e) { throw new ScenarioError(`${at('cluster.generator')}: ${(e as Error).message}`); }
+    snapshotNodes = snapshotNodes.concat(gen.nodes);
+    if (g.runningPods !== false) snapshotObjects = snapshotObjects.concat(gen.pods);
+  }
   const rawPools = cluster.pools ?? [];
   if (!Array.isArray(rawPools)) throw new ScenarioError(`${at('cluster.pools')}: expected a list`);
   rawPools.forEach((p, i) => {
@@ -261,7 +283,7 @@ export function parseScenario(text: string, source: string, baseDir: string): Sc
     evictionRate: s.evictionRate === undefined ? 0.1 : Number(s.evictionRate),
     latencies,
   };
-  if (pools.length === 0 && snapshotNodes.length === 0) throw new ScenarioError(`${at('cluster')}: no nodes: give cluster.pools or cluster.snapshot`);
+  if (pools.length === 0 && snapshotNodes.length === 0) throw new ScenarioError(`${at('cluster')}: no nodes: give cluster.pools, cluster.generator or cluster.snapshot`);
   return {
     name: String(root.name ?? 'scenario'), description: String(root.description ?? ''), seed, durationMs,
     pools, snapshotNodes, snapshotObjects, workloads, timeline, settings, source,

@@ -49,7 +49,11 @@ export async function createScheduler(deps: SchedulerDeps): Promise<SchedulerCom
       if (s.queue.lengths.active === 0) { await sleep(1000, true); continue; }
       await sleep(cycleMs, false);
       if (stopped) break;
-      await s.scheduleOne();
+      try {
+        await s.scheduleOne();
+      } catch {
+        // an ApiServer failure inside a cycle (e.g. 429 past the retries): the pod stays queued
+      }
     }
   };
   return {

@@ -44,6 +44,7 @@ export interface SimulationResult {
   wallMs: number;
   simSecondsPerWallSecond: number;
   scheduler: string;
+  /** created/scheduled/ready count pods created during the run (not the snapshot's running pods) */
   pods: { created: number; scheduled: number; ready: number; pendingAtEnd: number; runningAtEnd: number };
   startupLatencyMs: { count: number; p50: number; p90: number; p99: number; max: number };
   /** sorted start-up latencies (ms), down-sampled to at most 2,000 quantiles, for histograms */
@@ -395,7 +396,7 @@ export class Simulation {
     const series = o.series;
     const busy = series.bindRate.filter((r) => r > 0);
     let created = 0, scheduled = 0, ready = 0;
-    for (const t of o.times.values()) { created++; if (t.scheduled !== undefined) scheduled++; if (t.ready !== undefined) ready++; }
+    for (const t of o.times.values()) { if (t.preexisting) continue; created++; if (t.scheduled !== undefined) scheduled++; if (t.ready !== undefined) ready++; }
     const pods = o.pods.list();
     const pendingMsgs = new Map<string, number>();
     let pendingAtEnd = 0, runningAtEnd = 0;
