@@ -90,6 +90,23 @@ export const suite: BenchSuite = {
       const many = await busyThreads(shards);
       rec.figure('machine parallelism', { oneThreadMs: Math.round(one), threadsMs: Math.round(many), threads: shards, effectiveCores: Math.round((shards * one / many) * 100) / 100, loadAvg1m: Math.round(os.loadavg()[0] * 10) / 10 });
     }
+    // the fixed cost of one sharded scan: a 64-node cluster, where the kernel work is negligible
+    {
+      const tiny = generateCluster({ seed: opts.seed, nodes: 64 });
+      const t = load(tiny, true);
+      const pod = generatePods({ seed: opts.seed + 1, count: 1, cluster: tiny })[0];
+      try {
+        const s = await ShardedScheduler.start(t, { shards, seed: opts.seed, spin });
+        try {
+          const q = compilePod(t, pod);
+          await rec.measure('hand-off round trip', () => s.evaluate(q), { mode: `sharded-${shards}`, size: 64, unit: 'scans', timeMs: Math.min(timeMs, 500) });
+        } finally {
+          await s.close();
+        }
+      } catch (e) {
+        rec.skip('hand-off round trip', (e as Error).message, { mode: `sharded-${shards}`, size: 64 });
+      }
+    }
     /** per size: did sharded beat single-thread pods/s */
     const wins: [number, boolean][] = [];
     for (const size of sizes) {
