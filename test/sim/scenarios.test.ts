@@ -63,6 +63,18 @@ describe('pending pod', () => {
   });
 });
 
+describe('watch delivery latency', () => {
+  it('delays every component by the configured latency (the scheduler learns of the new node 2 s late)', async () => {
+    const sc = ex('pending-unschedulable');
+    sc.settings.watchLatencyMs = 2000;
+    const r = await simulate(sc);
+    const scheduled = r.events.find((e) => e.reason === 'Scheduled')!;
+    expect(scheduled.lastSeen).toBeGreaterThanOrEqual(122);
+    expect(scheduled.lastSeen).toBeLessThan(123);
+    expect(r.schedulingLatencyMs.p50).toBeGreaterThanOrEqual(122_000);
+  });
+});
+
 describe('mass create', () => {
   it('hits max-mutating-requests-inflight: 429s, retried after 1 s, every pod created and running', async () => {
     const r = await simulate(ex('mass-create-429'));
