@@ -19,7 +19,6 @@ export const Ctrl = {
   QUERY: 2,
   FLAGS: 3,
   STOP: 4,
-  READY: 5,
   /** first per-worker block; worker w uses [WORKER_BASE + w*WORKER_INTS, +WORKER_INTS) */
   WORKER_BASE: 8,
   WORKER_INTS: 4,
@@ -44,13 +43,11 @@ export const SHARD_WORKER_SOURCE = `
 const { workerData, parentPort } = require('node:worker_threads');
 const { module, memory, ctrl: sab, index, spin } = workerData;
 const ctrl = new Int32Array(sab);
-const SEQ = ${Ctrl.SEQ}, DONE = ${Ctrl.DONE}, QUERY = ${Ctrl.QUERY}, FLAGS = ${Ctrl.FLAGS}, STOP = ${Ctrl.STOP}, READY = ${Ctrl.READY};
+const SEQ = ${Ctrl.SEQ}, DONE = ${Ctrl.DONE}, QUERY = ${Ctrl.QUERY}, FLAGS = ${Ctrl.FLAGS}, STOP = ${Ctrl.STOP};
 const base = ${Ctrl.WORKER_BASE} + index * ${Ctrl.WORKER_INTS};
 const instance = new WebAssembly.Instance(module, { env: { memory, abort(_m, _f, line, col) { throw new Error('scheduler_shared aborted at ' + line + ':' + col); } } });
 const ex = instance.exports;
-Atomics.add(ctrl, READY, 1);
-Atomics.notify(ctrl, READY);
-parentPort.postMessage('ready');
+parentPort.postMessage('ready'); // instantiated: ShardedScheduler.start resolves once every worker said so
 let seen = 0;
 for (;;) {
   let seq = Atomics.load(ctrl, SEQ);
