@@ -5,12 +5,7 @@
  */
 import type { BenchReport, BenchResult } from './harness.js';
 import { human, ms, fitGrowth } from './format.js';
-
-const COLORS = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b', '#e377c2', '#17becf'];
-
-function esc(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
+import { escapeXml as esc, PALETTE as COLORS } from '../src/report/svg.js';
 
 /** log-scale tick values (1, 2, 5 × 10^k) covering [lo, hi] */
 function logTicks(lo: number, hi: number): number[] {

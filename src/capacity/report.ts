@@ -6,6 +6,7 @@ import { table } from '../cli/output.js';
 import { formatQuantity, milliQuantity, intQuantity } from '../api/quantity.js';
 import type { PlanReport, ShapePlan, MinNodesResult } from './planner.js';
 import type { StrategyResult } from './strategies.js';
+import { escapeXml as esc, PALETTE } from '../report/svg.js';
 
 /** cpu millis → "1500m" / "2"; bytes → "2Gi" */
 export function fmtResource(name: string, v: number): string {
@@ -64,9 +65,6 @@ export function renderStrategiesText(rows: StrategyResult[]): string {
   return t + (fails.length ? '\n' + fails.join('\n') + '\n' : '');
 }
 
-function esc(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
 
 /** Horizontal bar chart as inline SVG. */
 export function barChart(title: string, bars: { label: string; value: number }[]): string {
@@ -79,7 +77,7 @@ export function barChart(title: string, bars: { label: string; value: number }[]
     const y = T + i * row;
     const w = ((W - L - 60) * b.value) / max;
     parts.push(`<text x="${L - 6}" y="${y + 15}" text-anchor="end" font-size="12">${esc(b.label)}</text>`,
-      `<rect x="${L}" y="${y + 3}" width="${w.toFixed(1)}" height="${row - 6}" fill="#1f77b4"/>`,
+      `<rect x="${L}" y="${y + 3}" width="${w.toFixed(1)}" height="${row - 6}" fill="${PALETTE[0]}"/>`,
       `<text x="${(L + w + 4).toFixed(1)}" y="${y + 15}" font-size="12">${b.value}</text>`);
   });
   parts.push('</svg>');
