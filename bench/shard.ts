@@ -76,6 +76,7 @@ export const suite: BenchSuite = {
     { flags: '--shards <n>', description: 'windows (threads incl. the calling one) for the sharded mode', default: '2' },
     { flags: '--workers-only', description: 'also run the sharded mode with K workers and an idle calling thread' },
     { flags: '--spin <n>', description: 'polls of the control word before a worker sleeps (ShardOptions.spin)', default: '2000' },
+    { flags: '--wake-spin <n>', description: 'polls for the job after the pre-wake at the start of schedule(); 0 = no pre-wake (ShardOptions.wakeSpin)', default: '0' },
   ],
   async run(opts: BenchOptions, rec: BenchRecorder) {
     const sizes = opts.sizes ?? (opts.quick ? this.quickSizes : this.defaultSizes);
@@ -84,6 +85,8 @@ export const suite: BenchSuite = {
     const timeMs = opts.quick ? Math.min(opts.timeMs, 500) : opts.timeMs;
     const spin = Number(opts.args.spin ?? 2000);
     if (!Number.isInteger(spin) || spin < 0) throw new Error(`--spin must be a non-negative integer, got ${opts.args.spin}`);
+    const wakeSpin = Number(opts.args['wake-spin'] ?? opts.args.wakeSpin ?? 0);
+    if (!Number.isInteger(wakeSpin) || wakeSpin < 0) throw new Error(`--wake-spin must be a non-negative integer, got ${opts.args['wake-spin'] ?? opts.args.wakeSpin}`);
     // how much parallel CPU this process gets right now: the same loop in 1 and in `shards` threads
     {
       const one = await busyThreads(1);
@@ -124,7 +127,7 @@ export const suite: BenchSuite = {
       for (const [name, useMainThread] of variants) {
         const t = load(cluster, true);
         try {
-          const s = await ShardedScheduler.start(t, { shards, seed: opts.seed, useMainThread, spin });
+          const s = await ShardedScheduler.start(t, { shards, seed: opts.seed, useMainThread, spin, wakeSpin });
           modes.push({ name, table: t, schedule: (p) => s.schedule(p), evaluate: (p) => s.evaluate(compilePod(t, p)), close: () => s.close() });
         } catch (e) {
           rec.skip('schedule full-scan', (e as Error).message, { mode: name, size });
@@ -192,7 +195,7 @@ export const suite: BenchSuite = {
     wins.sort((a, b) => a[0] - b[0]);
     let crossover = -1;
     for (let i = wins.length - 1; i >= 0 && wins[i][1]; i--) crossover = wins[i][0];
-    rec.figure('crossover', { nodes: crossover, shards, spin });
+    rec.figure('crossover', { nodes: crossover, shards, spin, wakeSpin });
     rec.note(`crossover: smallest size from which sharded ×${shards} beat single-thread (median pods/s of the interleaved rounds) at it and every larger size in this run (-1: none); it moves with machine load — sharding needs a core that is free when the pod arrives`);
     rec.note('each iteration: a batch of mixed pods, each compiled, scanned over every node (full scan), merged, selected and assumed; the batch is then forgotten');
     rec.note(`machine parallelism: a fixed CPU loop run in 1 and in ${shards} threads at once; effectiveCores = ${shards} × t1 / t${shards} (${shards} on an idle machine, ~1 when other processes already use every core — then sharding cannot pay)`);

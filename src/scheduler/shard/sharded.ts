@@ -60,6 +60,13 @@ export interface ShardOptions {
   useMainThread?: boolean;
   /** polls of the control word before a worker sleeps in Atomics.wait; default 2000 (a few µs) */
   spin?: number;
+  /**
+   * schedule() wakes the workers before compiling the pod, and they poll up to this many times for
+   * the job before sleeping again; 0 (the default) disables the pre-wake. It hides the wake-up
+   * latency only when a core is free; on a machine without one the spinning worker takes CPU from
+   * the compiling thread (measured slower: docs/bench/shard.md)
+   */
+  wakeSpin?: number;
   /** ms to wait for a shard before declaring it dead; default 30000 */
   timeoutMs?: number;
 }
@@ -122,6 +129,7 @@ export class ShardedScheduler {
   private readonly outAddrs: number[] = [];
   private readonly main: SharedExports | undefined;
   private readonly timeoutMs: number;
+  private readonly wakeSpin: number;
   private closed = false;
   /** nodes processed by the last call, summed over shards (== table.size for a full scan) */
   lastProcessed = 0;
@@ -132,6 +140,7 @@ export class ShardedScheduler {
     this.rng = new Rng(opts.seed ?? 1);
     this.scoring = opts.scoring;
     this.timeoutMs = opts.timeoutMs ?? 30_000;
+    this.wakeSpin = opts.wakeSpin ?? 0;
     const useMain = opts.useMainThread ?? true;
     const mem = table.mem;
     for (let k = 0; k < this.shards; k++) {
@@ -149,7 +158,7 @@ export class ShardedScheduler {
       this.main = instance.exports as unknown as SharedExports;
     }
     for (let w = 0; w < numWorkers; w++) {
-      const data: ShardWorkerData = { module, memory: mem.memory, ctrl: this.ctrl.buffer as SharedArrayBuffer, index: w, spin: opts.spin ?? 2000 };
+      const data: ShardWorkerData = { module, memory: mem.memory, ctrl: this.ctrl.buffer as SharedArrayBuffer, index: w, spin: opts.spin ?? 2000, wakeSpin: this.wakeSpin };
       const worker = new Worker(SHARD_WORKER_SOURCE, { eval: true, workerData: data });
       worker.unref(); // a forgotten close() must not keep the process alive
       this.workers.push(worker);
@@ -232,6 +241,7 @@ export class ShardedScheduler {
     ctrl[Ctrl.FLAGS] = 0;
     Atomics.store(ctrl, Ctrl.DONE, 0);
     if (this.workers.length > 0) {
+      Atomics.add(ctrl, Ctrl.JOB, 1);
       Atomics.add(ctrl, Ctrl.SEQ, 1);
       Atomics.notify(ctrl, Ctrl.SEQ);
     }
@@ -260,12 +270,20 @@ export class ShardedScheduler {
    * node is feasible.
    */
   schedule(pod: Pod, record?: MergeRecord): string | undefined {
+    this.preWake();
     const q = compilePod(this.table, pod, this.scoring);
     const slot = this.evaluate(q, record);
     if (slot < 0) return undefined;
     const name = this.table.nodeName(slot);
     this.table.addPod({ ...pod, spec: { ...pod.spec, nodeName: name } });
     return name;
+  }
+
+  /** Wakes sleeping workers so they are running (polling for the job) by the time it is posted. */
+  preWake(): void {
+    if (this.closed || this.wakeSpin === 0 || this.workers.length === 0) return;
+    Atomics.add(this.ctrl, Ctrl.SEQ, 1);
+    Atomics.notify(this.ctrl, Ctrl.SEQ);
   }
 
   /** Stops and terminates every worker. Idempotent. */

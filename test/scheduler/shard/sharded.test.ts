@@ -35,12 +35,13 @@ describe('ShardedScheduler vs the single-thread full scan', () => {
   const pods = generatePods({ seed: 'shard-diff-pods', count: 250, cluster });
 
   // sharded over 2 and 3 windows, with the calling thread scanning window 0 and with workers only
-  for (const [shards, useMainThread] of [[2, true], [3, true], [2, false], [3, false]] as const) {
-    it(`${shards} shards${useMainThread ? '' : ' (workers only)'}: same feasible lists, totals and placements, pod by pod with assume`, async () => {
+  // (wakeSpin: the pre-wake protocol — a SEQ bump without a job — must not run a job twice or skip one)
+  for (const [shards, useMainThread, wakeSpin] of [[2, true, 0], [3, true, 50_000], [2, false, 0], [3, false, 50_000]] as const) {
+    it(`${shards} shards${useMainThread ? '' : ' (workers only)'}${wakeSpin ? ' with pre-wake' : ''}: same feasible lists, totals and placements, pod by pod with assume`, async () => {
       const refTable = tableOf(cluster, false);
       const shTable = tableOf(cluster, true);
       const ref = new ReferenceScheduler(refTable, { seed: 42 });
-      const sh = await start(shTable, { shards, seed: 42, useMainThread });
+      const sh = await start(shTable, { shards, seed: 42, useMainThread, wakeSpin });
       let placed = 0;
       let ties = 0;
       for (const pod of pods) {
