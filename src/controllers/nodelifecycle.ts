@@ -87,6 +87,7 @@ export class NodeLifecycleController {
   private taintTimer?: TimerHandle;
   private readonly o: Required<NodeLifecycleOptions>;
   private allDisrupted = false;
+  private stopped = false;
   stats = { markedUnknown: 0, noExecuteTainted: 0, untainted: 0, podsMarkedNotReady: 0, writeErrors: 0 };
 
   constructor(private readonly deps: ControllerDeps, opts: NodeLifecycleOptions = {}) {
@@ -119,10 +120,12 @@ export class NodeLifecycleController {
   }
 
   run(): void {
+    // wait.Until: the next pass starts a period after the previous one finished (never overlapping)
     const monitor = () => {
-      this.monitorTimer = this.deps.clock.setTimer(monitor, this.o.nodeMonitorPeriodMs);
-      // a timer callback must never reject: failures are retried by the next pass
-      this.monitorNodeHealth().catch(() => { this.stats.writeErrors++; });
+      this.monitorTimer = undefined;
+      this.monitorNodeHealth()
+        .catch(() => { this.stats.writeErrors++; })
+        .finally(() => { if (!this.stopped) this.monitorTimer = this.deps.clock.setTimer(monitor, this.o.nodeMonitorPeriodMs); });
     };
     this.monitorTimer = this.deps.clock.setTimer(monitor, this.o.nodeMonitorPeriodMs);
     // doNoExecuteTaintingPass runs every 100 ms (nodeEvictionPeriod); only while work is queued
@@ -130,6 +133,7 @@ export class NodeLifecycleController {
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
     if (this.monitorTimer) this.deps.clock.clearTimer(this.monitorTimer);
     if (this.taintTimer) this.deps.clock.clearTimer(this.taintTimer);
     this.monitorTimer = this.taintTimer = undefined;
@@ -149,14 +153,14 @@ export class NodeLifecycleController {
   private async monitorNodeHealth(): Promise<void> {
     const now = this.deps.clock.now();
     const byZone = new Map<string, (string | undefined)[]>();
-    const work: Promise<void>[] = [];
+    const work: (() => Promise<void>)[] = [];
     for (const node of this.nodes.list()) {
       const name = node.metadata.name!;
       const h = this.health.get(name) ?? { probeMs: now };
       if (!this.health.has(name)) this.health.set(name, h);
       let ready = node.status?.conditions?.find((c) => c.type === 'Ready');
       if (h.probeMs + this.o.nodeMonitorGracePeriodMs < now && ready?.status !== 'Unknown') {
-        work.push(this.markUnknown(node));
+        work.push(() => this.markUnknown(node));
         ready = { type: 'Ready', status: 'Unknown' };
       }
       const zone = nodeZone(node);
@@ -165,7 +169,8 @@ export class NodeLifecycleController {
       this.reconcileTaints(node, ready?.status, zone, work);
     }
     this.handleDisruption(byZone, now, work);
-    await Promise.all(work);
+    // upstream updates nodes with workqueue.ParallelizeUntil(nodeUpdateWorkerSize = 8)
+    await parallelize(8, work);
     this.scheduleTaintPass();
   }
 
@@ -199,7 +204,7 @@ export class NodeLifecycleController {
     }
   }
 
-  private reconcileTaints(node: Node, ready: string | undefined, zone: string, work: Promise<void>[]): void {
+  private reconcileTaints(node: Node, ready: string | undefined, zone: string, work: (() => Promise<void>)[]): void {
     const name = node.metadata.name!;
     const want = ready === 'False' ? TAINT_NOT_READY : ready === 'Unknown' ? TAINT_UNREACHABLE : undefined;
     const taints = node.spec?.taints ?? [];
@@ -210,13 +215,13 @@ export class NodeLifecycleController {
     if (!want) {
       tainter.queue = tainter.queue.filter((n) => n !== name);
       if (hasNoSched(TAINT_NOT_READY) || hasNoSched(TAINT_UNREACHABLE) || hasNoExec(TAINT_NOT_READY) || hasNoExec(TAINT_UNREACHABLE)) {
-        work.push(this.patchTaints(name, (ts) => ts.filter((t) => t.key !== TAINT_NOT_READY && t.key !== TAINT_UNREACHABLE)).then((ok) => { if (ok) this.stats.untainted++; }));
+        work.push(() => this.patchTaints(name, (ts) => ts.filter((t) => t.key !== TAINT_NOT_READY && t.key !== TAINT_UNREACHABLE)).then((ok) => { if (ok) this.stats.untainted++; }));
       }
       return;
     }
     // NoSchedule at once (TaintNodeByCondition), swapping not-ready/unreachable as the condition changes
     if (!hasNoSched(want) || hasNoSched(other) || hasNoExec(other)) {
-      work.push(this.patchTaints(name, (ts) => {
+      work.push(() => this.patchTaints(name, (ts) => {
         const kept = ts.filter((t) => t.key !== other && !(t.key === want && t.effect === 'NoSchedule'));
         return [...kept, { key: want, effect: 'NoSchedule' }];
       }).then(() => {}));
@@ -231,7 +236,7 @@ export class NodeLifecycleController {
   }
 
   /** handleDisruption: per-zone eviction rates from zone states */
-  private handleDisruption(byZone: Map<string, (string | undefined)[]>, now: number, work: Promise<void>[]): void {
+  private handleDisruption(byZone: Map<string, (string | undefined)[]>, now: number, work: (() => Promise<void>)[]): void {
     let allFull = byZone.size > 0;
     for (const [zone, statuses] of byZone) {
       const state = computeZoneState(statuses, this.o.unhealthyZoneThreshold);
@@ -244,7 +249,7 @@ export class NodeLifecycleController {
       for (const z of this.zones.values()) { z.setRate(0, now); z.queue = []; }
       for (const node of this.nodes.list()) {
         if ((node.spec?.taints ?? []).some((t) => t.effect === 'NoExecute' && (t.key === TAINT_UNREACHABLE || t.key === TAINT_NOT_READY))) {
-          work.push(this.patchTaints(node.metadata.name!, (ts) => ts.filter((t) => !(t.effect === 'NoExecute' && (t.key === TAINT_UNREACHABLE || t.key === TAINT_NOT_READY)))).then(() => {}));
+          work.push(() => this.patchTaints(node.metadata.name!, (ts) => ts.filter((t) => !(t.effect === 'NoExecute' && (t.key === TAINT_UNREACHABLE || t.key === TAINT_NOT_READY)))).then(() => {}));
         }
       }
       return;
@@ -294,4 +299,16 @@ export class NodeLifecycleController {
     }
     return false;
   }
+}
+
+/** run jobs with at most `workers` in flight (workqueue.ParallelizeUntil) */
+export async function parallelize(workers: number, jobs: (() => Promise<void>)[]): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < jobs.length) {
+      const job = jobs[next++];
+      try { await job(); } catch { /* each job handles its own failures; keep going */ }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(workers, jobs.length) }, worker));
 }
