@@ -1,6 +1,6 @@
 /**
- * `kubesim bench capacity`: independent capacity runs (a what-if sweep: base, each zone lost,
- * nodes added) on one thread versus the piscina pool, side by side in one run. Each task plans up
+ * `kubesim bench capacity`: independent capacity runs (a what-if sweep of 8 plans: base, each zone
+ * lost, nodes added, nodes removed, nodes cordoned) on one thread versus the piscina pool, side by side in one run. Each task plans up
  * to 300 replicas of a 500m/1Gi shape on a generated cluster. The pool's figure includes
  * msgpackr-encoding the cluster into every task, as real sweeps pay it.
  */
@@ -25,6 +25,7 @@ function sweepTasks(nodes: number, seed: number): PoolTask[] {
     [], ...g.zones.map((zone) => [{ kind: 'lose-zone' as const, zone }]),
     [{ kind: 'add-nodes' as const, count: 10, template }], [{ kind: 'add-nodes' as const, count: 50, template }],
     [{ kind: 'remove-nodes' as const, names: g.nodes.slice(0, 20).map((n) => n.metadata.name!) }],
+    [{ kind: 'cordon' as const, names: g.nodes.slice(20, 60).map((n) => n.metadata.name!) }],
   ];
   return whatIfs.map((w) => ({ kind: 'plan', cluster, shapes: [shape], whatIfs: w, seed, kernel: 'wasm', maxReplicas: 300 }));
 }
@@ -33,7 +34,7 @@ export const suite: BenchSuite = {
   name: 'capacity',
   description: 'capacity what-if sweep: one thread vs the worker pool (tasks/s, speedup on this machine\'s cores)',
   sizeUnit: 'nodes',
-  defaultSizes: [500, 2000, 5000],
+  defaultSizes: [500, 2000],
   quickSizes: [300],
   options: [{ flags: '--threads <n>', description: 'pool threads (default: cores)' }],
   async run(opts, rec) {

@@ -3,6 +3,11 @@
  * a {@link PoolTask}, msgpackr-encoded; the scheduler's WASM kernel is compiled once here and
  * shared with every worker through workerData. Results equal the single-thread ones (tested).
  *
+ * A sweep sends the same cluster with every task, and encoding a few thousand nodes and their
+ * pods costs about as much as planning on them. So a cluster is encoded once, into a
+ * SharedArrayBuffer that every task message shares without copying, and each worker decodes it
+ * once and keeps it by id (clusters are never modified by a plan).
+ *
  * Workers run the compiled JavaScript (dist/src/capacity/pool-worker.js, built by `npm run build`),
  * also when the caller runs from TypeScript sources under vitest.
  */
@@ -31,6 +36,13 @@ export class PoolError extends Error {
   }
 }
 
+/** What crosses to a worker: the task without its cluster, and the cluster by id + shared bytes. */
+export interface PoolMessage {
+  task: Uint8Array;
+  clusterId: number;
+  cluster: SharedArrayBuffer;
+}
+
 type ResultOf<T extends PoolTask> = T['kind'] extends 'plan' ? PlanReport : T['kind'] extends 'strategy' ? StrategyResult : MinNodesResult;
 
 export class PlannerPool {
@@ -38,6 +50,9 @@ export class PlannerPool {
   private readonly packr = new Packr({ structuredClone: false, useRecords: false, moreTypes: false });
   readonly threads: number;
   private readonly timeoutMs?: number;
+  /** clusters encoded so far: object identity → id + shared encoded bytes */
+  private readonly clusters = new WeakMap<object, { id: number; bytes: SharedArrayBuffer }>();
+  private nextClusterId = 1;
 
   constructor(opts: PlannerPoolOptions = {}) {
     const threads = opts.threads ?? os.availableParallelism();
@@ -49,16 +64,21 @@ export class PlannerPool {
     try { kernels = { scheduler: compiledKernel('scheduler') }; } catch { /* js kernel only: workers compile nothing */ }
     this.threads = threads;
     this.timeoutMs = opts.taskTimeoutMs;
-    this.piscina = new Piscina({ filename, minThreads: threads, maxThreads: threads, workerData: { kernels }, idleTimeout: 60_000 });
+    this.piscina = new Piscina({
+      filename, minThreads: threads, maxThreads: threads, workerData: { kernels }, idleTimeout: 60_000,
+      // plans allocate many short-lived objects; with the default young generation a task took 1.2×
+      // its main-thread time in a worker, with 64 MB 1.1× (.tmp/pooltime-style measurement, 500 nodes)
+      resourceLimits: { maxYoungGenerationSizeMb: 64 },
+    });
   }
 
   /** Runs one task in a worker. */
   async run<T extends PoolTask>(task: T): Promise<ResultOf<T>> {
     const signal = this.timeoutMs ? AbortSignal.timeout(this.timeoutMs) : undefined;
     try {
-      // source positions (a Map keyed by object identity) mean nothing in another thread
-      const { sources: _sources, ...cluster } = task.cluster;
-      const out = (await this.piscina.run(this.packr.pack({ ...task, cluster }), { signal })) as Uint8Array;
+      const { cluster, ...rest } = task;
+      const msg: PoolMessage = { task: this.packr.pack(rest), ...this.encodedCluster(cluster) };
+      const out = (await this.piscina.run(msg, { signal })) as Uint8Array;
       return this.packr.unpack(out) as ResultOf<T>;
     } catch (e) {
       const err = e as Error;
@@ -67,6 +87,20 @@ export class PlannerPool {
       }
       throw new PoolError(`task ${task.kind} failed in a worker: ${err.message}`);
     }
+  }
+
+  private encodedCluster(cluster: PoolTask['cluster']): { clusterId: number; cluster: SharedArrayBuffer } {
+    let e = this.clusters.get(cluster);
+    if (!e) {
+      // source positions (a Map keyed by object identity) mean nothing in another thread
+      const { sources: _sources, ...plain } = cluster;
+      const packed = this.packr.pack(plain);
+      const bytes = new SharedArrayBuffer(packed.length);
+      new Uint8Array(bytes).set(packed);
+      e = { id: this.nextClusterId++, bytes };
+      this.clusters.set(cluster, e);
+    }
+    return { clusterId: e.id, cluster: e.bytes };
   }
 
   /** Runs every task, at most `threads` at a time; results in task order. */
