@@ -47,6 +47,11 @@ function cell(r: BenchResult): string {
   return parts.join('  ');
 }
 
+/** 2.46 → "2.46× js"; 0.0005 → "1/2150 of memory" (a 0.00× would hide the figure) */
+export function ratioText(ratio: number, base: string): string {
+  return ratio >= 0.1 ? `${ratio.toFixed(2)}× ${base}` : `1/${Math.round(1 / ratio)} of ${base}`;
+}
+
 function rowsOf(report: BenchReport): string[][] {
   const rows: string[][] = [];
   for (const g of groups(report.results)) {
@@ -54,7 +59,7 @@ function rowsOf(report: BenchReport): string[][] {
     const first = g.byMode.get(modes[0])!;
     for (const m of modes) {
       const r = g.byMode.get(m)!;
-      const ratio = m !== modes[0] && r.throughput && first.throughput ? `${(r.throughput / first.throughput).toFixed(2)}× ${modes[0]}` : '';
+      const ratio = m !== modes[0] && r.throughput && first.throughput ? ratioText(r.throughput / first.throughput, modes[0]) : '';
       rows.push([g.name, g.size !== undefined ? `${g.size} ${r.sizeUnit ?? ''}`.trim() : '', m === '-' ? '' : m, cell(r), ratio]);
     }
   }
