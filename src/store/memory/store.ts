@@ -24,7 +24,7 @@
  */
 import * as btree from 'sorted-btree';
 import { WallClock, type Clock } from '../../util/clock.js';
-import { upperBound } from '../keyrange.js';
+import { inRange, upperBound } from '../keyrange.js';
 export { compareBytes } from './txn-checks.js';
 import {
   StoreErrors,
@@ -192,8 +192,8 @@ export class MemoryStore implements KvStore, ChangeLog {
     const path: boolean[] = [];
     this.compareToPath(req, path);
     const isWrite = !isReadOnly(req);
-    if (isWrite) this.checkPath(req, path, { i: 0 }, true);
-    this.checkPath(req, path, { i: 0 }, false);
+    if (isWrite) this.checkPath(req, path, { i: 0 }, true, []);
+    this.checkPath(req, path, { i: 0 }, false, []);
     if (isWrite) this.begin();
     let responses: ResponseOp[];
     try {
@@ -580,21 +580,32 @@ export class MemoryStore implements KvStore, ChangeLog {
     return true;
   }
 
-  /** walks the ops of the chosen path (etcd checkRequests): the put checks, or the range checks */
-  private checkPath(req: TxnRequest, path: boolean[], pos: { i: number }, puts: boolean): void {
+  /**
+   * walks the ops of the chosen path (etcd checkRequests): the put checks, or the range checks.
+   * `deleted` collects the delete ranges met so far on the path, in op order.
+   */
+  private checkPath(req: TxnRequest, path: boolean[], pos: { i: number }, puts: boolean, deleted: { key: string; end: string | null }[]): void {
     const ops = path[pos.i++] ? req.success : req.failure;
     if (ops === undefined) return;
     for (const op of ops) {
-      if ('requestTxn' in op) this.checkPath(op.requestTxn, path, pos, puts);
-      else if (puts) this.checkPutOp(op);
+      if ('requestTxn' in op) this.checkPath(op.requestTxn, path, pos, puts, deleted);
+      else if (puts) this.checkPutOp(op, deleted);
       else this.checkRangeOp(op);
     }
   }
 
-  private checkPutOp(op: RequestOp): void {
+  private checkPutOp(op: RequestOp, deleted: { key: string; end: string | null }[]): void {
+    if ('requestDeleteRange' in op) {
+      deleted.push({ key: op.requestDeleteRange.key, end: upperBound(op.requestDeleteRange.rangeEnd) });
+      return;
+    }
     if (!('requestPut' in op)) return;
     const p = op.requestPut;
     if ((p.ignoreValue || p.ignoreLease) && !this.live(p.key)) throw StoreErrors.keyNotFound();
+    // A delete to the end of the keyspace ("\0") slips past etcd's duplicate-key check, and etcd
+    // 3.4.23 then panics applying an ignoreValue/ignoreLease put of a key it deleted. Rejecting the
+    // txn here, before anything is applied, keeps it atomic (docs/store-etcd.md).
+    if ((p.ignoreValue || p.ignoreLease) && deleted.some((d) => inRange(p.key, d.key, d.end))) throw StoreErrors.keyNotFound();
     if (p.lease && !this.lessor.lookup(p.lease)) throw StoreErrors.leaseNotFound();
   }
 
