@@ -132,6 +132,8 @@ const O_OFF_TOTAL = 7;
 const KF_ALL_REASONS = 1;
 const KF_SKIP_SCORE = 2;
 const KF_IGNORE_FILTERS = 4;
+const KF_RAW_ONLY = 8;
+const KF_TOTAL_ONLY = 16;
 
 // ---- reasons (src/scheduler/kernels/types.ts ReasonBit)
 const RB_UNSCHEDULABLE: u32 = 1;
@@ -241,17 +243,28 @@ let gFitReq: usize = 0;
 let gFitFast: bool = false;
 let gFitW0: f64 = 0;
 let gFitW1: f64 = 0;
+let gFitWs: f64 = 0;
+let gFitReq0: f64 = 0;
+let gFitReq1: f64 = 0;
+let gFitWsInv: f64 = 0;
 let gBalNum: i32 = 0;
 let gBalRes: usize = 0;
 let gBalKind: usize = 0;
 let gBalReq: usize = 0;
 let gBalFast: bool = false;
+let gBalReq0: f64 = 0;
+let gBalReq1: f64 = 0;
 let gImgNum: i32 = 0;
 let gImgIds: usize = 0;
 let gImgScores: usize = 0;
 let gImgMax: f64 = 0;
+let gImgRow0: usize = 0;
+let gImgRow1: usize = 0;
+let gImgS1: i32 = 0;
+let gImgS2: i32 = 0;
+let gImgS3: i32 = 0;
 
-function loadScoreConstants(q: usize): void {
+function loadScoreConstants(table: usize, q: usize): void {
   gFitNum = hdr(q, Q_FIT_NUM);
   gFitType = hdr(q, Q_FIT_TYPE);
   gFitRes = addr(q, Q_OFF_FIT_RES);
@@ -261,31 +274,53 @@ function loadScoreConstants(q: usize): void {
   gFitFast = gFitType == 0 && gFitNum == 2 && i32At(gFitKind, 0) == K_NONZERO_CPU && i32At(gFitKind, 1) == K_NONZERO_MEM;
   gFitW0 = <f64>i32At(gFitW, 0);
   gFitW1 = gFitNum > 1 ? <f64>i32At(gFitW, 1) : 0;
+  gFitWs = gFitW0 + gFitW1;
+  gFitReq0 = gFitNum > 0 ? f64At(gFitReq, 0) : 0;
+  gFitReq1 = gFitNum > 1 ? f64At(gFitReq, 1) : 0;
+  gFitWsInv = gFitWs > 0 ? 1 / gFitWs : 0;
   gBalNum = hdr(q, Q_BAL_NUM);
   gBalRes = addr(q, Q_OFF_BAL_RES);
   gBalKind = addr(q, Q_OFF_BAL_KIND);
   gBalReq = addr(q, Q_OFF_BAL_REQ);
   gBalFast = gBalNum == 2 && i32At(gBalKind, 0) == K_REQUESTED && i32At(gBalRes, 0) == R_CPU && i32At(gBalKind, 1) == K_REQUESTED && i32At(gBalRes, 1) == R_MEMORY;
+  gBalReq0 = gBalNum > 0 ? f64At(gBalReq, 0) : 0;
+  gBalReq1 = gBalNum > 1 ? f64At(gBalReq, 1) : 0;
   gImgNum = hdr(q, Q_NUM_IMAGES);
   gImgIds = addr(q, Q_OFF_IMG);
   gImgScores = addr(q, Q_OFF_IMGSCORE);
   gImgMax = IMAGE_MAX_CONTAINER * <f64>hdr(q, Q_NUM_CONTAINERS);
+  if (gImgNum >= 1 && gImgNum <= 2) {
+    const images = addr(table, H_OFF_IMAGES);
+    const words = hdr(table, H_NODE_WORDS);
+    gImgRow0 = images + (<usize>(i32At(gImgIds, 0) * words) << 2);
+    const s0 = f64At(gImgScores, 0);
+    gImgS1 = imageScoreOfSum(0 + s0);
+    if (gImgNum == 2) {
+      gImgRow1 = images + (<usize>(i32At(gImgIds, 1) * words) << 2);
+      const s1 = f64At(gImgScores, 1);
+      gImgS2 = imageScoreOfSum(0 + s1);
+      gImgS3 = imageScoreOfSum(0 + s0 + s1);
+    }
+  }
 }
 
-@inline function fitScore(q: usize, alloc: usize, inv: usize, req: usize, nzCpu: usize, nzMem: usize, cap: i32, s: i32): i32 {
-  if (gFitFast) {
-    // LeastAllocated over exactly [cpu, memory] with non-zero requests (the default profile)
-    const ac = f64At(alloc, s);
-    const am = f64At(alloc, cap + s);
-    const rc = f64At(gFitReq, 0) + f64At(nzCpu, s);
-    const rm = f64At(gFitReq, 1) + f64At(nzMem, s);
-    let ns: f64 = 0;
-    let ws: f64 = 0;
-    if (ac != 0) { ns += (rc > ac ? 0 : idivInv((ac - rc) * MAX_NODE_SCORE, ac, f64At(inv, s))) * gFitW0; ws += gFitW0; }
-    if (am != 0) { ns += (rm > am ? 0 : idivInv((am - rm) * MAX_NODE_SCORE, am, f64At(inv, cap + s))) * gFitW1; ws += gFitW1; }
-    if (ws == 0) return 0;
-    return <i32>idiv(ns, ws);
-  }
+/** LeastAllocated over exactly [cpu, memory] with non-zero requests (the default profile) */
+@inline function fitFast(alloc: usize, inv: usize, nzCpu: usize, nzMem: usize, cap: i32, s: i32): i32 {
+  const ac = f64At(alloc, s);
+  const am = f64At(alloc, cap + s);
+  const rc = gFitReq0 + f64At(nzCpu, s);
+  const rm = gFitReq1 + f64At(nzMem, s);
+  let ns: f64 = 0;
+  let ws: f64 = 0;
+  if (ac != 0) { ns += (rc > ac ? 0 : idivInv((ac - rc) * MAX_NODE_SCORE, ac, f64At(inv, s))) * gFitW0; ws += gFitW0; }
+  if (am != 0) { ns += (rm > am ? 0 : idivInv((am - rm) * MAX_NODE_SCORE, am, f64At(inv, cap + s))) * gFitW1; ws += gFitW1; }
+  if (ws == 0) return 0;
+  // both resources allocatable (every real node): the weight sum is a per-call constant
+  return <i32>(ws == gFitWs ? idivInv(ns, ws, gFitWsInv) : idiv(ns, ws));
+}
+
+/** NodeResourcesFit score, any strategy and resource list */
+function fitGeneral(q: usize, alloc: usize, inv: usize, req: usize, nzCpu: usize, nzMem: usize, cap: i32, s: i32): i32 {
   const num = gFitNum;
   const type = gFitType;
   let nodeScore: f64 = 0;
@@ -339,20 +374,37 @@ function loadScoreConstants(q: usize): void {
 // No scratch memory: the kernel may run in several threads over one shared memory
 // (assembly/scheduler_shared.ts), so the fractions are recomputed in a second pass instead of
 // being stored — the same IEEE operations, so the same values as the JS twin's array.
-@inline function balancedScore(q: usize, alloc: usize, req: usize, cap: i32, s: i32): i32 {
-  if (gBalFast) {
-    // [cpu, memory] with actual requests (the default): std of two fractions = |f0 - f1| / 2
-    const ac = f64At(alloc, s);
-    const am = f64At(alloc, cap + s);
-    if (ac != 0 && am != 0) {
-      let f0 = (f64At(req, s) + f64At(gBalReq, 0)) / ac;
-      let f1 = (f64At(req, cap + s) + f64At(gBalReq, 1)) / am;
-      if (f0 > 1) f0 = 1;
-      if (f1 > 1) f1 = 1;
-      return <i32>trunc<f64>((1 - abs<f64>((f0 - f1) / 2)) * MAX_NODE_SCORE);
-    }
-    // a zero allocatable: fall through to the general loop
-  }
+/** [cpu, memory] with actual requests (the default); -1 when an allocatable is 0 (general path) */
+@inline function balancedFast(alloc: usize, inv: usize, req: usize, cap: i32, s: i32): i32 {
+  const ac = f64At(alloc, s);
+  const am = f64At(alloc, cap + s);
+  if (ac == 0 || am == 0) return -1;
+  // multiply by the per-node 1/allocatable instead of dividing: within ~1e-13 of the exact value,
+  // so its truncation is exact unless the value lies within 1e-9 of an integer — then (e.g. equal
+  // fractions → exactly 100) the IEEE divisions upstream performs decide
+  const x0 = f64At(req, s) + gBalReq0;
+  const x1 = f64At(req, cap + s) + gBalReq1;
+  let g0 = x0 * f64At(inv, s);
+  let g1 = x1 * f64At(inv, cap + s);
+  if (g0 > 1) g0 = 1;
+  if (g1 > 1) g1 = 1;
+  const v = (1 - abs<f64>((g0 - g1) / 2)) * MAX_NODE_SCORE;
+  const t = trunc<f64>(v);
+  if (v - t > 1e-9 && v - t < 1 - 1e-9) return <i32>t;
+  return balancedExact2(x0, ac, x1, am);
+}
+
+/** std of two fractions = |f0 - f1| / 2, with upstream's IEEE divisions */
+function balancedExact2(x0: f64, a0: f64, x1: f64, a1: f64): i32 {
+  let f0 = x0 / a0;
+  let f1 = x1 / a1;
+  if (f0 > 1) f0 = 1;
+  if (f1 > 1) f1 = 1;
+  return <i32>trunc<f64>((1 - abs<f64>((f0 - f1) / 2)) * MAX_NODE_SCORE);
+}
+
+/** NodeResourcesBalancedAllocation, any resource list */
+function balancedGeneral(q: usize, alloc: usize, req: usize, cap: i32, s: i32): i32 {
   const num = gBalNum;
   let count = 0;
   let total: f64 = 0;
@@ -382,18 +434,8 @@ function loadScoreConstants(q: usize): void {
   return <i32>trunc<f64>((1 - std) * MAX_NODE_SCORE);
 }
 
-@inline function imageScore(q: usize, images: usize, nodeWords: i32, s: i32): i32 {
-  const num = gImgNum;
-  if (num == 0) return 0; // no pod image on any node: the sum is 0, clamped to the minimum → 0
-  const ids = gImgIds;
-  const sc = gImgScores;
-  let sum: f64 = 0;
-  const word = <u32>s >>> 5;
-  const bit: u32 = <u32>1 << (<u32>s & 31);
-  for (let i = 0; i < num; i++) {
-    const row = images + (<usize>(i32At(ids, i) * nodeWords) << 2);
-    if ((load<u32>(row + (<usize>word << 2)) & bit) != 0) sum += f64At(sc, i);
-  }
+/** ImageLocality's score for a sum of scaled image sizes (clamped, then scaled to 0..100) */
+function imageScoreOfSum(sum: f64): i32 {
   if (sum <= IMAGE_MIN) return 0; // clamped to the minimum: (min - min) / span = 0
   const maxT = gImgMax;
   if (sum > maxT) sum = maxT;
@@ -402,10 +444,173 @@ function loadScoreConstants(q: usize): void {
   return <i32>idiv(MAX_NODE_SCORE * (sum - IMAGE_MIN), span);
 }
 
+@inline function imageScore(q: usize, images: usize, nodeWords: i32, s: i32): i32 {
+  const num = gImgNum;
+  if (num == 0) return 0; // no pod image on any node: the sum is 0, clamped to the minimum → 0
+  const word = <usize>(<u32>s >>> 5) << 2;
+  const bit: u32 = <u32>1 << (<u32>s & 31);
+  if (num <= 2) {
+    // one or two images (nearly every pod): the score depends only on which of them the node
+    // holds, so the four possible scores were computed once per call (same sums, same order)
+    const m = ((load<u32>(gImgRow0 + word) & bit) != 0 ? 1 : 0) | (num == 2 && (load<u32>(gImgRow1 + word) & bit) != 0 ? 2 : 0);
+    return m == 0 ? 0 : m == 1 ? gImgS1 : m == 2 ? gImgS2 : gImgS3;
+  }
+  return imageGeneral(images, nodeWords, s);
+}
+
+function imageGeneral(images: usize, nodeWords: i32, s: i32): i32 {
+  const word = <usize>(<u32>s >>> 5) << 2;
+  const bit: u32 = <u32>1 << (<u32>s & 31);
+  let sum: f64 = 0;
+  for (let i = 0; i < gImgNum; i++) {
+    const row = images + (<usize>(i32At(gImgIds, i) * nodeWords) << 2);
+    if ((load<u32>(row + word) & bit) != 0) sum += f64At(gImgScores, i);
+  }
+  return imageScoreOfSum(sum);
+}
+
+// ============================================================ filters
+
+// per-call filter constants, hoisted out of the node loop into globals: the loop stores to linear
+// memory (status, reasons, feasible, scores), and neither Binaryen nor V8 can prove those stores do
+// not alias the query, so a query field read inside the loop would be re-loaded for every node
+let gQf: i32 = 0;
+let gNodeName: i32 = -1;
+let gTaintWords: i32 = 0;
+let gTaints: usize = 0;
+let gBlock: usize = 0;
+let gBlock0: u32 = 0;
+let gSelStart: i32 = 0;
+let gSelCount: i32 = 0;
+let gNumTerms: i32 = 0;
+let gTerms: usize = 0;
+let gAffinity: bool = false;
+let gPorts: usize = 0;
+let gFlagsCol: usize = 0;
+let gPodsAlloc: usize = 0;
+let gPodsReq: usize = 0;
+let gNumReq: i32 = 0;
+let gReqList: usize = 0;
+let gQReq: usize = 0;
+let gAlloc: usize = 0;
+let gReq: usize = 0;
+// the first three requested resources as (allocatable row, requested row, pod request, reason bit)
+let gRA0: usize = 0; let gRR0: usize = 0; let gRQ0: f64 = 0; let gRB0: u32 = 0;
+let gRA1: usize = 0; let gRR1: usize = 0; let gRQ1: f64 = 0; let gRB1: u32 = 0;
+let gRA2: usize = 0; let gRR2: usize = 0; let gRQ2: f64 = 0; let gRB2: u32 = 0;
+
+function loadFilterConstants(table: usize, q: usize): void {
+  const cap = gCap;
+  gQf = hdr(q, Q_FLAGS);
+  gNodeName = hdr(q, Q_NODE_NAME);
+  gTaintWords = hdr(table, H_TAINT_WORDS);
+  gTaints = addr(table, H_OFF_TAINTS);
+  gBlock = addr(q, Q_OFF_BLOCK);
+  gBlock0 = gTaintWords > 0 ? u32At(gBlock, 0) : 0;
+  gSelStart = hdr(q, Q_SEL_START);
+  gSelCount = hdr(q, Q_SEL_COUNT);
+  gNumTerms = hdr(q, Q_NUM_TERMS);
+  gTerms = addr(q, Q_OFF_TERMS);
+  gAffinity = gSelCount > 0 || (gQf & (QF_HAS_REQUIRED | QF_SELECTOR_NEVER)) != 0;
+  gPorts = addr(q, Q_OFF_PORTS);
+  gFlagsCol = addr(table, H_OFF_FLAGS);
+  gAlloc = addr(table, H_OFF_ALLOC);
+  gReq = addr(table, H_OFF_REQ);
+  gPodsAlloc = gAlloc + (<usize>(R_PODS * cap) << 3);
+  gPodsReq = gReq + (<usize>(R_PODS * cap) << 3);
+  gNumReq = (gQf & QF_REQ_ZERO) != 0 ? 0 : hdr(q, Q_NUM_REQ);
+  gReqList = addr(q, Q_OFF_REQLIST);
+  gQReq = addr(q, Q_OFF_REQ);
+  for (let k = 0; k < 3; k++) {
+    let ra: usize = 0, rr: usize = 0, rq: f64 = 0, rb: u32 = 0;
+    if (k < gNumReq) {
+      const r = i32At(gReqList, k);
+      ra = gAlloc + (<usize>(r * cap) << 3);
+      rr = gReq + (<usize>(r * cap) << 3);
+      rq = f64At(gQReq, r);
+      rb = <u32>1 << (REASON_RESOURCE_BASE + <u32>r);
+    }
+    if (k == 0) { gRA0 = ra; gRR0 = rr; gRQ0 = rq; gRB0 = rb; }
+    else if (k == 1) { gRA1 = ra; gRR1 = rr; gRQ1 = rq; gRB1 = rb; }
+    else { gRA2 = ra; gRR2 = rr; gRQ2 = rq; gRB2 = rb; }
+  }
+}
+
+@inline function affinityHolds(s: i32): bool {
+  if ((gQf & QF_SELECTOR_NEVER) != 0 || !allHold(gSelStart, gSelCount, s)) return false;
+  if ((gQf & QF_HAS_REQUIRED) == 0) return true;
+  for (let t = 0; t < gNumTerms; t++) {
+    if (allHold(i32At(gTerms, t * 2), i32At(gTerms, t * 2 + 1), s)) return true;
+  }
+  return false;
+}
+
+/** NodeResourcesFit: every insufficient resource (pods first, like upstream's fitsRequest) */
+@inline function resourceReasons(s: i32): u32 {
+  const s8 = <usize>s << 3;
+  let reasons: u32 = 0;
+  if (load<f64>(gPodsReq + s8) + 1 > load<f64>(gPodsAlloc + s8)) reasons |= <u32>1 << (REASON_RESOURCE_BASE + R_PODS);
+  const num = gNumReq;
+  if (num == 0) return reasons;
+  if (gRQ0 > load<f64>(gRA0 + s8) - load<f64>(gRR0 + s8)) reasons |= gRB0;
+  if (num == 1) return reasons;
+  if (gRQ1 > load<f64>(gRA1 + s8) - load<f64>(gRR1 + s8)) reasons |= gRB1;
+  if (num == 2) return reasons;
+  if (gRQ2 > load<f64>(gRA2 + s8) - load<f64>(gRR2 + s8)) reasons |= gRB2;
+  for (let k = 3; k < num; k++) {
+    const r = i32At(gReqList, k);
+    const at = r * gCap + s;
+    if (f64At(gQReq, r) > f64At(gAlloc, at) - f64At(gReq, at)) reasons |= <u32>1 << (REASON_RESOURCE_BASE + <u32>r);
+  }
+  return reasons;
+}
+
+@inline function taintBlocked(s: i32): bool {
+  const words = gTaintWords;
+  if (words == 1) return (load<u32>(gTaints + (<usize>s << 2)) & gBlock0) != 0;
+  const t = gTaints + (<usize>(s * words) << 2);
+  for (let w = 0; w < words; w++) if ((u32At(t, w) & u32At(gBlock, w)) != 0) return true;
+  return false;
+}
+
+/** The default profile's node-local filters in order; stops at the first failing plugin. */
+@inline function filterFirst(s: i32): u32 {
+  if ((load<u8>(gFlagsCol + <usize>s) & F_UNSCHEDULABLE) != 0 && (gQf & QF_TOL_UNSCHEDULABLE) == 0) return RB_UNSCHEDULABLE;
+  if (gNodeName != -1 && gNodeName != s) return RB_NODE_NAME;
+  if (taintBlocked(s)) return RB_TAINT;
+  if (gAffinity && !affinityHolds(s)) return RB_AFFINITY;
+  if ((gQf & QF_HAS_PORTS) != 0 && bitAt(gPorts, s)) return RB_PORTS;
+  return resourceReasons(s);
+}
+
+/** Every filter's verdict (explain, the framework's general path). */
+function filterAll(s: i32): u32 {
+  let reasons: u32 = 0;
+  if ((load<u8>(gFlagsCol + <usize>s) & F_UNSCHEDULABLE) != 0 && (gQf & QF_TOL_UNSCHEDULABLE) == 0) reasons |= RB_UNSCHEDULABLE;
+  if (gNodeName != -1 && gNodeName != s) reasons |= RB_NODE_NAME;
+  if (taintBlocked(s)) reasons |= RB_TAINT;
+  if (!affinityHolds(s)) reasons |= RB_AFFINITY;
+  if ((gQf & QF_HAS_PORTS) != 0 && bitAt(gPorts, s)) reasons |= RB_PORTS;
+  return reasons | resourceReasons(s);
+}
+
+// ============================================================ the kernel
+
+function zeroColumn(feasible: usize, count: i32, col: usize): void {
+  for (let i = 0; i < count; i++) store<i32>(col + (<usize>i32At(feasible, i) << 2), 0);
+}
+
 /**
  * Filters and scores one pod over the table. `table`, `query` and `out` are byte addresses of the
  * three headers; `start` is the scan-order position to start from, `numToFind` the number of feasible
  * nodes after which to stop (≤ 0: all), `flags` KF_*. Returns the number of nodes processed.
+ *
+ * Output modes (src/scheduler/kernels/types.ts FilterScoreOptions.output): by default every raw,
+ * normalized and total column; KF_RAW_ONLY writes the raw columns and skips NormalizeScore (the
+ * framework normalizes itself); KF_TOTAL_ONLY writes only `total` — the weighted sum is accumulated
+ * while scoring, and the NormalizeScore pass runs only when TaintToleration or NodeAffinity can
+ * score unevenly (an untolerated PreferNoSchedule taint or a preferred term), reading the two raw
+ * columns it needs.
  */
 export function filterAndScore(table: usize, query: usize, out: usize, start: i32, numToFind: i32, flags: i32): i32 {
   const n = hdr(table, H_SIZE);
@@ -421,29 +626,19 @@ export function filterAndScore(table: usize, query: usize, out: usize, start: i3
   const req = addr(table, H_OFF_REQ);
   const nzCpu = addr(table, H_OFF_NZCPU);
   const nzMem = addr(table, H_OFF_NZMEM);
-  const flagsCol = addr(table, H_OFF_FLAGS);
   const taints = addr(table, H_OFF_TAINTS);
   const images = addr(table, H_OFF_IMAGES);
   const order = addr(table, H_OFF_ORDER);
   gCap = cap;
   gLabels = addr(table, H_OFF_LABELS);
   gExpr = addr(query, Q_OFF_EXPR);
-  loadScoreConstants(query);
+  loadScoreConstants(table, query);
+  loadFilterConstants(table, query);
 
-  const qf = hdr(query, Q_FLAGS);
-  const qNodeName = hdr(query, Q_NODE_NAME);
-  const block = addr(query, Q_OFF_BLOCK);
+  const qf = gQf;
   const prefer = addr(query, Q_OFF_PREFER);
-  const selStart = hdr(query, Q_SEL_START);
-  const selCount = hdr(query, Q_SEL_COUNT);
-  const numTerms = hdr(query, Q_NUM_TERMS);
-  const terms = addr(query, Q_OFF_TERMS);
   const numPref = hdr(query, Q_NUM_PREF);
   const prefs = addr(query, Q_OFF_PREF);
-  const qReq = addr(query, Q_OFF_REQ);
-  const numReq = hdr(query, Q_NUM_REQ);
-  const reqList = addr(query, Q_OFF_REQLIST);
-  const ports = addr(query, Q_OFF_PORTS);
   const wTaint = hdr(query, Q_W);
   const wAff = hdr(query, Q_W + 1);
   const wFit = hdr(query, Q_W + 2);
@@ -466,108 +661,171 @@ export function filterAndScore(table: usize, query: usize, out: usize, start: i3
   const allReasons = (flags & KF_ALL_REASONS) != 0;
   const skipScore = (flags & KF_SKIP_SCORE) != 0;
   const ignoreFilters = (flags & KF_IGNORE_FILTERS) != 0;
+  const totalOnly = (flags & KF_TOTAL_ONLY) != 0;
+  const writeRaw = !totalOnly;
+  const normalize = (flags & KF_RAW_ONLY) == 0;
+  // which score plugins run at all, and which need the NormalizeScore pass
+  const doTaint = wTaint != 0 && (qf & QF_HAS_PREFER_TAINTS) != 0;
+  const doAff = wAff != 0 && numPref > 0;
+  const doFit = wFit != 0;
+  const doBal = wBal != 0 && (qf & QF_BEST_EFFORT) == 0;
+  const doImg = wImg != 0 && gImgNum > 0;
+  // total-only: TaintToleration normalizes to 100 on every node when no taint counts
+  const constTotal = wTaint != 0 && !doTaint ? wTaint * 100 : 0;
   const toFind = numToFind <= 0 ? n : numToFind;
   let pos = start % n;
   if (pos < 0) pos += n;
 
   let feasibleCount = 0;
   let processed = 0;
-  const podsRow = alloc + (<usize>(R_PODS * cap) << 3);
-  const podsReqRow = req + (<usize>(R_PODS * cap) << 3);
   for (let i = 0; i < n; i++) {
     const s = i32At(order, pos);
     pos++;
     if (pos == n) pos = 0;
     processed = i + 1;
-    let reasons: u32 = 0;
-    if (!ignoreFilters) {
-      // NodeUnschedulable
-      if ((load<u8>(flagsCol + <usize>s) & F_UNSCHEDULABLE) != 0 && (qf & QF_TOL_UNSCHEDULABLE) == 0) reasons |= RB_UNSCHEDULABLE;
-      // NodeName
-      if ((reasons == 0 || allReasons) && qNodeName != -1 && qNodeName != s) reasons |= RB_NODE_NAME;
-      // TaintToleration
-      if (reasons == 0 || allReasons) {
-        const t = taints + (<usize>(s * taintWords) << 2);
-        for (let w = 0; w < taintWords; w++) {
-          if ((u32At(t, w) & u32At(block, w)) != 0) {
-            reasons |= RB_TAINT;
-            break;
-          }
-        }
-      }
-      // NodeAffinity
-      if (reasons == 0 || allReasons) {
-        let ok = (qf & QF_SELECTOR_NEVER) == 0 && allHold(selStart, selCount, s);
-        if (ok && (qf & QF_HAS_REQUIRED) != 0) {
-          ok = false;
-          for (let t = 0; t < numTerms; t++) {
-            if (allHold(i32At(terms, t * 2), i32At(terms, t * 2 + 1), s)) {
-              ok = true;
-              break;
-            }
-          }
-        }
-        if (!ok) reasons |= RB_AFFINITY;
-      }
-      // NodePorts
-      if ((reasons == 0 || allReasons) && (qf & QF_HAS_PORTS) != 0 && bitAt(ports, s)) reasons |= RB_PORTS;
-      // NodeResourcesFit
-      if (reasons == 0 || allReasons) {
-        if (f64At(podsReqRow, s) + 1 > f64At(podsRow, s)) reasons |= <u32>1 << (REASON_RESOURCE_BASE + R_PODS);
-        if ((qf & QF_REQ_ZERO) == 0) {
-          for (let k = 0; k < numReq; k++) {
-            const r = i32At(reqList, k);
-            const at = r * cap + s;
-            if (f64At(qReq, r) > f64At(alloc, at) - f64At(req, at)) reasons |= <u32>1 << (REASON_RESOURCE_BASE + <u32>r);
-          }
-        }
-      }
-    }
+    const reasons: u32 = ignoreFilters ? 0 : allReasons ? filterAll(s) : filterFirst(s);
+    const so = <usize>s << 2;
     if (reasons != 0) {
       store<u8>(status + <usize>s, 2);
-      store<u32>(reasonsCol + (<usize>s << 2), reasons);
+      store<u32>(reasonsCol + so, reasons);
       continue;
     }
     store<u8>(status + <usize>s, 1);
-    store<u32>(reasonsCol + (<usize>s << 2), 0);
+    store<u32>(reasonsCol + so, 0);
     store<i32>(feasible + (<usize>feasibleCount << 2), s);
     feasibleCount++;
-    if (!skipScore) {
-      const so = <usize>s << 2;
-      // TaintToleration: count of untolerated PreferNoSchedule taints
-      let cnt = 0;
-      if (wTaint != 0 && (qf & QF_HAS_PREFER_TAINTS) != 0) {
+    if (feasibleCount >= toFind) break;
+  }
+  store<i32>(out + (<usize>O_FEASIBLE_COUNT << 2), feasibleCount);
+  if (skipScore || feasibleCount == 0) return processed;
+
+  // Scores, one plugin at a time over the feasible list (column at a time: each loop is small
+  // enough for the engine to keep its constants in registers). Raw modes store each plugin's
+  // score in its raw column (0 when the plugin does not run); total-only accumulates
+  // weight × score into `total`, starting from the constant TaintToleration part.
+  const fc = feasibleCount;
+  let acc = false; // total-only: whether `total` already holds a partial sum
+  if (writeRaw || doTaint) {
+    if (doTaint) {
+      for (let i = 0; i < fc; i++) {
+        const s = i32At(feasible, i);
         const t = taints + (<usize>(s * taintWords) << 2);
+        let cnt = 0;
         for (let w = 0; w < taintWords; w++) cnt += <i32>popcnt<u32>(u32At(t, w) & u32At(prefer, w));
+        store<i32>(rawTaint + (<usize>s << 2), cnt);
       }
-      store<i32>(rawTaint + so, cnt);
-      // NodeAffinity: Σ weights of matching preferred terms
-      let aff = 0;
-      if (wAff != 0) {
+    } else zeroColumn(feasible, fc, rawTaint);
+  }
+  if (writeRaw || doAff) {
+    if (doAff) {
+      for (let i = 0; i < fc; i++) {
+        const s = i32At(feasible, i);
+        let aff = 0;
         for (let p = 0; p < numPref; p++) {
           const at = prefs + (<usize>p << 4);
           if (allHold(load<i32>(at), load<i32>(at, 4), s)) aff += load<i32>(at, 8);
         }
+        store<i32>(rawAff + (<usize>s << 2), aff);
       }
-      store<i32>(rawAff + so, aff);
-      store<i32>(rawFit + so, wFit == 0 ? 0 : fitScore(query, alloc, allocInv, req, nzCpu, nzMem, cap, s));
-      store<i32>(rawBal + so, wBal == 0 || (qf & QF_BEST_EFFORT) != 0 ? 0 : balancedScore(query, alloc, req, cap, s));
-      store<i32>(rawImg + so, wImg == 0 ? 0 : imageScore(query, images, nodeWords, s));
-    }
-    if (feasibleCount >= toFind) break;
+    } else zeroColumn(feasible, fc, rawAff);
   }
-  store<i32>(out + (<usize>O_FEASIBLE_COUNT << 2), feasibleCount);
-  if (skipScore) return processed;
+  // the default profile in total-only mode: LeastAllocated + BalancedAllocation over cpu and
+  // memory and ImageLocality in ONE loop — they read the same allocatable and 1/allocatable cells
+  const fused = !writeRaw && doFit && gFitFast && doBal && gBalFast && (!doImg || gImgNum <= 2);
+  if (fused) {
+    for (let i = 0; i < fc; i++) {
+      const s = i32At(feasible, i);
+      let b = balancedFast(alloc, allocInv, req, cap, s);
+      if (b < 0) b = balancedGeneral(query, alloc, req, cap, s);
+      const im = doImg ? imageScore(query, images, nodeWords, s) : 0;
+      store<i32>(totalCol + (<usize>s << 2), constTotal + wFit * fitFast(alloc, allocInv, nzCpu, nzMem, cap, s) + wBal * b + wImg * im);
+    }
+    acc = true;
+  }
+  // NodeResourcesFit
+  if (fused) {
+    // done above
+  } else if (doFit || writeRaw) {
+    const dst = writeRaw ? rawFit : totalCol;
+    const w = writeRaw ? 1 : wFit;
+    const base = writeRaw ? 0 : constTotal;
+    if (!doFit) zeroColumn(feasible, fc, dst);
+    else if (gFitFast) {
+      for (let i = 0; i < fc; i++) {
+        const s = i32At(feasible, i);
+        store<i32>(dst + (<usize>s << 2), base + w * fitFast(alloc, allocInv, nzCpu, nzMem, cap, s));
+      }
+    } else {
+      for (let i = 0; i < fc; i++) {
+        const s = i32At(feasible, i);
+        store<i32>(dst + (<usize>s << 2), base + w * fitGeneral(query, alloc, allocInv, req, nzCpu, nzMem, cap, s));
+      }
+    }
+    if (!writeRaw) acc = true;
+  }
+  // NodeResourcesBalancedAllocation
+  if (fused) {
+    // done above
+  } else if (doBal || writeRaw) {
+    const dst = writeRaw ? rawBal : totalCol;
+    const w = writeRaw ? 1 : wBal;
+    const base = writeRaw || acc ? 0 : constTotal;
+    const add = !writeRaw && acc;
+    if (!doBal) zeroColumn(feasible, fc, dst);
+    else {
+      for (let i = 0; i < fc; i++) {
+        const s = i32At(feasible, i);
+        let v = gBalFast ? balancedFast(alloc, allocInv, req, cap, s) : -1;
+        if (v < 0) v = balancedGeneral(query, alloc, req, cap, s);
+        const at = dst + (<usize>s << 2);
+        store<i32>(at, (add ? load<i32>(at) : base) + w * v);
+      }
+    }
+    if (!writeRaw) acc = true;
+  }
+  // ImageLocality
+  if (fused) {
+    // done above
+  } else if (doImg || writeRaw) {
+    const dst = writeRaw ? rawImg : totalCol;
+    const w = writeRaw ? 1 : wImg;
+    const base = writeRaw || acc ? 0 : constTotal;
+    const add = !writeRaw && acc;
+    if (!doImg) zeroColumn(feasible, fc, dst);
+    else {
+      for (let i = 0; i < fc; i++) {
+        const s = i32At(feasible, i);
+        const at = dst + (<usize>s << 2);
+        store<i32>(at, (add ? load<i32>(at) : base) + w * imageScore(query, images, nodeWords, s));
+      }
+    }
+    if (!writeRaw) acc = true;
+  }
+  if (!writeRaw && !acc) {
+    for (let i = 0; i < fc; i++) store<i32>(totalCol + (<usize>i32At(feasible, i) << 2), constTotal);
+  }
+  if (!normalize) return processed;
+  if (totalOnly && !doTaint && !doAff) return processed;
 
-  // NormalizeScore over the feasible set, then the weighted total
+  // NormalizeScore of TaintToleration (reversed) and NodeAffinity over the feasible set
   let maxTaint = 0;
   let maxAff = 0;
   for (let i = 0; i < feasibleCount; i++) {
     const so = <usize>i32At(feasible, i) << 2;
-    const t = load<i32>(rawTaint + so);
-    const a = load<i32>(rawAff + so);
-    if (t > maxTaint) maxTaint = t;
-    if (a > maxAff) maxAff = a;
+    if (doTaint) { const t = load<i32>(rawTaint + so); if (t > maxTaint) maxTaint = t; }
+    if (doAff) { const a = load<i32>(rawAff + so); if (a > maxAff) maxAff = a; }
+  }
+  const invMaxTaint: f64 = maxTaint == 0 ? 0 : 1 / <f64>maxTaint;
+  const invMaxAff: f64 = maxAff == 0 ? 0 : 1 / <f64>maxAff;
+  if (totalOnly) {
+    for (let i = 0; i < feasibleCount; i++) {
+      const so = <usize>i32At(feasible, i) << 2;
+      let add = 0;
+      if (doTaint) add += wTaint * (maxTaint == 0 ? 100 : 100 - <i32>idivInv(MAX_NODE_SCORE * <f64>load<i32>(rawTaint + so), <f64>maxTaint, invMaxTaint));
+      if (doAff && maxAff != 0) add += wAff * <i32>idivInv(MAX_NODE_SCORE * <f64>load<i32>(rawAff + so), <f64>maxAff, invMaxAff);
+      store<i32>(totalCol + so, load<i32>(totalCol + so) + add);
+    }
+    return processed;
   }
   const normTaint = norm;
   const normAff = norm + (<usize>ocap << 2);
@@ -576,8 +834,8 @@ export function filterAndScore(table: usize, query: usize, out: usize, start: i3
   const normImg = norm + (<usize>ocap << 4);
   for (let i = 0; i < feasibleCount; i++) {
     const so = <usize>i32At(feasible, i) << 2;
-    const t = maxTaint == 0 ? 100 : 100 - <i32>idiv(MAX_NODE_SCORE * <f64>load<i32>(rawTaint + so), <f64>maxTaint);
-    const a = maxAff == 0 ? 0 : <i32>idiv(MAX_NODE_SCORE * <f64>load<i32>(rawAff + so), <f64>maxAff);
+    const t = maxTaint == 0 ? 100 : 100 - <i32>idivInv(MAX_NODE_SCORE * <f64>load<i32>(rawTaint + so), <f64>maxTaint, invMaxTaint);
+    const a = maxAff == 0 ? 0 : <i32>idivInv(MAX_NODE_SCORE * <f64>load<i32>(rawAff + so), <f64>maxAff, invMaxAff);
     const f = load<i32>(rawFit + so);
     const b = load<i32>(rawBal + so);
     const im = load<i32>(rawImg + so);

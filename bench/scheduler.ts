@@ -51,7 +51,7 @@ function runBatch(s: Setup, kernel: Kernel<NodeTable, ReturnType<typeof compileP
     const pod = pending[cursor.next];
     cursor.next = (cursor.next + 1) % pending.length;
     const q = compilePod(table, pod, scoring);
-    const n = kernel.filterAndScore(table, q, out, { start: cursor.start, numNodesToFind: adaptive ? numFeasibleNodesToFind(table.size) : undefined });
+    const n = kernel.filterAndScore(table, q, out, { start: cursor.start, numNodesToFind: adaptive ? numFeasibleNodesToFind(table.size) : undefined, output: 'total' });
     processed += n;
     cursor.start = (cursor.start + n) % table.size;
     const count = out.feasibleCount;

@@ -201,7 +201,9 @@ export class JsKernel implements Kernel<NodeTable, PodQuery, KernelOutput> {
       if (feasibleCount >= toFind) break;
     }
     out.feasibleCount = feasibleCount;
-    if (!skipScore) normalizeAndTotal(i32, Q, feasB, feasibleCount, rawB, normB, totalB, ocap);
+    // the reference computes every column in every mode; 'raw' skips NormalizeScore as the
+    // framework runs it itself (columns a mode leaves undefined may hold anything)
+    if (!skipScore && opts.output !== 'raw') normalizeAndTotal(i32, Q, feasB, feasibleCount, rawB, normB, totalB, ocap);
     return processed;
   }
 }

@@ -159,6 +159,13 @@ export interface FilterScoreOptions {
    * Score on every node; also "what would this node score" questions)
    */
   ignoreFilters?: boolean;
+  /**
+   * which score columns to write: 'all' (default) raw, normalized and total; 'raw' only the raw
+   * columns, no NormalizeScore (the framework runs NormalizeScore itself); 'total' only `total`
+   * (raw and normalized columns are undefined afterwards) — the cheapest, for callers that only
+   * select a host (capacity planning, the engine benchmark)
+   */
+  output?: 'all' | 'raw' | 'total';
 }
 
 /** Values of the per-node `status` column. */

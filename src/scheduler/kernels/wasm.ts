@@ -1,7 +1,7 @@
 import { compiledKernel } from '../../util/wasm.js';
 import type { NodeTable } from '../nodetable/table.js';
 import type { PodQuery } from '../nodetable/podquery.js';
-import { KF_ALL_REASONS, KF_IGNORE_FILTERS, KF_SKIP_SCORE, RESERVED_LOW } from '../nodetable/layout.js';
+import { KF_ALL_REASONS, KF_IGNORE_FILTERS, KF_RAW_ONLY, KF_SKIP_SCORE, KF_TOTAL_ONLY, RESERVED_LOW } from '../nodetable/layout.js';
 import { KernelOutput } from './output.js';
 import type { FilterScoreOptions, Kernel } from './types.js';
 
@@ -46,7 +46,8 @@ export class WasmKernel implements Kernel<NodeTable, PodQuery, KernelOutput> {
     table.prepare();
     out.ensure();
     const ex = this.exportsFor(table);
-    const flags = (opts.allReasons ? KF_ALL_REASONS : 0) | (opts.skipScore ? KF_SKIP_SCORE : 0) | (opts.ignoreFilters ? KF_IGNORE_FILTERS : 0);
+    const flags = (opts.allReasons ? KF_ALL_REASONS : 0) | (opts.skipScore ? KF_SKIP_SCORE : 0) | (opts.ignoreFilters ? KF_IGNORE_FILTERS : 0)
+      | (opts.output === 'raw' ? KF_RAW_ONLY : opts.output === 'total' ? KF_TOTAL_ONLY : 0);
     return ex.filterAndScore(table.header, query.addr, out.addr, opts.start ?? 0, opts.numNodesToFind ?? 0, flags);
   }
 }

@@ -130,3 +130,7 @@ export const KF_SKIP_SCORE = 2;
 export const OP_EQ = 8; // label value id + 1 == arg (nodeSelector entries, In with one known value)
 export const OP_NE = 9;
 export const KF_IGNORE_FILTERS = 4;
+/** write the raw score columns only (no NormalizeScore, no normalized/total): the framework normalizes itself */
+export const KF_RAW_ONLY = 8;
+/** write only the `total` column (raw/normalized are undefined): engine consumers that only select a host */
+export const KF_TOTAL_ONLY = 16;

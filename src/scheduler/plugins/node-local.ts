@@ -135,7 +135,7 @@ export class NodeLocalRunner {
     const cur = state.tryRead<KernelRun>(RUN_KEY);
     if (cur && cur.full && cur.generation === this.engine.table.generation) return cur;
     const q = this.compile(pod);
-    this.engine.kernel.filterAndScore(this.engine.table, q, this.engine.out, { allReasons: true });
+    this.engine.kernel.filterAndScore(this.engine.table, q, this.engine.out, { allReasons: true, output: 'raw' });
     const out = this.engine.out;
     const run: KernelRun = { full: true, processed: this.engine.table.size, start: 0, generation: this.engine.table.generation, reasons: out.reasons, status: out.status };
     state.write(RUN_KEY, run);
@@ -145,7 +145,7 @@ export class NodeLocalRunner {
   /** the fast path: upstream's sampling window done inside the kernel */
   runWindow(state: CycleState, pod: Pod, start: number, numNodesToFind: number): KernelRun {
     const q = this.compile(pod);
-    const processed = this.engine.kernel.filterAndScore(this.engine.table, q, this.engine.out, { start, numNodesToFind });
+    const processed = this.engine.kernel.filterAndScore(this.engine.table, q, this.engine.out, { start, numNodesToFind, output: 'raw' });
     const out = this.engine.out;
     const run: KernelRun = { full: false, processed, start, generation: this.engine.table.generation, reasons: out.reasons, status: out.status };
     state.write(RUN_KEY, run);

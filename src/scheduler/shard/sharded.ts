@@ -238,7 +238,8 @@ export class ShardedScheduler {
       ctrl[b + Ctrl.W_OUT] = this.outAddrs[first + w];
     }
     ctrl[Ctrl.QUERY] = q.addr;
-    ctrl[Ctrl.FLAGS] = 0;
+    // the merge recomputes NormalizeScore with the global maxima from the raw columns
+    ctrl[Ctrl.FLAGS] = L.KF_RAW_ONLY;
     Atomics.store(ctrl, Ctrl.DONE, 0);
     if (this.workers.length > 0) {
       Atomics.add(ctrl, Ctrl.JOB, 1);
@@ -246,7 +247,7 @@ export class ShardedScheduler {
       Atomics.notify(ctrl, Ctrl.SEQ);
     }
     let processed = 0;
-    if (this.main) processed += this.main.filterAndScore(this.headers[0], q.addr, this.outAddrs[0], 0, 0, 0);
+    if (this.main) processed += this.main.filterAndScore(this.headers[0], q.addr, this.outAddrs[0], 0, 0, L.KF_RAW_ONLY);
     const want = this.workers.length;
     for (;;) {
       const d = Atomics.load(ctrl, Ctrl.DONE);

@@ -31,6 +31,23 @@ function compareRun(table: NodeTable, a: KernelOutput, b: KernelOutput, pa: numb
   }
 }
 
+/** a cheaper output mode vs the full reference run: filters identical, plus the promised columns */
+function compareMode(table: NodeTable, ref: KernelOutput, m: KernelOutput, pref: number, pm: number, output: 'raw' | 'total'): void {
+  expect(pm).toBe(pref);
+  expect(Array.from(m.feasible.subarray(0, m.feasibleCount))).toEqual(Array.from(ref.feasible.subarray(0, ref.feasibleCount)));
+  for (let s = 0; s < table.capacity; s++) {
+    if (ref.status[s] !== m.status[s] || (ref.status[s] === 2 && ref.reasons[s] !== m.reasons[s])) throw new Error(`${output} mode, node slot ${s}: status/reasons differ`);
+  }
+  for (let i = 0; i < ref.feasibleCount; i++) {
+    const s = ref.feasible[i];
+    if (output === 'total') {
+      if (m.total[s] !== ref.total[s]) throw new Error(`total mode, slot ${s}: ${m.total[s]} vs ${ref.total[s]}`);
+    } else {
+      for (let p = 0; p < NUM_SCORE_PLUGINS; p++) if (m.raw(p)[s] !== ref.raw(p)[s]) throw new Error(`raw mode, slot ${s} plugin ${p}: ${m.raw(p)[s]} vs ${ref.raw(p)[s]}`);
+    }
+  }
+}
+
 function scenario(seed: number, nodes: number, pods: number, scoring: ScoringConfig, sampling: boolean, allReasons: boolean): { feasibleSeen: number; filteredSeen: number; reasonsSeen: number } {
   const cluster = generateCluster({ seed, nodes });
   const table = new NodeTable({ initialCapacity: 64 }); // small on purpose: exercises column growth
@@ -40,6 +57,7 @@ function scenario(seed: number, nodes: number, pods: number, scoring: ScoringCon
   const resolved = resolveScoring(scoring);
   const outJs = new KernelOutput(table);
   const outWasm = new KernelOutput(table);
+  const outMode = new KernelOutput(table);
   let start = 0;
   let feasibleSeen = 0;
   let filteredSeen = 0;
@@ -52,6 +70,12 @@ function scenario(seed: number, nodes: number, pods: number, scoring: ScoringCon
     const pa = js.filterAndScore(table, q, outJs, opts);
     const pb = wasm.filterAndScore(table, q, outWasm, opts);
     compareRun(table, outJs, outWasm, pa, pb);
+    // the cheaper output modes give the same columns they promise
+    for (const output of ['raw', 'total'] as const) {
+      outMode.status.fill(0);
+      const pm = wasm.filterAndScore(table, q, outMode, { ...opts, output });
+      compareMode(table, outJs, outMode, pa, pm, output);
+    }
     feasibleSeen += outJs.feasibleCount;
     filteredSeen += pa - outJs.feasibleCount;
     for (let s = 0; s < table.capacity; s++) if (outJs.status[s] === 2) reasonsSeen |= outJs.reasons[s];

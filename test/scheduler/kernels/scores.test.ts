@@ -99,6 +99,15 @@ describe('NodeResourcesBalancedAllocation (balanced_allocation_test.go)', () => 
     const r = runBoth([makeResNode('node1', 3500, 40000, { 'nvidia.com/gpu': 8 }), makeResNode('node2', 3500, 40000, { 'nvidia.com/gpu': 8 })], [cpuAndMemory('node2'), cpuAndMemoryAndGPU('node1')], makePod({ reqs: [{ memory: '0', 'nvidia.com/gpu': '1' }] }), { balancedResources: withGpu }, scoreAll);
     expect(rawScores(r, BAL, N12)).toEqual([70, 65]);
   });
+  // Not upstream cases: float64 rounding. 1 core / 4Gi nodes, cpu 700m: the fractions 0.7 and 0 (or
+  // 0.5) give (1 - 0.35) × 100 = 65 and 90 exactly in IEEE division, but 64 and 89 when divided
+  // through a rounded reciprocal — the WASM kernel's fast path must fall back to the division here.
+  it('fractions whose score is an exact integer in float64 division (65, 90)', () => {
+    const gi = 1024 * 1024 * 1024;
+    const nodes = [makeResNode('node1', 1000, 4 * gi), makeResNode('node2', 1000, 4 * gi)];
+    const r = runBoth(nodes, [makePod({ node: 'node2', reqs: [{ cpu: '0', memory: String(2 * gi) }] })], makePod({ reqs: [{ cpu: '700m', memory: '0' }] }), {}, scoreAll);
+    expect(rawScores(r, BAL, N12)).toEqual([65, 90]);
+  });
   it('node without the scalar resource should skip the scalar resource', () => {
     const r = runBoth([makeResNode('node1', 3500, 40000, { 'nvidia.com/gpu': 8 }), makeResNode('node2', 3500, 40000)], [], cpuAndMemory(), { balancedResources: withGpu }, scoreAll);
     expect(rawScores(r, BAL, N12)).toEqual([63, 63]);
