@@ -52,7 +52,12 @@ export interface ScoreTable {
 export interface WindowFilter {
   /** names of the filter plugins it covers */
   readonly covers: ReadonlySet<string>;
-  run(state: CycleState, pod: Pod, start: number, numNodesToFind: number): { feasible: NodeInfo[]; filtered: [NodeInfo, Status][]; processed: number };
+  /**
+   * `filtered` builds the per-node statuses on demand: only a pod that fits nowhere needs them (for
+   * its FitError and preemption), and building ~a thousand statuses per cycle was the largest cost
+   * of a cycle that succeeds. Call it before the next kernel run (it reads the kernel's output).
+   */
+  run(state: CycleState, pod: Pod, start: number, numNodesToFind: number): { feasible: NodeInfo[]; filtered: () => [NodeInfo, Status][]; filteredCount: number; processed: number };
   /** per-node path: true when every covered filter passes on the node (one check instead of one call per plugin) */
   passesAll(state: CycleState, pod: Pod, ni: NodeInfo): boolean;
 }

@@ -88,6 +88,7 @@ export class SchedulingAlgorithm {
 
     // a nominated node (from an earlier preemption) is tried first, alone
     let feasible: NodeInfo[] = [];
+    let filteredCount: number | undefined;
     const nominated = pod.status?.nominatedNodeName;
     if (nominated) {
       const ni = this.snapshot.get(nominated);
@@ -97,10 +98,11 @@ export class SchedulingAlgorithm {
       const r = this.findNodesThatPassFilters(fwk, state, pod, nodes, diagnosis);
       if (r.error) return { kind: 'error', message: r.error.message(), plugin: r.error.plugin };
       feasible = r.feasible;
+      filteredCount = r.filteredCount;
     }
     if (feasible.length === 0) return { kind: 'unschedulable', fitError: new FitError(pod, nodes.length, diagnosis) };
 
-    const evaluatedNodes = feasible.length + diagnosis.nodeToStatus.size;
+    const evaluatedNodes = feasible.length + (filteredCount ?? diagnosis.nodeToStatus.size);
     if (feasible.length === 1) {
       return { kind: 'scheduled', result: { suggestedHost: feasible[0].name, evaluatedNodes, feasibleNodes: 1 } };
     }
@@ -115,7 +117,7 @@ export class SchedulingAlgorithm {
    * the start index by the number of nodes processed.
    */
   findNodesThatPassFilters(fwk: Framework, state: CycleState, pod: Pod, nodes: readonly NodeInfo[], diagnosis = newDiagnosis()):
-    { feasible: NodeInfo[]; error?: Status } {
+    { feasible: NodeInfo[]; error?: Status; filteredCount?: number } {
     const n = nodes.length;
     const toFind = numFeasibleNodesToFind(fwk.percentageOfNodesToScore ?? this.percentageOfNodesToScore, n);
     const feasible: NodeInfo[] = [];
@@ -133,12 +135,15 @@ export class SchedulingAlgorithm {
       } catch (e) {
         return { feasible: [], error: new Status(Code.Error, [e instanceof Error ? e.message : String(e)]) };
       }
-      for (const [ni, s] of r.filtered) {
-        diagnosis.nodeToStatus.set(ni.name, s);
-        if (s.plugin) diagnosis.unschedulablePlugins.add(s.plugin);
+      // the statuses are needed only when nothing fits (FitError, preemption)
+      if (r.feasible.length === 0) {
+        for (const [ni, s] of r.filtered()) {
+          diagnosis.nodeToStatus.set(ni.name, s);
+          if (s.plugin) diagnosis.unschedulablePlugins.add(s.plugin);
+        }
       }
       this.nextStartNodeIndex = (start + r.processed) % n;
-      return { feasible: r.feasible };
+      return { feasible: r.feasible, filteredCount: r.filteredCount };
     }
     let processed = 0;
     for (let i = 0; i < n && feasible.length < toFind; i++) {

@@ -337,19 +337,22 @@ export function kernelWindowFilter(runner: NodeLocalRunner, filterNames: readonl
       const bySlot = engine.bySlot;
       const feasible: NodeInfo[] = new Array(count);
       for (let i = 0; i < count; i++) feasible[i] = bySlot[fs[i]]!;
-      const filtered: [NodeInfo, Status][] = [];
-      const order = engine.table.order;
-      const n = order.length;
-      for (let i = 0; i < r.processed; i++) {
-        const slot = order[(start + i) % n];
-        if (status[slot] !== NodeStatus.Filtered) continue;
-        const ni = bySlot[slot]!;
-        for (const name of KERNEL_ORDER) {
-          const s = runner.filterStatus(name, pod, ni, reasons);
-          if (s) { filtered.push([ni, s]); break; }
+      const filtered = (): [NodeInfo, Status][] => {
+        const list: [NodeInfo, Status][] = [];
+        const order = engine.table.order;
+        const n = order.length;
+        for (let i = 0; i < r.processed; i++) {
+          const slot = order[(start + i) % n];
+          if (status[slot] !== NodeStatus.Filtered) continue;
+          const ni = bySlot[slot]!;
+          for (const name of KERNEL_ORDER) {
+            const s = runner.filterStatus(name, pod, ni, reasons);
+            if (s) { list.push([ni, s]); break; }
+          }
         }
-      }
-      return { feasible, filtered, processed: r.processed };
+        return list;
+      };
+      return { feasible, filtered, filteredCount: r.processed - count, processed: r.processed };
     },
   };
 }
