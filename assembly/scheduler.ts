@@ -190,6 +190,21 @@ const IMAGE_MAX_CONTAINER: f64 = 1000 * MB;
   return q;
 }
 
+/**
+ * floor(x / b) for a quotient in [0, 100] and 0 < b < 2^42, given inv = 1/b, WITHOUT a dependent
+ * correction step: x·inv is within Q·2.3e-16 ≤ 2.3e-14 of the exact quotient Q, and adding
+ * FLOOR_EPS = 1e-13 rounds by at most 7e-15 more, so the sum lies in [Q + 7e-14, Q + 1.3e-13]:
+ * above k for an integer Q = k, and below k + 1 for a non-integer Q = k + j/b because
+ * 1/b > 1.3e-13. So floor is exact, with a shorter dependency chain than idivInv (the score loop
+ * is latency-bound). b ≥ 2^42 (a node with more than 4 TiB of memory) takes idivInv.
+ */
+const FLOOR_EPS: f64 = 1e-13;
+const FLOOR_EPS_MAX_DIVISOR: f64 = 4398046511104; // 2^42
+
+@inline function floorDivSmall(x: f64, b: f64, inv: f64): f64 {
+  return b < FLOOR_EPS_MAX_DIVISOR ? floor(x * inv + FLOOR_EPS) : idivInv(x, b, inv);
+}
+
 // ============================================================ kernel state for one call
 
 let gCap: i32 = 0;
@@ -312,11 +327,11 @@ function loadScoreConstants(table: usize, q: usize): void {
   const rm = gFitReq1 + f64At(nzMem, s);
   let ns: f64 = 0;
   let ws: f64 = 0;
-  if (ac != 0) { ns += (rc > ac ? 0 : idivInv((ac - rc) * MAX_NODE_SCORE, ac, f64At(inv, s))) * gFitW0; ws += gFitW0; }
-  if (am != 0) { ns += (rm > am ? 0 : idivInv((am - rm) * MAX_NODE_SCORE, am, f64At(inv, cap + s))) * gFitW1; ws += gFitW1; }
+  if (ac != 0) { ns += (rc > ac ? 0 : floorDivSmall((ac - rc) * MAX_NODE_SCORE, ac, f64At(inv, s))) * gFitW0; ws += gFitW0; }
+  if (am != 0) { ns += (rm > am ? 0 : floorDivSmall((am - rm) * MAX_NODE_SCORE, am, f64At(inv, cap + s))) * gFitW1; ws += gFitW1; }
   if (ws == 0) return 0;
   // both resources allocatable (every real node): the weight sum is a per-call constant
-  return <i32>(ws == gFitWs ? idivInv(ns, ws, gFitWsInv) : idiv(ns, ws));
+  return <i32>(ws == gFitWs ? floorDivSmall(ns, ws, gFitWsInv) : idiv(ns, ws));
 }
 
 /** NodeResourcesFit score, any strategy and resource list */
@@ -596,6 +611,58 @@ function filterAll(s: i32): u32 {
 
 // ============================================================ the kernel
 
+// results of fusedPair (globals: AssemblyScript returns one value)
+let gPairFitA: i32 = 0;
+let gPairFitB: i32 = 0;
+let gPairA: i32 = 0;
+let gPairB: i32 = 0;
+
+@inline function pairLoad(base: usize, at0: usize, at1: usize): v128 {
+  return f64x2.replace_lane(f64x2.splat(load<f64>(base + at0)), 1, load<f64>(base + at1));
+}
+
+/**
+ * LeastAllocated (cpu, memory; fitFast) and BalancedAllocation (balancedFast) for nodes sA and sB
+ * at once. Results in gPairFitA/B and gPairA/B; false when a lane needs the scalar path (a zero
+ * or ≥ 2^42 allocatable, or a balanced value within 1e-9 of an integer) — then none is set.
+ */
+function fusedPair(alloc: usize, inv: usize, req: usize, nzCpu: usize, nzMem: usize, cap: i32, sA: i32, sB: i32): bool {
+  const a0 = <usize>sA << 3;
+  const b0 = <usize>sB << 3;
+  const rowM = <usize>cap << 3;
+  const ac = pairLoad(alloc, a0, b0);
+  const am = pairLoad(alloc, a0 + rowM, b0 + rowM);
+  const zero = f64x2.splat(0);
+  const big = f64x2.splat(FLOOR_EPS_MAX_DIVISOR);
+  if (v128.any_true(v128.or(v128.or(f64x2.eq(ac, zero), f64x2.eq(am, zero)), v128.or(f64x2.ge(ac, big), f64x2.ge(am, big))))) return false;
+  const ic = pairLoad(inv, a0, b0);
+  const im = pairLoad(inv, a0 + rowM, b0 + rowM);
+  // BalancedAllocation first: it may send the pair to the scalar path
+  const one = f64x2.splat(1);
+  const x0 = f64x2.add(pairLoad(req, a0, b0), f64x2.splat(gBalReq0));
+  const x1 = f64x2.add(pairLoad(req, a0 + rowM, b0 + rowM), f64x2.splat(gBalReq1));
+  const g0 = f64x2.min(f64x2.mul(x0, ic), one);
+  const g1 = f64x2.min(f64x2.mul(x1, im), one);
+  const v = f64x2.mul(f64x2.sub(one, f64x2.abs(f64x2.div(f64x2.sub(g0, g1), f64x2.splat(2)))), f64x2.splat(MAX_NODE_SCORE));
+  const t = f64x2.trunc(v);
+  const fr = f64x2.sub(v, t);
+  if (!v128.all_true<i64>(v128.and(f64x2.gt(fr, f64x2.splat(1e-9)), f64x2.lt(fr, f64x2.splat(1 - 1e-9))))) return false;
+  // LeastAllocated, floors as floorDivSmall
+  const hundred = f64x2.splat(MAX_NODE_SCORE);
+  const eps = f64x2.splat(FLOOR_EPS);
+  const rc = f64x2.add(f64x2.splat(gFitReq0), pairLoad(nzCpu, a0, b0));
+  const rm = f64x2.add(f64x2.splat(gFitReq1), pairLoad(nzMem, a0, b0));
+  const sc = v128.andnot(f64x2.floor(f64x2.add(f64x2.mul(f64x2.mul(f64x2.sub(ac, rc), hundred), ic), eps)), f64x2.gt(rc, ac));
+  const sm = v128.andnot(f64x2.floor(f64x2.add(f64x2.mul(f64x2.mul(f64x2.sub(am, rm), hundred), im), eps)), f64x2.gt(rm, am));
+  const ns = f64x2.add(f64x2.mul(sc, f64x2.splat(gFitW0)), f64x2.mul(sm, f64x2.splat(gFitW1)));
+  const fit = f64x2.floor(f64x2.add(f64x2.mul(ns, f64x2.splat(gFitWsInv)), eps));
+  gPairFitA = <i32>f64x2.extract_lane(fit, 0);
+  gPairFitB = <i32>f64x2.extract_lane(fit, 1);
+  gPairA = <i32>f64x2.extract_lane(t, 0);
+  gPairB = <i32>f64x2.extract_lane(t, 1);
+  return true;
+}
+
 function zeroColumn(feasible: usize, count: i32, col: usize): void {
   for (let i = 0; i < count; i++) store<i32>(col + (<usize>i32At(feasible, i) << 2), 0);
 }
@@ -706,7 +773,13 @@ export function filterAndScore(table: usize, query: usize, out: usize, start: i3
   const fc = feasibleCount;
   let acc = false; // total-only: whether `total` already holds a partial sum
   if (writeRaw || doTaint) {
-    if (doTaint) {
+    if (doTaint && taintWords == 1) {
+      const p0 = load<u32>(prefer);
+      for (let i = 0; i < fc; i++) {
+        const s = i32At(feasible, i);
+        store<i32>(rawTaint + (<usize>s << 2), <i32>popcnt<u32>(load<u32>(taints + (<usize>s << 2)) & p0));
+      }
+    } else if (doTaint) {
       for (let i = 0; i < fc; i++) {
         const s = i32At(feasible, i);
         const t = taints + (<usize>(s * taintWords) << 2);
@@ -733,7 +806,24 @@ export function filterAndScore(table: usize, query: usize, out: usize, start: i3
   // memory and ImageLocality in ONE loop — they read the same allocatable and 1/allocatable cells
   const fused = !writeRaw && doFit && gFitFast && doBal && gBalFast && (!doImg || gImgNum <= 2);
   if (fused) {
-    for (let i = 0; i < fc; i++) {
+    let i = 0;
+    // two nodes per step in f64x2 lanes: the same IEEE operations per lane as the scalar code
+    for (; i + 1 < fc; i += 2) {
+      const sA = i32At(feasible, i);
+      const sB = i32At(feasible, i + 1);
+      if (!fusedPair(alloc, allocInv, req, nzCpu, nzMem, cap, sA, sB)) {
+        // a zero or huge allocatable, or a balanced value near an integer: the scalar path decides
+        gPairFitA = fitFast(alloc, allocInv, nzCpu, nzMem, cap, sA);
+        gPairFitB = fitFast(alloc, allocInv, nzCpu, nzMem, cap, sB);
+        gPairA = balancedFast(alloc, allocInv, req, cap, sA);
+        if (gPairA < 0) gPairA = balancedGeneral(query, alloc, req, cap, sA);
+        gPairB = balancedFast(alloc, allocInv, req, cap, sB);
+        if (gPairB < 0) gPairB = balancedGeneral(query, alloc, req, cap, sB);
+      }
+      store<i32>(totalCol + (<usize>sA << 2), constTotal + wFit * gPairFitA + wBal * gPairA + (doImg ? wImg * imageScore(query, images, nodeWords, sA) : 0));
+      store<i32>(totalCol + (<usize>sB << 2), constTotal + wFit * gPairFitB + wBal * gPairB + (doImg ? wImg * imageScore(query, images, nodeWords, sB) : 0));
+    }
+    for (; i < fc; i++) {
       const s = i32At(feasible, i);
       let b = balancedFast(alloc, allocInv, req, cap, s);
       if (b < 0) b = balancedGeneral(query, alloc, req, cap, s);

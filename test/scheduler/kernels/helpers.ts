@@ -74,17 +74,20 @@ export interface RunResult {
 }
 
 /** Snapshot of the kernel output for every node slot examined. */
-export function collect(table: NodeTable, out: KernelOutput, processed: number): RunResult {
+export function collect(table: NodeTable, out: KernelOutput, processed: number, output: FilterScoreOptions['output'] = 'all'): RunResult {
   const nodes = new Map<string, NodeResult>();
+  // only the columns the output mode defines
+  const raw = output !== 'total', norm = output === 'all', total = output !== 'raw';
   for (const s of table.slots()) {
     if (out.status[s] === 0) continue;
+    const feasible = out.status[s] === 1;
     nodes.set(table.nodeName(s), {
       name: table.nodeName(s),
       status: out.status[s],
       reasons: out.reasons[s],
-      raw: out.status[s] === 1 ? Array.from({ length: NUM_SCORE_PLUGINS }, (_, p) => out.raw(p)[s]) : [],
-      norm: out.status[s] === 1 ? Array.from({ length: NUM_SCORE_PLUGINS }, (_, p) => out.normalized(p)[s]) : [],
-      total: out.status[s] === 1 ? out.total[s] : 0,
+      raw: feasible && raw ? Array.from({ length: NUM_SCORE_PLUGINS }, (_, p) => out.raw(p)[s]) : [],
+      norm: feasible && norm ? Array.from({ length: NUM_SCORE_PLUGINS }, (_, p) => out.normalized(p)[s]) : [],
+      total: feasible && total ? out.total[s] : 0,
     });
   }
   return { processed, feasible: out.feasibleNames(), nodes };
@@ -102,7 +105,7 @@ export function runBoth(nodes: Node[], existing: Pod[], pod: Pod, scoring: Scori
     const out = new KernelOutput(table);
     out.status.fill(0);
     const processed = k.filterAndScore(table, q, out, opts);
-    results.push(collect(table, out, processed));
+    results.push(collect(table, out, processed, opts.output));
   }
   expect(results[1]).toEqual(results[0]);
   return results[0];

@@ -70,6 +70,45 @@ describe('NodeResourcesFit LeastAllocated (least_allocated_test.go)', () => {
   });
 });
 
+describe('NodeResourcesFit LeastAllocated: exact floors at the arithmetic edges (not upstream cases)', () => {
+  // the WASM kernel floors x·(1/b) + 1e-13 for divisors below 2^42 and corrects the quotient
+  // otherwise; both must equal Go's int64 division. node1: (64000-1000)·100/64000 = 98.4375 → 98,
+  // (8Ti-1Ti)·100/8Ti = 87.5 → 87, (98+87)/2 = 92.5 → 92. node2 (exact quotients):
+  // (4000-1000)·100/4000 = 75, (2Ti-1Ti)·100/2Ti = 50, (75+50)/2 = 62.5 → 62.
+  it('a node with 8 TiB of memory (divisor above 2^42) and exact-integer quotients', () => {
+    const ti = 1024 ** 4;
+    const nodes = [makeResNode('node1', 64000, 8 * ti), makeResNode('node2', 4000, 2 * ti)];
+    const pod = makePod({ reqs: [{ cpu: '1000m', memory: String(ti) }] });
+    const r = runBoth(nodes, [], pod, {}, scoreAll);
+    expect(rawScores(r, FIT, N12)).toEqual([92, 62]);
+  });
+  // explicit zero requests on nodes of 1002m/1003m cpu and 1006/1015 bytes: x = 100·b, so the
+  // quotient is exactly 100, but x·fl(1/b) is just below 100 — a plain floor would give 99
+  it('exact quotients that a plain floor of x·(1/b) gets wrong (pairs and the odd node)', () => {
+    const nodes = [makeResNode('node1', 1002, 1006), makeResNode('node2', 1003, 1015), makeResNode('node3', 1019, 1382)];
+    const r = runBoth(nodes, [], makePod({ reqs: [{ cpu: '0', memory: '0' }] }), {}, scoreAll);
+    expect(rawScores(r, FIT, ['node1', 'node2', 'node3'])).toEqual([100, 100, 100]);
+    const t = runBoth(nodes, [], makePod({ reqs: [{ cpu: '0', memory: '0' }] }), {}, { ...scoreAll, output: 'total' });
+    // total-only (the fused pair loop): 3×100 (no taints) + 1×100 fit + 1×(balanced) + 0 images
+    for (const n of ['node1', 'node2', 'node3']) expect(t.nodes.get(n)!.total).toBe(300 + 100 + r.nodes.get(n)!.raw[BAL]);
+  });
+  // the same in the two-node SIMD step: an existing pod without requests counts 100m / 200Mi for
+  // LeastAllocated (non-zero requests) but nothing for BalancedAllocation, so the pod's 401m on
+  // 1002m makes LeastAllocated's cpu quotient exactly 50 while the balanced value is not an integer
+  it('exact quotients in the paired (f64x2) step of the total-only kernel', () => {
+    const mem = 2 * (200 * 1024 * 1024 + 503);
+    const nodes = [makeResNode('node1', 1002, mem), makeResNode('node2', 1002, mem)];
+    const existing = [makePod({ node: 'node1', reqs: [{}] }), makePod({ node: 'node2', reqs: [{}] })];
+    const pod = makePod({ reqs: [{ cpu: '401m', memory: '503' }] });
+    const r = runBoth(nodes, existing, pod, {}, scoreAll);
+    expect(rawScores(r, FIT, N12)).toEqual([50, 50]);
+    const t = runBoth(nodes, existing, pod, {}, { ...scoreAll, output: 'total' });
+    for (const n of N12) expect(t.nodes.get(n)!.total).toBe(300 + 50 + r.nodes.get(n)!.raw[BAL]);
+  });
+});
+
+
+
 describe('NodeResourcesBalancedAllocation (balanced_allocation_test.go)', () => {
   const cpuAndMemory = (node?: string) => makePod({ node, reqs: [{ cpu: '1000m', memory: '2000' }, { cpu: '2000m', memory: '3000' }] });
   const cpuOnly = (node?: string) => makePod({ node, reqs: [{ cpu: '1000m', memory: '0' }, { cpu: '2000m', memory: '0' }] });
