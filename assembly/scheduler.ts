@@ -745,7 +745,54 @@ export function filterAndScore(table: usize, query: usize, out: usize, start: i3
 
   let feasibleCount = 0;
   let processed = 0;
-  for (let i = 0; i < n; i++) {
+  // the common case in a loop of its own whose constants are locals (registers), not globals
+  const simple = !allReasons && !ignoreFilters && taintWords == 1 && gNumReq <= 3;
+  if (simple) {
+    const flagsCol = gFlagsCol;
+    const tolUnsched = (qf & QF_TOL_UNSCHEDULABLE) != 0;
+    const nodeName = gNodeName;
+    const block0 = gBlock0;
+    const affinity = gAffinity;
+    const hasPorts = (qf & QF_HAS_PORTS) != 0;
+    const ports = gPorts;
+    const podsA = gPodsAlloc;
+    const podsR = gPodsReq;
+    const nReq = gNumReq;
+    const ra0 = gRA0, rr0 = gRR0, rq0 = gRQ0, rb0 = gRB0;
+    const ra1 = gRA1, rr1 = gRR1, rq1 = gRQ1, rb1 = gRB1;
+    const ra2 = gRA2, rr2 = gRR2, rq2 = gRQ2, rb2 = gRB2;
+    const podsBit: u32 = <u32>1 << (REASON_RESOURCE_BASE + R_PODS);
+    for (let i = 0; i < n; i++) {
+      const s = i32At(order, pos);
+      pos++;
+      if (pos == n) pos = 0;
+      processed = i + 1;
+      const so = <usize>s << 2;
+      const s8 = <usize>s << 3;
+      let reasons: u32 = 0;
+      if (!tolUnsched && (load<u8>(flagsCol + <usize>s) & F_UNSCHEDULABLE) != 0) reasons = RB_UNSCHEDULABLE;
+      else if (nodeName != -1 && nodeName != s) reasons = RB_NODE_NAME;
+      else if ((load<u32>(taints + so) & block0) != 0) reasons = RB_TAINT;
+      else if (affinity && !affinityHolds(s)) reasons = RB_AFFINITY;
+      else if (hasPorts && bitAt(ports, s)) reasons = RB_PORTS;
+      else {
+        if (load<f64>(podsR + s8) + 1 > load<f64>(podsA + s8)) reasons = podsBit;
+        if (nReq > 0 && rq0 > load<f64>(ra0 + s8) - load<f64>(rr0 + s8)) reasons |= rb0;
+        if (nReq > 1 && rq1 > load<f64>(ra1 + s8) - load<f64>(rr1 + s8)) reasons |= rb1;
+        if (nReq > 2 && rq2 > load<f64>(ra2 + s8) - load<f64>(rr2 + s8)) reasons |= rb2;
+      }
+      if (reasons != 0) {
+        store<u8>(status + <usize>s, 2);
+        store<u32>(reasonsCol + so, reasons);
+        continue;
+      }
+      store<u8>(status + <usize>s, 1);
+      store<u32>(reasonsCol + so, 0);
+      store<i32>(feasible + (<usize>feasibleCount << 2), s);
+      feasibleCount++;
+      if (feasibleCount >= toFind) break;
+    }
+  } else for (let i = 0; i < n; i++) {
     const s = i32At(order, pos);
     pos++;
     if (pos == n) pos = 0;
