@@ -128,6 +128,9 @@ const O_OFF_FEASIBLE = 4;
 const O_OFF_RAW = 5;
 const O_OFF_NORM = 6;
 const O_OFF_TOTAL = 7;
+const O_BEST = 8;
+const O_BEST_TOTAL = 9;
+const O_TIE_EVENTS = 10;
 
 const KF_ALL_REASONS = 1;
 const KF_SKIP_SCORE = 2;
@@ -663,6 +666,26 @@ function fusedPair(alloc: usize, inv: usize, req: usize, nzCpu: usize, nzMem: us
   return true;
 }
 
+/**
+ * The node selectHost would pick without a tie: the first feasible node (in examined order) with
+ * the highest total, that total, and the number of ties with the running maximum on the way —
+ * the random draws selectHost's reservoir sampling makes (0 → `best` is its answer, no draw).
+ */
+function selectBest(feasible: usize, count: i32, totalCol: usize, out: usize): void {
+  let best = i32At(feasible, 0);
+  let bestTotal = i32At(totalCol, best);
+  let ties = 0;
+  for (let i = 1; i < count; i++) {
+    const s = i32At(feasible, i);
+    const t = i32At(totalCol, s);
+    if (t > bestTotal) { best = s; bestTotal = t; }
+    else if (t == bestTotal) ties++;
+  }
+  store<i32>(out + (<usize>O_BEST << 2), best);
+  store<i32>(out + (<usize>O_BEST_TOTAL << 2), bestTotal);
+  store<i32>(out + (<usize>O_TIE_EVENTS << 2), ties);
+}
+
 function zeroColumn(feasible: usize, count: i32, col: usize): void {
   for (let i = 0; i < count; i++) store<i32>(col + (<usize>i32At(feasible, i) << 2), 0);
 }
@@ -942,7 +965,7 @@ export function filterAndScore(table: usize, query: usize, out: usize, start: i3
     for (let i = 0; i < fc; i++) store<i32>(totalCol + (<usize>i32At(feasible, i) << 2), constTotal);
   }
   if (!normalize) return processed;
-  if (totalOnly && !doTaint && !doAff) return processed;
+  if (totalOnly && !doTaint && !doAff) { selectBest(feasible, feasibleCount, totalCol, out); return processed; }
 
   // NormalizeScore of TaintToleration (reversed) and NodeAffinity over the feasible set
   let maxTaint = 0;
@@ -962,6 +985,7 @@ export function filterAndScore(table: usize, query: usize, out: usize, start: i3
       if (doAff && maxAff != 0) add += wAff * <i32>idivInv(MAX_NODE_SCORE * <f64>load<i32>(rawAff + so), <f64>maxAff, invMaxAff);
       store<i32>(totalCol + so, load<i32>(totalCol + so) + add);
     }
+    selectBest(feasible, feasibleCount, totalCol, out);
     return processed;
   }
   const normTaint = norm;
@@ -983,6 +1007,7 @@ export function filterAndScore(table: usize, query: usize, out: usize, start: i3
     store<i32>(normImg + so, im);
     store<i32>(totalCol + so, (wTaint == 0 ? 0 : wTaint * t) + wAff * a + wFit * f + wBal * b + wImg * im);
   }
+  selectBest(feasible, feasibleCount, totalCol, out);
   return processed;
 }
 

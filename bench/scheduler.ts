@@ -54,12 +54,9 @@ function runBatch(s: Setup, kernel: Kernel<NodeTable, ReturnType<typeof compileP
     const n = kernel.filterAndScore(table, q, out, { start: cursor.start, numNodesToFind: adaptive ? numFeasibleNodesToFind(table.size) : undefined, output: 'total' });
     processed += n;
     cursor.start = (cursor.start + n) % table.size;
-    const count = out.feasibleCount;
-    if (count === 0) continue;
-    const feasible = out.feasible;
-    const total = out.total;
-    let best = feasible[0];
-    for (let i = 1; i < count; i++) if (total[feasible[i]] > total[best]) best = feasible[i];
+    if (out.feasibleCount === 0) continue;
+    // the kernel's own selection: the first node with the highest total (selectHost without ties)
+    const best = out.bestSlot;
     const bound: Pod = { ...pod, metadata: { ...pod.metadata, name: `${pod.metadata.name}-b${b}` }, spec: { ...pod.spec, nodeName: table.nodeName(best) } };
     table.addPod(bound);
     assumed.push(bound);

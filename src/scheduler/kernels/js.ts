@@ -203,7 +203,10 @@ export class JsKernel implements Kernel<NodeTable, PodQuery, KernelOutput> {
     out.feasibleCount = feasibleCount;
     // the reference computes every column in every mode; 'raw' skips NormalizeScore as the
     // framework runs it itself (columns a mode leaves undefined may hold anything)
-    if (!skipScore && opts.output !== 'raw') normalizeAndTotal(i32, Q, feasB, feasibleCount, rawB, normB, totalB, ocap);
+    if (!skipScore && opts.output !== 'raw') {
+      normalizeAndTotal(i32, Q, feasB, feasibleCount, rawB, normB, totalB, ocap);
+      if (feasibleCount > 0) selectBest(i32, feasB, feasibleCount, totalB, O);
+    }
     return processed;
   }
 }
@@ -320,6 +323,21 @@ function imageScore(i32: Int32Array, u32: Uint32Array, f64: Float64Array, Q: num
   const span = maxThreshold - IMAGE_MIN_THRESHOLD;
   if (span <= 0) return 0; // no containers: upstream divides 0 by a negative span → 0
   return idiv(MAX_NODE_SCORE * (sum - IMAGE_MIN_THRESHOLD), span);
+}
+
+/** the first feasible node with the highest total, and the ties with the running maximum on the way */
+function selectBest(i32: Int32Array, feasB: number, count: number, totalB: number, O: number): void {
+  let best = i32[feasB];
+  let bestTotal = i32[totalB + best];
+  let ties = 0;
+  for (let i = 1; i < count; i++) {
+    const s = i32[feasB + i];
+    const t = i32[totalB + s];
+    if (t > bestTotal) { best = s; bestTotal = t; } else if (t === bestTotal) ties++;
+  }
+  i32[O + L.O_BEST] = best;
+  i32[O + L.O_BEST_TOTAL] = bestTotal;
+  i32[O + L.O_TIE_EVENTS] = ties;
 }
 
 /** NormalizeScore (TaintToleration reversed, NodeAffinity) over the feasible nodes, then the weighted total */

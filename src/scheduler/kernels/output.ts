@@ -78,6 +78,16 @@ export class KernelOutput implements KernelOutputColumns {
     return this.table.mem.i32[(this.addr >> 2) + L.O_FEASIBLE_COUNT];
   }
 
+  /**
+   * After a scoring call ('all' or 'total' output, some node feasible): the first feasible node
+   * with the highest total. selectHost picks it when {@link tieEvents} is 0; otherwise its
+   * reservoir sampling over the ties decides.
+   */
+  get bestSlot(): number { return this.table.mem.i32[(this.addr >> 2) + L.O_BEST]; }
+  get bestTotal(): number { return this.table.mem.i32[(this.addr >> 2) + L.O_BEST_TOTAL]; }
+  /** how many examined feasible nodes tied with the running maximum (selectHost's random draws) */
+  get tieEvents(): number { return this.table.mem.i32[(this.addr >> 2) + L.O_TIE_EVENTS]; }
+
   set feasibleCount(n: number) {
     this.table.mem.i32[(this.addr >> 2) + L.O_FEASIBLE_COUNT] = n;
   }

@@ -123,6 +123,10 @@ export const O_OFF_FEASIBLE = 4; // i32[CAP]
 export const O_OFF_RAW = 5; // i32[5][CAP]
 export const O_OFF_NORM = 6; // i32[5][CAP]
 export const O_OFF_TOTAL = 7; // i32[CAP]
+// written with the totals ('all' and 'total' output modes, at least one feasible node):
+export const O_BEST = 8; // slot of the first feasible node with the highest total
+export const O_BEST_TOTAL = 9; // that total
+export const O_TIE_EVENTS = 10; // ties with the running maximum = selectHost's random draws
 
 // kernel call flags
 export const KF_ALL_REASONS = 1;

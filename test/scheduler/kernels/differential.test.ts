@@ -29,6 +29,22 @@ function compareRun(table: NodeTable, a: KernelOutput, b: KernelOutput, pa: numb
     }
     if (a.total[s] !== b.total[s]) throw new Error(`slot ${s} total: js ${a.total[s]} wasm ${b.total[s]}`);
   }
+  if (a.feasibleCount > 0) {
+    expectBest(a);
+    expect([b.bestSlot, b.bestTotal, b.tieEvents]).toEqual([a.bestSlot, a.bestTotal, a.tieEvents]);
+  }
+}
+
+/** the kernel's own selection equals selectHost's scan: first maximum, and one draw per tie on the way */
+function expectBest(o: KernelOutput): void {
+  let best = o.feasible[0];
+  let ties = 0;
+  for (let i = 1; i < o.feasibleCount; i++) {
+    const s = o.feasible[i];
+    if (o.total[s] > o.total[best]) best = s;
+    else if (o.total[s] === o.total[best]) ties++;
+  }
+  expect([o.bestSlot, o.bestTotal, o.tieEvents]).toEqual([best, o.total[best], ties]);
 }
 
 /** a cheaper output mode vs the full reference run: filters identical, plus the promised columns */
@@ -38,6 +54,7 @@ function compareMode(table: NodeTable, ref: KernelOutput, m: KernelOutput, pref:
   for (let s = 0; s < table.capacity; s++) {
     if (ref.status[s] !== m.status[s] || (ref.status[s] === 2 && ref.reasons[s] !== m.reasons[s])) throw new Error(`${output} mode, node slot ${s}: status/reasons differ`);
   }
+  if (output === 'total' && ref.feasibleCount > 0) expect([m.bestSlot, m.bestTotal, m.tieEvents]).toEqual([ref.bestSlot, ref.bestTotal, ref.tieEvents]);
   for (let i = 0; i < ref.feasibleCount; i++) {
     const s = ref.feasible[i];
     if (output === 'total') {
