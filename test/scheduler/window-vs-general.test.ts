@@ -5,11 +5,17 @@ import { describe, expect, it } from 'vitest';
 import { generateCluster, generatePods } from '../../src/sim/cluster-gen.js';
 import { SchedulerCore } from '../../src/scheduler/scheduler.js';
 
-function run(disableWindow: boolean, kernel: 'js' | 'wasm') {
+function run(disableWindow: boolean, kernel: 'js' | 'wasm', disableFastScorer = false) {
   const cluster = generateCluster({ seed: 11, nodes: 260, utilization: 0.6 });
   const pending = generatePods({ seed: 12, count: 160, cluster });
   const core = new SchedulerCore({ nodes: cluster.nodes, pods: cluster.pods, seed: 5, kernel });
   if (disableWindow) for (const f of core.frameworks.values()) f.windowFilter = undefined;
+  let fastUsed = 0;
+  for (const f of core.frameworks.values()) {
+    const fs = f.fastScorer;
+    if (disableFastScorer || !fs) f.fastScorer = undefined;
+    else f.fastScorer = { totals: (st, pod, nodes) => { const r = fs.totals(st, pod, nodes); if (r) fastUsed++; return r; } };
+  }
   const log: string[] = [];
   for (const p of pending) {
     const out = core.schedule(p);
@@ -19,7 +25,7 @@ function run(disableWindow: boolean, kernel: 'js' | 'wasm') {
     } else if (out.kind === 'unschedulable') log.push(`${p.metadata.name}: ${out.fitError.message}`);
     else log.push(`${p.metadata.name}: error ${out.message}`);
   }
-  return { log, next: core.algo.nextStartNodeIndex, core };
+  return { log, next: core.algo.nextStartNodeIndex, core, fastUsed };
 }
 
 describe('window fast path vs per-node path', () => {
@@ -42,5 +48,15 @@ describe('window fast path vs per-node path', () => {
 
   it('wasm kernel makes the same decisions as js', () => {
     expect(run(false, 'wasm').log).toEqual(run(false, 'js').log);
+  });
+
+  it("the engine's totals (fast scorer) choose exactly what RunScorePlugins + selectHost choose", () => {
+    for (const kernel of ['js', 'wasm'] as const) {
+      const fast = run(false, kernel);
+      const slow = run(false, kernel, true);
+      expect(fast.fastUsed).toBeGreaterThan(100); // most pods take it (no cross-pod score plugin active)
+      expect(slow.fastUsed).toBe(0);
+      expect(fast.log).toEqual(slow.log);
+    }
   });
 });

@@ -13,6 +13,8 @@ export class CycleState {
   /** set by the framework: plugins that returned Skip at PreFilter / PreScore */
   readonly skipFilterPlugins = new Set<string>();
   readonly skipScorePlugins = new Set<string>();
+  /** keep every plugin's raw and normalized scores in the result (explain); off, the framework may take the engine's totals */
+  wantScoreTable = false;
 
   write(key: string, value: unknown): void {
     this.data.set(key, value);

@@ -72,7 +72,9 @@ export function explainPod(algo: SchedulingAlgorithm, fwk: Framework, snapshot: 
   };
 
   // 1. the real decision
-  const out = runSchedulingCycle(algo, fwk, pod);
+  const decision = fwk.newCycleState();
+  decision.wantScoreTable = true; // explain shows every plugin's raw and normalized score
+  const out = runSchedulingCycle(algo, fwk, pod, decision);
   let table: ScoreTable | undefined;
   let scored: NodeInfo[] | undefined;
   if (out.kind === 'scheduled') {

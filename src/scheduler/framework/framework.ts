@@ -62,11 +62,23 @@ export interface WindowFilter {
   passesAll(state: CycleState, pod: Pod, ni: NodeInfo): boolean;
 }
 
+/**
+ * The weighted score totals of the feasible nodes straight from the engine, when every score
+ * plugin still active for the pod is one the engine computed in the filter call (otherwise
+ * undefined, and RunScorePlugins runs). `best`/`ties`: the first highest total and the ties with
+ * the running maximum, so selectHost needs no scan when there is no tie.
+ */
+export interface FastScorer {
+  totals(state: CycleState, pod: Pod, nodes: readonly NodeInfo[]): { totals: () => number[]; best: number; ties: number } | undefined;
+}
+
 export class Framework {
   /** plugins that implement PreFilterExtensions (preemption keeps their state right) */
   private readonly extenders: PreFilterPlugin[];
   /** set by the profile builder when the engine can run the filters in one call */
   windowFilter?: WindowFilter;
+  /** set by the profile builder alongside windowFilter */
+  fastScorer?: FastScorer;
 
   constructor(
     readonly profileName: string,

@@ -12,7 +12,7 @@ import type { Pod } from '../../api/types.js';
 import type { Rng } from '../../util/rng.js';
 import type { CycleState } from './cycle-state.js';
 import { ERR_NO_NODES_AVAILABLE, FitError, newDiagnosis } from './fit-error.js';
-import type { Framework, ScoreTable } from './framework.js';
+import type { FastScorer, Framework, ScoreTable } from './framework.js';
 import type { ClusterSnapshot, NodeInfo } from './snapshot.js';
 import { Code, Status } from './status.js';
 import type { PostFilterResult } from './types.js';
@@ -108,6 +108,11 @@ export class SchedulingAlgorithm {
     }
     const pr = this.prioritize(fwk, state, pod, feasible);
     if ('error' in pr) return { kind: 'error', message: pr.error.message(), plugin: pr.error.plugin };
+    if ('fast' in pr) {
+      const f = pr.fast;
+      const host = f.ties === 0 ? feasible[f.best].name : this.selectHost(feasible, f.totals());
+      return { kind: 'scheduled', result: { suggestedHost: host, evaluatedNodes, feasibleNodes: feasible.length } };
+    }
     const host = this.selectHost(feasible, pr.table.total);
     return { kind: 'scheduled', result: { suggestedHost: host, evaluatedNodes, feasibleNodes: feasible.length, scores: pr.table, scoredNodes: feasible } };
   }
@@ -159,12 +164,19 @@ export class SchedulingAlgorithm {
     return { feasible };
   }
 
-  prioritize(fwk: Framework, state: CycleState, pod: Pod, feasible: readonly NodeInfo[]): { table: ScoreTable } | { error: Status } {
+  prioritize(fwk: Framework, state: CycleState, pod: Pod, feasible: readonly NodeInfo[]):
+    { table: ScoreTable } | { fast: NonNullable<ReturnType<FastScorer['totals']>> } | { error: Status } {
     if (!fwk.hasScorePlugins()) {
       return { table: { plugins: [], weights: [], raw: [], normalized: [], total: new Array(feasible.length).fill(1), skipped: [] } };
     }
     const ps = fwk.runPreScore(state, pod, feasible);
     if (ps !== null) return { error: ps };
+    if (fwk.fastScorer && !state.wantScoreTable) {
+      // every active score plugin ran inside the engine's filter call: take its totals (the same
+      // numbers RunScorePlugins would add up; explain asks for the per-plugin table instead)
+      const fast = fwk.fastScorer.totals(state, pod, feasible);
+      if (fast) return { fast };
+    }
     const { table, status } = fwk.runScore(state, pod, feasible);
     if (status !== null) return { error: status };
     return { table };

@@ -11,7 +11,7 @@
  */
 import type { Node, Pod } from '../../api/types.js';
 import type { CycleState } from '../framework/cycle-state.js';
-import type { WindowFilter } from '../framework/framework.js';
+import type { FastScorer, Framework, WindowFilter } from '../framework/framework.js';
 import { untoleratedTaint } from '../framework/labels.js';
 import type { ClusterSnapshot, NodeInfo, PodInfo, SnapshotListener } from '../framework/snapshot.js';
 import { Code, Status, type MaybeStatus } from '../framework/status.js';
@@ -85,6 +85,8 @@ export interface KernelRun {
   /** views of the output columns, valid while `generation` holds (memory only grows on table updates) */
   reasons: Uint32Array;
   status: Uint8Array;
+  /** the run also wrote NormalizeScore and the weighted totals of the node-local plugins */
+  totals?: boolean;
 }
 
 const RUN_KEY = 'NodeLocalKernelRun';
@@ -145,9 +147,10 @@ export class NodeLocalRunner {
   /** the fast path: upstream's sampling window done inside the kernel */
   runWindow(state: CycleState, pod: Pod, start: number, numNodesToFind: number): KernelRun {
     const q = this.compile(pod);
-    const processed = this.engine.kernel.filterAndScore(this.engine.table, q, this.engine.out, { start, numNodesToFind, output: 'raw' });
+    // 'all': raw columns for the Score plugins, and the totals for the fast scorer
+    const processed = this.engine.kernel.filterAndScore(this.engine.table, q, this.engine.out, { start, numNodesToFind, output: 'all' });
     const out = this.engine.out;
-    const run: KernelRun = { full: false, processed, start, generation: this.engine.table.generation, reasons: out.reasons, status: out.status };
+    const run: KernelRun = { full: false, processed, start, generation: this.engine.table.generation, reasons: out.reasons, status: out.status, totals: true };
     state.write(RUN_KEY, run);
     return run;
   }
@@ -216,6 +219,11 @@ const EVENTS: Readonly<Record<string, ClusterEventKind[]>> = {
 /** One node-local plugin; implements Filter and/or Score depending on `name`. */
 export class NodeLocalPlugin implements FilterPlugin, ScorePlugin, EnqueueExtensions {
   constructor(readonly name: string, private readonly runner: NodeLocalRunner) {}
+
+  /** the engine runner this plugin reads (the fast scorer checks all plugins share one) */
+  runnerOf(): NodeLocalRunner {
+    return this.runner;
+  }
 
   eventsToRegister(): ClusterEventKind[] {
     return EVENTS[this.name] ?? ['NodeAdd', 'NodeUpdate'];
@@ -353,6 +361,41 @@ export function kernelWindowFilter(runner: NodeLocalRunner, filterNames: readonl
         return list;
       };
       return { feasible, filtered, filteredCount: r.processed - count, processed: r.processed };
+    },
+  };
+}
+
+/**
+ * The fast scorer: when every score plugin still active for the pod (not skipped at PreScore) is
+ * one of this runner's node-local plugins, the kernel's window run already computed exactly what
+ * RunScorePlugins would — NormalizeScore over the same feasible nodes, × the profile's weights,
+ * summed — so the framework takes its totals and skips building the per-plugin score table.
+ */
+export function kernelFastScorer(runner: NodeLocalRunner, fwk: Framework): FastScorer {
+  const engine = runner.engine;
+  return {
+    totals(state, _pod, nodes) {
+      const run = state.tryRead<KernelRun>(RUN_KEY);
+      if (!run || run.full || !run.totals || run.generation !== engine.table.generation) return undefined;
+      const out = engine.out;
+      if (nodes.length !== out.feasibleCount || nodes.length === 0) return undefined;
+      for (const { plugin, weight } of fwk.plugins.score) {
+        if (state.skipScorePlugins.has(plugin.name)) continue;
+        if (!(plugin instanceof NodeLocalPlugin) || plugin.runnerOf() !== runner) return undefined;
+        if (weight !== runner.scoring.weights[SCORE_INDEX[plugin.name]]) return undefined;
+      }
+      const fs = out.feasible;
+      const best = out.bestSlot;
+      let bestIndex = -1;
+      for (let i = 0; i < nodes.length; i++) {
+        if (nodes[i].slot !== fs[i]) return undefined; // not the window's feasible list
+        if (fs[i] === best && bestIndex < 0) bestIndex = i;
+      }
+      return {
+        best: bestIndex,
+        ties: out.tieEvents,
+        totals: () => { const t = out.total; return nodes.map((n) => t[n.slot]); },
+      };
     },
   };
 }

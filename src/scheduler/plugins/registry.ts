@@ -21,7 +21,7 @@ import type {
 import { prioritySortLess } from '../queue.js';
 import { DefaultPreemption } from './default-preemption.js';
 import { InterPodAffinity } from './inter-pod-affinity.js';
-import { kernelWindowFilter, nodeLocalFactory, runnerFor, type NodeLocalHandle, type SchedulingEngine } from './node-local.js';
+import { kernelFastScorer, kernelWindowFilter, nodeLocalFactory, runnerFor, type NodeLocalHandle, type SchedulingEngine } from './node-local.js';
 import { PodTopologySpread } from './pod-topology-spread.js';
 
 /** PrioritySort: the default QueueSort. */
@@ -179,6 +179,7 @@ export function buildFrameworks(cfg: SchedulerConfig, opts: BuildOptions): Map<s
     const fwk = new Framework(prof.schedulerName, plugins, handle, prof.percentageOfNodesToScore);
     if (plugins.filter.some((p) => p.name === 'NodeResourcesFit')) {
       fwk.windowFilter = kernelWindowFilter(runnerFor(handle), plugins.filter.map((p) => p.name), plugins.filter);
+      if (fwk.windowFilter) fwk.fastScorer = kernelFastScorer(runnerFor(handle), fwk);
     }
     handle.framework = fwk;
     out.set(prof.schedulerName, fwk);
