@@ -231,6 +231,21 @@ let gExpr: usize = 0;
   return !bitAt(<usize>arg, v); // OP_NOT_IN
 }
 
+/** exprHolds for an expression decoded into locals (op, its label key's row, argument) */
+@inline function oneHolds(op: i32, row: usize, arg: i32, s: i32): bool {
+  if (op == OP_EQ) return load<i32>(row + (<usize>s << 2)) == arg;
+  if (op == OP_IN) return bitAt(<usize>arg, load<i32>(row + (<usize>s << 2)));
+  if (op == OP_NAME_EQ) return s == arg;
+  if (op == OP_NAME_NE) return s != arg;
+  if (op == OP_TRUE) return true;
+  if (op == OP_FALSE) return false;
+  const v = load<i32>(row + (<usize>s << 2));
+  if (op == OP_NE) return v != arg;
+  if (op == OP_EXISTS) return v != 0;
+  if (op == OP_NOT_EXISTS) return v == 0;
+  return !bitAt(<usize>arg, v); // OP_NOT_IN
+}
+
 @inline function allHold(first: i32, count: i32, s: i32): bool {
   for (let e = first; e < first + count; e++) if (!exprHolds(e, s)) return false;
   return true;
@@ -503,6 +518,7 @@ let gSelCount: i32 = 0;
 let gNumTerms: i32 = 0;
 let gTerms: usize = 0;
 let gAffinity: bool = false;
+let gAffOne: i32 = -1;
 let gPorts: usize = 0;
 let gFlagsCol: usize = 0;
 let gPodsAlloc: usize = 0;
@@ -530,6 +546,13 @@ function loadFilterConstants(table: usize, q: usize): void {
   gNumTerms = hdr(q, Q_NUM_TERMS);
   gTerms = addr(q, Q_OFF_TERMS);
   gAffinity = gSelCount > 0 || (gQf & (QF_HAS_REQUIRED | QF_SELECTOR_NEVER)) != 0;
+  // exactly one expression in the whole required affinity (a one-label nodeSelector, or one
+  // required term with one requirement — most constrained pods): evaluated from locals
+  gAffOne = -1;
+  if ((gQf & QF_SELECTOR_NEVER) == 0) {
+    if (gSelCount == 1 && (gQf & QF_HAS_REQUIRED) == 0) gAffOne = gSelStart;
+    else if (gSelCount == 0 && (gQf & QF_HAS_REQUIRED) != 0 && gNumTerms == 1 && i32At(gTerms, 1) == 1) gAffOne = i32At(gTerms, 0);
+  }
   gPorts = addr(q, Q_OFF_PORTS);
   gFlagsCol = addr(table, H_OFF_FLAGS);
   gAlloc = addr(table, H_OFF_ALLOC);
@@ -769,12 +792,13 @@ export function filterAndScore(table: usize, query: usize, out: usize, start: i3
   let feasibleCount = 0;
   let processed = 0;
   // the common case in a loop of its own whose constants are locals (registers), not globals
-  const simple = !allReasons && !ignoreFilters && taintWords == 1 && gNumReq <= 3;
+  const simple = !allReasons && !ignoreFilters && taintWords <= 1 && gNumReq <= 3;
   if (simple) {
     const flagsCol = gFlagsCol;
     const tolUnsched = (qf & QF_TOL_UNSCHEDULABLE) != 0;
     const nodeName = gNodeName;
     const block0 = gBlock0;
+    const oneTaintWord = taintWords == 1; // 0: no taint interned yet (no column to read)
     const affinity = gAffinity;
     const hasPorts = (qf & QF_HAS_PORTS) != 0;
     const ports = gPorts;
@@ -785,6 +809,12 @@ export function filterAndScore(table: usize, query: usize, out: usize, start: i3
     const ra1 = gRA1, rr1 = gRR1, rq1 = gRQ1, rb1 = gRB1;
     const ra2 = gRA2, rr2 = gRR2, rq2 = gRQ2, rb2 = gRB2;
     const podsBit: u32 = <u32>1 << (REASON_RESOURCE_BASE + R_PODS);
+    // the one-expression affinity, decoded once (op, label row, argument)
+    const affOne = gAffOne >= 0;
+    const oneAt = gExpr + (<usize>(affOne ? gAffOne : 0) << 4);
+    const oneOp = affOne ? load<i32>(oneAt) : OP_TRUE;
+    const oneArg = affOne ? load<i32>(oneAt, 8) : 0;
+    const oneRow = gLabels + (<usize>(affOne && oneOp != OP_NAME_EQ && oneOp != OP_NAME_NE && oneOp != OP_TRUE && oneOp != OP_FALSE ? load<i32>(oneAt, 4) * cap : 0) << 2);
     for (let i = 0; i < n; i++) {
       const s = i32At(order, pos);
       pos++;
@@ -795,8 +825,8 @@ export function filterAndScore(table: usize, query: usize, out: usize, start: i3
       let reasons: u32 = 0;
       if (!tolUnsched && (load<u8>(flagsCol + <usize>s) & F_UNSCHEDULABLE) != 0) reasons = RB_UNSCHEDULABLE;
       else if (nodeName != -1 && nodeName != s) reasons = RB_NODE_NAME;
-      else if ((load<u32>(taints + so) & block0) != 0) reasons = RB_TAINT;
-      else if (affinity && !affinityHolds(s)) reasons = RB_AFFINITY;
+      else if (oneTaintWord && (load<u32>(taints + so) & block0) != 0) reasons = RB_TAINT;
+      else if (affinity && !(affOne ? oneHolds(oneOp, oneRow, oneArg, s) : affinityHolds(s))) reasons = RB_AFFINITY;
       else if (hasPorts && bitAt(ports, s)) reasons = RB_PORTS;
       else {
         if (load<f64>(podsR + s8) + 1 > load<f64>(podsA + s8)) reasons = podsBit;

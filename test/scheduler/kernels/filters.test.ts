@@ -200,6 +200,23 @@ describe('NodeAffinity filter (TestNodeAffinity)', () => {
   it('reason text', () => expect(reasonsOf(node({}), [], makePod({ nodeSelector: { foo: 'bar' } }))).toEqual([AR]));
 });
 
+describe('NodeAffinity filter: one requirement on a multi-node table (not upstream cases)', () => {
+  // the kernel evaluates a lone requirement from registers; every operator, against labelled and
+  // unlabelled nodes, with values interned (so In/NotIn compile to value sets)
+  const nodes = [['big', 'n-big'], ['middle', 'n-middle'], ['small', 'n-small'], [undefined, 'n-none']].map(([v, name]) =>
+    makeNode(name!, { labels: v ? { mem: v, gen: v === 'big' ? '3' : '1' } : {}, capacity: { pods: '10', cpu: '1', memory: '1Gi' } }));
+  const req = (e: NodeSelectorTerm['matchExpressions']) => ({ nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: e }] } } });
+  const fitting = (pod: Pod) => runBoth(nodes, [], pod).feasible.slice().sort();
+  it('In', () => expect(fitting(makePod({ affinity: req([{ key: 'mem', operator: 'In', values: ['big', 'small'] }]) }))).toEqual(['n-big', 'n-small']));
+  it('NotIn (an unlabelled node matches)', () => expect(fitting(makePod({ affinity: req([{ key: 'mem', operator: 'NotIn', values: ['big', 'small'] }]) }))).toEqual(['n-middle', 'n-none']));
+  it('Exists', () => expect(fitting(makePod({ affinity: req([{ key: 'mem', operator: 'Exists' }]) }))).toEqual(['n-big', 'n-middle', 'n-small']));
+  it('DoesNotExist', () => expect(fitting(makePod({ affinity: req([{ key: 'mem', operator: 'DoesNotExist' }]) }))).toEqual(['n-none']));
+  it('Gt', () => expect(fitting(makePod({ affinity: req([{ key: 'gen', operator: 'Gt', values: ['2'] }]) }))).toEqual(['n-big']));
+  it('Lt', () => expect(fitting(makePod({ affinity: req([{ key: 'gen', operator: 'Lt', values: ['2'] }]) }))).toEqual(['n-middle', 'n-small']));
+  it('nodeSelector with one label', () => expect(fitting(makePod({ nodeSelector: { mem: 'middle' } }))).toEqual(['n-middle']));
+  it('matchFields metadata.name NotIn', () => expect(fitting(makePod({ affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'NotIn', values: ['n-big'] }] }] } } } }))).toEqual(['n-middle', 'n-none', 'n-small']));
+});
+
 describe('NodeAffinity score (TestNodeAffinityPriority)', () => {
   const pref = (...terms: [number, [string, string][]][]) => ({ nodeAffinity: { preferredDuringSchedulingIgnoredDuringExecution: terms.map(([weight, exprs]) => ({ weight, preference: { matchExpressions: exprs.map(([key, value]) => ({ key, operator: 'In' as const, values: [value] })) } })) } });
   const affinity1 = pref([2, [['foo', 'bar']]]);
