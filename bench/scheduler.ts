@@ -128,7 +128,7 @@ export const suite: BenchSuite = {
       }
       if (kernelTp.js && kernelTp.wasm) rec.figure('kernel full-scan wasm/js', { ratio: Math.round((kernelTp.wasm / kernelTp.js) * 100) / 100 }, { size });
     }
-    rec.note('batch of 200 pods per iteration; compile (PreFilter) + one kernel call + best-total selection + assume (NodeTable.addPod), then the batch is forgotten');
+    rec.note("batch of 200 pods per iteration; compile (PreFilter) + one kernel call (output 'total': totals and the first best node, no per-plugin columns) + assume (NodeTable.addPod), then the batch is forgotten; 'kernel full-scan' writes every column (output 'all')");
     rec.note('mixed pods: ~10% best-effort, 5% GPU, 10% spot-tolerant, 20% pool nodeSelector, ~20% required node affinity, 25% preferred, 3% host ports; uniform-pods: requests + images only');
     rec.note('adaptive = upstream numFeasibleNodesToFind with percentageOfNodesToScore 0 (stop after that many feasible nodes, rotating the start index)');
   },
