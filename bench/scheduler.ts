@@ -58,7 +58,7 @@ function runBatch(s: Setup, kernel: Kernel<NodeTable, ReturnType<typeof compileP
     // the kernel's own selection: the first node with the highest total (selectHost without ties)
     const best = out.bestSlot;
     const bound: Pod = { ...pod, metadata: { ...pod.metadata, name: `${pod.metadata.name}-b${b}` }, spec: { ...pod.spec, nodeName: table.nodeName(best) } };
-    table.addPod(bound);
+    table.addPod(bound, q.accounting); // assume reuses the requests compilePod computed
     assumed.push(bound);
   }
   for (const p of assumed) table.removePod(p);

@@ -3,8 +3,7 @@ import { DEFAULT_SCORE_WEIGHTS, MAX_NODE_SCORE, NUM_SCORE_PLUGINS, SCORE_PLUGINS
 import type { ResourceSpec, ScoringConfig, UtilizationShapePoint } from '../kernels/types.js';
 import * as L from './layout.js';
 import type { NodeTable } from './table.js';
-import { podHostPorts } from './table.js';
-import { isScalarResourceName, nonZeroCpuMem, podRequests } from './resources.js';
+import type { PodAccounting } from './table.js';
 
 /** A pod spec the engine cannot compile (e.g. an invalid preferred node affinity term), naming the field. */
 export class PodQueryError extends Error {
@@ -212,6 +211,8 @@ export class PodQuery {
     readonly generation: number,
     /** required nodeSelectorTerms skipped because they failed to parse (upstream ignores them lazily) */
     readonly affinityErrors: string[],
+    /** what assuming this pod adds to the table: pass to {@link NodeTable.addPod} with the assumed copy */
+    readonly accounting: PodAccounting,
   ) {}
 
   /** Throws if the table or the arena changed since this query was compiled. */
@@ -248,190 +249,330 @@ export function defaultArena(table: NodeTable): QueryArena {
   return a;
 }
 
+/** NoSchedule/NoExecute and PreferNoSchedule taint masks of a pod without tolerations, per table */
+interface NoTolerationMasks {
+  taints: number;
+  words: number;
+  block: Uint32Array;
+  prefer: Uint32Array;
+  anyPrefer: boolean;
+}
+const noTolerationCache = new WeakMap<NodeTable, NoTolerationMasks>();
+
+/**
+ * A pod without tolerations is blocked by every NoSchedule/NoExecute taint and counts every
+ * PreferNoSchedule one. The masks depend only on the table's taint dictionary, which only grows,
+ * so they are rebuilt when it grew — not per pod.
+ */
+function noTolerationMasks(table: NodeTable): NoTolerationMasks {
+  const list = table.taintList;
+  const words = table.taintWords;
+  let m = noTolerationCache.get(table);
+  if (m && m.taints === list.length && m.words === words) return m;
+  m = { taints: list.length, words, block: new Uint32Array(words), prefer: new Uint32Array(words), anyPrefer: false };
+  for (let id = 0; id < list.length; id++) {
+    if (list[id].effect === 'PreferNoSchedule') { m.prefer[id >>> 5] |= 1 << (id & 31); m.anyPrefer = true; }
+    else m.block[id >>> 5] |= 1 << (id & 31);
+  }
+  noTolerationCache.set(table, m);
+  return m;
+}
+
+/** normalizedImageName by spelling: the same few image references recur across thousands of pods */
+const imageNameCache = new Map<string, string>();
+function cachedNormalizedImageName(name: string): string {
+  let n = imageNameCache.get(name);
+  if (n === undefined) {
+    if (imageNameCache.size >= 1 << 14) imageNameCache.clear();
+    imageNameCache.set(name, (n = normalizedImageName(name)));
+  }
+  return n;
+}
+
+/** amount of resource row `row` in [row, amount] pairs (0 when absent) */
+function pairAmount(pairs: readonly number[], row: number): number {
+  for (let i = 0; i < pairs.length; i += 2) if (pairs[i] === row) return pairs[i + 1];
+  return 0;
+}
+
+/** whether NodeResourcesFit's filter checks this request: cpu, memory, ephemeral-storage, scalar resources */
+function filterChecks(table: NodeTable, row: number, amount: number): boolean {
+  return amount > 0 && row !== L.R_PODS && (row <= L.R_EPHEMERAL || table.isScalarRow(row));
+}
+
+// per-call scratch (compilePod is synchronous and not re-entrant): image ids and scaled scores
+const imgIds: number[] = [];
+const imgScores: number[] = [];
+
+const pad8 = (bytes: number) => (bytes + 7) & ~7;
+const EMPTY_SPEC = { containers: [] } as unknown as NonNullable<Pod['spec']>;
+
 /**
  * Compiles a pod for {@link Kernel.filterAndScore}. `scoring` comes from {@link resolveScoring}
  * (default: kube-scheduler's default profile).
- * @throws PodQueryError for an invalid preferred affinity term or bad quantities (naming the field)
+ *
+ * Runs once per scheduling cycle, so the common pod (containers with requests and images, no
+ * selectors or tolerations) allocates almost nothing: requests come from the table's
+ * {@link PodAccounting} (kept on the query for the assume that follows), the no-toleration taint
+ * masks are cached per table, and the binary form is written in place.
+ * @throws PodQueryError for an invalid preferred affinity term; ResourceParseError for a bad quantity (naming the field)
  */
 export function compilePod(table: NodeTable, pod: Pod, scoring: ResolvedScoring = DEFAULT_SCORING, arena = defaultArena(table)): PodQuery {
-  const name = `pod ${pod.metadata?.namespace ?? 'default'}/${pod.metadata?.name ?? '?'}`;
-  const spec = pod.spec ?? { containers: [] };
+  const spec = pod.spec ?? EMPTY_SPEC;
   let flags = 0;
 
-  // ---- requests (interning resources may relayout the table, so do every interning step first)
-  const req = podRequests(pod);
-  const reqList: [number, number][] = [];
-  for (const [k, v] of req) {
-    if (k === 'pods' || v <= 0) continue;
-    if (k !== 'cpu' && k !== 'memory' && k !== 'ephemeral-storage' && !isScalarResourceName(k)) continue;
-    reqList.push([table.resourceIndex(k), v]);
-  }
-  if (reqList.length === 0) flags |= L.QF_REQ_ZERO;
-  const nonZero = nonZeroCpuMem(pod);
-  const scoreKind = (resName: string, useRequested: boolean): [number, number, number] => {
-    // [resource index, K_* kind, pod request]
-    const actual = req.get(resName) ?? 0;
-    if (resName === 'cpu') return useRequested ? [L.R_CPU, L.K_REQUESTED, actual] : [L.R_CPU, L.K_NONZERO_CPU, nonZero.cpu];
-    if (resName === 'memory') return useRequested ? [L.R_MEMORY, L.K_REQUESTED, actual] : [L.R_MEMORY, L.K_NONZERO_MEM, nonZero.memory];
-    if (resName === 'ephemeral-storage') return [L.R_EPHEMERAL, L.K_REQUESTED, actual];
-    const r = table.resources.get(resName);
-    if (r < 0 || !isScalarResourceName(resName)) return [-1, L.K_SKIP, 0];
-    return [r, L.K_SCALAR, actual];
-  };
-  const fit = scoring.fitResources.map((s) => [...scoreKind(s.name, false), s.weight]);
-  const bal = scoring.balancedResources.map((s) => scoreKind(s.name, true));
-  if (bal.every((b) => b[2] === 0)) flags |= L.QF_BEST_EFFORT;
-
-  // ---- taints
-  const tols = spec.tolerations ?? [];
-  if (toleratedByAny(tols, { key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule' })) flags |= L.QF_TOL_UNSCHEDULABLE;
-  const preferTols = tols.filter((t) => !t.effect || t.effect === 'PreferNoSchedule');
-  const taintWords = table.taintWords;
-  const block = new Uint32Array(taintWords);
-  const prefer = new Uint32Array(taintWords);
-  table.taintList.forEach((t, id) => {
-    if (t.effect === 'PreferNoSchedule') {
-      if (!toleratedByAny(preferTols, t)) { prefer[id >>> 5] |= 1 << (id & 31); flags |= L.QF_HAS_PREFER_TAINTS; }
-    } else if (!toleratedByAny(tols, t)) block[id >>> 5] |= 1 << (id & 31);
-  });
+  // ---- requests (interning resources may relayout the table, so every interning step comes first)
+  const acct = table.podAccounting(pod);
+  const pairs = acct.req;
+  let numReq = 0;
+  for (let i = 0; i < pairs.length; i += 2) if (filterChecks(table, pairs[i], pairs[i + 1])) numReq++;
+  if (numReq === 0) flags |= L.QF_REQ_ZERO;
 
   // ---- node name
   const nodeName = spec.nodeName ? (table.nodeIndex(spec.nodeName) >= 0 ? table.nodeIndex(spec.nodeName) : -2) : -1;
 
-  // ---- node affinity: nodeSelector AND (OR of required terms)
-  const sel: Expr[] = [];
-  for (const [k, v] of Object.entries(spec.nodeSelector ?? {})) {
-    const ki = table.labelKeys.get(k);
-    const vi = ki >= 0 ? table.labelValues[ki].get(v) : -1;
-    if (vi < 0) flags |= L.QF_SELECTOR_NEVER;
-    else sel.push({ op: L.OP_EQ, key: ki, arg: vi + 1 });
+  // ---- node affinity: nodeSelector AND (OR of required terms); preferred terms
+  let sel: Expr[] | undefined;
+  if (spec.nodeSelector) {
+    sel = [];
+    for (const [k, v] of Object.entries(spec.nodeSelector)) {
+      const ki = table.labelKeys.get(k);
+      const vi = ki >= 0 ? table.labelValues[ki].get(v) : -1;
+      if (vi < 0) flags |= L.QF_SELECTOR_NEVER;
+      else sel.push({ op: L.OP_EQ, key: ki, arg: vi + 1 });
+    }
   }
-  const affinityErrors: string[] = [];
-  const terms: Expr[][] = [];
-  const required = spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution;
-  if (required) {
-    flags |= L.QF_HAS_REQUIRED;
-    (required.nodeSelectorTerms ?? []).forEach((t, i) => {
-      if (isEmptyTerm(t)) return; // an empty term selects no objects
-      const where = `${name}: spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[${i}]`;
-      try {
-        const c = compileTerm(table, t, where);
-        if (c) terms.push(c);
-      } catch (e) {
-        if (!(e instanceof PodQueryError)) throw e;
-        affinityErrors.push(e.message); // upstream LazyErrorNodeSelector: the term is skipped
-      }
+  let affinityErrors: string[] = NO_ERRORS;
+  let terms: Expr[][] | undefined;
+  let prefs: Term[] | undefined;
+  const nodeAffinity = spec.affinity?.nodeAffinity;
+  if (nodeAffinity) {
+    const name = `pod ${pod.metadata?.namespace ?? 'default'}/${pod.metadata?.name ?? '?'}`;
+    const required = nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution;
+    if (required) {
+      flags |= L.QF_HAS_REQUIRED;
+      terms = [];
+      (required.nodeSelectorTerms ?? []).forEach((t, i) => {
+        if (isEmptyTerm(t)) return; // an empty term selects no objects
+        const where = `${name}: spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[${i}]`;
+        try {
+          const c = compileTerm(table, t, where);
+          if (c) terms!.push(c);
+        } catch (e) {
+          if (!(e instanceof PodQueryError)) throw e;
+          if (affinityErrors === NO_ERRORS) affinityErrors = [];
+          affinityErrors.push(e.message); // upstream LazyErrorNodeSelector: the term is skipped
+        }
+      });
+    }
+    prefs = [];
+    (nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution ?? []).forEach((p, i) => {
+      if (!p.weight || isEmptyTerm(p.preference)) return;
+      const c = compileTerm(table, p.preference, `${name}: spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[${i}].preference`);
+      if (c) prefs!.push({ exprs: c, weight: p.weight });
     });
   }
-  const prefs: Term[] = [];
-  (spec.affinity?.nodeAffinity?.preferredDuringSchedulingIgnoredDuringExecution ?? []).forEach((p, i) => {
-    if (!p.weight || isEmptyTerm(p.preference)) return;
-    const c = compileTerm(table, p.preference, `${name}: spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[${i}].preference`);
-    if (c) prefs.push({ exprs: c, weight: p.weight });
-  });
 
   // ---- images (init containers first, then containers, as sumImageScores)
-  const imgs: [number, number][] = [];
+  imgIds.length = 0;
+  imgScores.length = 0;
   const total = table.size;
-  const containers = [...(spec.initContainers ?? []), ...spec.containers];
-  for (const c of containers) {
+  const inits = spec.initContainers;
+  const containers = spec.containers ?? [];
+  const numContainers = (inits?.length ?? 0) + containers.length;
+  for (let i = 0; i < numContainers; i++) {
+    const c = inits && i < inits.length ? inits[i] : containers[i - (inits?.length ?? 0)];
     if (!c.image) continue;
-    const id = table.images.get(normalizedImageName(c.image));
+    const id = table.images.get(cachedNormalizedImageName(c.image));
     if (id < 0 || table.imageNodes[id] === 0) continue;
-    const spread = table.imageNodes[id] / total;
-    imgs.push([id, Math.trunc(table.imageSize[id] * spread)]);
+    imgIds.push(id);
+    imgScores.push(Math.trunc(table.imageSize[id] * (table.imageNodes[id] / total)));
   }
 
   // ---- ports
-  const ports = podHostPorts(pod);
+  const ports = acct.ports;
   if (ports.length > 0) flags |= L.QF_HAS_PORTS;
 
-  // ---- sizes and layout of the binary query
-  const exprs: Expr[] = [...sel];
-  const termRows: [number, number][] = [];
-  for (const t of terms) { termRows.push([exprs.length, t.length]); exprs.push(...t); }
-  const prefRows: [number, number, number][] = [];
-  for (const p of prefs) { prefRows.push([exprs.length, p.exprs.length, p.weight]); exprs.push(...p.exprs); }
-  const setWords = exprs.map((e) => (e.set ? ((table.labelValues[e.key].size + 1 + 31) >>> 5) : 0));
+  // ---- expressions: nodeSelector, then each required term, then each preferred term
+  const selCount = sel?.length ?? 0;
+  const numTerms = terms?.length ?? 0;
+  const numPrefs = prefs?.length ?? 0;
+  let exprs: Expr[] | undefined;
+  if (selCount + numTerms + numPrefs > 0) {
+    exprs = sel ? [...sel] : [];
+    for (let t = 0; t < numTerms; t++) exprs.push(...terms![t]);
+    for (let t = 0; t < numPrefs; t++) exprs.push(...prefs![t].exprs);
+  }
+  const numExprs = exprs?.length ?? 0;
+
+  // ---- layout of the binary query (8-byte aligned sections after the header)
+  const taintWords = table.taintWords;
   const nodeWords = table.nodeWords;
   const numRes = table.resources.size;
   const shape = scoring.shape;
-
+  const fitRes = scoring.fitResources;
+  const balRes = scoring.balancedResources;
+  const numImgs = imgIds.length;
   let size = L.Q_HEADER_INTS * 4;
-  const place = (bytes: number) => { const at = size; size += (bytes + 7) & ~7; return at; };
-  const oBlock = place(taintWords * 4);
-  const oPrefer = place(taintWords * 4);
-  const oExpr = place(exprs.length * 16);
-  const oTerms = place(termRows.length * 8);
-  const oPref = place(prefRows.length * 16);
-  const oReq = place(numRes * 8);
-  const oReqList = place(reqList.length * 4);
-  const oPorts = place(ports.length > 0 ? nodeWords * 4 : 0);
-  const oImg = place(imgs.length * 4);
-  const oImgScore = place(imgs.length * 8);
-  const oFitRes = place(fit.length * 4);
-  const oFitKind = place(fit.length * 4);
-  const oFitW = place(fit.length * 4);
-  const oFitReq = place(fit.length * 8);
-  const oShapeU = place(shape.length * 4);
-  const oShapeS = place(shape.length * 4);
-  const oBalRes = place(bal.length * 4);
-  const oBalKind = place(bal.length * 4);
-  const oBalReq = place(bal.length * 8);
-  const oSets = setWords.map((w) => place(w * 4));
+  const oBlock = size; size += pad8(taintWords * 4);
+  const oPrefer = size; size += pad8(taintWords * 4);
+  const oExpr = size; size += pad8(numExprs * 16);
+  const oTerms = size; size += pad8(numTerms * 8);
+  const oPref = size; size += pad8(numPrefs * 16);
+  const oReq = size; size += pad8(numRes * 8);
+  const oReqList = size; size += pad8(numReq * 4);
+  const oPorts = size; size += pad8(ports.length > 0 ? nodeWords * 4 : 0);
+  const oImg = size; size += pad8(numImgs * 4);
+  const oImgScore = size; size += pad8(numImgs * 8);
+  const oFitRes = size; size += pad8(fitRes.length * 4);
+  const oFitKind = size; size += pad8(fitRes.length * 4);
+  const oFitW = size; size += pad8(fitRes.length * 4);
+  const oFitReq = size; size += pad8(fitRes.length * 8);
+  const oShapeU = size; size += pad8(shape.length * 4);
+  const oShapeS = size; size += pad8(shape.length * 4);
+  const oBalRes = size; size += pad8(balRes.length * 4);
+  const oBalKind = size; size += pad8(balRes.length * 4);
+  const oBalReq = size; size += pad8(balRes.length * 8);
+  const oSets = size;
+  for (let e = 0; e < numExprs; e++) if (exprs![e].set) size += pad8(((table.labelValues[exprs![e].key].size + 1 + 31) >>> 5) * 4);
 
-  const base = arena.reserve(size);
+  const base = arena.reserve(size); // zero-filled
   const mem = table.mem;
   const i32 = mem.i32, u32 = mem.u32, f64 = mem.f64;
   const h = base >> 2;
-  const a = (off: number) => base + off;
+
+  // ---- taints
+  const tols = spec.tolerations;
+  const bw = (base + oBlock) >> 2, pw = (base + oPrefer) >> 2;
+  if (!tols || tols.length === 0) {
+    const m = noTolerationMasks(table);
+    for (let w = 0; w < taintWords; w++) { u32[bw + w] = m.block[w]; u32[pw + w] = m.prefer[w]; }
+    if (m.anyPrefer) flags |= L.QF_HAS_PREFER_TAINTS;
+  } else {
+    if (toleratedByAny(tols, UNSCHEDULABLE_TAINT)) flags |= L.QF_TOL_UNSCHEDULABLE;
+    const preferTols = tols.filter((t) => !t.effect || t.effect === 'PreferNoSchedule');
+    const list = table.taintList;
+    for (let id = 0; id < list.length; id++) {
+      const t = list[id];
+      if (t.effect === 'PreferNoSchedule') {
+        if (!toleratedByAny(preferTols, t)) { u32[pw + (id >>> 5)] |= 1 << (id & 31); flags |= L.QF_HAS_PREFER_TAINTS; }
+      } else if (!toleratedByAny(tols, t)) u32[bw + (id >>> 5)] |= 1 << (id & 31);
+    }
+  }
+
+  // ---- filter requests
+  const rq = (base + oReq) >> 3, rl = (base + oReqList) >> 2;
+  for (let i = 0, n = 0; i < pairs.length; i += 2) {
+    if (!filterChecks(table, pairs[i], pairs[i + 1])) continue;
+    f64[rq + pairs[i]] = pairs[i + 1];
+    i32[rl + n++] = pairs[i];
+  }
+
+  // ---- score inputs: NodeResourcesFit (non-zero cpu/memory) and BalancedAllocation (actual requests)
+  const fr = (base + oFitRes) >> 2, fk = (base + oFitKind) >> 2, fw = (base + oFitW) >> 2, fq = (base + oFitReq) >> 3;
+  for (let i = 0; i < fitRes.length; i++) {
+    const row = scoreRow(table, fitRes[i].name);
+    i32[fr + i] = row;
+    i32[fk + i] = row === L.R_CPU ? L.K_NONZERO_CPU : row === L.R_MEMORY ? L.K_NONZERO_MEM : row < 0 ? L.K_SKIP : row === L.R_EPHEMERAL ? L.K_REQUESTED : L.K_SCALAR;
+    i32[fw + i] = fitRes[i].weight;
+    f64[fq + i] = row === L.R_CPU ? acct.nzCpu : row === L.R_MEMORY ? acct.nzMem : row < 0 ? 0 : pairAmount(pairs, row);
+  }
+  let balZero = true;
+  const br = (base + oBalRes) >> 2, bk = (base + oBalKind) >> 2, bq = (base + oBalReq) >> 3;
+  for (let i = 0; i < balRes.length; i++) {
+    const row = scoreRow(table, balRes[i].name);
+    const amount = row < 0 ? 0 : pairAmount(pairs, row);
+    i32[br + i] = row;
+    i32[bk + i] = row < 0 ? L.K_SKIP : row <= L.R_EPHEMERAL ? L.K_REQUESTED : L.K_SCALAR;
+    f64[bq + i] = amount;
+    if (amount !== 0) balZero = false;
+  }
+  if (balZero) flags |= L.QF_BEST_EFFORT;
+  const scale = MAX_NODE_SCORE / MAX_CUSTOM_PRIORITY_SCORE;
+  for (let i = 0; i < shape.length; i++) {
+    i32[((base + oShapeU) >> 2) + i] = shape[i].utilization;
+    i32[((base + oShapeS) >> 2) + i] = shape[i].score * scale;
+  }
+
+  // ---- images, ports, expressions
+  for (let i = 0; i < numImgs; i++) { i32[((base + oImg) >> 2) + i] = imgIds[i]; f64[((base + oImgScore) >> 3) + i] = imgScores[i]; }
+  if (ports.length > 0) for (const p of ports) table.markPortConflicts(p, u32, (base + oPorts) >> 2);
+  if (exprs) {
+    let setAt = base + oSets;
+    for (let e = 0; e < numExprs; e++) {
+      const x = exprs[e];
+      const at = ((base + oExpr) >> 2) + e * 4;
+      i32[at] = x.op;
+      i32[at + 1] = x.key;
+      if (x.set) {
+        for (const v of x.set) u32[(setAt >> 2) + ((v + 1) >>> 5)] |= 1 << ((v + 1) & 31);
+        i32[at + 2] = setAt;
+        setAt += pad8(((table.labelValues[x.key].size + 1 + 31) >>> 5) * 4);
+      } else i32[at + 2] = x.arg;
+    }
+    let first = selCount;
+    for (let t = 0; t < numTerms; t++) {
+      i32[((base + oTerms) >> 2) + t * 2] = first;
+      i32[((base + oTerms) >> 2) + t * 2 + 1] = terms![t].length;
+      first += terms![t].length;
+    }
+    for (let t = 0; t < numPrefs; t++) {
+      const at = ((base + oPref) >> 2) + t * 4;
+      i32[at] = first;
+      i32[at + 1] = prefs![t].exprs.length;
+      i32[at + 2] = prefs![t].weight;
+      first += prefs![t].exprs.length;
+    }
+  }
+
+  // ---- header
   i32[h + L.Q_FLAGS] = flags;
   i32[h + L.Q_NODE_NAME] = nodeName;
   i32[h + L.Q_TAINT_WORDS] = taintWords;
   i32[h + L.Q_SEL_START] = 0;
-  i32[h + L.Q_SEL_COUNT] = sel.length;
-  i32[h + L.Q_NUM_TERMS] = termRows.length;
-  i32[h + L.Q_NUM_PREF] = prefRows.length;
-  i32[h + L.Q_NUM_REQ] = reqList.length;
-  i32[h + L.Q_NUM_IMAGES] = imgs.length;
-  i32[h + L.Q_NUM_CONTAINERS] = containers.length;
+  i32[h + L.Q_SEL_COUNT] = selCount;
+  i32[h + L.Q_NUM_TERMS] = numTerms;
+  i32[h + L.Q_NUM_PREF] = numPrefs;
+  i32[h + L.Q_NUM_REQ] = numReq;
+  i32[h + L.Q_NUM_IMAGES] = numImgs;
+  i32[h + L.Q_NUM_CONTAINERS] = numContainers;
   i32[h + L.Q_FIT_TYPE] = scoring.fitType;
-  i32[h + L.Q_FIT_NUM] = fit.length;
+  i32[h + L.Q_FIT_NUM] = fitRes.length;
   i32[h + L.Q_SHAPE_NUM] = shape.length;
-  i32[h + L.Q_BAL_NUM] = bal.length;
+  i32[h + L.Q_BAL_NUM] = balRes.length;
   for (let p = 0; p < NUM_SCORE_PLUGINS; p++) i32[h + L.Q_W + p] = scoring.weights[p];
   i32[h + L.Q_NUM_RES] = numRes;
-  const offs: [number, number][] = [
-    [L.Q_OFF_BLOCK, oBlock], [L.Q_OFF_PREFER, oPrefer], [L.Q_OFF_EXPR, oExpr], [L.Q_OFF_TERMS, oTerms],
-    [L.Q_OFF_PREF, oPref], [L.Q_OFF_REQ, oReq], [L.Q_OFF_REQLIST, oReqList], [L.Q_OFF_PORTS, oPorts],
-    [L.Q_OFF_IMG, oImg], [L.Q_OFF_IMGSCORE, oImgScore], [L.Q_OFF_FIT_RES, oFitRes], [L.Q_OFF_FIT_KIND, oFitKind],
-    [L.Q_OFF_FIT_W, oFitW], [L.Q_OFF_FIT_REQ, oFitReq], [L.Q_OFF_SHAPE_U, oShapeU], [L.Q_OFF_SHAPE_S, oShapeS],
-    [L.Q_OFF_BAL_RES, oBalRes], [L.Q_OFF_BAL_KIND, oBalKind], [L.Q_OFF_BAL_REQ, oBalReq],
-  ];
-  for (const [field, off] of offs) i32[h + field] = a(off);
-  for (let w = 0; w < taintWords; w++) { u32[(a(oBlock) >> 2) + w] = block[w]; u32[(a(oPrefer) >> 2) + w] = prefer[w]; }
-  exprs.forEach((e, i) => {
-    const at = (a(oExpr) >> 2) + i * 4;
-    i32[at] = e.op;
-    i32[at + 1] = e.key;
-    if (e.set) {
-      const sAddr = a(oSets[i]);
-      for (const v of e.set) u32[(sAddr >> 2) + ((v + 1) >>> 5)] |= 1 << ((v + 1) & 31);
-      i32[at + 2] = sAddr;
-    } else i32[at + 2] = e.arg;
-  });
-  termRows.forEach(([s, c], i) => { i32[(a(oTerms) >> 2) + i * 2] = s; i32[(a(oTerms) >> 2) + i * 2 + 1] = c; });
-  prefRows.forEach(([s, c, w], i) => { const at = (a(oPref) >> 2) + i * 4; i32[at] = s; i32[at + 1] = c; i32[at + 2] = w; });
-  for (const [r, v] of reqList) f64[(a(oReq) >> 3) + r] = v;
-  reqList.forEach(([r], i) => { i32[(a(oReqList) >> 2) + i] = r; });
-  if (ports.length > 0) for (const p of ports) table.markPortConflicts(p, u32, a(oPorts) >> 2);
-  imgs.forEach(([id, s], i) => { i32[(a(oImg) >> 2) + i] = id; f64[(a(oImgScore) >> 3) + i] = s; });
-  fit.forEach(([r, k, v, w], i) => {
-    i32[(a(oFitRes) >> 2) + i] = r; i32[(a(oFitKind) >> 2) + i] = k; i32[(a(oFitW) >> 2) + i] = w; f64[(a(oFitReq) >> 3) + i] = v;
-  });
-  const scale = MAX_NODE_SCORE / MAX_CUSTOM_PRIORITY_SCORE;
-  shape.forEach((p, i) => { i32[(a(oShapeU) >> 2) + i] = p.utilization; i32[(a(oShapeS) >> 2) + i] = p.score * scale; });
-  bal.forEach(([r, k, v], i) => { i32[(a(oBalRes) >> 2) + i] = r; i32[(a(oBalKind) >> 2) + i] = k; f64[(a(oBalReq) >> 3) + i] = v; });
+  i32[h + L.Q_OFF_BLOCK] = base + oBlock;
+  i32[h + L.Q_OFF_PREFER] = base + oPrefer;
+  i32[h + L.Q_OFF_EXPR] = base + oExpr;
+  i32[h + L.Q_OFF_TERMS] = base + oTerms;
+  i32[h + L.Q_OFF_PREF] = base + oPref;
+  i32[h + L.Q_OFF_REQ] = base + oReq;
+  i32[h + L.Q_OFF_REQLIST] = base + oReqList;
+  i32[h + L.Q_OFF_PORTS] = base + oPorts;
+  i32[h + L.Q_OFF_IMG] = base + oImg;
+  i32[h + L.Q_OFF_IMGSCORE] = base + oImgScore;
+  i32[h + L.Q_OFF_FIT_RES] = base + oFitRes;
+  i32[h + L.Q_OFF_FIT_KIND] = base + oFitKind;
+  i32[h + L.Q_OFF_FIT_W] = base + oFitW;
+  i32[h + L.Q_OFF_FIT_REQ] = base + oFitReq;
+  i32[h + L.Q_OFF_SHAPE_U] = base + oShapeU;
+  i32[h + L.Q_OFF_SHAPE_S] = base + oShapeS;
+  i32[h + L.Q_OFF_BAL_RES] = base + oBalRes;
+  i32[h + L.Q_OFF_BAL_KIND] = base + oBalKind;
+  i32[h + L.Q_OFF_BAL_REQ] = base + oBalReq;
 
-  return new PodQuery(table, pod, arena, base, arena.seq, table.generation, affinityErrors);
+  return new PodQuery(table, pod, arena, base, arena.seq, table.generation, affinityErrors, acct);
+}
+
+const NO_ERRORS: string[] = [];
+const UNSCHEDULABLE_TAINT: Taint = { key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule' };
+
+/** row of a scoring resource: cpu, memory, ephemeral-storage always; a scalar resource if interned; else -1 (skipped) */
+function scoreRow(table: NodeTable, name: string): number {
+  if (name === 'cpu') return L.R_CPU;
+  if (name === 'memory') return L.R_MEMORY;
+  if (name === 'ephemeral-storage') return L.R_EPHEMERAL;
+  const r = table.resources.get(name);
+  return r < 0 || !table.isScalarRow(r) ? -1 : r;
 }

@@ -21,7 +21,23 @@ const cpuCache = new Map<string | number, number>();
 const valueCache = new Map<string | number, number>();
 const CACHE_LIMIT = 1 << 16;
 
-function amount(name: string, q: string | number, where: string): number {
+/** `pod ns/name` for error messages (built only when an error is thrown: the hot path allocates no strings) */
+function podName(pod: Pod): string {
+  return `pod ${pod.metadata?.namespace ?? 'default'}/${pod.metadata?.name ?? '?'}`;
+}
+
+/**
+ * Where a quantity sits, for the error message: a fixed string (nodes), or a pod and the field
+ * path ('containers', 'initContainers' with an index, or 'overhead') turned into text on error.
+ */
+type Where = string | { pod: Pod; list: 'containers' | 'initContainers' | 'overhead'; index: number };
+
+function whereText(w: Where): string {
+  if (typeof w === 'string') return w;
+  return w.list === 'overhead' ? `${podName(w.pod)}: spec.overhead` : `${podName(w.pod)}: spec.${w.list}[${w.index}].resources.requests`;
+}
+
+function amount(name: string, q: string | number, where: Where | Pod, list?: 'containers' | 'initContainers' | 'overhead', index = 0): number {
   const cache = name === 'cpu' ? cpuCache : valueCache;
   const hit = cache.get(q);
   if (hit !== undefined) return hit;
@@ -31,7 +47,8 @@ function amount(name: string, q: string | number, where: string): number {
     cache.set(q, v);
     return v;
   } catch (e) {
-    throw new ResourceParseError(`${where}: invalid quantity ${JSON.stringify(q)} for ${name}: ${(e as Error).message}`);
+    const w: Where = list ? { pod: where as Pod, list, index } : (where as Where);
+    throw new ResourceParseError(`${whereText(w)}: invalid quantity ${JSON.stringify(q)} for ${name}: ${(e as Error).message}`);
   }
 }
 
@@ -46,10 +63,10 @@ function maxList(into: ResourceAmounts, list: ResourceAmounts): void {
   }
 }
 
-function containerRequests(c: Container, nonMissing: boolean, where: string): ResourceAmounts {
+function containerRequests(c: Container, nonMissing: boolean, pod: Pod, list: 'containers' | 'initContainers', index: number): ResourceAmounts {
   const out: ResourceAmounts = new Map();
   const req = c.resources?.requests;
-  if (req) for (const k of Object.keys(req)) out.set(k, amount(k, req[k], `${where}.resources.requests`));
+  if (req) for (const k of Object.keys(req)) out.set(k, amount(k, req[k], pod, list, index));
   if (nonMissing) {
     // NonMissingContainerRequests: only a MISSING cpu/memory request gets the default; an explicit 0 stays 0
     if (!out.has('cpu')) out.set('cpu', DEFAULT_MILLI_CPU_REQUEST);
@@ -68,18 +85,17 @@ function containerRequests(c: Container, nonMissing: boolean, where: string): Re
  * the two differ only for sub-millicore CPU requests).
  */
 export function podRequests(pod: Pod, nonMissing = false): ResourceAmounts {
-  const name = `pod ${pod.metadata?.namespace ?? 'default'}/${pod.metadata?.name ?? '?'}`;
   const reqs: ResourceAmounts = new Map();
   const containers = pod.spec?.containers ?? [];
   for (let i = 0; i < containers.length; i++) {
-    addList(reqs, containerRequests(containers[i], nonMissing, `${name}: spec.containers[${i}]`));
+    addList(reqs, containerRequests(containers[i], nonMissing, pod, 'containers', i));
   }
   const sidecars: ResourceAmounts = new Map();
   const initMax: ResourceAmounts = new Map();
   const inits = pod.spec?.initContainers ?? [];
   for (let i = 0; i < inits.length; i++) {
     const c = inits[i];
-    const cr = containerRequests(c, nonMissing, `${name}: spec.initContainers[${i}]`);
+    const cr = containerRequests(c, nonMissing, pod, 'initContainers', i);
     let use: ResourceAmounts;
     if (c.restartPolicy === 'Always') {
       addList(reqs, cr); // a sidecar keeps running beside the regular containers
@@ -94,39 +110,37 @@ export function podRequests(pod: Pod, nonMissing = false): ResourceAmounts {
   maxList(reqs, initMax);
   const overhead = pod.spec?.overhead;
   if (overhead) {
-    for (const k of Object.keys(overhead)) reqs.set(k, (reqs.get(k) ?? 0) + amount(k, overhead[k], `${name}: spec.overhead`));
+    for (const k of Object.keys(overhead)) reqs.set(k, (reqs.get(k) ?? 0) + amount(k, overhead[k], pod, 'overhead'));
   }
   return reqs;
 }
 
-function cpuMem(c: Container, where: string, out: [number, number]): [number, number] {
+function cpuMem(c: Container, pod: Pod, list: 'containers' | 'initContainers', index: number, out: [number, number]): [number, number] {
   const req = c.resources?.requests;
   const cpu = req?.cpu;
   const mem = req?.memory;
-  out[0] = cpu === undefined ? DEFAULT_MILLI_CPU_REQUEST : amount('cpu', cpu, `${where}.resources.requests`);
-  out[1] = mem === undefined ? DEFAULT_MEMORY_REQUEST : amount('memory', mem, `${where}.resources.requests`);
+  out[0] = cpu === undefined ? DEFAULT_MILLI_CPU_REQUEST : amount('cpu', cpu, pod, list, index);
+  out[1] = mem === undefined ? DEFAULT_MEMORY_REQUEST : amount('memory', mem, pod, list, index);
   return out;
 }
 
 /**
  * The non-zero cpu (millicores) and memory (bytes) requests of a pod — the same aggregation as
- * `podRequests(pod, true)` restricted to those two resources, without building maps (hot path:
- * every compile and every assume).
+ * `podRequests(pod, true)` restricted to those two resources, without building maps.
  */
 export function nonZeroCpuMem(pod: Pod): { cpu: number; memory: number } {
-  const name = `pod ${pod.metadata?.namespace ?? 'default'}/${pod.metadata?.name ?? '?'}`;
   const cm: [number, number] = [0, 0];
   let cpu = 0, mem = 0;
   const containers = pod.spec?.containers ?? [];
   for (let i = 0; i < containers.length; i++) {
-    cpuMem(containers[i], name, cm);
+    cpuMem(containers[i], pod, 'containers', i, cm);
     cpu += cm[0];
     mem += cm[1];
   }
   let sideCpu = 0, sideMem = 0, initCpu = -1, initMem = -1;
   const inits = pod.spec?.initContainers ?? [];
   for (let i = 0; i < inits.length; i++) {
-    cpuMem(inits[i], name, cm);
+    cpuMem(inits[i], pod, 'initContainers', i, cm);
     let useCpu: number, useMem: number;
     if (inits[i].restartPolicy === 'Always') {
       cpu += cm[0];
@@ -145,9 +159,56 @@ export function nonZeroCpuMem(pod: Pod): { cpu: number; memory: number } {
   if (initCpu > cpu) cpu = initCpu;
   if (initMem > mem) mem = initMem;
   const overhead = pod.spec?.overhead;
-  if (overhead?.cpu !== undefined) cpu += amount('cpu', overhead.cpu, `${name}: spec.overhead`);
-  if (overhead?.memory !== undefined) mem += amount('memory', overhead.memory, `${name}: spec.overhead`);
+  if (overhead?.cpu !== undefined) cpu += amount('cpu', overhead.cpu, pod, 'overhead');
+  if (overhead?.memory !== undefined) mem += amount('memory', overhead.memory, pod, 'overhead');
   return { cpu, memory: mem };
+}
+
+/**
+ * A pod's effective requests ({@link podRequests}: names in first-seen order, zero amounts kept)
+ * and its non-zero cpu/memory ({@link nonZeroCpuMem}) in parallel arrays — what the NodeTable
+ * accounts on assume and what compilePod reads. Hot path (every compile and every assume): a pod
+ * with only regular containers and no overhead, nearly every pod, is summed in one pass without
+ * maps; init containers and overhead take the general functions above.
+ */
+export interface PodResourceSums {
+  names: string[];
+  amounts: number[];
+  nzCpu: number;
+  nzMem: number;
+}
+
+export function podResourceSums(pod: Pod): PodResourceSums {
+  const spec = pod.spec;
+  if ((spec?.initContainers?.length ?? 0) > 0 || spec?.overhead) {
+    const names: string[] = [];
+    const amounts: number[] = [];
+    for (const [k, v] of podRequests(pod)) { names.push(k); amounts.push(v); }
+    const nz = nonZeroCpuMem(pod);
+    return { names, amounts, nzCpu: nz.cpu, nzMem: nz.memory };
+  }
+  const names: string[] = [];
+  const amounts: number[] = [];
+  let nzCpu = 0, nzMem = 0;
+  const containers = spec?.containers ?? [];
+  for (let i = 0; i < containers.length; i++) {
+    const req = containers[i].resources?.requests;
+    let cpu = DEFAULT_MILLI_CPU_REQUEST, mem = DEFAULT_MEMORY_REQUEST;
+    if (req) {
+      for (const k in req) {
+        if (!Object.prototype.hasOwnProperty.call(req, k)) continue;
+        const v = amount(k, req[k], pod, 'containers', i);
+        if (k === 'cpu') cpu = v;
+        else if (k === 'memory') mem = v;
+        let j = 0;
+        while (j < names.length && names[j] !== k) j++;
+        if (j === names.length) { names.push(k); amounts.push(v); } else amounts[j] += v;
+      }
+    }
+    nzCpu += cpu;
+    nzMem += mem;
+  }
+  return { names, amounts, nzCpu, nzMem };
 }
 
 /** Node allocatable (status.allocatable, falling back to status.capacity as the kubelet would report it). */
@@ -155,7 +216,7 @@ export function nodeAllocatable(node: Node): ResourceAmounts {
   const list: ResourceList | undefined = node.status?.allocatable ?? node.status?.capacity;
   const out: ResourceAmounts = new Map();
   if (!list) return out;
-  const where = `node ${node.metadata?.name ?? '?'}: status.allocatable`;
+  const where = `node ${node.metadata?.name ?? '?'}: status.allocatable`; // once per node, not a hot path
   for (const k of Object.keys(list)) out.set(k, amount(k, list[k], where));
   return out;
 }

@@ -4,7 +4,7 @@ import { MAX_RESOURCES } from '../kernels/types.js';
 import { Interner } from './interning.js';
 import { TableMemory } from './memory.js';
 import * as L from './layout.js';
-import { nodeAllocatable, nonZeroCpuMem, podRequests, ResourceParseError } from './resources.js';
+import { isScalarResourceName, nodeAllocatable, podResourceSums, ResourceParseError } from './resources.js';
 
 /** Options of a {@link NodeTable}. */
 export interface NodeTableOptions {
@@ -31,14 +31,27 @@ export interface HostPort {
   port: number;
 }
 
+/**
+ * What assuming a pod adds to its node's columns, computed once per pod: compilePod builds it for
+ * the query and the assume that follows reuses it (upstream's PodInfo, computed at PreFilter and
+ * reused by AddPodInfo). Resource rows are interned ids, never reused, so it stays valid for its
+ * table.
+ */
+export interface PodAccounting {
+  readonly table: NodeTable;
+  /** [resource row, amount] pairs of the effective requests (PodRequests), non-zero, without "pods" */
+  readonly req: number[];
+  /** non-zero requested cpu (millicores) and memory (bytes), for scoring */
+  readonly nzCpu: number;
+  readonly nzMem: number;
+  readonly ports: readonly HostPort[];
+}
+
 interface PodEntry {
+  key: string;
   pod: Pod;
   nodeName: string;
-  /** [resourceIndex, amount] pairs of the effective requests */
-  req: number[];
-  nzCpu: number;
-  nzMem: number;
-  ports: HostPort[];
+  acct: PodAccounting;
   /** slot the requests are applied to, or -1 while its node is absent */
   slot: number;
 }
@@ -108,15 +121,19 @@ function taintKey(t: Taint): string {
 
 /** Host ports a pod uses, as NodeInfo.UsedPorts records them (regular containers, hostPort > 0). */
 export function podHostPorts(pod: Pod): HostPort[] {
-  const out: HostPort[] = [];
+  let out: HostPort[] | undefined;
   for (const c of pod.spec?.containers ?? []) {
-    for (const p of c.ports ?? []) {
+    const ports = c.ports;
+    if (!ports) continue;
+    for (const p of ports) {
       if (!p.hostPort || p.hostPort <= 0) continue;
-      out.push({ ip: p.hostIP || '0.0.0.0', protocol: p.protocol || 'TCP', port: p.hostPort });
+      (out ??= []).push({ ip: p.hostIP || '0.0.0.0', protocol: p.protocol || 'TCP', port: p.hostPort });
     }
   }
-  return out;
+  return out ?? [];
 }
+
+const NO_PORTS: readonly HostPort[] = Object.freeze([]);
 
 /**
  * The scheduler's node snapshot as columns (Structure of Arrays) in one WebAssembly.Memory, updated
@@ -134,6 +151,8 @@ export class NodeTable implements NodeTableView {
   readonly options: Required<NodeTableOptions>;
   /** resource names → row; 0 cpu, 1 memory, 2 ephemeral-storage, 3 pods */
   readonly resources = new Interner();
+  /** per resource row: IsScalarResourceName, decided once when the name is interned */
+  private readonly scalarRows: boolean[] = [];
   readonly labelKeys = new Interner();
   /** per label key: its values → value id */
   readonly labelValues: Interner[] = [];
@@ -168,7 +187,7 @@ export class NodeTable implements NodeTableView {
   constructor(options: NodeTableOptions = {}) {
     this.options = { initialCapacity: options.initialCapacity ?? 1024, synthesizeConditionTaints: options.synthesizeConditionTaints ?? false, sharedMemory: options.sharedMemory ?? false };
     this.mem = new TableMemory(undefined, this.options.sharedMemory);
-    for (const r of ['cpu', 'memory', 'ephemeral-storage', 'pods']) this.resources.intern(r);
+    for (const r of ['cpu', 'memory', 'ephemeral-storage', 'pods']) { this.resources.intern(r); this.scalarRows.push(false); }
     this.dims = { nodeCap: 0, resCap: 0, keyCap: 0, taintWords: 0, imageCap: 0, topoCap: 0 };
     this.relayout({
       nodeCap: Math.max(32, (this.options.initialCapacity + 31) & ~31),
@@ -260,6 +279,11 @@ export class NodeTable implements NodeTableView {
     this.grow({ nodeCap: cap });
   }
 
+  /** whether resource row `r` is a scalar resource (extended, hugepages-*, …: upstream IsScalarResourceName) */
+  isScalarRow(r: number): boolean {
+    return this.scalarRows[r] === true;
+  }
+
   /** row of a resource, interning (and growing the resource rows) if new */
   resourceIndex(name: string): number {
     let r = this.resources.get(name);
@@ -268,6 +292,7 @@ export class NodeTable implements NodeTableView {
       throw new ResourceParseError(`resource ${name}: the NodeTable tracks at most ${MAX_RESOURCES} distinct resources`);
     }
     r = this.resources.intern(name);
+    this.scalarRows[r] = isScalarResourceName(name);
     if (r >= this.dims.resCap) this.grow({ resCap: Math.min(MAX_RESOURCES, this.dims.resCap * 2) });
     this.setHdr(L.H_NUM_RES, this.resources.size);
     return r;
@@ -588,18 +613,13 @@ export class NodeTable implements NodeTableView {
    * Accounts a pod on `spec.nodeName` (assume or bind). Re-adding a known pod replaces it.
    * A pod whose node is absent is remembered and applied when the node is added.
    */
-  addPod(pod: Pod): void {
+  addPod(pod: Pod, acct?: PodAccounting): void {
     const key = podKey(pod);
     if (this.pods.has(key)) this.removePod(key);
     const nodeName = pod.spec?.nodeName;
     if (!nodeName) throw new TypeError(`NodeTable.addPod: pod ${key} has no spec.nodeName`);
-    const req: number[] = [];
-    for (const [k, v] of podRequests(pod)) {
-      if (k === 'pods' || v === 0) continue;
-      req.push(this.resourceIndex(k), v);
-    }
-    const nz = nonZeroCpuMem(pod);
-    const entry: PodEntry = { pod, nodeName, req, nzCpu: nz.cpu, nzMem: nz.memory, ports: podHostPorts(pod), slot: -1 };
+    if (!acct || acct.table !== this) acct = this.podAccounting(pod);
+    const entry: PodEntry = { key, pod, nodeName, acct, slot: -1 };
     this.pods.set(key, entry);
     const slot = this.slotOf.get(nodeName);
     if (slot === undefined) {
@@ -608,6 +628,23 @@ export class NodeTable implements NodeTableView {
       w.add(key);
     } else this.applyPod(entry, slot, +1);
     this.generation++;
+  }
+
+  /**
+   * The columns a pod adds on assume (see {@link PodAccounting}); interns new resource names, so
+   * it may relayout the table — call it before writing into table memory.
+   * @throws ResourceParseError for a bad quantity, naming the pod and the field
+   */
+  podAccounting(pod: Pod): PodAccounting {
+    const sums = podResourceSums(pod);
+    const req: number[] = [];
+    for (let i = 0; i < sums.names.length; i++) {
+      const k = sums.names[i], v = sums.amounts[i];
+      if (k === 'pods' || v === 0) continue;
+      req.push(this.resourceIndex(k), v);
+    }
+    const ports = podHostPorts(pod);
+    return { table: this, req, nzCpu: sums.nzCpu, nzMem: sums.nzMem, ports: ports.length === 0 ? NO_PORTS : ports };
   }
 
   /** Forgets a pod (by object or "namespace/name"); returns whether it was known. */
@@ -635,11 +672,13 @@ export class NodeTable implements NodeTableView {
     const { nodeCap } = this.dims;
     const f64 = this.mem.f64;
     const req = this.hdr(L.H_OFF_REQ) >> 3;
-    for (let i = 0; i < p.req.length; i += 2) f64[req + p.req[i] * nodeCap + slot] += sign * p.req[i + 1];
+    const a = p.acct;
+    const pairs = a.req;
+    for (let i = 0; i < pairs.length; i += 2) f64[req + pairs[i] * nodeCap + slot] += sign * pairs[i + 1];
     f64[req + L.R_PODS * nodeCap + slot] += sign;
-    f64[(this.hdr(L.H_OFF_NZCPU) >> 3) + slot] += sign * p.nzCpu;
-    f64[(this.hdr(L.H_OFF_NZMEM) >> 3) + slot] += sign * p.nzMem;
-    for (const hp of p.ports) {
+    f64[(this.hdr(L.H_OFF_NZCPU) >> 3) + slot] += sign * a.nzCpu;
+    f64[(this.hdr(L.H_OFF_NZMEM) >> 3) + slot] += sign * a.nzMem;
+    for (const hp of a.ports) {
       const pp = `${hp.protocol}/${hp.port}`;
       let byIp = this.ports.get(pp);
       if (!byIp) this.ports.set(pp, (byIp = new Map()));
@@ -650,12 +689,11 @@ export class NodeTable implements NodeTableView {
       else bySlot.set(slot, c);
     }
     const e = this.entries[slot]!;
-    const key = podKey(p.pod);
     if (sign > 0) {
-      e.pods.add(key);
+      e.pods.add(p.key);
       p.slot = slot;
     } else {
-      e.pods.delete(key);
+      e.pods.delete(p.key);
       p.slot = -1;
     }
   }

@@ -173,3 +173,91 @@ describe('nonZeroCpuMem agrees with podRequests(pod, true)', () => {
     }
   });
 });
+
+describe('podResourceSums (the one-pass requests of compile and assume)', () => {
+  it('agrees with podRequests and nonZeroCpuMem on generated and hand-made pods', async () => {
+    const { podResourceSums, nonZeroCpuMem } = await import('../../../src/scheduler/nodetable/resources.js');
+    const cluster = generateCluster({ seed: 5, nodes: 20 });
+    const pods = [
+      ...generatePods({ seed: 6, count: 400, cluster }),
+      ...cluster.pods,
+      // repeated keys across containers, an explicit zero, an extended resource, no requests at all
+      makePod({ reqs: [{ cpu: '100m', memory: '0', 'nvidia.com/gpu': 1 }, { cpu: '1', 'ephemeral-storage': '1Gi' }, {}] }),
+      makePod({ reqs: [{ memory: '64Mi' }, { cpu: '0' }] }),
+      makePod({}),
+      makePod({ reqs: [{ cpu: '250m' }], overhead: { cpu: '10m', memory: '1Mi' } }),
+    ];
+    for (const p of pods) {
+      const sums = podResourceSums(p);
+      expect(new Map(sums.names.map((k, i) => [k, sums.amounts[i]]))).toEqual(podRequests(p));
+      expect({ cpu: sums.nzCpu, memory: sums.nzMem }).toEqual(nonZeroCpuMem(p));
+    }
+  });
+  it('names the pod and the field of a bad quantity on the containers-only path and the general one', async () => {
+    const { podResourceSums } = await import('../../../src/scheduler/nodetable/resources.js');
+    expect(() => podResourceSums(makePod({ name: 'bad', reqs: [{ cpu: '1' }, { memory: '12Qi' }] }))).toThrow(/pod default\/bad: spec.containers\[1\].resources.requests: invalid quantity "12Qi" for memory/);
+    expect(() => podResourceSums(makePod({ name: 'bad', reqs: [{ cpu: '1' }], initReqs: [{ req: { cpu: 'x' } }] }))).toThrow(/pod default\/bad: spec.initContainers\[0\].resources.requests: invalid quantity "x" for cpu/);
+    expect(() => podResourceSums(makePod({ name: 'bad', reqs: [{ cpu: '1' }], overhead: { memory: 'abc' } }))).toThrow(/pod default\/bad: spec.overhead: invalid quantity "abc" for memory/);
+  });
+});
+
+describe('compilePod fast paths', () => {
+  const taints = [
+    { key: 'dedicated', value: 'db', effect: 'NoSchedule' as const },
+    { key: 'soft', value: 'x', effect: 'PreferNoSchedule' as const },
+    { key: 'gone', effect: 'NoExecute' as const },
+  ];
+  function taintedTable(): NodeTable {
+    const t = new NodeTable();
+    t.addNode(makeNode('plain', { capacity: { cpu: '4', memory: '8Gi', pods: '110' } }));
+    taints.forEach((taint, i) => t.addNode(makeNode(`t${i}`, { capacity: { cpu: '4', memory: '8Gi', pods: '110' }, taints: [taint] })));
+    t.addNode(makeNode('both', { capacity: { cpu: '4', memory: '8Gi', pods: '110' }, taints: [taints[1], taints[0]] }));
+    return t;
+  }
+  it('a pod without tolerations gets the same verdicts and scores as one whose tolerations match nothing', () => {
+    const t = taintedTable();
+    const bare = makePod({ reqs: [{ cpu: '100m' }] });
+    const useless = { ...bare, spec: { ...bare.spec, tolerations: [{ key: 'no-such-key', operator: 'Exists' as const }] } };
+    for (const kernel of [new JsKernel(), new WasmKernel()]) {
+      const a = outcome(t, bare, kernel);
+      expect(a).toEqual(outcome(t, useless, kernel));
+      expect(a.get('plain')!.startsWith('1|')).toBe(true);
+      expect(a.get('t1')!.startsWith('1|')).toBe(true); // PreferNoSchedule only scores
+      expect(a.get('t0')!.startsWith('2|')).toBe(true);
+      expect(a.get('t2')!.startsWith('2|')).toBe(true);
+    }
+  });
+  it('the cached no-toleration masks follow taints interned after the first compile', () => {
+    const t = taintedTable();
+    const bare = makePod({ reqs: [{ cpu: '100m' }] });
+    outcome(t, bare);
+    // 40 new taints: the table's taint bitset grows past one word
+    for (let i = 0; i < 40; i++) t.addNode(makeNode(`late${i}`, { capacity: { cpu: '4', memory: '8Gi', pods: '110' }, taints: [{ key: `late${i}`, effect: i % 2 ? 'NoSchedule' : 'PreferNoSchedule' }] }));
+    const after = outcome(t, bare);
+    for (let i = 0; i < 40; i++) expect(after.get(`late${i}`)!.startsWith(i % 2 ? '2|' : '1|')).toBe(true);
+    const useless = { ...bare, spec: { ...bare.spec, tolerations: [{ key: 'no-such-key', operator: 'Exists' as const }] } };
+    expect(after).toEqual(outcome(t, useless));
+  });
+  it("assume with the query's accounting changes the columns exactly as a plain addPod", () => {
+    const a = taintedTable();
+    const b = taintedTable();
+    const pod = makePod({ reqs: [{ cpu: '300m', 'nvidia.com/gpu': 1 }, { memory: '1Gi' }], hostPorts: [{ port: 8080 }] });
+    const q = compilePod(a, pod);
+    const bound = { ...pod, spec: { ...pod.spec, nodeName: 'plain' } };
+    a.addPod(bound, q.accounting);
+    b.addPod(bound);
+    // accounting from another table is not trusted: recomputed for this one
+    const other = taintedTable();
+    other.addPod(bound, q.accounting);
+    for (const t of [b, other]) {
+      for (const r of ['cpu', 'memory', 'pods', 'nvidia.com/gpu']) expect(t.requested(t.nodeIndex('plain'), r)).toBe(a.requested(a.nodeIndex('plain'), r));
+      expect(t.nonZeroRequested(t.nodeIndex('plain'))).toEqual(a.nonZeroRequested(a.nodeIndex('plain')));
+      expect(t.usedPorts(t.nodeIndex('plain'))).toEqual(a.usedPorts(a.nodeIndex('plain')));
+    }
+    expect(a.requested(a.nodeIndex('plain'), 'cpu')).toBe(300);
+    expect(a.nonZeroRequested(a.nodeIndex('plain'))).toEqual({ cpu: 400, memory: 1024 ** 3 + 200 * 1024 * 1024 });
+    a.removePod(bound);
+    expect(a.requested(a.nodeIndex('plain'), 'cpu')).toBe(0);
+    expect(a.usedPorts(a.nodeIndex('plain'))).toEqual([]);
+  });
+});
