@@ -637,56 +637,136 @@ function filterAll(s: i32): u32 {
 
 // ============================================================ the kernel
 
-// results of fusedPair (globals: AssemblyScript returns one value)
-let gPairFitA: i32 = 0;
-let gPairFitB: i32 = 0;
-let gPairA: i32 = 0;
-let gPairB: i32 = 0;
+// second result of fusedTotals: the number of nodes it listed with a PreferNoSchedule count
+let gTaintListed: i32 = 0;
 
 @inline function pairLoad(base: usize, at0: usize, at1: usize): v128 {
   return f64x2.replace_lane(f64x2.splat(load<f64>(base + at0)), 1, load<f64>(base + at1));
 }
 
+/** ImageLocality for one or two pod images from the per-call score table (imageScore's fast case) */
+@inline function imagePick(row0: usize, row1: usize, two: bool, v1: i32, v2: i32, v3: i32, s: i32): i32 {
+  const word = <usize>(<u32>s >>> 5) << 2;
+  const bit: u32 = <u32>1 << (<u32>s & 31);
+  const m = ((load<u32>(row0 + word) & bit) != 0 ? 1 : 0) | (two && (load<u32>(row1 + word) & bit) != 0 ? 2 : 0);
+  return m == 0 ? 0 : m == 1 ? v1 : m == 2 ? v2 : v3;
+}
+
 /**
- * LeastAllocated (cpu, memory; fitFast) and BalancedAllocation (balancedFast) for nodes sA and sB
- * at once. Results in gPairFitA/B and gPairA/B; false when a lane needs the scalar path (a zero
- * or ≥ 2^42 allocatable, or a balanced value within 1e-9 of an integer) — then none is set.
+ * The default profile in total-only mode, one pass over the feasible list: LeastAllocated and
+ * BalancedAllocation over cpu and memory (two nodes per f64x2 step — the same IEEE operations per
+ * lane as fitFast/balancedFast), ImageLocality for ≤ 2 pod images, and — when `p0` is non-zero —
+ * TaintToleration's PreferNoSchedule count from a one-word taint set. Every constant lives in a
+ * local. `base` already holds TaintToleration's 100 × weight: NormalizeScore gives 100 to every
+ * node without a counted taint, so only the few counted nodes (listed in `list`, their counts in
+ * `rawTaint`) are corrected afterwards. Returns the largest count; gTaintListed the list length.
  */
-function fusedPair(alloc: usize, inv: usize, req: usize, nzCpu: usize, nzMem: usize, cap: i32, sA: i32, sB: i32): bool {
-  const a0 = <usize>sA << 3;
-  const b0 = <usize>sB << 3;
+function fusedTotals(
+  alloc: usize, inv: usize, req: usize, nzCpu: usize, nzMem: usize, cap: i32,
+  feasible: usize, fc: i32, totalCol: usize, base: i32, wFit: i32, wBal: i32, wImg: i32,
+  taints: usize, p0: u32, rawTaint: usize, list: usize, query: usize,
+): i32 {
   const rowM = <usize>cap << 3;
-  const ac = pairLoad(alloc, a0, b0);
-  const am = pairLoad(alloc, a0 + rowM, b0 + rowM);
   const zero = f64x2.splat(0);
-  const big = f64x2.splat(FLOOR_EPS_MAX_DIVISOR);
-  if (v128.any_true(v128.or(v128.or(f64x2.eq(ac, zero), f64x2.eq(am, zero)), v128.or(f64x2.ge(ac, big), f64x2.ge(am, big))))) return false;
-  const ic = pairLoad(inv, a0, b0);
-  const im = pairLoad(inv, a0 + rowM, b0 + rowM);
-  // BalancedAllocation first: it may send the pair to the scalar path
   const one = f64x2.splat(1);
-  const x0 = f64x2.add(pairLoad(req, a0, b0), f64x2.splat(gBalReq0));
-  const x1 = f64x2.add(pairLoad(req, a0 + rowM, b0 + rowM), f64x2.splat(gBalReq1));
-  const g0 = f64x2.min(f64x2.mul(x0, ic), one);
-  const g1 = f64x2.min(f64x2.mul(x1, im), one);
-  const v = f64x2.mul(f64x2.sub(one, f64x2.abs(f64x2.div(f64x2.sub(g0, g1), f64x2.splat(2)))), f64x2.splat(MAX_NODE_SCORE));
-  const t = f64x2.trunc(v);
-  const fr = f64x2.sub(v, t);
-  if (!v128.all_true<i64>(v128.and(f64x2.gt(fr, f64x2.splat(1e-9)), f64x2.lt(fr, f64x2.splat(1 - 1e-9))))) return false;
-  // LeastAllocated, floors as floorDivSmall
+  const half = f64x2.splat(0.5);
   const hundred = f64x2.splat(MAX_NODE_SCORE);
   const eps = f64x2.splat(FLOOR_EPS);
-  const rc = f64x2.add(f64x2.splat(gFitReq0), pairLoad(nzCpu, a0, b0));
-  const rm = f64x2.add(f64x2.splat(gFitReq1), pairLoad(nzMem, a0, b0));
-  const sc = v128.andnot(f64x2.floor(f64x2.add(f64x2.mul(f64x2.mul(f64x2.sub(ac, rc), hundred), ic), eps)), f64x2.gt(rc, ac));
-  const sm = v128.andnot(f64x2.floor(f64x2.add(f64x2.mul(f64x2.mul(f64x2.sub(am, rm), hundred), im), eps)), f64x2.gt(rm, am));
-  const ns = f64x2.add(f64x2.mul(sc, f64x2.splat(gFitW0)), f64x2.mul(sm, f64x2.splat(gFitW1)));
-  const fit = f64x2.floor(f64x2.add(f64x2.mul(ns, f64x2.splat(gFitWsInv)), eps));
-  gPairFitA = <i32>f64x2.extract_lane(fit, 0);
-  gPairFitB = <i32>f64x2.extract_lane(fit, 1);
-  gPairA = <i32>f64x2.extract_lane(t, 0);
-  gPairB = <i32>f64x2.extract_lane(t, 1);
-  return true;
+  const big = f64x2.splat(FLOOR_EPS_MAX_DIVISOR);
+  const lo = f64x2.splat(1e-9);
+  const hi = f64x2.splat(1 - 1e-9);
+  const balReq0 = f64x2.splat(gBalReq0);
+  const balReq1 = f64x2.splat(gBalReq1);
+  const fitReq0 = f64x2.splat(gFitReq0);
+  const fitReq1 = f64x2.splat(gFitReq1);
+  const fitW0 = f64x2.splat(gFitW0);
+  const fitW1 = f64x2.splat(gFitW1);
+  const fitWsInv = f64x2.splat(gFitWsInv);
+  const doImg = wImg != 0 && gImgNum > 0;
+  const two = gImgNum == 2;
+  const row0 = gImgRow0;
+  const row1 = gImgRow1;
+  const img1 = wImg * gImgS1, img2 = wImg * gImgS2, img3 = wImg * gImgS3;
+  const doTaint = p0 != 0;
+  let listed = 0;
+  let maxTaint = 0;
+  let i = 0;
+  for (; i + 1 < fc; i += 2) {
+    const sA = i32At(feasible, i);
+    const sB = i32At(feasible, i + 1);
+    const a0 = <usize>sA << 3;
+    const b0 = <usize>sB << 3;
+    const ac = pairLoad(alloc, a0, b0);
+    const am = pairLoad(alloc, a0 + rowM, b0 + rowM);
+    let fitA: i32, fitB: i32, balA: i32, balB: i32;
+    // a zero or ≥ 2^42 allocatable: the scalar path decides
+    let simd = !v128.any_true(v128.or(v128.or(f64x2.eq(ac, zero), f64x2.eq(am, zero)), v128.or(f64x2.ge(ac, big), f64x2.ge(am, big))));
+    let t = zero;
+    let fit = zero;
+    if (simd) {
+      const ic = pairLoad(inv, a0, b0);
+      const im = pairLoad(inv, a0 + rowM, b0 + rowM);
+      // BalancedAllocation: a value within 1e-9 of an integer goes to the scalar path
+      const x0 = f64x2.add(pairLoad(req, a0, b0), balReq0);
+      const x1 = f64x2.add(pairLoad(req, a0 + rowM, b0 + rowM), balReq1);
+      const g0 = f64x2.min(f64x2.mul(x0, ic), one);
+      const g1 = f64x2.min(f64x2.mul(x1, im), one);
+      // |g0 - g1| / 2 — multiplying by 0.5 is exact, the same value as the division
+      const v = f64x2.mul(f64x2.sub(one, f64x2.abs(f64x2.mul(f64x2.sub(g0, g1), half))), hundred);
+      t = f64x2.trunc(v);
+      const fr = f64x2.sub(v, t);
+      simd = v128.all_true<i64>(v128.and(f64x2.gt(fr, lo), f64x2.lt(fr, hi)));
+      // LeastAllocated, floors as floorDivSmall
+      const rc = f64x2.add(fitReq0, pairLoad(nzCpu, a0, b0));
+      const rm = f64x2.add(fitReq1, pairLoad(nzMem, a0, b0));
+      const sc = v128.andnot(f64x2.floor(f64x2.add(f64x2.mul(f64x2.mul(f64x2.sub(ac, rc), hundred), ic), eps)), f64x2.gt(rc, ac));
+      const sm = v128.andnot(f64x2.floor(f64x2.add(f64x2.mul(f64x2.mul(f64x2.sub(am, rm), hundred), im), eps)), f64x2.gt(rm, am));
+      fit = f64x2.floor(f64x2.add(f64x2.mul(f64x2.add(f64x2.mul(sc, fitW0), f64x2.mul(sm, fitW1)), fitWsInv), eps));
+    }
+    if (simd) {
+      fitA = <i32>f64x2.extract_lane(fit, 0);
+      fitB = <i32>f64x2.extract_lane(fit, 1);
+      balA = <i32>f64x2.extract_lane(t, 0);
+      balB = <i32>f64x2.extract_lane(t, 1);
+    } else {
+      fitA = fitFast(alloc, inv, nzCpu, nzMem, cap, sA);
+      fitB = fitFast(alloc, inv, nzCpu, nzMem, cap, sB);
+      balA = balancedFast(alloc, inv, req, cap, sA);
+      if (balA < 0) balA = balancedGeneral(query, alloc, req, cap, sA);
+      balB = balancedFast(alloc, inv, req, cap, sB);
+      if (balB < 0) balB = balancedGeneral(query, alloc, req, cap, sB);
+    }
+    let totA = base + wFit * fitA + wBal * balA;
+    let totB = base + wFit * fitB + wBal * balB;
+    if (doImg) {
+      totA += imagePick(row0, row1, two, img1, img2, img3, sA);
+      totB += imagePick(row0, row1, two, img1, img2, img3, sB);
+    }
+    store<i32>(totalCol + (<usize>sA << 2), totA);
+    store<i32>(totalCol + (<usize>sB << 2), totB);
+    if (doTaint) {
+      const cA = <i32>popcnt<u32>(load<u32>(taints + (<usize>sA << 2)) & p0);
+      const cB = <i32>popcnt<u32>(load<u32>(taints + (<usize>sB << 2)) & p0);
+      if ((cA | cB) != 0) {
+        if (cA != 0) { store<i32>(rawTaint + (<usize>sA << 2), cA); store<i32>(list + (<usize>listed << 2), sA); listed++; if (cA > maxTaint) maxTaint = cA; }
+        if (cB != 0) { store<i32>(rawTaint + (<usize>sB << 2), cB); store<i32>(list + (<usize>listed << 2), sB); listed++; if (cB > maxTaint) maxTaint = cB; }
+      }
+    }
+  }
+  for (; i < fc; i++) {
+    const s = i32At(feasible, i);
+    let b = balancedFast(alloc, inv, req, cap, s);
+    if (b < 0) b = balancedGeneral(query, alloc, req, cap, s);
+    let tot = base + wFit * fitFast(alloc, inv, nzCpu, nzMem, cap, s) + wBal * b;
+    if (doImg) tot += imagePick(row0, row1, two, img1, img2, img3, s);
+    store<i32>(totalCol + (<usize>s << 2), tot);
+    if (doTaint) {
+      const c = <i32>popcnt<u32>(load<u32>(taints + (<usize>s << 2)) & p0);
+      if (c != 0) { store<i32>(rawTaint + (<usize>s << 2), c); store<i32>(list + (<usize>listed << 2), s); listed++; if (c > maxTaint) maxTaint = c; }
+    }
+  }
+  gTaintListed = listed;
+  return maxTaint;
 }
 
 /**
@@ -872,7 +952,14 @@ export function filterAndScore(table: usize, query: usize, out: usize, start: i3
   // weight × score into `total`, starting from the constant TaintToleration part.
   const fc = feasibleCount;
   let acc = false; // total-only: whether `total` already holds a partial sum
-  if (writeRaw || doTaint) {
+  // the default profile in total-only mode: LeastAllocated + BalancedAllocation over cpu and
+  // memory, ImageLocality and the PreferNoSchedule count in ONE loop — they read the same
+  // allocatable and 1/allocatable cells
+  const fused = !writeRaw && doFit && gFitFast && doBal && gBalFast && (!doImg || gImgNum <= 2);
+  const fusedTaint = fused && doTaint && taintWords == 1;
+  let taintListed = 0;
+  let fusedMaxTaint = 0;
+  if ((writeRaw || doTaint) && !fusedTaint) {
     if (doTaint && taintWords == 1) {
       const p0 = load<u32>(prefer);
       for (let i = 0; i < fc; i++) {
@@ -902,34 +989,12 @@ export function filterAndScore(table: usize, query: usize, out: usize, start: i3
       }
     } else zeroColumn(feasible, fc, rawAff);
   }
-  // the default profile in total-only mode: LeastAllocated + BalancedAllocation over cpu and
-  // memory and ImageLocality in ONE loop — they read the same allocatable and 1/allocatable cells
-  const fused = !writeRaw && doFit && gFitFast && doBal && gBalFast && (!doImg || gImgNum <= 2);
   if (fused) {
-    let i = 0;
-    // two nodes per step in f64x2 lanes: the same IEEE operations per lane as the scalar code
-    for (; i + 1 < fc; i += 2) {
-      const sA = i32At(feasible, i);
-      const sB = i32At(feasible, i + 1);
-      if (!fusedPair(alloc, allocInv, req, nzCpu, nzMem, cap, sA, sB)) {
-        // a zero or huge allocatable, or a balanced value near an integer: the scalar path decides
-        gPairFitA = fitFast(alloc, allocInv, nzCpu, nzMem, cap, sA);
-        gPairFitB = fitFast(alloc, allocInv, nzCpu, nzMem, cap, sB);
-        gPairA = balancedFast(alloc, allocInv, req, cap, sA);
-        if (gPairA < 0) gPairA = balancedGeneral(query, alloc, req, cap, sA);
-        gPairB = balancedFast(alloc, allocInv, req, cap, sB);
-        if (gPairB < 0) gPairB = balancedGeneral(query, alloc, req, cap, sB);
-      }
-      store<i32>(totalCol + (<usize>sA << 2), constTotal + wFit * gPairFitA + wBal * gPairA + (doImg ? wImg * imageScore(query, images, nodeWords, sA) : 0));
-      store<i32>(totalCol + (<usize>sB << 2), constTotal + wFit * gPairFitB + wBal * gPairB + (doImg ? wImg * imageScore(query, images, nodeWords, sB) : 0));
-    }
-    for (; i < fc; i++) {
-      const s = i32At(feasible, i);
-      let b = balancedFast(alloc, allocInv, req, cap, s);
-      if (b < 0) b = balancedGeneral(query, alloc, req, cap, s);
-      const im = doImg ? imageScore(query, images, nodeWords, s) : 0;
-      store<i32>(totalCol + (<usize>s << 2), constTotal + wFit * fitFast(alloc, allocInv, nzCpu, nzMem, cap, s) + wBal * b + wImg * im);
-    }
+    // the taint-count list goes to the NORM region, which total-only mode does not write
+    fusedMaxTaint = fusedTotals(alloc, allocInv, req, nzCpu, nzMem, cap, feasible, fc, totalCol,
+      constTotal + (fusedTaint ? wTaint * 100 : 0), wFit, wBal, doImg ? wImg : 0,
+      taints, fusedTaint ? load<u32>(prefer) : 0, rawTaint, norm, query);
+    taintListed = gTaintListed;
     acc = true;
   }
   // NodeResourcesFit
@@ -995,14 +1060,24 @@ export function filterAndScore(table: usize, query: usize, out: usize, start: i3
     for (let i = 0; i < fc; i++) store<i32>(totalCol + (<usize>i32At(feasible, i) << 2), constTotal);
   }
   if (!normalize) return processed;
-  if (totalOnly && !doTaint && !doAff) { selectBest(feasible, feasibleCount, totalCol, out); return processed; }
+  if (fusedTaint) {
+    // TaintToleration's NormalizeScore for the listed nodes: 100 × weight is already in, take
+    // back weight × ⌊100·count/max⌋ (upstream's reversed DefaultNormalizeScore)
+    const inv: f64 = fusedMaxTaint == 0 ? 0 : 1 / <f64>fusedMaxTaint;
+    for (let i = 0; i < taintListed; i++) {
+      const so = <usize>i32At(norm, i) << 2;
+      const cut = <i32>idivInv(MAX_NODE_SCORE * <f64>load<i32>(rawTaint + so), <f64>fusedMaxTaint, inv);
+      store<i32>(totalCol + so, load<i32>(totalCol + so) - wTaint * cut);
+    }
+  }
+  if (totalOnly && (fusedTaint || !doTaint) && !doAff) { selectBest(feasible, feasibleCount, totalCol, out); return processed; }
 
   // NormalizeScore of TaintToleration (reversed) and NodeAffinity over the feasible set
   let maxTaint = 0;
   let maxAff = 0;
   for (let i = 0; i < feasibleCount; i++) {
     const so = <usize>i32At(feasible, i) << 2;
-    if (doTaint) { const t = load<i32>(rawTaint + so); if (t > maxTaint) maxTaint = t; }
+    if (doTaint && !fusedTaint) { const t = load<i32>(rawTaint + so); if (t > maxTaint) maxTaint = t; }
     if (doAff) { const a = load<i32>(rawAff + so); if (a > maxAff) maxAff = a; }
   }
   const invMaxTaint: f64 = maxTaint == 0 ? 0 : 1 / <f64>maxTaint;
@@ -1011,7 +1086,7 @@ export function filterAndScore(table: usize, query: usize, out: usize, start: i3
     for (let i = 0; i < feasibleCount; i++) {
       const so = <usize>i32At(feasible, i) << 2;
       let add = 0;
-      if (doTaint) add += wTaint * (maxTaint == 0 ? 100 : 100 - <i32>idivInv(MAX_NODE_SCORE * <f64>load<i32>(rawTaint + so), <f64>maxTaint, invMaxTaint));
+      if (doTaint && !fusedTaint) add += wTaint * (maxTaint == 0 ? 100 : 100 - <i32>idivInv(MAX_NODE_SCORE * <f64>load<i32>(rawTaint + so), <f64>maxTaint, invMaxTaint));
       if (doAff && maxAff != 0) add += wAff * <i32>idivInv(MAX_NODE_SCORE * <f64>load<i32>(rawAff + so), <f64>maxAff, invMaxAff);
       store<i32>(totalCol + so, load<i32>(totalCol + so) + add);
     }
