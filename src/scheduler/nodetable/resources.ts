@@ -169,7 +169,8 @@ export function nonZeroCpuMem(pod: Pod): { cpu: number; memory: number } {
  * and its non-zero cpu/memory ({@link nonZeroCpuMem}) in parallel arrays — what the NodeTable
  * accounts on assume and what compilePod reads. Hot path (every compile and every assume): a pod
  * with only regular containers and no overhead, nearly every pod, is summed in one pass without
- * maps; init containers and overhead take the general functions above.
+ * maps; init containers and overhead take the general functions above. `into` is overwritten
+ * (a caller that sums many pods passes one scratch object).
  */
 export interface PodResourceSums {
   names: string[];
@@ -178,17 +179,19 @@ export interface PodResourceSums {
   nzMem: number;
 }
 
-export function podResourceSums(pod: Pod): PodResourceSums {
+export function podResourceSums(pod: Pod, into: PodResourceSums = { names: [], amounts: [], nzCpu: 0, nzMem: 0 }): PodResourceSums {
   const spec = pod.spec;
+  const names = into.names;
+  const amounts = into.amounts;
+  names.length = 0;
+  amounts.length = 0;
   if ((spec?.initContainers?.length ?? 0) > 0 || spec?.overhead) {
-    const names: string[] = [];
-    const amounts: number[] = [];
     for (const [k, v] of podRequests(pod)) { names.push(k); amounts.push(v); }
     const nz = nonZeroCpuMem(pod);
-    return { names, amounts, nzCpu: nz.cpu, nzMem: nz.memory };
+    into.nzCpu = nz.cpu;
+    into.nzMem = nz.memory;
+    return into;
   }
-  const names: string[] = [];
-  const amounts: number[] = [];
   let nzCpu = 0, nzMem = 0;
   const containers = spec?.containers ?? [];
   for (let i = 0; i < containers.length; i++) {
@@ -208,7 +211,9 @@ export function podResourceSums(pod: Pod): PodResourceSums {
     nzCpu += cpu;
     nzMem += mem;
   }
-  return { names, amounts, nzCpu, nzMem };
+  into.nzCpu = nzCpu;
+  into.nzMem = nzMem;
+  return into;
 }
 
 /** Node allocatable (status.allocatable, falling back to status.capacity as the kubelet would report it). */

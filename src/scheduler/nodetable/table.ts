@@ -5,6 +5,7 @@ import { Interner } from './interning.js';
 import { TableMemory } from './memory.js';
 import * as L from './layout.js';
 import { isScalarResourceName, nodeAllocatable, podResourceSums, ResourceParseError } from './resources.js';
+import type { PodResourceSums } from './resources.js';
 
 /** Options of a {@link NodeTable}. */
 export interface NodeTableOptions {
@@ -151,6 +152,8 @@ export class NodeTable implements NodeTableView {
   readonly options: Required<NodeTableOptions>;
   /** resource names → row; 0 cpu, 1 memory, 2 ephemeral-storage, 3 pods */
   readonly resources = new Interner();
+  /** scratch for podAccounting (read before the next call; JS runs it to completion) */
+  private readonly sums: PodResourceSums = { names: [], amounts: [], nzCpu: 0, nzMem: 0 };
   /** per resource row: IsScalarResourceName, decided once when the name is interned */
   private readonly scalarRows: boolean[] = [];
   readonly labelKeys = new Interner();
@@ -636,7 +639,7 @@ export class NodeTable implements NodeTableView {
    * @throws ResourceParseError for a bad quantity, naming the pod and the field
    */
   podAccounting(pod: Pod): PodAccounting {
-    const sums = podResourceSums(pod);
+    const sums = podResourceSums(pod, this.sums);
     const req: number[] = [];
     for (let i = 0; i < sums.names.length; i++) {
       const k = sums.names[i], v = sums.amounts[i];
