@@ -22,6 +22,8 @@
 //     TOPO   i32[TOPO_CAP][NODE_CAP]  topology domain id + 1 per registered key (framework use)
 //     ALLOCINV f64[RES_CAP][NODE_CAP] 1 / allocatable (0 when 0): exact floor division by
 //                                     multiply + one correction step (idivInv), no f64.div per node
+//     FREE   f64[RES_CAP][NODE_CAP]   allocatable − requested (exact), kept in step by the table:
+//                                     NodeResourcesFit's filter reads one cell per resource
 //   query  i32[64] header (Q_*) + arrays (see podquery.ts): taint masks, expressions, terms,
 //          request vector, port-conflict node bitset, image ids/scores, fit/balanced resources
 //   output i32[16] header (O_*) + STATUS u8[CAP], REASONS u32[CAP], FEASIBLE i32[CAP],
@@ -52,6 +54,7 @@ const H_OFF_LABELS = 22;
 const H_OFF_IMAGES = 23;
 const H_OFF_ORDER = 24;
 const H_OFF_ALLOCINV = 26;
+const H_OFF_FREE = 27;
 
 const F_UNSCHEDULABLE: u8 = 2;
 const R_CPU = 0;
@@ -521,17 +524,15 @@ let gAffinity: bool = false;
 let gAffOne: i32 = -1;
 let gPorts: usize = 0;
 let gFlagsCol: usize = 0;
-let gPodsAlloc: usize = 0;
-let gPodsReq: usize = 0;
 let gNumReq: i32 = 0;
 let gReqList: usize = 0;
 let gQReq: usize = 0;
-let gAlloc: usize = 0;
-let gReq: usize = 0;
-// the first three requested resources as (allocatable row, requested row, pod request, reason bit)
-let gRA0: usize = 0; let gRR0: usize = 0; let gRQ0: f64 = 0; let gRB0: u32 = 0;
-let gRA1: usize = 0; let gRR1: usize = 0; let gRQ1: f64 = 0; let gRB1: u32 = 0;
-let gRA2: usize = 0; let gRR2: usize = 0; let gRQ2: f64 = 0; let gRB2: u32 = 0;
+let gFree: usize = 0;
+let gPodsFree: usize = 0;
+// the first three requested resources as (free row, pod request, reason bit)
+let gRF0: usize = 0; let gRQ0: f64 = 0; let gRB0: u32 = 0;
+let gRF1: usize = 0; let gRQ1: f64 = 0; let gRB1: u32 = 0;
+let gRF2: usize = 0; let gRQ2: f64 = 0; let gRB2: u32 = 0;
 
 function loadFilterConstants(table: usize, q: usize): void {
   const cap = gCap;
@@ -555,25 +556,22 @@ function loadFilterConstants(table: usize, q: usize): void {
   }
   gPorts = addr(q, Q_OFF_PORTS);
   gFlagsCol = addr(table, H_OFF_FLAGS);
-  gAlloc = addr(table, H_OFF_ALLOC);
-  gReq = addr(table, H_OFF_REQ);
-  gPodsAlloc = gAlloc + (<usize>(R_PODS * cap) << 3);
-  gPodsReq = gReq + (<usize>(R_PODS * cap) << 3);
+  gFree = addr(table, H_OFF_FREE);
+  gPodsFree = gFree + (<usize>(R_PODS * cap) << 3);
   gNumReq = (gQf & QF_REQ_ZERO) != 0 ? 0 : hdr(q, Q_NUM_REQ);
   gReqList = addr(q, Q_OFF_REQLIST);
   gQReq = addr(q, Q_OFF_REQ);
   for (let k = 0; k < 3; k++) {
-    let ra: usize = 0, rr: usize = 0, rq: f64 = 0, rb: u32 = 0;
+    let rf: usize = 0, rq: f64 = 0, rb: u32 = 0;
     if (k < gNumReq) {
       const r = i32At(gReqList, k);
-      ra = gAlloc + (<usize>(r * cap) << 3);
-      rr = gReq + (<usize>(r * cap) << 3);
+      rf = gFree + (<usize>(r * cap) << 3);
       rq = f64At(gQReq, r);
       rb = <u32>1 << (REASON_RESOURCE_BASE + <u32>r);
     }
-    if (k == 0) { gRA0 = ra; gRR0 = rr; gRQ0 = rq; gRB0 = rb; }
-    else if (k == 1) { gRA1 = ra; gRR1 = rr; gRQ1 = rq; gRB1 = rb; }
-    else { gRA2 = ra; gRR2 = rr; gRQ2 = rq; gRB2 = rb; }
+    if (k == 0) { gRF0 = rf; gRQ0 = rq; gRB0 = rb; }
+    else if (k == 1) { gRF1 = rf; gRQ1 = rq; gRB1 = rb; }
+    else { gRF2 = rf; gRQ2 = rq; gRB2 = rb; }
   }
 }
 
@@ -590,18 +588,18 @@ function loadFilterConstants(table: usize, q: usize): void {
 @inline function resourceReasons(s: i32): u32 {
   const s8 = <usize>s << 3;
   let reasons: u32 = 0;
-  if (load<f64>(gPodsReq + s8) + 1 > load<f64>(gPodsAlloc + s8)) reasons |= <u32>1 << (REASON_RESOURCE_BASE + R_PODS);
+  // requested + 1 > allocatable ⟺ 1 > allocatable − requested (exact integers)
+  if (1 > load<f64>(gPodsFree + s8)) reasons |= <u32>1 << (REASON_RESOURCE_BASE + R_PODS);
   const num = gNumReq;
   if (num == 0) return reasons;
-  if (gRQ0 > load<f64>(gRA0 + s8) - load<f64>(gRR0 + s8)) reasons |= gRB0;
+  if (gRQ0 > load<f64>(gRF0 + s8)) reasons |= gRB0;
   if (num == 1) return reasons;
-  if (gRQ1 > load<f64>(gRA1 + s8) - load<f64>(gRR1 + s8)) reasons |= gRB1;
+  if (gRQ1 > load<f64>(gRF1 + s8)) reasons |= gRB1;
   if (num == 2) return reasons;
-  if (gRQ2 > load<f64>(gRA2 + s8) - load<f64>(gRR2 + s8)) reasons |= gRB2;
+  if (gRQ2 > load<f64>(gRF2 + s8)) reasons |= gRB2;
   for (let k = 3; k < num; k++) {
     const r = i32At(gReqList, k);
-    const at = r * gCap + s;
-    if (f64At(gQReq, r) > f64At(gAlloc, at) - f64At(gReq, at)) reasons |= <u32>1 << (REASON_RESOURCE_BASE + <u32>r);
+    if (f64At(gQReq, r) > f64At(gFree, r * gCap + s)) reasons |= <u32>1 << (REASON_RESOURCE_BASE + <u32>r);
   }
   return reasons;
 }
@@ -882,12 +880,11 @@ export function filterAndScore(table: usize, query: usize, out: usize, start: i3
     const affinity = gAffinity;
     const hasPorts = (qf & QF_HAS_PORTS) != 0;
     const ports = gPorts;
-    const podsA = gPodsAlloc;
-    const podsR = gPodsReq;
+    const podsF = gPodsFree;
     const nReq = gNumReq;
-    const ra0 = gRA0, rr0 = gRR0, rq0 = gRQ0, rb0 = gRB0;
-    const ra1 = gRA1, rr1 = gRR1, rq1 = gRQ1, rb1 = gRB1;
-    const ra2 = gRA2, rr2 = gRR2, rq2 = gRQ2, rb2 = gRB2;
+    const rf0 = gRF0, rq0 = gRQ0, rb0 = gRB0;
+    const rf1 = gRF1, rq1 = gRQ1, rb1 = gRB1;
+    const rf2 = gRF2, rq2 = gRQ2, rb2 = gRB2;
     const podsBit: u32 = <u32>1 << (REASON_RESOURCE_BASE + R_PODS);
     // the one-expression affinity, decoded once (op, label row, argument)
     const affOne = gAffOne >= 0;
@@ -909,10 +906,10 @@ export function filterAndScore(table: usize, query: usize, out: usize, start: i3
       else if (affinity && !(affOne ? oneHolds(oneOp, oneRow, oneArg, s) : affinityHolds(s))) reasons = RB_AFFINITY;
       else if (hasPorts && bitAt(ports, s)) reasons = RB_PORTS;
       else {
-        if (load<f64>(podsR + s8) + 1 > load<f64>(podsA + s8)) reasons = podsBit;
-        if (nReq > 0 && rq0 > load<f64>(ra0 + s8) - load<f64>(rr0 + s8)) reasons |= rb0;
-        if (nReq > 1 && rq1 > load<f64>(ra1 + s8) - load<f64>(rr1 + s8)) reasons |= rb1;
-        if (nReq > 2 && rq2 > load<f64>(ra2 + s8) - load<f64>(rr2 + s8)) reasons |= rb2;
+        if (1 > load<f64>(podsF + s8)) reasons = podsBit;
+        if (nReq > 0 && rq0 > load<f64>(rf0 + s8)) reasons |= rb0;
+        if (nReq > 1 && rq1 > load<f64>(rf1 + s8)) reasons |= rb1;
+        if (nReq > 2 && rq2 > load<f64>(rf2 + s8)) reasons |= rb2;
       }
       if (reasons != 0) {
         store<u8>(status + <usize>s, 2);

@@ -37,6 +37,7 @@ export const H_OFF_IMAGES = 23; // u32[IMAGE_CAP][NODE_WORDS] per image: bitset 
 export const H_OFF_ORDER = 24; // i32[NODE_CAP] scan order (slots), first SIZE entries valid
 export const H_OFF_TOPO = 25; // i32[TOPO_CAP][NODE_CAP] topology domain id, -1 = unlabeled
 export const H_OFF_ALLOCINV = 26; // f64[RES_CAP][NODE_CAP] 1 / allocatable (0 when 0): division-free exact idiv
+export const H_OFF_FREE = 27; // f64[RES_CAP][NODE_CAP] allocatable − requested, kept in step with both: the filter's one load per resource
 
 // ---- node flags (u8 column)
 export const F_LIVE = 1;

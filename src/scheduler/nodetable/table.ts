@@ -94,6 +94,7 @@ const COLUMNS: ColumnSpec[] = [
   { header: L.H_OFF_ORDER, rows: () => 1, rowLen: (d) => d.nodeCap, bytes: 4 },
   { header: L.H_OFF_TOPO, rows: (d) => d.topoCap, rowLen: (d) => d.nodeCap, bytes: 4 },
   { header: L.H_OFF_ALLOCINV, rows: (d) => d.resCap, rowLen: (d) => d.nodeCap, bytes: 8 },
+  { header: L.H_OFF_FREE, rows: (d) => d.resCap, rowLen: (d) => d.nodeCap, bytes: 8 },
 ];
 
 const ZONE_LABEL = 'topology.kubernetes.io/zone';
@@ -484,6 +485,7 @@ export class NodeTable implements NodeTableView {
     const f64 = this.mem.f64;
     const req = this.hdr(L.H_OFF_REQ) >> 3;
     for (let r = 0; r < this.dims.resCap; r++) f64[req + r * nodeCap + slot] = 0;
+    this.refreshFree(slot);
     f64[(this.hdr(L.H_OFF_NZCPU) >> 3) + slot] = 0;
     f64[(this.hdr(L.H_OFF_NZMEM) >> 3) + slot] = 0;
     this.zoneRemove(entry.zone, slot);
@@ -533,6 +535,7 @@ export class NodeTable implements NodeTableView {
       f64[allocBase + r * nodeCap + slot] = v;
       f64[invBase + r * nodeCap + slot] = v > 0 ? 1 / v : 0;
     }
+    this.refreshFree(slot);
     let flags = L.F_LIVE;
     if (node.spec?.unschedulable) flags |= L.F_UNSCHEDULABLE;
     const ready = node.status?.conditions?.find((c) => c.type === 'Ready');
@@ -551,6 +554,17 @@ export class NodeTable implements NodeTableView {
     for (let t = 0; t < this.topologyKeys.size; t++) this.writeTopo(slot, t, node);
   }
 
+  /** FREE = ALLOC − REQ for every resource row of a node (after either changed wholesale) */
+  private refreshFree(slot: number): void {
+    const { nodeCap, resCap } = this.dims;
+    const f64 = this.mem.f64;
+    const a = this.hdr(L.H_OFF_ALLOC) >> 3, q = this.hdr(L.H_OFF_REQ) >> 3, f = this.hdr(L.H_OFF_FREE) >> 3;
+    for (let r = 0; r < resCap; r++) {
+      const at = r * nodeCap + slot;
+      f64[f + at] = f64[a + at] - f64[q + at];
+    }
+  }
+
   private clearNode(slot: number, entry: NodeEntry): void {
     const { nodeCap, taintWords, resCap, keyCap } = this.dims;
     const mem = this.mem;
@@ -561,6 +575,7 @@ export class NodeTable implements NodeTableView {
       f64[allocBase + r * nodeCap + slot] = 0;
       f64[invBase + r * nodeCap + slot] = 0;
     }
+    this.refreshFree(slot);
     mem.u8[this.hdr(L.H_OFF_FLAGS) + slot] = 0;
     const tBase = (this.hdr(L.H_OFF_TAINTS) >> 2) + slot * taintWords;
     for (let w = 0; w < taintWords; w++) u32[tBase + w] = 0;
@@ -674,11 +689,15 @@ export class NodeTable implements NodeTableView {
   private applyPod(p: PodEntry, slot: number, sign: 1 | -1): void {
     const { nodeCap } = this.dims;
     const f64 = this.mem.f64;
-    const req = this.hdr(L.H_OFF_REQ) >> 3;
+    const req = this.hdr(L.H_OFF_REQ) >> 3, alloc = this.hdr(L.H_OFF_ALLOC) >> 3, free = this.hdr(L.H_OFF_FREE) >> 3;
     const a = p.acct;
     const pairs = a.req;
-    for (let i = 0; i < pairs.length; i += 2) f64[req + pairs[i] * nodeCap + slot] += sign * pairs[i + 1];
-    f64[req + L.R_PODS * nodeCap + slot] += sign;
+    for (let i = 0; i < pairs.length; i += 2) {
+      const at = pairs[i] * nodeCap + slot;
+      f64[free + at] = f64[alloc + at] - (f64[req + at] += sign * pairs[i + 1]);
+    }
+    const podsAt = L.R_PODS * nodeCap + slot;
+    f64[free + podsAt] = f64[alloc + podsAt] - (f64[req + podsAt] += sign);
     f64[(this.hdr(L.H_OFF_NZCPU) >> 3) + slot] += sign * a.nzCpu;
     f64[(this.hdr(L.H_OFF_NZMEM) >> 3) + slot] += sign * a.nzMem;
     for (const hp of a.ports) {

@@ -7,6 +7,7 @@ import { KernelOutput } from '../../../src/scheduler/kernels/output.js';
 import { JsKernel } from '../../../src/scheduler/kernels/js.js';
 import { WasmKernel } from '../../../src/scheduler/kernels/wasm.js';
 import { NUM_SCORE_PLUGINS } from '../../../src/scheduler/kernels/types.js';
+import * as L from '../../../src/scheduler/nodetable/layout.js';
 import { generateCluster, generatePods } from '../../../src/sim/cluster-gen.js';
 import { Rng } from '../../../src/util/rng.js';
 import { makeNode, makePod } from '../kernels/helpers.js';
@@ -22,6 +23,11 @@ function outcome(table: NodeTable, pod: Pod, kernel = new WasmKernel()): Map<str
     m.set(table.nodeName(s), `${out.status[s]}|${out.status[s] === 2 ? out.reasons[s] : 0}|${raw}|${out.status[s] === 1 ? out.total[s] : 0}`);
   }
   return m;
+}
+
+/** the FREE column cell (allocatable − requested) of resource row r on a slot */
+function freeCell(t: NodeTable, slot: number, r: number): number {
+  return t.mem.f64[(t.mem.i32[(t.header >> 2) + L.H_OFF_FREE] >> 3) + r * t.capacity + slot];
 }
 
 describe('NodeTable incremental updates', () => {
@@ -73,6 +79,11 @@ describe('NodeTable incremental updates', () => {
       for (const r of ['cpu', 'memory', 'pods', 'nvidia.com/gpu']) expect(inc.requested(a, r)).toBe(fresh.requested(b, r));
       expect(inc.nonZeroRequested(a)).toEqual(fresh.nonZeroRequested(b));
       expect(inc.usedPorts(a)).toEqual(fresh.usedPorts(b));
+      // the FREE column the WASM filter reads stays exactly allocatable − requested
+      for (let r = 0; r < inc.resources.size; r++) {
+        const name = inc.resources.value(r);
+        expect(freeCell(inc, a, r)).toBe(inc.allocatable(a, name) - inc.requested(a, name));
+      }
     }
   });
 
