@@ -249,6 +249,21 @@ let gExpr: usize = 0;
   return !bitAt(<usize>arg, v); // OP_NOT_IN
 }
 
+/** expression e's op, argument and label row for oneHolds (e < 0: an always-true expression) */
+function exprOp(e: i32): i32 {
+  return e < 0 ? OP_TRUE : load<i32>(gExpr + (<usize>e << 4));
+}
+
+function exprArg(e: i32): i32 {
+  return e < 0 ? 0 : load<i32>(gExpr + (<usize>e << 4), 8);
+}
+
+function exprRow(e: i32, cap: i32): usize {
+  const op = exprOp(e);
+  const labelOp = op != OP_NAME_EQ && op != OP_NAME_NE && op != OP_TRUE && op != OP_FALSE;
+  return gLabels + (<usize>(labelOp ? load<i32>(gExpr + (<usize>e << 4), 4) * cap : 0) << 2);
+}
+
 @inline function allHold(first: i32, count: i32, s: i32): bool {
   for (let e = first; e < first + count; e++) if (!exprHolds(e, s)) return false;
   return true;
@@ -521,7 +536,8 @@ let gSelCount: i32 = 0;
 let gNumTerms: i32 = 0;
 let gTerms: usize = 0;
 let gAffinity: bool = false;
-let gAffOne: i32 = -1;
+let gAffE1: i32 = -1;
+let gAffE2: i32 = -1;
 let gPorts: usize = 0;
 let gFlagsCol: usize = 0;
 let gNumReq: i32 = 0;
@@ -547,12 +563,20 @@ function loadFilterConstants(table: usize, q: usize): void {
   gNumTerms = hdr(q, Q_NUM_TERMS);
   gTerms = addr(q, Q_OFF_TERMS);
   gAffinity = gSelCount > 0 || (gQf & (QF_HAS_REQUIRED | QF_SELECTOR_NEVER)) != 0;
-  // exactly one expression in the whole required affinity (a one-label nodeSelector, or one
-  // required term with one requirement — most constrained pods): evaluated from locals
-  gAffOne = -1;
-  if ((gQf & QF_SELECTOR_NEVER) == 0) {
-    if (gSelCount == 1 && (gQf & QF_HAS_REQUIRED) == 0) gAffOne = gSelStart;
-    else if (gSelCount == 0 && (gQf & QF_HAS_REQUIRED) != 0 && gNumTerms == 1 && i32At(gTerms, 1) == 1) gAffOne = i32At(gTerms, 0);
+  // a required affinity that is a conjunction of one or two expressions (a nodeSelector of one or
+  // two labels, one required term of one or two requirements, or one of each — nearly every
+  // constrained pod): the expressions are decoded into locals by the filter loop
+  gAffE1 = -1;
+  gAffE2 = -1;
+  const req = (gQf & QF_HAS_REQUIRED) != 0;
+  if ((gQf & QF_SELECTOR_NEVER) == 0 && (!req || gNumTerms == 1)) {
+    const termCount = req ? i32At(gTerms, 1) : 0;
+    if (gSelCount + termCount >= 1 && gSelCount + termCount <= 2) {
+      gAffE1 = gSelCount > 0 ? gSelStart : i32At(gTerms, 0);
+      if (gSelCount == 2) gAffE2 = gSelStart + 1;
+      else if (gSelCount == 1 && termCount == 1) gAffE2 = i32At(gTerms, 0);
+      else if (termCount == 2) gAffE2 = i32At(gTerms, 0) + 1;
+    }
   }
   gPorts = addr(q, Q_OFF_PORTS);
   gFlagsCol = addr(table, H_OFF_FLAGS);
@@ -791,6 +815,83 @@ function zeroColumn(feasible: usize, count: i32, col: usize): void {
   for (let i = 0; i < count; i++) store<i32>(col + (<usize>i32At(feasible, i) << 2), 0);
 }
 
+// results of filterSimple besides the feasible count
+let gProcessed: i32 = 0;
+
+/**
+ * The common filter case in a function of its own, every constant a local: first failing plugin
+ * only, at most one taint word, at most three requested resources. Fills status/reasons for each
+ * node examined and the feasible list; returns the feasible count, gProcessed the nodes examined.
+ */
+function filterSimple(n: i32, cap: i32, order: usize, taints: usize, status: usize, reasonsCol: usize, feasible: usize, start: i32, toFind: i32, qf: i32, taintWords: i32): i32 {
+  // one copy of the loop per affinity shape (the mode is a constant in each inlined copy, so
+  // each keeps only the locals it needs — fewer spills in the loop)
+  if (!gAffinity) return filterLoop(n, cap, order, taints, status, reasonsCol, feasible, start, toFind, qf, taintWords, 0);
+  if (gAffE1 < 0) return filterLoop(n, cap, order, taints, status, reasonsCol, feasible, start, toFind, qf, taintWords, 3);
+  if (gAffE2 < 0) return filterLoop(n, cap, order, taints, status, reasonsCol, feasible, start, toFind, qf, taintWords, 1);
+  return filterLoop(n, cap, order, taints, status, reasonsCol, feasible, start, toFind, qf, taintWords, 2);
+}
+
+/** affMode: 0 no required affinity, 1 one decoded expression, 2 two, 3 the general evaluation */
+@inline function filterLoop(n: i32, cap: i32, order: usize, taints: usize, status: usize, reasonsCol: usize, feasible: usize, start: i32, toFind: i32, qf: i32, taintWords: i32, affMode: i32): i32 {
+  let pos = start;
+  let feasibleCount = 0;
+  let processed = 0;
+  const flagsCol = gFlagsCol;
+  // a pod that tolerates node.kubernetes.io/unschedulable ignores the flag
+  const unschedMask: u8 = (qf & QF_TOL_UNSCHEDULABLE) != 0 ? 0 : F_UNSCHEDULABLE;
+  const nodeName = gNodeName;
+  const block0 = gBlock0;
+  const oneTaintWord = taintWords == 1; // 0: no taint interned yet (no column to read)
+  const hasPorts = (qf & QF_HAS_PORTS) != 0;
+  const ports = gPorts;
+  const podsF = gPodsFree;
+  const nReq = gNumReq;
+  // unused request slots read the pods row with a zero reason bit (no branch on nReq)
+  const rf0 = nReq > 0 ? gRF0 : podsF, rq0 = gRQ0, rb0 = gRB0;
+  const rf1 = nReq > 1 ? gRF1 : podsF, rq1 = gRQ1, rb1 = gRB1;
+  const rf2 = nReq > 2 ? gRF2 : podsF, rq2 = gRQ2, rb2 = gRB2;
+  const podsBit: u32 = <u32>1 << (REASON_RESOURCE_BASE + R_PODS);
+  // a one- or two-expression affinity, decoded once (op, label row, argument each)
+  const op1 = affMode == 1 || affMode == 2 ? exprOp(gAffE1) : OP_TRUE;
+  const arg1 = affMode == 1 || affMode == 2 ? exprArg(gAffE1) : 0;
+  const row1 = affMode == 1 || affMode == 2 ? exprRow(gAffE1, cap) : 0;
+  const op2 = affMode == 2 ? exprOp(gAffE2) : OP_TRUE;
+  const arg2 = affMode == 2 ? exprArg(gAffE2) : 0;
+  const row2 = affMode == 2 ? exprRow(gAffE2, cap) : 0;
+  // Branch-free per node: every check is evaluated and the first failing one picked with
+  // selects, and the feasible list is appended unconditionally (the slot is overwritten when the
+  // node fails). A node fails at random (~30% of the bench cluster: tainted pools, full nodes),
+  // so a branch per verdict mispredicted often.
+  for (let i = 0; i < n; i++) {
+    const s = i32At(order, pos);
+    pos++;
+    if (pos == n) pos = 0;
+    processed = i + 1;
+    const so = <usize>s << 2;
+    const s8 = <usize>s << 3;
+    let fit: u32 = select<u32>(podsBit, 0, 1 > load<f64>(podsF + s8));
+    fit |= select<u32>(rb0, 0, rq0 > load<f64>(rf0 + s8));
+    fit |= select<u32>(rb1, 0, rq1 > load<f64>(rf1 + s8));
+    fit |= select<u32>(rb2, 0, rq2 > load<f64>(rf2 + s8));
+    let reasons = fit;
+    if (hasPorts) reasons = select<u32>(RB_PORTS, reasons, bitAt(ports, s));
+    if (affMode == 1) reasons = select<u32>(RB_AFFINITY, reasons, !oneHolds(op1, row1, arg1, s));
+    else if (affMode == 2) reasons = select<u32>(RB_AFFINITY, reasons, !(oneHolds(op1, row1, arg1, s) && oneHolds(op2, row2, arg2, s)));
+    else if (affMode == 3) reasons = select<u32>(RB_AFFINITY, reasons, !affinityHolds(s));
+    if (oneTaintWord) reasons = select<u32>(RB_TAINT, reasons, (load<u32>(taints + so) & block0) != 0);
+    if (nodeName != -1) reasons = select<u32>(RB_NODE_NAME, reasons, nodeName != s);
+    reasons = select<u32>(RB_UNSCHEDULABLE, reasons, (load<u8>(flagsCol + <usize>s) & unschedMask) != 0);
+    store<u8>(status + <usize>s, select<u8>(2, 1, reasons != 0));
+    store<u32>(reasonsCol + so, reasons);
+    store<i32>(feasible + (<usize>feasibleCount << 2), s);
+    feasibleCount += <i32>(reasons == 0);
+    if (feasibleCount >= toFind) break;
+  }
+  gProcessed = processed;
+  return feasibleCount;
+}
+
 /**
  * Filters and scores one pod over the table. `table`, `query` and `out` are byte addresses of the
  * three headers; `start` is the scan-order position to start from, `numToFind` the number of feasible
@@ -872,56 +973,8 @@ export function filterAndScore(table: usize, query: usize, out: usize, start: i3
   // the common case in a loop of its own whose constants are locals (registers), not globals
   const simple = !allReasons && !ignoreFilters && taintWords <= 1 && gNumReq <= 3;
   if (simple) {
-    const flagsCol = gFlagsCol;
-    const tolUnsched = (qf & QF_TOL_UNSCHEDULABLE) != 0;
-    const nodeName = gNodeName;
-    const block0 = gBlock0;
-    const oneTaintWord = taintWords == 1; // 0: no taint interned yet (no column to read)
-    const affinity = gAffinity;
-    const hasPorts = (qf & QF_HAS_PORTS) != 0;
-    const ports = gPorts;
-    const podsF = gPodsFree;
-    const nReq = gNumReq;
-    const rf0 = gRF0, rq0 = gRQ0, rb0 = gRB0;
-    const rf1 = gRF1, rq1 = gRQ1, rb1 = gRB1;
-    const rf2 = gRF2, rq2 = gRQ2, rb2 = gRB2;
-    const podsBit: u32 = <u32>1 << (REASON_RESOURCE_BASE + R_PODS);
-    // the one-expression affinity, decoded once (op, label row, argument)
-    const affOne = gAffOne >= 0;
-    const oneAt = gExpr + (<usize>(affOne ? gAffOne : 0) << 4);
-    const oneOp = affOne ? load<i32>(oneAt) : OP_TRUE;
-    const oneArg = affOne ? load<i32>(oneAt, 8) : 0;
-    const oneRow = gLabels + (<usize>(affOne && oneOp != OP_NAME_EQ && oneOp != OP_NAME_NE && oneOp != OP_TRUE && oneOp != OP_FALSE ? load<i32>(oneAt, 4) * cap : 0) << 2);
-    for (let i = 0; i < n; i++) {
-      const s = i32At(order, pos);
-      pos++;
-      if (pos == n) pos = 0;
-      processed = i + 1;
-      const so = <usize>s << 2;
-      const s8 = <usize>s << 3;
-      let reasons: u32 = 0;
-      if (!tolUnsched && (load<u8>(flagsCol + <usize>s) & F_UNSCHEDULABLE) != 0) reasons = RB_UNSCHEDULABLE;
-      else if (nodeName != -1 && nodeName != s) reasons = RB_NODE_NAME;
-      else if (oneTaintWord && (load<u32>(taints + so) & block0) != 0) reasons = RB_TAINT;
-      else if (affinity && !(affOne ? oneHolds(oneOp, oneRow, oneArg, s) : affinityHolds(s))) reasons = RB_AFFINITY;
-      else if (hasPorts && bitAt(ports, s)) reasons = RB_PORTS;
-      else {
-        if (1 > load<f64>(podsF + s8)) reasons = podsBit;
-        if (nReq > 0 && rq0 > load<f64>(rf0 + s8)) reasons |= rb0;
-        if (nReq > 1 && rq1 > load<f64>(rf1 + s8)) reasons |= rb1;
-        if (nReq > 2 && rq2 > load<f64>(rf2 + s8)) reasons |= rb2;
-      }
-      if (reasons != 0) {
-        store<u8>(status + <usize>s, 2);
-        store<u32>(reasonsCol + so, reasons);
-        continue;
-      }
-      store<u8>(status + <usize>s, 1);
-      store<u32>(reasonsCol + so, 0);
-      store<i32>(feasible + (<usize>feasibleCount << 2), s);
-      feasibleCount++;
-      if (feasibleCount >= toFind) break;
-    }
+    feasibleCount = filterSimple(n, cap, order, taints, status, reasonsCol, feasible, pos, toFind, qf, taintWords);
+    processed = gProcessed;
   } else for (let i = 0; i < n; i++) {
     const s = i32At(order, pos);
     pos++;

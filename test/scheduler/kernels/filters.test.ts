@@ -215,6 +215,13 @@ describe('NodeAffinity filter: one requirement on a multi-node table (not upstre
   it('Lt', () => expect(fitting(makePod({ affinity: req([{ key: 'gen', operator: 'Lt', values: ['2'] }]) }))).toEqual(['n-middle', 'n-small']));
   it('nodeSelector with one label', () => expect(fitting(makePod({ nodeSelector: { mem: 'middle' } }))).toEqual(['n-middle']));
   it('matchFields metadata.name NotIn', () => expect(fitting(makePod({ affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'NotIn', values: ['n-big'] }] }] } } } }))).toEqual(['n-middle', 'n-none', 'n-small']));
+  // two expressions, also decoded once: each half must be able to reject a node on its own
+  it('nodeSelector with two labels', () => expect(fitting(makePod({ nodeSelector: { mem: 'small', gen: '1' } }))).toEqual(['n-small']));
+  it('nodeSelector and one required requirement', () => expect(fitting(makePod({ nodeSelector: { gen: '1' }, affinity: req([{ key: 'mem', operator: 'NotIn', values: ['small'] }]) }))).toEqual(['n-middle']));
+  it('one required term with two requirements', () => expect(fitting(makePod({ affinity: req([{ key: 'mem', operator: 'Exists' }, { key: 'gen', operator: 'Lt', values: ['3'] }]) }))).toEqual(['n-middle', 'n-small']));
+  it('two requirements of which the second rejects every node', () => expect(fitting(makePod({ affinity: req([{ key: 'mem', operator: 'Exists' }, { key: 'gen', operator: 'Gt', values: ['5'] }]) }))).toEqual([]));
+  it('three requirements (the general evaluation)', () => expect(fitting(makePod({ nodeSelector: { gen: '1' }, affinity: req([{ key: 'mem', operator: 'Exists' }, { key: 'mem', operator: 'NotIn', values: ['middle'] }]) }))).toEqual(['n-small']));
+  it('two required terms (OR; the general evaluation)', () => expect(fitting(makePod({ affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'mem', operator: 'In', values: ['big'] }] }, { matchExpressions: [{ key: 'mem', operator: 'DoesNotExist' }] }] } } } }))).toEqual(['n-big', 'n-none']));
 });
 
 describe('NodeAffinity score (TestNodeAffinityPriority)', () => {
