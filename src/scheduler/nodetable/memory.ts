@@ -6,8 +6,10 @@ const PAGE = 65536;
  * The one WebAssembly.Memory that holds the NodeTable's columns, compiled queries and kernel
  * outputs. A bump allocator hands out 64-byte-aligned regions; nothing is freed — a column that
  * grows is copied to a fresh region twice its size, so the waste stays below the live size.
- * Growing the memory detaches every typed-array view, so views are re-created lazily here and
- * callers re-read `u8/i32/u32/f64` after any operation that may allocate.
+ * Growing the memory detaches every typed-array view; `alloc` is the only place that grows it (the
+ * kernels allocate nothing), so it re-creates the views right there and the getters stay plain
+ * field reads (`WebAssembly.Memory.buffer` is a slow API call on every hot-path access). Callers
+ * re-read `u8/i32/u32/f64` after any operation that may allocate.
  */
 export class TableMemory {
   readonly memory: WebAssembly.Memory;
@@ -36,14 +38,18 @@ export class TableMemory {
     this._f64 = new Float64Array(this.buf);
   }
 
-  private fresh(): void {
+  /**
+   * Re-creates the views if the memory grew behind this allocator's back — call after running
+   * foreign code that imports this memory (a user WASM plugin may `memory.grow`).
+   */
+  revalidate(): void {
     if (this.buf !== this.memory.buffer) this.remap();
   }
 
-  get u8(): Uint8Array { this.fresh(); return this._u8; }
-  get i32(): Int32Array { this.fresh(); return this._i32; }
-  get u32(): Uint32Array { this.fresh(); return this._u32; }
-  get f64(): Float64Array { this.fresh(); return this._f64; }
+  get u8(): Uint8Array { return this._u8; }
+  get i32(): Int32Array { return this._i32; }
+  get u32(): Uint32Array { return this._u32; }
+  get f64(): Float64Array { return this._f64; }
 
   /** Bytes in use (high-water mark of the allocator). */
   get used(): number { return this.top; }
@@ -53,7 +59,10 @@ export class TableMemory {
     const addr = (this.top + 63) & ~63;
     const end = addr + Math.max(bytes, 8);
     const have = this.memory.buffer.byteLength;
-    if (end > have) this.memory.grow(Math.ceil((end - have) / PAGE) + Math.ceil(have / PAGE / 4));
+    if (end > have) {
+      this.memory.grow(Math.ceil((end - have) / PAGE) + Math.ceil(have / PAGE / 4));
+      this.remap();
+    }
     this.top = end;
     this.u8.fill(0, addr, end); // reused ranges never happen, but grown pages are zero anyway; keep it explicit
     return addr;

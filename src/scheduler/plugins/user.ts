@@ -117,6 +117,7 @@ export class WasmScorePlugin implements ScorePlugin {
     for (let i = 0; i < n; i++) i32[(slots >> 2) + i] = nodes[i].slot;
     const req = podRequests(pod);
     ex.score(this.engine.table.header, slots, n, res, req.get('cpu') ?? 0, req.get('memory') ?? 0);
+    mem.revalidate(); // the plugin may have grown the memory
     const after = mem.i32;
     for (let i = 0; i < n; i++) out[i] = after[(res >> 2) + i];
   }
