@@ -1026,7 +1026,11 @@ export function filterAndScore(table: usize, query: usize, out: usize, start: i3
       }
     } else zeroColumn(feasible, fc, rawTaint);
   }
-  if (writeRaw || doAff) {
+  // total-only with ONE preferred term: its raw score is its weight or 0, so NormalizeScore gives
+  // exactly 100 to the matching nodes and 0 to the others (max = weight whenever any node matches)
+  // — added to the totals in one pass below, without the raw column or a normalize pass
+  const affSingle = totalOnly && doAff && numPref == 1;
+  if ((writeRaw || doAff) && !affSingle) {
     if (doAff) {
       for (let i = 0; i < fc; i++) {
         const s = i32At(feasible, i);
@@ -1110,6 +1114,23 @@ export function filterAndScore(table: usize, query: usize, out: usize, start: i3
     for (let i = 0; i < fc; i++) store<i32>(totalCol + (<usize>i32At(feasible, i) << 2), constTotal);
   }
   if (!normalize) return processed;
+  if (affSingle) {
+    const first = load<i32>(prefs), count = load<i32>(prefs, 4);
+    const add = wAff * 100;
+    if (count == 1) {
+      const op = exprOp(first), arg = exprArg(first), row = exprRow(first, cap);
+      for (let i = 0; i < fc; i++) {
+        const so = <usize>i32At(feasible, i) << 2;
+        store<i32>(totalCol + so, load<i32>(totalCol + so) + select<i32>(add, 0, oneHolds(op, row, arg, <i32>(so >> 2))));
+      }
+    } else {
+      for (let i = 0; i < fc; i++) {
+        const s = i32At(feasible, i);
+        const so = <usize>s << 2;
+        store<i32>(totalCol + so, load<i32>(totalCol + so) + select<i32>(add, 0, allHold(first, count, s)));
+      }
+    }
+  }
   if (fusedTaint) {
     // TaintToleration's NormalizeScore for the listed nodes: 100 × weight is already in, take
     // back weight × ⌊100·count/max⌋ (upstream's reversed DefaultNormalizeScore)
@@ -1120,7 +1141,7 @@ export function filterAndScore(table: usize, query: usize, out: usize, start: i3
       store<i32>(totalCol + so, load<i32>(totalCol + so) - wTaint * cut);
     }
   }
-  if (totalOnly && (fusedTaint || !doTaint) && !doAff) { selectBest(feasible, feasibleCount, totalCol, out); return processed; }
+  if (totalOnly && (fusedTaint || !doTaint) && (!doAff || affSingle)) { selectBest(feasible, feasibleCount, totalCol, out); return processed; }
 
   // NormalizeScore of TaintToleration (reversed) and NodeAffinity over the feasible set
   let maxTaint = 0;
@@ -1128,7 +1149,7 @@ export function filterAndScore(table: usize, query: usize, out: usize, start: i3
   for (let i = 0; i < feasibleCount; i++) {
     const so = <usize>i32At(feasible, i) << 2;
     if (doTaint && !fusedTaint) { const t = load<i32>(rawTaint + so); if (t > maxTaint) maxTaint = t; }
-    if (doAff) { const a = load<i32>(rawAff + so); if (a > maxAff) maxAff = a; }
+    if (doAff && !affSingle) { const a = load<i32>(rawAff + so); if (a > maxAff) maxAff = a; }
   }
   const invMaxTaint: f64 = maxTaint == 0 ? 0 : 1 / <f64>maxTaint;
   const invMaxAff: f64 = maxAff == 0 ? 0 : 1 / <f64>maxAff;

@@ -234,6 +234,23 @@ describe('NodeAffinity score (TestNodeAffinityPriority)', () => {
   it('no node matches preferred scheduling requirements', () => expect(run(makePod({ affinity: affinity1 }), [['machine1', label4], ['machine2', label2], ['machine3', label3]])).toEqual([0, 0, 0]));
   it('only node1 matches the preferred scheduling requirements of pod', () => expect(run(makePod({ affinity: affinity1 }), [['machine1', label1], ['machine2', label2], ['machine3', label3]])).toEqual([100, 0, 0]));
   it('all nodes match with different priorities', () => expect(run(makePod({ affinity: affinity2 }), [['machine1', label1], ['machine5', label5], ['machine2', label2]])).toEqual([18, 100, 36]));
+  // 'total' mode folds a lone preferred term into the totals without a normalize pass; its totals
+  // must equal the full mode's on nodes matching all, some or none of the term's expressions
+  const totals = (pod: Pod, nodes: [string, Record<string, string>][], output: 'all' | 'total') =>
+    nodes.map(([n]) => runBoth(nodes.map(([name, l]) => makeNode(name, { labels: l })), [], pod, {}, { ignoreFilters: true, output }).nodes.get(n)!.total);
+  const mixed: [string, Record<string, string>][] = [['all3', label5], ['foo-only', label1], ['none', label4], ['foo-key', { foo: 'bar', key: 'value' }]];
+  for (const [what, pod] of [
+    ['one term, one expression', makePod({ affinity: affinity1 })],
+    ['one term, three expressions', makePod({ affinity: pref([5, [['foo', 'bar'], ['key', 'value'], ['az', 'az1']]]) })],
+    ['one term that no node matches', makePod({ affinity: pref([3, [['foo', 'nope']]]) })],
+    ['three terms', makePod({ affinity: affinity2 })],
+  ] as const) {
+    it(`'total' mode equals the full mode: ${what}`, () => expect(totals(pod, mixed, 'total')).toEqual(totals(pod, mixed, 'all')));
+  }
+  it("'total' mode gives a lone term's matching nodes 100 × weight more", () => {
+    const t = totals(makePod({ affinity: pref([5, [['foo', 'bar'], ['key', 'value']]]) }), mixed, 'total');
+    expect([t[0] - t[2], t[1] - t[2], t[3] - t[2]]).toEqual([200, 0, 200]);
+  });
 });
 
 describe('FitError summary (framework FitError.Error)', () => {
