@@ -815,6 +815,47 @@ function zeroColumn(feasible: usize, count: i32, col: usize): void {
   for (let i = 0; i < count; i++) store<i32>(col + (<usize>i32At(feasible, i) << 2), 0);
 }
 
+// an expression as "the node fails when its label value is (not) one of up to four values", for
+// the four-node filter: members in gMem0..3 (unused: -1, never a label value), gMemFlip -1 when
+// the node fails on NO member matching (Eq, DoesNotExist, In), 0 when it fails on a match
+let gMem0: i32 = -1;
+let gMem1: i32 = -1;
+let gMem2: i32 = -1;
+let gMem3: i32 = -1;
+let gMemFlip: i32 = 0;
+
+@inline function zeroV(): v128 {
+  return i32x4.splat(0);
+}
+
+/** Decodes label expression e into gMem*; false when it does not fit (name ops, > 4 set members). */
+function decodeMembers(e: i32): bool {
+  gMem0 = -1; gMem1 = -1; gMem2 = -1; gMem3 = -1;
+  const at = gExpr + (<usize>e << 4);
+  const op = load<i32>(at);
+  const arg = load<i32>(at, 8);
+  if (op == OP_EQ || op == OP_NE) { gMem0 = arg; gMemFlip = op == OP_EQ ? -1 : 0; return true; }
+  if (op == OP_EXISTS || op == OP_NOT_EXISTS) { gMem0 = 0; gMemFlip = op == OP_NOT_EXISTS ? -1 : 0; return true; }
+  if (op != OP_IN && op != OP_NOT_IN) return false;
+  gMemFlip = op == OP_IN ? -1 : 0;
+  const words = load<i32>(at, 12);
+  let count = 0;
+  for (let w = 0; w < words; w++) {
+    let bits = load<u32>(<usize>arg + (<usize>w << 2));
+    while (bits != 0) {
+      const v = (w << 5) + <i32>ctz<u32>(bits);
+      bits &= bits - 1;
+      if (count == 0) gMem0 = v;
+      else if (count == 1) gMem1 = v;
+      else if (count == 2) gMem2 = v;
+      else if (count == 3) gMem3 = v;
+      else return false;
+      count++;
+    }
+  }
+  return true;
+}
+
 // results of filterSimple besides the feasible count
 let gProcessed: i32 = 0;
 
@@ -859,15 +900,92 @@ function filterSimple(n: i32, cap: i32, order: usize, taints: usize, status: usi
   const op2 = affMode == 2 ? exprOp(gAffE2) : OP_TRUE;
   const arg2 = affMode == 2 ? exprArg(gAffE2) : 0;
   const row2 = affMode == 2 ? exprRow(gAffE2, cap) : 0;
-  // Branch-free per node: every check is evaluated and the first failing one picked with
-  // selects, and the feasible list is appended unconditionally (the slot is overwritten when the
-  // node fails). A node fails at random (~30% of the bench cluster: tainted pools, full nodes),
-  // so a branch per verdict mispredicted often.
-  for (let i = 0; i < n; i++) {
+  // Four nodes at a time (i32x4 / two f64x2 per column) wherever the scan order runs over four
+  // consecutive slots — nearly always: nodes join zone by zone round-robin, so the order is mostly
+  // slot order — for the checks that vectorize: unschedulable, one taint word, label affinity of
+  // up to two expressions that compare the label with at most four values (Eq, Ne, Exists,
+  // DoesNotExist, In/NotIn/Gt/Lt with ≤ 4 matching values), resources. Host ports, a spec.nodeName,
+  // larger value sets and the last feasible nodes go node by node.
+  let quadAff = affMode == 0;
+  let m10 = zeroV(), m11 = zeroV(), m12 = zeroV(), m13 = zeroV(), flip1 = zeroV();
+  let m20 = zeroV(), m21 = zeroV(), m22 = zeroV(), m23 = zeroV(), flip2 = zeroV();
+  if (affMode == 1 || affMode == 2) {
+    quadAff = decodeMembers(gAffE1);
+    m10 = i32x4.splat(gMem0); m11 = i32x4.splat(gMem1); m12 = i32x4.splat(gMem2); m13 = i32x4.splat(gMem3); flip1 = i32x4.splat(gMemFlip);
+    if (affMode == 2) {
+      quadAff = quadAff && decodeMembers(gAffE2);
+      m20 = i32x4.splat(gMem0); m21 = i32x4.splat(gMem1); m22 = i32x4.splat(gMem2); m23 = i32x4.splat(gMem3); flip2 = i32x4.splat(gMemFlip);
+    }
+  }
+  const quad = !hasPorts && nodeName == -1 && quadAff;
+  const iota = i32x4(0, 1, 2, 3);
+  const zero = i32x4.splat(0);
+  const one = i32x4.splat(1);
+  const vUnschedMask = i32x4.splat(<i32>unschedMask);
+  const vBlock0 = i32x4.splat(<i32>block0);
+  const vPodsBit = i32x4.splat(<i32>podsBit);
+  const vRb0 = i32x4.splat(<i32>rb0), vRb1 = i32x4.splat(<i32>rb1), vRb2 = i32x4.splat(<i32>rb2);
+  const vRq0 = f64x2.splat(rq0), vRq1 = f64x2.splat(rq1), vRq2 = f64x2.splat(rq2);
+  const fOne = f64x2.splat(1);
+  const vAff = i32x4.splat(<i32>RB_AFFINITY), vTaint = i32x4.splat(<i32>RB_TAINT), vUnsched = i32x4.splat(<i32>RB_UNSCHEDULABLE);
+  let i = 0;
+  while (i < n) {
+    if (quad && i + 4 <= n && pos + 4 <= n) {
+      const s = i32At(order, pos);
+      if (v128.all_true<i32>(i32x4.eq(v128.load(order + (<usize>pos << 2)), i32x4.add(i32x4.splat(s), iota)))) {
+        const so = <usize>s << 2;
+        const s8 = <usize>s << 3;
+        // NodeResourcesFit: two f64x2 compares per resource, narrowed to one i32 mask per node
+        let fit = v128.and(v128.shuffle<i32>(f64x2.lt(v128.load(podsF + s8), fOne), f64x2.lt(v128.load(podsF + s8, 16), fOne), 0, 2, 4, 6), vPodsBit);
+        fit = v128.or(fit, v128.and(v128.shuffle<i32>(f64x2.gt(vRq0, v128.load(rf0 + s8)), f64x2.gt(vRq0, v128.load(rf0 + s8, 16)), 0, 2, 4, 6), vRb0));
+        fit = v128.or(fit, v128.and(v128.shuffle<i32>(f64x2.gt(vRq1, v128.load(rf1 + s8)), f64x2.gt(vRq1, v128.load(rf1 + s8, 16)), 0, 2, 4, 6), vRb1));
+        fit = v128.or(fit, v128.and(v128.shuffle<i32>(f64x2.gt(vRq2, v128.load(rf2 + s8)), f64x2.gt(vRq2, v128.load(rf2 + s8, 16)), 0, 2, 4, 6), vRb2));
+        let r = fit;
+        if (affMode == 1 || affMode == 2) {
+          const l1 = v128.load(row1 + so);
+          let fail = v128.xor(v128.or(v128.or(i32x4.eq(l1, m10), i32x4.eq(l1, m11)), v128.or(i32x4.eq(l1, m12), i32x4.eq(l1, m13))), flip1);
+          if (affMode == 2) {
+            const l2 = v128.load(row2 + so);
+            fail = v128.or(fail, v128.xor(v128.or(v128.or(i32x4.eq(l2, m20), i32x4.eq(l2, m21)), v128.or(i32x4.eq(l2, m22), i32x4.eq(l2, m23))), flip2));
+          }
+          r = v128.bitselect(vAff, r, fail);
+        }
+        if (oneTaintWord) r = v128.bitselect(vTaint, r, v128.not(i32x4.eq(v128.and(v128.load(taints + so), vBlock0), zero)));
+        const fl = i32x4.extend_low_i16x8_u(i16x8.extend_low_i8x16_u(v128.load32_zero(flagsCol + <usize>s)));
+        r = v128.bitselect(vUnsched, r, v128.not(i32x4.eq(v128.and(fl, vUnschedMask), zero)));
+        const ok = i32x4.eq(r, zero);
+        const nOk = <i32>popcnt<u32>(i32x4.bitmask(ok));
+        if (feasibleCount + nOk < toFind) {
+          // status 1 (feasible) or 2 per node, as four bytes
+          const st = i32x4.sub(one, v128.not(ok)); // 1 - (-1) = 2 where a check failed
+          store<u32>(status + <usize>s, i32x4.extract_lane(i8x16.narrow_i16x8_u(i16x8.narrow_i32x4_u(st, st), zero), 0));
+          v128.store(reasonsCol + so, r);
+          store<i32>(feasible + (<usize>feasibleCount << 2), s);
+          feasibleCount += i32x4.extract_lane(ok, 0) & 1;
+          store<i32>(feasible + (<usize>feasibleCount << 2), s + 1);
+          feasibleCount += i32x4.extract_lane(ok, 1) & 1;
+          store<i32>(feasible + (<usize>feasibleCount << 2), s + 2);
+          feasibleCount += i32x4.extract_lane(ok, 2) & 1;
+          store<i32>(feasible + (<usize>feasibleCount << 2), s + 3);
+          feasibleCount += i32x4.extract_lane(ok, 3) & 1;
+          pos += 4;
+          if (pos == n) pos = 0;
+          i += 4;
+          processed = i;
+          continue;
+        }
+        // the window closes inside these four: node by node, to stop at the exact one
+      }
+    }
+    // Branch-free per node: every check is evaluated and the first failing one picked with
+    // selects, and the feasible list is appended unconditionally (the slot is overwritten when the
+    // node fails). A node fails at random (~30% of the bench cluster: tainted pools, full nodes),
+    // so a branch per verdict mispredicted often.
     const s = i32At(order, pos);
     pos++;
     if (pos == n) pos = 0;
-    processed = i + 1;
+    i++;
+    processed = i;
     const so = <usize>s << 2;
     const s8 = <usize>s << 3;
     let fit: u32 = select<u32>(podsBit, 0, 1 > load<f64>(podsF + s8));

@@ -507,7 +507,8 @@ export function compilePod(table: NodeTable, pod: Pod, scoring: ResolvedScoring 
       if (x.set) {
         for (const v of x.set) u32[(setAt >> 2) + ((v + 1) >>> 5)] |= 1 << ((v + 1) & 31);
         i32[at + 2] = setAt;
-        setAt += pad8(((table.labelValues[x.key].size + 1 + 31) >>> 5) * 4);
+        i32[at + 3] = (table.labelValues[x.key].size + 1 + 31) >>> 5; // the bitset's words
+        setAt += pad8(i32[at + 3] * 4);
       } else i32[at + 2] = x.arg;
     }
     let first = selCount;
