@@ -670,8 +670,10 @@ let gTaintListed: i32 = 0;
 @inline function imagePick(row0: usize, row1: usize, two: bool, v1: i32, v2: i32, v3: i32, s: i32): i32 {
   const word = <usize>(<u32>s >>> 5) << 2;
   const bit: u32 = <u32>1 << (<u32>s & 31);
-  const m = ((load<u32>(row0 + word) & bit) != 0 ? 1 : 0) | (two && (load<u32>(row1 + word) & bit) != 0 ? 2 : 0);
-  return m == 0 ? 0 : m == 1 ? v1 : m == 2 ? v2 : v3;
+  // selects, not branches: which nodes hold the image is random
+  const h0 = (load<u32>(row0 + word) & bit) != 0;
+  const h1 = two && (load<u32>(row1 + word) & bit) != 0;
+  return select<i32>(select<i32>(v3, v1, h1), select<i32>(v2, 0, h1), h0);
 }
 
 /**
@@ -731,8 +733,9 @@ function fusedTotals(
       // BalancedAllocation: a value within 1e-9 of an integer goes to the scalar path
       const x0 = f64x2.add(pairLoad(req, a0, b0), balReq0);
       const x1 = f64x2.add(pairLoad(req, a0 + rowM, b0 + rowM), balReq1);
-      const g0 = f64x2.min(f64x2.mul(x0, ic), one);
-      const g1 = f64x2.min(f64x2.mul(x1, im), one);
+      // pmin (one minpd): the products are finite and non-negative, so min's NaN/-0 rules never apply
+      const g0 = f64x2.pmin(f64x2.mul(x0, ic), one);
+      const g1 = f64x2.pmin(f64x2.mul(x1, im), one);
       // |g0 - g1| / 2 — multiplying by 0.5 is exact, the same value as the division
       const v = f64x2.mul(f64x2.sub(one, f64x2.abs(f64x2.mul(f64x2.sub(g0, g1), half))), hundred);
       t = f64x2.trunc(v);

@@ -105,6 +105,26 @@ describe('NodeResourcesFit LeastAllocated: exact floors at the arithmetic edges 
     const t = runBoth(nodes, existing, pod, {}, { ...scoreAll, output: 'total' });
     for (const n of N12) expect(t.nodes.get(n)!.total).toBe(300 + 50 + r.nodes.get(n)!.raw[BAL]);
   });
+  // a node overcommitted on memory (its pods request more than it has; e.g. allocatable shrank
+  // after they were bound) still passes a pod that requests no memory: BalancedAllocation clamps the
+  // memory fraction to 1, in the paired step too (the value is not near an integer, so the pair
+  // stays in f64x2 lanes) — unclamped, 1.5 would give |0.1234 − 1.5|/2 = 0.6883 → 31
+  it('BalancedAllocation clamps a fraction above 1 on an overcommitted node, paired step included', () => {
+    const nodes = [makeResNode('node1', 10000, 1000), makeResNode('node2', 10000, 1000)];
+    const existing = [makePod({ node: 'node1', reqs: [{ cpu: '0', memory: '1500' }] }), makePod({ node: 'node2', reqs: [{ cpu: '0', memory: '1500' }] })];
+    const pod = makePod({ reqs: [{ cpu: '1234m', memory: '0' }] });
+    const r = runBoth(nodes, existing, pod, {}, scoreAll);
+    expect(rawScores(r, BAL, N12)).toEqual([56, 56]); // (1 − |0.1234 − 1| / 2) × 100 = 56.17
+    const t = runBoth(nodes, existing, pod, {}, { ...scoreAll, output: 'total' });
+    for (const n of N12) expect(t.nodes.get(n)!.total).toBe(300 + r.nodes.get(n)!.raw[FIT] + 56);
+    // and overcommitted on cpu, for a pod that requests memory only
+    const cpuNodes = [makeResNode('node1', 1000, 10000), makeResNode('node2', 1000, 10000)];
+    const cpuHeavy = [makePod({ node: 'node1', reqs: [{ cpu: '1500m', memory: '0' }] }), makePod({ node: 'node2', reqs: [{ cpu: '1500m', memory: '0' }] })];
+    const memPod = makePod({ reqs: [{ cpu: '0', memory: '1234' }] });
+    expect(rawScores(runBoth(cpuNodes, cpuHeavy, memPod, {}, scoreAll), BAL, N12)).toEqual([56, 56]);
+    const tc = runBoth(cpuNodes, cpuHeavy, memPod, {}, { ...scoreAll, output: 'total' });
+    expect(N12.map((n) => tc.nodes.get(n)!.total)).toEqual(N12.map((n) => 300 + runBoth(cpuNodes, cpuHeavy, memPod, {}, scoreAll).nodes.get(n)!.raw[FIT] + 56));
+  });
 });
 
 
