@@ -688,8 +688,12 @@ let gTaintListed: i32 = 0;
 function fusedTotals(
   alloc: usize, inv: usize, req: usize, nzCpu: usize, nzMem: usize, cap: i32,
   feasible: usize, fc: i32, totalCol: usize, base: i32, wFit: i32, wBal: i32, wImg: i32,
-  taints: usize, p0: u32, rawTaint: usize, list: usize, query: usize,
+  taints: usize, p0: u32, rawTaint: usize, list: usize, query: usize, images: usize, nodeWords: i32,
 ): i32 {
+  // BalancedAllocation off (weight 0, or a best-effort pod: PreScore skips it)
+  const bal = wBal != 0;
+  // more than two pod images: the general per-node sum instead of the per-call score table
+  const imgGeneral = wImg != 0 && gImgNum > 2;
   const rowM = <usize>cap << 3;
   const zero = f64x2.splat(0);
   const one = f64x2.splat(1);
@@ -706,7 +710,7 @@ function fusedTotals(
   const fitW0 = f64x2.splat(gFitW0);
   const fitW1 = f64x2.splat(gFitW1);
   const fitWsInv = f64x2.splat(gFitWsInv);
-  const doImg = wImg != 0 && gImgNum > 0;
+  const doImg = wImg != 0 && gImgNum > 0 && gImgNum <= 2;
   const two = gImgNum == 2;
   const row0 = gImgRow0;
   const row1 = gImgRow1;
@@ -730,17 +734,19 @@ function fusedTotals(
     if (simd) {
       const ic = pairLoad(inv, a0, b0);
       const im = pairLoad(inv, a0 + rowM, b0 + rowM);
-      // BalancedAllocation: a value within 1e-9 of an integer goes to the scalar path
-      const x0 = f64x2.add(pairLoad(req, a0, b0), balReq0);
-      const x1 = f64x2.add(pairLoad(req, a0 + rowM, b0 + rowM), balReq1);
-      // pmin (one minpd): the products are finite and non-negative, so min's NaN/-0 rules never apply
-      const g0 = f64x2.pmin(f64x2.mul(x0, ic), one);
-      const g1 = f64x2.pmin(f64x2.mul(x1, im), one);
-      // |g0 - g1| / 2 — multiplying by 0.5 is exact, the same value as the division
-      const v = f64x2.mul(f64x2.sub(one, f64x2.abs(f64x2.mul(f64x2.sub(g0, g1), half))), hundred);
-      t = f64x2.trunc(v);
-      const fr = f64x2.sub(v, t);
-      simd = v128.all_true<i64>(v128.and(f64x2.gt(fr, lo), f64x2.lt(fr, hi)));
+      if (bal) {
+        // BalancedAllocation: a value within 1e-9 of an integer goes to the scalar path
+        const x0 = f64x2.add(pairLoad(req, a0, b0), balReq0);
+        const x1 = f64x2.add(pairLoad(req, a0 + rowM, b0 + rowM), balReq1);
+        // pmin (one minpd): the products are finite and non-negative, so min's NaN/-0 rules never apply
+        const g0 = f64x2.pmin(f64x2.mul(x0, ic), one);
+        const g1 = f64x2.pmin(f64x2.mul(x1, im), one);
+        // |g0 - g1| / 2 — multiplying by 0.5 is exact, the same value as the division
+        const v = f64x2.mul(f64x2.sub(one, f64x2.abs(f64x2.mul(f64x2.sub(g0, g1), half))), hundred);
+        t = f64x2.trunc(v);
+        const fr = f64x2.sub(v, t);
+        simd = v128.all_true<i64>(v128.and(f64x2.gt(fr, lo), f64x2.lt(fr, hi)));
+      }
       // LeastAllocated, floors as floorDivSmall
       const rc = f64x2.add(fitReq0, pairLoad(nzCpu, a0, b0));
       const rm = f64x2.add(fitReq1, pairLoad(nzMem, a0, b0));
@@ -756,16 +762,23 @@ function fusedTotals(
     } else {
       fitA = fitFast(alloc, inv, nzCpu, nzMem, cap, sA);
       fitB = fitFast(alloc, inv, nzCpu, nzMem, cap, sB);
-      balA = balancedFast(alloc, inv, req, cap, sA);
-      if (balA < 0) balA = balancedGeneral(query, alloc, req, cap, sA);
-      balB = balancedFast(alloc, inv, req, cap, sB);
-      if (balB < 0) balB = balancedGeneral(query, alloc, req, cap, sB);
+      balA = 0;
+      balB = 0;
+      if (bal) {
+        balA = balancedFast(alloc, inv, req, cap, sA);
+        if (balA < 0) balA = balancedGeneral(query, alloc, req, cap, sA);
+        balB = balancedFast(alloc, inv, req, cap, sB);
+        if (balB < 0) balB = balancedGeneral(query, alloc, req, cap, sB);
+      }
     }
     let totA = base + wFit * fitA + wBal * balA;
     let totB = base + wFit * fitB + wBal * balB;
     if (doImg) {
       totA += imagePick(row0, row1, two, img1, img2, img3, sA);
       totB += imagePick(row0, row1, two, img1, img2, img3, sB);
+    } else if (imgGeneral) {
+      totA += wImg * imageGeneral(images, nodeWords, sA);
+      totB += wImg * imageGeneral(images, nodeWords, sB);
     }
     store<i32>(totalCol + (<usize>sA << 2), totA);
     store<i32>(totalCol + (<usize>sB << 2), totB);
@@ -780,10 +793,14 @@ function fusedTotals(
   }
   for (; i < fc; i++) {
     const s = i32At(feasible, i);
-    let b = balancedFast(alloc, inv, req, cap, s);
-    if (b < 0) b = balancedGeneral(query, alloc, req, cap, s);
+    let b = 0;
+    if (bal) {
+      b = balancedFast(alloc, inv, req, cap, s);
+      if (b < 0) b = balancedGeneral(query, alloc, req, cap, s);
+    }
     let tot = base + wFit * fitFast(alloc, inv, nzCpu, nzMem, cap, s) + wBal * b;
     if (doImg) tot += imagePick(row0, row1, two, img1, img2, img3, s);
+    else if (imgGeneral) tot += wImg * imageGeneral(images, nodeWords, s);
     store<i32>(totalCol + (<usize>s << 2), tot);
     if (doTaint) {
       const c = <i32>popcnt<u32>(load<u32>(taints + (<usize>s << 2)) & p0);
@@ -1126,7 +1143,7 @@ export function filterAndScore(table: usize, query: usize, out: usize, start: i3
   // the default profile in total-only mode: LeastAllocated + BalancedAllocation over cpu and
   // memory, ImageLocality and the PreferNoSchedule count in ONE loop — they read the same
   // allocatable and 1/allocatable cells
-  const fused = !writeRaw && doFit && gFitFast && doBal && gBalFast && (!doImg || gImgNum <= 2);
+  const fused = !writeRaw && doFit && gFitFast && (!doBal || gBalFast);
   const fusedTaint = fused && doTaint && taintWords == 1;
   let taintListed = 0;
   let fusedMaxTaint = 0;
@@ -1167,8 +1184,8 @@ export function filterAndScore(table: usize, query: usize, out: usize, start: i3
   if (fused) {
     // the taint-count list goes to the NORM region, which total-only mode does not write
     fusedMaxTaint = fusedTotals(alloc, allocInv, req, nzCpu, nzMem, cap, feasible, fc, totalCol,
-      constTotal + (fusedTaint ? wTaint * 100 : 0), wFit, wBal, doImg ? wImg : 0,
-      taints, fusedTaint ? load<u32>(prefer) : 0, rawTaint, norm, query);
+      constTotal + (fusedTaint ? wTaint * 100 : 0), wFit, doBal ? wBal : 0, doImg ? wImg : 0,
+      taints, fusedTaint ? load<u32>(prefer) : 0, rawTaint, norm, query, images, nodeWords);
     taintListed = gTaintListed;
     acc = true;
   }
