@@ -109,24 +109,27 @@ interface Term {
 const TRUE: Expr = { op: L.OP_TRUE, key: 0, arg: 0 };
 const FALSE: Expr = { op: L.OP_FALSE, key: 0, arg: 0 };
 
-function labelExpr(table: NodeTable, r: NodeSelectorRequirement, where: string): Expr {
+/** where a requirement sits, for error messages: built only when one is thrown */
+type Where = () => string;
+
+function labelExpr(table: NodeTable, r: NodeSelectorRequirement, where: Where): Expr {
   const values = r.values ?? [];
   switch (r.operator) {
     case 'In':
     case 'NotIn':
-      if (values.length === 0) throw new PodQueryError(`${where}: for 'in', 'notin' operators, values set can't be empty`);
+      if (values.length === 0) throw new PodQueryError(`${where()}: for 'in', 'notin' operators, values set can't be empty`);
       break;
     case 'Exists':
     case 'DoesNotExist':
-      if (values.length !== 0) throw new PodQueryError(`${where}: values set must be empty for exists and does not exist`);
+      if (values.length !== 0) throw new PodQueryError(`${where()}: values set must be empty for exists and does not exist`);
       break;
     case 'Gt':
     case 'Lt':
-      if (values.length !== 1) throw new PodQueryError(`${where}: for 'Gt', 'Lt' operators, exactly one value is required`);
-      if (parseInt64(values[0]) === undefined) throw new PodQueryError(`${where}: for 'Gt', 'Lt' operators, the value must be an integer`);
+      if (values.length !== 1) throw new PodQueryError(`${where()}: for 'Gt', 'Lt' operators, exactly one value is required`);
+      if (parseInt64(values[0]) === undefined) throw new PodQueryError(`${where()}: for 'Gt', 'Lt' operators, the value must be an integer`);
       break;
     default:
-      throw new PodQueryError(`${where}: ${JSON.stringify(r.operator)} is not a valid label selector operator`);
+      throw new PodQueryError(`${where()}: ${JSON.stringify(r.operator)} is not a valid label selector operator`);
   }
   const k = table.labelKeys.get(r.key);
   if (k < 0) {
@@ -141,7 +144,11 @@ function labelExpr(table: NodeTable, r: NodeSelectorRequirement, where: string):
       return { op: L.OP_NOT_EXISTS, key: k, arg: 0 };
     case 'In':
     case 'NotIn': {
-      const ids = [...new Set(values.map((v) => dict.get(v)).filter((v) => v >= 0))];
+      const ids: number[] = [];
+      for (const v of values) {
+        const id = dict.get(v);
+        if (id >= 0 && !ids.includes(id)) ids.push(id);
+      }
       const neg = r.operator === 'NotIn';
       if (ids.length === 0) return neg ? TRUE : FALSE;
       if (ids.length === 1) return { op: neg ? L.OP_NE : L.OP_EQ, key: k, arg: ids[0] + 1 };
@@ -162,10 +169,10 @@ function labelExpr(table: NodeTable, r: NodeSelectorRequirement, where: string):
   }
 }
 
-function fieldExpr(table: NodeTable, r: NodeSelectorRequirement, where: string): Expr {
+function fieldExpr(table: NodeTable, r: NodeSelectorRequirement, where: Where): Expr {
   const values = r.values ?? [];
-  if (r.operator !== 'In' && r.operator !== 'NotIn') throw new PodQueryError(`${where}.operator: ${JSON.stringify(r.operator)} is not a valid selector operator`);
-  if (values.length !== 1) throw new PodQueryError(`${where}.values: must have one element`);
+  if (r.operator !== 'In' && r.operator !== 'NotIn') throw new PodQueryError(`${where()}.operator: ${JSON.stringify(r.operator)} is not a valid selector operator`);
+  if (values.length !== 1) throw new PodQueryError(`${where()}.values: must have one element`);
   const neg = r.operator === 'NotIn';
   if (r.key !== 'metadata.name') {
     // a node's only field is metadata.name; any other field reads as ""
@@ -181,16 +188,22 @@ function isEmptyTerm(t: NodeSelectorTerm | undefined): boolean {
 }
 
 /** null when the term can never match; throws PodQueryError on invalid requirements */
-function compileTerm(table: NodeTable, t: NodeSelectorTerm, where: string): Expr[] | null {
+function compileTerm(table: NodeTable, t: NodeSelectorTerm, where: Where): Expr[] | null {
   const out: Expr[] = [];
-  const add = (e: Expr) => {
-    if (e.op === L.OP_FALSE) return false;
-    if (e.op !== L.OP_TRUE) out.push(e);
-    return true;
-  };
   let ok = true;
-  (t.matchExpressions ?? []).forEach((r, i) => { ok = add(labelExpr(table, r, `${where}.matchExpressions[${i}]`)) && ok; });
-  (t.matchFields ?? []).forEach((r, i) => { ok = add(fieldExpr(table, r, `${where}.matchFields[${i}]`)) && ok; });
+  // every requirement is validated even after one can never match (its error must still surface)
+  const exprs = t.matchExpressions ?? [];
+  for (let i = 0; i < exprs.length; i++) {
+    const e = labelExpr(table, exprs[i], () => `${where()}.matchExpressions[${i}]`);
+    if (e.op === L.OP_FALSE) ok = false;
+    else if (e.op !== L.OP_TRUE) out.push(e);
+  }
+  const fields = t.matchFields ?? [];
+  for (let i = 0; i < fields.length; i++) {
+    const e = fieldExpr(table, fields[i], () => `${where()}.matchFields[${i}]`);
+    if (e.op === L.OP_FALSE) ok = false;
+    else if (e.op !== L.OP_TRUE) out.push(e);
+  }
   return ok ? out : null;
 }
 
@@ -347,14 +360,14 @@ export function compilePod(table: NodeTable, pod: Pod, scoring: ResolvedScoring 
   let prefs: Term[] | undefined;
   const nodeAffinity = spec.affinity?.nodeAffinity;
   if (nodeAffinity) {
-    const name = `pod ${pod.metadata?.namespace ?? 'default'}/${pod.metadata?.name ?? '?'}`;
+    const name = () => `pod ${pod.metadata?.namespace ?? 'default'}/${pod.metadata?.name ?? '?'}`;
     const required = nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution;
     if (required) {
       flags |= L.QF_HAS_REQUIRED;
       terms = [];
       (required.nodeSelectorTerms ?? []).forEach((t, i) => {
         if (isEmptyTerm(t)) return; // an empty term selects no objects
-        const where = `${name}: spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[${i}]`;
+        const where = () => `${name()}: spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[${i}]`;
         try {
           const c = compileTerm(table, t, where);
           if (c) terms!.push(c);
@@ -368,7 +381,7 @@ export function compilePod(table: NodeTable, pod: Pod, scoring: ResolvedScoring 
     prefs = [];
     (nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution ?? []).forEach((p, i) => {
       if (!p.weight || isEmptyTerm(p.preference)) return;
-      const c = compileTerm(table, p.preference, `${name}: spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[${i}].preference`);
+      const c = compileTerm(table, p.preference, () => `${name()}: spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[${i}].preference`);
       if (c) prefs!.push({ exprs: c, weight: p.weight });
     });
   }

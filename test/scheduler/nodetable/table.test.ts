@@ -272,3 +272,28 @@ describe('compilePod fast paths', () => {
     expect(a.usedPorts(a.nodeIndex('plain'))).toEqual([]);
   });
 });
+
+describe('compilePod errors name the pod and the field', () => {
+  const t = new NodeTable();
+  t.addNode(makeNode('n1', { labels: { zone: 'a' }, capacity: { cpu: '1', memory: '1Gi', pods: '10' } }));
+  it('an invalid preferred term throws PodQueryError with its path', () => {
+    const pod = makePod({ name: 'bad-pref', affinity: { nodeAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [
+      { weight: 1, preference: { matchExpressions: [{ key: 'zone', operator: 'In', values: ['a'] }] } },
+      { weight: 2, preference: { matchExpressions: [{ key: 'zone', operator: 'Exists' }, { key: 'zone', operator: 'In', values: [] }] } },
+    ] } } });
+    expect(() => compilePod(t, pod)).toThrow("pod default/bad-pref: spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[1].preference.matchExpressions[1]: for 'in', 'notin' operators, values set can't be empty");
+  });
+  it('an invalid required term is skipped and reported (upstream LazyErrorNodeSelector)', () => {
+    const pod = makePod({ name: 'bad-req', affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [
+      { matchExpressions: [{ key: 'zone', operator: 'Gt', values: ['x'] }] },
+      { matchFields: [{ key: 'metadata.name', operator: 'Exists' as never }] },
+      { matchExpressions: [{ key: 'zone', operator: 'In', values: ['a'] }] },
+    ] } } } });
+    const q = compilePod(t, pod);
+    expect(q.affinityErrors).toEqual([
+      "pod default/bad-req: spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0]: for 'Gt', 'Lt' operators, the value must be an integer",
+      'pod default/bad-req: spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[1].matchFields[0].operator: "Exists" is not a valid selector operator',
+    ]);
+    expect(outcome(t, pod).get('n1')!.startsWith('1|')).toBe(true); // the valid third term matches
+  });
+});
