@@ -87,6 +87,10 @@ export interface KernelRun {
   status: Uint8Array;
   /** the run also wrote NormalizeScore and the weighted totals of the node-local plugins */
   totals?: boolean;
+  /** the raw score columns are valid for the feasible nodes (a window run writes them on demand) */
+  raw: boolean;
+  /** window runs: the numNodesToFind they were called with (to repeat the same window) */
+  toFind?: number;
 }
 
 const RUN_KEY = 'NodeLocalKernelRun';
@@ -139,20 +143,33 @@ export class NodeLocalRunner {
     const q = this.compile(pod);
     this.engine.kernel.filterAndScore(this.engine.table, q, this.engine.out, { allReasons: true, output: 'raw' });
     const out = this.engine.out;
-    const run: KernelRun = { full: true, processed: this.engine.table.size, start: 0, generation: this.engine.table.generation, reasons: out.reasons, status: out.status };
+    const run: KernelRun = { full: true, processed: this.engine.table.size, start: 0, generation: this.engine.table.generation, reasons: out.reasons, status: out.status, raw: true };
     state.write(RUN_KEY, run);
     return run;
   }
 
-  /** the fast path: upstream's sampling window done inside the kernel */
+  /**
+   * The fast path: upstream's sampling window done inside the kernel. Output 'total' — the totals
+   * and the best node the fast scorer takes; when the cycle needs the per-plugin scores instead (a
+   * cross-pod or user score plugin is active, explain), {@link rawForWindow} repeats the window in
+   * 'raw' mode.
+   */
   runWindow(state: CycleState, pod: Pod, start: number, numNodesToFind: number): KernelRun {
     const q = this.compile(pod);
-    // 'all': raw columns for the Score plugins, and the totals for the fast scorer
-    const processed = this.engine.kernel.filterAndScore(this.engine.table, q, this.engine.out, { start, numNodesToFind, output: 'all' });
+    const processed = this.engine.kernel.filterAndScore(this.engine.table, q, this.engine.out, { start, numNodesToFind, output: 'total' });
     const out = this.engine.out;
-    const run: KernelRun = { full: false, processed, start, generation: this.engine.table.generation, reasons: out.reasons, status: out.status, totals: true };
+    const run: KernelRun = { full: false, processed, start, generation: this.engine.table.generation, reasons: out.reasons, status: out.status, totals: true, raw: false, toFind: numNodesToFind };
     state.write(RUN_KEY, run);
     return run;
+  }
+
+  /** the window's raw score columns: the same window (same table, same query) again in 'raw' mode */
+  rawForWindow(state: CycleState, pod: Pod, run: KernelRun): void {
+    const q = this.compile(pod);
+    const processed = this.engine.kernel.filterAndScore(this.engine.table, q, this.engine.out, { start: run.start, numNodesToFind: run.toFind, output: 'raw' });
+    if (processed !== run.processed) throw new Error(`kubesim: repeating the kernel window gave ${processed} nodes, not ${run.processed}`);
+    // 'raw' does not write the totals: the fast scorer must not read them any more
+    state.write(RUN_KEY, { ...run, raw: true, totals: false });
   }
 
   /** the status a node-local filter plugin returns for a node, from the reason bits */
@@ -247,6 +264,7 @@ export class NodeLocalPlugin implements FilterPlugin, ScorePlugin, EnqueueExtens
     const run = state.tryRead<KernelRun>(RUN_KEY);
     // (raw columns are valid for every node the run found feasible)
     if (!run || run.generation !== this.runner.engine.table.generation) this.runner.ensureFull(state, pod);
+    else if (!run.raw) this.runner.rawForWindow(state, pod, run);
     const col = this.runner.engine.out.raw(SCORE_INDEX[this.name]);
     for (let i = 0; i < nodes.length; i++) out[i] = col[nodes[i].slot];
   }
