@@ -161,6 +161,21 @@ export function zoneKey(node: Node): string {
   return `${region}:\x00:${zone}`;
 }
 
+/**
+ * `list` with `ni` inserted at its place in node order (delta +1) or removed (−1). A new array:
+ * a caller may still be iterating the old one (a plugin that adds pods while it walks the list).
+ */
+function toggled(list: readonly NodeInfo[], ni: NodeInfo, delta: 1 | -1): NodeInfo[] {
+  if (delta < 0) return list.filter((n) => n !== ni);
+  let lo = 0, hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (list[mid].index < ni.index) lo = mid + 1;
+    else hi = mid;
+  }
+  return [...list.slice(0, lo), ni, ...list.slice(lo)];
+}
+
 /** Receives every change to the snapshot (the NodeTable adapter mirrors them into columns). */
 export interface SnapshotListener {
   nodeAdded?(ni: NodeInfo): void;
@@ -179,6 +194,14 @@ export class ClusterSnapshot {
   private readonly byName = new Map<string, NodeInfo>();
   private readonly zones = new Map<string, NodeInfo[]>();
   private ordered: NodeInfo[] | null = [];
+  /**
+   * havePodsWithAffinity / havePodsWithRequiredAntiAffinity, in node order, kept incrementally:
+   * a node enters or leaves only when its first such pod arrives or its last leaves (most pods
+   * have no pod affinity, so most adds and removes touch nothing); null = rebuild from list()
+   * (after nodes were added, removed or re-zoned, which reorders the list).
+   */
+  private withAffinity: NodeInfo[] | null = null;
+  private withRequiredAnti: NodeInfo[] | null = null;
   /** pods whose node is not (yet) known: kept so that they count once the node arrives */
   private readonly podNode = new Map<string, string>();
   private readonly orphanPods = new Map<string, PodInfo[]>();
@@ -217,13 +240,29 @@ export class ClusterSnapshot {
     return this.byName.get(name);
   }
 
-  /** nodes hosting at least one pod with (anti-)affinity */
-  havePodsWithAffinity(): NodeInfo[] {
-    return this.list().filter((n) => n.podsWithAffinity.length > 0);
+  /** nodes hosting at least one pod with (anti-)affinity, in node order (do not modify) */
+  havePodsWithAffinity(): readonly NodeInfo[] {
+    return (this.withAffinity ??= this.list().filter((n) => n.podsWithAffinity.length > 0));
   }
 
-  havePodsWithRequiredAntiAffinity(): NodeInfo[] {
-    return this.list().filter((n) => n.podsWithRequiredAntiAffinity.length > 0);
+  /** nodes hosting at least one pod with required anti-affinity, in node order (do not modify) */
+  havePodsWithRequiredAntiAffinity(): readonly NodeInfo[] {
+    return (this.withRequiredAnti ??= this.list().filter((n) => n.podsWithRequiredAntiAffinity.length > 0));
+  }
+
+  /** the node order changed: every index-ordered derived list is rebuilt on next use */
+  private reordered(): void {
+    this.ordered = null;
+    this.withAffinity = null;
+    this.withRequiredAnti = null;
+  }
+
+  /** keeps the derived lists in step after a pod joined (+1) or left (-1) a node */
+  private trackAffinity(pi: PodInfo, ni: NodeInfo, delta: 1 | -1): void {
+    // a node enters a list with its first such pod and leaves it with its last
+    const edge = delta > 0 ? 1 : 0;
+    if (pi.hasAffinity && this.withAffinity && ni.podsWithAffinity.length === edge) this.withAffinity = toggled(this.withAffinity, ni, delta);
+    if (pi.hasRequiredAntiAffinity && this.withRequiredAnti && ni.podsWithRequiredAntiAffinity.length === edge) this.withRequiredAnti = toggled(this.withRequiredAnti, ni, delta);
   }
 
   setNamespace(ns: Namespace): void {
@@ -240,7 +279,7 @@ export class ClusterSnapshot {
     let zl = this.zones.get(z);
     if (!zl) { zl = []; this.zones.set(z, zl); }
     zl.push(ni);
-    this.ordered = null;
+    this.reordered();
     for (const l of this.listeners) l.nodeAdded?.(ni);
     for (const pi of this.orphanPods.get(name) ?? []) this.attach(pi, ni);
     this.orphanPods.delete(name);
@@ -257,7 +296,7 @@ export class ClusterSnapshot {
       let zl = this.zones.get(z);
       if (!zl) { zl = []; this.zones.set(z, zl); }
       zl.push(ni);
-      this.ordered = null;
+      this.reordered();
     }
     ni.node = node;
     ni.generation++;
@@ -269,7 +308,7 @@ export class ClusterSnapshot {
     if (!ni) return;
     this.byName.delete(name);
     this.removeFromZone(ni, zoneKey(ni.node));
-    this.ordered = null;
+    this.reordered();
     for (const l of this.listeners) l.nodeRemoved?.(ni);
     // pods stay known: if the node comes back they count again (upstream keeps "ghost" NodeInfos)
     if (ni.pods.length) this.orphanPods.set(name, [...ni.pods]);
@@ -301,6 +340,7 @@ export class ClusterSnapshot {
 
   private attach(pi: PodInfo, ni: NodeInfo): void {
     ni.addPod(pi);
+    this.trackAffinity(pi, ni, 1);
     for (const l of this.listeners) l.podAdded?.(pi, ni);
   }
 
@@ -311,7 +351,10 @@ export class ClusterSnapshot {
     const ni = this.byName.get(nodeName);
     if (ni) {
       const pi = ni.removePod(key);
-      if (pi) for (const l of this.listeners) l.podRemoved?.(pi, ni);
+      if (pi) {
+        this.trackAffinity(pi, ni, -1);
+        for (const l of this.listeners) l.podRemoved?.(pi, ni);
+      }
       return pi;
     }
     const orphans = this.orphanPods.get(nodeName);
