@@ -4,17 +4,25 @@
 import { describe, expect, it } from 'vitest';
 import { ClusterSnapshot, type NodeInfo } from '../../src/scheduler/framework/snapshot.js';
 import { Rng } from '../../src/util/rng.js';
+import { compileSelector } from '../../src/scheduler/framework/labels.js';
 import { makeNode, makePod, sel } from './builders.js';
 
 const names = (l: readonly NodeInfo[]) => l.map((n) => n.name);
 
 function expectLists(snap: ClusterSnapshot): void {
   const all = snap.list();
+  // the label index holds exactly the pods on listed nodes, each pointing at its node
+  for (const value of ['x', 'y']) {
+    const fromIndex = (snap.candidatePods(compileSelector({ matchLabels: { app: value } })) ?? []).flatMap((set) => [...set]);
+    const walked = all.flatMap((ni) => ni.pods.filter((p) => p.pod.metadata.labels?.app === value));
+    expect(fromIndex.map((p) => p.key).sort()).toEqual(walked.map((p) => p.key).sort());
+    for (const p of fromIndex) expect(p.node!.pods).toContain(p);
+  }
   expect(names(snap.havePodsWithAffinity())).toEqual(names(all.filter((n) => n.podsWithAffinity.length > 0)));
   expect(names(snap.havePodsWithRequiredAntiAffinity())).toEqual(names(all.filter((n) => n.podsWithRequiredAntiAffinity.length > 0)));
 }
 
-describe('ClusterSnapshot affinity node lists', () => {
+describe('ClusterSnapshot affinity node lists and label index', () => {
   it('equal the filtered node list after random pod and node changes', () => {
     const rng = new Rng(42);
     const snap = new ClusterSnapshot();
@@ -29,7 +37,7 @@ describe('ClusterSnapshot affinity node lists', () => {
       if (op < 5) {
         // bind a pod: plain, preferred (anti-)affinity only, or required anti-affinity
         const kind = rng.int(4);
-        const b = makePod(`p${seq++}`).label('app', 'x').node(nodeName(rng.int(34))); // some nodes do not exist (yet)
+        const b = makePod(`p${seq++}`).label('app', rng.pick(['x', 'y'])).node(nodeName(rng.int(34))); // some nodes do not exist (yet)
         if (kind === 1) b.preferredPodAffinity(5, term);
         if (kind === 2) b.podAntiAffinity(term);
         if (kind === 3) b.preferredPodAntiAffinity(3, term).podAffinity(term);

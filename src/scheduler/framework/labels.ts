@@ -17,6 +17,11 @@ export interface Selector {
   readonly empty: boolean;
   /** true for the selector that matches nothing (a nil selector) */
   readonly nothing: boolean;
+  /**
+   * The selector's `In` requirements (matchLabels included): every matching label set has one of
+   * each requirement's values, so an index by label value yields a superset of the matches.
+   */
+  readonly inRequirements?: readonly { readonly key: string; readonly values: ReadonlySet<string> }[];
 }
 
 interface Requirement {
@@ -27,7 +32,10 @@ interface Requirement {
 
 class RequirementSelector implements Selector {
   readonly nothing = false;
-  constructor(private readonly reqs: readonly Requirement[]) {}
+  readonly inRequirements: readonly Requirement[];
+  constructor(private readonly reqs: readonly Requirement[]) {
+    this.inRequirements = reqs.filter((r) => r.op === 'In');
+  }
   get empty(): boolean {
     return this.reqs.length === 0;
   }

@@ -225,17 +225,27 @@ export class InterPodAffinity implements PreFilterPlugin, FilterPlugin, PreScore
       m.set(value, (m.get(value) ?? 0) + delta);
     };
     const hard = this.hardPodAffinityWeight;
-    for (const ni of nodes) {
+    // the incoming pod's preferred terms against every existing pod: through the snapshot's label
+    // index when a term's selector has an In requirement (only pods carrying one of its values can
+    // match), else every pod of every node — the same (pod, term) pairs either way
+    const incoming = (t: WeightedAffinityTerm, sign: 1 | -1) => {
+      const visit = (ep: PodInfo, labels: Labels) => {
+        if (hasOwn.call(labels, t.topologyKey) && termMatches(t, ep.pod, undefined)) add(t.topologyKey, labels[t.topologyKey], sign * t.weight);
+      };
+      const candidates = this.snapshot.candidatePods(t.selector);
+      if (candidates) {
+        for (const set of candidates) for (const ep of set) { const labels = ep.node?.node.metadata.labels; if (labels) visit(ep, labels); }
+      } else {
+        for (const ni of nodes) { const labels = ni.node.metadata.labels; if (labels) for (const ep of ni.pods) visit(ep, labels); }
+      }
+    };
+    for (const t of prefAff) incoming(t, 1);
+    for (const t of prefAnti) incoming(t, -1);
+    // the existing pods' terms against the incoming pod (symmetry): only pods with affinity
+    for (const ni of this.snapshot.havePodsWithAffinity()) {
       const labels = ni.node.metadata.labels;
       if (!labels || !hasAnyKey(labels)) continue;
-      const podsToProcess = hasConstraints ? ni.pods : ni.podsWithAffinity;
-      for (let j = 0; j < podsToProcess.length; j++) {
-        const ep = podsToProcess[j];
-        // the incoming pod's preferred terms against the existing pod
-        for (const t of prefAff) if (hasOwn.call(labels, t.topologyKey) && termMatches(t, ep.pod, undefined)) add(t.topologyKey, labels[t.topologyKey], t.weight);
-        for (const t of prefAnti) if (hasOwn.call(labels, t.topologyKey) && termMatches(t, ep.pod, undefined)) add(t.topologyKey, labels[t.topologyKey], -t.weight);
-        if (!ep.hasAffinity) continue;
-        // the existing pod's terms against the incoming pod (symmetry)
+      for (const ep of ni.podsWithAffinity) {
         if (hard > 0) for (const t of ep.requiredAffinityTerms) if (hasOwn.call(labels, t.topologyKey) && termMatches(t, pod, nsLabels)) add(t.topologyKey, labels[t.topologyKey], hard);
         for (const t of ep.preferredAffinityTerms) if (hasOwn.call(labels, t.topologyKey) && termMatches(t, pod, nsLabels)) add(t.topologyKey, labels[t.topologyKey], t.weight);
         for (const t of ep.preferredAntiAffinityTerms) if (hasOwn.call(labels, t.topologyKey) && termMatches(t, pod, nsLabels)) add(t.topologyKey, labels[t.topologyKey], -t.weight);

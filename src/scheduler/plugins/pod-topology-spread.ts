@@ -97,6 +97,8 @@ class PreFilterState implements StateData {
 
 interface PreScoreState {
   constraints: Constraint[];
+  /** per constraint: matching pods per node from the label index (undefined: count at Score) */
+  nodeCounts: (Map<NodeInfo, number> | undefined)[];
   ignoredNodes: Set<string>;
   /** per constraint: topology value → matching pods (hostname constraints counted per node at Score) */
   topologyValueToPodCounts: Map<string, number>[];
@@ -111,14 +113,35 @@ function hasKeys(labels: Labels, constraints: readonly Constraint[]): boolean {
   return true;
 }
 
+/** upstream countPodsMatchSelector's condition for one pod */
+function podCounts(p: PodInfo, selector: Selector, ns: string): boolean {
+  // terminating pods do not count (kubernetes#87621)
+  return !p.pod.metadata.deletionTimestamp && (p.pod.metadata.namespace ?? 'default') === ns && selector.matches(p.pod.metadata.labels);
+}
+
 function countPodsMatchSelector(pods: readonly PodInfo[], selector: Selector, ns: string): number {
   let n = 0;
-  for (const p of pods) {
-    // terminating pods do not count (kubernetes#87621)
-    if (p.pod.metadata.deletionTimestamp || (p.pod.metadata.namespace ?? 'default') !== ns) continue;
-    if (selector.matches(p.pod.metadata.labels)) n++;
-  }
+  for (const p of pods) if (podCounts(p, selector, ns)) n++;
   return n;
+}
+
+/**
+ * countPodsMatchSelector for every node at once: through the snapshot's label index, only the
+ * pods carrying a value of one of the selector's In requirements are matched (upstream walks every
+ * pod of every node per constraint, per cycle). A node absent from the map has 0. Undefined when the
+ * selector has no In requirement — the caller counts node by node.
+ */
+function matchCountsByNode(snapshot: ClusterSnapshot, selector: Selector, ns: string): Map<NodeInfo, number> | undefined {
+  const candidates = snapshot.candidatePods(selector);
+  if (!candidates) return undefined;
+  const counts = new Map<NodeInfo, number>();
+  for (const set of candidates) {
+    for (const p of set) {
+      if (!p.node || !podCounts(p, selector, ns)) continue;
+      counts.set(p.node, (counts.get(p.node) ?? 0) + 1);
+    }
+  }
+  return counts;
 }
 
 /** topologyNormalizingWeight: ln(size + 2) */
@@ -250,6 +273,7 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
     if (constraints.length === 0) return SKIP;
     const ns = pod.metadata.namespace ?? 'default';
     const counts = constraints.map(() => new Map<string, number>());
+    const byNode = constraints.map((c) => matchCountsByNode(this.snapshot, c.selector, ns));
     const affinity = compileRequiredNodeAffinity(pod);
     for (const ni of nodes) {
       const labels = ni.labels;
@@ -258,7 +282,8 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
         const c = constraints[i];
         if (!this.matchNodeInclusionPolicies(c, pod, ni, affinity)) continue;
         const v = labels[c.topologyKey];
-        counts[i].set(v, (counts[i].get(v) ?? 0) + countPodsMatchSelector(ni.pods, c.selector, ns));
+        const m = byNode[i];
+        counts[i].set(v, (counts[i].get(v) ?? 0) + (m ? m.get(ni) ?? 0 : countPodsMatchSelector(ni.pods, c.selector, ns)));
       }
     }
     const paths = constraints.map((_, i) => {
@@ -325,8 +350,10 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
       throw e;
     }
     if (constraints.length === 0) return SKIP;
+    const ns = pod.metadata.namespace ?? 'default';
     const s: PreScoreState = {
       constraints,
+      nodeCounts: constraints.map((c) => matchCountsByNode(this.snapshot, c.selector, ns)),
       ignoredNodes: new Set(),
       topologyValueToPodCounts: constraints.map(() => new Map()),
       topologyNormalizingWeight: [],
@@ -343,7 +370,6 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
     }
     s.topologyNormalizingWeight = constraints.map((c, i) =>
       topologyNormalizingWeight(c.topologyKey === LABEL_HOSTNAME ? filtered.length - s.ignoredNodes.size : topoSize[i]));
-    const ns = pod.metadata.namespace ?? 'default';
     const affinity = compileRequiredNodeAffinity(pod);
     for (const ni of all) {
       if (requireAll && !hasKeys(ni.labels, constraints)) continue;
@@ -354,7 +380,8 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
         const m = s.topologyValueToPodCounts[i];
         const cur = m.get(v);
         if (cur === undefined) continue;
-        m.set(v, cur + countPodsMatchSelector(ni.pods, c.selector, ns));
+        const byNode = s.nodeCounts[i];
+        m.set(v, cur + (byNode ? byNode.get(ni) ?? 0 : countPodsMatchSelector(ni.pods, c.selector, ns)));
       }
     }
     state.write(PRE_SCORE_KEY, s);
@@ -370,8 +397,9 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
     for (let i = 0; i < s.constraints.length; i++) {
       const c = s.constraints[i];
       if (!Object.prototype.hasOwnProperty.call(labels, c.topologyKey)) continue;
+      const byNode = s.nodeCounts[i];
       const cnt = c.topologyKey === LABEL_HOSTNAME
-        ? countPodsMatchSelector(ni.pods, c.selector, ns)
+        ? (byNode ? byNode.get(ni) ?? 0 : countPodsMatchSelector(ni.pods, c.selector, ns))
         : s.topologyValueToPodCounts[i].get(labels[c.topologyKey]) ?? 0;
       score += cnt * s.topologyNormalizingWeight[i] + (c.maxSkew - 1);
     }
