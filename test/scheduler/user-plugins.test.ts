@@ -16,6 +16,18 @@ const node = (name: string, labels: Record<string, string> = {}) => {
   return b.obj();
 };
 
+/** Schedules and assumes `count` identical pods in turn; the nodes they land on. */
+function placeAll(core: SchedulerCore, count: number, req: Record<string, string>): string[] {
+  const placed: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const out = core.schedule(makePod(`p${i}`).req(req).obj());
+    if (out.kind !== 'scheduled') throw new Error(`unschedulable: ${out.kind}`);
+    core.reserveAndAssume(out);
+    placed.push(out.nodeName);
+  }
+  return placed;
+}
+
 /** A hand-assembled score module that grows the imported memory by a page, then scores every node 7. */
 function growingScoreModule(): Uint8Array {
   const section = (id: number, body: number[]) => [id, body.length, ...body];
@@ -71,17 +83,9 @@ describe('user plugins', () => {
       const pl = await loadUserPlugin(`${file}:10`);
       expect(pl).toMatchObject({ name: 'binpack', weight: 10, isScore: true });
       const nodes = [node('n1'), node('n2'), node('n3')];
-      const place = (withPlugin: boolean) => {
-        const core = new SchedulerCore({ nodes, seed: 2, kernel, ...(withPlugin ? { outOfTree: new Map([[pl.name, pl.factory]]), extraScore: new Map([[pl.name, pl.weight]]) } : {}) });
-        const placed: string[] = [];
-        for (let i = 0; i < 6; i++) {
-          const out = core.schedule(makePod(`p${i}`).req({ cpu: '500m', memory: '1Gi' }).obj());
-          if (out.kind !== 'scheduled') throw new Error(`unschedulable: ${out.kind}`);
-          core.reserveAndAssume(out);
-          placed.push(out.nodeName);
-        }
-        return placed;
-      };
+      const place = (withPlugin: boolean) => placeAll(
+        new SchedulerCore({ nodes, seed: 2, kernel, ...(withPlugin ? { outOfTree: new Map([[pl.name, pl.factory]]), extraScore: new Map([[pl.name, pl.weight]]) } : {}) }),
+        6, { cpu: '500m', memory: '1Gi' });
       // LeastAllocated alone spreads over all three nodes; with binpack ×10 they pile up on one node
       expect(new Set(place(false)).size).toBe(3);
       const packed = place(true);
@@ -92,17 +96,9 @@ describe('user plugins', () => {
   it('a WASM plugin that grows the shared memory does not break the table (views re-created after the call)', async () => {
     const { wasmScorePlugin } = await import('../../src/scheduler/plugins/user.js');
     const nodes = Array.from({ length: 8 }, (_, i) => node(`n${i}`));
-    const place = (withPlugin: boolean) => {
-      const core = new SchedulerCore({ nodes, seed: 3, kernel: 'wasm', ...(withPlugin ? { outOfTree: new Map([['grow', wasmScorePlugin('grow', growingScoreModule())]]), extraScore: new Map([['grow', 1]]) } : {}) });
-      const placed: string[] = [];
-      for (let i = 0; i < 12; i++) {
-        const out = core.schedule(makePod(`p${i}`).req({ cpu: '700m', memory: '2Gi' }).obj());
-        if (out.kind !== 'scheduled') throw new Error(`unschedulable: ${out.kind}`);
-        core.reserveAndAssume(out);
-        placed.push(out.nodeName);
-      }
-      return placed;
-    };
+    const place = (withPlugin: boolean) => placeAll(
+      new SchedulerCore({ nodes, seed: 3, kernel: 'wasm', ...(withPlugin ? { outOfTree: new Map([['grow', wasmScorePlugin('grow', growingScoreModule())]]), extraScore: new Map([['grow', 1]]) } : {}) }),
+      12, { cpu: '700m', memory: '2Gi' });
     // a constant score changes no placement; assumed pods must keep landing in the live memory
     const baseline = place(false);
     expect(new Set(baseline).size).toBe(8);
