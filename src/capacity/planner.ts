@@ -100,7 +100,7 @@ export function replicaOf(shape: Pod, i: number): Pod {
 function newCore(state: ClusterState, cluster: ClusterFile, o: SchedulerChoice): SchedulerCore {
   return new SchedulerCore({
     config: o.config,
-    kernel: o.kernel ?? 'js',
+    kernel: o.kernel ?? 'wasm',
     seed: o.seed ?? 1,
     nodes: state.nodes,
     pods: state.pods.filter((p) => p.spec.nodeName),
@@ -213,7 +213,7 @@ export function planCapacity(cluster: ClusterFile, shapes: Pod[], opts: PlanOpti
     displaced: displacedReport ?? { total: 0, placed: 0, unschedulable: [] },
     shapes: plans,
     seed: opts.seed ?? 1,
-    kernel: opts.kernel ?? 'js',
+    kernel: opts.kernel ?? 'wasm',
   };
 }
 

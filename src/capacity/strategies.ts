@@ -105,7 +105,7 @@ export function utilization(nodes: Node[], pods: Pod[]): { nodesUsed: number; em
 export function runStrategy(cluster: ClusterFile, workload: Pod[], strategy: Strategy, opts: { whatIfs?: WhatIf[]; seed?: number; kernel?: SchedulerChoice['kernel'] } = {}): StrategyResult {
   const w = applyWhatIfs({ nodes: cluster.nodes, pods: cluster.boundPods }, opts.whatIfs ?? []);
   const core = new SchedulerCore({
-    config: strategy.config, kernel: strategy.kernel ?? opts.kernel ?? 'js', seed: strategy.seed ?? opts.seed ?? 1,
+    config: strategy.config, kernel: strategy.kernel ?? opts.kernel ?? 'wasm', seed: strategy.seed ?? opts.seed ?? 1,
     nodes: w.nodes, pods: w.pods, namespaces: cluster.namespaces,
     objects: { services: cluster.services, replicaSets: cluster.replicaSets, others: cluster.others as ClusterObjects['others'] },
     outOfTree: strategy.outOfTree, extraScore: strategy.extraScore,

@@ -18,7 +18,7 @@ export function register(program: Command): void {
     .requiredOption('--cluster <files...>', 'cluster snapshot: YAML/JSON files with Nodes, bound Pods, Services, ReplicaSets, Namespaces (kubectl get -o yaml output works)')
     .requiredOption('--pod <file>', 'the pod to explain (the first Pod in the file; its spec.nodeName must be empty)')
     .option('--config <file>', 'KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1) with profiles, plugins, weights, pluginConfig')
-    .option('--kernel <name>', 'node-local kernel: js | wasm', 'js')
+    .option('--kernel <name>', 'node-local kernel: wasm (fast) | js (the readable reference; same results)', 'wasm')
     .option('--seed <n>', 'seed for tie-breaks', '1')
     .option('--plugin <spec...>', 'user plugin as path[:weight]: a .wasm score module or a JS/TS module exporting {name, score, filter} (repeatable)')
     .option('-o, --output <format>', 'table | json', 'table')

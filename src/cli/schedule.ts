@@ -25,7 +25,7 @@ export function register(program: Command): void {
     .requiredOption('--cluster <files...>', 'cluster snapshot files (Nodes, bound Pods, Services, ReplicaSets, Namespaces)')
     .requiredOption('--pods <files...>', 'pods to schedule, in file order (pods with spec.nodeName are added as already bound)')
     .option('--config <file>', 'KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1)')
-    .option('--kernel <name>', 'node-local kernel: js | wasm', 'js')
+    .option('--kernel <name>', 'node-local kernel: wasm (fast) | js (the readable reference; same results)', 'wasm')
     .option('--seed <n>', 'seed for tie-breaks and preemption offsets', '1')
     .option('--plugin <spec...>', 'user plugin as path[:weight]: a .wasm score module or a JS/TS module exporting {name, score, filter} (repeatable)')
     .option('-o, --output <format>', 'table | json', 'table')

@@ -34,7 +34,7 @@ import { SchedulingQueue } from './queue.js';
 
 export interface SchedulerCoreOptions {
   config?: SchedulerConfig;
-  /** node-local kernel: 'js' (reference) or 'wasm' (build/scheduler.wasm); default 'js' */
+  /** node-local kernel: 'wasm' (build/scheduler.wasm; default) or 'js' (the reference; identical results) */
   kernel?: KernelChoice;
   /** seeds tie-breaks and preemption offsets */
   seed?: number | string;
@@ -74,7 +74,7 @@ export class SchedulerCore {
     this.clock = opts.clock ?? new WallClock();
     this.snapshot = new ClusterSnapshot();
     for (const ns of opts.namespaces ?? []) this.snapshot.setNamespace(ns);
-    this.engine = new SchedulingEngine(this.snapshot, opts.kernel ?? 'js');
+    this.engine = new SchedulingEngine(this.snapshot, opts.kernel ?? 'wasm');
     for (const n of opts.nodes ?? []) this.snapshot.addNode(n);
     for (const p of opts.pods ?? []) if (p.spec.nodeName && !isTerminal(p)) this.snapshot.addPod(p);
     this.objects = opts.objects ?? {};
