@@ -884,17 +884,17 @@ let gProcessed: i32 = 0;
  * only, at most one taint word, at most three requested resources. Fills status/reasons for each
  * node examined and the feasible list; returns the feasible count, gProcessed the nodes examined.
  */
-function filterSimple(n: i32, cap: i32, order: usize, taints: usize, status: usize, reasonsCol: usize, feasible: usize, start: i32, toFind: i32, qf: i32, taintWords: i32): i32 {
+function filterSimple(n: i32, limit: i32, cap: i32, order: usize, taints: usize, status: usize, reasonsCol: usize, feasible: usize, start: i32, toFind: i32, qf: i32, taintWords: i32): i32 {
   // one copy of the loop per affinity shape (the mode is a constant in each inlined copy, so
   // each keeps only the locals it needs — fewer spills in the loop)
-  if (!gAffinity) return filterLoop(n, cap, order, taints, status, reasonsCol, feasible, start, toFind, qf, taintWords, 0);
-  if (gAffE1 < 0) return filterLoop(n, cap, order, taints, status, reasonsCol, feasible, start, toFind, qf, taintWords, 3);
-  if (gAffE2 < 0) return filterLoop(n, cap, order, taints, status, reasonsCol, feasible, start, toFind, qf, taintWords, 1);
-  return filterLoop(n, cap, order, taints, status, reasonsCol, feasible, start, toFind, qf, taintWords, 2);
+  if (!gAffinity) return filterLoop(n, limit, cap, order, taints, status, reasonsCol, feasible, start, toFind, qf, taintWords, 0);
+  if (gAffE1 < 0) return filterLoop(n, limit, cap, order, taints, status, reasonsCol, feasible, start, toFind, qf, taintWords, 3);
+  if (gAffE2 < 0) return filterLoop(n, limit, cap, order, taints, status, reasonsCol, feasible, start, toFind, qf, taintWords, 1);
+  return filterLoop(n, limit, cap, order, taints, status, reasonsCol, feasible, start, toFind, qf, taintWords, 2);
 }
 
 /** affMode: 0 no required affinity, 1 one decoded expression, 2 two, 3 the general evaluation */
-@inline function filterLoop(n: i32, cap: i32, order: usize, taints: usize, status: usize, reasonsCol: usize, feasible: usize, start: i32, toFind: i32, qf: i32, taintWords: i32, affMode: i32): i32 {
+@inline function filterLoop(n: i32, limit: i32, cap: i32, order: usize, taints: usize, status: usize, reasonsCol: usize, feasible: usize, start: i32, toFind: i32, qf: i32, taintWords: i32, affMode: i32): i32 {
   let pos = start;
   let feasibleCount = 0;
   let processed = 0;
@@ -949,8 +949,8 @@ function filterSimple(n: i32, cap: i32, order: usize, taints: usize, status: usi
   const fOne = f64x2.splat(1);
   const vAff = i32x4.splat(<i32>RB_AFFINITY), vTaint = i32x4.splat(<i32>RB_TAINT), vUnsched = i32x4.splat(<i32>RB_UNSCHEDULABLE);
   let i = 0;
-  while (i < n) {
-    if (quad && i + 4 <= n && pos + 4 <= n) {
+  while (i < limit) {
+    if (quad && i + 4 <= limit && pos + 4 <= n) {
       const s = i32At(order, pos);
       if (v128.all_true<i32>(i32x4.eq(v128.load(order + (<usize>pos << 2)), i32x4.add(i32x4.splat(s), iota)))) {
         const so = <usize>s << 2;
@@ -1033,7 +1033,8 @@ function filterSimple(n: i32, cap: i32, order: usize, taints: usize, status: usi
 /**
  * Filters and scores one pod over the table. `table`, `query` and `out` are byte addresses of the
  * three headers; `start` is the scan-order position to start from, `numToFind` the number of feasible
- * nodes after which to stop (≤ 0: all), `flags` KF_*. Returns the number of nodes processed.
+ * nodes after which to stop (≤ 0: all), `flags` KF_*, `maxNodes` the most nodes to examine (≤ 0:
+ * no limit; callers passing six arguments get 0). Returns the number of nodes processed.
  *
  * Output modes (src/scheduler/kernels/types.ts FilterScoreOptions.output): by default every raw,
  * normalized and total column; KF_RAW_ONLY writes the raw columns and skips NormalizeScore (the
@@ -1042,7 +1043,7 @@ function filterSimple(n: i32, cap: i32, order: usize, taints: usize, status: usi
  * score unevenly (an untolerated PreferNoSchedule taint or a preferred term), reading the two raw
  * columns it needs.
  */
-export function filterAndScore(table: usize, query: usize, out: usize, start: i32, numToFind: i32, flags: i32): i32 {
+export function filterAndScore(table: usize, query: usize, out: usize, start: i32, numToFind: i32, flags: i32, maxNodes: i32): i32 {
   const n = hdr(table, H_SIZE);
   if (n == 0) {
     store<i32>(out + (<usize>O_FEASIBLE_COUNT << 2), 0);
@@ -1103,6 +1104,8 @@ export function filterAndScore(table: usize, query: usize, out: usize, start: i3
   // total-only: TaintToleration normalizes to 100 on every node when no taint counts
   const constTotal = wTaint != 0 && !doTaint ? wTaint * 100 : 0;
   const toFind = numToFind <= 0 ? n : numToFind;
+  // examine at most maxNodes nodes (≤ 0: no limit) — e.g. exactly one node for a what-if check
+  const limit = maxNodes <= 0 || maxNodes > n ? n : maxNodes;
   let pos = start % n;
   if (pos < 0) pos += n;
 
@@ -1111,9 +1114,9 @@ export function filterAndScore(table: usize, query: usize, out: usize, start: i3
   // the common case in a loop of its own whose constants are locals (registers), not globals
   const simple = !allReasons && !ignoreFilters && taintWords <= 1 && gNumReq <= 3;
   if (simple) {
-    feasibleCount = filterSimple(n, cap, order, taints, status, reasonsCol, feasible, pos, toFind, qf, taintWords);
+    feasibleCount = filterSimple(n, limit, cap, order, taints, status, reasonsCol, feasible, pos, toFind, qf, taintWords);
     processed = gProcessed;
-  } else for (let i = 0; i < n; i++) {
+  } else for (let i = 0; i < limit; i++) {
     const s = i32At(order, pos);
     pos++;
     if (pos == n) pos = 0;

@@ -101,6 +101,7 @@ export class JsKernel implements Kernel<NodeTable, PodQuery, KernelOutput> {
     const ignoreFilters = opts.ignoreFilters === true;
     const start = (((opts.start ?? 0) % n) + n) % n;
     const toFind = opts.numNodesToFind === undefined || opts.numNodesToFind <= 0 ? n : opts.numNodesToFind;
+    const limit = opts.maxNodes === undefined || opts.maxNodes <= 0 ? n : Math.min(n, opts.maxNodes);
 
     /** does expression e hold on node slot s */
     const exprHolds = (e: number, s: number): boolean => {
@@ -172,7 +173,7 @@ export class JsKernel implements Kernel<NodeTable, PodQuery, KernelOutput> {
 
     let feasibleCount = 0;
     let processed = 0;
-    for (let i = 0; i < n; i++) {
+    for (let i = 0; i < limit; i++) {
       const s = i32[orderB + ((start + i) % n)];
       processed = i + 1;
       const reasons = ignoreFilters ? 0 : filterNode(s);

@@ -150,6 +150,8 @@ export interface FilterScoreOptions {
   start?: number;
   /** stop once this many feasible nodes are found (upstream numFeasibleNodesToFind); default all */
   numNodesToFind?: number;
+  /** examine at most this many nodes from `start` (1: exactly the node at `start`); default all */
+  maxNodes?: number;
   /** evaluate every filter on a failing node (for explain); default false = stop at first failing plugin */
   allReasons?: boolean;
   /** skip scoring (filter only), e.g. for capacity "does it fit anywhere" questions */

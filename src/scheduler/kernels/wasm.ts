@@ -6,7 +6,7 @@ import { KernelOutput } from './output.js';
 import type { FilterScoreOptions, Kernel } from './types.js';
 
 interface SchedulerExports {
-  filterAndScore(table: number, query: number, out: number, start: number, numToFind: number, flags: number): number;
+  filterAndScore(table: number, query: number, out: number, start: number, numToFind: number, flags: number, maxNodes?: number): number;
   heapBase(): number;
 }
 
@@ -48,6 +48,6 @@ export class WasmKernel implements Kernel<NodeTable, PodQuery, KernelOutput> {
     const ex = this.exportsFor(table);
     const flags = (opts.allReasons ? KF_ALL_REASONS : 0) | (opts.skipScore ? KF_SKIP_SCORE : 0) | (opts.ignoreFilters ? KF_IGNORE_FILTERS : 0)
       | (opts.output === 'raw' ? KF_RAW_ONLY : opts.output === 'total' ? KF_TOTAL_ONLY : 0);
-    return ex.filterAndScore(table.header, query.addr, out.addr, opts.start ?? 0, opts.numNodesToFind ?? 0, flags);
+    return ex.filterAndScore(table.header, query.addr, out.addr, opts.start ?? 0, opts.numNodesToFind ?? 0, flags, opts.maxNodes ?? 0);
   }
 }

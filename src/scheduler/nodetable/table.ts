@@ -185,6 +185,8 @@ export class NodeTable implements NodeTableView {
   /** upstream nodeTree: zone → slots in insertion order, zones in first-seen order */
   private readonly zones = new Map<string, number[]>();
   private orderDirty = false;
+  /** slot → its position in the scan order (the inverse of ORDER), rebuilt with it */
+  private posOf = new Int32Array(0);
   /** bumped on every change; compiled queries remember it */
   generation = 0;
 
@@ -623,6 +625,15 @@ export class NodeTable implements NodeTableView {
     for (let idx = 0; n < this.count; idx++) {
       for (const z of zones) if (idx < z.length) i32[base + n++] = z[idx];
     }
+    if (this.posOf.length < this.dims.nodeCap) this.posOf = new Int32Array(this.dims.nodeCap);
+    this.posOf.fill(-1);
+    for (let k = 0; k < n; k++) this.posOf[i32[base + k]] = k;
+  }
+
+  /** position of a node slot in the scan order (-1: no live node): a kernel run with `start` there and `maxNodes: 1` examines exactly that node */
+  positionOf(slot: number): number {
+    this.prepare();
+    return slot >= 0 && slot < this.posOf.length ? this.posOf[slot] : -1;
   }
 
   // ------------------------------------------------------------------ pods

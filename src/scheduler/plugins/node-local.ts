@@ -91,6 +91,8 @@ export interface KernelRun {
   raw: boolean;
   /** window runs: the numNodesToFind they were called with (to repeat the same window) */
   toFind?: number;
+  /** a run over this one node slot only (a what-if check after the table changed) */
+  single?: number;
 }
 
 const RUN_KEY = 'NodeLocalKernelRun';
@@ -134,6 +136,29 @@ export class NodeLocalRunner {
 
   private compile(pod: Pod): PodQuery {
     return compilePod(this.engine.table, pod, this.scoring, this.engine.arena);
+  }
+
+  /**
+   * A run whose verdict for `ni` is current: the cycle's run when it covers the node; with no run
+   * yet, every node (the per-node path and explain go on to ask about all of them); after the
+   * table changed — preemption's what-if checks remove and restore pods between two questions
+   * about one node — that node alone, instead of a pass over every node per check.
+   */
+  runFor(state: CycleState, pod: Pod, ni: NodeInfo): KernelRun {
+    const run = state.tryRead<KernelRun>(RUN_KEY);
+    if (!run) return this.ensureFull(state, pod);
+    if (run.generation === this.engine.table.generation) {
+      if (run.full || run.single === ni.slot) return run;
+      if (run.single === undefined && run.status[ni.slot] !== NodeStatus.NotEvaluated) return run;
+    }
+    const pos = this.engine.table.positionOf(ni.slot);
+    if (pos < 0) return this.ensureFull(state, pod);
+    const q = this.compile(pod);
+    this.engine.kernel.filterAndScore(this.engine.table, q, this.engine.out, { start: pos, maxNodes: 1, allReasons: true, skipScore: true });
+    const out = this.engine.out;
+    const single: KernelRun = { full: false, processed: 1, start: pos, generation: this.engine.table.generation, reasons: out.reasons, status: out.status, raw: false, single: ni.slot };
+    state.write(RUN_KEY, single);
+    return single;
   }
 
   /** every node, every reason (the general path, explain, and the nominated-node check) */
@@ -247,10 +272,7 @@ export class NodeLocalPlugin implements FilterPlugin, ScorePlugin, EnqueueExtens
   }
 
   filter(state: CycleState, pod: Pod, ni: NodeInfo): MaybeStatus {
-    let run = state.tryRead<KernelRun>(RUN_KEY);
-    if (!run || run.generation !== this.runner.engine.table.generation || (!run.full && run.status[ni.slot] === NodeStatus.NotEvaluated)) {
-      run = this.runner.ensureFull(state, pod);
-    }
+    const run = this.runner.runFor(state, pod, ni);
     return this.runner.filterStatus(this.name, pod, ni, run.reasons);
   }
 
@@ -263,7 +285,7 @@ export class NodeLocalPlugin implements FilterPlugin, ScorePlugin, EnqueueExtens
   scoreAll(state: CycleState, pod: Pod, nodes: readonly NodeInfo[], out: number[]): void {
     const run = state.tryRead<KernelRun>(RUN_KEY);
     // (raw columns are valid for every node the run found feasible)
-    if (!run || run.generation !== this.runner.engine.table.generation) this.runner.ensureFull(state, pod);
+    if (!run || run.generation !== this.runner.engine.table.generation || run.single !== undefined) this.runner.ensureFull(state, pod);
     else if (!run.raw) this.runner.rawForWindow(state, pod, run);
     const col = this.runner.engine.out.raw(SCORE_INDEX[this.name]);
     for (let i = 0; i < nodes.length; i++) out[i] = col[nodes[i].slot];
@@ -351,9 +373,7 @@ export function kernelWindowFilter(runner: NodeLocalRunner, filterNames: readonl
   return {
     covers: new Set(KERNEL_ORDER),
     passesAll(state, pod, ni) {
-      let run = state.tryRead<KernelRun>(RUN_KEY);
-      if (!run || run.generation !== engine.table.generation || (!run.full && run.status[ni.slot] === NodeStatus.NotEvaluated)) run = runner.ensureFull(state, pod);
-      return run.reasons[ni.slot] === 0;
+      return runner.runFor(state, pod, ni).reasons[ni.slot] === 0;
     },
     run(state, pod, start, numNodesToFind) {
       const r = runner.runWindow(state, pod, start, numNodesToFind);
