@@ -55,6 +55,8 @@ interface PodEntry {
   acct: PodAccounting;
   /** slot the requests are applied to, or -1 while its node is absent */
   slot: number;
+  /** index in its node's `pods` list while applied */
+  at: number;
 }
 
 interface NodeEntry {
@@ -62,7 +64,8 @@ interface NodeEntry {
   taintIds: number[];
   imageIds: number[];
   zone: string;
-  pods: Set<string>;
+  /** the pods accounted on the node (unordered: removal swaps the last one into the gap) */
+  pods: PodEntry[];
 }
 
 interface ColumnSpec {
@@ -373,7 +376,7 @@ export class NodeTable implements NodeTableView {
     const e = this.entries[slot];
     if (!e) return [];
     const out: Pod[] = [];
-    for (const k of e.pods) out.push(this.pods.get(k)!.pod);
+    for (const p of e.pods) out.push(p.pod);
     return out;
   }
 
@@ -432,7 +435,7 @@ export class NodeTable implements NodeTableView {
     this.count++;
     this.names[slot] = name;
     this.slotOf.set(name, slot);
-    const entry: NodeEntry = { node, taintIds: [], imageIds: [], zone: zoneKey(node), pods: new Set() };
+    const entry: NodeEntry = { node, taintIds: [], imageIds: [], zone: zoneKey(node), pods: [] };
     this.entries[slot] = entry;
     this.writeNode(slot, entry);
     this.zoneAdd(entry.zone, slot);
@@ -474,12 +477,11 @@ export class NodeTable implements NodeTableView {
     const slot = this.slotOf.get(name);
     if (slot === undefined) return false;
     const entry = this.entries[slot]!;
-    for (const k of entry.pods) {
-      const p = this.pods.get(k)!;
+    for (const p of [...entry.pods]) {
       this.applyPod(p, slot, -1);
       let w = this.waiting.get(name);
       if (!w) this.waiting.set(name, (w = new Set()));
-      w.add(k);
+      w.add(p.key);
     }
     this.clearNode(slot, entry);
     // requested columns: zero what remains (all pods were subtracted, but be exact)
@@ -648,7 +650,7 @@ export class NodeTable implements NodeTableView {
     const nodeName = pod.spec?.nodeName;
     if (!nodeName) throw new TypeError(`NodeTable.addPod: pod ${key} has no spec.nodeName`);
     if (!acct || acct.table !== this) acct = this.podAccounting(pod);
-    const entry: PodEntry = { key, pod, nodeName, acct, slot: -1 };
+    const entry: PodEntry = { key, pod, nodeName, acct, slot: -1, at: -1 };
     this.pods.set(key, entry);
     const slot = this.slotOf.get(nodeName);
     if (slot === undefined) {
@@ -721,12 +723,15 @@ export class NodeTable implements NodeTableView {
       if (c <= 0) bySlot.delete(slot);
       else bySlot.set(slot, c);
     }
-    const e = this.entries[slot]!;
+    const list = this.entries[slot]!.pods;
     if (sign > 0) {
-      e.pods.add(p.key);
+      p.at = list.length;
+      list.push(p);
       p.slot = slot;
     } else {
-      e.pods.delete(p.key);
+      const last = list.pop()!;
+      if (last !== p) { list[p.at] = last; last.at = p.at; }
+      p.at = -1;
       p.slot = -1;
     }
   }
