@@ -151,17 +151,27 @@ export class SchedulingAlgorithm {
       return { feasible: r.feasible, filteredCount: r.filteredCount };
     }
     let processed = 0;
+    // the filtered nodes' statuses go into the diagnosis only when nothing fits (FitError,
+    // preemption); a cycle that places its pod never reads them
+    const failedNodes: NodeInfo[] = [];
+    const failed: Status[] = [];
     for (let i = 0; i < n && feasible.length < toFind; i++) {
       const ni = nodes[(start + i) % n];
       processed++;
       const s = fwk.runFilterWithNominatedPods(state, pod, ni);
       if (s === null) { feasible.push(ni); continue; }
       if (s.code === Code.Error) return { feasible: [], error: s };
-      diagnosis.nodeToStatus.set(ni.name, s);
-      if (s.plugin) diagnosis.unschedulablePlugins.add(s.plugin);
+      failedNodes.push(ni);
+      failed.push(s);
+    }
+    if (feasible.length === 0) {
+      for (let k = 0; k < failed.length; k++) {
+        diagnosis.nodeToStatus.set(failedNodes[k].name, failed[k]);
+        if (failed[k].plugin) diagnosis.unschedulablePlugins.add(failed[k].plugin!);
+      }
     }
     this.nextStartNodeIndex = (start + processed) % n;
-    return { feasible };
+    return { feasible, filteredCount: failed.length };
   }
 
   prioritize(fwk: Framework, state: CycleState, pod: Pod, feasible: readonly NodeInfo[]):
