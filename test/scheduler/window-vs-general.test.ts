@@ -5,9 +5,9 @@ import { describe, expect, it } from 'vitest';
 import { generateCluster, generatePods } from '../../src/sim/cluster-gen.js';
 import { SchedulerCore } from '../../src/scheduler/scheduler.js';
 
-function run(disableWindow: boolean, kernel: 'js' | 'wasm', disableFastScorer = false) {
-  const cluster = generateCluster({ seed: 11, nodes: 260, utilization: 0.6 });
-  const pending = generatePods({ seed: 12, count: 160, cluster });
+function run(disableWindow: boolean, kernel: 'js' | 'wasm', disableFastScorer = false, nodes = 260, pods = 160) {
+  const cluster = generateCluster({ seed: 11, nodes, utilization: 0.6 });
+  const pending = generatePods({ seed: 12, count: pods, cluster });
   const core = new SchedulerCore({ nodes: cluster.nodes, pods: cluster.pods, seed: 5, kernel });
   if (disableWindow) for (const f of core.frameworks.values()) f.windowFilter = undefined;
   let fastUsed = 0;
@@ -57,6 +57,19 @@ describe('window fast path vs per-node path', () => {
       expect(fast.fastUsed).toBeGreaterThan(100); // most pods take it (no cross-pod score plugin active)
       expect(slow.fastUsed).toBe(0);
       expect(fast.log).toEqual(slow.log);
+    }
+  });
+
+  // above 1,024 nodes the per-node path evaluates the table in chunks (one kernel call per 1,024
+  // nodes in scan order, as the loop reaches them) instead of one pass over every node
+  it('per-node path in chunks on 2,600 nodes: same decisions as the window, js and wasm', () => {
+    for (const kernel of ['js', 'wasm'] as const) {
+      const a = run(false, kernel, false, 2600, 40);
+      const b = run(true, kernel, false, 2600, 40);
+      expect(b.log).toEqual(a.log);
+      expect(b.next).toBe(a.next);
+      // numFeasibleNodesToFind at 2,600 nodes is 390 + ~140 filtered: windows end inside the table
+      expect(a.log.some((l) => /\((\d+)\/\d+\)/.test(l) && Number(/\((\d+)\//.exec(l)![1]) < 2600)).toBe(true);
     }
   });
 });

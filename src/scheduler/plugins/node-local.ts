@@ -93,7 +93,15 @@ export interface KernelRun {
   toFind?: number;
   /** a run over this one node slot only (a what-if check after the table changed) */
   single?: number;
+  /**
+   * chunked runs (the per-node path): scan-order ranges evaluated so far, every reason and the raw
+   * scores of their feasible nodes, all at this generation
+   */
+  chunks?: { start: number; processed: number }[];
 }
+
+/** nodes a chunked run evaluates per kernel call: about what one per-node cycle visits at 5k nodes */
+const CHUNK_NODES = 1024;
 
 const RUN_KEY = 'NodeLocalKernelRun';
 
@@ -146,19 +154,43 @@ export class NodeLocalRunner {
    */
   runFor(state: CycleState, pod: Pod, ni: NodeInfo): KernelRun {
     const run = state.tryRead<KernelRun>(RUN_KEY);
-    if (!run) return this.ensureFull(state, pod);
-    if (run.generation === this.engine.table.generation) {
-      if (run.full || run.single === ni.slot) return run;
-      if (run.single === undefined && run.status[ni.slot] !== NodeStatus.NotEvaluated) return run;
-    }
-    const pos = this.engine.table.positionOf(ni.slot);
+    const table = this.engine.table;
+    if (run && run.generation === table.generation && this.covers(run, ni.slot)) return run;
+    const pos = table.positionOf(ni.slot);
     if (pos < 0) return this.ensureFull(state, pod);
     const q = this.compile(pod);
-    this.engine.kernel.filterAndScore(this.engine.table, q, this.engine.out, { start: pos, maxNodes: 1, allReasons: true, skipScore: true });
     const out = this.engine.out;
-    const single: KernelRun = { full: false, processed: 1, start: pos, generation: this.engine.table.generation, reasons: out.reasons, status: out.status, raw: false, single: ni.slot };
-    state.write(RUN_KEY, single);
-    return single;
+    if (run && run.generation !== table.generation) {
+      // the table changed since the cycle's run: a what-if question about this node
+      this.engine.kernel.filterAndScore(table, q, out, { start: pos, maxNodes: 1, allReasons: true, skipScore: true });
+      const single: KernelRun = { full: false, processed: 1, start: pos, generation: table.generation, reasons: out.reasons, status: out.status, raw: false, single: ni.slot };
+      state.write(RUN_KEY, single);
+      return single;
+    }
+    // the per-node path (and explain) walk the nodes in scan order: evaluate the next chunk from
+    // here, every reason and the raw scores — a cycle that stops after numFeasibleNodesToFind
+    // nodes then costs one or two chunks instead of a pass over every node
+    // (a caller asking out of scan order — or a whole table's worth — gets one full pass instead)
+    if (run?.chunks && run.generation === table.generation && run.chunks.length >= 4) return this.ensureFull(state, pod);
+    const processed = this.engine.kernel.filterAndScore(table, q, out, { start: pos, maxNodes: CHUNK_NODES, allReasons: true, output: 'raw' });
+    const chunks = run && run.chunks && run.generation === table.generation ? [...run.chunks, { start: pos, processed }] : [{ start: pos, processed }];
+    const chunked: KernelRun = { full: false, processed, start: pos, generation: table.generation, reasons: out.reasons, status: out.status, raw: true, chunks };
+    state.write(RUN_KEY, chunked);
+    return chunked;
+  }
+
+  /** whether a run (at the current generation) evaluated the node in `slot` (per node: no allocation) */
+  covers(run: KernelRun, slot: number): boolean {
+    if (run.full) return true;
+    if (run.single !== undefined) return run.single === slot;
+    const table = this.engine.table;
+    const pos = table.positionOf(slot);
+    if (pos < 0) return false;
+    const n = table.size;
+    const chunks = run.chunks;
+    if (!chunks) return (pos - run.start + n) % n < run.processed; // a sampling window
+    for (let i = 0; i < chunks.length; i++) if ((pos - chunks[i].start + n) % n < chunks[i].processed) return true;
+    return false;
   }
 
   /** every node, every reason (the general path, explain, and the nominated-node check) */
@@ -285,8 +317,9 @@ export class NodeLocalPlugin implements FilterPlugin, ScorePlugin, EnqueueExtens
   scoreAll(state: CycleState, pod: Pod, nodes: readonly NodeInfo[], out: number[]): void {
     const run = state.tryRead<KernelRun>(RUN_KEY);
     // (raw columns are valid for every node the run found feasible)
-    if (!run || run.generation !== this.runner.engine.table.generation || run.single !== undefined) this.runner.ensureFull(state, pod);
-    else if (!run.raw) this.runner.rawForWindow(state, pod, run);
+    const runner = this.runner;
+    if (!run || run.generation !== runner.engine.table.generation || run.single !== undefined || (run.chunks && !nodes.every((ni) => runner.covers(run, ni.slot)))) runner.ensureFull(state, pod);
+    else if (!run.raw) runner.rawForWindow(state, pod, run);
     const col = this.runner.engine.out.raw(SCORE_INDEX[this.name]);
     for (let i = 0; i < nodes.length; i++) out[i] = col[nodes[i].slot];
   }
