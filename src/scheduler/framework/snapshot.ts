@@ -196,6 +196,7 @@ export class ClusterSnapshot {
   private readonly byName = new Map<string, NodeInfo>();
   private readonly zones = new Map<string, NodeInfo[]>();
   private ordered: NodeInfo[] | null = [];
+  private nodesVer = 0;
   /**
    * havePodsWithAffinity / havePodsWithRequiredAntiAffinity, in node order, kept incrementally:
    * a node enters or leaves only when its first such pod arrives or its last leaves (most pods
@@ -244,6 +245,15 @@ export class ClusterSnapshot {
     return this.byName.size;
   }
 
+  /**
+   * Bumped whenever a node is added, updated (labels, taints, anything) or removed — not on pod
+   * changes. Plugins cache what depends only on the nodes (PodTopologySpread's eligible domains)
+   * and recompute when it moves.
+   */
+  get nodesVersion(): number {
+    return this.nodesVer;
+  }
+
   get(name: string): NodeInfo | undefined {
     return this.byName.get(name);
   }
@@ -288,6 +298,7 @@ export class ClusterSnapshot {
     if (!zl) { zl = []; this.zones.set(z, zl); }
     zl.push(ni);
     this.reordered();
+    this.nodesVer++;
     for (const l of this.listeners) l.nodeAdded?.(ni);
     for (const pi of this.orphanPods.get(name) ?? []) this.attach(pi, ni);
     this.orphanPods.delete(name);
@@ -308,6 +319,7 @@ export class ClusterSnapshot {
     }
     ni.node = node;
     ni.generation++;
+    this.nodesVer++;
     for (const l of this.listeners) l.nodeUpdated?.(ni, old);
   }
 
@@ -317,6 +329,7 @@ export class ClusterSnapshot {
     this.byName.delete(name);
     this.removeFromZone(ni, zoneKey(ni.node));
     this.reordered();
+    this.nodesVer++;
     for (const l of this.listeners) l.nodeRemoved?.(ni);
     // pods stay known: if the node comes back they count again (upstream keeps "ghost" NodeInfos)
     for (const pi of ni.pods) this.unindex(pi);

@@ -144,6 +144,26 @@ function matchCountsByNode(snapshot: ClusterSnapshot, selector: Selector, ns: st
   return counts;
 }
 
+/**
+ * Which nodes a cycle's constraints count, as a function of the nodes alone: for constraint i,
+ * eligible[i][node.index] = 1 when the node has every constraint's topology key (PreFilter, and
+ * PreScore when all topologies are required) and passes the constraint's node inclusion policies;
+ * values[i] = the distinct topology values of eligible nodes in node-list order (first
+ * appearance). The counting loops then start from every domain at 0 — in the same insertion order
+ * as the per-node walk, so the critical paths tie-break identically — and add only the matching
+ * pods from the label index, instead of visiting every node per constraint per cycle.
+ *
+ * Example, zones a b a c, the pod's nodeSelector excludes the 2nd node (zone b), policy Honor:
+ *   eligible = [1 0 1 1], values = [a, c]   → counts start {a:0, c:0}
+ */
+interface Domains {
+  eligible: Uint8Array[];
+  values: string[][];
+}
+
+/** cache entries kept per node-set version (pod shapes repeat: one per Deployment, typically) */
+const MAX_DOMAIN_ENTRIES = 256;
+
 /** topologyNormalizingWeight: ln(size + 2) */
 export function topologyNormalizingWeight(size: number): number {
   return Math.log(size + 2);
@@ -177,6 +197,62 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
 
   eventsToRegister(): ClusterEventKind[] {
     return ['AssignedPodAdd', 'AssignedPodUpdate', 'AssignedPodDelete', 'NodeAdd', 'NodeDelete', 'NodeUpdate'];
+  }
+
+  // ------------------------------------------------------------ eligible domains
+
+  private domainCache = new Map<string, Domains>();
+  private domainCacheVersion = -1;
+  private domainCacheList: readonly NodeInfo[] | null = null;
+
+  /**
+   * The {@link Domains} of `constraints` for `pod` over the snapshot's node list, cached by
+   * everything eligibility depends on: the constraints' keys and policies, whether every key is
+   * required, and — only where a policy is Honor — the pod's required node affinity / tolerations.
+   * Undefined when `nodes` is not the snapshot's list (positions would not be node indexes).
+   */
+  private domains(constraints: readonly Constraint[], pod: Pod, nodes: readonly NodeInfo[], requireAllKeys: boolean): Domains | undefined {
+    if (nodes !== this.snapshot.list()) return undefined;
+    if (this.domainCacheVersion !== this.snapshot.nodesVersion || this.domainCacheList !== nodes || this.domainCache.size >= MAX_DOMAIN_ENTRIES) {
+      this.domainCache.clear();
+      this.domainCacheVersion = this.snapshot.nodesVersion;
+      this.domainCacheList = nodes;
+    }
+    let honorAffinity = false, honorTaints = false;
+    let key = requireAllKeys ? 'all' : 'any';
+    for (const c of constraints) {
+      key += '\0' + c.topologyKey + '\0' + c.nodeAffinityPolicy + '\0' + c.nodeTaintsPolicy;
+      if (c.nodeAffinityPolicy === 'Honor') honorAffinity = true;
+      if (c.nodeTaintsPolicy === 'Honor') honorTaints = true;
+    }
+    if (honorAffinity) key += '\0' + JSON.stringify([pod.spec.nodeSelector ?? null, pod.spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? null]);
+    if (honorTaints) key += '\0' + JSON.stringify(pod.spec.tolerations ?? null);
+    let d = this.domainCache.get(key);
+    if (!d) {
+      d = this.computeDomains(constraints, pod, nodes, requireAllKeys);
+      this.domainCache.set(key, d);
+    }
+    return d;
+  }
+
+  private computeDomains(constraints: readonly Constraint[], pod: Pod, nodes: readonly NodeInfo[], requireAllKeys: boolean): Domains {
+    const affinity = compileRequiredNodeAffinity(pod);
+    const eligible = constraints.map(() => new Uint8Array(nodes.length));
+    const values = constraints.map((): string[] => []);
+    const seen = constraints.map(() => new Set<string>());
+    for (let j = 0; j < nodes.length; j++) {
+      const ni = nodes[j];
+      const labels = ni.labels;
+      if (requireAllKeys && !hasKeys(labels, constraints)) continue;
+      for (let i = 0; i < constraints.length; i++) {
+        const c = constraints[i];
+        if (!this.matchNodeInclusionPolicies(c, pod, ni, affinity)) continue;
+        eligible[i][j] = 1;
+        const v = labels[c.topologyKey];
+        if (!seen[i].has(v)) { seen[i].add(v); values[i].push(v); }
+      }
+    }
+    return { eligible, values };
   }
 
   // ------------------------------------------------------------ constraints
@@ -273,6 +349,48 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
     if (constraints.length === 0) return SKIP;
     const ns = pod.metadata.namespace ?? 'default';
     const counts = constraints.map(() => new Map<string, number>());
+    const d = this.domains(constraints, pod, nodes, true);
+    if (d) this.countFromDomains(d, constraints, ns, nodes, counts);
+    else this.countPerNode(constraints, pod, ns, nodes, counts);
+    const paths = constraints.map((_, i) => {
+      const p = new CriticalPaths();
+      for (const [v, n] of counts[i]) p.update(v, n);
+      return p;
+    });
+    state.write(PRE_FILTER_KEY, new PreFilterState(constraints, paths, counts));
+    return null;
+  }
+
+  /** TpValueToMatchNum from cached domains: every domain at 0 (node order), then the matching pods */
+  private countFromDomains(d: Domains, constraints: readonly Constraint[], ns: string, nodes: readonly NodeInfo[], counts: Map<string, number>[]): void {
+    for (let i = 0; i < constraints.length; i++) {
+      const c = constraints[i];
+      const m = counts[i];
+      const eligible = d.eligible[i];
+      for (const v of d.values[i]) m.set(v, 0);
+      const candidates = this.snapshot.candidatePods(c.selector);
+      if (candidates) {
+        for (const set of candidates) {
+          for (const p of set) {
+            const ni = p.node;
+            if (!ni || !eligible[ni.index] || !podCounts(p, c.selector, ns)) continue;
+            const v = ni.labels[c.topologyKey];
+            m.set(v, m.get(v)! + 1);
+          }
+        }
+      } else {
+        for (let j = 0; j < nodes.length; j++) {
+          if (!eligible[j]) continue;
+          const ni = nodes[j];
+          const v = ni.labels[c.topologyKey];
+          m.set(v, m.get(v)! + countPodsMatchSelector(ni.pods, c.selector, ns));
+        }
+      }
+    }
+  }
+
+  /** TpValueToMatchNum node by node (any node list; the reference for {@link countFromDomains}) */
+  private countPerNode(constraints: readonly Constraint[], pod: Pod, ns: string, nodes: readonly NodeInfo[], counts: Map<string, number>[]): void {
     const byNode = constraints.map((c) => matchCountsByNode(this.snapshot, c.selector, ns));
     const affinity = compileRequiredNodeAffinity(pod);
     for (const ni of nodes) {
@@ -286,13 +404,6 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
         counts[i].set(v, (counts[i].get(v) ?? 0) + (m ? m.get(ni) ?? 0 : countPodsMatchSelector(ni.pods, c.selector, ns)));
       }
     }
-    const paths = constraints.map((_, i) => {
-      const p = new CriticalPaths();
-      for (const [v, n] of counts[i]) p.update(v, n);
-      return p;
-    });
-    state.write(PRE_FILTER_KEY, new PreFilterState(constraints, paths, counts));
-    return null;
   }
 
   private updateWithPod(s: PreFilterState, updated: Pod, preemptor: Pod, ni: NodeInfo, delta: number): void {
@@ -370,6 +481,35 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
     }
     s.topologyNormalizingWeight = constraints.map((c, i) =>
       topologyNormalizingWeight(c.topologyKey === LABEL_HOSTNAME ? filtered.length - s.ignoredNodes.size : topoSize[i]));
+    const d = this.domains(constraints, pod, all, requireAll);
+    if (d) {
+      // only the matching pods on eligible nodes add to the domains seen among the filtered nodes
+      for (let i = 0; i < constraints.length; i++) {
+        const c = constraints[i];
+        const m = s.topologyValueToPodCounts[i];
+        if (m.size === 0) continue; // hostname constraints: counted per node at Score
+        const eligible = d.eligible[i];
+        const byNode = s.nodeCounts[i];
+        if (byNode) {
+          for (const [ni, n] of byNode) {
+            if (!eligible[ni.index]) continue;
+            const v = ni.labels[c.topologyKey];
+            const cur = m.get(v);
+            if (cur !== undefined) m.set(v, cur + n);
+          }
+        } else {
+          for (let j = 0; j < all.length; j++) {
+            if (!eligible[j]) continue;
+            const ni = all[j];
+            const v = ni.labels[c.topologyKey];
+            const cur = m.get(v);
+            if (cur !== undefined) m.set(v, cur + countPodsMatchSelector(ni.pods, c.selector, ns));
+          }
+        }
+      }
+      state.write(PRE_SCORE_KEY, s);
+      return null;
+    }
     const affinity = compileRequiredNodeAffinity(pod);
     for (const ni of all) {
       if (requireAll && !hasKeys(ni.labels, constraints)) continue;
