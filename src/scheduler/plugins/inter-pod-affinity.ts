@@ -154,11 +154,34 @@ export class InterPodAffinity implements PreFilterPlugin, FilterPlugin, PreScore
     const affinity: Counts = new Map();
     const antiAffinity: Counts = new Map();
     if (req.length > 0 || anti.length > 0) {
-      for (const ni of nodes) {
-        for (const ep of ni.pods) {
-          updateWithAffinityTerms(affinity, ep.pod, undefined, ni, req, 1);
-          updateWithAntiAffinityTerms(antiAffinity, ep.pod, undefined, ni, anti, 1);
+      // through the snapshot's label index when `nodes` is the whole node list (the index holds
+      // exactly the pods on listed nodes): only pods carrying a value of a term's In requirement
+      // can match it. Counts are keyed by topology pair, so visiting order does not matter.
+      const indexed = nodes === this.snapshot.list();
+      // affinity: a pod counts only when it matches every term, so one term's candidates suffice
+      let reqCandidates: readonly ReadonlySet<PodInfo>[] | undefined;
+      if (indexed) for (const t of req) if ((reqCandidates = this.snapshot.candidatePods(t.selector))) break;
+      // anti-affinity: each term counts on its own
+      const antiCandidates = anti.map((t) => (indexed ? this.snapshot.candidatePods(t.selector) : undefined));
+      const walkReq = req.length > 0 && !reqCandidates;
+      const walkAnti = antiCandidates.some((c) => !c);
+      if (walkReq || walkAnti) {
+        const walkedAnti = walkAnti ? anti.filter((_, i) => !antiCandidates[i]) : [];
+        for (const ni of nodes) {
+          for (const ep of ni.pods) {
+            if (walkReq) updateWithAffinityTerms(affinity, ep.pod, undefined, ni, req, 1);
+            if (walkAnti) updateWithAntiAffinityTerms(antiAffinity, ep.pod, undefined, ni, walkedAnti, 1);
+          }
         }
+      }
+      if (reqCandidates) {
+        for (const set of reqCandidates) for (const ep of set) if (ep.node) updateWithAffinityTerms(affinity, ep.pod, undefined, ep.node, req, 1);
+      }
+      for (let i = 0; i < anti.length; i++) {
+        const cands = antiCandidates[i];
+        if (!cands) continue;
+        const one = [anti[i]];
+        for (const set of cands) for (const ep of set) if (ep.node) updateWithAntiAffinityTerms(antiAffinity, ep.pod, undefined, ep.node, one, 1);
       }
     }
     if (existing.size === 0 && req.length === 0 && anti.length === 0) return SKIP;
