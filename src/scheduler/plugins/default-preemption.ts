@@ -24,6 +24,8 @@ export const MSG_NOT_HELPFUL = 'Preemption is not helpful for scheduling';
 export const MSG_NO_VICTIMS = 'No preemption victims found for incoming pod';
 const NOT_HELPFUL = new Status(Code.UnschedulableAndUnresolvable, [MSG_NOT_HELPFUL]);
 const NO_VICTIMS = new Status(Code.UnschedulableAndUnresolvable, [MSG_NO_VICTIMS]);
+/** selectVictimsOnNode's answer for a node without lower-priority pods (shared: never modified) */
+const NO_VICTIMS_ON_NODE: { victims: Pod[]; status: MaybeStatus } = Object.freeze({ victims: Object.freeze([]) as unknown as Pod[], status: NO_VICTIMS });
 
 export interface DefaultPreemptionArgs {
   minCandidateNodesPercentage?: number;
@@ -90,13 +92,19 @@ export class DefaultPreemption implements PostFilterPlugin {
     const all = this.snapshot.list();
     if (all.length === 0) return { status: new Status(Code.Error, ['no nodes available']) };
     const diag = newDiagnosis();
+    // the per-node statuses only feed the "preemption: 0/N nodes are available: …" message, so
+    // they are counted by reason as they come instead of kept per node
+    const reasons = new Map<string, number>();
+    const count = (s: Status) => { for (const r of s.reasons) reasons.set(r, (reasons.get(r) ?? 0) + 1); };
+    let notHelpful = 0;
     const potential: NodeInfo[] = [];
     for (const ni of all) {
       const s = statuses.get(ni.name);
-      if (s && s.code === Code.UnschedulableAndUnresolvable) diag.nodeToStatus.set(ni.name, NOT_HELPFUL);
+      if (s && s.code === Code.UnschedulableAndUnresolvable) notHelpful++;
       else potential.push(ni);
     }
     const candidates: Candidate[] = [];
+    let noVictims = 0;
     if (potential.length > 0) {
       const want = this.numCandidates(potential.length);
       const offset = this.rng.int(potential.length);
@@ -105,12 +113,13 @@ export class DefaultPreemption implements PostFilterPlugin {
         const r = this.selectVictimsOnNode(state, pod, ni);
         if (r.status === null) candidates.push({ nodeName: ni.name, victims: r.victims, numPDBViolations: 0 });
         else if (r.status.code === Code.Error) return { status: r.status };
-        else diag.nodeToStatus.set(ni.name, r.status);
+        else if (r.status === NO_VICTIMS) noVictims++;
+        else count(r.status);
       }
     }
     if (candidates.length === 0) {
-      const reasons = new Map<string, number>();
-      for (const s of diag.nodeToStatus.values()) for (const r of s.reasons) reasons.set(r, (reasons.get(r) ?? 0) + 1);
+      if (notHelpful > 0) for (const r of NOT_HELPFUL.reasons) reasons.set(r, (reasons.get(r) ?? 0) + notHelpful);
+      if (noVictims > 0) for (const r of NO_VICTIMS.reasons) reasons.set(r, (reasons.get(r) ?? 0) + noVictims);
       const msg = formatFitError(all.length, diag, reasons);
       return { result: { nominatedNodeName: '' }, status: new Status(Code.Unschedulable, ['preemption: ' + msg]) };
     }
@@ -126,8 +135,12 @@ export class DefaultPreemption implements PostFilterPlugin {
     const fwk = this.handle.framework;
     if (!fwk) return { victims: [], status: new Status(Code.Error, ['DefaultPreemption: no framework in handle']) };
     const prio = priorityOf(pod);
+    // most nodes of a cluster where nothing has a lower priority: answer without allocating
+    // (the dry run visits every potential node until it has enough candidates)
+    let anyLower = false;
+    for (const p of ni.pods) if (priorityOf(p.pod) < prio) { anyLower = true; break; }
+    if (!anyLower) return NO_VICTIMS_ON_NODE;
     const lower: PodInfo[] = ni.pods.filter((p) => priorityOf(p.pod) < prio);
-    if (lower.length === 0) return { victims: [], status: NO_VICTIMS };
     const s = state.clone();
     const removed: PodInfo[] = [];
     const remove = (pi: PodInfo) => {
