@@ -83,7 +83,16 @@ class PreFilterState implements StateData {
     readonly constraints: Constraint[],
     readonly criticalPaths: CriticalPaths[],
     readonly tpValueToMatchNum: Map<string, number>[],
+    /** the pod PreFilter ran for and, per constraint, whether it matches its own selector (Filter adds 1 then) */
+    readonly selfPod?: Pod,
+    readonly selfMatch?: readonly number[],
   ) {}
+
+  /** 1 when `pod` matches constraint i's selector: computed once per cycle, not once per node */
+  self(i: number, pod: Pod): number {
+    if (pod === this.selfPod && this.selfMatch) return this.selfMatch[i];
+    return this.constraints[i].selector.matches(pod.metadata.labels) ? 1 : 0;
+  }
 
   /** the global minimum for skew, 0 while fewer than minDomains domains exist */
   minMatchNum(i: number, minDomains: number): number {
@@ -91,7 +100,7 @@ class PreFilterState implements StateData {
   }
 
   clone(): PreFilterState {
-    return new PreFilterState(this.constraints, this.criticalPaths.map((p) => p.clone()), this.tpValueToMatchNum.map((m) => new Map(m)));
+    return new PreFilterState(this.constraints, this.criticalPaths.map((p) => p.clone()), this.tpValueToMatchNum.map((m) => new Map(m)), this.selfPod, this.selfMatch);
   }
 }
 
@@ -357,7 +366,8 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
       for (const [v, n] of counts[i]) p.update(v, n);
       return p;
     });
-    state.write(PRE_FILTER_KEY, new PreFilterState(constraints, paths, counts));
+    const selfMatch = constraints.map((c) => (c.selector.matches(pod.metadata.labels) ? 1 : 0));
+    state.write(PRE_FILTER_KEY, new PreFilterState(constraints, paths, counts, pod, selfMatch));
     return null;
   }
 
@@ -435,12 +445,11 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
     const s = state.read<PreFilterState>(PRE_FILTER_KEY);
     if (s.constraints.length === 0) return null;
     const labels = ni.labels;
-    const podLabels = pod.metadata.labels;
     for (let i = 0; i < s.constraints.length; i++) {
       const c = s.constraints[i];
       if (!Object.prototype.hasOwnProperty.call(labels, c.topologyKey)) return NODE_LABEL_NOT_MATCH;
       const minMatch = s.minMatchNum(i, c.minDomains);
-      const self = c.selector.matches(podLabels) ? 1 : 0;
+      const self = s.self(i, pod);
       const matchNum = s.tpValueToMatchNum[i].get(labels[c.topologyKey]) ?? 0;
       if (matchNum + self - minMatch > c.maxSkew) return CONSTRAINTS_NOT_MATCH;
     }
