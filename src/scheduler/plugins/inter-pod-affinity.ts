@@ -99,6 +99,9 @@ class PreFilterState implements StateData {
 interface PreScoreState {
   /** topologyKey → value → score */
   topologyScore: Map<string, Map<string, number>>;
+  /** topologyScore's entries as parallel arrays, in its order (Score reads them per node without an iterator) */
+  keys: string[];
+  values: Map<string, number>[];
 }
 
 export class InterPodAffinity implements PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExtensions {
@@ -275,7 +278,7 @@ export class InterPodAffinity implements PreFilterPlugin, FilterPlugin, PreScore
       }
     }
     if (topologyScore.size === 0) return SKIP;
-    state.write(PRE_SCORE_KEY, { topologyScore } satisfies PreScoreState);
+    state.write(PRE_SCORE_KEY, { topologyScore, keys: [...topologyScore.keys()], values: [...topologyScore.values()] } satisfies PreScoreState);
     return null;
   }
 
@@ -283,8 +286,9 @@ export class InterPodAffinity implements PreFilterPlugin, FilterPlugin, PreScore
     const s = state.read<PreScoreState>(PRE_SCORE_KEY);
     const labels = ni.labels;
     let score = 0;
-    for (const [key, values] of s.topologyScore) {
-      if (Object.prototype.hasOwnProperty.call(labels, key)) score += values.get(labels[key]) ?? 0;
+    const { keys, values } = s;
+    for (let i = 0; i < keys.length; i++) {
+      if (hasOwn.call(labels, keys[i])) score += values[i].get(labels[keys[i]]) ?? 0;
     }
     return score;
   }
