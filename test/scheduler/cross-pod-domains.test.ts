@@ -161,11 +161,14 @@ describe('PodTopologySpread domains and InterPodAffinity required terms through 
     const ipa = new InterPodAffinity(undefined, snap);
     let nodeSeq = 0;
     const nodeNames: string[] = [];
+    const removed: string[] = [];
     for (; nodeSeq < 40; nodeSeq++) { const name = `n${nodeSeq}`; snap.addNode(randomNode(rng, name)); nodeNames.push(name); }
     const live: string[] = [];
     let podSeq = 0;
     const shapes = Array.from({ length: 24 }, (_, i) => shape(rng, i));
-    let checkedFilter = 0, checkedScore = 0, checkedAffinity = 0, nonEmpty = 0, defaulted = 0;
+    // hostname spreading with a selector the label index cannot narrow: counted per node at Score
+    shapes.push(makePod('shape-host').label('app', 'app1').spreadConstraint(2, HOST, 'ScheduleAnyway', sel().exists('tier').obj()).obj());
+    let checkedFilter = 0, checkedScore = 0, checkedAffinity = 0, nonEmpty = 0, defaulted = 0, hostScored = 0;
     for (let step = 0; step < 600; step++) {
       // a few random changes between cycles
       for (let k = rng.int(6); k > 0; k--) {
@@ -189,11 +192,14 @@ describe('PodTopologySpread domains and InterPodAffinity required terms through 
           if (rng.int(2) === 0) { if (zone === undefined) delete n.metadata.labels![ZONE]; else n.metadata.labels![ZONE] = zone; }
           snap.updateNode(n);
         } else if (op < 19 && rng.int(3) === 0) {
-          const name = `n${nodeSeq++}`;
+          // a new node, or one removed earlier coming back (a new NodeInfo; its pods count again)
+          const name = removed.length > 0 && rng.int(2) === 0 ? removed.splice(rng.int(removed.length), 1)[0] : `n${nodeSeq++}`;
           snap.addNode(randomNode(rng, name));
           nodeNames.push(name);
         } else if (op === 19 && rng.int(3) === 0 && nodeNames.length > 10) {
-          snap.removeNode(nodeNames.splice(rng.int(nodeNames.length), 1)[0]);
+          const name = nodeNames.splice(rng.int(nodeNames.length), 1)[0];
+          snap.removeNode(name);
+          removed.push(name);
         }
       }
 
@@ -222,6 +228,21 @@ describe('PodTopologySpread domains and InterPodAffinity required terms through 
         const requireAll = (pod.spec.topologySpreadConstraints?.length ?? 0) > 0;
         if (!requireAll) defaulted++;
         expect(s.topologyValueToPodCounts.map((m) => [...m])).toEqual(refPodCounts(snap, pod, s.constraints, filtered, requireAll));
+        // Score: hostname constraints count the node's pods there, other keys read the domain counts
+        const w = sst.read<{ topologyNormalizingWeight: number[]; ignoredNodes: Set<string> }>('PreScorePodTopologySpread');
+        const refScore = (ni: NodeInfo) => {
+          if (w.ignoredNodes.has(ni.name)) return 0;
+          let x = 0;
+          s.constraints.forEach((c, i) => {
+            if (!Object.prototype.hasOwnProperty.call(ni.labels, c.topologyKey)) return;
+            const cnt = c.topologyKey === HOST ? countOn(ni, c, pod.metadata.namespace ?? 'default') : s.topologyValueToPodCounts[i].get(ni.labels[c.topologyKey]) ?? 0;
+            x += cnt * w.topologyNormalizingWeight[i] + ((c as RefConstraint & { maxSkew: number }).maxSkew - 1);
+          });
+          return Math.round(x);
+        };
+        const scores = filtered.map((ni) => pts.score(sst, pod, ni));
+        expect(scores).toEqual(filtered.map(refScore));
+        if (s.constraints.some((c) => c.topologyKey === HOST) && scores.some((x) => x !== scores[0])) hostScored++;
         checkedScore++;
       }
 
@@ -240,6 +261,7 @@ describe('PodTopologySpread domains and InterPodAffinity required terms through 
     expect(nonEmpty).toBeGreaterThan(100);
     expect(checkedScore).toBeGreaterThan(200);
     expect(defaulted).toBeGreaterThan(30);
+    expect(hostScored).toBeGreaterThan(30);
     expect(checkedAffinity).toBeGreaterThan(100);
   });
 });

@@ -50,6 +50,8 @@ interface Constraint {
   minDomains: number;
   nodeAffinityPolicy: 'Honor' | 'Ignore';
   nodeTaintsPolicy: 'Honor' | 'Ignore';
+  /** the selector's source as text: with the namespace, the key of the per-node count cache */
+  selectorKey: string;
 }
 
 /** Two lowest-count domains of a constraint (upstream criticalPaths). */
@@ -108,6 +110,10 @@ interface PreScoreState {
   constraints: Constraint[];
   /** per constraint: matching pods per node from the label index (undefined: count at Score) */
   nodeCounts: (Map<NodeInfo, number> | undefined)[];
+  /** per constraint without nodeCounts: cached per-node counts by list position (Score, hostname) */
+  counters: (((j: number) => number) | undefined)[];
+  /** the node list the counters' positions refer to */
+  list: readonly NodeInfo[];
   ignoredNodes: Set<string>;
   /** per constraint: topology value → matching pods (hostname constraints counted per node at Score) */
   topologyValueToPodCounts: Map<string, number>[];
@@ -172,6 +178,15 @@ interface Domains {
 
 /** cache entries kept per node-set version (pod shapes repeat: one per Deployment, typically) */
 const MAX_DOMAIN_ENTRIES = 256;
+
+/** per list position: the NodeInfo.generation a count was taken at (-1: never) and the count */
+interface NodeCounts {
+  generation: Float64Array;
+  count: Uint32Array;
+}
+
+/** selectors (with namespace) whose per-node counts are kept: 12 bytes per node each */
+const MAX_COUNT_ENTRIES = 64;
 
 /** topologyNormalizingWeight: ln(size + 2) */
 export function topologyNormalizingWeight(size: number): number {
@@ -264,6 +279,42 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
     return { eligible, values };
   }
 
+  // ------------------------------------------------------------ per-node counts (selectors without an In requirement)
+
+  private countCache = new Map<string, NodeCounts>();
+  private countCacheList: readonly NodeInfo[] | null = null;
+
+  /**
+   * countPodsMatchSelector(nodes[j]) for a selector the label index cannot narrow (no `In`
+   * requirement), remembered per node until the node's pods change (NodeInfo.generation moves on
+   * every pod add/remove and node update), so a cycle matches only the pods of changed nodes.
+   * Entries live while the snapshot's list is the same array (node add/remove/re-zone replaces
+   * it, and a node that comes back is a new NodeInfo starting at generation 0).
+   */
+  private nodeCounter(c: Constraint, ns: string, nodes: readonly NodeInfo[]): (j: number) => number {
+    if (c.selectorKey === '' || nodes !== this.snapshot.list()) return (j) => countPodsMatchSelector(nodes[j].pods, c.selector, ns);
+    if (this.countCacheList !== nodes || this.countCache.size >= MAX_COUNT_ENTRIES) {
+      this.countCache.clear();
+      this.countCacheList = nodes;
+    }
+    const key = ns + '\0' + c.selectorKey;
+    let e = this.countCache.get(key);
+    if (!e) {
+      e = { generation: new Float64Array(nodes.length).fill(-1), count: new Uint32Array(nodes.length) };
+      this.countCache.set(key, e);
+    }
+    const { generation, count } = e;
+    const selector = c.selector;
+    return (j: number) => {
+      const ni = nodes[j];
+      if (generation[j] !== ni.generation) {
+        count[j] = countPodsMatchSelector(ni.pods, selector, ns);
+        generation[j] = ni.generation;
+      }
+      return count[j];
+    };
+  }
+
   // ------------------------------------------------------------ constraints
 
   private filterConstraints(list: readonly TopologySpreadConstraint[], podLabels: Labels, action: string, selectorOverride?: Selector): Constraint[] {
@@ -271,6 +322,7 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
     for (const c of list) {
       if (c.whenUnsatisfiable !== action) continue;
       let selector: Selector;
+      let selectorKey = '';
       if (selectorOverride) selector = selectorOverride;
       else {
         let sel: LabelSelector | undefined = c.labelSelector;
@@ -280,6 +332,7 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
           sel = { ...sel, matchExpressions: exprs };
         }
         selector = compileSelector(sel);
+        selectorKey = JSON.stringify(sel ?? null);
       }
       out.push({
         maxSkew: c.maxSkew,
@@ -288,13 +341,14 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
         minDomains: c.minDomains ?? 1,
         nodeAffinityPolicy: c.nodeAffinityPolicy ?? 'Honor',
         nodeTaintsPolicy: c.nodeTaintsPolicy ?? 'Ignore',
+        selectorKey,
       });
     }
     return out;
   }
 
   /** helper.DefaultSelector: the selectors of the Services, ReplicaSets, … that select the pod, ANDed */
-  private defaultSelector(pod: Pod): Selector | undefined {
+  private defaultSelector(pod: Pod): { selector: Selector; key: string } | undefined {
     const ns = pod.metadata.namespace ?? 'default';
     const labels = pod.metadata.labels ?? {};
     const matchLabels: Labels = {};
@@ -321,15 +375,16 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
       any = true;
     }
     if (!any) return undefined;
-    return compileSelector({ matchLabels, matchExpressions: exprs });
+    const spec: LabelSelector = { matchLabels, matchExpressions: exprs };
+    return { selector: compileSelector(spec), key: JSON.stringify(spec) };
   }
 
   private buildDefaultConstraints(pod: Pod, action: string): Constraint[] {
     const cs = this.filterConstraints(this.defaultConstraints, pod.metadata.labels ?? {}, action, EVERYTHING);
     if (cs.length === 0) return [];
     const sel = this.defaultSelector(pod);
-    if (!sel || sel.empty) return [];
-    for (const c of cs) c.selector = sel;
+    if (!sel || sel.selector.empty) return [];
+    for (const c of cs) { c.selector = sel.selector; c.selectorKey = sel.key; }
     return cs;
   }
 
@@ -389,11 +444,11 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
           }
         }
       } else {
+        const countOn = this.nodeCounter(c, ns, nodes);
         for (let j = 0; j < nodes.length; j++) {
           if (!eligible[j]) continue;
-          const ni = nodes[j];
-          const v = ni.labels[c.topologyKey];
-          m.set(v, m.get(v)! + countPodsMatchSelector(ni.pods, c.selector, ns));
+          const v = nodes[j].labels[c.topologyKey];
+          m.set(v, m.get(v)! + countOn(j));
         }
       }
     }
@@ -474,10 +529,13 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
     const s: PreScoreState = {
       constraints,
       nodeCounts: constraints.map((c) => matchCountsByNode(this.snapshot, c.selector, ns)),
+      counters: [],
+      list: all,
       ignoredNodes: new Set(),
       topologyValueToPodCounts: constraints.map(() => new Map()),
       topologyNormalizingWeight: [],
     };
+    s.counters = constraints.map((c, i) => (s.nodeCounts[i] || c.topologyKey !== LABEL_HOSTNAME ? undefined : this.nodeCounter(c, ns, all)));
     const topoSize = constraints.map(() => 0);
     for (const ni of filtered) {
       if (requireAll && !hasKeys(ni.labels, constraints)) { s.ignoredNodes.add(ni.name); continue; }
@@ -507,12 +565,12 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
             if (cur !== undefined) m.set(v, cur + n);
           }
         } else {
+          const countOn = this.nodeCounter(c, ns, all);
           for (let j = 0; j < all.length; j++) {
             if (!eligible[j]) continue;
-            const ni = all[j];
-            const v = ni.labels[c.topologyKey];
+            const v = all[j].labels[c.topologyKey];
             const cur = m.get(v);
-            if (cur !== undefined) m.set(v, cur + countPodsMatchSelector(ni.pods, c.selector, ns));
+            if (cur !== undefined) m.set(v, cur + countOn(j));
           }
         }
       }
@@ -548,11 +606,18 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
       if (!Object.prototype.hasOwnProperty.call(labels, c.topologyKey)) continue;
       const byNode = s.nodeCounts[i];
       const cnt = c.topologyKey === LABEL_HOSTNAME
-        ? (byNode ? byNode.get(ni) ?? 0 : countPodsMatchSelector(ni.pods, c.selector, ns))
+        ? (byNode ? byNode.get(ni) ?? 0 : this.hostCount(s, i, ni, ns))
         : s.topologyValueToPodCounts[i].get(labels[c.topologyKey]) ?? 0;
       score += cnt * s.topologyNormalizingWeight[i] + (c.maxSkew - 1);
     }
     return goRound(score);
+  }
+
+  /** matching pods on `ni` for hostname constraint i without an index: cached while `ni` sits at its list position */
+  private hostCount(s: PreScoreState, i: number, ni: NodeInfo, ns: string): number {
+    const countOn = s.counters[i];
+    if (countOn && s.list[ni.index] === ni) return countOn(ni.index);
+    return countPodsMatchSelector(ni.pods, s.constraints[i].selector, ns);
   }
 
   normalizeScore(state: CycleState, _pod: Pod, nodes: readonly NodeInfo[], scores: number[]): MaybeStatus {
