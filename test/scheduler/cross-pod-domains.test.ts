@@ -63,16 +63,18 @@ function refMatchNum(snap: ClusterSnapshot, pod: Pod, cs: readonly RefConstraint
 function refPodCounts(snap: ClusterSnapshot, pod: Pod, cs: readonly RefConstraint[], filtered: readonly NodeInfo[], requireAll: boolean): [string, number][][] {
   const ns = pod.metadata.namespace ?? 'default';
   const out = cs.map(() => new Map<string, number>());
+  // upstream reads a missing topology label as "" (Go's map zero value)
+  const valueOf = (ni: NodeInfo, c: RefConstraint) => ni.labels[c.topologyKey] ?? '';
   for (const ni of filtered) {
     if (requireAll && !hasAll(ni, cs)) continue;
-    cs.forEach((c, i) => { if (c.topologyKey !== HOST && !out[i].has(ni.labels[c.topologyKey])) out[i].set(ni.labels[c.topologyKey], 0); });
+    cs.forEach((c, i) => { if (c.topologyKey !== HOST && !out[i].has(valueOf(ni, c))) out[i].set(valueOf(ni, c), 0); });
   }
   for (const ni of snap.list()) {
     if (requireAll && !hasAll(ni, cs)) continue;
     cs.forEach((c, i) => {
       if (!included(c, pod, ni)) return;
-      const cur = out[i].get(ni.labels[c.topologyKey]);
-      if (cur !== undefined) out[i].set(ni.labels[c.topologyKey], cur + countOn(ni, c, ns));
+      const cur = out[i].get(valueOf(ni, c));
+      if (cur !== undefined) out[i].set(valueOf(ni, c), cur + countOn(ni, c, ns));
     });
   }
   return out.map((m) => [...m]);

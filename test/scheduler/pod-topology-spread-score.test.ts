@@ -85,4 +85,31 @@ describe('PodTopologySpread score: TestPodTopologySpreadScore', () => {
   it('system defaulting without a selecting Service/ReplicaSet skips scoring', () => {
     expect(scoreAll(makePod('p').label('foo', '').obj(), [hn('node-a'), hn('node-b')], [], pods({ 'node-a': 1 }))).toBe('skip');
   });
+
+  // upstream reads a missing topology label as "" (Go's map zero value) when PreScore builds and
+  // counts the domains of the system default constraints, so a node without the zone label and a
+  // node whose zone label is "" share one domain; Score then skips only the node without the label
+  it('system defaulting: a node without the zone label counts in the "" zone domain', () => {
+    const Z = 'topology.kubernetes.io/zone';
+    const svc: Service[] = [{ apiVersion: 'v1', kind: 'Service', metadata: { name: 's', namespace: 'default' }, spec: { selector: { foo: '' } } }];
+    const nodeA = (zone?: string) => { const b = makeNode('node-a').label(H, 'node-a'); if (zone !== undefined) b.label(Z, zone); return b.obj(); };
+    const others = [makeNode('node-b').label(H, 'node-b').label(Z, '').obj(), makeNode('node-c').label(H, 'node-c').label(Z, 'z1').obj()];
+    const existing = pods({ 'node-a': 3, 'node-b': 1, 'node-c': 1 });
+    // raw Score values (before NormalizeScore, which also sees node-a's own score)
+    const raw = (a: Node) => {
+      const snap = new ClusterSnapshot([a, ...others], existing);
+      const pl = new PodTopologySpread(undefined, snap, { services: svc });
+      const state = new CycleState();
+      const pod = makePod('p').label('foo', '').obj();
+      const filtered = snap.list();
+      expect(pl.preScore(state, pod, filtered)).toBeNull();
+      return Object.fromEntries(filtered.map((ni) => [ni.name, pl.score(state, pod, ni)]));
+    };
+    const missing = raw(nodeA());
+    const empty = raw(nodeA(''));
+    expect([missing['node-b'], missing['node-c']]).toEqual([empty['node-b'], empty['node-c']]);
+    // node-b's "" zone holds node-a's 3 pods and its own 1; node-c's z1 only its own 1
+    expect(missing['node-b']).toBeGreaterThan(missing['node-c']);
+    expect(missing['node-a']).toBeLessThan(empty['node-a']); // no zone label: no zone part in its score
+  });
 });

@@ -542,7 +542,7 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
       for (let i = 0; i < constraints.length; i++) {
         const c = constraints[i];
         if (c.topologyKey === LABEL_HOSTNAME) continue;
-        const v = ni.labels[c.topologyKey];
+        const v = ni.labels[c.topologyKey] ?? ''; // a missing label reads as "" (Go's map zero value)
         if (!s.topologyValueToPodCounts[i].has(v)) { s.topologyValueToPodCounts[i].set(v, 0); topoSize[i]++; }
       }
     }
@@ -560,7 +560,7 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
         if (byNode) {
           for (const [ni, n] of byNode) {
             if (!eligible[ni.index]) continue;
-            const v = ni.labels[c.topologyKey];
+            const v = ni.labels[c.topologyKey] ?? ''; // a missing label reads as "" (Go's map zero value)
             const cur = m.get(v);
             if (cur !== undefined) m.set(v, cur + n);
           }
@@ -568,7 +568,7 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
           const countOn = this.nodeCounter(c, ns, all);
           for (let j = 0; j < all.length; j++) {
             if (!eligible[j]) continue;
-            const v = all[j].labels[c.topologyKey];
+            const v = all[j].labels[c.topologyKey] ?? '';
             const cur = m.get(v);
             if (cur !== undefined) m.set(v, cur + countOn(j));
           }
@@ -583,7 +583,7 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
       for (let i = 0; i < constraints.length; i++) {
         const c = constraints[i];
         if (!this.matchNodeInclusionPolicies(c, pod, ni, affinity)) continue;
-        const v = ni.labels[c.topologyKey];
+        const v = ni.labels[c.topologyKey] ?? ''; // a missing label reads as "" (Go's map zero value)
         const m = s.topologyValueToPodCounts[i];
         const cur = m.get(v);
         if (cur === undefined) continue;
