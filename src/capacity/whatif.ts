@@ -21,6 +21,11 @@ export type WhatIf =
   | { kind: 'cordon'; names: string[] }
   | { kind: 'add-nodes'; count: number; template: string; zone?: string };
 
+/**
+ * The cluster after the what-ifs. `nodes` and `pods` share the input's objects where a what-if did
+ * not change them (treat them as read-only, as the input); changed nodes and displaced pods are
+ * copies.
+ */
 export interface WhatIfResult extends ClusterState {
   /** unbound copies of the pods that ran on removed nodes, to be placed again */
   displaced: Pod[];
@@ -110,8 +115,11 @@ function unbind(pod: Pod): Pod {
 
 /** Applies what-ifs in order. Unknown node or zone names are errors, not silent no-ops. */
 export function applyWhatIfs(state: ClusterState, whatIfs: WhatIf[]): WhatIfResult {
-  let nodes = state.nodes.map(clone);
-  let pods = state.pods.map(clone);
+  // copy on write: the lists are new, the node and pod objects are the input's until a what-if
+  // changes one (cordon replaces the node, a displaced pod is an unbound copy). Deep-copying a
+  // whole cluster per plan was ~15% of a what-if sweep.
+  let nodes = state.nodes.slice();
+  let pods = state.pods.slice();
   const displaced: Pod[] = [];
   const applied: string[] = [];
   const byName = () => new Map(nodes.map((n) => [n.metadata.name ?? '', n]));
@@ -153,11 +161,9 @@ export function applyWhatIfs(state: ClusterState, whatIfs: WhatIf[]): WhatIfResu
       }
       case 'cordon': {
         const known = byName();
-        for (const name of w.names) {
-          const n = known.get(name);
-          if (!n) throw new WhatIfError(`cordon: no node named "${name}" in the cluster`);
-          n.spec = { ...(n.spec ?? {}), unschedulable: true };
-        }
+        for (const name of w.names) if (!known.has(name)) throw new WhatIfError(`cordon: no node named "${name}" in the cluster`);
+        const cordoned = new Set(w.names);
+        nodes = nodes.map((n) => (cordoned.has(n.metadata.name ?? '') ? { ...n, spec: { ...(n.spec ?? {}), unschedulable: true } } : n));
         applied.push(`cordoned ${w.names.length} node(s)`);
         break;
       }

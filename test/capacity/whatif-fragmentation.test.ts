@@ -69,6 +69,18 @@ describe('applying what-ifs', () => {
     expect(added[0].status!.allocatable).toEqual({ cpu: '8', memory: '32Gi', pods: '110' });
   });
 
+  it('leaves its input untouched: unchanged objects are shared, a cordoned node is a new object', () => {
+    const before = JSON.stringify(cluster);
+    const r = applyWhatIfs(cluster, [parseWhatIf('cordon=a2'), parseWhatIf('remove-nodes=a1'), parseWhatIf('add-nodes=1:a2')]);
+    expect(JSON.stringify(cluster)).toBe(before);
+    expect(cluster.nodes[1].spec?.unschedulable).toBeUndefined();
+    expect(r.nodes[0]).not.toBe(cluster.nodes[1]); // a2, cordoned: a copy
+    expect(r.nodes[0].spec!.unschedulable).toBe(true);
+    expect(r.nodes[1]).toBe(cluster.nodes[2]); // b1 unchanged: shared
+    expect(r.nodes[2].spec!.unschedulable).toBe(false); // a clone of the cordoned template is schedulable
+    expect(r.pods.every((p) => cluster.pods.includes(p))).toBe(true);
+  });
+
   it('cordons nodes and names unknown nodes and zones in its errors', () => {
     expect(applyWhatIfs(cluster, [parseWhatIf('cordon=a2')]).nodes[1].spec!.unschedulable).toBe(true);
     expect(() => applyWhatIfs(cluster, [parseWhatIf('remove-nodes=zz')])).toThrow('no node named "zz"');
