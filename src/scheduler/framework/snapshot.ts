@@ -332,7 +332,7 @@ export class ClusterSnapshot {
     this.nodesVer++;
     for (const l of this.listeners) l.nodeRemoved?.(ni);
     // pods stay known: if the node comes back they count again (upstream keeps "ghost" NodeInfos)
-    for (const pi of ni.pods) this.unindex(pi);
+    for (const pi of ni.pods) this.index(pi, undefined);
     if (ni.pods.length) this.orphanPods.set(name, [...ni.pods]);
   }
 
@@ -375,7 +375,7 @@ export class ClusterSnapshot {
     if (ni) {
       const pi = ni.removePod(key);
       if (pi) {
-        this.unindex(pi);
+        this.index(pi, undefined);
         this.trackAffinity(pi, ni, -1);
         for (const l of this.listeners) l.podRemoved?.(pi, ni);
       }
@@ -386,31 +386,23 @@ export class ClusterSnapshot {
     return i >= 0 ? orphans!.splice(i, 1)[0] : undefined;
   }
 
-  private index(pi: PodInfo, ni: NodeInfo): void {
+  /** adds a pod to the label index (its node given) or takes it out (undefined) */
+  private index(pi: PodInfo, ni: NodeInfo | undefined): void {
     pi.node = ni;
     const labels = pi.pod.metadata.labels;
     if (!labels) return;
     for (const k in labels) {
       if (!Object.prototype.hasOwnProperty.call(labels, k)) continue;
       let byValue = this.byLabel.get(k);
-      if (!byValue) this.byLabel.set(k, (byValue = new Map()));
-      let set = byValue.get(labels[k]);
-      if (!set) byValue.set(labels[k], (set = new Set()));
-      set.add(pi);
-    }
-  }
-
-  private unindex(pi: PodInfo): void {
-    pi.node = undefined;
-    const labels = pi.pod.metadata.labels;
-    if (!labels) return;
-    for (const k in labels) {
-      if (!Object.prototype.hasOwnProperty.call(labels, k)) continue;
-      const byValue = this.byLabel.get(k);
-      const set = byValue?.get(labels[k]);
-      if (!set) continue;
-      set.delete(pi);
-      if (set.size === 0) byValue!.delete(labels[k]);
+      let set = byValue?.get(labels[k]);
+      if (ni) {
+        if (!byValue) this.byLabel.set(k, (byValue = new Map()));
+        if (!set) byValue.set(labels[k], (set = new Set()));
+        set.add(pi);
+      } else if (set) {
+        set.delete(pi);
+        if (set.size === 0) byValue!.delete(labels[k]);
+      }
     }
   }
 

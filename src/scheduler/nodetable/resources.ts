@@ -26,18 +26,14 @@ function podName(pod: Pod): string {
   return `pod ${pod.metadata?.namespace ?? 'default'}/${pod.metadata?.name ?? '?'}`;
 }
 
+/** the pod fields a quantity can come from */
+type PodField = 'containers' | 'initContainers' | 'overhead';
+
 /**
- * Where a quantity sits, for the error message: a fixed string (nodes), or a pod and the field
- * path ('containers', 'initContainers' with an index, or 'overhead') turned into text on error.
+ * A quantity in the scheduler's units (`where`: a fixed location for nodes, or the pod with the
+ * field and index — turned into text only when the quantity fails to parse).
  */
-type Where = string | { pod: Pod; list: 'containers' | 'initContainers' | 'overhead'; index: number };
-
-function whereText(w: Where): string {
-  if (typeof w === 'string') return w;
-  return w.list === 'overhead' ? `${podName(w.pod)}: spec.overhead` : `${podName(w.pod)}: spec.${w.list}[${w.index}].resources.requests`;
-}
-
-function amount(name: string, q: string | number, where: Where | Pod, list?: 'containers' | 'initContainers' | 'overhead', index = 0): number {
+function amount(name: string, q: string | number, where: string | Pod, field?: PodField, index = 0): number {
   const cache = name === 'cpu' ? cpuCache : valueCache;
   const hit = cache.get(q);
   if (hit !== undefined) return hit;
@@ -47,8 +43,9 @@ function amount(name: string, q: string | number, where: Where | Pod, list?: 'co
     cache.set(q, v);
     return v;
   } catch (e) {
-    const w: Where = list ? { pod: where as Pod, list, index } : (where as Where);
-    throw new ResourceParseError(`${whereText(w)}: invalid quantity ${JSON.stringify(q)} for ${name}: ${(e as Error).message}`);
+    const at = typeof where === 'string' ? where
+      : field === 'overhead' ? `${podName(where)}: spec.overhead` : `${podName(where)}: spec.${field}[${index}].resources.requests`;
+    throw new ResourceParseError(`${at}: invalid quantity ${JSON.stringify(q)} for ${name}: ${(e as Error).message}`);
   }
 }
 
@@ -63,7 +60,7 @@ function maxList(into: ResourceAmounts, list: ResourceAmounts): void {
   }
 }
 
-function containerRequests(c: Container, nonMissing: boolean, pod: Pod, list: 'containers' | 'initContainers', index: number): ResourceAmounts {
+function containerRequests(c: Container, nonMissing: boolean, pod: Pod, list: PodField, index: number): ResourceAmounts {
   const out: ResourceAmounts = new Map();
   const req = c.resources?.requests;
   if (req) for (const k of Object.keys(req)) out.set(k, amount(k, req[k], pod, list, index));
@@ -115,7 +112,7 @@ export function podRequests(pod: Pod, nonMissing = false): ResourceAmounts {
   return reqs;
 }
 
-function cpuMem(c: Container, pod: Pod, list: 'containers' | 'initContainers', index: number, out: [number, number]): [number, number] {
+function cpuMem(c: Container, pod: Pod, list: PodField, index: number, out: [number, number]): [number, number] {
   const req = c.resources?.requests;
   const cpu = req?.cpu;
   const mem = req?.memory;

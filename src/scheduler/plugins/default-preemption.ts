@@ -95,7 +95,7 @@ export class DefaultPreemption implements PostFilterPlugin {
     // the per-node statuses only feed the "preemption: 0/N nodes are available: …" message, so
     // they are counted by reason as they come instead of kept per node
     const reasons = new Map<string, number>();
-    const count = (s: Status) => { for (const r of s.reasons) reasons.set(r, (reasons.get(r) ?? 0) + 1); };
+    const count = (s: Status, n = 1) => { for (const r of s.reasons) reasons.set(r, (reasons.get(r) ?? 0) + n); };
     let notHelpful = 0;
     const potential: NodeInfo[] = [];
     for (const ni of all) {
@@ -118,8 +118,8 @@ export class DefaultPreemption implements PostFilterPlugin {
       }
     }
     if (candidates.length === 0) {
-      if (notHelpful > 0) for (const r of NOT_HELPFUL.reasons) reasons.set(r, (reasons.get(r) ?? 0) + notHelpful);
-      if (noVictims > 0) for (const r of NO_VICTIMS.reasons) reasons.set(r, (reasons.get(r) ?? 0) + noVictims);
+      if (notHelpful > 0) count(NOT_HELPFUL, notHelpful);
+      if (noVictims > 0) count(NO_VICTIMS, noVictims);
       const msg = formatFitError(all.length, diag, reasons);
       return { result: { nominatedNodeName: '' }, status: new Status(Code.Unschedulable, ['preemption: ' + msg]) };
     }

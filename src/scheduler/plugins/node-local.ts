@@ -147,33 +147,33 @@ export class NodeLocalRunner {
   }
 
   /**
-   * A run whose verdict for `ni` is current: the cycle's run when it covers the node; with no run
-   * yet, every node (the per-node path and explain go on to ask about all of them); after the
+   * A run whose verdict for `ni` is current: the cycle's run when it covers the node; after the
    * table changed — preemption's what-if checks remove and restore pods between two questions
-   * about one node — that node alone, instead of a pass over every node per check.
+   * about one node — that node alone; otherwise the next chunk of nodes in scan order from `ni`
+   * (the per-node path and explain walk the nodes in that order), and after four chunks one pass
+   * over every node.
    */
   runFor(state: CycleState, pod: Pod, ni: NodeInfo): KernelRun {
     const run = state.tryRead<KernelRun>(RUN_KEY);
     const table = this.engine.table;
-    if (run && run.generation === table.generation && this.covers(run, ni.slot)) return run;
+    const current = run !== undefined && run.generation === table.generation;
+    if (current && this.covers(run, ni.slot)) return run;
     const pos = table.positionOf(ni.slot);
-    if (pos < 0) return this.ensureFull(state, pod);
+    // (a caller asking out of scan order — or a whole table's worth — gets one full pass instead)
+    if (pos < 0 || (current && run.chunks && run.chunks.length >= 4)) return this.ensureFull(state, pod);
     const q = this.compile(pod);
     const out = this.engine.out;
-    if (run && run.generation !== table.generation) {
+    if (run && !current) {
       // the table changed since the cycle's run: a what-if question about this node
       this.engine.kernel.filterAndScore(table, q, out, { start: pos, maxNodes: 1, allReasons: true, skipScore: true });
       const single: KernelRun = { full: false, processed: 1, start: pos, generation: table.generation, reasons: out.reasons, status: out.status, raw: false, single: ni.slot };
       state.write(RUN_KEY, single);
       return single;
     }
-    // the per-node path (and explain) walk the nodes in scan order: evaluate the next chunk from
-    // here, every reason and the raw scores — a cycle that stops after numFeasibleNodesToFind
-    // nodes then costs one or two chunks instead of a pass over every node
-    // (a caller asking out of scan order — or a whole table's worth — gets one full pass instead)
-    if (run?.chunks && run.generation === table.generation && run.chunks.length >= 4) return this.ensureFull(state, pod);
+    // the next chunk from here, every reason and the raw scores: a cycle that stops after
+    // numFeasibleNodesToFind nodes costs one or two chunks instead of a pass over every node
     const processed = this.engine.kernel.filterAndScore(table, q, out, { start: pos, maxNodes: CHUNK_NODES, allReasons: true, output: 'raw' });
-    const chunks = run && run.chunks && run.generation === table.generation ? [...run.chunks, { start: pos, processed }] : [{ start: pos, processed }];
+    const chunks = current && run.chunks ? [...run.chunks, { start: pos, processed }] : [{ start: pos, processed }];
     const chunked: KernelRun = { full: false, processed, start: pos, generation: table.generation, reasons: out.reasons, status: out.status, raw: true, chunks };
     state.write(RUN_KEY, chunked);
     return chunked;
