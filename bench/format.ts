@@ -25,14 +25,21 @@ export function ms(n: number | undefined): string {
   return (n * 1000).toFixed(1) + ' µs';
 }
 
-interface Group { name: string; size?: number; byMode: Map<string, BenchResult> }
+interface Group {
+  name: string;
+  size?: number;
+  byMode: Map<string, BenchResult>;
+}
 
 function groups(results: BenchResult[]): Group[] {
   const out = new Map<string, Group>();
   for (const r of results) {
     const key = `${r.name}|${r.size ?? ''}`;
     let g = out.get(key);
-    if (!g) { g = { name: r.name, size: r.size, byMode: new Map() }; out.set(key, g); }
+    if (!g) {
+      g = { name: r.name, size: r.size, byMode: new Map() };
+      out.set(key, g);
+    }
     g.byMode.set(r.mode ?? '-', r);
   }
   return [...out.values()];
@@ -42,8 +49,16 @@ function cell(r: BenchResult): string {
   if (r.state === 'skipped') return `skipped (${r.reason})`;
   if (r.state === 'errored') return `error: ${r.error}`;
   const parts: string[] = [];
-  if (r.throughput !== undefined) parts.push(`${human(r.throughput)} ${r.unit ?? 'ops'}/s ±${(r.rme ?? 0).toFixed(1)}%  p50 ${ms(r.latency?.p50)} p99 ${ms(r.latency?.p99)}`);
-  if (r.figures) parts.push(Object.entries(r.figures).map(([k, v]) => `${k}=${human(v)}`).join(' '));
+  if (r.throughput !== undefined)
+    parts.push(
+      `${human(r.throughput)} ${r.unit ?? 'ops'}/s ±${(r.rme ?? 0).toFixed(1)}%  p50 ${ms(r.latency?.p50)} p99 ${ms(r.latency?.p99)}`,
+    );
+  if (r.figures)
+    parts.push(
+      Object.entries(r.figures)
+        .map(([k, v]) => `${k}=${human(v)}`)
+        .join(' '),
+    );
   return parts.join('  ');
 }
 
@@ -59,8 +74,17 @@ function rowsOf(report: BenchReport): string[][] {
     const first = g.byMode.get(modes[0])!;
     for (const m of modes) {
       const r = g.byMode.get(m)!;
-      const ratio = m !== modes[0] && r.throughput && first.throughput ? ratioText(r.throughput / first.throughput, modes[0]) : '';
-      rows.push([g.name, g.size !== undefined ? `${g.size} ${r.sizeUnit ?? ''}`.trim() : '', m === '-' ? '' : m, cell(r), ratio]);
+      const ratio =
+        m !== modes[0] && r.throughput && first.throughput
+          ? ratioText(r.throughput / first.throughput, modes[0])
+          : '';
+      rows.push([
+        g.name,
+        g.size !== undefined ? `${g.size} ${r.sizeUnit ?? ''}`.trim() : '',
+        m === '-' ? '' : m,
+        cell(r),
+        ratio,
+      ]);
     }
   }
   return rows;
@@ -71,11 +95,18 @@ export function formatText(report: BenchReport): string {
   const head = ['measurement', 'size', 'mode', 'result', 'ratio'];
   const rows = rowsOf(report);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (r: string[]) => r.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd();
+  const line = (r: string[]) =>
+    r
+      .map((c, i) => c.padEnd(widths[i]))
+      .join('  ')
+      .trimEnd();
   const m = report.machine;
   return [
     `suite ${report.suite} — ${m.cpus} cpus (${m.cpuModel}), ${m.memoryGiB} GiB, node ${m.node}, ${(report.durationMs / 1000).toFixed(1)} s`,
-    line(head), ...rows.map(line), ...report.notes.map((n) => `note: ${n}`), '',
+    line(head),
+    ...rows.map(line),
+    ...report.notes.map((n) => `note: ${n}`),
+    '',
   ].join('\n');
 }
 
@@ -84,22 +115,35 @@ export function formatMarkdown(report: BenchReport, command?: string): string {
   const m = report.machine;
   const out = [`### ${report.suite}`, ''];
   if (command) out.push('```sh', command, '```', '');
-  out.push(`Machine: ${m.cpus} cpus (${m.cpuModel}), ${m.memoryGiB} GiB, Node ${m.node}; ${report.startedAt}.`, '');
+  out.push(
+    `Machine: ${m.cpus} cpus (${m.cpuModel}), ${m.memoryGiB} GiB, Node ${m.node}; ${report.startedAt}.`,
+    '',
+  );
   out.push('| measurement | size | mode | result | ratio |', '|---|---|---|---|---|');
   for (const r of rowsOf(report)) out.push(`| ${r.map((c) => c.replace(/\|/g, '\\|')).join(' | ')} |`);
   for (const n of report.notes) out.push('', `- ${n}`);
   return out.join('\n') + '\n';
 }
 
-export interface Regression { id: string; before: number; after: number; change: number }
+export interface Regression {
+  id: string;
+  before: number;
+  after: number;
+  change: number;
+}
 
 /**
  * Compares throughput with a baseline report: a result regresses when it is slower than the
  * baseline by more than `tolerance` (0.2 = 20 %). Results present in only one report are ignored.
  */
-export function compareBaseline(baseline: BenchReport[], current: BenchReport[], tolerance: number): Regression[] {
+export function compareBaseline(
+  baseline: BenchReport[],
+  current: BenchReport[],
+  tolerance: number,
+): Regression[] {
   const before = new Map<string, number>();
-  for (const rep of baseline) for (const r of rep.results) if (r.throughput !== undefined) before.set(r.id, r.throughput);
+  for (const rep of baseline)
+    for (const r of rep.results) if (r.throughput !== undefined) before.set(r.id, r.throughput);
   const out: Regression[] = [];
   for (const rep of current) {
     for (const r of rep.results) {
@@ -112,7 +156,13 @@ export function compareBaseline(baseline: BenchReport[], current: BenchReport[],
   return out;
 }
 
-export interface Growth { name: string; mode: string; exponent: number; points: number; label: string }
+export interface Growth {
+  name: string;
+  mode: string;
+  exponent: number;
+  points: number;
+  label: string;
+}
 
 /**
  * Fits cost ∝ size^k by least squares on log–log (cost = mean iteration latency) for every
@@ -124,19 +174,37 @@ export function fitGrowth(report: BenchReport): Growth[] {
     if (r.state !== 'completed' || r.size === undefined || !r.latency || r.latency.mean <= 0) continue;
     const key = `${r.name}|${r.mode ?? '-'}`;
     let s = series.get(key);
-    if (!s) { s = { name: r.name, mode: r.mode ?? '-', xs: [], ys: [] }; series.set(key, s); }
-    s.xs.push(Math.log(r.size)); s.ys.push(Math.log(r.latency.mean));
+    if (!s) {
+      s = { name: r.name, mode: r.mode ?? '-', xs: [], ys: [] };
+      series.set(key, s);
+    }
+    s.xs.push(Math.log(r.size));
+    s.ys.push(Math.log(r.latency.mean));
   }
   const out: Growth[] = [];
   for (const s of series.values()) {
     const n = s.xs.length;
     if (n < 3) continue;
-    const mx = s.xs.reduce((a, b) => a + b, 0) / n, my = s.ys.reduce((a, b) => a + b, 0) / n;
-    let num = 0, den = 0;
-    for (let i = 0; i < n; i++) { num += (s.xs[i] - mx) * (s.ys[i] - my); den += (s.xs[i] - mx) ** 2; }
+    const mx = s.xs.reduce((a, b) => a + b, 0) / n,
+      my = s.ys.reduce((a, b) => a + b, 0) / n;
+    let num = 0,
+      den = 0;
+    for (let i = 0; i < n; i++) {
+      num += (s.xs[i] - mx) * (s.ys[i] - my);
+      den += (s.xs[i] - mx) ** 2;
+    }
     if (den === 0) continue;
     const k = num / den;
-    const label = k < 0.25 ? 'O(1)' : k < 0.75 ? `O(N^${k.toFixed(2)})` : k < 1.3 ? 'O(N)' : k < 1.75 ? 'O(N log N)…O(N^1.5)' : 'O(N²)';
+    const label =
+      k < 0.25
+        ? 'O(1)'
+        : k < 0.75
+          ? `O(N^${k.toFixed(2)})`
+          : k < 1.3
+            ? 'O(N)'
+            : k < 1.75
+              ? 'O(N log N)…O(N^1.5)'
+              : 'O(N²)';
     out.push({ name: s.name, mode: s.mode, exponent: k, points: n, label });
   }
   return out;

@@ -130,11 +130,20 @@ export class BenchRecorder {
   readonly results: BenchResult[] = [];
   readonly notes: string[] = [];
 
-  constructor(readonly suite: BenchSuite, readonly opts: BenchOptions) {}
+  constructor(
+    readonly suite: BenchSuite,
+    readonly opts: BenchOptions,
+  ) {}
 
   /** Times fn with tinybench (warm-up included) and records throughput and latency percentiles. */
-  async measure(name: string, fn: () => unknown | Promise<unknown>, o: MeasureOptions = {}): Promise<BenchResult> {
-    const label = [name, o.mode, o.size !== undefined ? `${o.size} ${this.suite.sizeUnit}` : ''].filter(Boolean).join(' ');
+  async measure(
+    name: string,
+    fn: () => unknown | Promise<unknown>,
+    o: MeasureOptions = {},
+  ): Promise<BenchResult> {
+    const label = [name, o.mode, o.size !== undefined ? `${o.size} ${this.suite.sizeUnit}` : '']
+      .filter(Boolean)
+      .join(' ');
     this.opts.progress(label);
     const base = this.base(name, o);
     try {
@@ -151,7 +160,8 @@ export class BenchRecorder {
       await bench.run();
       const r = bench.tasks[0].result;
       if (r.state === 'errored') return this.push({ ...base, state: 'errored', error: errorText(r.error) });
-      if (r.state !== 'completed') return this.push({ ...base, state: 'errored', error: `task ended in state ${r.state}` });
+      if (r.state !== 'completed')
+        return this.push({ ...base, state: 'errored', error: `task ended in state ${r.state}` });
       const l = r.latency;
       const units = o.units ?? 1;
       return this.push({
@@ -170,7 +180,11 @@ export class BenchRecorder {
   }
 
   /** Records non-timed figures (counts, bytes, a one-shot wall time) as a completed row. */
-  figure(name: string, figures: Record<string, number>, o: Omit<MeasureOptions, 'figures'> = {}): BenchResult {
+  figure(
+    name: string,
+    figures: Record<string, number>,
+    o: Omit<MeasureOptions, 'figures'> = {},
+  ): BenchResult {
     return this.push({ ...this.base(name, o), state: 'completed', figures });
   }
 
@@ -198,7 +212,8 @@ export class BenchRecorder {
 
   private push(r: BenchResult): BenchResult {
     const i = this.results.findIndex((x) => x.id === r.id);
-    if (i >= 0) this.results[i] = r; else this.results.push(r);
+    if (i >= 0) this.results[i] = r;
+    else this.results.push(r);
     return r;
   }
 }
@@ -214,7 +229,13 @@ export async function runSuite(suite: BenchSuite, opts: BenchOptions): Promise<B
   try {
     await suite.run(opts, rec);
   } catch (err) {
-    rec.results.push({ id: resultId(suite.name, 'suite', undefined, undefined), suite: suite.name, name: 'suite', state: 'errored', error: errorText(err) });
+    rec.results.push({
+      id: resultId(suite.name, 'suite', undefined, undefined),
+      suite: suite.name,
+      name: 'suite',
+      state: 'errored',
+      error: errorText(err),
+    });
   }
   return {
     schema: BENCH_SCHEMA,
@@ -247,9 +268,13 @@ export function defaultArgs(suite: BenchSuite): BenchOptions['args'] {
 
 /** Parses "1000,5000,10k" into numbers (k = 1000). */
 export function parseSizes(list: string): number[] {
-  return list.split(',').map((s) => s.trim()).filter(Boolean).map((s) => {
-    const m = /^(\d+(?:\.\d+)?)(k)?$/i.exec(s);
-    if (!m) throw new Error(`invalid size "${s}" (expected numbers like 1000,5000 or 10k)`);
-    return Math.round(Number(m[1]) * (m[2] ? 1000 : 1));
-  });
+  return list
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((s) => {
+      const m = /^(\d+(?:\.\d+)?)(k)?$/i.exec(s);
+      if (!m) throw new Error(`invalid size "${s}" (expected numbers like 1000,5000 or 10k)`);
+      return Math.round(Number(m[1]) * (m[2] ? 1000 : 1));
+    });
 }

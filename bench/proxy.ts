@@ -35,39 +35,66 @@ const NODE_IP = '192.168.0.10';
 
 export const suite: BenchSuite = {
   name: 'proxy',
-  description: 'kube-proxy iptables vs ipvs vs nftables: ruleset size, full render, one endpoint change, per-packet lookup (JS/WASM), real tools',
+  description:
+    'kube-proxy iptables vs ipvs vs nftables: ruleset size, full render, one endpoint change, per-packet lookup (JS/WASM), real tools',
   sizeUnit: 'services',
   defaultSizes: [1000, 5000, 10000],
   quickSizes: [200, 1000],
   // `bench all`: time the real tools only up to 2,000 services (nft -f of 10k services alone takes minutes)
   allArgs: { realToolsMax: '2000' },
   options: [
-    { flags: '--services <list>', description: 'service counts to sweep (same as --sizes), e.g. 1000,5000,10000' },
+    {
+      flags: '--services <list>',
+      description: 'service counts to sweep (same as --sizes), e.g. 1000,5000,10000',
+    },
     { flags: '--endpoints <n>', description: 'endpoints per service', default: '10' },
     { flags: '--modes <list>', description: 'modes to compare', default: 'iptables,ipvs,nftables' },
     { flags: '--packets <n>', description: 'packets per classification batch', default: '20000' },
-    { flags: '--no-real-tools', description: 'skip timing iptables-restore --test / nft -c -f / ipset restore' },
-    { flags: '--real-tools-max <n>', description: 'largest service count at which the real tools are timed', default: '10000' },
+    {
+      flags: '--no-real-tools',
+      description: 'skip timing iptables-restore --test / nft -c -f / ipset restore',
+    },
+    {
+      flags: '--real-tools-max <n>',
+      description: 'largest service count at which the real tools are timed',
+      default: '10000',
+    },
   ],
   async run(opts, rec) {
-    const sizes = opts.args.services ? parseSizes(String(opts.args.services)) : (opts.sizes ?? (opts.quick ? this.quickSizes : this.defaultSizes));
+    const sizes = opts.args.services
+      ? parseSizes(String(opts.args.services))
+      : (opts.sizes ?? (opts.quick ? this.quickSizes : this.defaultSizes));
     const endpoints = Number(opts.args.endpoints ?? 10);
-    if (!Number.isInteger(endpoints) || endpoints < 0) throw new TypeError(`--endpoints must be a non-negative integer, got ${String(opts.args.endpoints)}`);
-    const modes = String(opts.args.modes ?? 'iptables,ipvs,nftables').split(',').map((s) => s.trim()) as ProxyMode[];
-    for (const m of modes) if (!PROXY_MODES.includes(m)) throw new TypeError(`--modes: unknown mode "${m}" (expected ${PROXY_MODES.join(', ')})`);
+    if (!Number.isInteger(endpoints) || endpoints < 0)
+      throw new TypeError(`--endpoints must be a non-negative integer, got ${String(opts.args.endpoints)}`);
+    const modes = String(opts.args.modes ?? 'iptables,ipvs,nftables')
+      .split(',')
+      .map((s) => s.trim()) as ProxyMode[];
+    for (const m of modes)
+      if (!PROXY_MODES.includes(m))
+        throw new TypeError(`--modes: unknown mode "${m}" (expected ${PROXY_MODES.join(', ')})`);
     const packets = Number(opts.args.packets ?? (opts.quick ? 5000 : 20000));
     const realTools = opts.args.realTools !== false;
     const realMax = Number(opts.args.realToolsMax ?? 10000);
-    rec.note(`cluster: src/proxy/gen.ts, seed ${opts.seed}, ${endpoints} endpoints per service, 100 nodes, node-0 is the proxier's node (IP ${NODE_IP}); default mix (10% NodePort, 5% LoadBalancer, 3% externalIPs, 8% ClientIP affinity, 10% UDP, 15% with a second port)`);
-    rec.note('endpoint change: one pod of one service replaced by a new ready pod; time covers the model update and the sync; iptables/nftables sync only the changed Service (partial), ipvs applies the netlink delta and rewrites its small iptables ruleset');
-    rec.note('classify: new connections to random frontends (ClusterIP, external, LB, NodePort) from pods or outside, 5% misses; "rules/pkt" counts every rule evaluated, "lookups/pkt" every hash lookup (vmap, ipset, addrtype LOCAL, affinity set, IPVS service/template)');
+    rec.note(
+      `cluster: src/proxy/gen.ts, seed ${opts.seed}, ${endpoints} endpoints per service, 100 nodes, node-0 is the proxier's node (IP ${NODE_IP}); default mix (10% NodePort, 5% LoadBalancer, 3% externalIPs, 8% ClientIP affinity, 10% UDP, 15% with a second port)`,
+    );
+    rec.note(
+      'endpoint change: one pod of one service replaced by a new ready pod; time covers the model update and the sync; iptables/nftables sync only the changed Service (partial), ipvs applies the netlink delta and rewrites its small iptables ruleset',
+    );
+    rec.note(
+      'classify: new connections to random frontends (ClusterIP, external, LB, NodePort) from pods or outside, 5% misses; "rules/pkt" counts every rule evaluated, "lookups/pkt" every hash lookup (vmap, ipset, addrtype LOCAL, affinity set, IPVS service/template)',
+    );
 
     let ns: string | null = null;
     let dir: string | null = null;
     if (realTools) {
       const r = setupNetns();
       if (typeof r === 'string') rec.note(`real tools skipped: ${r}`);
-      else { ns = r.ns; dir = mkdtempSync(join(tmpdir(), 'kubesim-bench-proxy-')); }
+      else {
+        ns = r.ns;
+        dir = mkdtempSync(join(tmpdir(), 'kubesim-bench-proxy-'));
+      }
     }
     try {
       for (const size of sizes) {
@@ -83,7 +110,11 @@ export const suite: BenchSuite = {
   },
 };
 
-function newCluster(size: number, endpoints: number, seed: number): { c: GeneratedCluster; state: ProxyState } {
+function newCluster(
+  size: number,
+  endpoints: number,
+  seed: number,
+): { c: GeneratedCluster; state: ProxyState } {
   const c = generateCluster({ services: size, endpoints, seed });
   const state = new ProxyState({ name: c.nodeName, ips: { IPv4: NODE_IP } });
   for (const s of c.services) state.onServiceAdd(s);
@@ -108,11 +139,20 @@ function syncerFor(mode: ProxyMode, state: ProxyState, clusterCIDR: string, serv
       full() {
         const s = new IptablesSyncer(state.node, { clusterCIDR }, state);
         const rep = s.sync();
-        return { rules: rep.rulesWritten, bytes: rep.bytes, extra: { chains: rep.chainsWritten, lines: rep.lines } };
+        return {
+          rules: rep.rulesWritten,
+          bytes: rep.bytes,
+          extra: { chains: rep.chainsWritten, lines: rep.lines },
+        };
       },
       sync() {
         const rep = live.sync();
-        return { rulesWritten: rep.rulesWritten, chainsWritten: rep.chainsWritten, bytesWritten: rep.bytes, deletedChains: rep.deletedChains };
+        return {
+          rulesWritten: rep.rulesWritten,
+          chainsWritten: rep.chainsWritten,
+          bytesWritten: rep.bytes,
+          deletedChains: rep.deletedChains,
+        };
       },
     };
   }
@@ -123,12 +163,23 @@ function syncerFor(mode: ProxyMode, state: ProxyState, clusterCIDR: string, serv
     return {
       full() {
         const r = new NftablesProxier({ clusterCIDR, serviceCIDRs: [serviceCIDR] }).sync({ ...m(), now: 0 });
-        return { rules: r.stats.rules, bytes: r.stats.bytes, extra: { chains: r.stats.chainsAdded, elements: r.stats.elements, lines: r.stats.lines } };
+        return {
+          rules: r.stats.rules,
+          bytes: r.stats.bytes,
+          extra: { chains: r.stats.chainsAdded, elements: r.stats.elements, lines: r.stats.lines },
+        };
       },
       sync() {
         now += 2000;
         const r = live.sync({ ...m(), changes: state.applyChanges(), now });
-        return { rulesWritten: r.stats.rules, elementsWritten: r.stats.elements, chainsWritten: r.stats.chainsAdded, chainsFlushed: r.stats.chainsFlushed, bytesWritten: r.stats.bytes + r.staleStats.bytes, chainsDeleted: r.staleStats.chainsDeleted };
+        return {
+          rulesWritten: r.stats.rules,
+          elementsWritten: r.stats.elements,
+          chainsWritten: r.stats.chainsAdded,
+          chainsFlushed: r.stats.chainsFlushed,
+          bytesWritten: r.stats.bytes + r.staleStats.bytes,
+          chainsDeleted: r.staleStats.chainsDeleted,
+        };
       },
     };
   }
@@ -141,25 +192,50 @@ function syncerFor(mode: ProxyMode, state: ProxyState, clusterCIDR: string, serv
       return {
         rules: r.stats.virtualServers + r.stats.realServers + r.stats.iptablesRules,
         bytes: b.ipvsadm + b.ipset + b.iptables + b.addresses,
-        extra: { virtualServers: r.stats.virtualServers, realServers: r.stats.realServers, ipsetEntries: r.stats.ipsetEntries, iptablesRules: r.stats.iptablesRules, boundAddresses: r.stats.boundAddresses },
+        extra: {
+          virtualServers: r.stats.virtualServers,
+          realServers: r.stats.realServers,
+          ipsetEntries: r.stats.ipsetEntries,
+          iptablesRules: r.stats.iptablesRules,
+          boundAddresses: r.stats.boundAddresses,
+        },
       };
     },
     sync() {
       state.applyChanges();
       const r = live.sync(m());
-      return { realServersChanged: r.stats.deltaOps.realServers, virtualServersChanged: r.stats.deltaOps.virtualServers, ipsetEntriesChanged: r.stats.deltaOps.ipsetEntries, iptablesRulesRewritten: r.stats.iptablesRules, bytesWritten: r.stats.deltaBytes };
+      return {
+        realServersChanged: r.stats.deltaOps.realServers,
+        virtualServersChanged: r.stats.deltaOps.virtualServers,
+        ipsetEntriesChanged: r.stats.deltaOps.ipsetEntries,
+        iptablesRulesRewritten: r.stats.iptablesRules,
+        bytesWritten: r.stats.deltaBytes,
+      };
     },
   };
 }
 
-async function benchMode(mode: ProxyMode, size: number, endpoints: number, packets: number, opts: BenchOptions, rec: BenchRecorder): Promise<void> {
+async function benchMode(
+  mode: ProxyMode,
+  size: number,
+  endpoints: number,
+  packets: number,
+  opts: BenchOptions,
+  rec: BenchRecorder,
+): Promise<void> {
   const { c, state } = newCluster(size, endpoints, opts.seed);
   const syncer = syncerFor(mode, state, c.clusterCIDR, c.serviceCIDR);
   const few = { iterations: opts.quick ? 2 : 3, timeMs: opts.quick ? 200 : 1000 };
 
   // full render
   let counts = syncer.full();
-  await rec.measure('render full', () => { counts = syncer.full(); }, { mode, size, unit: 'renders', ...few, figures: undefined });
+  await rec.measure(
+    'render full',
+    () => {
+      counts = syncer.full();
+    },
+    { mode, size, unit: 'renders', ...few, figures: undefined },
+  );
   const last = rec.results[rec.results.length - 1];
   last.figures = { rules: counts.rules, bytes: counts.bytes, ...counts.extra };
 
@@ -173,23 +249,56 @@ async function benchMode(mode: ProxyMode, size: number, endpoints: number, packe
     wrote = syncer.sync();
   };
   change();
-  await rec.measure('endpoint change', change, { mode, size, unit: 'syncs', iterations: opts.quick ? 5 : 20, timeMs: opts.quick ? 200 : 1000 });
+  await rec.measure('endpoint change', change, {
+    mode,
+    size,
+    unit: 'syncs',
+    iterations: opts.quick ? 5 : 20,
+    timeMs: opts.quick ? 200 : 1000,
+  });
   rec.results[rec.results.length - 1].figures = wrote;
 
   // dataplane classification
   const t0 = performance.now();
-  const prog = compileMode(mode, { servicePorts: state.servicePorts, endpoints: state.endpoints, node: state.node }, { clusterCIDR: c.clusterCIDR, serviceCIDRs: [c.serviceCIDR] });
+  const prog = compileMode(
+    mode,
+    { servicePorts: state.servicePorts, endpoints: state.endpoints, node: state.node },
+    { clusterCIDR: c.clusterCIDR, serviceCIDRs: [c.serviceCIDR] },
+  );
   const compileMs = performance.now() - t0;
-  const batch = generatePackets(state.servicePorts, state.node, { n: packets, seed: opts.seed, podCIDR: c.clusterCIDR });
+  const batch = generatePackets(state.servicePorts, state.node, {
+    n: packets,
+    seed: opts.seed,
+    podCIDR: c.clusterCIDR,
+  });
   const js = new JsKernel(prog);
   const out = newResult(batch.n);
   js.classify(batch, out);
   const stats = perPacket(out.rules, out.lookups, out.result);
-  await rec.measure('classify', () => js.classify(batch, out), { mode: `${mode} js`, size, units: batch.n, unit: 'packets', timeMs: opts.timeMs, figures: { ...stats, compileMs: round(compileMs), programRules: prog.summary.rules, mapEntries: prog.summary.mapEntries } });
+  await rec.measure('classify', () => js.classify(batch, out), {
+    mode: `${mode} js`,
+    size,
+    units: batch.n,
+    unit: 'packets',
+    timeMs: opts.timeMs,
+    figures: {
+      ...stats,
+      compileMs: round(compileMs),
+      programRules: prog.summary.rules,
+      mapEntries: prog.summary.mapEntries,
+    },
+  });
   try {
     const wasm = new WasmKernel(prog);
     wasm.load(batch);
-    await rec.measure('classify', () => wasm.run(), { mode: `${mode} wasm`, size, units: batch.n, unit: 'packets', timeMs: opts.timeMs, figures: stats });
+    await rec.measure('classify', () => wasm.run(), {
+      mode: `${mode} wasm`,
+      size,
+      units: batch.n,
+      unit: 'packets',
+      timeMs: opts.timeMs,
+      figures: stats,
+    });
   } catch (e) {
     rec.skip('classify', (e as Error).message, { mode: `${mode} wasm`, size });
   }
@@ -197,10 +306,22 @@ async function benchMode(mode: ProxyMode, size: number, endpoints: number, packe
 
 function perPacket(rules: Int32Array, lookups: Int32Array, result: Int32Array): Record<string, number> {
   const n = rules.length;
-  let r = 0, l = 0, dnat = 0;
-  for (let i = 0; i < n; i++) { r += rules[i]; l += lookups[i]; if (result[i] >= 0) dnat++; }
+  let r = 0,
+    l = 0,
+    dnat = 0;
+  for (let i = 0; i < n; i++) {
+    r += rules[i];
+    l += lookups[i];
+    if (result[i] >= 0) dnat++;
+  }
   const sorted = Int32Array.from(rules).sort();
-  return { 'rules/pkt': round(r / n), 'rules p99': sorted[Math.floor(n * 0.99)] ?? 0, 'rules max': sorted[n - 1] ?? 0, 'lookups/pkt': round(l / n), 'dnat share': round(dnat / n) };
+  return {
+    'rules/pkt': round(r / n),
+    'rules p99': sorted[Math.floor(n * 0.99)] ?? 0,
+    'rules max': sorted[n - 1] ?? 0,
+    'lookups/pkt': round(l / n),
+    'dnat share': round(dnat / n),
+  };
 }
 
 function round(x: number): number {
@@ -219,34 +340,79 @@ function setupNetns(): { ns: string } | string {
   return { ns: name };
 }
 
-function timeTool(ns: string, cmd: string, args: string[], input?: string): { ms: number; ok: boolean; err: string } {
+function timeTool(
+  ns: string,
+  cmd: string,
+  args: string[],
+  input?: string,
+): { ms: number; ok: boolean; err: string } {
   const t0 = performance.now();
-  const r = spawnSync('ip', ['netns', 'exec', ns, cmd, ...args], { input, encoding: 'utf8', maxBuffer: 1 << 30 });
+  const r = spawnSync('ip', ['netns', 'exec', ns, cmd, ...args], {
+    input,
+    encoding: 'utf8',
+    maxBuffer: 1 << 30,
+  });
   const ms = performance.now() - t0;
-  const err = r.error ? r.error.message : (r.stderr ?? '').split('\n').filter((l) => l && !/^Warning: Extension ipvs/.test(l)).join(' ').slice(0, 200);
+  const err = r.error
+    ? r.error.message
+    : (r.stderr ?? '')
+        .split('\n')
+        .filter((l) => l && !/^Warning: Extension ipvs/.test(l))
+        .join(' ')
+        .slice(0, 200);
   return { ms, ok: !r.error && r.status === 0, err };
 }
 
-function realToolTimes(mode: ProxyMode, size: number, endpoints: number, opts: BenchOptions, rec: BenchRecorder, ns: string, dir: string): void {
+function realToolTimes(
+  mode: ProxyMode,
+  size: number,
+  endpoints: number,
+  opts: BenchOptions,
+  rec: BenchRecorder,
+  ns: string,
+  dir: string,
+): void {
   const { c, state } = newCluster(size, endpoints, opts.seed);
   const m = { servicePorts: state.servicePorts, endpoints: state.endpoints, node: state.node };
   if (mode === 'iptables') {
     const rep = new IptablesSyncer(state.node, { clusterCIDR: c.clusterCIDR }, state).sync();
     const t = timeTool(ns, 'iptables-restore', ['--test'], rep.text);
-    if (!t.ok) { rec.skip('iptables-restore --test', t.err || 'failed', { mode, size }); return; }
-    rec.figure('real tool', { 'wall ms': round(t.ms), bytes: rep.bytes }, { mode: `${mode}: iptables-restore --test`, size });
+    if (!t.ok) {
+      rec.skip('iptables-restore --test', t.err || 'failed', { mode, size });
+      return;
+    }
+    rec.figure(
+      'real tool',
+      { 'wall ms': round(t.ms), bytes: rep.bytes },
+      { mode: `${mode}: iptables-restore --test`, size },
+    );
     return;
   }
   if (mode === 'nftables') {
-    const r = new NftablesProxier({ clusterCIDR: c.clusterCIDR, serviceCIDRs: [c.serviceCIDR] }).sync({ ...m, now: 0 });
+    const r = new NftablesProxier({ clusterCIDR: c.clusterCIDR, serviceCIDRs: [c.serviceCIDR] }).sync({
+      ...m,
+      now: 0,
+    });
     const file = join(dir, `full-${size}.nft`);
     writeFileSync(file, r.script);
     const check = timeTool(ns, 'nft', ['-c', '-f', file]);
-    if (!check.ok) { rec.skip('nft -c -f', check.err || 'failed', { mode, size }); return; }
-    rec.figure('real tool', { 'wall ms': round(check.ms), bytes: r.stats.bytes }, { mode: `${mode}: nft -c -f`, size });
+    if (!check.ok) {
+      rec.skip('nft -c -f', check.err || 'failed', { mode, size });
+      return;
+    }
+    rec.figure(
+      'real tool',
+      { 'wall ms': round(check.ms), bytes: r.stats.bytes },
+      { mode: `${mode}: nft -c -f`, size },
+    );
     spawnSync('ip', ['netns', 'exec', ns, 'nft', 'delete', 'table', 'ip', 'kube-proxy']);
     const load = timeTool(ns, 'nft', ['-f', file]);
-    if (load.ok) rec.figure('real tool', { 'wall ms': round(load.ms), bytes: r.stats.bytes }, { mode: `${mode}: nft -f (load)`, size });
+    if (load.ok)
+      rec.figure(
+        'real tool',
+        { 'wall ms': round(load.ms), bytes: r.stats.bytes },
+        { mode: `${mode}: nft -f (load)`, size },
+      );
     else rec.skip('real tool', load.err, { mode: `${mode}: nft -f (load)`, size });
     spawnSync('ip', ['netns', 'exec', ns, 'nft', 'delete', 'table', 'ip', 'kube-proxy']);
     return;
@@ -254,16 +420,36 @@ function realToolTimes(mode: ProxyMode, size: number, endpoints: number, opts: B
   const r = new IpvsProxier({ clusterCIDR: c.clusterCIDR }).sync(m);
   spawnSync('ip', ['netns', 'exec', ns, 'ipset', 'destroy']);
   const ipset = timeTool(ns, 'ipset', ['restore'], r.ipset);
-  if (ipset.ok) rec.figure('real tool', { 'wall ms': round(ipset.ms), bytes: r.stats.bytes.ipset, entries: r.stats.ipsetEntries }, { mode: `${mode}: ipset restore`, size });
+  if (ipset.ok)
+    rec.figure(
+      'real tool',
+      { 'wall ms': round(ipset.ms), bytes: r.stats.bytes.ipset, entries: r.stats.ipsetEntries },
+      { mode: `${mode}: ipset restore`, size },
+    );
   else rec.skip('real tool', ipset.err, { mode: `${mode}: ipset restore`, size });
   const ipt = timeTool(ns, 'iptables-restore', ['--test'], r.iptables);
-  if (ipt.ok) rec.figure('real tool', { 'wall ms': round(ipt.ms), bytes: r.stats.bytes.iptables }, { mode: `${mode}: iptables-restore --test`, size });
+  if (ipt.ok)
+    rec.figure(
+      'real tool',
+      { 'wall ms': round(ipt.ms), bytes: r.stats.bytes.iptables },
+      { mode: `${mode}: iptables-restore --test`, size },
+    );
   else rec.skip('real tool', ipt.err, { mode: `${mode}: iptables-restore --test`, size });
   const probe = timeTool(ns, 'ipvsadm', ['-L', '-n']);
-  if (!probe.ok) rec.skip('real tool', `ipvsadm -R: ${probe.err || 'ip_vs unavailable'} (the ip_vs kernel module is not available in this kernel)`, { mode: `${mode}: ipvsadm -R`, size });
+  if (!probe.ok)
+    rec.skip(
+      'real tool',
+      `ipvsadm -R: ${probe.err || 'ip_vs unavailable'} (the ip_vs kernel module is not available in this kernel)`,
+      { mode: `${mode}: ipvsadm -R`, size },
+    );
   else {
     const t = timeTool(ns, 'ipvsadm', ['-R'], r.ipvsadm);
-    if (t.ok) rec.figure('real tool', { 'wall ms': round(t.ms), bytes: r.stats.bytes.ipvsadm }, { mode: `${mode}: ipvsadm -R`, size });
+    if (t.ok)
+      rec.figure(
+        'real tool',
+        { 'wall ms': round(t.ms), bytes: r.stats.bytes.ipvsadm },
+        { mode: `${mode}: ipvsadm -R`, size },
+      );
     else rec.skip('real tool', t.err, { mode: `${mode}: ipvsadm -R`, size });
     spawnSync('ip', ['netns', 'exec', ns, 'ipvsadm', '-C']);
   }

@@ -22,15 +22,36 @@ function spreadPods(pods: Pod[]): Pod[] {
     metadata: { ...p.metadata, labels: { ...(p.metadata.labels ?? {}), app: `svc-${i % 20}` } },
     spec: {
       ...p.spec,
-      topologySpreadConstraints: [{ maxSkew: 1, topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: { app: `svc-${i % 20}` } } }],
-      affinity: { ...(p.spec.affinity ?? {}), podAntiAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 50, podAffinityTerm: { labelSelector: { matchLabels: { app: `svc-${i % 20}` } }, topologyKey: 'kubernetes.io/hostname' } }] } },
+      topologySpreadConstraints: [
+        {
+          maxSkew: 1,
+          topologyKey: 'topology.kubernetes.io/zone',
+          whenUnsatisfiable: 'DoNotSchedule',
+          labelSelector: { matchLabels: { app: `svc-${i % 20}` } },
+        },
+      ],
+      affinity: {
+        ...(p.spec.affinity ?? {}),
+        podAntiAffinity: {
+          preferredDuringSchedulingIgnoredDuringExecution: [
+            {
+              weight: 50,
+              podAffinityTerm: {
+                labelSelector: { matchLabels: { app: `svc-${i % 20}` } },
+                topologyKey: 'kubernetes.io/hostname',
+              },
+            },
+          ],
+        },
+      },
     },
   }));
 }
 
 export const suite: BenchSuite = {
   name: 'scheduler-framework',
-  description: 'full scheduling cycle per pod (framework + kernels + cross-pod plugins): js vs wasm, plain vs topology-spread workloads',
+  description:
+    'full scheduling cycle per pod (framework + kernels + cross-pod plugins): js vs wasm, plain vs topology-spread workloads',
   sizeUnit: 'nodes',
   defaultSizes: [1000, 5000],
   quickSizes: [1000],
@@ -38,24 +59,39 @@ export const suite: BenchSuite = {
     for (const size of opts.sizes ?? (opts.quick ? this.quickSizes : this.defaultSizes)) {
       const cluster = generateCluster({ seed: opts.seed, nodes: size });
       const plain = generatePods({ seed: opts.seed + 1, count: 400, cluster });
-      const workloads: [string, Pod[]][] = [['plain', plain], ['spread', spreadPods(plain)]];
+      const workloads: [string, Pod[]][] = [
+        ['plain', plain],
+        ['spread', spreadPods(plain)],
+      ];
       for (const [wl, pods] of workloads) {
         for (const kernel of ['js', 'wasm'] as const) {
-          const core = new SchedulerCore({ nodes: cluster.nodes, pods: cluster.pods, kernel, seed: opts.seed });
+          const core = new SchedulerCore({
+            nodes: cluster.nodes,
+            pods: cluster.pods,
+            kernel,
+            seed: opts.seed,
+          });
           let next = 0;
           let scheduled = 0;
           let attempts = 0;
-          await rec.measure(`cycle ${wl}`, () => {
-            const assumed: Pod[] = [];
-            for (let b = 0; b < BATCH; b++) {
-              const pod = pods[next];
-              next = (next + 1) % pods.length;
-              const out = core.schedule(pod);
-              attempts++;
-              if (out.kind === 'scheduled' && core.reserveAndAssume(out) === null) { assumed.push(pod); scheduled++; }
-            }
-            for (const p of assumed) core.forget(p);
-          }, { mode: kernel, size, units: BATCH, unit: 'pods', figures: {} });
+          await rec.measure(
+            `cycle ${wl}`,
+            () => {
+              const assumed: Pod[] = [];
+              for (let b = 0; b < BATCH; b++) {
+                const pod = pods[next];
+                next = (next + 1) % pods.length;
+                const out = core.schedule(pod);
+                attempts++;
+                if (out.kind === 'scheduled' && core.reserveAndAssume(out) === null) {
+                  assumed.push(pod);
+                  scheduled++;
+                }
+              }
+              for (const p of assumed) core.forget(p);
+            },
+            { mode: kernel, size, units: BATCH, unit: 'pods', figures: {} },
+          );
           rec.notes.push(`${wl}/${kernel}/${size}: ${scheduled}/${attempts} attempts placed`);
         }
       }

@@ -11,7 +11,10 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
 let target = 'release';
 const ti = args.indexOf('--target');
-if (ti >= 0) { target = args[ti + 1]; args.splice(ti, 2); }
+if (ti >= 0) {
+  target = args[ti + 1];
+  args.splice(ti, 2);
+}
 const only = new Set(args);
 const entries = readdirSync(join(root, 'assembly'))
   .filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts') && statSync(join(root, 'assembly', f)).isFile())
@@ -25,11 +28,21 @@ for (const name of entries) {
   // which "extends" the shared ../asconfig.json
   const own = join('assembly', `${name}.asconfig.json`);
   const config = existsSync(join(root, own)) ? own : 'asconfig.json';
-  const { error, stderr } = await asc.main([
-    join('assembly', `${name}.ts`), '--config', config, '--target', target,
-    '--outFile', join('build', `${name}${suffix}.wasm`),
-  ], { stdout: process.stdout, stderr: process.stderr });
-  if (error) { failed++; console.error(`build-wasm: ${name}: ${error.message}\n${stderr.toString()}`); }
-  else console.log(`build-wasm: build/${name}${suffix}.wasm (${target})`);
+  const { error, stderr } = await asc.main(
+    [
+      join('assembly', `${name}.ts`),
+      '--config',
+      config,
+      '--target',
+      target,
+      '--outFile',
+      join('build', `${name}${suffix}.wasm`),
+    ],
+    { stdout: process.stdout, stderr: process.stderr },
+  );
+  if (error) {
+    failed++;
+    console.error(`build-wasm: ${name}: ${error.message}\n${stderr.toString()}`);
+  } else console.log(`build-wasm: build/${name}${suffix}.wasm (${target})`);
 }
 process.exit(failed ? 1 : 0);

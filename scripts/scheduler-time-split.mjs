@@ -26,7 +26,8 @@ const toFind = numFeasibleNodesToFind(table.size);
 
 function split(pending) {
   const t = { compile: 0, kernel: 0, assume: 0, forget: 0, pods: 0 };
-  let next = 0, start = 0;
+  let next = 0,
+    start = 0;
   const batch = () => {
     const assumed = [];
     for (let b = 0; b < BATCH; b++) {
@@ -39,10 +40,17 @@ function split(pending) {
       const t2 = performance.now();
       start = (start + n) % table.size;
       if (out.feasibleCount === 0) continue;
-      const bound = { ...pod, metadata: { ...pod.metadata, name: `${pod.metadata.name}-b${b}` }, spec: { ...pod.spec, nodeName: table.nodeName(out.bestSlot) } };
+      const bound = {
+        ...pod,
+        metadata: { ...pod.metadata, name: `${pod.metadata.name}-b${b}` },
+        spec: { ...pod.spec, nodeName: table.nodeName(out.bestSlot) },
+      };
       table.addPod(bound, q.accounting);
       const t3 = performance.now();
-      t.compile += t1 - t0; t.kernel += t2 - t1; t.assume += t3 - t2; t.pods++;
+      t.compile += t1 - t0;
+      t.kernel += t2 - t1;
+      t.assume += t3 - t2;
+      t.pods++;
       assumed.push(bound);
     }
     const t4 = performance.now();
@@ -54,22 +62,35 @@ function split(pending) {
   const w0 = performance.now();
   for (let i = 0; i < batches; i++) batch();
   const wall = performance.now() - w0;
-  const us = (ms) => (ms / (batches * BATCH) * 1000).toFixed(2);
-  return { podsPerSec: Math.round(batches * BATCH / wall * 1000), perPodUs: us(wall), compileUs: us(t.compile), kernelUs: us(t.kernel), assumeUs: us(t.assume), forgetUs: us(t.forget) };
+  const us = (ms) => ((ms / (batches * BATCH)) * 1000).toFixed(2);
+  return {
+    podsPerSec: Math.round(((batches * BATCH) / wall) * 1000),
+    perPodUs: us(wall),
+    compileUs: us(t.compile),
+    kernelUs: us(t.kernel),
+    assumeUs: us(t.assume),
+    forgetUs: us(t.forget),
+  };
 }
 
 /** the kernel's filter alone (skipScore), ns per node examined, best of 7 rounds */
 function filterNsPerNode(pods) {
   let best = Infinity;
   for (let round = 0; round < 7; round++) {
-    let ms = 0, examined = 0;
+    let ms = 0,
+      examined = 0;
     for (const p of pods) {
       const q = compilePod(table, p, scoring);
       const t0 = performance.now();
-      for (let r = 0; r < 40; r++) examined += kernel.filterAndScore(table, q, out, { skipScore: true, start: r * 123, numNodesToFind: toFind });
+      for (let r = 0; r < 40; r++)
+        examined += kernel.filterAndScore(table, q, out, {
+          skipScore: true,
+          start: r * 123,
+          numNodesToFind: toFind,
+        });
       ms += performance.now() - t0;
     }
-    best = Math.min(best, ms * 1e6 / examined);
+    best = Math.min(best, (ms * 1e6) / examined);
   }
   return best.toFixed(2);
 }
@@ -77,6 +98,12 @@ function filterNsPerNode(pods) {
 const mixed = generatePods({ seed: seed + 1, count: 2000, cluster });
 const uniform = generatePods({ seed: seed + 2, count: 2000, cluster, constraints: false, prefix: 'uniform' });
 console.log(`${nodes} nodes, numFeasibleNodesToFind ${toFind}, ${batches} batches of ${BATCH} pods`);
-for (const [name, pods] of [['uniform', uniform], ['mixed', mixed]]) {
-  console.log(name.padEnd(8), JSON.stringify({ ...split(pods), filterNsPerNode: filterNsPerNode(pods.slice(0, 50)) }));
+for (const [name, pods] of [
+  ['uniform', uniform],
+  ['mixed', mixed],
+]) {
+  console.log(
+    name.padEnd(8),
+    JSON.stringify({ ...split(pods), filterNsPerNode: filterNsPerNode(pods.slice(0, 50)) }),
+  );
 }

@@ -16,11 +16,21 @@ const cluster = await loadClusterFiles([snapshot]);
 const [{ object: pod }] = await loadManifests([podFile]);
 
 const base = planCapacity(cluster, [pod], { kernel: 'wasm', seed: 1 });
-const lost = planCapacity(cluster, [pod], { kernel: 'wasm', seed: 1, whatIfs: [parseWhatIf('lose-zone=eu-west-1b')] });
+const lost = planCapacity(cluster, [pod], {
+  kernel: 'wasm',
+  seed: 1,
+  whatIfs: [parseWhatIf('lose-zone=eu-west-1b')],
+});
 const need = minNodesToAdd(cluster, pod, 40, 'b-2', { kernel: 'wasm' });
 
 const s = base.shapes[0];
-console.log(`${s.shape}: ${s.fits} more replicas fit (${Object.entries(s.perZone).map(([z, n]) => `${z}=${n}`).join(', ')})`);
+console.log(
+  `${s.shape}: ${s.fits} more replicas fit (${Object.entries(s.perZone)
+    .map(([z, n]) => `${z}=${n}`)
+    .join(', ')})`,
+);
 console.log(`next one: ${s.stopReason}`);
-console.log(`after losing eu-west-1b: ${lost.shapes[0].fits} fit; ${lost.displaced.unschedulable.length} displaced pod(s) find no room`);
+console.log(
+  `after losing eu-west-1b: ${lost.shapes[0].fits} fit; ${lost.displaced.unschedulable.length} displaced pod(s) find no room`,
+);
 console.log(`for 40 replicas add ${need.nodes} node(s) like b-2`);

@@ -76,7 +76,9 @@ function reasonFor(code: number): ApiError['reason'] {
 export function admissionDenied(hook: string, message: string | undefined, code = 403): ApiError {
   const denied = `admission webhook "${hook}" denied the request`;
   const c = code < 400 ? 400 : code;
-  return new ApiError(c, reasonFor(c), message ? `${denied}: ${message}` : `${denied} without explanation`, { name: hook });
+  return new ApiError(c, reasonFor(c), message ? `${denied}: ${message}` : `${denied} without explanation`, {
+    name: hook,
+  });
 }
 
 export class AdmissionChain {

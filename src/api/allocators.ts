@@ -82,7 +82,10 @@ export class NodePortAllocator {
   private next: number;
 
   /** @param lo,hi kube-apiserver's default --service-node-port-range is 30000-32767 */
-  constructor(readonly lo = 30000, readonly hi = 32767) {
+  constructor(
+    readonly lo = 30000,
+    readonly hi = 32767,
+  ) {
     this.next = lo;
   }
 

@@ -40,10 +40,23 @@ import {
   timeout,
   type Status,
 } from './errors.js';
-import { FieldError, invalidValue, required } from './field.js';
+import { type FieldError, invalidValue, required } from './field.js';
 import { FlowControl, type FlowControlOptions, type FlowControlStats } from './flowcontrol.js';
-import { lookupKind, lookupResource, knownApiVersionsFor, prefixEnd, storageKey, storagePrefix, type ResourceInfo } from './registry.js';
-import { parseFieldSelector, parseLabelSelector, type ParsedFieldSelector, type ParsedLabelSelector } from './selectors.js';
+import {
+  lookupKind,
+  lookupResource,
+  knownApiVersionsFor,
+  prefixEnd,
+  storageKey,
+  storagePrefix,
+  type ResourceInfo,
+} from './registry.js';
+import {
+  parseFieldSelector,
+  parseLabelSelector,
+  type ParsedFieldSelector,
+  type ParsedLabelSelector,
+} from './selectors.js';
 import type { Binding, KubeObject, ObjectMeta } from './types.js';
 import { validateObject, validateObjectUpdate, type UnknownFieldPolicy } from './validation.js';
 import { type Clock, WallClock } from '../util/clock.js';
@@ -156,10 +169,13 @@ function encodeContinue(rv: number, startRelative: string): string {
 function decodeContinue(token: string): ContinueToken {
   try {
     const t = JSON.parse(Buffer.from(token, 'base64').toString('utf8'));
-    if (t.v !== 'meta.k8s.io/v1' || !Number.isInteger(t.rv) || typeof t.start !== 'string') throw new Error('bad');
+    if (t.v !== 'meta.k8s.io/v1' || !Number.isInteger(t.rv) || typeof t.start !== 'string')
+      throw new Error('bad');
     return { rv: t.rv, start: t.start };
   } catch {
-    throw badRequest('continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
+    throw badRequest(
+      'continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)',
+    );
   }
 }
 
@@ -204,7 +220,8 @@ export class ApiServer {
     this.vopts = { unknownFields: opts.fieldValidation ?? 'Warn' };
     this.clusterIPs = new ClusterIPAllocator(opts.serviceCIDR);
     this.onWarning = opts.onWarning;
-    this.onHandlerError = opts.onWatchHandlerError ?? ((e) => console.error('kubesim ApiServer: watch handler threw:', e));
+    this.onHandlerError =
+      opts.onWatchHandlerError ?? ((e) => console.error('kubesim ApiServer: watch handler threw:', e));
   }
 
   /** Flow-control counters (accepted, rejected, in flight, peaks). */
@@ -257,7 +274,11 @@ export class ApiServer {
   // ------------------------------------------------------------------ get / list
 
   /** Read one object (GET). @throws ApiError 404 NotFound */
-  get<T extends KubeObject = KubeObject>(resource: string, namespace: string | undefined, name: string): Promise<T> {
+  get<T extends KubeObject = KubeObject>(
+    resource: string,
+    namespace: string | undefined,
+    name: string,
+  ): Promise<T> {
     return this.limited(false, async () => {
       const info = this.resourceInfo(resource);
       const ns = info.namespaced ? namespace || 'default' : undefined;
@@ -286,7 +307,8 @@ export class ApiServer {
       let revision = 0; // 0 = latest
       if (opts.continue) {
         const t = decodeContinue(opts.continue);
-        if (t.start.includes('/') && !info.namespaced) throw badRequest('continue key is not valid: invalid start');
+        if (t.start.includes('/') && !info.namespaced)
+          throw badRequest('continue key is not valid: invalid start');
         start = prefix + t.start;
         revision = t.rv;
       } else if (opts.resourceVersion && opts.resourceVersion !== '0') {
@@ -303,7 +325,12 @@ export class ApiServer {
       for (;;) {
         let r;
         try {
-          r = await this.store.range({ key: start, rangeEnd: end, revision: readAt || undefined, limit: pageSize || undefined });
+          r = await this.store.range({
+            key: start,
+            rangeEnd: end,
+            revision: readAt || undefined,
+            limit: pageSize || undefined,
+          });
         } catch (e) {
           if (isCompacted(e)) {
             if (opts.continue) {
@@ -311,7 +338,9 @@ export class ApiServer {
                 'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.',
               );
             }
-            throw resourceExpired(`too old resource version: ${revision} (${(await this.compactedFloor(revision)) - 1})`);
+            throw resourceExpired(
+              `too old resource version: ${revision} (${(await this.compactedFloor(revision)) - 1})`,
+            );
           }
           throw e;
         }
@@ -331,7 +360,8 @@ export class ApiServer {
           }
         }
         if (limit > 0 && items.length >= limit) {
-          if (stoppedEarly && lastKey !== undefined) cont = encodeContinue(readAt, lastKey.slice(prefix.length) + '\u0000');
+          if (stoppedEarly && lastKey !== undefined)
+            cont = encodeContinue(readAt, lastKey.slice(prefix.length) + '\u0000');
           break;
         }
         if (!r.more || lastKey === undefined) break;
@@ -364,12 +394,17 @@ export class ApiServer {
   private async doUpdate<T extends KubeObject>(obj: T, sub: 'main' | 'status'): Promise<T> {
     const info = this.kindOf(obj);
     if (sub === 'status' && !info.hasStatus) {
-      throw new ApiError(404, 'NotFound', `the server could not find the requested resource (put ${info.resource} ${obj.metadata?.name ?? ''}/status)`);
+      throw new ApiError(
+        404,
+        'NotFound',
+        `the server could not find the requested resource (put ${info.resource} ${obj.metadata?.name ?? ''}/status)`,
+      );
     }
     const req = this.copyIn(obj) as Obj;
     const m = req.metadata;
     this.normalizeNamespace(info, m);
-    if (!m.name) throw invalid(info.qualifiedKind, '', [required('metadata.name', 'name or generateName is required')]);
+    if (!m.name)
+      throw invalid(info.qualifiedKind, '', [required('metadata.name', 'name or generateName is required')]);
     const key = storageKey(info, m.namespace, m.name);
     const wantRV = m.resourceVersion;
 
@@ -384,10 +419,15 @@ export class ApiServer {
         }
         throw notFound(info.qualifiedResource, m.name);
       }
-      if (wantRV && wantRV !== String(kv.modRevision)) throw conflict(info.qualifiedResource, m.name, OPTIMISTIC_LOCK_MSG);
+      if (wantRV && wantRV !== String(kv.modRevision))
+        throw conflict(info.qualifiedResource, m.name, OPTIMISTIC_LOCK_MSG);
       const old = this.decodeKv<Obj>(kv);
       if (m.uid && m.uid !== old.metadata.uid) {
-        throw conflict(info.qualifiedResource, m.name, `Precondition failed: UID in precondition: ${m.uid}, UID in object meta: ${old.metadata.uid ?? ''}`);
+        throw conflict(
+          info.qualifiedResource,
+          m.name,
+          `Precondition failed: UID in precondition: ${m.uid}, UID in object meta: ${old.metadata.uid ?? ''}`,
+        );
       }
 
       let next: Obj;
@@ -415,7 +455,8 @@ export class ApiServer {
       nm.generation = om.generation;
       if (om.deletionTimestamp !== undefined) nm.deletionTimestamp = om.deletionTimestamp;
       else delete nm.deletionTimestamp;
-      if (om.deletionGracePeriodSeconds !== undefined) nm.deletionGracePeriodSeconds = om.deletionGracePeriodSeconds;
+      if (om.deletionGracePeriodSeconds !== undefined)
+        nm.deletionGracePeriodSeconds = om.deletionGracePeriodSeconds;
       else delete nm.deletionGracePeriodSeconds;
       if (om.generateName !== undefined && nm.generateName === undefined) nm.generateName = om.generateName;
       delete nm.resourceVersion;
@@ -427,20 +468,30 @@ export class ApiServer {
 
       await this.runAdmit('UPDATE', info, next, old, false, sub === 'status' ? 'status' : undefined);
       if (this.doValidate) {
-        const errs = [...validateObject(next, info, this.vopts), ...validateObjectUpdate(next, old, info, sub)];
+        const errs = [
+          ...validateObject(next, info, this.vopts),
+          ...validateObjectUpdate(next, old, info, sub),
+        ];
         this.check(info, next, errs);
       }
-      await this.admission.validate(this.attrs('UPDATE', info, next, old, false, sub === 'status' ? 'status' : undefined));
+      await this.admission.validate(
+        this.attrs('UPDATE', info, next, old, false, sub === 'status' ? 'status' : undefined),
+      );
 
       const oldCmp = { ...old, metadata: { ...om } };
       delete oldCmp.metadata.resourceVersion;
       if (deepEqual(oldCmp, next)) return old as unknown as T; // no-op: nothing written
 
       // the last finalizer removed from a deleting object: the object goes away
-      const finishDelete = nm.deletionTimestamp !== undefined && (!nm.finalizers || nm.finalizers.length === 0) && !this.isGracefulPod(next);
+      const finishDelete =
+        nm.deletionTimestamp !== undefined &&
+        (!nm.finalizers || nm.finalizers.length === 0) &&
+        !this.isGracefulPod(next);
       const resp = await this.store.txn({
         compare: [{ key, target: 'MOD', result: 'EQUAL', modRevision: kv.modRevision }],
-        success: [finishDelete ? { requestDeleteRange: { key } } : { requestPut: { key, value: encode(next) } }],
+        success: [
+          finishDelete ? { requestDeleteRange: { key } } : { requestPut: { key, value: encode(next) } },
+        ],
       });
       if (!resp.succeeded) {
         if (wantRV) throw conflict(info.qualifiedResource, m.name, OPTIMISTIC_LOCK_MSG);
@@ -462,7 +513,12 @@ export class ApiServer {
    * gracePeriodSeconds > 0 is marked terminating rather than removed (the kubelet model then
    * deletes it with grace 0).
    */
-  delete<T extends KubeObject = KubeObject>(resource: string, namespace: string | undefined, name: string, opts: DeleteOptions = {}): Promise<T> {
+  delete<T extends KubeObject = KubeObject>(
+    resource: string,
+    namespace: string | undefined,
+    name: string,
+    opts: DeleteOptions = {},
+  ): Promise<T> {
     return this.limited(true, async () => {
       const info = this.resourceInfo(resource);
       const ns = info.namespaced ? namespace || 'default' : undefined;
@@ -474,7 +530,11 @@ export class ApiServer {
         const old = this.decodeKv<Obj>(kv);
         const p = opts.preconditions;
         if (p?.uid && p.uid !== old.metadata.uid) {
-          throw conflict(info.qualifiedResource, name, `Precondition failed: UID in precondition: ${p.uid}, UID in object meta: ${old.metadata.uid ?? ''}`);
+          throw conflict(
+            info.qualifiedResource,
+            name,
+            `Precondition failed: UID in precondition: ${p.uid}, UID in object meta: ${old.metadata.uid ?? ''}`,
+          );
         }
         if (p?.resourceVersion && p.resourceVersion !== old.metadata.resourceVersion) {
           throw conflict(
@@ -505,7 +565,8 @@ export class ApiServer {
           }
           delete mm.resourceVersion;
           if (opts.dryRun) return marked as T;
-          if (deepEqual({ ...old, metadata: { ...old.metadata, resourceVersion: undefined } }, marked)) return old as T;
+          if (deepEqual({ ...old, metadata: { ...old.metadata, resourceVersion: undefined } }, marked))
+            return old as T;
           const resp = await this.store.txn({
             compare: [{ key, target: 'MOD', result: 'EQUAL', modRevision: kv.modRevision }],
             success: [{ requestPut: { key, value: encode(marked) } }],
@@ -554,7 +615,8 @@ export class ApiServer {
       if (!name) errs.push(required('metadata.name', 'name or generateName is required'));
       const target = binding?.target;
       if (!target?.name) errs.push(required('target.name'));
-      if (target?.kind && target.kind !== 'Node') errs.push(invalidValue('target.kind', target.kind, "must be empty or 'Node'"));
+      if (target?.kind && target.kind !== 'Node')
+        errs.push(invalidValue('target.kind', target.kind, "must be empty or 'Node'"));
       if (errs.length) throw invalid(bindingKind, name, errs);
       const nodeName = target.name;
       const key = storageKey(podsInfo, ns, name);
@@ -565,13 +627,19 @@ export class ApiServer {
         if (!kv) throw notFound(podsInfo.qualifiedResource, name);
         const pod = this.decodeKv<Obj>(kv);
         if (bm.uid && bm.uid !== pod.metadata.uid) {
-          throw conflict(bindingRes, name, `Precondition failed: UID in precondition: ${bm.uid}, UID in object meta: ${pod.metadata.uid ?? ''}`);
+          throw conflict(
+            bindingRes,
+            name,
+            `Precondition failed: UID in precondition: ${bm.uid}, UID in object meta: ${pod.metadata.uid ?? ''}`,
+          );
         }
         if (bm.resourceVersion && bm.resourceVersion !== pod.metadata.resourceVersion) {
           throw conflict(bindingRes, name, OPTIMISTIC_LOCK_MSG);
         }
-        if (pod.metadata.deletionTimestamp) throw conflict(bindingRes, name, `pod ${name} is being deleted, cannot be assigned to a host`);
-        if (pod.spec?.nodeName) throw conflict(bindingRes, name, `pod ${name} is already assigned to node "${pod.spec.nodeName}"`);
+        if (pod.metadata.deletionTimestamp)
+          throw conflict(bindingRes, name, `pod ${name} is being deleted, cannot be assigned to a host`);
+        if (pod.spec?.nodeName)
+          throw conflict(bindingRes, name, `pod ${name} is already assigned to node "${pod.spec.nodeName}"`);
 
         const b = this.copyIn(binding) as Obj;
         b.metadata.namespace = ns;
@@ -579,7 +647,8 @@ export class ApiServer {
         await this.admission.validate(this.attrs('CREATE', podsInfo, b, pod, false, 'binding'));
 
         pod.spec.nodeName = nodeName;
-        if (bm.annotations) pod.metadata.annotations = { ...(pod.metadata.annotations ?? {}), ...bm.annotations };
+        if (bm.annotations)
+          pod.metadata.annotations = { ...(pod.metadata.annotations ?? {}), ...bm.annotations };
         const status = (pod.status ??= {});
         const conds: any[] = (status.conditions ??= []);
         const now = rfc3339(this.clock.now());
@@ -654,7 +723,10 @@ export class ApiServer {
     }
 
     const gone = (compactRevision: number) => {
-      emit('ERROR', resourceExpired(`too old resource version: ${requested} (${compactRevision - 1})`).status());
+      emit(
+        'ERROR',
+        resourceExpired(`too old resource version: ${requested} (${compactRevision - 1})`).status(),
+      );
       stopped = true;
     };
 
@@ -670,7 +742,11 @@ export class ApiServer {
       }
       if (resp.events.length === 0) {
         if (opts.allowBookmarks && resp.progress !== false) {
-          emit('BOOKMARK', { kind: info.kind, apiVersion: info.apiVersion, metadata: { resourceVersion: String(resp.header.revision) } });
+          emit('BOOKMARK', {
+            kind: info.kind,
+            apiVersion: info.apiVersion,
+            metadata: { resourceVersion: String(resp.header.revision) },
+          });
         }
         return;
       }
@@ -700,7 +776,10 @@ export class ApiServer {
 
     let watcher;
     try {
-      watcher = await this.store.watch({ key: prefix, rangeEnd: end, startRevision, prevKv: true, progressNotify: opts.allowBookmarks }, onResponse);
+      watcher = await this.store.watch(
+        { key: prefix, rangeEnd: end, startRevision, prevKv: true, progressNotify: opts.allowBookmarks },
+        onResponse,
+      );
     } catch (e) {
       if (isCompacted(e)) {
         gone(await this.compactedFloor(requested));
@@ -734,7 +813,11 @@ export class ApiServer {
   // ------------------------------------------------------------------ helpers
 
   /** NamespaceLifecycle admission (when enabled). */
-  private async checkNamespace(info: ResourceInfo, namespace: string | undefined, name: string): Promise<void> {
+  private async checkNamespace(
+    info: ResourceInfo,
+    namespace: string | undefined,
+    name: string,
+  ): Promise<void> {
     if (!this.namespaceLifecycle || !info.namespaced || !namespace) return;
     const nsInfo = lookupResource('namespaces')!;
     const r = await this.store.range({ key: storageKey(nsInfo, undefined, namespace) });
@@ -742,7 +825,11 @@ export class ApiServer {
     if (!kv) throw notFound(nsInfo.qualifiedResource, namespace);
     const ns = decode<Obj>(kv.value);
     if (ns.metadata?.deletionTimestamp || ns.status?.phase === 'Terminating') {
-      throw forbidden(info.qualifiedResource, name, `unable to create new content in namespace ${namespace} because it is being terminated`);
+      throw forbidden(
+        info.qualifiedResource,
+        name,
+        `unable to create new content in namespace ${namespace} because it is being terminated`,
+      );
     }
   }
 
@@ -784,7 +871,8 @@ export class ApiServer {
 
   private resourceInfo(resource: string): ResourceInfo {
     const info = lookupResource(resource);
-    if (!info) throw new ApiError(404, 'NotFound', `the server could not find the requested resource (${resource})`);
+    if (!info)
+      throw new ApiError(404, 'NotFound', `the server could not find the requested resource (${resource})`);
     return info;
   }
 
@@ -796,7 +884,8 @@ export class ApiServer {
     if (!obj.apiVersion) throw badRequest("Object 'apiVersion' is missing in the request body");
     const known = knownApiVersionsFor(obj.kind);
     throw badRequest(
-      `no matches for kind "${obj.kind}" in version "${obj.apiVersion}"` + (known.length ? ` (known as ${known.join(', ')})` : ''),
+      `no matches for kind "${obj.kind}" in version "${obj.apiVersion}"` +
+        (known.length ? ` (known as ${known.join(', ')})` : ''),
     );
   }
 
@@ -1004,8 +1093,11 @@ export class ApiServer {
     if (Array.isArray(ns.ports) && Array.isArray(os.ports)) {
       for (const p of ns.ports) {
         if (!p || typeof p !== 'object' || (p.nodePort !== undefined && p.nodePort !== 0)) continue;
-        const match = os.ports.find((q: any) => q?.port === p.port && (q?.protocol ?? 'TCP') === (p.protocol ?? 'TCP'));
-        if (match?.nodePort && (ns.type === 'NodePort' || ns.type === 'LoadBalancer')) p.nodePort = match.nodePort;
+        const match = os.ports.find(
+          (q: any) => q?.port === p.port && (q?.protocol ?? 'TCP') === (p.protocol ?? 'TCP'),
+        );
+        if (match?.nodePort && (ns.type === 'NodePort' || ns.type === 'LoadBalancer'))
+          p.nodePort = match.nodePort;
       }
     }
   }

@@ -33,11 +33,19 @@ function codecOf(packr: Packr): Codec {
 
 /** The shared, fast, process-local codec. */
 export const sharedCodec: Codec = codecOf(
-  new Packr({ structuredClone: false, structures: [], maxSharedStructures: 8160, moreTypes: false, mapsAsObjects: true }),
+  new Packr({
+    structuredClone: false,
+    structures: [],
+    maxSharedStructures: 8160,
+    moreTypes: false,
+    mapsAsObjects: true,
+  }),
 );
 
 /** Self-describing MessagePack, decodable by any msgpack reader in any process. */
-export const portableCodec: Codec = codecOf(new Packr({ structuredClone: false, useRecords: false, moreTypes: false, mapsAsObjects: true }));
+export const portableCodec: Codec = codecOf(
+  new Packr({ structuredClone: false, useRecords: false, moreTypes: false, mapsAsObjects: true }),
+);
 
 /** Encode with the shared codec. */
 export function encode(obj: unknown): Uint8Array {

@@ -34,7 +34,12 @@ export function defaultTolerationSeconds(spec: PodSpec | undefined): void {
   if (spec.tolerations !== undefined && spec.tolerations !== null && !Array.isArray(spec.tolerations)) return;
   const tol = (spec.tolerations ??= []);
   for (const key of ['node.kubernetes.io/not-ready', 'node.kubernetes.io/unreachable']) {
-    const has = tol.some((t) => isObj(t) && (t.key === key || (t.operator === 'Exists' && !t.key)) && (!t.effect || t.effect === 'NoExecute'));
+    const has = tol.some(
+      (t) =>
+        isObj(t) &&
+        (t.key === key || (t.operator === 'Exists' && !t.key)) &&
+        (!t.effect || t.effect === 'NoExecute'),
+    );
     if (!has) tol.push({ key, operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 });
   }
 }

@@ -61,7 +61,15 @@ export class ApiError extends Error {
 
   /** The metav1.Status object (what `kubectl` prints the message of). */
   status(): Status {
-    const s: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: this.message, reason: this.reason, code: this.code };
+    const s: Status = {
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: this.message,
+      reason: this.reason,
+      code: this.code,
+    };
     if (this.details) s.details = this.details;
     return s;
   }
@@ -81,24 +89,38 @@ export function qualifiedString(q: Qualified): string {
 
 /** NewNotFound: `pods "web-0" not found` (404). */
 export function notFound(resource: Qualified, name: string): ApiError {
-  return new ApiError(404, 'NotFound', `${qualifiedString(resource)} "${name}" not found`, { name, group: resource.group, kind: resource.name });
-}
-
-/** NewAlreadyExists: `pods "web-0" already exists` (409). */
-export function alreadyExists(resource: Qualified, name: string): ApiError {
-  return new ApiError(409, 'AlreadyExists', `${qualifiedString(resource)} "${name}" already exists`, { name, group: resource.group, kind: resource.name });
-}
-
-/** The registry's optimistic-lock message (storage.OptimisticLockErrorMsg). */
-export const OPTIMISTIC_LOCK_MSG = 'the object has been modified; please apply your changes to the latest version and try again';
-
-/** NewConflict: `Operation cannot be fulfilled on pods "x": <why>` (409). */
-export function conflict(resource: Qualified, name: string, why: string): ApiError {
-  return new ApiError(409, 'Conflict', `Operation cannot be fulfilled on ${qualifiedString(resource)} "${name}": ${why}`, {
+  return new ApiError(404, 'NotFound', `${qualifiedString(resource)} "${name}" not found`, {
     name,
     group: resource.group,
     kind: resource.name,
   });
+}
+
+/** NewAlreadyExists: `pods "web-0" already exists` (409). */
+export function alreadyExists(resource: Qualified, name: string): ApiError {
+  return new ApiError(409, 'AlreadyExists', `${qualifiedString(resource)} "${name}" already exists`, {
+    name,
+    group: resource.group,
+    kind: resource.name,
+  });
+}
+
+/** The registry's optimistic-lock message (storage.OptimisticLockErrorMsg). */
+export const OPTIMISTIC_LOCK_MSG =
+  'the object has been modified; please apply your changes to the latest version and try again';
+
+/** NewConflict: `Operation cannot be fulfilled on pods "x": <why>` (409). */
+export function conflict(resource: Qualified, name: string, why: string): ApiError {
+  return new ApiError(
+    409,
+    'Conflict',
+    `Operation cannot be fulfilled on ${qualifiedString(resource)} "${name}": ${why}`,
+    {
+      name,
+      group: resource.group,
+      kind: resource.name,
+    },
+  );
 }
 
 /**
@@ -106,7 +128,11 @@ export function conflict(resource: Qualified, name: string, why: string): ApiErr
  * as `[e1, e2]` like utilerrors.NewAggregate.
  */
 export function invalid(kind: Qualified, name: string, errs: FieldError[]): ApiError {
-  const causes = errs.map((e) => ({ reason: `Field${e.type.replace(/ /g, '')}`, message: e.body(), field: e.field }));
+  const causes = errs.map((e) => ({
+    reason: `Field${e.type.replace(/ /g, '')}`,
+    message: e.body(),
+    field: e.field,
+  }));
   const agg = errs.length === 1 ? errs[0]!.toString() : `[${errs.map((e) => e.toString()).join(', ')}]`;
   return new ApiError(422, 'Invalid', `${qualifiedString(kind)} "${name}" is invalid: ${agg}`, {
     name,
@@ -124,7 +150,11 @@ export function badRequest(message: string): ApiError {
 /** NewForbidden: `pods "x" is forbidden: <why>` (403). */
 export function forbidden(resource: Qualified, name: string, why: string): ApiError {
   const what = name ? `${qualifiedString(resource)} "${name}"` : qualifiedString(resource);
-  return new ApiError(403, 'Forbidden', `${what} is forbidden: ${why}`, { name, group: resource.group, kind: resource.name });
+  return new ApiError(403, 'Forbidden', `${what} is forbidden: ${why}`, {
+    name,
+    group: resource.group,
+    kind: resource.name,
+  });
 }
 
 /** NewResourceExpired (410, reason Expired): a watch or continue token older than the compaction. */
@@ -145,7 +175,9 @@ export function tooManyRequests(message: string, retryAfterSeconds: number): Api
 /** NewInternalError: `Internal error occurred: <err>` (500). */
 export function internalError(err: unknown): ApiError {
   const msg = err instanceof Error ? err.message : String(err);
-  return new ApiError(500, 'InternalError', `Internal error occurred: ${msg}`, { causes: [{ message: msg }] });
+  return new ApiError(500, 'InternalError', `Internal error occurred: ${msg}`, {
+    causes: [{ message: msg }],
+  });
 }
 
 /** NewTimeoutError-like 504 (a list/watch at a resourceVersion the store has not reached). */

@@ -28,10 +28,17 @@ function renderValue(v: unknown): string {
     // Go's %#v of a []string
     return `[]string{${v.map((x) => JSON.stringify(x)).join(', ')}}`;
   }
-  if (typeof v === 'object' && Object.keys(v as object).length > 0 && Object.values(v as object).every((x) => typeof x === 'string')) {
+  if (
+    typeof v === 'object' &&
+    Object.keys(v as object).length > 0 &&
+    Object.values(v as object).every((x) => typeof x === 'string')
+  ) {
     // Go's %#v of a map[string]string: keys sorted
     const o = v as Record<string, string>;
-    return `map[string]string{${Object.keys(o).sort().map((k) => `${JSON.stringify(k)}:${JSON.stringify(o[k])}`).join(', ')}}`;
+    return `map[string]string{${Object.keys(o)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${JSON.stringify(o[k])}`)
+      .join(', ')}}`;
   }
   return JSON.stringify(v);
 }
@@ -69,21 +76,28 @@ export class FieldError {
   }
 }
 
-export const required = (field: string, detail = '') => new FieldError('Required value', field, undefined, detail);
-export const invalidValue = (field: string, value: unknown, detail = '') => new FieldError('Invalid value', field, value, detail);
-export const forbiddenField = (field: string, detail = '') => new FieldError('Forbidden', field, undefined, detail);
+export const required = (field: string, detail = '') =>
+  new FieldError('Required value', field, undefined, detail);
+export const invalidValue = (field: string, value: unknown, detail = '') =>
+  new FieldError('Invalid value', field, value, detail);
+export const forbiddenField = (field: string, detail = '') =>
+  new FieldError('Forbidden', field, undefined, detail);
 export const duplicate = (field: string, value: unknown) => new FieldError('Duplicate value', field, value);
 export const notFoundField = (field: string, value: unknown) => new FieldError('Not found', field, value);
-export const tooLong = (field: string, max: number) => new FieldError('Too long', field, undefined, `may not be more than ${max} bytes`);
+export const tooLong = (field: string, max: number) =>
+  new FieldError('Too long', field, undefined, `may not be more than ${max} bytes`);
 export const tooMany = (field: string, actual: number, max: number) =>
   new FieldError('Too many', field, actual, `must have at most ${max} items`);
 /** NotSupported: `Unsupported value: "x": supported values: "a", "b"` */
 export function notSupported(field: string, value: unknown, supported: readonly string[]): FieldError {
-  const detail = supported.length ? `supported values: ${supported.map((s) => JSON.stringify(s)).join(', ')}` : '';
+  const detail = supported.length
+    ? `supported values: ${supported.map((s) => JSON.stringify(s)).join(', ')}`
+    : '';
   return new FieldError('Unsupported value', field, value, detail);
 }
 /** An unknown field (strict decoding): `spec.containers[0].foo: unknown field` */
-export const unknownField = (field: string, warning: boolean) => new FieldError('Unknown field', field, undefined, '', warning);
+export const unknownField = (field: string, warning: boolean) =>
+  new FieldError('Unknown field', field, undefined, '', warning);
 
 /** Field path builder: `child` appends `.name`, `index` appends `[i]`, `key` appends `[key]`. */
 export class FieldPath {

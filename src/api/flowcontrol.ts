@@ -7,7 +7,7 @@
  * "In flight" is measured between a request's start and its promise settling, so a burst of
  * concurrent calls (Promise.all) hits the limit exactly as concurrent HTTP requests would.
  */
-import { ApiError, tooManyRequests } from './errors.js';
+import { type ApiError, tooManyRequests } from './errors.js';
 
 export interface FlowControlOptions {
   /** read-only requests in flight (get, list); default 400, 0 = unlimited */
@@ -46,8 +46,10 @@ export class FlowControl {
   constructor(opts: FlowControlOptions = {}) {
     const r = opts.maxRequestsInflight ?? 400;
     const m = opts.maxMutatingRequestsInflight ?? 200;
-    if (!Number.isInteger(r) || r < 0) throw new TypeError(`flowControl.maxRequestsInflight must be an integer >= 0, got ${r}`);
-    if (!Number.isInteger(m) || m < 0) throw new TypeError(`flowControl.maxMutatingRequestsInflight must be an integer >= 0, got ${m}`);
+    if (!Number.isInteger(r) || r < 0)
+      throw new TypeError(`flowControl.maxRequestsInflight must be an integer >= 0, got ${r}`);
+    if (!Number.isInteger(m) || m < 0)
+      throw new TypeError(`flowControl.maxMutatingRequestsInflight must be an integer >= 0, got ${m}`);
     this.maxRequestsInflight = r;
     this.maxMutatingRequestsInflight = m;
   }

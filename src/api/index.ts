@@ -22,7 +22,16 @@ export * from './registry.js';
 export { encode, decode, deepCopy, sharedCodec, portableCodec, type Codec } from './codec.js';
 export * from './selectors.js';
 export { FieldError, FieldPath, type FieldErrorType } from './field.js';
-export { validateObject, validateObjectUpdate, validateLabels, validatePodSpec, labelSelectorMatches, unknownFields, type UnknownFieldPolicy, type ValidateOptions } from './validation.js';
+export {
+  validateObject,
+  validateObjectUpdate,
+  validateLabels,
+  validatePodSpec,
+  labelSelectorMatches,
+  unknownFields,
+  type UnknownFieldPolicy,
+  type ValidateOptions,
+} from './validation.js';
 export * from './validation-names.js';
 export * from './manifest.js';
 export * from './manifest-check.js';

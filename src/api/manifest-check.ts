@@ -42,7 +42,12 @@ export function checkObject(loaded: LoadedObject, opts: CheckOptions = {}): Obje
   const src = loaded.source;
   const apiVersion = typeof obj.apiVersion === 'string' ? obj.apiVersion : '';
   const kind = typeof obj.kind === 'string' ? obj.kind : '';
-  const name = typeof obj.metadata?.name === 'string' ? obj.metadata.name : (obj.metadata?.generateName ? `${obj.metadata.generateName}*` : '');
+  const name =
+    typeof obj.metadata?.name === 'string'
+      ? obj.metadata.name
+      : obj.metadata?.generateName
+        ? `${obj.metadata.generateName}*`
+        : '';
   const report: ObjectReport = { source: src, apiVersion, kind, name, ok: true, errors: [], warnings: [] };
   if (typeof obj.metadata?.namespace === 'string') report.namespace = obj.metadata.namespace;
   const label = `${kind || '<no kind>'} "${name}"`;
@@ -61,7 +66,9 @@ export function checkObject(loaded: LoadedObject, opts: CheckOptions = {}): Obje
     const hint = known.length
       ? ` (${kind} is served as ${known.join(', ')})`
       : ` (kubesim serves ${RESOURCES.map((r) => `${r.apiVersion} ${r.kind}`).join(', ')})`;
-    report.errors.push(`${where(src, src.line)}: ${label}: no matches for kind "${kind}" in version "${apiVersion}"${hint}`);
+    report.errors.push(
+      `${where(src, src.line)}: ${label}: no matches for kind "${kind}" in version "${apiVersion}"${hint}`,
+    );
     report.ok = false;
     return report;
   }
@@ -69,7 +76,9 @@ export function checkObject(loaded: LoadedObject, opts: CheckOptions = {}): Obje
   applyDefaults(copy);
   const errs: FieldError[] = validateObject(copy, info, { unknownFields: opts.unknownFields ?? 'Strict' });
   // in file order (stable for errors on one line)
-  const located = errs.map((e, i) => ({ e, i, line: loaded.lineOf(e.field) })).sort((a, b) => a.line - b.line || a.i - b.i);
+  const located = errs
+    .map((e, i) => ({ e, i, line: loaded.lineOf(e.field) }))
+    .sort((a, b) => a.line - b.line || a.i - b.i);
   for (const { e, line } of located) {
     const msg = `${where(src, line)}: ${label}: ${e.toString()}`;
     if (e.warning) report.warnings.push(msg);

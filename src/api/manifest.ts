@@ -16,7 +16,16 @@
  */
 import { readFile, readdir, stat } from 'node:fs/promises';
 import { extname, join } from 'node:path';
-import { LineCounter, isMap, isPair, isScalar, isSeq, parseAllDocuments, type Document, type Node as YamlNode } from 'yaml';
+import {
+  LineCounter,
+  isMap,
+  isPair,
+  isScalar,
+  isSeq,
+  parseAllDocuments,
+  type Document,
+  type Node as YamlNode,
+} from 'yaml';
 import type { KubeObject } from './types.js';
 
 export const DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024;
@@ -95,7 +104,12 @@ export function splitFieldPath(path: string): (string | number)[] {
 }
 
 /** The line of the deepest existing node along `segments` under `node`. */
-function yamlLineOf(node: YamlNode | null | undefined, segments: (string | number)[], lc: LineCounter, fallback: number): number {
+function yamlLineOf(
+  node: YamlNode | null | undefined,
+  segments: (string | number)[],
+  lc: LineCounter,
+  fallback: number,
+): number {
   let line = fallback;
   let cur: unknown = node;
   for (const seg of segments) {
@@ -122,7 +136,9 @@ function lineOfNode(node: unknown, lc: LineCounter): number {
 
 // ---------------------------------------------------------------- lists
 
-function isListObject(v: unknown): v is { kind: string; apiVersion?: string; items: unknown[]; metadata?: { resourceVersion?: string } } {
+function isListObject(
+  v: unknown,
+): v is { kind: string; apiVersion?: string; items: unknown[]; metadata?: { resourceVersion?: string } } {
   if (!v || typeof v !== 'object' || Array.isArray(v)) return false;
   const o = v as Record<string, unknown>;
   return typeof o.kind === 'string' && o.kind.endsWith('List') && Array.isArray(o.items);
@@ -158,7 +174,13 @@ const goYamlV2Tags = (tags: import('yaml').Tags): import('yaml').Tags =>
 
 function loadYaml(text: string, file: string, opts: LoadOptions): LoadedObject[] {
   const lc = new LineCounter();
-  const docs = parseAllDocuments(text, { lineCounter: lc, version: '1.1', merge: true, prettyErrors: false, customTags: goYamlV2Tags });
+  const docs = parseAllDocuments(text, {
+    lineCounter: lc,
+    version: '1.1',
+    merge: true,
+    prettyErrors: false,
+    customTags: goYamlV2Tags,
+  });
   if (!Array.isArray(docs)) {
     // EmptyStream
     return [];
@@ -170,37 +192,74 @@ function loadYaml(text: string, file: string, opts: LoadOptions): LoadedObject[]
       // an error at the end of input (unterminated flow collection, …) points at the last content line
       const at = err.pos ? Math.min(err.pos[0], text.trimEnd().length - 1) : undefined;
       const pos = err.linePos?.[0] ?? (at !== undefined && at >= 0 ? lc.linePos(at) : undefined);
-      throw new ManifestError(file, `error parsing YAML: ${err.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}`, pos?.line, pos?.col);
+      throw new ManifestError(
+        file,
+        `error parsing YAML: ${err.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}`,
+        pos?.line,
+        pos?.col,
+      );
     }
     let value: unknown;
     try {
       value = doc.toJS({ maxAliasCount: 100 });
     } catch (e) {
-      throw new ManifestError(file, `error converting YAML document ${d}: ${(e as Error).message}`, lineOfNode(doc.contents, lc));
+      throw new ManifestError(
+        file,
+        `error converting YAML document ${d}: ${(e as Error).message}`,
+        lineOfNode(doc.contents, lc),
+      );
     }
     if (value === null || value === undefined) return; // empty document, as kubectl skips it
     const root = doc.contents;
     const rootLine = lineOfNode(root, lc);
     const keep = opts.fieldPositions === true;
     if (isListObject(value)) {
-      const itemsNode = isMap(root) ? (root.items.find((p) => isPair(p) && isScalar(p.key) && p.key.value === 'items')?.value as YamlNode | undefined) : undefined;
+      const itemsNode = isMap(root)
+        ? (root.items.find((p) => isPair(p) && isScalar(p.key) && p.key.value === 'items')?.value as
+            | YamlNode
+            | undefined)
+        : undefined;
       value.items.forEach((item, i) => {
         const itemNode = isSeq(itemsNode) ? (itemsNode.items[i] as YamlNode | undefined) : undefined;
         const line = itemNode ? lineOfNode(itemNode, lc) : rootLine;
         out.push(
-          mkLoaded(fillItemType(item, value), { file, document: d, item: i, line }, file, value.metadata?.resourceVersion, keep ? (p) => yamlLineOf(itemNode, splitFieldPath(p), lc, line) : undefined),
+          mkLoaded(
+            fillItemType(item, value),
+            { file, document: d, item: i, line },
+            file,
+            value.metadata?.resourceVersion,
+            keep ? (p) => yamlLineOf(itemNode, splitFieldPath(p), lc, line) : undefined,
+          ),
         );
       });
       return;
     }
-    out.push(mkLoaded(value, { file, document: d, line: rootLine }, file, undefined, keep ? (p) => yamlLineOf(root, splitFieldPath(p), lc, rootLine) : undefined));
+    out.push(
+      mkLoaded(
+        value,
+        { file, document: d, line: rootLine },
+        file,
+        undefined,
+        keep ? (p) => yamlLineOf(root, splitFieldPath(p), lc, rootLine) : undefined,
+      ),
+    );
   });
   return out;
 }
 
-function mkLoaded(value: unknown, source: ManifestSource, file: string, listRV: string | undefined, lineOf?: (p: string) => number): LoadedObject {
+function mkLoaded(
+  value: unknown,
+  source: ManifestSource,
+  file: string,
+  listRV: string | undefined,
+  lineOf?: (p: string) => number,
+): LoadedObject {
   if (!value || typeof value !== 'object' || Array.isArray(value)) {
-    throw new ManifestError(file, `document ${source.document}${source.item !== undefined ? ` item ${source.item}` : ''} is not an object (got ${describeType(value)})`, source.line);
+    throw new ManifestError(
+      file,
+      `document ${source.document}${source.item !== undefined ? ` item ${source.item}` : ''} is not an object (got ${describeType(value)})`,
+      source.line,
+    );
   }
   const obj = value as KubeObject;
   const loaded: LoadedObject = { object: obj, source, lineOf: lineOf ?? (() => source.line) };
@@ -250,7 +309,7 @@ function jsonItemOffsets(text: string): { root: number; elements: number[] } {
     }
     const depth = stack.length;
     const inArray = stack[depth - 1] === 'a';
-    if (expectValue && inArray && ((depth === 1) || (depth === 2 && itemsArrayDepth === 2))) {
+    if (expectValue && inArray && (depth === 1 || (depth === 2 && itemsArrayDepth === 2))) {
       if (c !== 93 /* ] */) elements.push(i);
     }
     if (c === 34 /* " */) {
@@ -310,7 +369,12 @@ function loadJson(text: string, file: string, opts: LoadOptions): LoadedObject[]
     const msg = (e as Error).message;
     const m = /position (\d+)/.exec(msg);
     const pos = m ? lineIndex(text)(Number(m[1])) : undefined;
-    throw new ManifestError(file, `error parsing JSON: ${msg.replace(/ in JSON at position \d+.*$/, '').replace(/\s*\(line \d+ column \d+\)$/, '')}`, pos?.line, pos?.col);
+    throw new ManifestError(
+      file,
+      `error parsing JSON: ${msg.replace(/ in JSON at position \d+.*$/, '').replace(/\s*\(line \d+ column \d+\)$/, '')}`,
+      pos?.line,
+      pos?.col,
+    );
   }
   const offsets = jsonItemOffsets(text);
   const lineCol = lineIndex(text);
@@ -323,20 +387,50 @@ function loadJson(text: string, file: string, opts: LoadOptions): LoadedObject[]
     const docs = parseAllDocuments(text, { lineCounter: lc });
     if (Array.isArray(docs) && docs[0] && docs[0].errors.length === 0) yamlRoot = docs[0].contents;
   }
-  const elementLine = (i: number) => (offsets.elements[i] !== undefined ? lineCol(offsets.elements[i]!).line : rootLine);
+  const elementLine = (i: number) =>
+    offsets.elements[i] !== undefined ? lineCol(offsets.elements[i]!).line : rootLine;
   const resolver = (base: (string | number)[], line: number) =>
-    yamlRoot && lc ? (p: string) => yamlLineOf(yamlRoot, [...base, ...splitFieldPath(p)], lc!, line) : undefined;
+    yamlRoot && lc
+      ? (p: string) => yamlLineOf(yamlRoot, [...base, ...splitFieldPath(p)], lc!, line)
+      : undefined;
 
   const out: LoadedObject[] = [];
   if (Array.isArray(value)) {
     value.forEach((v, i) => {
       if (isListObject(v)) {
-        v.items.forEach((item, j) => out.push(mkLoaded(fillItemType(item, v), { file, document: 0, item: j, line: elementLine(i) }, file, v.metadata?.resourceVersion, resolver([i, 'items', j], elementLine(i)))));
-      } else out.push(mkLoaded(v, { file, document: 0, item: i, line: elementLine(i) }, file, undefined, resolver([i], elementLine(i))));
+        v.items.forEach((item, j) =>
+          out.push(
+            mkLoaded(
+              fillItemType(item, v),
+              { file, document: 0, item: j, line: elementLine(i) },
+              file,
+              v.metadata?.resourceVersion,
+              resolver([i, 'items', j], elementLine(i)),
+            ),
+          ),
+        );
+      } else
+        out.push(
+          mkLoaded(
+            v,
+            { file, document: 0, item: i, line: elementLine(i) },
+            file,
+            undefined,
+            resolver([i], elementLine(i)),
+          ),
+        );
     });
   } else if (isListObject(value)) {
     value.items.forEach((item, i) =>
-      out.push(mkLoaded(fillItemType(item, value), { file, document: 0, item: i, line: elementLine(i) }, file, value.metadata?.resourceVersion, resolver(['items', i], elementLine(i)))),
+      out.push(
+        mkLoaded(
+          fillItemType(item, value),
+          { file, document: 0, item: i, line: elementLine(i) },
+          file,
+          value.metadata?.resourceVersion,
+          resolver(['items', i], elementLine(i)),
+        ),
+      ),
     );
   } else if (value !== null) {
     out.push(mkLoaded(value, { file, document: 0, line: rootLine }, file, undefined, resolver([], rootLine)));
@@ -357,8 +451,16 @@ export function parseManifests(text: string, file = '<input>', opts: LoadOptions
 }
 
 function oversized(file: string, size: number, max: number): ManifestError {
-  const mib = (b: number) => (b < 1024 ? `${b} bytes` : b < 1048576 ? `${(b / 1024).toFixed(1)} KiB` : `${(b / 1048576).toFixed(1)} MiB`);
-  return new ManifestError(file, `file is ${mib(size)}, larger than the ${mib(max)} limit (raise it with maxFileBytes / --max-file-size)`);
+  const mib = (b: number) =>
+    b < 1024
+      ? `${b} bytes`
+      : b < 1048576
+        ? `${(b / 1024).toFixed(1)} KiB`
+        : `${(b / 1048576).toFixed(1)} MiB`;
+  return new ManifestError(
+    file,
+    `file is ${mib(size)}, larger than the ${mib(max)} limit (raise it with maxFileBytes / --max-file-size)`,
+  );
 }
 
 /** The manifest files under `path` (a file, or a directory's .yaml/.yml/.json files, sorted). */
@@ -371,7 +473,9 @@ export async function manifestFiles(path: string, recursive = false): Promise<st
     throw new ManifestError(path, code === 'ENOENT' ? 'no such file or directory' : (e as Error).message);
   }
   if (!st.isDirectory()) return [path];
-  const entries = (await readdir(path, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const entries = (await readdir(path, { withFileTypes: true })).sort((a, b) =>
+    a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+  );
   const files: string[] = [];
   for (const e of entries) {
     const p = join(path, e.name);
@@ -431,7 +535,16 @@ export async function loadManifests(paths: string[], opts: LoadOptions = {}): Pr
 export function prepareForCreate<T extends KubeObject>(obj: T): T {
   const copy = structuredClone(obj);
   const m = (copy.metadata ?? {}) as Record<string, unknown>;
-  for (const f of ['resourceVersion', 'uid', 'creationTimestamp', 'generation', 'managedFields', 'selfLink', 'deletionTimestamp', 'deletionGracePeriodSeconds']) {
+  for (const f of [
+    'resourceVersion',
+    'uid',
+    'creationTimestamp',
+    'generation',
+    'managedFields',
+    'selfLink',
+    'deletionTimestamp',
+    'deletionGracePeriodSeconds',
+  ]) {
     delete m[f];
   }
   copy.metadata = m as T['metadata'];

@@ -50,10 +50,24 @@ const MAX_INT32 = 2147483647;
 const MAX_MATERIALISED_EXPONENT = 4000;
 
 const DECIMAL_SUFFIXES: ReadonlyMap<string, number> = new Map([
-  ['n', -9], ['u', -6], ['m', -3], ['', 0], ['k', 3], ['M', 6], ['G', 9], ['T', 12], ['P', 15], ['E', 18],
+  ['n', -9],
+  ['u', -6],
+  ['m', -3],
+  ['', 0],
+  ['k', 3],
+  ['M', 6],
+  ['G', 9],
+  ['T', 12],
+  ['P', 15],
+  ['E', 18],
 ]);
 const BINARY_SUFFIXES: ReadonlyMap<string, number> = new Map([
-  ['Ki', 10], ['Mi', 20], ['Gi', 30], ['Ti', 40], ['Pi', 50], ['Ei', 60],
+  ['Ki', 10],
+  ['Mi', 20],
+  ['Gi', 30],
+  ['Ti', 40],
+  ['Pi', 50],
+  ['Ei', 60],
 ]);
 const DECIMAL_SUFFIX_BY_EXPONENT = new Map<number, string>([...DECIMAL_SUFFIXES].map(([s, e]) => [e, s]));
 const BINARY_SUFFIX_BY_EXPONENT = new Map<number, string>([...BINARY_SUFFIXES].map(([s, e]) => [e, s]));
@@ -69,7 +83,8 @@ function pow10(n: number): bigint {
     }
     return p;
   }
-  if (n > MAX_MATERIALISED_EXPONENT) throw new RangeError(`quantity exponent 10^${n} is too large to materialise`);
+  if (n > MAX_MATERIALISED_EXPONENT)
+    throw new RangeError(`quantity exponent 10^${n} is too large to materialise`);
   return 10n ** BigInt(n);
 }
 
@@ -357,7 +372,9 @@ export function parseQuantity(input: string | number): Quantity {
   }
   if (format === 'BinarySI' && unscaled !== 0n) {
     // cap at 2^63-1 (BinarySI only, as upstream)
-    const aboveMax = exponent > 19 || (exponent >= 0 ? unscaled * pow10(exponent) > MAX_INT64 : unscaled > MAX_INT64 * pow10(-exponent));
+    const aboveMax =
+      exponent > 19 ||
+      (exponent >= 0 ? unscaled * pow10(exponent) > MAX_INT64 : unscaled > MAX_INT64 * pow10(-exponent));
     if (aboveMax) {
       unscaled = MAX_INT64;
       exponent = 0;

@@ -90,7 +90,10 @@ export function lookupResource(name: string): ResourceInfo | undefined {
  * the core Event kind (same storage, as upstream). Returns undefined when unknown or when the
  * apiVersion is not the kind's group/version.
  */
-export function lookupKind(apiVersion: string | undefined, kind: string | undefined): ResourceInfo | undefined {
+export function lookupKind(
+  apiVersion: string | undefined,
+  kind: string | undefined,
+): ResourceInfo | undefined {
   if (!kind) return undefined;
   const r = byKind.get(kind);
   if (!r) return undefined;
@@ -108,12 +111,16 @@ export function knownApiVersionsFor(kind: string): string[] {
 
 /** `/registry/<resource>/` or `/registry/<resource>/<namespace>/` — the prefix a list/watch ranges over. */
 export function storagePrefix(info: ResourceInfo, namespace?: string): string {
-  return info.namespaced && namespace ? `/registry/${info.resource}/${namespace}/` : `/registry/${info.resource}/`;
+  return info.namespaced && namespace
+    ? `/registry/${info.resource}/${namespace}/`
+    : `/registry/${info.resource}/`;
 }
 
 /** The storage key of one object. */
 export function storageKey(info: ResourceInfo, namespace: string | undefined, name: string): string {
-  return info.namespaced ? `/registry/${info.resource}/${namespace ?? ''}/${name}` : `/registry/${info.resource}/${name}`;
+  return info.namespaced
+    ? `/registry/${info.resource}/${namespace ?? ''}/${name}`
+    : `/registry/${info.resource}/${name}`;
 }
 
 /** etcd's prefix range end: the prefix with its last byte incremented. */

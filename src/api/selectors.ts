@@ -31,7 +31,7 @@ export class ParsedLabelSelector {
     const reqs = this.requirements;
     for (let i = 0; i < reqs.length; i++) {
       const r = reqs[i]!;
-      const has = labels !== undefined && Object.prototype.hasOwnProperty.call(labels, r.key);
+      const has = labels !== undefined && Object.hasOwn(labels, r.key);
       const v = has ? labels![r.key]! : '';
       switch (r.op) {
         case 'exists':
@@ -92,7 +92,10 @@ export class ParsedLabelSelector {
   }
 }
 
-type Tok = { t: 'id' | '!' | '=' | '==' | '!=' | '(' | ')' | ',' | 'in' | 'notin' | '>' | '<' | 'end'; v: string };
+type Tok = {
+  t: 'id' | '!' | '=' | '==' | '!=' | '(' | ')' | ',' | 'in' | 'notin' | '>' | '<' | 'end';
+  v: string;
+};
 
 function lexLabels(s: string): Tok[] {
   const out: Tok[] = [];
@@ -116,7 +119,13 @@ function lexLabels(s: string): Tok[] {
       let j = i;
       while (j < s.length && !' \t\n\r!=(),<>'.includes(s[j]!)) j++;
       const word = s.slice(i, j);
-      out.push(word === 'in' ? { t: 'in', v: word } : word === 'notin' ? { t: 'notin', v: word } : { t: 'id', v: word });
+      out.push(
+        word === 'in'
+          ? { t: 'in', v: word }
+          : word === 'notin'
+            ? { t: 'notin', v: word }
+            : { t: 'id', v: word },
+      );
       i = j;
     }
   }
@@ -140,7 +149,8 @@ function checkKey(key: string): void {
 
 function checkValue(key: string, value: string): void {
   const errs = isValidLabelValue(value);
-  if (errs.length) throw selectorError(`values[0][${key}]: Invalid value: ${JSON.stringify(value)}: ${errs.join('; ')}`);
+  if (errs.length)
+    throw selectorError(`values[0][${key}]: Invalid value: ${JSON.stringify(value)}: ${errs.join('; ')}`);
 }
 
 /**
@@ -184,10 +194,16 @@ export function parseLabelSelector(s: string | undefined): ParsedLabelSelector {
         }
         if (op.t === '>' || op.t === '<') {
           if (!/^-?[0-9]+$/.test(value)) {
-            throw selectorError(`values[0]: Invalid value: ${JSON.stringify(value)}: for 'Gt', 'Lt' operators, the value must be an integer`);
+            throw selectorError(
+              `values[0]: Invalid value: ${JSON.stringify(value)}: for 'Gt', 'Lt' operators, the value must be an integer`,
+            );
           }
         } else checkValue(key, value);
-        reqs.push({ key, op: op.t === '>' ? 'gt' : op.t === '<' ? 'lt' : op.t === '!=' ? '!=' : '=', values: [value] });
+        reqs.push({
+          key,
+          op: op.t === '>' ? 'gt' : op.t === '<' ? 'lt' : op.t === '!=' ? '!=' : '=',
+          values: [value],
+        });
       } else if (op.t === 'in' || op.t === 'notin') {
         p++;
         if (toks[p]!.t !== '(') expect("'('");
@@ -212,7 +228,10 @@ export function parseLabelSelector(s: string | undefined): ParsedLabelSelector {
             if (toks[p]!.t === ')') values.push('');
           } else if (n.t !== ')') expect("',' or ')'");
         }
-        if (values.length === 0) throw selectorError(`values: Invalid value: []string{}: for 'in', 'notin' operators, values set can't be empty`);
+        if (values.length === 0)
+          throw selectorError(
+            `values: Invalid value: []string{}: for 'in', 'notin' operators, values set can't be empty`,
+          );
         for (const v of values) checkValue(key, v);
         reqs.push({ key, op: op.t, values: [...new Set(values)].sort() });
       } else {
@@ -276,7 +295,10 @@ const FIELDS: Record<string, Record<string, (o: any) => string>> = {
 /** A parsed field selector bound to one resource's selectable fields. */
 export class ParsedFieldSelector {
   private readonly getters: ((o: unknown) => string)[];
-  constructor(readonly requirements: FieldRequirement[], resource: string) {
+  constructor(
+    readonly requirements: FieldRequirement[],
+    resource: string,
+  ) {
     this.getters = requirements.map((r) => {
       const g = COMMON_FIELDS[r.field] ?? FIELDS[resource]?.[r.field];
       if (!g) throw badRequest(`field label not supported: ${r.field}`);
@@ -336,7 +358,8 @@ function unescape(s: string): string {
       throw badRequest(`invalid field selector: invalid escape sequence: \\${n ?? ''}`);
     }
     // unescaped , and = are not allowed in field selector values (fields.UnescapeValue)
-    if (c === '=' || c === ',') throw badRequest(`invalid field selector: unescaped character in value: ${c}`);
+    if (c === '=' || c === ',')
+      throw badRequest(`invalid field selector: unescaped character in value: ${c}`);
     out += c;
   }
   return out;

@@ -370,7 +370,14 @@ export interface DeploymentStatus {
   readyReplicas?: number;
   availableReplicas?: number;
   unavailableReplicas?: number;
-  conditions?: { type: string; status: string; reason?: string; message?: string; lastUpdateTime?: string; lastTransitionTime?: string }[];
+  conditions?: {
+    type: string;
+    status: string;
+    reason?: string;
+    message?: string;
+    lastUpdateTime?: string;
+    lastTransitionTime?: string;
+  }[];
 }
 
 export interface Deployment extends KubeObject {
@@ -423,7 +430,15 @@ export interface Lease extends KubeObject {
 /** core/v1 Event (as `kubectl get events` shows). */
 export interface Event extends KubeObject {
   kind: 'Event';
-  involvedObject: { kind?: string; namespace?: string; name?: string; uid?: string; apiVersion?: string; resourceVersion?: string; fieldPath?: string };
+  involvedObject: {
+    kind?: string;
+    namespace?: string;
+    name?: string;
+    uid?: string;
+    apiVersion?: string;
+    resourceVersion?: string;
+    fieldPath?: string;
+  };
   reason?: string;
   message?: string;
   type?: 'Normal' | 'Warning';
@@ -435,4 +450,13 @@ export interface Event extends KubeObject {
   reportingComponent?: string;
 }
 
-export type AnyResource = Namespace | Node | Pod | Deployment | ReplicaSet | Service | EndpointSlice | Lease | Event;
+export type AnyResource =
+  | Namespace
+  | Node
+  | Pod
+  | Deployment
+  | ReplicaSet
+  | Service
+  | EndpointSlice
+  | Lease
+  | Event;

@@ -23,7 +23,8 @@ export const emptyError = () => 'must be non-empty';
 export const inclusiveRangeError = (lo: number, hi: number) => `must be between ${lo} and ${hi}, inclusive`;
 
 const DNS1123_LABEL_FMT = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
-const DNS1123_LABEL_ERR = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character";
+const DNS1123_LABEL_ERR =
+  "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character";
 const DNS1123_LABEL_RE = new RegExp(`^${DNS1123_LABEL_FMT}$`);
 const DNS1123_SUBDOMAIN_FMT = `${DNS1123_LABEL_FMT}(\\.${DNS1123_LABEL_FMT})*`;
 const DNS1123_SUBDOMAIN_ERR =
@@ -35,7 +36,8 @@ const DNS1035_LABEL_ERR =
 const DNS1035_LABEL_RE = new RegExp(`^${DNS1035_LABEL_FMT}$`);
 
 const QNAME_FMT = '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]';
-const QNAME_ERR = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+const QNAME_ERR =
+  "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
 const QNAME_RE = new RegExp(`^${QNAME_FMT}$`);
 const LABEL_VALUE_FMT = `(${QNAME_FMT})?`;
 const LABEL_VALUE_ERR =
@@ -59,7 +61,8 @@ export function isDNS1123Subdomain(value: string): string[] {
   if (typeof value !== 'string') return [NOT_A_STRING];
   const errs: string[] = [];
   if (value.length > 253) errs.push(maxLenError(253));
-  if (!DNS1123_SUBDOMAIN_RE.test(value)) errs.push(regexError(DNS1123_SUBDOMAIN_ERR, DNS1123_SUBDOMAIN_FMT, 'example.com'));
+  if (!DNS1123_SUBDOMAIN_RE.test(value))
+    errs.push(regexError(DNS1123_SUBDOMAIN_ERR, DNS1123_SUBDOMAIN_FMT, 'example.com'));
   return errs;
 }
 
@@ -68,7 +71,8 @@ export function isDNS1035Label(value: string): string[] {
   if (typeof value !== 'string') return [NOT_A_STRING];
   const errs: string[] = [];
   if (value.length > 63) errs.push(maxLenError(63));
-  if (!DNS1035_LABEL_RE.test(value)) errs.push(regexError(DNS1035_LABEL_ERR, DNS1035_LABEL_FMT, 'my-name', 'abc-123'));
+  if (!DNS1035_LABEL_RE.test(value))
+    errs.push(regexError(DNS1035_LABEL_ERR, DNS1035_LABEL_FMT, 'my-name', 'abc-123'));
   return errs;
 }
 
@@ -91,7 +95,8 @@ export function isQualifiedName(value: string): string[] {
   }
   if (name.length === 0) errs.push(`name part ${emptyError()}`);
   else if (name.length > 63) errs.push(`name part ${maxLenError(63)}`);
-  if (!QNAME_RE.test(name)) errs.push(`name part ${regexError(QNAME_ERR, QNAME_FMT, 'MyName', 'my.name', '123-abc')}`);
+  if (!QNAME_RE.test(name))
+    errs.push(`name part ${regexError(QNAME_ERR, QNAME_FMT, 'MyName', 'my.name', '123-abc')}`);
   return errs;
 }
 
@@ -100,7 +105,8 @@ export function isValidLabelValue(value: string): string[] {
   if (typeof value !== 'string') return [NOT_A_STRING];
   const errs: string[] = [];
   if (value.length > 63) errs.push(maxLenError(63));
-  if (!LABEL_VALUE_RE.test(value)) errs.push(regexError(LABEL_VALUE_ERR, LABEL_VALUE_FMT, 'MyValue', 'my_value', '12345'));
+  if (!LABEL_VALUE_RE.test(value))
+    errs.push(regexError(LABEL_VALUE_ERR, LABEL_VALUE_FMT, 'MyValue', 'my_value', '12345'));
   return errs;
 }
 
@@ -114,9 +120,11 @@ export function isValidPortName(port: string): string[] {
   if (typeof port !== 'string') return [NOT_A_STRING];
   const errs: string[] = [];
   if (port.length > 15) errs.push(maxLenError(15));
-  if (!/^[-a-z0-9]+$/.test(port)) errs.push('must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)');
+  if (!/^[-a-z0-9]+$/.test(port))
+    errs.push('must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)');
   if (!/[a-z]/.test(port)) errs.push('must contain at least one letter (a-z)');
   if (port.includes('--')) errs.push('must not contain consecutive hyphens');
-  if (port.length > 0 && (port[0] === '-' || port[port.length - 1] === '-')) errs.push('must not begin or end with a hyphen');
+  if (port.length > 0 && (port[0] === '-' || port[port.length - 1] === '-'))
+    errs.push('must not begin or end with a hyphen');
   return errs;
 }

@@ -66,9 +66,15 @@ export function fragmentation(nodes: Node[], pods: Pod[], shape: Pod): Fragmenta
       const f = Math.max(0, (alloc.get(r) ?? 0) - (used.get(r) ?? 0));
       free[r] = f;
       const kr = Math.floor(f / want.get(r)!);
-      if (kr < k) { k = kr; limitedBy = r; }
+      if (kr < k) {
+        k = kr;
+        limitedBy = r;
+      }
     }
-    if (node.spec?.unschedulable) { k = 0; limitedBy = 'unschedulable'; }
+    if (node.spec?.unschedulable) {
+      k = 0;
+      limitedBy = 'unschedulable';
+    }
     const stranded: Record<string, number> = {};
     let hasRoom = false;
     for (const r of resources) {
@@ -82,6 +88,13 @@ export function fragmentation(nodes: Node[], pods: Pod[], shape: Pod): Fragmenta
     fitsTotal += k;
     out.push({ node: name, fits: k, free, stranded, limitedBy });
   }
-  for (const r of resources) totals[r].strandedPct = totals[r].free > 0 ? (100 * totals[r].stranded) / totals[r].free : 0;
-  return { shape: Object.fromEntries(resources.map((r) => [r, want.get(r)!])), fitsByResources: fitsTotal, totals, nodesWithStrandedRoom: strandedNodes, nodes: out };
+  for (const r of resources)
+    totals[r].strandedPct = totals[r].free > 0 ? (100 * totals[r].stranded) / totals[r].free : 0;
+  return {
+    shape: Object.fromEntries(resources.map((r) => [r, want.get(r)!])),
+    fitsByResources: fitsTotal,
+    totals,
+    nodesWithStrandedRoom: strandedNodes,
+    nodes: out,
+  };
 }

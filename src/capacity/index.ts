@@ -1,8 +1,37 @@
 /** Capacity planning: what fits, what-ifs, fragmentation, strategy comparison, the worker pool. */
-export { planCapacity, minNodesToAdd, placeOne, replicaOf, PlanError, type PlanOptions, type PlanReport, type ShapePlan, type MinNodesResult, type DisplacedReport, type SchedulerChoice } from './planner.js';
-export { applyWhatIfs, parseWhatIf, cloneNode, nodeZone, WhatIfError, type WhatIf, type WhatIfResult, type ClusterState } from './whatif.js';
+export {
+  planCapacity,
+  minNodesToAdd,
+  placeOne,
+  replicaOf,
+  PlanError,
+  type PlanOptions,
+  type PlanReport,
+  type ShapePlan,
+  type MinNodesResult,
+  type DisplacedReport,
+  type SchedulerChoice,
+} from './planner.js';
+export {
+  applyWhatIfs,
+  parseWhatIf,
+  cloneNode,
+  nodeZone,
+  WhatIfError,
+  type WhatIf,
+  type WhatIfResult,
+  type ClusterState,
+} from './whatif.js';
 export { fragmentation, type FragmentationReport, type NodeFragment } from './fragmentation.js';
-export { compareStrategies, runStrategy, resolveStrategy, utilization, BUILTIN_STRATEGIES, type Strategy, type StrategyResult } from './strategies.js';
+export {
+  compareStrategies,
+  runStrategy,
+  resolveStrategy,
+  utilization,
+  BUILTIN_STRATEGIES,
+  type Strategy,
+  type StrategyResult,
+} from './strategies.js';
 export { PlannerPool, PoolError, type PlannerPoolOptions } from './pool.js';
 export { runPoolTask, type PoolTask, type PoolResult } from './pool-tasks.js';
 export { renderPlanText, renderPlanHtml, renderStrategiesText, renderMinNodesText } from './report.js';

@@ -41,7 +41,11 @@ export interface PlanOptions extends SchedulerChoice {
   onProgress?: (shape: string, placed: number) => void;
 }
 
-export interface NodeCount { node: string; zone: string; count: number }
+export interface NodeCount {
+  node: string;
+  zone: string;
+  count: number;
+}
 
 export interface ShapePlan {
   /** namespace/name of the shape pod */
@@ -91,7 +95,12 @@ export function replicaOf(shape: Pod, i: number): Pod {
   const name = `${base}-${i}`;
   return {
     ...shape,
-    metadata: { ...shape.metadata, name, uid: `capacity-${base}-${i}`, namespace: shape.metadata.namespace ?? 'default' },
+    metadata: {
+      ...shape.metadata,
+      name,
+      uid: `capacity-${base}-${i}`,
+      namespace: shape.metadata.namespace ?? 'default',
+    },
     spec: { ...shape.spec, nodeName: undefined },
     status: { phase: 'Pending' },
   };
@@ -105,21 +114,29 @@ function newCore(state: ClusterState, cluster: ClusterFile, o: SchedulerChoice):
     nodes: state.nodes,
     pods: state.pods.filter((p) => p.spec.nodeName),
     namespaces: cluster.namespaces,
-    objects: { services: cluster.services, replicaSets: cluster.replicaSets, others: cluster.others as ClusterObjects['others'] },
+    objects: {
+      services: cluster.services,
+      replicaSets: cluster.replicaSets,
+      others: cluster.others as ClusterObjects['others'],
+    },
     outOfTree: o.outOfTree,
     extraScore: o.extraScore,
   });
 }
 
 /** Schedules and assumes one pod; the node name, or the FitError/error outcome. */
-export function placeOne(core: SchedulerCore, pod: Pod): { node: string } | { reason: string; reasons?: Record<string, number> } {
+export function placeOne(
+  core: SchedulerCore,
+  pod: Pod,
+): { node: string } | { reason: string; reasons?: Record<string, number> } {
   const out = core.schedule(pod);
   if (out.kind === 'scheduled') {
     const s = core.reserveAndAssume(out);
     if (s) return { reason: s.message() };
     return { node: out.nodeName };
   }
-  if (out.kind === 'unschedulable') return { reason: out.fitError.message, reasons: Object.fromEntries(out.fitError.histogram()) };
+  if (out.kind === 'unschedulable')
+    return { reason: out.fitError.message, reasons: Object.fromEntries(out.fitError.histogram()) };
   return { reason: out.message };
 }
 
@@ -128,8 +145,10 @@ function placeDisplaced(core: SchedulerCore, displaced: Pod[]): { report: Displa
   const placed: Pod[] = [];
   for (const p of displaced) {
     const r = placeOne(core, p);
-    if ('node' in r) { report.placed++; placed.push({ ...p, spec: { ...p.spec, nodeName: r.node } }); }
-    else report.unschedulable.push({ pod: podKey(p), reason: r.reason });
+    if ('node' in r) {
+      report.placed++;
+      placed.push({ ...p, spec: { ...p.spec, nodeName: r.node } });
+    } else report.unschedulable.push({ pod: podKey(p), reason: r.reason });
   }
   return { report, placed };
 }
@@ -142,17 +161,37 @@ function requestsOf(shape: Pod): Record<string, number> {
   }
 }
 
-function summarize(shape: Pod, counts: Map<string, number>, zones: Map<string, string>, frag: FragmentationReport, fits: number, limitReached: boolean, stop?: { reason: string; reasons?: Record<string, number> }): ShapePlan {
-  const perNode: NodeCount[] = [...counts].filter(([, c]) => c > 0).map(([node, count]) => ({ node, zone: zones.get(node) ?? '', count }))
+function summarize(
+  shape: Pod,
+  counts: Map<string, number>,
+  zones: Map<string, string>,
+  frag: FragmentationReport,
+  fits: number,
+  limitReached: boolean,
+  stop?: { reason: string; reasons?: Record<string, number> },
+): ShapePlan {
+  const perNode: NodeCount[] = [...counts]
+    .filter(([, c]) => c > 0)
+    .map(([node, count]) => ({ node, zone: zones.get(node) ?? '', count }))
     .sort((a, b) => b.count - a.count || (a.node < b.node ? -1 : 1));
   const zoneCounts = new Map<string, number>();
-  for (const n of perNode) zoneCounts.set(n.zone || '(none)', (zoneCounts.get(n.zone || '(none)') ?? 0) + n.count);
+  for (const n of perNode)
+    zoneCounts.set(n.zone || '(none)', (zoneCounts.get(n.zone || '(none)') ?? 0) + n.count);
   // zones in name order, so that output and JSON are stable
-  const perZone: Record<string, number> = Object.fromEntries([...zoneCounts].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  const perZone: Record<string, number> = Object.fromEntries(
+    [...zoneCounts].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+  );
   const { nodes: _drop, ...fragTotals } = frag;
   return {
-    shape: podKey(shape), requests: requestsOf(shape), fits, limitReached,
-    stopReason: stop?.reason, stopReasons: stop?.reasons, perNode, perZone, fragmentation: fragTotals,
+    shape: podKey(shape),
+    requests: requestsOf(shape),
+    fits,
+    limitReached,
+    stopReason: stop?.reason,
+    stopReasons: stop?.reasons,
+    perNode,
+    perZone,
+    fragmentation: fragTotals,
   };
 }
 
@@ -183,7 +222,10 @@ export function planCapacity(cluster: ClusterFile, shapes: Pod[], opts: PlanOpti
       let stop: { reason: string; reasons?: Record<string, number> } | undefined;
       while (fits < max) {
         const r = placeOne(core, replicaOf(shape, fits));
-        if (!('node' in r)) { stop = r; break; }
+        if (!('node' in r)) {
+          stop = r;
+          break;
+        }
         counts.set(r.node, (counts.get(r.node) ?? 0) + 1);
         fits++;
         if (fits % 100 === 0) opts.onProgress?.(podKey(shape), fits);
@@ -192,20 +234,30 @@ export function planCapacity(cluster: ClusterFile, shapes: Pod[], opts: PlanOpti
     }
   } else {
     const { core, pods } = start();
-    const state = shapes.map((shape) => ({ shape, frag: fragmentation(w.nodes, pods, shape), counts: new Map<string, number>(), fits: 0, stop: undefined as undefined | { reason: string; reasons?: Record<string, number> } }));
+    const state = shapes.map((shape) => ({
+      shape,
+      frag: fragmentation(w.nodes, pods, shape),
+      counts: new Map<string, number>(),
+      fits: 0,
+      stop: undefined as undefined | { reason: string; reasons?: Record<string, number> },
+    }));
     let active = state.length;
     while (active > 0) {
       active = 0;
       for (const s of state) {
         if (s.stop || s.fits >= max) continue;
         const r = placeOne(core, replicaOf(s.shape, s.fits));
-        if (!('node' in r)) { s.stop = r; continue; }
+        if (!('node' in r)) {
+          s.stop = r;
+          continue;
+        }
         s.counts.set(r.node, (s.counts.get(r.node) ?? 0) + 1);
         s.fits++;
         active++;
       }
     }
-    for (const s of state) plans.push(summarize(s.shape, s.counts, zones, s.frag, s.fits, s.fits >= max && !s.stop, s.stop));
+    for (const s of state)
+      plans.push(summarize(s.shape, s.counts, zones, s.frag, s.fits, s.fits >= max && !s.stop, s.stop));
   }
   return {
     nodes: w.nodes.length,
@@ -232,18 +284,28 @@ export interface MinNodesResult {
  * displaced pod of the what-ifs is placed). Doubling then bisection: O(log n) plans. Assumes that
  * adding nodes never lowers the count, which holds for the default plugins.
  */
-export function minNodesToAdd(cluster: ClusterFile, shape: Pod, replicas: number, template: string, opts: PlanOptions & { zone?: string; limit?: number } = {}): MinNodesResult {
+export function minNodesToAdd(
+  cluster: ClusterFile,
+  shape: Pod,
+  replicas: number,
+  template: string,
+  opts: PlanOptions & { zone?: string; limit?: number } = {},
+): MinNodesResult {
   const limit = opts.limit ?? 1000;
   const tried: MinNodesResult['tried'] = [];
   const ok = (k: number): boolean => {
-    const whatIfs = [...(opts.whatIfs ?? []), ...(k > 0 ? [{ kind: 'add-nodes' as const, count: k, template, zone: opts.zone }] : [])];
+    const whatIfs = [
+      ...(opts.whatIfs ?? []),
+      ...(k > 0 ? [{ kind: 'add-nodes' as const, count: k, template, zone: opts.zone }] : []),
+    ];
     const rep = planCapacity(cluster, [shape], { ...opts, whatIfs, maxReplicas: replicas, mix: false });
     const fits = rep.shapes[0].fits;
     tried.push({ add: k, fits, displacedUnschedulable: rep.displaced.unschedulable.length });
     return fits >= replicas && rep.displaced.unschedulable.length === 0;
   };
   if (ok(0)) return { nodes: 0, template, zone: opts.zone, replicas, tried };
-  let lo = 0, hi = 1;
+  let lo = 0,
+    hi = 1;
   while (!ok(hi)) {
     lo = hi;
     if (hi >= limit) return { nodes: undefined, template, zone: opts.zone, replicas, tried };
@@ -251,7 +313,8 @@ export function minNodesToAdd(cluster: ClusterFile, shape: Pod, replicas: number
   }
   while (hi - lo > 1) {
     const mid = (lo + hi) >> 1;
-    if (ok(mid)) hi = mid; else lo = mid;
+    if (ok(mid)) hi = mid;
+    else lo = mid;
   }
   return { nodes: hi, template, zone: opts.zone, replicas, tried };
 }

@@ -24,7 +24,14 @@ interface Common {
 export type PoolTask =
   | (Common & { kind: 'plan'; shapes: Pod[]; maxReplicas?: number; mix?: boolean })
   | (Common & { kind: 'strategy'; workload: Pod[]; strategy: string })
-  | (Common & { kind: 'minNodes'; shape: Pod; replicas: number; template: string; zone?: string; limit?: number });
+  | (Common & {
+      kind: 'minNodes';
+      shape: Pod;
+      replicas: number;
+      template: string;
+      zone?: string;
+      limit?: number;
+    });
 
 export type PoolResult = PlanReport | StrategyResult | MinNodesResult;
 
@@ -37,6 +44,10 @@ export async function runPoolTask(t: PoolTask): Promise<PoolResult> {
     case 'strategy':
       return runStrategy(t.cluster, t.workload, await resolveStrategy(t.strategy), common);
     case 'minNodes':
-      return minNodesToAdd(t.cluster, t.shape, t.replicas, t.template, { ...common, zone: t.zone, limit: t.limit });
+      return minNodesToAdd(t.cluster, t.shape, t.replicas, t.template, {
+        ...common,
+        zone: t.zone,
+        limit: t.limit,
+      });
   }
 }

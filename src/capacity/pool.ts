@@ -43,7 +43,11 @@ export interface PoolMessage {
   cluster: SharedArrayBuffer;
 }
 
-type ResultOf<T extends PoolTask> = T['kind'] extends 'plan' ? PlanReport : T['kind'] extends 'strategy' ? StrategyResult : MinNodesResult;
+type ResultOf<T extends PoolTask> = T['kind'] extends 'plan'
+  ? PlanReport
+  : T['kind'] extends 'strategy'
+    ? StrategyResult
+    : MinNodesResult;
 
 export class PlannerPool {
   private readonly piscina: Piscina;
@@ -56,16 +60,26 @@ export class PlannerPool {
 
   constructor(opts: PlannerPoolOptions = {}) {
     const threads = opts.threads ?? os.availableParallelism();
-    if (!Number.isInteger(threads) || threads < 1) throw new TypeError(`PlannerPool: threads must be a positive integer, got ${threads}`);
-    if (opts.taskTimeoutMs !== undefined && !(opts.taskTimeoutMs > 0)) throw new TypeError(`PlannerPool: taskTimeoutMs must be > 0, got ${opts.taskTimeoutMs}`);
+    if (!Number.isInteger(threads) || threads < 1)
+      throw new TypeError(`PlannerPool: threads must be a positive integer, got ${threads}`);
+    if (opts.taskTimeoutMs !== undefined && !(opts.taskTimeoutMs > 0))
+      throw new TypeError(`PlannerPool: taskTimeoutMs must be > 0, got ${opts.taskTimeoutMs}`);
     const filename = join(packageRoot(), 'dist', 'src', 'capacity', 'pool-worker.js');
     if (!existsSync(filename)) throw new PoolError(`worker ${filename} is missing; run \`npm run build\``);
     let kernels: Record<string, WebAssembly.Module> = {};
-    try { kernels = { scheduler: compiledKernel('scheduler') }; } catch { /* js kernel only: workers compile nothing */ }
+    try {
+      kernels = { scheduler: compiledKernel('scheduler') };
+    } catch {
+      /* js kernel only: workers compile nothing */
+    }
     this.threads = threads;
     this.timeoutMs = opts.taskTimeoutMs;
     this.piscina = new Piscina({
-      filename, minThreads: threads, maxThreads: threads, workerData: { kernels }, idleTimeout: 60_000,
+      filename,
+      minThreads: threads,
+      maxThreads: threads,
+      workerData: { kernels },
+      idleTimeout: 60_000,
       // plans allocate many short-lived objects; with the default young generation a task took 1.2×
       // its main-thread time in a worker, with 64 MB 1.1× (.tmp/pooltime-style measurement, 500 nodes)
       resourceLimits: { maxYoungGenerationSizeMb: 64 },
@@ -83,7 +97,9 @@ export class PlannerPool {
     } catch (e) {
       const err = e as Error;
       if (err.name === 'AbortError' || err.name === 'TimeoutError') {
-        throw new PoolError(`task ${task.kind} did not finish within ${this.timeoutMs} ms (a plugin that loops?); the worker was stopped`);
+        throw new PoolError(
+          `task ${task.kind} did not finish within ${this.timeoutMs} ms (a plugin that loops?); the worker was stopped`,
+        );
       }
       throw new PoolError(`task ${task.kind} failed in a worker: ${err.message}`);
     }
@@ -106,11 +122,13 @@ export class PlannerPool {
   /** Runs every task, at most `threads` at a time; results in task order. */
   async runAll(tasks: PoolTask[], onDone?: (done: number, total: number) => void): Promise<PoolResult[]> {
     let done = 0;
-    return Promise.all(tasks.map(async (t) => {
-      const r = await this.run(t);
-      onDone?.(++done, tasks.length);
-      return r;
-    }));
+    return Promise.all(
+      tasks.map(async (t) => {
+        const r = await this.run(t);
+        onDone?.(++done, tasks.length);
+        return r;
+      }),
+    );
   }
 
   async close(): Promise<void> {

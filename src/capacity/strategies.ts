@@ -6,7 +6,12 @@
  * The "plug in my own scoring function, how many nodes does this workload need" question.
  */
 import type { Node, Pod } from '../api/types.js';
-import { CONFIG_API_VERSION, loadSchedulerConfig, parseSchedulerConfig, type SchedulerConfig } from '../scheduler/config.js';
+import {
+  CONFIG_API_VERSION,
+  loadSchedulerConfig,
+  parseSchedulerConfig,
+  type SchedulerConfig,
+} from '../scheduler/config.js';
 import type { ClusterFile } from '../scheduler/framework/cluster-file.js';
 import { loadUserPlugin } from '../scheduler/plugins/user.js';
 import { nodeAllocatable, podRequests } from '../scheduler/nodetable/resources.js';
@@ -35,18 +40,44 @@ export interface StrategyResult {
   memory: UtilizationStats;
 }
 
-export interface UtilizationStats { mean: number; stddev: number; min: number; max: number }
+export interface UtilizationStats {
+  mean: number;
+  stddev: number;
+  min: number;
+  max: number;
+}
 
 export const BUILTIN_STRATEGIES = ['LeastAllocated', 'MostAllocated', 'RequestedToCapacityRatio'] as const;
 
 function fitConfig(type: string): SchedulerConfig {
-  const scoringStrategy: Record<string, unknown> = { type, resources: [{ name: 'cpu', weight: 1 }, { name: 'memory', weight: 1 }] };
+  const scoringStrategy: Record<string, unknown> = {
+    type,
+    resources: [
+      { name: 'cpu', weight: 1 },
+      { name: 'memory', weight: 1 },
+    ],
+  };
   // a bin-packing shape: score rises with utilization (the example in the upstream docs)
-  if (type === 'RequestedToCapacityRatio') scoringStrategy.requestedToCapacityRatio = { shape: [{ utilization: 0, score: 0 }, { utilization: 100, score: 10 }] };
-  return parseSchedulerConfig({
-    apiVersion: CONFIG_API_VERSION, kind: 'KubeSchedulerConfiguration',
-    profiles: [{ schedulerName: 'default-scheduler', pluginConfig: [{ name: 'NodeResourcesFit', args: { scoringStrategy } }] }],
-  }, type);
+  if (type === 'RequestedToCapacityRatio')
+    scoringStrategy.requestedToCapacityRatio = {
+      shape: [
+        { utilization: 0, score: 0 },
+        { utilization: 100, score: 10 },
+      ],
+    };
+  return parseSchedulerConfig(
+    {
+      apiVersion: CONFIG_API_VERSION,
+      kind: 'KubeSchedulerConfiguration',
+      profiles: [
+        {
+          schedulerName: 'default-scheduler',
+          pluginConfig: [{ name: 'NodeResourcesFit', args: { scoringStrategy } }],
+        },
+      ],
+    },
+    type,
+  );
 }
 
 /**
@@ -55,7 +86,8 @@ function fitConfig(type: string): SchedulerConfig {
  * replaced by the plugin).
  */
 export async function resolveStrategy(spec: string): Promise<Strategy> {
-  if ((BUILTIN_STRATEGIES as readonly string[]).includes(spec)) return { name: spec, config: fitConfig(spec) };
+  if ((BUILTIN_STRATEGIES as readonly string[]).includes(spec))
+    return { name: spec, config: fitConfig(spec) };
   if (spec.startsWith('config:')) {
     const file = spec.slice('config:'.length);
     return { name: file.replace(/^.*[\\/]/, ''), config: loadSchedulerConfig(file) };
@@ -63,13 +95,29 @@ export async function resolveStrategy(spec: string): Promise<Strategy> {
   if (spec.startsWith('plugin:')) {
     const p = await loadUserPlugin(spec.slice('plugin:'.length));
     if (!p.isScore) throw new Error(`strategy ${spec}: plugin "${p.name}" has no score function`);
-    const config = parseSchedulerConfig({
-      apiVersion: CONFIG_API_VERSION, kind: 'KubeSchedulerConfiguration',
-      profiles: [{ schedulerName: 'default-scheduler', plugins: { score: { disabled: [{ name: 'NodeResourcesFit' }] } } }],
-    }, spec);
-    return { name: p.name, config, outOfTree: new Map([[p.name, p.factory]]), extraScore: new Map([[p.name, p.weight]]) };
+    const config = parseSchedulerConfig(
+      {
+        apiVersion: CONFIG_API_VERSION,
+        kind: 'KubeSchedulerConfiguration',
+        profiles: [
+          {
+            schedulerName: 'default-scheduler',
+            plugins: { score: { disabled: [{ name: 'NodeResourcesFit' }] } },
+          },
+        ],
+      },
+      spec,
+    );
+    return {
+      name: p.name,
+      config,
+      outOfTree: new Map([[p.name, p.factory]]),
+      extraScore: new Map([[p.name, p.weight]]),
+    };
   }
-  throw new Error(`unknown strategy "${spec}" (expected ${BUILTIN_STRATEGIES.join(', ')}, config:<file.yaml> or plugin:<module>[:weight])`);
+  throw new Error(
+    `unknown strategy "${spec}" (expected ${BUILTIN_STRATEGIES.join(', ')}, config:<file.yaml> or plugin:<module>[:weight])`,
+  );
 }
 
 function stats(xs: number[]): UtilizationStats {
@@ -80,7 +128,10 @@ function stats(xs: number[]): UtilizationStats {
 }
 
 /** Utilization of the nodes that host pods, from bound pods' requests. */
-export function utilization(nodes: Node[], pods: Pod[]): { nodesUsed: number; emptyNodes: number; cpu: UtilizationStats; memory: UtilizationStats } {
+export function utilization(
+  nodes: Node[],
+  pods: Pod[],
+): { nodesUsed: number; emptyNodes: number; cpu: UtilizationStats; memory: UtilizationStats } {
   const used = new Map<string, { cpu: number; memory: number }>();
   for (const p of pods) {
     if (!p.spec.nodeName) continue;
@@ -90,7 +141,8 @@ export function utilization(nodes: Node[], pods: Pod[]): { nodesUsed: number; em
     u.memory += r.get('memory') ?? 0;
     used.set(p.spec.nodeName, u);
   }
-  const cpu: number[] = [], mem: number[] = [];
+  const cpu: number[] = [],
+    mem: number[] = [];
   for (const n of nodes) {
     const u = used.get(n.metadata.name ?? '');
     if (!u) continue;
@@ -98,17 +150,36 @@ export function utilization(nodes: Node[], pods: Pod[]): { nodesUsed: number; em
     cpu.push((100 * u.cpu) / Math.max(1, a.get('cpu') ?? 0));
     mem.push((100 * u.memory) / Math.max(1, a.get('memory') ?? 0));
   }
-  return { nodesUsed: cpu.length, emptyNodes: nodes.length - cpu.length, cpu: stats(cpu), memory: stats(mem) };
+  return {
+    nodesUsed: cpu.length,
+    emptyNodes: nodes.length - cpu.length,
+    cpu: stats(cpu),
+    memory: stats(mem),
+  };
 }
 
 /** Schedules `workload` in order under one strategy; pure and deterministic for a seed. */
-export function runStrategy(cluster: ClusterFile, workload: Pod[], strategy: Strategy, opts: { whatIfs?: WhatIf[]; seed?: number; kernel?: SchedulerChoice['kernel'] } = {}): StrategyResult {
+export function runStrategy(
+  cluster: ClusterFile,
+  workload: Pod[],
+  strategy: Strategy,
+  opts: { whatIfs?: WhatIf[]; seed?: number; kernel?: SchedulerChoice['kernel'] } = {},
+): StrategyResult {
   const w = applyWhatIfs({ nodes: cluster.nodes, pods: cluster.boundPods }, opts.whatIfs ?? []);
   const core = new SchedulerCore({
-    config: strategy.config, kernel: strategy.kernel ?? opts.kernel ?? 'wasm', seed: strategy.seed ?? opts.seed ?? 1,
-    nodes: w.nodes, pods: w.pods, namespaces: cluster.namespaces,
-    objects: { services: cluster.services, replicaSets: cluster.replicaSets, others: cluster.others as ClusterObjects['others'] },
-    outOfTree: strategy.outOfTree, extraScore: strategy.extraScore,
+    config: strategy.config,
+    kernel: strategy.kernel ?? opts.kernel ?? 'wasm',
+    seed: strategy.seed ?? opts.seed ?? 1,
+    nodes: w.nodes,
+    pods: w.pods,
+    namespaces: cluster.namespaces,
+    objects: {
+      services: cluster.services,
+      replicaSets: cluster.replicaSets,
+      others: cluster.others as ClusterObjects['others'],
+    },
+    outOfTree: strategy.outOfTree,
+    extraScore: strategy.extraScore,
   });
   const bound: Pod[] = [...w.pods];
   const failures: StrategyResult['failures'] = [];
@@ -116,12 +187,26 @@ export function runStrategy(cluster: ClusterFile, workload: Pod[], strategy: Str
   for (const pod of [...w.displaced, ...workload]) {
     const r = placeOne(core, pod);
     if ('node' in r) bound.push({ ...pod, spec: { ...pod.spec, nodeName: r.node } });
-    else { unschedulable++; if (failures.length < 5) failures.push({ pod: podKey(pod), reason: r.reason }); }
+    else {
+      unschedulable++;
+      if (failures.length < 5) failures.push({ pod: podKey(pod), reason: r.reason });
+    }
   }
-  return { strategy: strategy.name, placed: bound.length - w.pods.length, unschedulable, failures, ...utilization(w.nodes, bound) };
+  return {
+    strategy: strategy.name,
+    placed: bound.length - w.pods.length,
+    unschedulable,
+    failures,
+    ...utilization(w.nodes, bound),
+  };
 }
 
 /** The workload under every strategy, side by side. */
-export function compareStrategies(cluster: ClusterFile, workload: Pod[], strategies: Strategy[], opts: { whatIfs?: WhatIf[]; seed?: number; kernel?: SchedulerChoice['kernel'] } = {}): StrategyResult[] {
+export function compareStrategies(
+  cluster: ClusterFile,
+  workload: Pod[],
+  strategies: Strategy[],
+  opts: { whatIfs?: WhatIf[]; seed?: number; kernel?: SchedulerChoice['kernel'] } = {},
+): StrategyResult[] {
   return strategies.map((s) => runStrategy(cluster, workload, s, opts));
 }

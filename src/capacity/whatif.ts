@@ -54,9 +54,16 @@ export function nodeZone(node: Node): string {
  */
 export function parseWhatIf(spec: string): WhatIf {
   const m = /^([a-z-]+)=(.+)$/.exec(spec.trim());
-  if (!m) throw new WhatIfError(`--what-if "${spec}": expected KIND=VALUE (remove-nodes=…, lose-zone=…, cordon=…, add-nodes=N:TEMPLATE[@ZONE])`);
+  if (!m)
+    throw new WhatIfError(
+      `--what-if "${spec}": expected KIND=VALUE (remove-nodes=…, lose-zone=…, cordon=…, add-nodes=N:TEMPLATE[@ZONE])`,
+    );
   const [, kind, value] = m;
-  const list = () => value.split(',').map((s) => s.trim()).filter(Boolean);
+  const list = () =>
+    value
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
   switch (kind) {
     case 'remove-nodes':
     case 'remove-node':
@@ -68,11 +75,16 @@ export function parseWhatIf(spec: string): WhatIf {
       return { kind: 'cordon', names: list() };
     case 'add-nodes': {
       const a = /^(\d+):([^@]+)(?:@(.+))?$/.exec(value.trim());
-      if (!a || Number(a[1]) < 1) throw new WhatIfError(`--what-if "${spec}": add-nodes wants COUNT:TEMPLATE[@ZONE] with COUNT >= 1, e.g. add-nodes=3:worker-1@us-east-1b`);
+      if (!a || Number(a[1]) < 1)
+        throw new WhatIfError(
+          `--what-if "${spec}": add-nodes wants COUNT:TEMPLATE[@ZONE] with COUNT >= 1, e.g. add-nodes=3:worker-1@us-east-1b`,
+        );
       return { kind: 'add-nodes', count: Number(a[1]), template: a[2].trim(), zone: a[3]?.trim() };
     }
     default:
-      throw new WhatIfError(`--what-if "${spec}": unknown kind "${kind}" (remove-nodes, lose-zone, cordon, add-nodes)`);
+      throw new WhatIfError(
+        `--what-if "${spec}": unknown kind "${kind}" (remove-nodes, lose-zone, cordon, add-nodes)`,
+      );
   }
 }
 
@@ -131,7 +143,8 @@ export function applyWhatIfs(state: ClusterState, whatIfs: WhatIf[]): WhatIfResu
       if (p.spec.nodeName && names.has(p.spec.nodeName)) {
         // DaemonSet pods die with their node; everything else comes back
         const daemon = p.metadata.ownerReferences?.some((o) => o.kind === 'DaemonSet');
-        if (!daemon && p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed') displaced.push(unbind(p));
+        if (!daemon && p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed')
+          displaced.push(unbind(p));
       } else keep.push(p);
     }
     pods = keep;
@@ -142,7 +155,10 @@ export function applyWhatIfs(state: ClusterState, whatIfs: WhatIf[]): WhatIfResu
       case 'remove-nodes': {
         const known = byName();
         const missing = w.names.filter((n) => !known.has(n));
-        if (missing.length) throw new WhatIfError(`remove-nodes: no node named ${missing.map((m) => `"${m}"`).join(', ')} in the cluster`);
+        if (missing.length)
+          throw new WhatIfError(
+            `remove-nodes: no node named ${missing.map((m) => `"${m}"`).join(', ')} in the cluster`,
+          );
         const before = displaced.length;
         removeNodes(new Set(w.names));
         applied.push(`removed ${w.names.length} node(s); ${displaced.length - before} pod(s) displaced`);
@@ -152,18 +168,27 @@ export function applyWhatIfs(state: ClusterState, whatIfs: WhatIf[]): WhatIfResu
         const inZone = nodes.filter((n) => nodeZone(n) === w.zone).map((n) => n.metadata.name ?? '');
         if (!inZone.length) {
           const zones = [...new Set(nodes.map(nodeZone).filter(Boolean))].sort();
-          throw new WhatIfError(`lose-zone: no node in zone "${w.zone}" (zones: ${zones.join(', ') || 'none labelled'})`);
+          throw new WhatIfError(
+            `lose-zone: no node in zone "${w.zone}" (zones: ${zones.join(', ') || 'none labelled'})`,
+          );
         }
         const before = displaced.length;
         removeNodes(new Set(inZone));
-        applied.push(`lost zone ${w.zone}: ${inZone.length} node(s) removed, ${displaced.length - before} pod(s) displaced`);
+        applied.push(
+          `lost zone ${w.zone}: ${inZone.length} node(s) removed, ${displaced.length - before} pod(s) displaced`,
+        );
         break;
       }
       case 'cordon': {
         const known = byName();
-        for (const name of w.names) if (!known.has(name)) throw new WhatIfError(`cordon: no node named "${name}" in the cluster`);
+        for (const name of w.names)
+          if (!known.has(name)) throw new WhatIfError(`cordon: no node named "${name}" in the cluster`);
         const cordoned = new Set(w.names);
-        nodes = nodes.map((n) => (cordoned.has(n.metadata.name ?? '') ? { ...n, spec: { ...(n.spec ?? {}), unschedulable: true } } : n));
+        nodes = nodes.map((n) =>
+          cordoned.has(n.metadata.name ?? '')
+            ? { ...n, spec: { ...(n.spec ?? {}), unschedulable: true } }
+            : n,
+        );
         applied.push(`cordoned ${w.names.length} node(s)`);
         break;
       }

@@ -14,42 +14,94 @@ import { json, parseOutputFormat, table } from './output.js';
 export function register(program: Command): void {
   program
     .command('explain')
-    .description('explain the scheduling decision for a pod: every filter verdict and score per node, the chosen node, the FitError')
-    .requiredOption('--cluster <files...>', 'cluster snapshot: YAML/JSON files with Nodes, bound Pods, Services, ReplicaSets, Namespaces (kubectl get -o yaml output works)')
-    .requiredOption('--pod <file>', 'the pod to explain (the first Pod in the file; its spec.nodeName must be empty)')
-    .option('--config <file>', 'KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1) with profiles, plugins, weights, pluginConfig')
-    .option('--kernel <name>', 'node-local kernel: wasm (fast) | js (the readable reference; same results)', 'wasm')
+    .description(
+      'explain the scheduling decision for a pod: every filter verdict and score per node, the chosen node, the FitError',
+    )
+    .requiredOption(
+      '--cluster <files...>',
+      'cluster snapshot: YAML/JSON files with Nodes, bound Pods, Services, ReplicaSets, Namespaces (kubectl get -o yaml output works)',
+    )
+    .requiredOption(
+      '--pod <file>',
+      'the pod to explain (the first Pod in the file; its spec.nodeName must be empty)',
+    )
+    .option(
+      '--config <file>',
+      'KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1) with profiles, plugins, weights, pluginConfig',
+    )
+    .option(
+      '--kernel <name>',
+      'node-local kernel: wasm (fast) | js (the readable reference; same results)',
+      'wasm',
+    )
     .option('--seed <n>', 'seed for tie-breaks', '1')
-    .option('--plugin <spec...>', 'user plugin as path[:weight]: a .wasm score module or a JS/TS module exporting {name, score, filter} (repeatable)')
+    .option(
+      '--plugin <spec...>',
+      'user plugin as path[:weight]: a .wasm score module or a JS/TS module exporting {name, score, filter} (repeatable)',
+    )
     .option('-o, --output <format>', 'table | json', 'table')
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Examples:
   kubesim explain --cluster cluster.yaml --pod pending.yaml
   kubesim explain --cluster nodes.yaml pods.yaml --pod web.yaml --config sched.yaml -o json
 
 Filters stop at the first failing plugin per node, so the summary counts that plugin's reasons,
 exactly as kube-scheduler's "0/N nodes are available: …" message does; the table also lists
-the other filters that would fail.`)
-    .action(async (opts: { cluster: string[]; pod: string; config?: string; kernel: string; seed: string; plugin?: string[]; output: string }) => {
-      const format = parseOutputFormat(opts.output);
-      const ex = await explainFiles(opts);
-      process.stdout.write(format === 'json' ? json(ex) : renderExplanation(ex));
-    });
+the other filters that would fail.`,
+    )
+    .action(
+      async (opts: {
+        cluster: string[];
+        pod: string;
+        config?: string;
+        kernel: string;
+        seed: string;
+        plugin?: string[];
+        output: string;
+      }) => {
+        const format = parseOutputFormat(opts.output);
+        const ex = await explainFiles(opts);
+        process.stdout.write(format === 'json' ? json(ex) : renderExplanation(ex));
+      },
+    );
 }
 
-export async function explainFiles(opts: { cluster: string[]; pod: string; config?: string; kernel: string; seed: string; plugin?: string[] }): Promise<Explanation> {
-  if (opts.kernel !== 'js' && opts.kernel !== 'wasm') throw new CliError(`--kernel: unknown kernel "${opts.kernel}" (expected js or wasm)`);
+export async function explainFiles(opts: {
+  cluster: string[];
+  pod: string;
+  config?: string;
+  kernel: string;
+  seed: string;
+  plugin?: string[];
+}): Promise<Explanation> {
+  if (opts.kernel !== 'js' && opts.kernel !== 'wasm')
+    throw new CliError(`--kernel: unknown kernel "${opts.kernel}" (expected js or wasm)`);
   const seed = Number(opts.seed);
   if (!Number.isInteger(seed)) throw new CliError(`--seed: not an integer: "${opts.seed}"`);
   const podObjs = (await loadManifests([opts.pod])).filter((o) => o.object.kind === 'Pod');
   if (podObjs.length === 0) throw new CliError(`${opts.pod}: no Pod found`);
   const pod = podObjs[0].object as Pod;
-  if (!Array.isArray(pod.spec?.containers)) throw new CliError(`${podObjs[0].source.file}:${podObjs[0].source.line}: Pod "${pod.metadata?.name}": spec.containers: Required value`);
+  if (!Array.isArray(pod.spec?.containers))
+    throw new CliError(
+      `${podObjs[0].source.file}:${podObjs[0].source.line}: Pod "${pod.metadata?.name}": spec.containers: Required value`,
+    );
   pod.metadata.namespace ??= 'default';
-  if (pod.spec.nodeName) throw new CliError(`${opts.pod}: Pod "${pod.metadata.name}" already has spec.nodeName=${pod.spec.nodeName}; nothing to schedule`);
-  const { core } = await createOfflineScheduler({ cluster: opts.cluster, config: opts.config, kernel: opts.kernel, seed, plugins: opts.plugin });
+  if (pod.spec.nodeName)
+    throw new CliError(
+      `${opts.pod}: Pod "${pod.metadata.name}" already has spec.nodeName=${pod.spec.nodeName}; nothing to schedule`,
+    );
+  const { core } = await createOfflineScheduler({
+    cluster: opts.cluster,
+    config: opts.config,
+    kernel: opts.kernel,
+    seed,
+    plugins: opts.plugin,
+  });
   const fwk = core.frameworkFor(pod);
-  if (!fwk) throw new CliError(`Pod "${pod.metadata.name}": no scheduler profile named "${pod.spec.schedulerName}"`);
+  if (!fwk)
+    throw new CliError(`Pod "${pod.metadata.name}": no scheduler profile named "${pod.spec.schedulerName}"`);
   return explainPod(core.algo, fwk, core.snapshot, pod);
 }
 
@@ -57,7 +109,9 @@ export function renderExplanation(ex: Explanation): string {
   const lines: string[] = [];
   const head = ex.chosen
     ? `Pod ${ex.pod} (profile ${ex.profile}): scheduled to ${ex.chosen}`
-    : ex.error ? `Pod ${ex.pod} (profile ${ex.profile}): error: ${ex.error}` : `Pod ${ex.pod} (profile ${ex.profile}): Pending`;
+    : ex.error
+      ? `Pod ${ex.pod} (profile ${ex.profile}): error: ${ex.error}`
+      : `Pod ${ex.pod} (profile ${ex.profile}): Pending`;
   lines.push(head, '');
   const scoreHeads = ex.scorePlugins.map((s) => `${s.name}(×${s.weight})`);
   const rows = ex.nodes.map((n) => {
@@ -65,7 +119,15 @@ export function renderExplanation(ex: Explanation): string {
     if (n.chosen) verdict = 'chosen';
     else if (n.feasible) verdict = n.total !== undefined ? 'feasible' : 'feasible (not scored)';
     else {
-      const others = n.filters.filter((f) => f.result !== 'pass' && f.result !== 'skip' && f.result !== 'not run' && f.plugin !== n.decisive?.plugin).map((f) => f.plugin);
+      const others = n.filters
+        .filter(
+          (f) =>
+            f.result !== 'pass' &&
+            f.result !== 'skip' &&
+            f.result !== 'not run' &&
+            f.plugin !== n.decisive?.plugin,
+        )
+        .map((f) => f.plugin);
       verdict = `✗ ${n.decisive?.plugin}: ${n.decisive?.reasons.join(', ')}${others.length ? ` (also ${others.join(', ')})` : ''}`;
     }
     const cells = ex.scorePlugins.map((s) => {
@@ -75,13 +137,25 @@ export function renderExplanation(ex: Explanation): string {
     });
     return [n.name, ...cells, n.total === undefined ? '' : String(n.total), verdict];
   });
-  if (ex.nodes.some((n) => n.scores)) lines.push(table(['NODE', ...scoreHeads, 'TOTAL', 'VERDICT'], rows).trimEnd());
-  else lines.push(table(['NODE', 'VERDICT'], rows.map((r) => [r[0], r[r.length - 1]])).trimEnd());
+  if (ex.nodes.some((n) => n.scores))
+    lines.push(table(['NODE', ...scoreHeads, 'TOTAL', 'VERDICT'], rows).trimEnd());
+  else
+    lines.push(
+      table(
+        ['NODE', 'VERDICT'],
+        rows.map((r) => [r[0], r[r.length - 1]]),
+      ).trimEnd(),
+    );
   if (ex.reasonCounts.length) {
     lines.push('', 'Nodes that do not fit, by reason:');
-    for (const r of ex.reasonCounts) lines.push(`  ${String(r.nodes).padStart(4)}  ${r.reason}  [${r.plugin}]`);
+    for (const r of ex.reasonCounts)
+      lines.push(`  ${String(r.nodes).padStart(4)}  ${r.reason}  [${r.plugin}]`);
   }
-  if (ex.preemption) lines.push('', `Preemption: would nominate ${ex.preemption.nominatedNodeName}, evicting ${ex.preemption.victims.join(', ')}`);
+  if (ex.preemption)
+    lines.push(
+      '',
+      `Preemption: would nominate ${ex.preemption.nominatedNodeName}, evicting ${ex.preemption.victims.join(', ')}`,
+    );
   if (ex.fitError) lines.push('', ex.fitError);
   return lines.join('\n') + '\n';
 }

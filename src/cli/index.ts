@@ -20,7 +20,9 @@ export async function buildProgram(): Promise<Command> {
   const pkg = JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8'));
   const program = new Command('kubesim')
     .version(pkg.version)
-    .description('Kubernetes control-plane simulator and rule engine: store, ApiServer, scheduler, kube-proxy rules, capacity planning')
+    .description(
+      'Kubernetes control-plane simulator and rule engine: store, ApiServer, scheduler, kube-proxy rules, capacity planning',
+    )
     .showHelpAfterError()
     .configureOutput({ outputError: (str, write) => write(str) });
   const files = readdirSync(here)
@@ -61,7 +63,9 @@ function reportError(err: unknown): number {
   return 1;
 }
 
-const invokedDirectly = process.argv[1] && fileURLToPath(import.meta.url) === (await import('node:fs')).realpathSync(process.argv[1]);
+const invokedDirectly =
+  process.argv[1] &&
+  fileURLToPath(import.meta.url) === (await import('node:fs')).realpathSync(process.argv[1]);
 if (invokedDirectly) {
   main(process.argv).then((code) => process.exit(code));
 }

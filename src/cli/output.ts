@@ -3,7 +3,8 @@
 export type OutputFormat = 'table' | 'json';
 
 export function parseOutputFormat(value: string, allowed: readonly string[] = ['table', 'json']): string {
-  if (!allowed.includes(value)) throw new Error(`unknown output format "${value}" (expected ${allowed.join(', ')})`);
+  if (!allowed.includes(value))
+    throw new Error(`unknown output format "${value}" (expected ${allowed.join(', ')})`);
   return value;
 }
 
@@ -11,9 +12,16 @@ export function parseOutputFormat(value: string, allowed: readonly string[] = ['
 export function table(headers: string[], rows: (string | number)[][]): string {
   const cells = [headers, ...rows.map((r) => r.map((c) => String(c)))];
   const widths = headers.map((_, i) => Math.max(...cells.map((r) => (r[i] ?? '').length)));
-  return cells
-    .map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]))).join('   ').trimEnd())
-    .join('\n') + '\n';
+  return (
+    cells
+      .map((r) =>
+        r
+          .map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i])))
+          .join('   ')
+          .trimEnd(),
+      )
+      .join('\n') + '\n'
+  );
 }
 
 export function json(value: unknown): string {

@@ -41,90 +41,181 @@ interface PlanCliOptions {
 export async function loadShapes(files: string[]): Promise<Pod[]> {
   const shapes: Pod[] = [];
   for (const o of await loadManifests(files)) {
-    const obj = o.object as unknown as { kind?: string; metadata?: Pod['metadata']; spec?: { template?: { metadata?: Pod['metadata']; spec?: Pod['spec'] } } };
+    const obj = o.object as unknown as {
+      kind?: string;
+      metadata?: Pod['metadata'];
+      spec?: { template?: { metadata?: Pod['metadata']; spec?: Pod['spec'] } };
+    };
     let pod: Pod | undefined;
     if (obj.kind === 'Pod') pod = o.object as Pod;
-    else if ((obj.kind === 'Deployment' || obj.kind === 'ReplicaSet' || obj.kind === 'StatefulSet') && obj.spec?.template?.spec) {
-      pod = { apiVersion: 'v1', kind: 'Pod', metadata: { ...(obj.spec.template.metadata ?? {}), name: obj.metadata?.name, namespace: obj.metadata?.namespace }, spec: obj.spec.template.spec };
+    else if (
+      (obj.kind === 'Deployment' || obj.kind === 'ReplicaSet' || obj.kind === 'StatefulSet') &&
+      obj.spec?.template?.spec
+    ) {
+      pod = {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: {
+          ...(obj.spec.template.metadata ?? {}),
+          name: obj.metadata?.name,
+          namespace: obj.metadata?.namespace,
+        },
+        spec: obj.spec.template.spec,
+      };
     }
     if (!pod) continue;
-    if (!Array.isArray(pod.spec?.containers)) throw new CliError(`${o.source.file}:${o.source.line}: ${obj.kind} "${obj.metadata?.name}": spec.containers: Required value`);
+    if (!Array.isArray(pod.spec?.containers))
+      throw new CliError(
+        `${o.source.file}:${o.source.line}: ${obj.kind} "${obj.metadata?.name}": spec.containers: Required value`,
+      );
     pod.metadata.namespace ??= 'default';
     shapes.push(pod);
   }
-  if (!shapes.length) throw new CliError(`--pod ${files.join(' ')}: no Pod (or Deployment/ReplicaSet/StatefulSet template) found`);
+  if (!shapes.length)
+    throw new CliError(
+      `--pod ${files.join(' ')}: no Pod (or Deployment/ReplicaSet/StatefulSet template) found`,
+    );
   return shapes;
 }
 
 function intOpt(name: string, v: string, min = 0): number {
   const n = Number(v);
-  if (!Number.isInteger(n) || n < min) throw new CliError(`${name}: expected an integer >= ${min}, got "${v}"`);
+  if (!Number.isInteger(n) || n < min)
+    throw new CliError(`${name}: expected an integer >= ${min}, got "${v}"`);
   return n;
 }
 
 export function register(program: Command): void {
   program
     .command('plan')
-    .description('capacity planning: how many more replicas of a pod fit, where, and what stops the next one (with what-ifs)')
-    .requiredOption('--cluster <files...>', 'cluster snapshot (`kubectl get nodes,pods -A -o yaml` output, manifests, dirs)')
-    .requiredOption('--pod <files...>', 'pod shape(s): Pods, or Deployments/ReplicaSets/StatefulSets (their template)')
-    .option('--what-if <spec...>', 'remove-nodes=a,b | lose-zone=Z | cordon=a,b | add-nodes=N:TEMPLATE[@ZONE] (applied in order)')
+    .description(
+      'capacity planning: how many more replicas of a pod fit, where, and what stops the next one (with what-ifs)',
+    )
+    .requiredOption(
+      '--cluster <files...>',
+      'cluster snapshot (`kubectl get nodes,pods -A -o yaml` output, manifests, dirs)',
+    )
+    .requiredOption(
+      '--pod <files...>',
+      'pod shape(s): Pods, or Deployments/ReplicaSets/StatefulSets (their template)',
+    )
+    .option(
+      '--what-if <spec...>',
+      'remove-nodes=a,b | lose-zone=Z | cordon=a,b | add-nodes=N:TEMPLATE[@ZONE] (applied in order)',
+    )
     .option('--max <n>', 'stop counting a shape at this many replicas', '10000')
     .option('--mix', 'place the shapes round-robin into one cluster instead of each on its own')
-    .option('--min-nodes <template>', 'find the fewest nodes like TEMPLATE to add so that --replicas replicas fit')
+    .option(
+      '--min-nodes <template>',
+      'find the fewest nodes like TEMPLATE to add so that --replicas replicas fit',
+    )
     .option('--replicas <n>', 'target replicas for --min-nodes')
-    .option('--zone <zone>', 'zone of the nodes added by --min-nodes (default: the template\'s)')
+    .option('--zone <zone>', "zone of the nodes added by --min-nodes (default: the template's)")
     .option('--sweep', 'plan the base cluster and each --what-if on its own, in parallel (worker pool)')
     .option('--threads <n>', 'worker threads for --sweep (default: cores)')
     .option('--seed <n>', 'seed for scheduler tie-breaks', '1')
     .option('--kernel <name>', 'node-local kernel: js | wasm', 'wasm')
     .option('--config <file>', 'KubeSchedulerConfiguration (profiles, plugin weights, scoring strategy)')
-    .option('--plugin <path[:weight]...>', 'user score plugin(s) added to the profile (.wasm, or a JS/TS module)')
+    .option(
+      '--plugin <path[:weight]...>',
+      'user score plugin(s) added to the profile (.wasm, or a JS/TS module)',
+    )
     .option('-o, --output <format>', 'table | json | html', 'table')
     .option('--out <file>', 'write the output to a file instead of stdout')
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Examples:
   kubesim plan --cluster snapshot.yaml --pod api-pod.yaml
   kubesim plan --cluster snapshot.yaml --pod api.yaml worker.yaml --what-if lose-zone=eu-west-1b
   kubesim plan --cluster snapshot.yaml --pod api.yaml --min-nodes b-2 --replicas 50
   kubesim plan --cluster snapshot.yaml --pod api.yaml --sweep --what-if lose-zone=a lose-zone=b lose-zone=c
-  kubesim plan --cluster snapshot.yaml --pod api.yaml -o html --out plan.html`)
+  kubesim plan --cluster snapshot.yaml --pod api.yaml -o html --out plan.html`,
+    )
     .action(async (o: PlanCliOptions) => {
       const format = parseOutputFormat(o.output, ['table', 'json', 'html']);
-      if (o.kernel !== 'js' && o.kernel !== 'wasm') throw new CliError(`--kernel: unknown kernel "${o.kernel}" (expected js or wasm)`);
+      if (o.kernel !== 'js' && o.kernel !== 'wasm')
+        throw new CliError(`--kernel: unknown kernel "${o.kernel}" (expected js or wasm)`);
       const seed = intOpt('--seed', o.seed);
       const max = intOpt('--max', o.max, 1);
       const whatIfs: WhatIf[] = (o.whatIf ?? []).map(parseWhatIf);
       const cluster = await loadClusterFiles(o.cluster);
-      if (!cluster.nodes.length) throw new CliError(`--cluster ${o.cluster.join(' ')}: no Node objects found`);
+      if (!cluster.nodes.length)
+        throw new CliError(`--cluster ${o.cluster.join(' ')}: no Node objects found`);
       const shapes = await loadShapes(o.pod);
       const config: SchedulerConfig | undefined = o.config ? loadSchedulerConfig(o.config) : undefined;
       const plugins = await Promise.all((o.plugin ?? []).map(loadUserPlugin));
       const opts: PlanOptions = {
-        seed, kernel: o.kernel as KernelChoice, config, maxReplicas: max, mix: !!o.mix,
+        seed,
+        kernel: o.kernel as KernelChoice,
+        config,
+        maxReplicas: max,
+        mix: !!o.mix,
         outOfTree: plugins.length ? new Map(plugins.map((p) => [p.name, p.factory])) : undefined,
-        extraScore: plugins.length ? new Map(plugins.filter((p) => p.isScore).map((p) => [p.name, p.weight])) : undefined,
-        onProgress: process.stderr.isTTY ? (shape, n) => process.stderr.write(`\r\x1b[K${shape}: ${n} placed…`) : undefined,
+        extraScore: plugins.length
+          ? new Map(plugins.filter((p) => p.isScore).map((p) => [p.name, p.weight]))
+          : undefined,
+        onProgress: process.stderr.isTTY
+          ? (shape, n) => process.stderr.write(`\r\x1b[K${shape}: ${n} placed…`)
+          : undefined,
       };
-      const emit = (text: string) => { if (o.out) writeFileSync(o.out, text); else process.stdout.write(text); };
+      const emit = (text: string) => {
+        if (o.out) writeFileSync(o.out, text);
+        else process.stdout.write(text);
+      };
       const command = ['kubesim', ...process.argv.slice(2)].join(' ');
 
       if (o.minNodes) {
         if (!o.replicas) throw new CliError('--min-nodes needs --replicas N (the target)');
-        const r = minNodesToAdd(cluster, shapes[0], intOpt('--replicas', o.replicas, 1), o.minNodes, { ...opts, whatIfs, zone: o.zone });
+        const r = minNodesToAdd(cluster, shapes[0], intOpt('--replicas', o.replicas, 1), o.minNodes, {
+          ...opts,
+          whatIfs,
+          zone: o.zone,
+        });
         emit(format === 'json' ? json(r) : renderMinNodesText(r));
         return;
       }
       if (o.sweep) {
-        if (config || plugins.length) throw new CliError('--sweep runs in worker threads: use the default profile (no --config/--plugin) or plan each case on its own');
-        const cases: { name: string; whatIfs: WhatIf[] }[] = [{ name: 'base', whatIfs: [] }, ...(o.whatIf ?? []).map((s, i) => ({ name: s, whatIfs: [whatIfs[i]] }))];
+        if (config || plugins.length)
+          throw new CliError(
+            '--sweep runs in worker threads: use the default profile (no --config/--plugin) or plan each case on its own',
+          );
+        const cases: { name: string; whatIfs: WhatIf[] }[] = [
+          { name: 'base', whatIfs: [] },
+          ...(o.whatIf ?? []).map((s, i) => ({ name: s, whatIfs: [whatIfs[i]] })),
+        ];
         const pool = new PlannerPool({ threads: o.threads ? intOpt('--threads', o.threads, 1) : undefined });
         try {
-          const reports = (await pool.runAll(cases.map((c) => ({ kind: 'plan' as const, cluster: cluster as ClusterFile, shapes, whatIfs: c.whatIfs, seed, kernel: opts.kernel, maxReplicas: max, mix: opts.mix })),
-            (done, total) => process.stderr.write(process.stderr.isTTY ? `\r\x1b[K${done}/${total} cases` : `${done}/${total} cases\n`))) as PlanReport[];
+          const reports = (await pool.runAll(
+            cases.map((c) => ({
+              kind: 'plan' as const,
+              cluster: cluster as ClusterFile,
+              shapes,
+              whatIfs: c.whatIfs,
+              seed,
+              kernel: opts.kernel,
+              maxReplicas: max,
+              mix: opts.mix,
+            })),
+            (done, total) =>
+              process.stderr.write(
+                process.stderr.isTTY ? `\r\x1b[K${done}/${total} cases` : `${done}/${total} cases\n`,
+              ),
+          )) as PlanReport[];
           if (process.stderr.isTTY) process.stderr.write('\r\x1b[K');
-          if (format === 'json') { emit(json(cases.map((c, i) => ({ case: c.name, report: reports[i] })))); return; }
-          const rows = cases.flatMap((c, i) => reports[i].shapes.map((s) => [c.name, s.shape, s.limitReached ? `≥${s.fits}` : s.fits, reports[i].displaced.unschedulable.length, s.stopReason ?? 'limit']));
+          if (format === 'json') {
+            emit(json(cases.map((c, i) => ({ case: c.name, report: reports[i] }))));
+            return;
+          }
+          const rows = cases.flatMap((c, i) =>
+            reports[i].shapes.map((s) => [
+              c.name,
+              s.shape,
+              s.limitReached ? `≥${s.fits}` : s.fits,
+              reports[i].displaced.unschedulable.length,
+              s.stopReason ?? 'limit',
+            ]),
+          );
           emit(table(['CASE', 'SHAPE', 'FITS', 'DISPLACED UNSCHEDULABLE', 'NEXT REPLICA'], rows));
         } finally {
           await pool.close();
@@ -133,6 +224,12 @@ Examples:
       }
       const rep = planCapacity(cluster, shapes, { ...opts, whatIfs });
       if (process.stderr.isTTY) process.stderr.write('\r\x1b[K');
-      emit(format === 'json' ? json(rep) : format === 'html' ? renderPlanHtml(rep, command) : renderPlanText(rep));
+      emit(
+        format === 'json'
+          ? json(rep)
+          : format === 'html'
+            ? renderPlanHtml(rep, command)
+            : renderPlanText(rep),
+      );
     });
 }

@@ -1,15 +1,25 @@
 // `kubesim proxy render`: the rules kube-proxy would program on one node, from manifests.
-import { Command, Option } from 'commander';
+import { type Command, Option } from 'commander';
 import { existsSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import type { EndpointSlice, Service } from '../api/types.js';
 import { CliError } from './errors.js';
 import { json, table } from './output.js';
 import {
-  loadProxyObjects, proxyNodeFromNode, ManifestError, ProxyModelError, ProxyState,
-  type IPFamily, type ProxyNode,
+  loadProxyObjects,
+  proxyNodeFromNode,
+  ManifestError,
+  ProxyModelError,
+  ProxyState,
+  type IPFamily,
+  type ProxyNode,
 } from '../proxy/model/index.js';
-import { availableModes, loadRenderer, type ProxyRenderOutput, type ProxySyncer } from '../proxy/renderers/index.js';
+import {
+  availableModes,
+  loadRenderer,
+  type ProxyRenderOutput,
+  type ProxySyncer,
+} from '../proxy/renderers/index.js';
 import { sortIptablesRules } from '../proxy/renderers/iptables/normalize.js';
 import { generateCluster, changeOneEndpoint, type GeneratedCluster } from '../proxy/gen.js';
 import { Rng } from '../util/rng.js';
@@ -48,28 +58,41 @@ interface CheckOpts extends InputOpts {
 }
 
 export function register(program: Command): void {
-  const proxy = program.command('proxy').description("kube-proxy's rules for a cluster: iptables, ipvs or nftables");
+  const proxy = program
+    .command('proxy')
+    .description("kube-proxy's rules for a cluster: iptables, ipvs or nftables");
   const render = proxy
     .command('render')
     .description(
       'Render the rules kube-proxy would load on one node for the Services, EndpointSlices and Nodes in the given\n' +
-      'manifests (YAML/JSON, multi-document, kind: List, or kubectl get -o yaml|json output). The first sync is a\n' +
-      'full sync; with --update, the objects in those files are applied as watch events and the partial sync that\n' +
-      'follows is printed too. iptables output is exactly the iptables-restore input kube-proxy writes.');
+        'manifests (YAML/JSON, multi-document, kind: List, or kubectl get -o yaml|json output). The first sync is a\n' +
+        'full sync; with --update, the objects in those files are applied as watch events and the partial sync that\n' +
+        'follows is printed too. iptables output is exactly the iptables-restore input kube-proxy writes.',
+    );
   addInputOptions(render)
     .option('-o, --output <file>', 'write the ruleset to FILE instead of stdout')
-    .option('--stats', 'print a summary (chains, rules, bytes per sync) instead of the ruleset (with -o: as well)')
+    .option(
+      '--stats',
+      'print a summary (chains, rules, bytes per sync) instead of the ruleset (with -o: as well)',
+    )
     .addOption(new Option('--format <format>', 'summary format').choices(['table', 'json']).default('table'))
     .option('--sorted', "normalise iptables output the way kube-proxy's unit tests do (sortIPTablesRules)")
-    .option('--repeat <n>', 'render the full sync N more times (forced full resyncs) and report min/median render time', '0')
-    .addHelpText('after', `
+    .option(
+      '--repeat <n>',
+      'render the full sync N more times (forced full resyncs) and report min/median render time',
+      '0',
+    )
+    .addHelpText(
+      'after',
+      `
 Modes available here: ${availableModes().join(', ')}
 
 Examples:
   kubesim proxy render --cluster cluster.yaml --node node-1 --cluster-cidr 10.244.0.0/16
   kubesim proxy render --generate 1000x10 --stats
   kubesim proxy render --generate 10000x10 --churn 1 --stats --repeat 5
-  kubesim proxy render --cluster before.yaml --update after.yaml --node node-1 -o rules.txt --stats`)
+  kubesim proxy render --cluster before.yaml --update after.yaml --node node-1 -o rules.txt --stats`,
+    )
     .action(async (o: RenderOpts) => {
       await renderCommand(o);
     });
@@ -78,12 +101,18 @@ Examples:
     .command('check')
     .description(
       'Feed the iptables rules kubesim renders to the real iptables-restore inside a throwaway network namespace\n' +
-      '(created and deleted by this command; needs root). Reports whether each backend accepts them and how long\n' +
-      'loading takes. Without --apply it runs iptables-restore --test; with --apply it loads the full sync (and the\n' +
-      'partial sync of --update) with --noflush as kube-proxy does, then times iptables-save and reports its size.');
+        '(created and deleted by this command; needs root). Reports whether each backend accepts them and how long\n' +
+        'loading takes. Without --apply it runs iptables-restore --test; with --apply it loads the full sync (and the\n' +
+        'partial sync of --update) with --noflush as kube-proxy does, then times iptables-save and reports its size.',
+    );
   addInputOptions(check)
-    .addOption(new Option('--backend <backend>', 'iptables backend').choices(['nft', 'legacy', 'all']).default('all'))
-    .option('--apply', 'really load the rules into the namespace (kube-proxy: iptables-restore --noflush --counters)')
+    .addOption(
+      new Option('--backend <backend>', 'iptables backend').choices(['nft', 'legacy', 'all']).default('all'),
+    )
+    .option(
+      '--apply',
+      'really load the rules into the namespace (kube-proxy: iptables-restore --noflush --counters)',
+    )
     .addOption(new Option('--format <format>', 'output format').choices(['table', 'json']).default('table'))
     .action(async (o: CheckOpts) => {
       await checkCommand(o);
@@ -94,17 +123,40 @@ function addInputOptions(cmd: Command): Command {
   return cmd
     .addOption(new Option('--mode <mode>', 'proxy mode').default('iptables'))
     .option('--cluster <manifests...>', 'manifest files or directories with Services, EndpointSlices, Nodes')
-    .option('--generate <NxM>', 'instead of manifests: a seeded synthetic cluster of N services x M endpoints, e.g. 1000x10')
+    .option(
+      '--generate <NxM>',
+      'instead of manifests: a seeded synthetic cluster of N services x M endpoints, e.g. 1000x10',
+    )
     .option('--seed <n>', 'seed for --generate', '1')
-    .option('--update <manifests...>', 'then apply these objects as updates (adds/replaces by name) and render the partial sync')
-    .option('--delete <manifests...>', 'then delete the Services/EndpointSlices named in these files (with or after --update) and render the partial sync')
-    .option('--churn <n>', 'with --generate: then replace n pods (one endpoint each, seeded) and render the partial sync')
-    .option('--node <name>', "the node kube-proxy runs on (default: the first Node in the manifests); decides Local policies")
-    .option('--cluster-cidr <cidr>', 'pod CIDR(s), comma-separated (detect-local-mode ClusterCIDR); without it no "! -s CIDR" masquerade rules')
+    .option(
+      '--update <manifests...>',
+      'then apply these objects as updates (adds/replaces by name) and render the partial sync',
+    )
+    .option(
+      '--delete <manifests...>',
+      'then delete the Services/EndpointSlices named in these files (with or after --update) and render the partial sync',
+    )
+    .option(
+      '--churn <n>',
+      'with --generate: then replace n pods (one endpoint each, seeded) and render the partial sync',
+    )
+    .option(
+      '--node <name>',
+      'the node kube-proxy runs on (default: the first Node in the manifests); decides Local policies',
+    )
+    .option(
+      '--cluster-cidr <cidr>',
+      'pod CIDR(s), comma-separated (detect-local-mode ClusterCIDR); without it no "! -s CIDR" masquerade rules',
+    )
     .option('--masquerade-all', 'SNAT all traffic sent to cluster IPs (kube-proxy --masquerade-all)')
-    .addOption(new Option('--family <family>', 'IP family of the proxier').choices(['IPv4', 'IPv6']).default('IPv4'))
+    .addOption(
+      new Option('--family <family>', 'IP family of the proxier').choices(['IPv4', 'IPv6']).default('IPv4'),
+    )
     .option('--masquerade-bit <n>', 'iptables.masqueradeBit (default 14, mark 0x00004000)')
-    .option('--nodeport-addresses <list>', 'comma-separated CIDRs or "primary" (kube-proxy --nodeport-addresses); default all')
+    .option(
+      '--nodeport-addresses <list>',
+      'comma-separated CIDRs or "primary" (kube-proxy --nodeport-addresses); default all',
+    )
     .option('--no-random-fully', 'iptables without MASQUERADE --random-fully support')
     .option('--no-nfacct', 'kernel without nfacct: no -m nfacct counter rules')
     .option('--no-localhost-nodeports', 'iptables.localhostNodePorts=false');
@@ -125,10 +177,14 @@ async function run(o: InputOpts): Promise<Run> {
   if (o.cluster && o.generate) throw new CliError('--cluster and --generate are mutually exclusive');
   const family = o.family as IPFamily;
 
-  let services: Service[], slices: EndpointSlice[], node: ProxyNode, clusterCIDR = o.clusterCidr;
+  let services: Service[],
+    slices: EndpointSlice[],
+    node: ProxyNode,
+    clusterCIDR = o.clusterCidr;
   let generated: GeneratedCluster | undefined;
   const churn = o.churn === undefined ? 0 : Number(o.churn);
-  if (!Number.isInteger(churn) || churn < 0) throw new CliError(`--churn must be a whole number, got "${o.churn}"`);
+  if (!Number.isInteger(churn) || churn < 0)
+    throw new CliError(`--churn must be a whole number, got "${o.churn}"`);
   if (churn > 0 && !o.generate) throw new CliError('--churn needs --generate (for manifests use --update)');
   try {
     if (o.generate) {
@@ -162,7 +218,11 @@ async function run(o: InputOpts): Promise<Run> {
   }
 
   let renderer;
-  try { renderer = await loadRenderer(o.mode); } catch (e) { throw new CliError((e as Error).message); }
+  try {
+    renderer = await loadRenderer(o.mode);
+  } catch (e) {
+    throw new CliError((e as Error).message);
+  }
   const options: Record<string, unknown> = {
     family,
     clusterCIDR,
@@ -173,10 +233,15 @@ async function run(o: InputOpts): Promise<Run> {
   };
   if (o.masqueradeBit !== undefined) {
     const bit = Number(o.masqueradeBit);
-    if (!Number.isInteger(bit) || bit < 0 || bit > 31) throw new CliError(`--masquerade-bit must be an integer 0-31, got "${o.masqueradeBit}"`);
+    if (!Number.isInteger(bit) || bit < 0 || bit > 31)
+      throw new CliError(`--masquerade-bit must be an integer 0-31, got "${o.masqueradeBit}"`);
     options.masqueradeBit = bit;
   }
-  if (o.nodeportAddresses) options.nodePortAddresses = o.nodeportAddresses.split(',').map((x) => x.trim()).filter(Boolean);
+  if (o.nodeportAddresses)
+    options.nodePortAddresses = o.nodeportAddresses
+      .split(',')
+      .map((x) => x.trim())
+      .filter(Boolean);
 
   const state = new ProxyState(node, family);
   const outputs: ProxyRenderOutput[] = [];
@@ -189,18 +254,22 @@ async function run(o: InputOpts): Promise<Run> {
     if (o.update || o.delete) {
       const byKey = <T extends { metadata: { namespace?: string; name?: string } }>(xs: T[]) =>
         new Map(xs.map((x) => [`${x.metadata.namespace ?? 'default'}/${x.metadata.name}`, x]));
-      const curSvcs = byKey(services), curSlices = byKey(slices);
-      const key = (x: { metadata: { namespace?: string; name?: string } }) => `${x.metadata.namespace ?? 'default'}/${x.metadata.name}`;
+      const curSvcs = byKey(services),
+        curSlices = byKey(slices);
+      const key = (x: { metadata: { namespace?: string; name?: string } }) =>
+        `${x.metadata.namespace ?? 'default'}/${x.metadata.name}`;
       if (o.update) {
         const upd = await loadProxyObjects(o.update);
         for (const x of upd.services) {
           const prev = curSvcs.get(key(x));
-          if (prev) state.onServiceUpdate(prev, x); else state.onServiceAdd(x);
+          if (prev) state.onServiceUpdate(prev, x);
+          else state.onServiceAdd(x);
           curSvcs.set(key(x), x);
         }
         for (const x of upd.endpointSlices) {
           const prev = curSlices.get(key(x));
-          if (prev) state.onEndpointSliceUpdate(prev, x); else state.onEndpointSliceAdd(x);
+          if (prev) state.onEndpointSliceUpdate(prev, x);
+          else state.onEndpointSliceAdd(x);
           curSlices.set(key(x), x);
         }
       }
@@ -229,7 +298,8 @@ async function run(o: InputOpts): Promise<Run> {
       outputs.push(syncer.sync());
     }
   } catch (e) {
-    if (e instanceof ProxyModelError || e instanceof ManifestError || e instanceof TypeError) throw new CliError(e.message);
+    if (e instanceof ProxyModelError || e instanceof ManifestError || e instanceof TypeError)
+      throw new CliError(e.message);
     throw e;
   }
   const rerenderFull = () => {
@@ -241,24 +311,33 @@ async function run(o: InputOpts): Promise<Run> {
 
 async function renderCommand(o: RenderOpts): Promise<void> {
   const repeat = Number(o.repeat);
-  if (!Number.isInteger(repeat) || repeat < 0) throw new CliError(`--repeat must be a whole number, got "${o.repeat}"`);
+  if (!Number.isInteger(repeat) || repeat < 0)
+    throw new CliError(`--repeat must be a whole number, got "${o.repeat}"`);
   const r = await run(o);
   const outputs = r.outputs;
 
-  const rulesText = () => outputs.map((out) => {
-    let t = out.text;
-    if (o.sorted && o.mode === 'iptables') t = sortIptablesRules(t);
-    const header = outputs.length > 1 ? `# kubesim: ${out.kind} sync\n` : '';
-    const extra = (out.artifacts ?? []).map((a) => `# kubesim: ${a.name}\n${a.text}`).join('');
-    return header + t + extra;
-  }).join('');
+  const rulesText = () =>
+    outputs
+      .map((out) => {
+        let t = out.text;
+        if (o.sorted && o.mode === 'iptables') t = sortIptablesRules(t);
+        const header = outputs.length > 1 ? `# kubesim: ${out.kind} sync\n` : '';
+        const extra = (out.artifacts ?? []).map((a) => `# kubesim: ${a.name}\n${a.text}`).join('');
+        return header + t + extra;
+      })
+      .join('');
 
   if (o.output) {
-    try { writeFileSync(o.output, rulesText()); } catch (e) { throw new CliError(`${o.output}: cannot write: ${(e as Error).message}`); }
+    try {
+      writeFileSync(o.output, rulesText());
+    } catch (e) {
+      throw new CliError(`${o.output}: cannot write: ${(e as Error).message}`);
+    }
   } else if (!o.stats) {
     process.stdout.write(rulesText());
   }
-  const times: number[] = [], cpuTimes: number[] = [];
+  const times: number[] = [],
+    cpuTimes: number[] = [];
   for (let i = 0; i < repeat; i++) {
     const st = r.rerenderFull().stats;
     times.push(st.renderMs ?? NaN);
@@ -269,19 +348,50 @@ async function renderCommand(o: RenderOpts): Promise<void> {
   if (o.stats || repeat > 0) {
     const rows = outputs.map((out, i) => ({ sync: i + 1, kind: out.kind, ...out.stats }));
     const mid = Math.floor(times.length / 2);
-    const repeatInfo = repeat > 0 ? {
-      repeats: repeat, fullRenderMsMin: times[0], fullRenderMsMedian: times[mid],
-      fullRenderCpuMsMin: cpuTimes[0], fullRenderCpuMsMedian: cpuTimes[mid],
-    } : undefined;
+    const repeatInfo =
+      repeat > 0
+        ? {
+            repeats: repeat,
+            fullRenderMsMin: times[0],
+            fullRenderMsMedian: times[mid],
+            fullRenderCpuMsMin: cpuTimes[0],
+            fullRenderCpuMsMedian: cpuTimes[mid],
+          }
+        : undefined;
     if (o.format === 'json') {
-      process.stdout.write(json({ mode: o.mode, node: r.node.name, services: r.services, endpointSlices: r.slices, syncs: rows, ...(repeatInfo ? { repeat: repeatInfo } : {}) }));
+      process.stdout.write(
+        json({
+          mode: o.mode,
+          node: r.node.name,
+          services: r.services,
+          endpointSlices: r.slices,
+          syncs: rows,
+          ...(repeatInfo ? { repeat: repeatInfo } : {}),
+        }),
+      );
     } else {
-      const keys = ['sync', 'kind', 'chains', 'rules', 'bytes', ...Object.keys(outputs[0].stats).filter((k) => !['chains', 'rules', 'bytes'].includes(k))];
-      process.stdout.write(`mode ${o.mode}, node "${r.node.name}", ${r.services} services, ${r.slices} endpoint slices\n`);
-      process.stdout.write(table(keys, rows.map((row) => keys.map((k) => String((row as Record<string, unknown>)[k] ?? '')))));
+      const keys = [
+        'sync',
+        'kind',
+        'chains',
+        'rules',
+        'bytes',
+        ...Object.keys(outputs[0].stats).filter((k) => !['chains', 'rules', 'bytes'].includes(k)),
+      ];
+      process.stdout.write(
+        `mode ${o.mode}, node "${r.node.name}", ${r.services} services, ${r.slices} endpoint slices\n`,
+      );
+      process.stdout.write(
+        table(
+          keys,
+          rows.map((row) => keys.map((k) => String((row as Record<string, unknown>)[k] ?? ''))),
+        ),
+      );
       if (repeatInfo) {
-        process.stdout.write(`full re-render x${repeat}: wall min ${repeatInfo.fullRenderMsMin.toFixed(1)} ms, median ${repeatInfo.fullRenderMsMedian.toFixed(1)} ms; ` +
-          `CPU min ${repeatInfo.fullRenderCpuMsMin.toFixed(1)} ms, median ${repeatInfo.fullRenderCpuMsMedian.toFixed(1)} ms\n`);
+        process.stdout.write(
+          `full re-render x${repeat}: wall min ${repeatInfo.fullRenderMsMin.toFixed(1)} ms, median ${repeatInfo.fullRenderMsMedian.toFixed(1)} ms; ` +
+            `CPU min ${repeatInfo.fullRenderCpuMsMin.toFixed(1)} ms, median ${repeatInfo.fullRenderCpuMsMedian.toFixed(1)} ms\n`,
+        );
       }
     }
   }
@@ -303,13 +413,22 @@ interface CheckRow {
 }
 
 async function checkCommand(o: CheckOpts): Promise<void> {
-  if (o.mode !== 'iptables') throw new CliError('proxy check supports --mode iptables (ipvs/nftables have their own oracles in their tests)');
-  if (process.platform !== 'linux') throw new CliError('proxy check needs Linux (network namespaces and iptables)');
-  if (process.getuid?.() !== 0) throw new CliError('proxy check needs root: it creates a network namespace for the real iptables-restore');
+  if (o.mode !== 'iptables')
+    throw new CliError(
+      'proxy check supports --mode iptables (ipvs/nftables have their own oracles in their tests)',
+    );
+  if (process.platform !== 'linux')
+    throw new CliError('proxy check needs Linux (network namespaces and iptables)');
+  if (process.getuid?.() !== 0)
+    throw new CliError(
+      'proxy check needs root: it creates a network namespace for the real iptables-restore',
+    );
   if (o.apply && o.nfacct) {
     // kube-proxy drops the -m nfacct matches when it cannot create the counters; without the nfacct
     // tool or netlink access here the counters cannot be created, so loading must run without them
-    process.stderr.write('kubesim: --apply: rendering without -m nfacct (counters cannot be created in the namespace)\n');
+    process.stderr.write(
+      'kubesim: --apply: rendering without -m nfacct (counters cannot be created in the namespace)\n',
+    );
     o.nfacct = false;
   }
   const r = await run(o);
@@ -318,7 +437,8 @@ async function checkCommand(o: CheckOpts): Promise<void> {
   const backends = o.backend === 'all' ? ['nft', 'legacy'] : [o.backend];
   const ns = `kubesim-check-${process.pid}`;
   const add = spawnSync('ip', ['netns', 'add', ns], { encoding: 'utf8' });
-  if (add.status !== 0) throw new CliError(`ip netns add ${ns} failed: ${(add.stderr || String(add.error)).trim()}`);
+  if (add.status !== 0)
+    throw new CliError(`ip netns add ${ns} failed: ${(add.stderr || String(add.error)).trim()}`);
   const rows: CheckRow[] = [];
   try {
     for (const b of backends) {
@@ -328,7 +448,15 @@ async function checkCommand(o: CheckOpts): Promise<void> {
         if (!o.apply && out.kind === 'partial') {
           // a partial sync jumps to chains only the earlier syncs created; --test on an empty
           // namespace cannot resolve them (legacy fails, nft does not check), so test it loaded
-          rows.push({ backend: restore, sync: i + 1, kind: out.kind, bytes: out.stats.bytes, ok: true, restoreMs: NaN, note: 'partial: needs the full sync loaded, use --apply' });
+          rows.push({
+            backend: restore,
+            sync: i + 1,
+            kind: out.kind,
+            bytes: out.stats.bytes,
+            ok: true,
+            restoreMs: NaN,
+            note: 'partial: needs the full sync loaded, use --apply',
+          });
           return;
         }
         const args = o.apply ? ['--noflush', '--counters'] : ['--test'];
@@ -336,18 +464,36 @@ async function checkCommand(o: CheckOpts): Promise<void> {
         // machine wall time mostly measures waiting for a core
         const timed = existsSync('/usr/bin/time') ? ['/usr/bin/time', '-f', 'KUBESIM_TIME %e %U %S'] : [];
         const t0 = performance.now();
-        const res = spawnSync('ip', ['netns', 'exec', ns, ...timed, restore, ...args], { input: Buffer.from(out.text), encoding: 'utf8', maxBuffer: 1 << 30 });
+        const res = spawnSync('ip', ['netns', 'exec', ns, ...timed, restore, ...args], {
+          input: Buffer.from(out.text),
+          encoding: 'utf8',
+          maxBuffer: 1 << 30,
+        });
         const restoreMs = performance.now() - t0;
         const ok = res.status === 0;
         const stderr = (res.stderr ?? '').split('\n');
         const tline = stderr.find((l) => l.startsWith('KUBESIM_TIME '));
-        const row: CheckRow = { backend: restore, sync: i + 1, kind: out.kind, bytes: out.stats.bytes, ok, restoreMs: Math.round(restoreMs) };
+        const row: CheckRow = {
+          backend: restore,
+          sync: i + 1,
+          kind: out.kind,
+          bytes: out.stats.bytes,
+          ok,
+          restoreMs: Math.round(restoreMs),
+        };
         if (tline) {
           const [, , user, sys] = tline.split(' ').map(Number);
           row.restoreCpuMs = Math.round((user + sys) * 1000);
         }
-        const errText = stderr.filter((l) => !l.startsWith('KUBESIM_TIME ') && !l.startsWith('Command exited with')).join('\n').trim();
-        if (!ok) row.error = (errText || String(res.error ?? `exit ${res.status}`)).split('\n').slice(0, 3).join(' | ');
+        const errText = stderr
+          .filter((l) => !l.startsWith('KUBESIM_TIME ') && !l.startsWith('Command exited with'))
+          .join('\n')
+          .trim();
+        if (!ok)
+          row.error = (errText || String(res.error ?? `exit ${res.status}`))
+            .split('\n')
+            .slice(0, 3)
+            .join(' | ');
         if (ok && o.apply) {
           const s0 = performance.now();
           const sv = spawnSync('ip', ['netns', 'exec', ns, save], { encoding: 'buffer', maxBuffer: 1 << 30 });
@@ -361,14 +507,40 @@ async function checkCommand(o: CheckOpts): Promise<void> {
     spawnSync('ip', ['netns', 'del', ns]);
   }
   if (o.format === 'json') {
-    process.stdout.write(json({ node: r.node.name, services: r.services, endpointSlices: r.slices, apply: !!o.apply, results: rows }));
+    process.stdout.write(
+      json({
+        node: r.node.name,
+        services: r.services,
+        endpointSlices: r.slices,
+        apply: !!o.apply,
+        results: rows,
+      }),
+    );
   } else {
-    process.stdout.write(`${r.services} services, ${r.slices} endpoint slices, node "${r.node.name}", ${o.apply ? 'loaded with --noflush' : 'iptables-restore --test'}\n`);
-    const keys = ['backend', 'sync', 'kind', 'bytes', 'ok', 'restoreMs', 'restoreCpuMs', ...(o.apply ? ['saveMs', 'saveBytes'] : [])];
+    process.stdout.write(
+      `${r.services} services, ${r.slices} endpoint slices, node "${r.node.name}", ${o.apply ? 'loaded with --noflush' : 'iptables-restore --test'}\n`,
+    );
+    const keys = [
+      'backend',
+      'sync',
+      'kind',
+      'bytes',
+      'ok',
+      'restoreMs',
+      'restoreCpuMs',
+      ...(o.apply ? ['saveMs', 'saveBytes'] : []),
+    ];
     const fmt = (v: unknown) => (typeof v === 'number' && Number.isNaN(v) ? '-' : String(v ?? ''));
-    process.stdout.write(table(keys, rows.map((row) => keys.map((k) => fmt((row as unknown as Record<string, unknown>)[k])))));
-    for (const row of rows) if (row.error) process.stdout.write(`${row.backend} sync ${row.sync}: ${row.error}\n`);
-    for (const row of rows) if (row.note) process.stdout.write(`${row.backend} sync ${row.sync}: ${row.note}\n`);
+    process.stdout.write(
+      table(
+        keys,
+        rows.map((row) => keys.map((k) => fmt((row as unknown as Record<string, unknown>)[k]))),
+      ),
+    );
+    for (const row of rows)
+      if (row.error) process.stdout.write(`${row.backend} sync ${row.sync}: ${row.error}\n`);
+    for (const row of rows)
+      if (row.note) process.stdout.write(`${row.backend} sync ${row.sync}: ${row.note}\n`);
   }
   if (rows.some((x) => !x.ok)) process.exitCode = 1;
 }

@@ -9,7 +9,9 @@ export function register(program: Command): void {
   program.hook('preSubcommand', async (_thisCommand, sub) => {
     if (sub.name() !== 'store') return;
     const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
-    const mod = (await import(new URL(`../store/etcd/cli${ext}`, import.meta.url).href)) as { registerStoreCommands(c: Command): void };
+    const mod = (await import(new URL(`../store/etcd/cli${ext}`, import.meta.url).href)) as {
+      registerStoreCommands(c: Command): void;
+    };
     mod.registerStoreCommands(sub);
   });
 }

@@ -22,12 +22,22 @@ function parseSize(v: string): number {
 export function register(program: Command): void {
   program
     .command('validate')
-    .description('validate Kubernetes manifests (YAML/JSON, multi-document, List) as the apiserver would on create')
+    .description(
+      'validate Kubernetes manifests (YAML/JSON, multi-document, List) as the apiserver would on create',
+    )
     .argument('<paths...>', 'files, directories (.yaml/.yml/.json) or - for stdin')
     .option('-o, --output <format>', 'table or json', 'table')
     .option('-R, --recursive', 'walk directories recursively', false)
-    .option('--unknown-fields <policy>', 'Strict (errors, like kubectl --validate=strict), Warn, or Ignore', 'Strict')
-    .option('--max-file-size <quantity>', 'refuse files larger than this', `${DEFAULT_MAX_FILE_BYTES / 1048576}Mi`)
+    .option(
+      '--unknown-fields <policy>',
+      'Strict (errors, like kubectl --validate=strict), Warn, or Ignore',
+      'Strict',
+    )
+    .option(
+      '--max-file-size <quantity>',
+      'refuse files larger than this',
+      `${DEFAULT_MAX_FILE_BYTES / 1048576}Mi`,
+    )
     .addHelpText(
       'after',
       `
@@ -44,33 +54,49 @@ Examples:
   kubectl get pods -A -o yaml | kubesim validate -
   kubesim validate snapshot.json -o json`,
     )
-    .action(async (paths: string[], opts: { output: string; recursive: boolean; unknownFields: string; maxFileSize: string }) => {
-      const format = parseOutputFormat(opts.output);
-      const policy = opts.unknownFields;
-      if (!['Strict', 'Warn', 'Ignore'].includes(policy)) throw new CliError(`invalid --unknown-fields "${policy}" (expected Strict, Warn or Ignore)`);
-      let loaded;
-      try {
-        loaded = await loadManifests(paths, { recursive: opts.recursive, maxFileBytes: parseSize(opts.maxFileSize), fieldPositions: true });
-      } catch (e) {
-        if (e instanceof ManifestError) throw new CliError(e.message);
-        throw e;
-      }
-      const reports = checkManifests(loaded, { unknownFields: policy as 'Strict' | 'Warn' | 'Ignore' });
-      const failed = reports.filter((r) => !r.ok).length;
-      if (format === 'json') {
-        process.stdout.write(json({ objects: reports, valid: reports.length - failed, invalid: failed }));
-      } else {
-        const rows = reports.map((r) => [
-          `${r.source.file}:${r.source.line}`,
-          r.kind || '<none>',
-          r.namespace ? `${r.namespace}/${r.name}` : r.name,
-          r.ok ? (r.warnings.length ? `OK (${r.warnings.length} warning${r.warnings.length > 1 ? 's' : ''})` : 'OK') : `${r.errors.length} error${r.errors.length > 1 ? 's' : ''}`,
-        ]);
-        process.stdout.write(table(['SOURCE', 'KIND', 'NAME', 'RESULT'], rows));
-        const details = reports.flatMap((r) => [...r.errors, ...r.warnings.map((w) => `warning: ${w}`)]);
-        if (details.length) process.stdout.write('\n' + details.join('\n') + '\n');
-        process.stdout.write(`\n${reports.length} object${reports.length === 1 ? '' : 's'}: ${reports.length - failed} valid, ${failed} invalid\n`);
-      }
-      if (failed > 0) process.exitCode = 1;
-    });
+    .action(
+      async (
+        paths: string[],
+        opts: { output: string; recursive: boolean; unknownFields: string; maxFileSize: string },
+      ) => {
+        const format = parseOutputFormat(opts.output);
+        const policy = opts.unknownFields;
+        if (!['Strict', 'Warn', 'Ignore'].includes(policy))
+          throw new CliError(`invalid --unknown-fields "${policy}" (expected Strict, Warn or Ignore)`);
+        let loaded;
+        try {
+          loaded = await loadManifests(paths, {
+            recursive: opts.recursive,
+            maxFileBytes: parseSize(opts.maxFileSize),
+            fieldPositions: true,
+          });
+        } catch (e) {
+          if (e instanceof ManifestError) throw new CliError(e.message);
+          throw e;
+        }
+        const reports = checkManifests(loaded, { unknownFields: policy as 'Strict' | 'Warn' | 'Ignore' });
+        const failed = reports.filter((r) => !r.ok).length;
+        if (format === 'json') {
+          process.stdout.write(json({ objects: reports, valid: reports.length - failed, invalid: failed }));
+        } else {
+          const rows = reports.map((r) => [
+            `${r.source.file}:${r.source.line}`,
+            r.kind || '<none>',
+            r.namespace ? `${r.namespace}/${r.name}` : r.name,
+            r.ok
+              ? r.warnings.length
+                ? `OK (${r.warnings.length} warning${r.warnings.length > 1 ? 's' : ''})`
+                : 'OK'
+              : `${r.errors.length} error${r.errors.length > 1 ? 's' : ''}`,
+          ]);
+          process.stdout.write(table(['SOURCE', 'KIND', 'NAME', 'RESULT'], rows));
+          const details = reports.flatMap((r) => [...r.errors, ...r.warnings.map((w) => `warning: ${w}`)]);
+          if (details.length) process.stdout.write('\n' + details.join('\n') + '\n');
+          process.stdout.write(
+            `\n${reports.length} object${reports.length === 1 ? '' : 's'}: ${reports.length - failed} valid, ${failed} invalid\n`,
+          );
+        }
+        if (failed > 0) process.exitCode = 1;
+      },
+    );
 }

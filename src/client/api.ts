@@ -55,7 +55,11 @@ export interface ApiClient {
   updateStatus<T extends KubeObject>(resource: string, obj: T): Promise<T>;
   delete(resource: string, namespace: string | undefined, name: string, opts?: DeleteOptions): Promise<void>;
   bind(binding: Binding): Promise<void>;
-  watch<T extends KubeObject>(resource: string, opts: WatchOptions, handler: (ev: WatchEvent<T>) => void): WatchHandle | Promise<WatchHandle>;
+  watch<T extends KubeObject>(
+    resource: string,
+    opts: WatchOptions,
+    handler: (ev: WatchEvent<T>) => void,
+  ): WatchHandle | Promise<WatchHandle>;
 }
 
 /** The HTTP-like code of an ApiServer error (ApiError.code, or a Status), or undefined. */
@@ -66,7 +70,8 @@ export function errorCode(err: unknown): number | undefined {
 
 export const isConflict = (err: unknown): boolean => errorCode(err) === 409;
 export const isNotFound = (err: unknown): boolean => errorCode(err) === 404;
-export const isAlreadyExists = (err: unknown): boolean => errorCode(err) === 409 && (err as { reason?: string }).reason === 'AlreadyExists';
+export const isAlreadyExists = (err: unknown): boolean =>
+  errorCode(err) === 409 && (err as { reason?: string }).reason === 'AlreadyExists';
 export const isTooManyRequests = (err: unknown): boolean => errorCode(err) === 429;
 
 /** "namespace/name" (or "name" for cluster-scoped objects): client-go's MetaNamespaceKeyFunc. */

@@ -18,7 +18,12 @@ export class ApiEventRecorder implements EventRecorder {
   private seq = 0;
   private readonly recent = new Map<string, { ev: Event; at: number; pending: boolean }>();
 
-  constructor(private readonly api: ApiClient, private readonly clock: Clock, readonly component: string, readonly host?: string) {}
+  constructor(
+    private readonly api: ApiClient,
+    private readonly clock: Clock,
+    readonly component: string,
+    readonly host?: string,
+  ) {}
 
   event(obj: KubeObject, type: 'Normal' | 'Warning', reason: string, message: string): void {
     const now = this.clock.now();
@@ -27,24 +32,60 @@ export class ApiEventRecorder implements EventRecorder {
     const prev = this.recent.get(dk);
     const ts = new Date(now).toISOString();
     if (prev && !prev.pending && now - prev.at < DEDUP_WINDOW_MS) {
-      const ev: Event = { ...prev.ev, count: (prev.ev.count ?? 1) + 1, lastTimestamp: ts, metadata: { ...prev.ev.metadata, resourceVersion: undefined } };
+      const ev: Event = {
+        ...prev.ev,
+        count: (prev.ev.count ?? 1) + 1,
+        lastTimestamp: ts,
+        metadata: { ...prev.ev.metadata, resourceVersion: undefined },
+      };
       prev.at = now;
       prev.ev = ev;
-      this.api.update('events', ev).then((e) => { prev.ev = e as Event; }, () => {});
+      this.api.update('events', ev).then(
+        (e) => {
+          prev.ev = e as Event;
+        },
+        () => {},
+      );
       return;
     }
     const ev: Event = {
-      apiVersion: 'v1', kind: 'Event',
-      metadata: { name: `${obj.metadata.name}.${(now * 1000 + (this.seq++ % 1000)).toString(16)}`, namespace: ns },
-      involvedObject: { kind: obj.kind, namespace: obj.metadata.namespace, name: obj.metadata.name, uid: obj.metadata.uid, apiVersion: obj.apiVersion },
-      reason, message, type,
+      apiVersion: 'v1',
+      kind: 'Event',
+      metadata: {
+        name: `${obj.metadata.name}.${(now * 1000 + (this.seq++ % 1000)).toString(16)}`,
+        namespace: ns,
+      },
+      involvedObject: {
+        kind: obj.kind,
+        namespace: obj.metadata.namespace,
+        name: obj.metadata.name,
+        uid: obj.metadata.uid,
+        apiVersion: obj.apiVersion,
+      },
+      reason,
+      message,
+      type,
       source: { component: this.component, host: this.host },
-      firstTimestamp: ts, lastTimestamp: ts, count: 1, reportingComponent: this.component,
+      firstTimestamp: ts,
+      lastTimestamp: ts,
+      count: 1,
+      reportingComponent: this.component,
     };
     const entry = { ev, at: now, pending: true };
     this.recent.set(dk, entry);
-    if (this.recent.size > 10_000) for (const [k, v] of this.recent) { if (now - v.at > DEDUP_WINDOW_MS) this.recent.delete(k); }
-    this.api.create('events', ev).then((e) => { entry.ev = e as Event; entry.pending = false; }, () => { this.recent.delete(dk); });
+    if (this.recent.size > 10_000)
+      for (const [k, v] of this.recent) {
+        if (now - v.at > DEDUP_WINDOW_MS) this.recent.delete(k);
+      }
+    this.api.create('events', ev).then(
+      (e) => {
+        entry.ev = e as Event;
+        entry.pending = false;
+      },
+      () => {
+        this.recent.delete(dk);
+      },
+    );
   }
 }
 

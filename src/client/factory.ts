@@ -10,7 +10,10 @@ import { Informer } from './informer.js';
 
 export class InformerFactory {
   private readonly informers = new Map<string, Informer<KubeObject>>();
-  constructor(readonly api: ApiClient, readonly clock: Clock) {}
+  constructor(
+    readonly api: ApiClient,
+    readonly clock: Clock,
+  ) {}
 
   /** the shared informer for `resource` (created on first use, started by {@link start}) */
   for<T extends KubeObject>(resource: string): Informer<T> {

@@ -62,13 +62,21 @@ export class Informer<T extends KubeObject> implements Lister<T> {
   /** times the informer relisted after the first list (410s, watch errors) */
   relists = 0;
 
-  constructor(readonly api: ApiClient, readonly resource: string, private readonly opts: InformerOptions<T>) {
+  constructor(
+    readonly api: ApiClient,
+    readonly resource: string,
+    private readonly opts: InformerOptions<T>,
+  ) {
     this.addIndexer(NAMESPACE_INDEX, (o) => [o.metadata.namespace ?? '']);
     for (const [name, fn] of Object.entries(opts.indexers ?? {})) this.addIndexer(name, fn);
   }
 
-  get hasSynced(): boolean { return this.synced; }
-  get size(): number { return this.cache.size; }
+  get hasSynced(): boolean {
+    return this.synced;
+  }
+  get size(): number {
+    return this.cache.size;
+  }
 
   addEventHandler(h: EventHandler<T>): void {
     this.handlers.push(h);
@@ -77,7 +85,8 @@ export class Informer<T extends KubeObject> implements Lister<T> {
   }
 
   addIndexer(name: string, fn: IndexFunc<T>): void {
-    if (this.indexers.has(name)) throw new Error(`informer ${this.resource}: indexer "${name}" already exists`);
+    if (this.indexers.has(name))
+      throw new Error(`informer ${this.resource}: indexer "${name}" already exists`);
     this.indexers.set(name, fn);
     const idx = new Map<string, Set<string>>();
     this.indices.set(name, idx);
@@ -103,7 +112,9 @@ export class Informer<T extends KubeObject> implements Lister<T> {
   get(namespace: string | undefined, name: string): T | undefined {
     return this.cache.get(namespace ? `${namespace}/${name}` : name);
   }
-  getByKey(key: string): T | undefined { return this.cache.get(key); }
+  getByKey(key: string): T | undefined {
+    return this.cache.get(key);
+  }
   list(namespace?: string, matcher?: LabelMatcher): T[] {
     const src = namespace === undefined ? this.cache.values() : this.byIndex(NAMESPACE_INDEX, namespace);
     const out: T[] = [];
@@ -119,7 +130,9 @@ export class Informer<T extends KubeObject> implements Lister<T> {
     for (const k of keys) out.push(this.cache.get(k)!);
     return out;
   }
-  keys(): IterableIterator<string> { return this.cache.keys(); }
+  keys(): IterableIterator<string> {
+    return this.cache.keys();
+  }
   /** visit the objects filed under an index value without allocating a list (hot paths) */
   forEachInIndex(indexName: string, value: string, fn: (obj: T) => void): void {
     const keys = this.indices.get(indexName)?.get(value);
@@ -134,7 +147,12 @@ export class Informer<T extends KubeObject> implements Lister<T> {
     let rv = '';
     let cont: string | undefined;
     do {
-      const res = await this.api.list<T>(this.resource, { namespace, labelSelector, fieldSelector, continue: cont });
+      const res = await this.api.list<T>(this.resource, {
+        namespace,
+        labelSelector,
+        fieldSelector,
+        continue: cont,
+      });
       items = items.concat(res.items);
       rv = res.metadata.resourceVersion;
       cont = res.metadata.continue || undefined;
@@ -143,11 +161,18 @@ export class Informer<T extends KubeObject> implements Lister<T> {
     this.replace(items);
     this.lastResourceVersion = rv;
     this.synced = true;
-    const handle = this.api.watch<T>(this.resource, { namespace, labelSelector, fieldSelector, resourceVersion: rv }, (ev) => {
-      if (gen === this.generation) this.onWatchEvent(ev);
-    });
+    const handle = this.api.watch<T>(
+      this.resource,
+      { namespace, labelSelector, fieldSelector, resourceVersion: rv },
+      (ev) => {
+        if (gen === this.generation) this.onWatchEvent(ev);
+      },
+    );
     const h = handle instanceof Promise ? await handle : handle;
-    if (gen !== this.generation) { h.stop(); return; }
+    if (gen !== this.generation) {
+      h.stop();
+      return;
+    }
     this.watch = h;
   }
 
@@ -172,8 +197,11 @@ export class Informer<T extends KubeObject> implements Lister<T> {
         this.watch?.stop();
         this.watch = undefined;
         this.relists++;
-        const relist = () => { if (!this.stopped) this.listAndWatch().catch(() => this.scheduleRelist()); };
-        if (gone) relist(); else this.scheduleRelist();
+        const relist = () => {
+          if (!this.stopped) this.listAndWatch().catch(() => this.scheduleRelist());
+        };
+        if (gone) relist();
+        else this.scheduleRelist();
         break;
       }
     }
@@ -207,12 +235,18 @@ export class Informer<T extends KubeObject> implements Lister<T> {
   private upsert(obj: T): void {
     const key = keyOf(obj);
     const old = this.cache.get(key);
-    if (old && old.metadata.resourceVersion === obj.metadata.resourceVersion && old.metadata.resourceVersion !== undefined) return;
+    if (
+      old &&
+      old.metadata.resourceVersion === obj.metadata.resourceVersion &&
+      old.metadata.resourceVersion !== undefined
+    )
+      return;
     if (old) this.unindex(key, old);
     this.cache.set(key, obj);
     this.index(key, obj);
-    if (old) { for (const h of this.handlers) h.onUpdate?.(old, obj); }
-    else for (const h of this.handlers) h.onAdd?.(obj);
+    if (old) {
+      for (const h of this.handlers) h.onUpdate?.(old, obj);
+    } else for (const h of this.handlers) h.onAdd?.(obj);
   }
 
   private remove(key: string, obj: T): void {
@@ -235,7 +269,10 @@ export class Informer<T extends KubeObject> implements Lister<T> {
       const idx = this.indices.get(name)!;
       for (const v of fn(obj)) {
         const s = idx.get(v);
-        if (s) { s.delete(key); if (s.size === 0) idx.delete(v); }
+        if (s) {
+          s.delete(key);
+          if (s.size === 0) idx.delete(v);
+        }
       }
     }
   }

@@ -25,12 +25,20 @@ export function compileLabelSelector(sel: LabelSelector | undefined | null): Lab
     const l = labels ?? {};
     for (const [k, v] of ml) if (l[k] !== v) return false;
     for (const r of me) {
-      const has = Object.prototype.hasOwnProperty.call(l, r.key);
+      const has = Object.hasOwn(l, r.key);
       switch (r.operator) {
-        case 'In': if (!has || !(r.values ?? []).includes(l[r.key])) return false; break;
-        case 'NotIn': if (has && (r.values ?? []).includes(l[r.key])) return false; break;
-        case 'Exists': if (!has) return false; break;
-        case 'DoesNotExist': if (has) return false; break;
+        case 'In':
+          if (!has || !(r.values ?? []).includes(l[r.key])) return false;
+          break;
+        case 'NotIn':
+          if (has && (r.values ?? []).includes(l[r.key])) return false;
+          break;
+        case 'Exists':
+          if (!has) return false;
+          break;
+        case 'DoesNotExist':
+          if (has) return false;
+          break;
       }
     }
     return true;
@@ -49,5 +57,8 @@ export function selectorMapMatches(selector: Labels | undefined, labels: Labels 
 
 /** Render matchLabels as the string form list/watch take ("a=b,c=d"). */
 export function selectorString(labels: Labels): string {
-  return Object.keys(labels).sort().map((k) => `${k}=${labels[k]}`).join(',');
+  return Object.keys(labels)
+    .sort()
+    .map((k) => `${k}=${labels[k]}`)
+    .join(',');
 }

@@ -25,7 +25,10 @@ export interface RateLimiter<T> {
 /** baseMs · 2^failures, capped at maxMs (ItemExponentialFailureRateLimiter). */
 export class ItemExponentialFailureRateLimiter<T> implements RateLimiter<T> {
   private readonly failures = new Map<T, number>();
-  constructor(readonly baseMs = 5, readonly maxMs = 1000_000) {}
+  constructor(
+    readonly baseMs = 5,
+    readonly maxMs = 1000_000,
+  ) {}
 
   when(item: T): number {
     const exp = this.failures.get(item) ?? 0;
@@ -33,8 +36,12 @@ export class ItemExponentialFailureRateLimiter<T> implements RateLimiter<T> {
     const backoff = this.baseMs * Math.pow(2, exp);
     return backoff > this.maxMs || !Number.isFinite(backoff) ? this.maxMs : backoff;
   }
-  forget(item: T): void { this.failures.delete(item); }
-  numRequeues(item: T): number { return this.failures.get(item) ?? 0; }
+  forget(item: T): void {
+    this.failures.delete(item);
+  }
+  numRequeues(item: T): number {
+    return this.failures.get(item) ?? 0;
+  }
 }
 
 /**
@@ -44,7 +51,11 @@ export class ItemExponentialFailureRateLimiter<T> implements RateLimiter<T> {
 export class BucketRateLimiter<T> implements RateLimiter<T> {
   private tokens: number;
   private last: number;
-  constructor(private readonly clock: Clock, readonly qps = 10, readonly burst = 100) {
+  constructor(
+    private readonly clock: Clock,
+    readonly qps = 10,
+    readonly burst = 100,
+  ) {
     this.tokens = burst;
     this.last = clock.now();
   }
@@ -56,7 +67,9 @@ export class BucketRateLimiter<T> implements RateLimiter<T> {
     return this.tokens >= 0 ? 0 : (-this.tokens / this.qps) * 1000;
   }
   forget(_item: T): void {}
-  numRequeues(_item: T): number { return 0; }
+  numRequeues(_item: T): number {
+    return 0;
+  }
 }
 
 /** The longest delay of several limiters (MaxOfRateLimiter). */
@@ -67,7 +80,9 @@ export class MaxOfRateLimiter<T> implements RateLimiter<T> {
     for (const l of this.limiters) max = Math.max(max, l.when(item));
     return max;
   }
-  forget(item: T): void { for (const l of this.limiters) l.forget(item); }
+  forget(item: T): void {
+    for (const l of this.limiters) l.forget(item);
+  }
   numRequeues(item: T): number {
     let max = 0;
     for (const l of this.limiters) max = Math.max(max, l.numRequeues(item));
@@ -77,7 +92,10 @@ export class MaxOfRateLimiter<T> implements RateLimiter<T> {
 
 /** client-go's DefaultControllerRateLimiter: max(5 ms→1000 s per-item backoff, 10 qps/100 burst bucket). */
 export function defaultControllerRateLimiter<T>(clock: Clock): RateLimiter<T> {
-  return new MaxOfRateLimiter<T>([new ItemExponentialFailureRateLimiter<T>(5, 1000_000), new BucketRateLimiter<T>(clock, 10, 100)]);
+  return new MaxOfRateLimiter<T>([
+    new ItemExponentialFailureRateLimiter<T>(5, 1000_000),
+    new BucketRateLimiter<T>(clock, 10, 100),
+  ]);
 }
 
 /** A FIFO work queue with dedup, delayed adds and rate-limited re-adds. */
@@ -97,10 +115,16 @@ export class WorkQueue<T> {
   ) {}
 
   /** items waiting to be handed out (not counting delayed or in-process ones) */
-  get length(): number { return this.queue.length - this.head; }
-  get isShuttingDown(): boolean { return this.shuttingDown; }
+  get length(): number {
+    return this.queue.length - this.head;
+  }
+  get isShuttingDown(): boolean {
+    return this.shuttingDown;
+  }
   /** true when nothing is queued, delayed or being processed */
-  get idle(): boolean { return this.length === 0 && this.processing.size === 0 && this.waiting.size === 0; }
+  get idle(): boolean {
+    return this.length === 0 && this.processing.size === 0 && this.waiting.size === 0;
+  }
 
   add(item: T): void {
     if (this.shuttingDown || this.dirty.has(item)) return;
@@ -112,20 +136,32 @@ export class WorkQueue<T> {
   /** add once `ms` has passed; an item already waiting keeps the earlier of the two ready times */
   addAfter(item: T, ms: number): void {
     if (this.shuttingDown) return;
-    if (ms <= 0) { this.add(item); return; }
+    if (ms <= 0) {
+      this.add(item);
+      return;
+    }
     const at = this.clock.now() + ms;
     const w = this.waiting.get(item);
     if (w) {
       if (w.at <= at) return;
       this.clock.clearTimer(w.timer);
     }
-    const timer = this.clock.setTimer(() => { this.waiting.delete(item); this.add(item); }, ms);
+    const timer = this.clock.setTimer(() => {
+      this.waiting.delete(item);
+      this.add(item);
+    }, ms);
     this.waiting.set(item, { at, timer });
   }
 
-  addRateLimited(item: T): void { this.addAfter(item, this.rateLimiter.when(item)); }
-  forget(item: T): void { this.rateLimiter.forget(item); }
-  numRequeues(item: T): number { return this.rateLimiter.numRequeues(item); }
+  addRateLimited(item: T): void {
+    this.addAfter(item, this.rateLimiter.when(item));
+  }
+  forget(item: T): void {
+    this.rateLimiter.forget(item);
+  }
+  numRequeues(item: T): number {
+    return this.rateLimiter.numRequeues(item);
+  }
 
   /** the next item (resolves when one is queued); undefined once shut down */
   get(): Promise<T | undefined> {
@@ -138,7 +174,10 @@ export class WorkQueue<T> {
   tryGet(): T | undefined {
     if (this.length === 0) return undefined;
     const item = this.queue[this.head++];
-    if (this.head > 1024 && this.head * 2 > this.queue.length) { this.queue.splice(0, this.head); this.head = 0; }
+    if (this.head > 1024 && this.head * 2 > this.queue.length) {
+      this.queue.splice(0, this.head);
+      this.head = 0;
+    }
     this.processing.add(item);
     this.dirty.delete(item);
     return item;

@@ -23,15 +23,22 @@ export function scaledValue(v: number | string | undefined, total: number, round
   if (typeof v === 'number') return v;
   const m = /^(\d+)%$/.exec(v);
   if (!m) {
-    if (/^\d+$/.test(v)) throw new Error(`invalid value for IntOrString: invalid type: string is not a percentage`);
-    throw new Error(`invalid value for IntOrString: invalid value "${v}": must be an integer or percentage (e.g '5%')`);
+    if (/^\d+$/.test(v))
+      throw new Error(`invalid value for IntOrString: invalid type: string is not a percentage`);
+    throw new Error(
+      `invalid value for IntOrString: invalid value "${v}": must be an integer or percentage (e.g '5%')`,
+    );
   }
   const x = (Number(m[1]) * total) / 100;
   return roundUp ? Math.ceil(x) : Math.floor(x);
 }
 
 /** ResolveFenceposts: (maxSurge rounded up, maxUnavailable rounded down); both 0 → unavailable 1 */
-export function resolveFenceposts(maxSurge: number | string | undefined, maxUnavailable: number | string | undefined, desired: number): [number, number] {
+export function resolveFenceposts(
+  maxSurge: number | string | undefined,
+  maxUnavailable: number | string | undefined,
+  desired: number,
+): [number, number] {
   const surge = scaledValue(maxSurge, desired, true);
   let unavailable = scaledValue(maxUnavailable, desired, false);
   if (surge === 0 && unavailable === 0) unavailable = 1;
@@ -95,7 +102,11 @@ export function newRSNewReplicas(d: Deployment, allRSs: ReplicaSet[], newRS: Rep
 }
 
 /** reconcileNewReplicaSet's decision: the new RS's target size, or undefined for no change */
-export function planNewReplicaSet(d: Deployment, allRSs: ReplicaSet[], newRS: ReplicaSet): number | undefined {
+export function planNewReplicaSet(
+  d: Deployment,
+  allRSs: ReplicaSet[],
+  newRS: ReplicaSet,
+): number | undefined {
   const cur = newRS.spec.replicas ?? 0;
   const want = replicasOf(d);
   if (cur === want) return undefined;
@@ -116,7 +127,12 @@ function byCreation(a: ReplicaSet, b: ReplicaSet): number {
  * ones). Step 1 (cleanupUnhealthyReplicas) removes unavailable old pods, step 2
  * (scaleDownOldReplicaSetsForRollingUpdate) scales down while available pods stay ≥ replicas − maxUnavailable.
  */
-export function planOldReplicaSets(d: Deployment, allRSs: ReplicaSet[], oldRSs: ReplicaSet[], newRS: ReplicaSet | undefined): Map<string, number> {
+export function planOldReplicaSets(
+  d: Deployment,
+  allRSs: ReplicaSet[],
+  oldRSs: ReplicaSet[],
+  newRS: ReplicaSet | undefined,
+): Map<string, number> {
   const out = new Map<string, number>();
   if (specReplicaSum(oldRSs) === 0) return out;
   const allPods = specReplicaSum(allRSs);
@@ -191,7 +207,10 @@ export function templateKey(t: unknown): string {
  * update makes a new object but keeps the generation, so the template is not serialized again.
  * The cache belongs to one controller (uids are unique within one ApiServer only).
  */
-export function objectTemplateKey(o: { metadata: { uid?: string; generation?: number }; spec: { template: unknown } }, byGeneration: Map<string, string>): string {
+export function objectTemplateKey(
+  o: { metadata: { uid?: string; generation?: number }; spec: { template: unknown } },
+  byGeneration: Map<string, string>,
+): string {
   if (!o.metadata.uid || o.metadata.generation === undefined) return templateKey(o.spec.template);
   const id = `${o.metadata.uid}/${o.metadata.generation}`;
   let k = byGeneration.get(id);
@@ -216,7 +235,11 @@ export function canonicalJson(v: unknown): string {
   if (v === null || typeof v !== 'object') return JSON.stringify(v) ?? 'null';
   if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
   const o = v as Record<string, unknown>;
-  return `{${Object.keys(o).filter((k) => o[k] !== undefined).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`).join(',')}}`;
+  return `{${Object.keys(o)
+    .filter((k) => o[k] !== undefined)
+    .sort()
+    .map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`)
+    .join(',')}}`;
 }
 
 /**
@@ -227,7 +250,10 @@ export function canonicalJson(v: unknown): string {
 export function computeTemplateHash(template: unknown, collisionCount?: number): string {
   const s = canonicalJson(stripHash(template)) + (collisionCount ? `#${collisionCount}` : '');
   let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) { h ^= s.charCodeAt(i); h = Math.imul(h, 0x01000193); }
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
   const dec = String(h >>> 0);
   const ALPHANUMS = 'bcdfghjklmnpqrstvwxz2456789';
   let out = '';

@@ -22,11 +22,31 @@ import { type ApiClient, isAlreadyExists, isNotFound, keyOf } from '../client/ap
 import type { Informer } from '../client/informer.js';
 import { WorkQueue, runWorkers } from '../client/workqueue.js';
 import {
-  DESIRED_REPLICAS_ANNOTATION, MAX_REPLICAS_ANNOTATION, POD_TEMPLATE_HASH_LABEL, REVISION_ANNOTATION,
-  availableSum, computeTemplateHash, isRollingUpdate, maxSurge, maxUnavailable, newRSNewReplicas, planNewReplicaSet,
-  objectTemplateKey, planOldReplicaSets, replicasOf, revisionOf, specReplicaSum, templatesEqualIgnoringHash,
+  DESIRED_REPLICAS_ANNOTATION,
+  MAX_REPLICAS_ANNOTATION,
+  POD_TEMPLATE_HASH_LABEL,
+  REVISION_ANNOTATION,
+  availableSum,
+  computeTemplateHash,
+  isRollingUpdate,
+  maxSurge,
+  maxUnavailable,
+  newRSNewReplicas,
+  planNewReplicaSet,
+  objectTemplateKey,
+  planOldReplicaSets,
+  replicasOf,
+  revisionOf,
+  specReplicaSum,
+  templatesEqualIgnoringHash,
 } from './deployment-util.js';
-import { CONTROLLER_UID_INDEX, controllerOf, controllerRef, controllerUidIndex, isoTime } from './pod-util.js';
+import {
+  CONTROLLER_UID_INDEX,
+  controllerOf,
+  controllerRef,
+  controllerUidIndex,
+  isoTime,
+} from './pod-util.js';
 import type { ControllerDeps } from './replicaset.js';
 
 export class DeploymentController {
@@ -43,8 +63,16 @@ export class DeploymentController {
     this.dInformer = deps.informers.for<Deployment>('deployments');
     this.rsInformer = deps.informers.for<ReplicaSet>('replicasets');
     this.podInformer = deps.informers.for<Pod>('pods');
-    try { this.rsInformer.addIndexer(CONTROLLER_UID_INDEX, controllerUidIndex); } catch { /* shared */ }
-    try { this.podInformer.addIndexer(CONTROLLER_UID_INDEX, controllerUidIndex); } catch { /* shared */ }
+    try {
+      this.rsInformer.addIndexer(CONTROLLER_UID_INDEX, controllerUidIndex);
+    } catch {
+      /* shared */
+    }
+    try {
+      this.podInformer.addIndexer(CONTROLLER_UID_INDEX, controllerUidIndex);
+    } catch {
+      /* shared */
+    }
     this.dInformer.addEventHandler({
       onAdd: (d) => this.queue.add(keyOf(d)),
       onUpdate: (_o, d) => this.queue.add(keyOf(d)),
@@ -54,7 +82,11 @@ export class DeploymentController {
       const ref = controllerOf(rs);
       if (ref?.kind === 'Deployment') this.queue.add(`${rs.metadata.namespace}/${ref.name}`);
     };
-    this.rsInformer.addEventHandler({ onAdd: enqueueOwner, onUpdate: (_o, rs) => enqueueOwner(rs), onDelete: enqueueOwner });
+    this.rsInformer.addEventHandler({
+      onAdd: enqueueOwner,
+      onUpdate: (_o, rs) => enqueueOwner(rs),
+      onDelete: enqueueOwner,
+    });
     // Recreate waits for old pods to go away: a deleted pod may unblock its deployment
     this.podInformer.addEventHandler({
       onDelete: (pod) => {
@@ -75,28 +107,42 @@ export class DeploymentController {
     await this.running;
   }
 
-  private get api(): ApiClient { return this.deps.api; }
+  private get api(): ApiClient {
+    return this.deps.api;
+  }
 
   /** syncDeployment */
   async sync(key: string): Promise<void> {
     const d = this.dInformer.getByKey(key);
     if (!d || d.metadata.deletionTimestamp) return;
     const rsList = this.rsInformer.byIndex(CONTROLLER_UID_INDEX, d.metadata.uid!);
-    if (d.spec.paused) { await this.scale(d, rsList); return this.syncStatus(d, rsList); }
+    if (d.spec.paused) {
+      await this.scale(d, rsList);
+      return this.syncStatus(d, rsList);
+    }
     if (this.isScalingEvent(d, rsList)) return this.syncScaling(d, rsList);
     if (isRollingUpdate(d)) return this.rolloutRolling(d, rsList);
     return this.rolloutRecreate(d, rsList);
   }
 
   private split(d: Deployment, rsList: ReplicaSet[]): { newRS?: ReplicaSet; oldRSs: ReplicaSet[] } {
-    const sorted = [...rsList].sort((a, b) => (Date.parse(a.metadata.creationTimestamp ?? '') || 0) - (Date.parse(b.metadata.creationTimestamp ?? '') || 0) || ((a.metadata.name ?? '') < (b.metadata.name ?? '') ? -1 : 1));
+    const sorted = [...rsList].sort(
+      (a, b) =>
+        (Date.parse(a.metadata.creationTimestamp ?? '') || 0) -
+          (Date.parse(b.metadata.creationTimestamp ?? '') || 0) ||
+        ((a.metadata.name ?? '') < (b.metadata.name ?? '') ? -1 : 1),
+    );
     const dk = objectTemplateKey(d, this.templateKeys);
     const newRS = sorted.find((rs) => objectTemplateKey(rs, this.templateKeys) === dk);
     return { newRS, oldRSs: sorted.filter((rs) => rs !== newRS) };
   }
 
   /** getNewReplicaSet: find (and re-annotate) or create the ReplicaSet for the current template */
-  private async getNewReplicaSet(d: Deployment, rsList: ReplicaSet[], create: boolean): Promise<{ newRS?: ReplicaSet; oldRSs: ReplicaSet[] }> {
+  private async getNewReplicaSet(
+    d: Deployment,
+    rsList: ReplicaSet[],
+    create: boolean,
+  ): Promise<{ newRS?: ReplicaSet; oldRSs: ReplicaSet[] }> {
     const { newRS, oldRSs } = this.split(d, rsList);
     const maxOld = oldRSs.reduce((m, rs) => Math.max(m, revisionOf(rs)), 0);
     const newRevision = String(maxOld + 1);
@@ -105,7 +151,15 @@ export class DeploymentController {
       if (revisionOf(newRS) < maxOld + 1 || ann[DESIRED_REPLICAS_ANNOTATION] === undefined) {
         const updated = await this.api.update<ReplicaSet>('replicasets', {
           ...newRS,
-          metadata: { ...newRS.metadata, annotations: { ...ann, [REVISION_ANNOTATION]: revisionOf(newRS) < maxOld + 1 ? newRevision : ann[REVISION_ANNOTATION], [DESIRED_REPLICAS_ANNOTATION]: String(replicasOf(d)), [MAX_REPLICAS_ANNOTATION]: String(replicasOf(d) + maxSurge(d)) } },
+          metadata: {
+            ...newRS.metadata,
+            annotations: {
+              ...ann,
+              [REVISION_ANNOTATION]: revisionOf(newRS) < maxOld + 1 ? newRevision : ann[REVISION_ANNOTATION],
+              [DESIRED_REPLICAS_ANNOTATION]: String(replicasOf(d)),
+              [MAX_REPLICAS_ANNOTATION]: String(replicasOf(d) + maxSurge(d)),
+            },
+          },
         });
         await this.setDeploymentRevision(d, updated);
         return { newRS: updated, oldRSs };
@@ -117,20 +171,31 @@ export class DeploymentController {
     const collisionCount = (d.status as { collisionCount?: number } | undefined)?.collisionCount;
     const hash = computeTemplateHash(d.spec.template, collisionCount);
     const template = structuredClone(d.spec.template);
-    template.metadata = { ...(template.metadata ?? {}), labels: { ...(template.metadata?.labels ?? {}), [POD_TEMPLATE_HASH_LABEL]: hash } };
+    template.metadata = {
+      ...(template.metadata ?? {}),
+      labels: { ...(template.metadata?.labels ?? {}), [POD_TEMPLATE_HASH_LABEL]: hash },
+    };
     const rs: ReplicaSet = {
-      apiVersion: 'apps/v1', kind: 'ReplicaSet',
+      apiVersion: 'apps/v1',
+      kind: 'ReplicaSet',
       metadata: {
         name: `${d.metadata.name}-${hash}`,
         namespace: d.metadata.namespace,
         labels: { ...(template.metadata.labels ?? {}) },
-        annotations: { [REVISION_ANNOTATION]: newRevision, [DESIRED_REPLICAS_ANNOTATION]: String(replicasOf(d)), [MAX_REPLICAS_ANNOTATION]: String(replicasOf(d) + maxSurge(d)) },
+        annotations: {
+          [REVISION_ANNOTATION]: newRevision,
+          [DESIRED_REPLICAS_ANNOTATION]: String(replicasOf(d)),
+          [MAX_REPLICAS_ANNOTATION]: String(replicasOf(d) + maxSurge(d)),
+        },
         ownerReferences: [controllerRef(d)],
       },
       spec: {
         replicas: 0,
         minReadySeconds: d.spec.minReadySeconds,
-        selector: { ...d.spec.selector, matchLabels: { ...(d.spec.selector.matchLabels ?? {}), [POD_TEMPLATE_HASH_LABEL]: hash } },
+        selector: {
+          ...d.spec.selector,
+          matchLabels: { ...(d.spec.selector.matchLabels ?? {}), [POD_TEMPLATE_HASH_LABEL]: hash },
+        },
         template,
       },
     };
@@ -141,13 +206,30 @@ export class DeploymentController {
     } catch (err) {
       if (isAlreadyExists(err)) {
         // a ReplicaSet of that name with another template: bump collisionCount and retry with a new hash
-        const existing = await this.api.get<ReplicaSet>('replicasets', rs.metadata.namespace, rs.metadata.name!);
-        if (controllerOf(existing)?.uid === d.metadata.uid && templatesEqualIgnoringHash(existing.spec.template, d.spec.template)) return { newRS: existing, oldRSs };
-        await this.api.updateStatus('deployments', { ...d, status: { ...(d.status ?? {}), collisionCount: (collisionCount ?? 0) + 1 } as Deployment['status'] });
+        const existing = await this.api.get<ReplicaSet>(
+          'replicasets',
+          rs.metadata.namespace,
+          rs.metadata.name!,
+        );
+        if (
+          controllerOf(existing)?.uid === d.metadata.uid &&
+          templatesEqualIgnoringHash(existing.spec.template, d.spec.template)
+        )
+          return { newRS: existing, oldRSs };
+        await this.api.updateStatus('deployments', {
+          ...d,
+          status: { ...(d.status ?? {}), collisionCount: (collisionCount ?? 0) + 1 } as Deployment['status'],
+        });
       }
       throw err;
     }
-    if ((created.spec.replicas ?? 0) > 0) this.deps.recorder.event(d, 'Normal', 'ScalingReplicaSet', `Scaled up replica set ${created.metadata.name} from 0 to ${created.spec.replicas}`);
+    if ((created.spec.replicas ?? 0) > 0)
+      this.deps.recorder.event(
+        d,
+        'Normal',
+        'ScalingReplicaSet',
+        `Scaled up replica set ${created.metadata.name} from 0 to ${created.spec.replicas}`,
+      );
     await this.setDeploymentRevision(d, created);
     return { newRS: created, oldRSs };
   }
@@ -155,16 +237,36 @@ export class DeploymentController {
   private async setDeploymentRevision(d: Deployment, newRS: ReplicaSet): Promise<void> {
     const rev = newRS.metadata.annotations?.[REVISION_ANNOTATION];
     if (!rev || d.metadata.annotations?.[REVISION_ANNOTATION] === rev) return;
-    const updated = await this.api.update<Deployment>('deployments', { ...d, metadata: { ...d.metadata, annotations: { ...(d.metadata.annotations ?? {}), [REVISION_ANNOTATION]: rev } } });
+    const updated = await this.api.update<Deployment>('deployments', {
+      ...d,
+      metadata: {
+        ...d.metadata,
+        annotations: { ...(d.metadata.annotations ?? {}), [REVISION_ANNOTATION]: rev },
+      },
+    });
     // keep working on the object we just wrote (its resourceVersion is current)
     Object.assign(d, { metadata: updated.metadata });
   }
 
   private async scaleRS(d: Deployment, rs: ReplicaSet, to: number): Promise<ReplicaSet> {
     const from = rs.spec.replicas ?? 0;
-    const ann = { ...(rs.metadata.annotations ?? {}), [DESIRED_REPLICAS_ANNOTATION]: String(replicasOf(d)), [MAX_REPLICAS_ANNOTATION]: String(replicasOf(d) + maxSurge(d)) };
-    const updated = await this.api.update<ReplicaSet>('replicasets', { ...rs, metadata: { ...rs.metadata, annotations: ann }, spec: { ...rs.spec, replicas: to } });
-    if (from !== to) this.deps.recorder.event(d, 'Normal', 'ScalingReplicaSet', `Scaled ${to > from ? 'up' : 'down'} replica set ${rs.metadata.name} from ${from} to ${to}`);
+    const ann = {
+      ...(rs.metadata.annotations ?? {}),
+      [DESIRED_REPLICAS_ANNOTATION]: String(replicasOf(d)),
+      [MAX_REPLICAS_ANNOTATION]: String(replicasOf(d) + maxSurge(d)),
+    };
+    const updated = await this.api.update<ReplicaSet>('replicasets', {
+      ...rs,
+      metadata: { ...rs.metadata, annotations: ann },
+      spec: { ...rs.spec, replicas: to },
+    });
+    if (from !== to)
+      this.deps.recorder.event(
+        d,
+        'Normal',
+        'ScalingReplicaSet',
+        `Scaled ${to > from ? 'up' : 'down'} replica set ${rs.metadata.name} from ${from} to ${to}`,
+      );
     return updated;
   }
 
@@ -192,7 +294,11 @@ export class DeploymentController {
     if (active.length <= 1) {
       const target = active[0] ?? newRS ?? [...all].sort((a, b) => revisionOf(b) - revisionOf(a))[0];
       if (!target) return;
-      if ((target.spec.replicas ?? 0) !== want || target.metadata.annotations?.[DESIRED_REPLICAS_ANNOTATION] !== String(want)) await this.scaleRS(d, target, want);
+      if (
+        (target.spec.replicas ?? 0) !== want ||
+        target.metadata.annotations?.[DESIRED_REPLICAS_ANNOTATION] !== String(want)
+      )
+        await this.scaleRS(d, target, want);
       return;
     }
     if (newRS && (newRS.spec.replicas ?? 0) === want && (newRS.status?.availableReplicas ?? 0) >= want) {
@@ -202,9 +308,13 @@ export class DeploymentController {
     if (!isRollingUpdate(d)) return;
     const allowed = want + maxSurge(d);
     const current = specReplicaSum(active);
-    let toAdd = allowed - current;
+    const toAdd = allowed - current;
     // largest (then newest) first, as ReplicaSetsBySizeNewer / BySizeOlder
-    const ordered = [...active].sort((a, b) => (toAdd > 0 ? (b.spec.replicas ?? 0) - (a.spec.replicas ?? 0) || revisionOf(b) - revisionOf(a) : (b.spec.replicas ?? 0) - (a.spec.replicas ?? 0) || revisionOf(a) - revisionOf(b)));
+    const ordered = [...active].sort((a, b) =>
+      toAdd > 0
+        ? (b.spec.replicas ?? 0) - (a.spec.replicas ?? 0) || revisionOf(b) - revisionOf(a)
+        : (b.spec.replicas ?? 0) - (a.spec.replicas ?? 0) || revisionOf(a) - revisionOf(b),
+    );
     const targets = new Map<ReplicaSet, number>();
     let added = 0;
     for (const rs of ordered) {
@@ -248,7 +358,11 @@ export class DeploymentController {
   private async rolloutRecreate(d: Deployment, rsList: ReplicaSet[]): Promise<void> {
     let { newRS, oldRSs } = await this.getNewReplicaSet(d, rsList, false);
     let scaledDown = false;
-    for (const rs of oldRSs) if ((rs.spec.replicas ?? 0) > 0) { await this.scaleRS(d, rs, 0); scaledDown = true; }
+    for (const rs of oldRSs)
+      if ((rs.spec.replicas ?? 0) > 0) {
+        await this.scaleRS(d, rs, 0);
+        scaledDown = true;
+      }
     if (scaledDown) return this.syncStatus(d, rsList);
     // oldPodsRunning: an old ReplicaSet still reports pods, or an old pod is not terminal
     for (const rs of oldRSs) {
@@ -273,26 +387,41 @@ export class DeploymentController {
     const want = replicasOf(d);
     let total = 0;
     for (const rs of all) total += rs.status?.replicas ?? 0;
-    return (newRS.status?.replicas ?? 0) === want && (newRS.status?.availableReplicas ?? 0) === want && total === want;
+    return (
+      (newRS.status?.replicas ?? 0) === want &&
+      (newRS.status?.availableReplicas ?? 0) === want &&
+      total === want
+    );
   }
 
   /** cleanupDeployment: delete old, empty ReplicaSets beyond revisionHistoryLimit */
   private async cleanup(d: Deployment, oldRSs: ReplicaSet[]): Promise<void> {
     const limit = d.spec.revisionHistoryLimit ?? 10;
-    const empty = oldRSs.filter((rs) => (rs.spec.replicas ?? 0) === 0 && (rs.status?.replicas ?? 0) === 0 && !rs.metadata.deletionTimestamp);
+    const empty = oldRSs.filter(
+      (rs) =>
+        (rs.spec.replicas ?? 0) === 0 && (rs.status?.replicas ?? 0) === 0 && !rs.metadata.deletionTimestamp,
+    );
     const excess = oldRSs.length - limit;
     if (excess <= 0) return;
     empty.sort((a, b) => revisionOf(a) - revisionOf(b));
     for (const rs of empty.slice(0, excess)) {
-      try { await this.api.delete('replicasets', rs.metadata.namespace, rs.metadata.name!); } catch (err) { if (!isNotFound(err)) throw err; }
+      try {
+        await this.api.delete('replicasets', rs.metadata.namespace, rs.metadata.name!);
+      } catch (err) {
+        if (!isNotFound(err)) throw err;
+      }
     }
   }
 
   private async syncStatus(d: Deployment, all: ReplicaSet[]): Promise<void> {
     const { newRS } = this.split(d, all);
     const want = replicasOf(d);
-    let replicas = 0, ready = 0;
-    for (const rs of all) { replicas += rs.status?.replicas ?? 0; ready += rs.status?.readyReplicas ?? 0; }
+    let replicas = 0,
+      ready = 0;
+    for (const rs of all) {
+      replicas += rs.status?.replicas ?? 0;
+      ready += rs.status?.readyReplicas ?? 0;
+    }
     const available = availableSum(all);
     const updated = newRS?.status?.replicas ?? 0;
     const now = isoTime(this.deps.clock.now());
@@ -300,28 +429,61 @@ export class DeploymentController {
     const cond = (type: string, status: string, reason: string, message: string) => {
       const p = prev.find((c) => c.type === type);
       const same = p && p.status === status;
-      return { type, status, reason, message, lastUpdateTime: same && p.reason === reason ? p.lastUpdateTime : now, lastTransitionTime: same ? p.lastTransitionTime : now };
+      return {
+        type,
+        status,
+        reason,
+        message,
+        lastUpdateTime: same && p.reason === reason ? p.lastUpdateTime : now,
+        lastTransitionTime: same ? p.lastTransitionTime : now,
+      };
     };
     const minAvail = want - maxUnavailable(d);
     const conditions = [
       available >= minAvail
         ? cond('Available', 'True', 'MinimumReplicasAvailable', 'Deployment has minimum availability.')
-        : cond('Available', 'False', 'MinimumReplicasUnavailable', 'Deployment does not have minimum availability.'),
+        : cond(
+            'Available',
+            'False',
+            'MinimumReplicasUnavailable',
+            'Deployment does not have minimum availability.',
+          ),
       newRS && updated === want && available === want && replicas === want
-        ? cond('Progressing', 'True', 'NewReplicaSetAvailable', `ReplicaSet "${newRS.metadata.name}" has successfully progressed.`)
-        : cond('Progressing', 'True', 'ReplicaSetUpdated', `ReplicaSet "${newRS?.metadata.name ?? ''}" is progressing.`),
+        ? cond(
+            'Progressing',
+            'True',
+            'NewReplicaSetAvailable',
+            `ReplicaSet "${newRS.metadata.name}" has successfully progressed.`,
+          )
+        : cond(
+            'Progressing',
+            'True',
+            'ReplicaSetUpdated',
+            `ReplicaSet "${newRS?.metadata.name ?? ''}" is progressing.`,
+          ),
     ];
     const status = {
       ...(d.status ?? {}),
       observedGeneration: d.metadata.generation,
-      replicas, updatedReplicas: updated, readyReplicas: ready, availableReplicas: available,
+      replicas,
+      updatedReplicas: updated,
+      readyReplicas: ready,
+      availableReplicas: available,
       unavailableReplicas: Math.max(0, replicas - available, want - available),
       conditions,
     };
     const s = d.status ?? {};
-    if (s.observedGeneration === status.observedGeneration && s.replicas === replicas && s.updatedReplicas === updated && s.readyReplicas === ready
-      && s.availableReplicas === available && s.unavailableReplicas === status.unavailableReplicas
-      && JSON.stringify(s.conditions?.map((c) => [c.type, c.status, c.reason])) === JSON.stringify(conditions.map((c) => [c.type, c.status, c.reason]))) return;
+    if (
+      s.observedGeneration === status.observedGeneration &&
+      s.replicas === replicas &&
+      s.updatedReplicas === updated &&
+      s.readyReplicas === ready &&
+      s.availableReplicas === available &&
+      s.unavailableReplicas === status.unavailableReplicas &&
+      JSON.stringify(s.conditions?.map((c) => [c.type, c.status, c.reason])) ===
+        JSON.stringify(conditions.map((c) => [c.type, c.status, c.reason]))
+    )
+      return;
     try {
       await this.api.updateStatus('deployments', { ...d, status });
     } catch (err) {
@@ -335,13 +497,27 @@ export class DeploymentController {
  * ReplicaSet with revision N (default: the previous revision) into the Deployment. The controller
  * then treats that ReplicaSet as the new one and gives it the next revision number.
  */
-export async function rollbackDeployment(api: ApiClient, namespace: string, name: string, toRevision?: number): Promise<number> {
+export async function rollbackDeployment(
+  api: ApiClient,
+  namespace: string,
+  name: string,
+  toRevision?: number,
+): Promise<number> {
   const d = await api.get<Deployment>('deployments', namespace, name);
-  const rsList = (await api.list<ReplicaSet>('replicasets', { namespace })).items.filter((rs) => controllerOf(rs)?.uid === d.metadata.uid);
+  const rsList = (await api.list<ReplicaSet>('replicasets', { namespace })).items.filter(
+    (rs) => controllerOf(rs)?.uid === d.metadata.uid,
+  );
   const byRev = rsList.map((rs) => [revisionOf(rs), rs] as const).sort((a, b) => b[0] - a[0]);
   const current = Number(d.metadata.annotations?.[REVISION_ANNOTATION] ?? '0');
-  const target = toRevision ? byRev.find(([r]) => r === toRevision) : byRev.find(([r]) => r !== current && r < current) ?? byRev.find(([r]) => r !== current);
-  if (!target) throw new Error(toRevision ? `unable to find specified revision ${toRevision} in history` : 'no rollout history found for deployment ' + JSON.stringify(name));
+  const target = toRevision
+    ? byRev.find(([r]) => r === toRevision)
+    : (byRev.find(([r]) => r !== current && r < current) ?? byRev.find(([r]) => r !== current));
+  if (!target)
+    throw new Error(
+      toRevision
+        ? `unable to find specified revision ${toRevision} in history`
+        : 'no rollout history found for deployment ' + JSON.stringify(name),
+    );
   const template = structuredClone(target[1].spec.template);
   if (template.metadata?.labels) delete template.metadata.labels[POD_TEMPLATE_HASH_LABEL];
   await api.update('deployments', { ...d, spec: { ...d.spec, template } });

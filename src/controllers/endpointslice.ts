@@ -39,10 +39,17 @@ export function endpointPorts(svc: Service, pod: Pod): EndpointPort[] {
     if (typeof tp === 'number') port = tp;
     else if (/^\d+$/.test(tp)) port = Number(tp);
     else {
-      for (const c of pod.spec.containers) for (const cp of c.ports ?? []) if (cp.name === tp && (cp.protocol ?? 'TCP') === (sp.protocol ?? 'TCP')) port = cp.containerPort;
+      for (const c of pod.spec.containers)
+        for (const cp of c.ports ?? [])
+          if (cp.name === tp && (cp.protocol ?? 'TCP') === (sp.protocol ?? 'TCP')) port = cp.containerPort;
     }
     if (port === undefined) continue; // upstream skips ports it cannot resolve for this pod
-    out.push({ name: sp.name ?? '', port, protocol: sp.protocol ?? 'TCP', ...(sp.appProtocol ? { appProtocol: sp.appProtocol } : {}) });
+    out.push({
+      name: sp.name ?? '',
+      port,
+      protocol: sp.protocol ?? 'TCP',
+      ...(sp.appProtocol ? { appProtocol: sp.appProtocol } : {}),
+    });
   }
   return out;
 }
@@ -53,8 +60,17 @@ export function podToEndpoint(pod: Pod, node: Node | undefined, publishNotReady:
   const ready = isPodReady(pod);
   const ep: Endpoint = {
     addresses: [pod.status!.podIP!],
-    conditions: { ready: publishNotReady || (ready && !terminating), serving: publishNotReady || ready, terminating },
-    targetRef: { kind: 'Pod', namespace: pod.metadata.namespace, name: pod.metadata.name, uid: pod.metadata.uid },
+    conditions: {
+      ready: publishNotReady || (ready && !terminating),
+      serving: publishNotReady || ready,
+      terminating,
+    },
+    targetRef: {
+      kind: 'Pod',
+      namespace: pod.metadata.namespace,
+      name: pod.metadata.name,
+      uid: pod.metadata.uid,
+    },
   };
   if (pod.spec.nodeName) ep.nodeName = pod.spec.nodeName;
   const zone = node?.metadata.labels?.['topology.kubernetes.io/zone'];
@@ -73,11 +89,15 @@ const epKey = (e: Endpoint) => e.targetRef?.uid ?? e.addresses[0];
 
 /** field-by-field equality of two endpoints (what the reconciler compares; cheap, no JSON) */
 export function endpointsEqual(a: Endpoint, b: Endpoint): boolean {
-  if (a.addresses.length !== b.addresses.length || a.addresses.some((x, i) => x !== b.addresses[i])) return false;
-  const ca = a.conditions ?? {}, cb = b.conditions ?? {};
-  if (!!ca.ready !== !!cb.ready || !!ca.serving !== !!cb.serving || !!ca.terminating !== !!cb.terminating) return false;
+  if (a.addresses.length !== b.addresses.length || a.addresses.some((x, i) => x !== b.addresses[i]))
+    return false;
+  const ca = a.conditions ?? {},
+    cb = b.conditions ?? {};
+  if (!!ca.ready !== !!cb.ready || !!ca.serving !== !!cb.serving || !!ca.terminating !== !!cb.terminating)
+    return false;
   if (a.nodeName !== b.nodeName || a.zone !== b.zone || a.hostname !== b.hostname) return false;
-  const ra = a.targetRef ?? {}, rb = b.targetRef ?? {};
+  const ra = a.targetRef ?? {},
+    rb = b.targetRef ?? {};
   return ra.uid === rb.uid && ra.name === rb.name && ra.namespace === rb.namespace;
 }
 
@@ -100,26 +120,45 @@ export class EndpointSliceController {
    * @param batchPeriodMs upstream's --endpointslice-updates-batch-period: pod changes are collected
    *   this long before the service syncs (0 = at once, upstream's default)
    */
-  constructor(private readonly deps: ControllerDeps, private readonly batchPeriodMs = 0) {
+  constructor(
+    private readonly deps: ControllerDeps,
+    private readonly batchPeriodMs = 0,
+  ) {
     this.queue = new WorkQueue<string>(deps.clock, undefined, 'endpointslice');
     this.services = deps.informers.for<Service>('services');
     this.pods = deps.informers.for<Pod>('pods');
     this.slices = deps.informers.for<EndpointSlice>('endpointslices');
     this.nodes = deps.informers.for<Node>('nodes');
-    try { this.slices.addIndexer('service', (s) => { const n = s.metadata.labels?.[SERVICE_NAME_LABEL]; return n ? [`${s.metadata.namespace}/${n}`] : []; }); } catch { /* shared */ }
+    try {
+      this.slices.addIndexer('service', (s) => {
+        const n = s.metadata.labels?.[SERVICE_NAME_LABEL];
+        return n ? [`${s.metadata.namespace}/${n}`] : [];
+      });
+    } catch {
+      /* shared */
+    }
     this.services.addEventHandler({
       onAdd: (s) => this.queue.add(keyOf(s)),
       onUpdate: (_o, s) => this.queue.add(keyOf(s)),
       onDelete: (s) => this.queue.add(keyOf(s)),
     });
     const podServices = (p: Pod) => {
-      for (const s of this.services.list(p.metadata.namespace)) if (selectorMapMatches(s.spec.selector, p.metadata.labels)) this.queue.addAfter(keyOf(s), this.batchPeriodMs);
+      for (const s of this.services.list(p.metadata.namespace))
+        if (selectorMapMatches(s.spec.selector, p.metadata.labels))
+          this.queue.addAfter(keyOf(s), this.batchPeriodMs);
     };
     this.pods.addEventHandler({
       onAdd: podServices,
       onUpdate: (o, p) => {
-        if (o.status?.podIP === p.status?.podIP && isPodReady(o) === isPodReady(p) && !!o.metadata.deletionTimestamp === !!p.metadata.deletionTimestamp
-          && o.spec.nodeName === p.spec.nodeName && o.status?.phase === p.status?.phase && canonicalJson(o.metadata.labels) === canonicalJson(p.metadata.labels)) return;
+        if (
+          o.status?.podIP === p.status?.podIP &&
+          isPodReady(o) === isPodReady(p) &&
+          !!o.metadata.deletionTimestamp === !!p.metadata.deletionTimestamp &&
+          o.spec.nodeName === p.spec.nodeName &&
+          o.status?.phase === p.status?.phase &&
+          canonicalJson(o.metadata.labels) === canonicalJson(p.metadata.labels)
+        )
+          return;
         podServices(o);
         podServices(p);
       },
@@ -136,12 +175,16 @@ export class EndpointSliceController {
       if (!w) return;
       const want = w.get(sl.metadata.name!);
       if (want === undefined) return;
-      if (deleted ? true : want !== '' && Number(sl.metadata.resourceVersion) >= Number(want)) w.delete(sl.metadata.name!);
+      if (deleted ? true : want !== '' && Number(sl.metadata.resourceVersion) >= Number(want))
+        w.delete(sl.metadata.name!);
     };
     this.slices.addEventHandler({
       onAdd: (sl) => observe(sl, false),
       onUpdate: (_o, sl) => observe(sl, false),
-      onDelete: (sl) => { observe(sl, true); sliceOwner(sl); },
+      onDelete: (sl) => {
+        observe(sl, true);
+        sliceOwner(sl);
+      },
     });
   }
 
@@ -180,7 +223,9 @@ export class EndpointSliceController {
       throw new Error(`EndpointSlice informer cache is out of date for service ${key}`);
     }
     const svc = this.services.getByKey(key);
-    const existing = this.slices.byIndex('service', key).filter((s) => s.metadata.labels?.[MANAGED_BY_LABEL] === MANAGED_BY);
+    const existing = this.slices
+      .byIndex('service', key)
+      .filter((s) => s.metadata.labels?.[MANAGED_BY_LABEL] === MANAGED_BY);
     if (!svc) {
       for (const s of existing) await this.deleteSlice(s);
       return;
@@ -189,13 +234,19 @@ export class EndpointSliceController {
     const publishNotReady = !!svc.spec.publishNotReadyAddresses;
     // desired endpoints grouped by resolved port list
     const groups = new Map<string, { ports: EndpointPort[]; eps: Map<string, Endpoint> }>();
-    const pods = this.pods.list(svc.metadata.namespace).filter((p) => selectorMapMatches(svc.spec.selector, p.metadata.labels) && wantedInEndpoints(p));
+    const pods = this.pods
+      .list(svc.metadata.namespace)
+      .filter((p) => selectorMapMatches(svc.spec.selector, p.metadata.labels) && wantedInEndpoints(p));
     pods.sort((a, b) => (a.metadata.name! < b.metadata.name! ? -1 : 1));
     for (const p of pods) {
       const { ports, pk } = this.portsOf(svc, p);
       let g = groups.get(pk);
       if (!g) groups.set(pk, (g = { ports, eps: new Map() }));
-      const ep = podToEndpoint(p, p.spec.nodeName ? this.nodes.get(undefined, p.spec.nodeName) : undefined, publishNotReady);
+      const ep = podToEndpoint(
+        p,
+        p.spec.nodeName ? this.nodes.get(undefined, p.spec.nodeName) : undefined,
+        publishNotReady,
+      );
       g.eps.set(epKey(ep), ep);
     }
     const byPorts = new Map<string, EndpointSlice[]>();
@@ -213,10 +264,16 @@ export class EndpointSliceController {
     // slices for port sets nobody resolves to any more
     let kept = 0;
     for (const [pk, ss] of byPorts) {
-      if (seenGroups.has(pk)) { kept++; continue; }
+      if (seenGroups.has(pk)) {
+        kept++;
+        continue;
+      }
       for (const s of ss) {
         // keep one placeholder when the service has no endpoints at all
-        if (groups.size === 0 && kept === 0 && (s.endpoints ?? []).length === 0) { kept++; continue; }
+        if (groups.size === 0 && kept === 0 && (s.endpoints ?? []).length === 0) {
+          kept++;
+          continue;
+        }
         work.push(this.deleteSlice(s));
       }
     }
@@ -226,7 +283,12 @@ export class EndpointSliceController {
     if (failed) throw failed.reason;
   }
 
-  private async reconcileGroup(svc: Service, ports: EndpointPort[], desired: Map<string, Endpoint>, slices: EndpointSlice[]): Promise<void> {
+  private async reconcileGroup(
+    svc: Service,
+    ports: EndpointPort[],
+    desired: Map<string, Endpoint>,
+    slices: EndpointSlice[],
+  ): Promise<void> {
     const placed = new Set<string>();
     const toUpdate: { slice: EndpointSlice; eps: Endpoint[] }[] = [];
     const unchanged: { slice: EndpointSlice; eps: Endpoint[] }[] = [];
@@ -237,7 +299,10 @@ export class EndpointSliceController {
       for (const e of s.endpoints ?? []) {
         const k = epKey(e);
         const want = desired.get(k);
-        if (!want || placed.has(k)) { changed = true; continue; }
+        if (!want || placed.has(k)) {
+          changed = true;
+          continue;
+        }
         placed.add(k);
         if (!endpointsEqual(want, e)) changed = true;
         eps.push(want);
@@ -271,13 +336,21 @@ export class EndpointSliceController {
 
   private async createSlice(svc: Service, ports: EndpointPort[], eps: Endpoint[]): Promise<void> {
     const slice: EndpointSlice = {
-      apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice',
+      apiVersion: 'discovery.k8s.io/v1',
+      kind: 'EndpointSlice',
       metadata: {
-        generateName: `${svc.metadata.name}-`, namespace: svc.metadata.namespace,
-        labels: { ...(svc.metadata.labels ?? {}), [SERVICE_NAME_LABEL]: svc.metadata.name!, [MANAGED_BY_LABEL]: MANAGED_BY },
+        generateName: `${svc.metadata.name}-`,
+        namespace: svc.metadata.namespace,
+        labels: {
+          ...(svc.metadata.labels ?? {}),
+          [SERVICE_NAME_LABEL]: svc.metadata.name!,
+          [MANAGED_BY_LABEL]: MANAGED_BY,
+        },
         ownerReferences: [controllerRef(svc)],
       },
-      addressType: 'IPv4', endpoints: eps, ports,
+      addressType: 'IPv4',
+      endpoints: eps,
+      ports,
     };
     const c = await this.deps.api.create('endpointslices', slice);
     this.track(keyOf(svc), c.metadata.name!, c.metadata.resourceVersion ?? '0');
@@ -286,7 +359,11 @@ export class EndpointSliceController {
 
   private async updateSlice(s: EndpointSlice, ports: EndpointPort[], eps: Endpoint[]): Promise<void> {
     const u = await this.deps.api.update('endpointslices', { ...s, endpoints: eps, ports });
-    this.track(`${s.metadata.namespace}/${s.metadata.labels?.[SERVICE_NAME_LABEL]}`, u.metadata.name!, u.metadata.resourceVersion ?? '0');
+    this.track(
+      `${s.metadata.namespace}/${s.metadata.labels?.[SERVICE_NAME_LABEL]}`,
+      u.metadata.name!,
+      u.metadata.resourceVersion ?? '0',
+    );
     this.stats.slicesUpdated++;
   }
 

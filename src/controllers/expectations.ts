@@ -13,7 +13,11 @@ import type { Clock } from '../util/clock.js';
 /** ExpectationsTimeout: 5 minutes */
 export const EXPECTATIONS_TTL_MS = 5 * 60_000;
 
-interface Expectation { add: number; del: Set<string>; at: number }
+interface Expectation {
+  add: number;
+  del: Set<string>;
+  at: number;
+}
 
 export class Expectations {
   private readonly m = new Map<string, Expectation>();

@@ -45,10 +45,18 @@ export class LeaderElector {
 
   constructor(private readonly c: LeaderElectionConfig) {}
 
-  get isLeader(): boolean { return this.leading; }
-  private get ns(): string { return this.c.namespace ?? 'kube-system'; }
-  private get leaseMs(): number { return this.c.leaseDurationMs ?? 15_000; }
-  private get retryMs(): number { return this.c.retryPeriodMs ?? 2_000; }
+  get isLeader(): boolean {
+    return this.leading;
+  }
+  private get ns(): string {
+    return this.c.namespace ?? 'kube-system';
+  }
+  private get leaseMs(): number {
+    return this.c.leaseDurationMs ?? 15_000;
+  }
+  private get retryMs(): number {
+    return this.c.retryPeriodMs ?? 2_000;
+  }
 
   run(): void {
     this.stopped = false;
@@ -59,7 +67,10 @@ export class LeaderElector {
   stop(): void {
     this.stopped = true;
     if (this.timer) this.c.clock.clearTimer(this.timer);
-    if (this.leading) { this.leading = false; this.c.onStoppedLeading?.(); }
+    if (this.leading) {
+      this.leading = false;
+      this.c.onStoppedLeading?.();
+    }
   }
 
   private schedule(ms: number): void {
@@ -73,7 +84,11 @@ export class LeaderElector {
     const now = this.c.clock.now();
     if (ok) {
       this.lastRenewMs = now;
-      if (!this.leading) { this.leading = true; this.acquiredAt.push(now); this.c.onStartedLeading?.(); }
+      if (!this.leading) {
+        this.leading = true;
+        this.acquiredAt.push(now);
+        this.c.onStartedLeading?.();
+      }
     } else if (this.leading && now - this.lastRenewMs >= (this.c.renewDeadlineMs ?? 10_000)) {
       this.leading = false;
       this.c.onStoppedLeading?.();
@@ -91,19 +106,42 @@ export class LeaderElector {
       if (!isNotFound(err)) throw err;
       try {
         await this.c.api.create<Lease>('leases', {
-          apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: this.c.name, namespace: this.ns },
-          spec: { holderIdentity: me, leaseDurationSeconds: Math.round(this.leaseMs / 1000), acquireTime: isoMicro(now), renewTime: isoMicro(now), leaseTransitions: 0 },
+          apiVersion: 'coordination.k8s.io/v1',
+          kind: 'Lease',
+          metadata: { name: this.c.name, namespace: this.ns },
+          spec: {
+            holderIdentity: me,
+            leaseDurationSeconds: Math.round(this.leaseMs / 1000),
+            acquireTime: isoMicro(now),
+            renewTime: isoMicro(now),
+            leaseTransitions: 0,
+          },
         });
         this.observe({ holder: me, renewTime: isoMicro(now) }, now);
         return true;
-      } catch { return false; }
+      } catch {
+        return false;
+      }
     }
-    const rec = { holder: lease.spec.holderIdentity, renewTime: lease.spec.renewTime, rv: lease.metadata.resourceVersion };
-    if (!this.observed || this.observed.holder !== rec.holder || this.observed.renewTime !== rec.renewTime) this.observe(rec, now);
+    const rec = {
+      holder: lease.spec.holderIdentity,
+      renewTime: lease.spec.renewTime,
+      rv: lease.metadata.resourceVersion,
+    };
+    if (!this.observed || this.observed.holder !== rec.holder || this.observed.renewTime !== rec.renewTime)
+      this.observe(rec, now);
     const heldByOther = !!rec.holder && rec.holder !== me;
     if (heldByOther && this.observedAtMs + this.leaseMs > now) return false;
-    const spec = { ...lease.spec, holderIdentity: me, renewTime: isoMicro(now), leaseDurationSeconds: Math.round(this.leaseMs / 1000) };
-    if (rec.holder !== me) { spec.acquireTime = isoMicro(now); spec.leaseTransitions = (lease.spec.leaseTransitions ?? 0) + 1; }
+    const spec = {
+      ...lease.spec,
+      holderIdentity: me,
+      renewTime: isoMicro(now),
+      leaseDurationSeconds: Math.round(this.leaseMs / 1000),
+    };
+    if (rec.holder !== me) {
+      spec.acquireTime = isoMicro(now);
+      spec.leaseTransitions = (lease.spec.leaseTransitions ?? 0) + 1;
+    }
     try {
       const u = await this.c.api.update<Lease>('leases', { ...lease, spec });
       this.observe({ holder: me, renewTime: u.spec.renewTime, rv: u.metadata.resourceVersion }, now);
@@ -117,6 +155,9 @@ export class LeaderElector {
   private observe(rec: { holder?: string; renewTime?: string; rv?: string }, now: number): void {
     this.observed = rec;
     this.observedAtMs = now;
-    if (rec.holder && rec.holder !== this.lastLeader) { this.lastLeader = rec.holder; this.c.onNewLeader?.(rec.holder); }
+    if (rec.holder && rec.holder !== this.lastLeader) {
+      this.lastLeader = rec.holder;
+      this.c.onNewLeader?.(rec.holder);
+    }
   }
 }

@@ -38,9 +38,16 @@ export interface NodeLifecycleOptions {
 export type ZoneState = 'Normal' | 'PartialDisruption' | 'FullDisruption';
 
 /** ComputeZoneState over the Ready statuses of a zone's nodes */
-export function computeZoneState(readyStatuses: (string | undefined)[], unhealthyThreshold = 0.55): ZoneState {
-  let ready = 0, notReady = 0;
-  for (const s of readyStatuses) { if (s === 'True') ready++; else notReady++; }
+export function computeZoneState(
+  readyStatuses: (string | undefined)[],
+  unhealthyThreshold = 0.55,
+): ZoneState {
+  let ready = 0,
+    notReady = 0;
+  for (const s of readyStatuses) {
+    if (s === 'True') ready++;
+    else notReady++;
+  }
   if (ready === 0 && notReady > 0) return 'FullDisruption';
   if (notReady > 2 && notReady / (notReady + ready) >= unhealthyThreshold) return 'PartialDisruption';
   return 'Normal';
@@ -60,8 +67,14 @@ class ZoneTainter {
   qps: number;
   private tokens = 1;
   private last: number;
-  constructor(qps: number, now: number) { this.qps = qps; this.last = now; }
-  setRate(qps: number, now: number): void { this.refill(now); this.qps = qps; }
+  constructor(qps: number, now: number) {
+    this.qps = qps;
+    this.last = now;
+  }
+  setRate(qps: number, now: number): void {
+    this.refill(now);
+    this.qps = qps;
+  }
   private refill(now: number): void {
     this.tokens = Math.min(1, this.tokens + ((now - this.last) / 1000) * this.qps);
     this.last = now;
@@ -74,7 +87,11 @@ class ZoneTainter {
   }
 }
 
-interface Health { probeMs: number; renewTime?: string; heartbeat?: string }
+interface Health {
+  probeMs: number;
+  renewTime?: string;
+  heartbeat?: string;
+}
 
 export class NodeLifecycleController {
   private readonly nodes: Informer<Node>;
@@ -90,7 +107,10 @@ export class NodeLifecycleController {
   private stopped = false;
   stats = { markedUnknown: 0, noExecuteTainted: 0, untainted: 0, podsMarkedNotReady: 0, writeErrors: 0 };
 
-  constructor(private readonly deps: ControllerDeps, opts: NodeLifecycleOptions = {}) {
+  constructor(
+    private readonly deps: ControllerDeps,
+    opts: NodeLifecycleOptions = {},
+  ) {
     this.o = {
       nodeMonitorPeriodMs: opts.nodeMonitorPeriodMs ?? 5_000,
       nodeMonitorGracePeriodMs: opts.nodeMonitorGracePeriodMs ?? 40_000,
@@ -102,19 +122,33 @@ export class NodeLifecycleController {
     this.nodes = deps.informers.for<Node>('nodes');
     this.leases = deps.informers.for<Lease>('leases');
     this.pods = deps.informers.for<Pod>('pods');
-    try { this.pods.addIndexer('nodeName', (p) => (p.spec.nodeName ? [p.spec.nodeName] : [])); } catch { /* shared */ }
+    try {
+      this.pods.addIndexer('nodeName', (p) => (p.spec.nodeName ? [p.spec.nodeName] : []));
+    } catch {
+      /* shared */
+    }
     const observeNode = (n: Node) => {
       const hb = n.status?.conditions?.find((c) => c.type === 'Ready')?.lastHeartbeatTime;
       const h = this.health.get(n.metadata.name!);
       if (!h) this.health.set(n.metadata.name!, { probeMs: deps.clock.now(), heartbeat: hb });
-      else if (hb !== h.heartbeat) { h.heartbeat = hb; h.probeMs = deps.clock.now(); }
+      else if (hb !== h.heartbeat) {
+        h.heartbeat = hb;
+        h.probeMs = deps.clock.now();
+      }
     };
-    this.nodes.addEventHandler({ onAdd: observeNode, onUpdate: (_o, n) => observeNode(n), onDelete: (n) => this.health.delete(n.metadata.name!) });
+    this.nodes.addEventHandler({
+      onAdd: observeNode,
+      onUpdate: (_o, n) => observeNode(n),
+      onDelete: (n) => this.health.delete(n.metadata.name!),
+    });
     const observeLease = (l: Lease) => {
       if (l.metadata.namespace !== NODE_LEASE_NAMESPACE) return;
       const h = this.health.get(l.metadata.name!);
       if (!h) this.health.set(l.metadata.name!, { probeMs: deps.clock.now(), renewTime: l.spec.renewTime });
-      else if (l.spec.renewTime !== h.renewTime) { h.renewTime = l.spec.renewTime; h.probeMs = deps.clock.now(); }
+      else if (l.spec.renewTime !== h.renewTime) {
+        h.renewTime = l.spec.renewTime;
+        h.probeMs = deps.clock.now();
+      }
     };
     this.leases.addEventHandler({ onAdd: observeLease, onUpdate: (_o, l) => observeLease(l) });
   }
@@ -124,8 +158,13 @@ export class NodeLifecycleController {
     const monitor = () => {
       this.monitorTimer = undefined;
       this.monitorNodeHealth()
-        .catch(() => { this.stats.writeErrors++; })
-        .finally(() => { if (!this.stopped) this.monitorTimer = this.deps.clock.setTimer(monitor, this.o.nodeMonitorPeriodMs); });
+        .catch(() => {
+          this.stats.writeErrors++;
+        })
+        .finally(() => {
+          if (!this.stopped)
+            this.monitorTimer = this.deps.clock.setTimer(monitor, this.o.nodeMonitorPeriodMs);
+        });
     };
     this.monitorTimer = this.deps.clock.setTimer(monitor, this.o.nodeMonitorPeriodMs);
     // doNoExecuteTaintingPass runs every 100 ms (nodeEvictionPeriod); only while work is queued
@@ -140,14 +179,22 @@ export class NodeLifecycleController {
   }
 
   /** zone → state at the last monitor pass (for reports) */
-  get zoneStatus(): ReadonlyMap<string, ZoneState> { return this.zoneStates; }
+  get zoneStatus(): ReadonlyMap<string, ZoneState> {
+    return this.zoneStates;
+  }
 
   private scheduleTaintPass(): void {
     if (this.taintTimer) return;
     let pending = false;
     for (const z of this.zones.values()) if (z.queue.length) pending = true;
     if (!pending) return;
-    this.taintTimer = this.deps.clock.setTimer(() => { this.taintTimer = undefined; this.taintPass().catch(() => { this.stats.writeErrors++; this.scheduleTaintPass(); }); }, 100);
+    this.taintTimer = this.deps.clock.setTimer(() => {
+      this.taintTimer = undefined;
+      this.taintPass().catch(() => {
+        this.stats.writeErrors++;
+        this.scheduleTaintPass();
+      });
+    }, 100);
   }
 
   private async monitorNodeHealth(): Promise<void> {
@@ -180,13 +227,29 @@ export class NodeLifecycleController {
     const conds = [...(node.status?.conditions ?? [])];
     for (const t of types) {
       const i = conds.findIndex((c) => c.type === t);
-      const c: NodeCondition = { type: t, status: 'Unknown', reason: 'NodeStatusUnknown', message: 'Kubelet stopped posting node status.', lastHeartbeatTime: conds[i]?.lastHeartbeatTime, lastTransitionTime: now };
-      if (i >= 0) conds[i] = c; else conds.push(c);
+      const c: NodeCondition = {
+        type: t,
+        status: 'Unknown',
+        reason: 'NodeStatusUnknown',
+        message: 'Kubelet stopped posting node status.',
+        lastHeartbeatTime: conds[i]?.lastHeartbeatTime,
+        lastTransitionTime: now,
+      };
+      if (i >= 0) conds[i] = c;
+      else conds.push(c);
     }
     try {
-      await this.deps.api.updateStatus('nodes', { ...node, status: { ...(node.status ?? {}), conditions: conds } });
+      await this.deps.api.updateStatus('nodes', {
+        ...node,
+        status: { ...(node.status ?? {}), conditions: conds },
+      });
       this.stats.markedUnknown++;
-      this.deps.recorder.event(node, 'Normal', 'NodeNotReady', `Node ${node.metadata.name} status is now: NodeNotReady`);
+      this.deps.recorder.event(
+        node,
+        'Normal',
+        'NodeNotReady',
+        `Node ${node.metadata.name} status is now: NodeNotReady`,
+      );
     } catch {
       // conflict, not found, or throttled past the client's retries: re-evaluated on the next pass
       this.stats.writeErrors++;
@@ -196,15 +259,24 @@ export class NodeLifecycleController {
     for (const p of this.pods.byIndex('nodeName', node.metadata.name!)) {
       const rc = p.status?.conditions?.find((c) => c.type === 'Ready');
       if (rc?.status !== 'True') continue;
-      const conditions = (p.status?.conditions ?? []).map((c) => (c.type === 'Ready' ? { ...c, status: 'False' as const, lastTransitionTime: now } : c));
+      const conditions = (p.status?.conditions ?? []).map((c) =>
+        c.type === 'Ready' ? { ...c, status: 'False' as const, lastTransitionTime: now } : c,
+      );
       try {
         await this.deps.api.updateStatus('pods', { ...p, status: { ...(p.status ?? {}), conditions } });
         this.stats.podsMarkedNotReady++;
-      } catch { /* the next pass or the kubelet will fix it */ }
+      } catch {
+        /* the next pass or the kubelet will fix it */
+      }
     }
   }
 
-  private reconcileTaints(node: Node, ready: string | undefined, zone: string, work: (() => Promise<void>)[]): void {
+  private reconcileTaints(
+    node: Node,
+    ready: string | undefined,
+    zone: string,
+    work: (() => Promise<void>)[],
+  ): void {
     const name = node.metadata.name!;
     const want = ready === 'False' ? TAINT_NOT_READY : ready === 'Unknown' ? TAINT_UNREACHABLE : undefined;
     const taints = node.spec?.taints ?? [];
@@ -214,17 +286,30 @@ export class NodeLifecycleController {
     const tainter = this.tainter(zone);
     if (!want) {
       tainter.queue = tainter.queue.filter((n) => n !== name);
-      if (hasNoSched(TAINT_NOT_READY) || hasNoSched(TAINT_UNREACHABLE) || hasNoExec(TAINT_NOT_READY) || hasNoExec(TAINT_UNREACHABLE)) {
-        work.push(() => this.patchTaints(name, (ts) => ts.filter((t) => t.key !== TAINT_NOT_READY && t.key !== TAINT_UNREACHABLE)).then((ok) => { if (ok) this.stats.untainted++; }));
+      if (
+        hasNoSched(TAINT_NOT_READY) ||
+        hasNoSched(TAINT_UNREACHABLE) ||
+        hasNoExec(TAINT_NOT_READY) ||
+        hasNoExec(TAINT_UNREACHABLE)
+      ) {
+        work.push(() =>
+          this.patchTaints(name, (ts) =>
+            ts.filter((t) => t.key !== TAINT_NOT_READY && t.key !== TAINT_UNREACHABLE),
+          ).then((ok) => {
+            if (ok) this.stats.untainted++;
+          }),
+        );
       }
       return;
     }
     // NoSchedule at once (TaintNodeByCondition), swapping not-ready/unreachable as the condition changes
     if (!hasNoSched(want) || hasNoSched(other) || hasNoExec(other)) {
-      work.push(() => this.patchTaints(name, (ts) => {
-        const kept = ts.filter((t) => t.key !== other && !(t.key === want && t.effect === 'NoSchedule'));
-        return [...kept, { key: want, effect: 'NoSchedule' }];
-      }).then(() => {}));
+      work.push(() =>
+        this.patchTaints(name, (ts) => {
+          const kept = ts.filter((t) => t.key !== other && !(t.key === want && t.effect === 'NoSchedule'));
+          return [...kept, { key: want, effect: 'NoSchedule' }];
+        }).then(() => {}),
+      );
     }
     if (!hasNoExec(want) && !tainter.queue.includes(name) && !this.allDisrupted) tainter.queue.push(name);
   }
@@ -236,7 +321,11 @@ export class NodeLifecycleController {
   }
 
   /** handleDisruption: per-zone eviction rates from zone states */
-  private handleDisruption(byZone: Map<string, (string | undefined)[]>, now: number, work: (() => Promise<void>)[]): void {
+  private handleDisruption(
+    byZone: Map<string, (string | undefined)[]>,
+    now: number,
+    work: (() => Promise<void>)[],
+  ): void {
     let allFull = byZone.size > 0;
     for (const [zone, statuses] of byZone) {
       const state = computeZoneState(statuses, this.o.unhealthyZoneThreshold);
@@ -246,10 +335,24 @@ export class NodeLifecycleController {
     if (allFull && !this.allDisrupted) {
       // every zone down: assume the control plane lost the network; stop evicting, lift NoExecute taints
       this.allDisrupted = true;
-      for (const z of this.zones.values()) { z.setRate(0, now); z.queue = []; }
+      for (const z of this.zones.values()) {
+        z.setRate(0, now);
+        z.queue = [];
+      }
       for (const node of this.nodes.list()) {
-        if ((node.spec?.taints ?? []).some((t) => t.effect === 'NoExecute' && (t.key === TAINT_UNREACHABLE || t.key === TAINT_NOT_READY))) {
-          work.push(() => this.patchTaints(node.metadata.name!, (ts) => ts.filter((t) => !(t.effect === 'NoExecute' && (t.key === TAINT_UNREACHABLE || t.key === TAINT_NOT_READY)))).then(() => {}));
+        if (
+          (node.spec?.taints ?? []).some(
+            (t) => t.effect === 'NoExecute' && (t.key === TAINT_UNREACHABLE || t.key === TAINT_NOT_READY),
+          )
+        ) {
+          work.push(() =>
+            this.patchTaints(node.metadata.name!, (ts) =>
+              ts.filter(
+                (t) =>
+                  !(t.effect === 'NoExecute' && (t.key === TAINT_UNREACHABLE || t.key === TAINT_NOT_READY)),
+              ),
+            ).then(() => {}),
+          );
         }
       }
       return;
@@ -258,7 +361,12 @@ export class NodeLifecycleController {
     if (this.allDisrupted) return;
     for (const [zone, statuses] of byZone) {
       const state = this.zoneStates.get(zone)!;
-      const rate = state === 'PartialDisruption' ? (statuses.length > this.o.largeClusterThreshold ? this.o.secondaryEvictionRate : 0) : this.o.evictionRate;
+      const rate =
+        state === 'PartialDisruption'
+          ? statuses.length > this.o.largeClusterThreshold
+            ? this.o.secondaryEvictionRate
+            : 0
+          : this.o.evictionRate;
       this.tainter(zone).setRate(rate, now);
     }
   }
@@ -275,8 +383,18 @@ export class NodeLifecycleController {
         const key = ready === 'False' ? TAINT_NOT_READY : ready === 'Unknown' ? TAINT_UNREACHABLE : undefined;
         if (!node || !key) continue;
         const timeAdded = isoTime(now);
-        work.push(this.patchTaints(name, (ts) => [...ts.filter((t) => !(t.effect === 'NoExecute' && (t.key === TAINT_NOT_READY || t.key === TAINT_UNREACHABLE))), { key, effect: 'NoExecute', timeAdded }])
-          .then((ok) => { if (ok) this.stats.noExecuteTainted++; else z.queue.push(name); }));
+        work.push(
+          this.patchTaints(name, (ts) => [
+            ...ts.filter(
+              (t) =>
+                !(t.effect === 'NoExecute' && (t.key === TAINT_NOT_READY || t.key === TAINT_UNREACHABLE)),
+            ),
+            { key, effect: 'NoExecute', timeAdded },
+          ]).then((ok) => {
+            if (ok) this.stats.noExecuteTainted++;
+            else z.queue.push(name);
+          }),
+        );
       }
     }
     await Promise.all(work);
@@ -286,7 +404,10 @@ export class NodeLifecycleController {
   /** read-modify-write of spec.taints with retries on conflict (controller.SwapNodeControllerTaint) */
   private async patchTaints(name: string, f: (ts: Taint[]) => Taint[]): Promise<boolean> {
     for (let attempt = 0; attempt < 5; attempt++) {
-      const node = attempt === 0 ? this.nodes.get(undefined, name) : await this.deps.api.get<Node>('nodes', undefined, name).catch(() => undefined);
+      const node =
+        attempt === 0
+          ? this.nodes.get(undefined, name)
+          : await this.deps.api.get<Node>('nodes', undefined, name).catch(() => undefined);
       if (!node) return false;
       const next = f(node.spec?.taints ?? []);
       if (JSON.stringify(next) === JSON.stringify(node.spec?.taints ?? [])) return true;
@@ -307,7 +428,11 @@ export async function parallelize(workers: number, jobs: (() => Promise<void>)[]
   const worker = async () => {
     while (next < jobs.length) {
       const job = jobs[next++];
-      try { await job(); } catch { /* each job handles its own failures; keep going */ }
+      try {
+        await job();
+      } catch {
+        /* each job handles its own failures; keep going */
+      }
     }
   };
   await Promise.all(Array.from({ length: Math.min(workers, jobs.length) }, worker));

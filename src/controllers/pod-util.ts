@@ -32,7 +32,14 @@ export function controllerOf(obj: KubeObject): OwnerReference | undefined {
 
 /** an owner reference marking `owner` as the controller (metav1.NewControllerRef) */
 export function controllerRef(owner: KubeObject): OwnerReference {
-  return { apiVersion: owner.apiVersion, kind: owner.kind, name: owner.metadata.name!, uid: owner.metadata.uid!, controller: true, blockOwnerDeletion: true };
+  return {
+    apiVersion: owner.apiVersion,
+    kind: owner.kind,
+    name: owner.metadata.name!,
+    uid: owner.metadata.uid!,
+    controller: true,
+    blockOwnerDeletion: true,
+  };
 }
 
 /** index function: the uid of the object's controller */

@@ -24,7 +24,18 @@ import { WorkQueue, runWorkers } from '../client/workqueue.js';
 import type { Clock } from '../util/clock.js';
 import type { Rng } from '../util/rng.js';
 import { Expectations } from './expectations.js';
-import { podGracePeriod, CONTROLLER_UID_INDEX, controllerOf, controllerRef, controllerUidIndex, getPodCondition, isPodActive, isPodAvailable, isPodReady, randomSuffix } from './pod-util.js';
+import {
+  podGracePeriod,
+  CONTROLLER_UID_INDEX,
+  controllerOf,
+  controllerRef,
+  controllerUidIndex,
+  getPodCondition,
+  isPodActive,
+  isPodAvailable,
+  isPodReady,
+  randomSuffix,
+} from './pod-util.js';
 
 /** BurstReplicas: the most pods one sync creates or deletes */
 export const BURST_REPLICAS = 500;
@@ -40,7 +51,11 @@ export interface ControllerDeps {
 }
 
 /** slowStartBatch: run fn `count` times in batches 1, 2, 4, …; stop at the first batch with an error */
-export async function slowStartBatch(count: number, initialBatchSize: number, fn: (i: number) => Promise<void>): Promise<{ successes: number; error?: unknown }> {
+export async function slowStartBatch(
+  count: number,
+  initialBatchSize: number,
+  fn: (i: number) => Promise<void>,
+): Promise<{ successes: number; error?: unknown }> {
   let remaining = count;
   let successes = 0;
   let index = 0;
@@ -60,7 +75,9 @@ export async function slowStartBatch(count: number, initialBatchSize: number, fn
 /** Ranks pods for deletion: the returned array is most-deletable first (controller.ActivePodsWithRanks). */
 export function rankPodsForDeletion(pods: Pod[], relatedPods: Pod[], nowMs: number): Pod[] {
   const perNode = new Map<string, number>();
-  for (const p of relatedPods) if (p.spec.nodeName && isPodActive(p)) perNode.set(p.spec.nodeName, (perNode.get(p.spec.nodeName) ?? 0) + 1);
+  for (const p of relatedPods)
+    if (p.spec.nodeName && isPodActive(p))
+      perNode.set(p.spec.nodeName, (perNode.get(p.spec.nodeName) ?? 0) + 1);
   const phaseRank: Record<string, number> = { Pending: 0, Unknown: 1, Running: 2 };
   // decorate once, then sort on the keys (Date parsing per comparison is too slow for big sets)
   const keyed = pods.map((p) => {
@@ -71,7 +88,7 @@ export function rankPodsForDeletion(pods: Pod[], relatedPods: Pod[], nowMs: numb
       assigned: p.spec.nodeName ? 1 : 0,
       phase: phaseRank[p.status?.phase ?? 'Pending'] ?? 0,
       ready: ready ? 1 : 0,
-      doubled: p.spec.nodeName ? perNode.get(p.spec.nodeName) ?? 0 : 0,
+      doubled: p.spec.nodeName ? (perNode.get(p.spec.nodeName) ?? 0) : 0,
       readySince: ready && c?.lastTransitionTime ? Date.parse(c.lastTransitionTime) : nowMs,
       created: p.metadata.creationTimestamp ? Date.parse(p.metadata.creationTimestamp) : Infinity,
       name: p.metadata.name ?? '',
@@ -90,14 +107,22 @@ export function rankPodsForDeletion(pods: Pod[], relatedPods: Pod[], nowMs: numb
 }
 
 /** what the ReplicaSet controller needs to know of a pod, computed once per pod version */
-interface PodFacts { active: boolean; ready: boolean; readySinceMs: number }
+interface PodFacts {
+  active: boolean;
+  ready: boolean;
+  readySinceMs: number;
+}
 const facts = new WeakMap<Pod, PodFacts>();
 function podFacts(p: Pod): PodFacts {
   let f = facts.get(p);
   if (!f) {
     const c = getPodCondition(p, 'Ready');
     const ready = c?.status === 'True';
-    f = { active: isPodActive(p), ready, readySinceMs: ready && c?.lastTransitionTime ? Date.parse(c.lastTransitionTime) : NaN };
+    f = {
+      active: isPodActive(p),
+      ready,
+      readySinceMs: ready && c?.lastTransitionTime ? Date.parse(c.lastTransitionTime) : NaN,
+    };
     facts.set(p, f);
   }
   return f;
@@ -117,8 +142,14 @@ export class ReplicaSetController {
    * walk every pod of a large ReplicaSet (the result is the same as upstream's full recount).
    * `dirty` forces a recount (pod seen before its ReplicaSet, template labels changed).
    */
-  private readonly counts = new Map<string, { active: number; ready: number; fully: number; gen: number; dirty: boolean }>();
-  private readonly contrib = new Map<string, { uid: string; active: boolean; ready: boolean; fully: boolean }>();
+  private readonly counts = new Map<
+    string,
+    { active: number; ready: number; fully: number; gen: number; dirty: boolean }
+  >();
+  private readonly contrib = new Map<
+    string,
+    { uid: string; active: boolean; ready: boolean; fully: boolean }
+  >();
 
   constructor(private readonly deps: ControllerDeps) {
     this.queue = new WorkQueue<string>(deps.clock, undefined, 'replicaset');
@@ -127,12 +158,23 @@ export class ReplicaSetController {
     this.suffix = () => rng.next();
     this.rsInformer = deps.informers.for<ReplicaSet>('replicasets');
     this.podInformer = deps.informers.for<Pod>('pods');
-    try { this.podInformer.addIndexer(CONTROLLER_UID_INDEX, controllerUidIndex); } catch { /* shared: already added */ }
+    try {
+      this.podInformer.addIndexer(CONTROLLER_UID_INDEX, controllerUidIndex);
+    } catch {
+      /* shared: already added */
+    }
 
     this.rsInformer.addEventHandler({
-      onAdd: (rs) => { const c = this.counts.get(rs.metadata.uid!); if (c) c.dirty = true; this.queue.add(keyOf(rs)); },
+      onAdd: (rs) => {
+        const c = this.counts.get(rs.metadata.uid!);
+        if (c) c.dirty = true;
+        this.queue.add(keyOf(rs));
+      },
       onUpdate: (_o, rs) => this.queue.add(keyOf(rs)),
-      onDelete: (rs) => { this.expectations.delete(keyOf(rs)); this.queue.add(keyOf(rs)); },
+      onDelete: (rs) => {
+        this.expectations.delete(keyOf(rs));
+        this.queue.add(keyOf(rs));
+      },
     });
     this.podInformer.addEventHandler({
       onAdd: (pod) => {
@@ -149,7 +191,8 @@ export class ReplicaSetController {
         const oldKey = this.ownerKey(old);
         if (oldKey && oldKey !== rsKey) this.queue.add(oldKey);
         if (!rsKey) return;
-        if (pod.metadata.deletionTimestamp && !old.metadata.deletionTimestamp) this.expectations.deletionObserved(rsKey, keyOf(pod));
+        if (pod.metadata.deletionTimestamp && !old.metadata.deletionTimestamp)
+          this.expectations.deletionObserved(rsKey, keyOf(pod));
         this.queue.add(rsKey);
         // a pod that just became ready may become available after minReadySeconds
         const rs = this.rsInformer.getByKey(rsKey);
@@ -189,7 +232,11 @@ export class ReplicaSetController {
     const prev = this.contrib.get(podKey);
     if (prev) {
       const c = this.counts.get(prev.uid);
-      if (c && prev.active) { c.active--; if (prev.ready) c.ready--; if (prev.fully) c.fully--; }
+      if (c && prev.active) {
+        c.active--;
+        if (prev.ready) c.ready--;
+        if (prev.fully) c.fully--;
+      }
       this.contrib.delete(podKey);
     }
     const ref = pod && controllerOf(pod);
@@ -199,21 +246,36 @@ export class ReplicaSetController {
     const f = podFacts(pod);
     const rs = this.rsInformer.get(pod.metadata.namespace, ref.name);
     let fully = false;
-    if (rs && rs.metadata.uid === ref.uid) fully = labelsMatch(rs, pod); else c.dirty = true;
+    if (rs && rs.metadata.uid === ref.uid) fully = labelsMatch(rs, pod);
+    else c.dirty = true;
     const k = { uid: ref.uid, active: f.active, ready: f.ready, fully };
     this.contrib.set(podKey, k);
-    if (k.active) { c.active++; if (k.ready) c.ready++; if (k.fully) c.fully++; }
+    if (k.active) {
+      c.active++;
+      if (k.ready) c.ready++;
+      if (k.fully) c.fully++;
+    }
   }
 
   /** recount a ReplicaSet's pods from the cache (what upstream does on every sync) */
-  private recount(rs: ReplicaSet): { active: number; ready: number; fully: number; gen: number; dirty: boolean } {
+  private recount(rs: ReplicaSet): {
+    active: number;
+    ready: number;
+    fully: number;
+    gen: number;
+    dirty: boolean;
+  } {
     const uid = rs.metadata.uid!;
     const c = { active: 0, ready: 0, fully: 0, gen: rs.metadata.generation ?? 0, dirty: false };
     this.podInformer.forEachInIndex(CONTROLLER_UID_INDEX, uid, (p) => {
       const f = podFacts(p);
       const k = { uid, active: f.active, ready: f.ready, fully: labelsMatch(rs, p) };
       this.contrib.set(keyOf(p), k);
-      if (k.active) { c.active++; if (k.ready) c.ready++; if (k.fully) c.fully++; }
+      if (k.active) {
+        c.active++;
+        if (k.ready) c.ready++;
+        if (k.fully) c.fully++;
+      }
     });
     this.counts.set(uid, c);
     return c;
@@ -222,23 +284,40 @@ export class ReplicaSetController {
   /** syncReplicaSet */
   async sync(key: string): Promise<void> {
     const rs = this.rsInformer.getByKey(key);
-    if (!rs) { this.expectations.delete(key); return; }
+    if (!rs) {
+      this.expectations.delete(key);
+      return;
+    }
     let c = this.counts.get(rs.metadata.uid!);
     if (!c || c.dirty || c.gen !== (rs.metadata.generation ?? 0)) c = this.recount(rs);
     let manageError: unknown;
     let active = c.active;
-    if (this.expectations.satisfied(key) && !rs.metadata.deletionTimestamp && active !== (rs.spec.replicas ?? 1)) {
+    if (
+      this.expectations.satisfied(key) &&
+      !rs.metadata.deletionTimestamp &&
+      active !== (rs.spec.replicas ?? 1)
+    ) {
       const pods: Pod[] = [];
-      this.podInformer.forEachInIndex(CONTROLLER_UID_INDEX, rs.metadata.uid!, (p) => { if (podFacts(p).active) pods.push(p); });
+      this.podInformer.forEachInIndex(CONTROLLER_UID_INDEX, rs.metadata.uid!, (p) => {
+        if (podFacts(p).active) pods.push(p);
+      });
       active = pods.length;
       manageError = await this.manageReplicas(key, rs, pods);
     }
     if ((rs.spec.minReadySeconds ?? 0) > 0) {
       const pods: Pod[] = [];
-      this.podInformer.forEachInIndex(CONTROLLER_UID_INDEX, rs.metadata.uid!, (p) => { if (podFacts(p).active) pods.push(p); });
+      this.podInformer.forEachInIndex(CONTROLLER_UID_INDEX, rs.metadata.uid!, (p) => {
+        if (podFacts(p).active) pods.push(p);
+      });
       await this.updateStatusScan(rs, pods);
     } else {
-      await this.writeStatus(rs, { replicas: c.active, fullyLabeledReplicas: c.fully, readyReplicas: c.ready, availableReplicas: c.ready, observedGeneration: rs.metadata.generation });
+      await this.writeStatus(rs, {
+        replicas: c.active,
+        fullyLabeledReplicas: c.fully,
+        readyReplicas: c.ready,
+        availableReplicas: c.ready,
+        observedGeneration: rs.metadata.generation,
+      });
     }
     if (manageError !== undefined) throw manageError;
   }
@@ -256,7 +335,12 @@ export class ReplicaSetController {
           this.podsCreated++;
           this.deps.recorder.event(rs, 'Normal', 'SuccessfulCreate', `Created pod: ${pod.metadata.name}`);
         } catch (err) {
-          this.deps.recorder.event(rs, 'Warning', 'FailedCreate', `Error creating: ${(err as Error).message}`);
+          this.deps.recorder.event(
+            rs,
+            'Warning',
+            'FailedCreate',
+            `Error creating: ${(err as Error).message}`,
+          );
           throw err;
         }
       });
@@ -269,16 +353,20 @@ export class ReplicaSetController {
       const victims = rankPodsForDeletion(active, active, this.deps.clock.now()).slice(0, n);
       this.expectations.expectDeletions(key, victims.map(keyOf));
       let error: unknown;
-      await Promise.all(victims.map(async (p) => {
-        try {
-          await this.deps.api.delete('pods', p.metadata.namespace, p.metadata.name!, { gracePeriodSeconds: podGracePeriod(p) });
-          this.podsDeleted++;
-          this.deps.recorder.event(rs, 'Normal', 'SuccessfulDelete', `Deleted pod: ${p.metadata.name}`);
-        } catch (err) {
-          this.expectations.deletionObserved(key, keyOf(p));
-          if (!isNotFound(err)) error ??= err;
-        }
-      }));
+      await Promise.all(
+        victims.map(async (p) => {
+          try {
+            await this.deps.api.delete('pods', p.metadata.namespace, p.metadata.name!, {
+              gracePeriodSeconds: podGracePeriod(p),
+            });
+            this.podsDeleted++;
+            this.deps.recorder.event(rs, 'Normal', 'SuccessfulDelete', `Deleted pod: ${p.metadata.name}`);
+          } catch (err) {
+            this.expectations.deletionObserved(key, keyOf(p));
+            if (!isNotFound(err)) error ??= err;
+          }
+        }),
+      );
       return error;
     }
     return undefined;
@@ -287,7 +375,8 @@ export class ReplicaSetController {
   private podFromTemplate(rs: ReplicaSet): Pod {
     const t = rs.spec.template;
     return {
-      apiVersion: 'v1', kind: 'Pod',
+      apiVersion: 'v1',
+      kind: 'Pod',
       metadata: {
         name: `${rs.metadata.name}-${randomSuffix(this.suffix)}`,
         namespace: rs.metadata.namespace,
@@ -303,20 +392,43 @@ export class ReplicaSetController {
   private async updateStatusScan(rs: ReplicaSet, active: Pod[]): Promise<void> {
     const now = this.deps.clock.now();
     const mrs = rs.spec.minReadySeconds ?? 0;
-    let fully = 0, ready = 0, available = 0;
+    let fully = 0,
+      ready = 0,
+      available = 0;
     for (const p of active) {
       if (labelsMatch(rs, p)) fully++;
       const f = podFacts(p);
-      if (f.ready) { ready++; if (f.readySinceMs + mrs * 1000 <= now) available++; }
+      if (f.ready) {
+        ready++;
+        if (f.readySinceMs + mrs * 1000 <= now) available++;
+      }
     }
-    await this.writeStatus(rs, { replicas: active.length, fullyLabeledReplicas: fully, readyReplicas: ready, availableReplicas: available, observedGeneration: rs.metadata.generation });
+    await this.writeStatus(rs, {
+      replicas: active.length,
+      fullyLabeledReplicas: fully,
+      readyReplicas: ready,
+      availableReplicas: available,
+      observedGeneration: rs.metadata.generation,
+    });
     if (ready > available) this.queue.addAfter(keyOf(rs), mrs * 1000);
   }
 
-  private async writeStatus(rs: ReplicaSet, next: Required<Pick<ReplicaSetStatus, 'replicas' | 'fullyLabeledReplicas' | 'readyReplicas' | 'availableReplicas'>> & { observedGeneration?: number }): Promise<void> {
+  private async writeStatus(
+    rs: ReplicaSet,
+    next: Required<
+      Pick<ReplicaSetStatus, 'replicas' | 'fullyLabeledReplicas' | 'readyReplicas' | 'availableReplicas'>
+    > & { observedGeneration?: number },
+  ): Promise<void> {
     const s = rs.status;
-    if (s && s.replicas === next.replicas && s.fullyLabeledReplicas === next.fullyLabeledReplicas && s.readyReplicas === next.readyReplicas
-      && s.availableReplicas === next.availableReplicas && s.observedGeneration === next.observedGeneration) return;
+    if (
+      s &&
+      s.replicas === next.replicas &&
+      s.fullyLabeledReplicas === next.fullyLabeledReplicas &&
+      s.readyReplicas === next.readyReplicas &&
+      s.availableReplicas === next.availableReplicas &&
+      s.observedGeneration === next.observedGeneration
+    )
+      return;
     try {
       await this.deps.api.updateStatus('replicasets', { ...rs, status: next });
     } catch (err) {

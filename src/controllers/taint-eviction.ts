@@ -52,7 +52,11 @@ export function minTolerationMs(taints: Taint[], tolerations: Toleration[] | und
   return min;
 }
 
-export interface EvictionRecord { pod: string; node: string; atMs: number }
+export interface EvictionRecord {
+  pod: string;
+  node: string;
+  atMs: number;
+}
 
 export class TaintEvictionController {
   private readonly nodes: Informer<Node>;
@@ -65,17 +69,29 @@ export class TaintEvictionController {
   constructor(private readonly deps: ControllerDeps) {
     this.nodes = deps.informers.for<Node>('nodes');
     this.pods = deps.informers.for<Pod>('pods');
-    try { this.pods.addIndexer('nodeName', (p) => (p.spec.nodeName ? [p.spec.nodeName] : [])); } catch { /* shared */ }
+    try {
+      this.pods.addIndexer('nodeName', (p) => (p.spec.nodeName ? [p.spec.nodeName] : []));
+    } catch {
+      /* shared */
+    }
   }
 
   run(): void {
     this.nodes.addEventHandler({
       onAdd: (n) => this.onNode(n),
-      onUpdate: (o, n) => { if (JSON.stringify(noExec(o)) !== JSON.stringify(noExec(n))) this.onNode(n); },
+      onUpdate: (o, n) => {
+        if (JSON.stringify(noExec(o)) !== JSON.stringify(noExec(n))) this.onNode(n);
+      },
     });
     this.pods.addEventHandler({
       onAdd: (p) => this.onPod(p),
-      onUpdate: (o, p) => { if (o.spec.nodeName !== p.spec.nodeName || JSON.stringify(o.spec.tolerations) !== JSON.stringify(p.spec.tolerations)) this.onPod(p); },
+      onUpdate: (o, p) => {
+        if (
+          o.spec.nodeName !== p.spec.nodeName ||
+          JSON.stringify(o.spec.tolerations) !== JSON.stringify(p.spec.tolerations)
+        )
+          this.onPod(p);
+      },
       onDelete: (p) => this.cancel(keyOf(p)),
     });
   }
@@ -97,17 +113,28 @@ export class TaintEvictionController {
 
   private process(pod: Pod, node: Node): void {
     const key = keyOf(pod);
-    if (pod.metadata.deletionTimestamp) { this.cancel(key); return; }
+    if (pod.metadata.deletionTimestamp) {
+      this.cancel(key);
+      return;
+    }
     const taints = noExec(node);
-    if (taints.length === 0) { this.cancel(key); return; }
+    if (taints.length === 0) {
+      this.cancel(key);
+      return;
+    }
     const min = minTolerationMs(taints, pod.spec.tolerations);
-    if (min < 0) { this.cancel(key); return; }
+    if (min < 0) {
+      this.cancel(key);
+      return;
+    }
     // an eviction already scheduled earlier keeps its time (createdAt + min is before now + min)
     if (this.scheduled.has(key)) return;
     const now = this.deps.clock.now();
     const created = now;
     const fireMs = now + min;
-    const timer = this.deps.clock.setTimer(() => { this.evict(key, node.metadata.name!).catch(() => {}); }, min);
+    const timer = this.deps.clock.setTimer(() => {
+      this.evict(key, node.metadata.name!).catch(() => {});
+    }, min);
     this.scheduled.set(key, { createdMs: created, fireMs, timer });
   }
 
@@ -124,13 +151,21 @@ export class TaintEvictionController {
     if (!pod || pod.metadata.deletionTimestamp) return;
     this.deps.recorder.event(pod, 'Normal', 'TaintManagerEviction', `Marking for deletion Pod ${key}`);
     try {
-      await this.deps.api.delete('pods', pod.metadata.namespace, pod.metadata.name!, { gracePeriodSeconds: podGracePeriod(pod) });
+      await this.deps.api.delete('pods', pod.metadata.namespace, pod.metadata.name!, {
+        gracePeriodSeconds: podGracePeriod(pod),
+      });
       this.evictions.push({ pod: key, node: nodeName, atMs: this.deps.clock.now() });
     } catch (err) {
       if (isNotFound(err)) return;
       // retry shortly, as the taint eviction queue does
-      const timer = this.deps.clock.setTimer(() => { this.evict(key, nodeName).catch(() => {}); }, 1000);
-      this.scheduled.set(key, { createdMs: this.deps.clock.now(), fireMs: this.deps.clock.now() + 1000, timer });
+      const timer = this.deps.clock.setTimer(() => {
+        this.evict(key, nodeName).catch(() => {});
+      }, 1000);
+      this.scheduled.set(key, {
+        createdMs: this.deps.clock.now(),
+        fireMs: this.deps.clock.now() + 1000,
+        timer,
+      });
     }
   }
 }

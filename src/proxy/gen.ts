@@ -112,8 +112,11 @@ export function generateCluster(opts: GenOptions): GeneratedCluster {
     if (type !== 'ClusterIP' && nextNodePort > 32767 - 3) type = 'ClusterIP';
     const udp = rng.next() < mix.udp;
     const protocol = udp ? 'UDP' : 'TCP';
-    const ports: ServicePort[] = [{ name: udp ? 'dns' : 'http', protocol, port: udp ? 53 : 80, targetPort: udp ? 5353 : 8080 }];
-    if (rng.next() < mix.secondPort) ports.push({ name: 'metrics', protocol: 'TCP', port: 9090, targetPort: 9090 });
+    const ports: ServicePort[] = [
+      { name: udp ? 'dns' : 'http', protocol, port: udp ? 53 : 80, targetPort: udp ? 5353 : 8080 },
+    ];
+    if (rng.next() < mix.secondPort)
+      ports.push({ name: 'metrics', protocol: 'TCP', port: 9090, targetPort: 9090 });
     if (type !== 'ClusterIP') {
       for (const p of ports) p.nodePort = nextNodePort++;
     }
@@ -122,7 +125,14 @@ export function generateCluster(opts: GenOptions): GeneratedCluster {
       apiVersion: 'v1',
       kind: 'Service',
       metadata: { name, namespace: ns, uid: `svc-uid-${s}` },
-      spec: { type, clusterIP, clusterIPs: [clusterIP], ipFamilies: ['IPv4'], ports, selector: { app: name } },
+      spec: {
+        type,
+        clusterIP,
+        clusterIPs: [clusterIP],
+        ipFamilies: ['IPv4'],
+        ports,
+        selector: { app: name },
+      },
     };
     if (type !== 'ClusterIP' && rng.next() < mix.externalLocal) {
       svc.spec.externalTrafficPolicy = 'Local';
@@ -165,14 +175,26 @@ export function generateCluster(opts: GenOptions): GeneratedCluster {
       endpointSlices.push({
         apiVersion: 'discovery.k8s.io/v1',
         kind: 'EndpointSlice',
-        metadata: { name: `${name}-${k}`, namespace: ns, labels: { 'kubernetes.io/service-name': name }, generation: 1 },
+        metadata: {
+          name: `${name}-${k}`,
+          namespace: ns,
+          labels: { 'kubernetes.io/service-name': name },
+          generation: 1,
+        },
         addressType: 'IPv4',
         endpoints: eps.slice(off, off + MAX_ENDPOINTS_PER_SLICE),
         ports: epPorts,
       });
     }
   }
-  return { services, endpointSlices, nodes, nodeName: nodes[0], serviceCIDR: GEN_SERVICE_CIDR, clusterCIDR: GEN_CLUSTER_CIDR };
+  return {
+    services,
+    endpointSlices,
+    nodes,
+    nodeName: nodes[0],
+    serviceCIDR: GEN_SERVICE_CIDR,
+    clusterCIDR: GEN_CLUSTER_CIDR,
+  };
 }
 
 /** What {@link changeOneEndpoint} did, for reports. */
@@ -191,15 +213,24 @@ export interface EndpointChange {
  * proxier old and new objects) with metadata.generation bumped, and stores it in the cluster.
  */
 export function changeOneEndpoint(cluster: GeneratedCluster, rng: Rng, newIP?: string): EndpointChange {
-  const candidates = cluster.endpointSlices.map((s, i) => [s, i] as const).filter(([s]) => s.endpoints.length > 0);
+  const candidates = cluster.endpointSlices
+    .map((s, i) => [s, i] as const)
+    .filter(([s]) => s.endpoints.length > 0);
   if (candidates.length === 0) throw new Error('changeOneEndpoint: the cluster has no endpoints to change');
   const [old, sliceIndex] = candidates[rng.int(candidates.length)];
   const e = rng.int(old.endpoints.length);
   const removed = old.endpoints[e].addresses[0];
   const added = newIP ?? freshPodIP(cluster, rng);
   const endpoints = old.endpoints.map((ep, i) =>
-    i === e ? { ...ep, addresses: [added], conditions: { ready: true, serving: true, terminating: false } } : ep);
-  const slice: EndpointSlice = { ...old, metadata: { ...old.metadata, generation: (old.metadata.generation ?? 1) + 1 }, endpoints };
+    i === e
+      ? { ...ep, addresses: [added], conditions: { ready: true, serving: true, terminating: false } }
+      : ep,
+  );
+  const slice: EndpointSlice = {
+    ...old,
+    metadata: { ...old.metadata, generation: (old.metadata.generation ?? 1) + 1 },
+    endpoints,
+  };
   cluster.endpointSlices[sliceIndex] = slice;
   return { slice, sliceIndex, removed, added };
 }
@@ -216,15 +247,24 @@ function freshPodIP(cluster: GeneratedCluster, rng: Rng): string {
 
 function validate(opts: GenOptions): void {
   const intField = (name: string, v: unknown, min: number) => {
-    if (typeof v !== 'number' || !Number.isInteger(v) || v < min) throw new TypeError(`generateCluster: options.${name} must be an integer >= ${min}, got ${String(v)}`);
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < min)
+      throw new TypeError(`generateCluster: options.${name} must be an integer >= ${min}, got ${String(v)}`);
   };
   intField('services', opts.services, 0);
   intField('endpoints', opts.endpoints, 0);
   if (opts.nodes !== undefined) intField('nodes', opts.nodes, 1);
-  if (opts.services > 1_000_000) throw new RangeError('generateCluster: options.services must be <= 1,000,000 (ClusterIP range)');
-  if (opts.services * opts.endpoints > 4_000_000) throw new RangeError('generateCluster: services × endpoints must be <= 4,000,000 (pod range 100.64.0.0/10)');
+  if (opts.services > 1_000_000)
+    throw new RangeError('generateCluster: options.services must be <= 1,000,000 (ClusterIP range)');
+  if (opts.services * opts.endpoints > 4_000_000)
+    throw new RangeError(
+      'generateCluster: services × endpoints must be <= 4,000,000 (pod range 100.64.0.0/10)',
+    );
   for (const [k, v] of Object.entries(opts.mix ?? {})) {
-    if (!(k in DEFAULT_MIX)) throw new TypeError(`generateCluster: options.mix.${k} is not a known share (${Object.keys(DEFAULT_MIX).join(', ')})`);
-    if (typeof v !== 'number' || !(v >= 0 && v <= 1)) throw new TypeError(`generateCluster: options.mix.${k} must be a number in [0,1], got ${String(v)}`);
+    if (!(k in DEFAULT_MIX))
+      throw new TypeError(
+        `generateCluster: options.mix.${k} is not a known share (${Object.keys(DEFAULT_MIX).join(', ')})`,
+      );
+    if (typeof v !== 'number' || !(v >= 0 && v <= 1))
+      throw new TypeError(`generateCluster: options.mix.${k} must be a number in [0,1], got ${String(v)}`);
   }
 }

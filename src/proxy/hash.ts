@@ -23,7 +23,8 @@ const d = new Uint8Array(10);
 function digest10(text: string): Uint8Array {
   if (oneShot) {
     const hex = oneShot('sha256', text, 'hex');
-    for (let i = 0; i < 10; i++) d[i] = (hexVal(hex.charCodeAt(2 * i)) << 4) | hexVal(hex.charCodeAt(2 * i + 1));
+    for (let i = 0; i < 10; i++)
+      d[i] = (hexVal(hex.charCodeAt(2 * i)) << 4) | hexVal(hex.charCodeAt(2 * i + 1));
   } else {
     const full = crypto.createHash('sha256').update(text).digest();
     for (let i = 0; i < 10; i++) d[i] = full[i];
@@ -85,12 +86,21 @@ export function serviceExternalChain(servicePortName: string, protocol: string):
   return EXT_PREFIX + portProtoHash(servicePortName, protocol);
 }
 /** KUBE-SEP-…: one endpoint of one service port. */
-export function servicePortEndpointChain(servicePortName: string, protocol: string, endpoint: string): string {
+export function servicePortEndpointChain(
+  servicePortName: string,
+  protocol: string,
+  endpoint: string,
+): string {
   return SEP_PREFIX + hash16(servicePortName + protocol + endpoint);
 }
 
 /** Go isServiceChainName: chains kube-proxy owns and may delete. */
 export function isServiceChainName(chain: string): boolean {
-  return chain.startsWith(SVC_PREFIX) || chain.startsWith(SVL_PREFIX) || chain.startsWith(SEP_PREFIX) ||
-    chain.startsWith(FW_PREFIX) || chain.startsWith(EXT_PREFIX);
+  return (
+    chain.startsWith(SVC_PREFIX) ||
+    chain.startsWith(SVL_PREFIX) ||
+    chain.startsWith(SEP_PREFIX) ||
+    chain.startsWith(FW_PREFIX) ||
+    chain.startsWith(EXT_PREFIX)
+  );
 }

@@ -7,11 +7,27 @@ export * from './model/index.js';
 export * from './hash.js';
 export * from './sync.js';
 export {
-  renderIptables, detectLocalByCIDR, detectLocalByInterfacePrefix, masqueradeMarkFor,
-  sortIptablesRules, parseIptablesDump, formatIptablesDump, ruleComment, computeProbability,
-  type IptablesOptions, type IptablesRenderInput, type IptablesRenderResult, type LocalTrafficDetector,
+  renderIptables,
+  detectLocalByCIDR,
+  detectLocalByInterfacePrefix,
+  masqueradeMarkFor,
+  sortIptablesRules,
+  parseIptablesDump,
+  formatIptablesDump,
+  ruleComment,
+  computeProbability,
+  type IptablesOptions,
+  type IptablesRenderInput,
+  type IptablesRenderResult,
+  type LocalTrafficDetector,
 } from './renderers/iptables/index.js';
 export {
-  loadRenderer, registerRenderer, availableModes,
-  type ProxyRenderer, type ProxyRenderOptions, type ProxyRenderOutput, type ProxyRenderStats, type ProxySyncer,
+  loadRenderer,
+  registerRenderer,
+  availableModes,
+  type ProxyRenderer,
+  type ProxyRenderOptions,
+  type ProxyRenderOutput,
+  type ProxyRenderStats,
+  type ProxySyncer,
 } from './renderers/index.js';

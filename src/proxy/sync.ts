@@ -20,9 +20,14 @@ import { WallClock, type Clock } from '../util/clock.js';
 import type { IPFamily, ProxyNode } from './model/index.js';
 import { ProxyState } from './model/tracker.js';
 import {
-  renderIptables, LARGE_CLUSTER_ENDPOINTS_THRESHOLD,
-  KUBE_SERVICES, KUBE_NODEPORTS, KUBE_POSTROUTING, KUBE_MARK_MASQ,
-  type IptablesOptions, type IptablesRenderResult,
+  renderIptables,
+  LARGE_CLUSTER_ENDPOINTS_THRESHOLD,
+  KUBE_SERVICES,
+  KUBE_NODEPORTS,
+  KUBE_POSTROUTING,
+  KUBE_MARK_MASQ,
+  type IptablesOptions,
+  type IptablesRenderResult,
 } from './renderers/iptables/render.js';
 
 /** proxyutil.FullSyncPeriod: a full resync at least this often */
@@ -112,19 +117,25 @@ export class IptablesSyncer {
     const changes = this.state.applyChanges();
 
     let totalEndpoints = 0;
-    for (const k of this.state.servicePorts.keys()) totalEndpoints += this.state.endpoints.get(k)?.length ?? 0;
-    const largeClusterMode = totalEndpoints > (this.opts.largeClusterEndpointsThreshold ?? LARGE_CLUSTER_ENDPOINTS_THRESHOLD);
-    const cleanup = !largeClusterMode || now - this.lastCleanup > (this.opts.syncPeriodMs ?? DEFAULT_SYNC_PERIOD_MS);
+    for (const k of this.state.servicePorts.keys())
+      totalEndpoints += this.state.endpoints.get(k)?.length ?? 0;
+    const largeClusterMode =
+      totalEndpoints > (this.opts.largeClusterEndpointsThreshold ?? LARGE_CLUSTER_ENDPOINTS_THRESHOLD);
+    const cleanup =
+      !largeClusterMode || now - this.lastCleanup > (this.opts.syncPeriodMs ?? DEFAULT_SYNC_PERIOD_MS);
 
     const t0 = performance.now();
     const c0 = process.cpuUsage();
-    const render = renderIptables({
-      servicePorts: this.state.servicePorts,
-      endpoints: this.state.endpoints,
-      node: this.state.node,
-      updatedServices: full ? null : changes.updatedServices,
-      existingNatChains: cleanup ? this.kernelNatChains : null,
-    }, this.opts);
+    const render = renderIptables(
+      {
+        servicePorts: this.state.servicePorts,
+        endpoints: this.state.endpoints,
+        node: this.state.node,
+        updatedServices: full ? null : changes.updatedServices,
+        existingNatChains: cleanup ? this.kernelNatChains : null,
+      },
+      this.opts,
+    );
     const renderMs = performance.now() - t0;
     const cpu = process.cpuUsage(c0);
     const renderCpuMs = (cpu.user + cpu.system) / 1000;
@@ -164,7 +175,9 @@ export class IptablesSyncer {
       largeClusterMode: render.largeClusterMode,
       renderMs,
       renderCpuMs,
-      get text() { return render.text; },
+      get text() {
+        return render.text;
+      },
       render,
     };
     this.history.push(report);
@@ -187,9 +200,19 @@ function countServices(ports: Iterable<{ serviceName: string }>): number {
 
 /** Totals over a run of syncs (for reports and the CLI). */
 export function summarizeSyncs(reports: readonly SyncReport[]): {
-  syncs: number; full: number; partial: number; failed: number; bytes: number; rulesWritten: number; renderMs: number;
+  syncs: number;
+  full: number;
+  partial: number;
+  failed: number;
+  bytes: number;
+  rulesWritten: number;
+  renderMs: number;
 } {
-  let full = 0, failed = 0, bytes = 0, rulesWritten = 0, renderMs = 0;
+  let full = 0,
+    failed = 0,
+    bytes = 0,
+    rulesWritten = 0,
+    renderMs = 0;
   for (const r of reports) {
     if (r.kind === 'full') full++;
     if (!r.applied) failed++;
@@ -197,5 +220,13 @@ export function summarizeSyncs(reports: readonly SyncReport[]): {
     rulesWritten += r.rulesWritten;
     renderMs += r.renderMs;
   }
-  return { syncs: reports.length, full, partial: reports.length - full, failed, bytes, rulesWritten, renderMs };
+  return {
+    syncs: reports.length,
+    full,
+    partial: reports.length - full,
+    failed,
+    bytes,
+    rulesWritten,
+    renderMs,
+  };
 }

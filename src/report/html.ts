@@ -40,7 +40,10 @@ function block(b: Block): string {
       return `<div>${b.svg}</div>`;
     case 'table':
       return `<table>${b.caption ? `<caption>${escapeXml(b.caption)}</caption>` : ''}<tr>${b.headers.map((h) => `<th>${escapeXml(h)}</th>`).join('')}</tr>${b.rows
-        .map((r) => `<tr>${r.map((c) => (typeof c === 'number' ? `<td class="n">${c}</td>` : `<td>${escapeXml(c)}</td>`)).join('')}</tr>`)
+        .map(
+          (r) =>
+            `<tr>${r.map((c) => (typeof c === 'number' ? `<td class="n">${c}</td>` : `<td>${escapeXml(c)}</td>`)).join('')}</tr>`,
+        )
         .join('')}</table>`;
     case 'text':
       return `<p>${escapeXml(b.text)}</p>`;

@@ -13,7 +13,18 @@ export const DEFAULT_SCHEDULER_NAME = 'default-scheduler';
 
 /** Extension points, with their config field names. */
 export const EXTENSION_POINTS = [
-  'preEnqueue', 'queueSort', 'preFilter', 'filter', 'postFilter', 'preScore', 'score', 'reserve', 'permit', 'preBind', 'bind', 'postBind',
+  'preEnqueue',
+  'queueSort',
+  'preFilter',
+  'filter',
+  'postFilter',
+  'preScore',
+  'score',
+  'reserve',
+  'permit',
+  'preBind',
+  'bind',
+  'postBind',
 ] as const;
 export type ExtensionPoint = (typeof EXTENSION_POINTS)[number];
 
@@ -78,9 +89,21 @@ export const DEFAULT_MULTIPOINT: readonly PluginRef[] = [
 ];
 
 const TOP_FIELDS = new Set([
-  'apiVersion', 'kind', 'parallelism', 'leaderElection', 'clientConnection', 'healthzBindAddress', 'metricsBindAddress',
-  'enableProfiling', 'enableContentionProfiling', 'percentageOfNodesToScore', 'podInitialBackoffSeconds', 'podMaxBackoffSeconds',
-  'profiles', 'extenders', 'delayCacheUntilActive',
+  'apiVersion',
+  'kind',
+  'parallelism',
+  'leaderElection',
+  'clientConnection',
+  'healthzBindAddress',
+  'metricsBindAddress',
+  'enableProfiling',
+  'enableContentionProfiling',
+  'percentageOfNodesToScore',
+  'podInitialBackoffSeconds',
+  'podMaxBackoffSeconds',
+  'profiles',
+  'extenders',
+  'delayCacheUntilActive',
 ]);
 const PROFILE_FIELDS = new Set(['schedulerName', 'percentageOfNodesToScore', 'plugins', 'pluginConfig']);
 const PLUGINS_FIELDS = new Set<string>(['multiPoint', ...EXTENSION_POINTS]);
@@ -96,8 +119,10 @@ function checkFields(obj: Record<string, unknown>, allowed: Set<string>, path: s
 }
 
 function intField(v: unknown, path: string, src: string, min: number, max: number): number {
-  if (typeof v !== 'number' || !Number.isInteger(v)) throw new ConfigError(`${src}: ${path}: Invalid value: ${JSON.stringify(v)}: must be an integer`);
-  if (v < min || v > max) throw new ConfigError(`${src}: ${path}: Invalid value: ${v}: not in valid range [${min}-${max}]`);
+  if (typeof v !== 'number' || !Number.isInteger(v))
+    throw new ConfigError(`${src}: ${path}: Invalid value: ${JSON.stringify(v)}: must be an integer`);
+  if (v < min || v > max)
+    throw new ConfigError(`${src}: ${path}: Invalid value: ${v}: not in valid range [${min}-${max}]`);
   return v;
 }
 
@@ -111,7 +136,8 @@ function parsePluginSet(v: unknown, path: string, src: string): PluginSet {
     return x.map((e, i) => {
       if (!isObj(e)) throw new ConfigError(`${src}: ${p}[${i}]: expected {name, weight}`);
       checkFields(e, new Set(['name', 'weight']), `${p}[${i}].`, src);
-      if (typeof e.name !== 'string' || !e.name) throw new ConfigError(`${src}: ${p}[${i}].name: Required value`);
+      if (typeof e.name !== 'string' || !e.name)
+        throw new ConfigError(`${src}: ${p}[${i}].name: Required value`);
       const ref: PluginRef = { name: e.name };
       if (e.weight !== undefined) ref.weight = intField(e.weight, `${p}[${i}].weight`, src, 0, 100);
       return ref;
@@ -136,37 +162,59 @@ export function parseSchedulerConfig(doc: unknown, src = 'config'): SchedulerCon
   if (!isObj(doc)) throw new ConfigError(`${src}: expected a KubeSchedulerConfiguration object`);
   checkFields(doc, TOP_FIELDS, '', src);
   if (doc.apiVersion !== CONFIG_API_VERSION) {
-    throw new ConfigError(`${src}: apiVersion: Unsupported value: ${JSON.stringify(doc.apiVersion)}: supported values: "${CONFIG_API_VERSION}"`);
+    throw new ConfigError(
+      `${src}: apiVersion: Unsupported value: ${JSON.stringify(doc.apiVersion)}: supported values: "${CONFIG_API_VERSION}"`,
+    );
   }
-  if (doc.kind !== 'KubeSchedulerConfiguration') throw new ConfigError(`${src}: kind: Unsupported value: ${JSON.stringify(doc.kind)}: supported values: "KubeSchedulerConfiguration"`);
+  if (doc.kind !== 'KubeSchedulerConfiguration')
+    throw new ConfigError(
+      `${src}: kind: Unsupported value: ${JSON.stringify(doc.kind)}: supported values: "KubeSchedulerConfiguration"`,
+    );
   if (doc.extenders !== undefined && (!Array.isArray(doc.extenders) || doc.extenders.length > 0)) {
-    throw new ConfigError(`${src}: extenders: scheduler extenders (HTTP webhooks) are not supported by kubesim; use a TS or WASM plugin`);
+    throw new ConfigError(
+      `${src}: extenders: scheduler extenders (HTTP webhooks) are not supported by kubesim; use a TS or WASM plugin`,
+    );
   }
   const cfg: SchedulerConfig = {
-    percentageOfNodesToScore: doc.percentageOfNodesToScore === undefined ? 0 : intField(doc.percentageOfNodesToScore, 'percentageOfNodesToScore', src, 0, 100),
-    podInitialBackoffSeconds: doc.podInitialBackoffSeconds === undefined ? 1 : intField(doc.podInitialBackoffSeconds, 'podInitialBackoffSeconds', src, 1, 3600),
-    podMaxBackoffSeconds: doc.podMaxBackoffSeconds === undefined ? 10 : intField(doc.podMaxBackoffSeconds, 'podMaxBackoffSeconds', src, 1, 3600),
+    percentageOfNodesToScore:
+      doc.percentageOfNodesToScore === undefined
+        ? 0
+        : intField(doc.percentageOfNodesToScore, 'percentageOfNodesToScore', src, 0, 100),
+    podInitialBackoffSeconds:
+      doc.podInitialBackoffSeconds === undefined
+        ? 1
+        : intField(doc.podInitialBackoffSeconds, 'podInitialBackoffSeconds', src, 1, 3600),
+    podMaxBackoffSeconds:
+      doc.podMaxBackoffSeconds === undefined
+        ? 10
+        : intField(doc.podMaxBackoffSeconds, 'podMaxBackoffSeconds', src, 1, 3600),
     profiles: [],
   };
   if (cfg.podMaxBackoffSeconds < cfg.podInitialBackoffSeconds) {
-    throw new ConfigError(`${src}: podMaxBackoffSeconds: Invalid value: ${cfg.podMaxBackoffSeconds}: must be greater than or equal to PodInitialBackoffSeconds`);
+    throw new ConfigError(
+      `${src}: podMaxBackoffSeconds: Invalid value: ${cfg.podMaxBackoffSeconds}: must be greater than or equal to PodInitialBackoffSeconds`,
+    );
   }
   const profiles = doc.profiles ?? [{}];
-  if (!Array.isArray(profiles) || profiles.length === 0) throw new ConfigError(`${src}: profiles: Required value`);
+  if (!Array.isArray(profiles) || profiles.length === 0)
+    throw new ConfigError(`${src}: profiles: Required value`);
   const names = new Set<string>();
   profiles.forEach((p: unknown, i: number) => {
     const path = `profiles[${i}]`;
     if (!isObj(p)) throw new ConfigError(`${src}: ${path}: expected an object`);
     checkFields(p, PROFILE_FIELDS, path + '.', src);
     const schedulerName = p.schedulerName === undefined ? DEFAULT_SCHEDULER_NAME : p.schedulerName;
-    if (typeof schedulerName !== 'string' || !schedulerName) throw new ConfigError(`${src}: ${path}.schedulerName: Required value`);
-    if (names.has(schedulerName)) throw new ConfigError(`${src}: ${path}.schedulerName: Duplicate value: "${schedulerName}"`);
+    if (typeof schedulerName !== 'string' || !schedulerName)
+      throw new ConfigError(`${src}: ${path}.schedulerName: Required value`);
+    if (names.has(schedulerName))
+      throw new ConfigError(`${src}: ${path}.schedulerName: Duplicate value: "${schedulerName}"`);
     names.add(schedulerName);
     const plugins: Plugins = {};
     if (p.plugins !== undefined && p.plugins !== null) {
       if (!isObj(p.plugins)) throw new ConfigError(`${src}: ${path}.plugins: expected an object`);
       checkFields(p.plugins, PLUGINS_FIELDS, `${path}.plugins.`, src);
-      for (const [k, v] of Object.entries(p.plugins)) plugins[k as ExtensionPoint] = parsePluginSet(v, `${path}.plugins.${k}`, src);
+      for (const [k, v] of Object.entries(p.plugins))
+        plugins[k as ExtensionPoint] = parsePluginSet(v, `${path}.plugins.${k}`, src);
     }
     const pluginConfig = new Map<string, Record<string, unknown>>();
     const pcs = p.pluginConfig ?? [];
@@ -175,7 +223,8 @@ export function parseSchedulerConfig(doc: unknown, src = 'config'): SchedulerCon
       const pp = `${path}.pluginConfig[${j}]`;
       if (!isObj(pc)) throw new ConfigError(`${src}: ${pp}: expected {name, args}`);
       checkFields(pc, new Set(['name', 'args']), pp + '.', src);
-      if (typeof pc.name !== 'string' || !pc.name) throw new ConfigError(`${src}: ${pp}.name: Required value`);
+      if (typeof pc.name !== 'string' || !pc.name)
+        throw new ConfigError(`${src}: ${pp}.name: Required value`);
       if (pluginConfig.has(pc.name)) throw new ConfigError(`${src}: ${pp}: Duplicate value: "${pc.name}"`);
       const args = pc.args ?? {};
       if (!isObj(args)) throw new ConfigError(`${src}: ${pp}.args: expected an object`);
@@ -183,7 +232,10 @@ export function parseSchedulerConfig(doc: unknown, src = 'config'): SchedulerCon
       const known = PLUGIN_ARGS_FIELDS[pc.name];
       if (known) {
         const expectKind = `${pc.name}Args`;
-        if (kind !== undefined && kind !== expectKind) throw new ConfigError(`${src}: ${pp}.args.kind: Invalid value: ${JSON.stringify(kind)}: expected "${expectKind}"`);
+        if (kind !== undefined && kind !== expectKind)
+          throw new ConfigError(
+            `${src}: ${pp}.args.kind: Invalid value: ${JSON.stringify(kind)}: expected "${expectKind}"`,
+          );
         checkFields(rest, new Set(known), `${pp}.args.`, src);
       }
       void apiVersion;
@@ -191,7 +243,13 @@ export function parseSchedulerConfig(doc: unknown, src = 'config'): SchedulerCon
     });
     const prof: ProfileConfig = { schedulerName, plugins, pluginConfig };
     if (p.percentageOfNodesToScore !== undefined && p.percentageOfNodesToScore !== null) {
-      prof.percentageOfNodesToScore = intField(p.percentageOfNodesToScore, `${path}.percentageOfNodesToScore`, src, 0, 100);
+      prof.percentageOfNodesToScore = intField(
+        p.percentageOfNodesToScore,
+        `${path}.percentageOfNodesToScore`,
+        src,
+        0,
+        100,
+      );
     }
     cfg.profiles.push(prof);
   });
@@ -232,10 +290,15 @@ function mergePluginSet(def: PluginSet, custom: PluginSet): PluginSet {
     for (const d of def.enabled ?? []) {
       if (disabled.has(d.name)) continue;
       const c = customEnabled.get(d.name);
-      if (c) { enabled.push(c.p); replaced.add(c.i); } else enabled.push(d);
+      if (c) {
+        enabled.push(c.p);
+        replaced.add(c.i);
+      } else enabled.push(d);
     }
   }
-  (custom.enabled ?? []).forEach((p, i) => { if (!replaced.has(i)) enabled.push(p); });
+  (custom.enabled ?? []).forEach((p, i) => {
+    if (!replaced.has(i)) enabled.push(p);
+  });
   return { enabled, disabled: [...(custom.disabled ?? []), ...(def.disabled ?? [])] };
 }
 
@@ -261,8 +324,12 @@ export function expandProfilePlugins(
     const enabled = set.enabled ?? [];
     for (const p of enabled) {
       const impl = implementsPoint(p.name, point);
-      if (impl === undefined) throw new ConfigError(`profile "${prof.schedulerName}": ${point} plugin "${p.name}" does not exist`);
-      if (!impl) throw new ConfigError(`profile "${prof.schedulerName}": plugin "${p.name}" does not extend ${point} plugin`);
+      if (impl === undefined)
+        throw new ConfigError(`profile "${prof.schedulerName}": ${point} plugin "${p.name}" does not exist`);
+      if (!impl)
+        throw new ConfigError(
+          `profile "${prof.schedulerName}": plugin "${p.name}" does not extend ${point} plugin`,
+        );
     }
     const disabledNames = new Set((set.disabled ?? []).map((p) => p.name));
     const enabledNames = enabled.map((p) => p.name);
@@ -275,10 +342,19 @@ export function expandProfilePlugins(
       const fromMulti: string[] = [];
       for (const m of multi.enabled ?? []) {
         const impl = implementsPoint(m.name, point);
-        if (impl === undefined) throw new ConfigError(`profile "${prof.schedulerName}": multiPoint plugin "${m.name}" does not exist`);
+        if (impl === undefined)
+          throw new ConfigError(
+            `profile "${prof.schedulerName}": multiPoint plugin "${m.name}" does not exist`,
+          );
         if (!impl || disabledNames.has(m.name)) continue;
-        if (enabledNames.includes(m.name)) { override.push(m.name); continue; }
-        if (fromMulti.includes(m.name)) throw new ConfigError(`profile "${prof.schedulerName}": plugin "${m.name}" already registered as "${point}"`);
+        if (enabledNames.includes(m.name)) {
+          override.push(m.name);
+          continue;
+        }
+        if (fromMulti.includes(m.name))
+          throw new ConfigError(
+            `profile "${prof.schedulerName}": plugin "${m.name}" already registered as "${point}"`,
+          );
         fromMulti.push(m.name);
       }
       order = [
@@ -293,7 +369,9 @@ export function expandProfilePlugins(
       return { name, weight: w };
     });
   }
-  if (out.queueSort.length > 1) throw new ConfigError(`profile "${prof.schedulerName}": only one queueSort plugin can be enabled`);
-  if (out.bind.length === 0) throw new ConfigError(`profile "${prof.schedulerName}": at least one bind plugin is needed`);
+  if (out.queueSort.length > 1)
+    throw new ConfigError(`profile "${prof.schedulerName}": only one queueSort plugin can be enabled`);
+  if (out.bind.length === 0)
+    throw new ConfigError(`profile "${prof.schedulerName}": at least one bind plugin is needed`);
   return out;
 }

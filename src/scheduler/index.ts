@@ -22,27 +22,61 @@ import type { KernelChoice } from './plugins/node-local.js';
 import { isTerminal, Scheduler, SchedulerCore } from './scheduler.js';
 import { ClusterFileError } from './framework/cluster-file.js';
 
-export { Scheduler, SchedulerCore, isTerminal, type SchedulerCoreOptions, type SchedulerOptions, type PlacementOutcome, type SchedulerStats } from './scheduler.js';
+export {
+  Scheduler,
+  SchedulerCore,
+  isTerminal,
+  type SchedulerCoreOptions,
+  type SchedulerOptions,
+  type PlacementOutcome,
+  type SchedulerStats,
+} from './scheduler.js';
 export { SchedulingQueue, prioritySortLess, type SchedulingQueueOptions } from './queue.js';
 export {
-  parseSchedulerConfig, loadSchedulerConfig, defaultSchedulerConfig, expandProfilePlugins, ConfigError, DEFAULT_MULTIPOINT,
-  type SchedulerConfig, type ProfileConfig, type PluginRef, type PluginSet, type ExtensionPoint,
+  parseSchedulerConfig,
+  loadSchedulerConfig,
+  defaultSchedulerConfig,
+  expandProfilePlugins,
+  ConfigError,
+  DEFAULT_MULTIPOINT,
+  type SchedulerConfig,
+  type ProfileConfig,
+  type PluginRef,
+  type PluginSet,
+  type ExtensionPoint,
 } from './config.js';
 export { Framework, type ScoreTable, type ProfilePlugins, type WindowFilter } from './framework/framework.js';
 export { CycleState, type StateData } from './framework/cycle-state.js';
 export { Status, Code, CODE_NAMES, type MaybeStatus } from './framework/status.js';
 export { FitError, formatFitError, type Diagnosis } from './framework/fit-error.js';
 export { ClusterSnapshot, NodeInfo, PodInfo, podKey } from './framework/snapshot.js';
-export { SchedulingAlgorithm, numFeasibleNodesToFind, runSchedulingCycle, type CycleOutcome, type ScheduleResult } from './framework/schedule-one.js';
+export {
+  SchedulingAlgorithm,
+  numFeasibleNodesToFind,
+  runSchedulingCycle,
+  type CycleOutcome,
+  type ScheduleResult,
+} from './framework/schedule-one.js';
 export { explainPod, type Explanation, type NodeExplanation } from './framework/explain.js';
-export { loadClusterFiles, sortClusterObjects, ClusterFileError, type ClusterFile } from './framework/cluster-file.js';
+export {
+  loadClusterFiles,
+  sortClusterObjects,
+  ClusterFileError,
+  type ClusterFile,
+} from './framework/cluster-file.js';
 export * from './framework/types.js';
 export { PodTopologySpread } from './plugins/pod-topology-spread.js';
 export { InterPodAffinity } from './plugins/inter-pod-affinity.js';
 export { DefaultPreemption, pickOneNodeForPreemption } from './plugins/default-preemption.js';
 export { SchedulingEngine, NodeLocalPlugin, type KernelChoice } from './plugins/node-local.js';
 export { buildFrameworks, inTreeRegistry } from './plugins/registry.js';
-export { tsPlugin, wasmScorePlugin, loadUserPlugin, type ScorePluginDef, type LoadedUserPlugin } from './plugins/user.js';
+export {
+  tsPlugin,
+  wasmScorePlugin,
+  loadUserPlugin,
+  type ScorePluginDef,
+  type LoadedUserPlugin,
+} from './plugins/user.js';
 
 export interface OfflineOptions {
   /** cluster snapshot files (Nodes, bound Pods, Services, ReplicaSets, Namespaces) */
@@ -56,14 +90,20 @@ export interface OfflineOptions {
 }
 
 /** Loads files and builds a SchedulerCore over them (what the CLI commands run). */
-export async function createOfflineScheduler(opts: OfflineOptions): Promise<{ core: SchedulerCore; cluster: ClusterFile; plugins: LoadedUserPlugin[] }> {
+export async function createOfflineScheduler(
+  opts: OfflineOptions,
+): Promise<{ core: SchedulerCore; cluster: ClusterFile; plugins: LoadedUserPlugin[] }> {
   const cluster = await loadClusterFiles(opts.cluster);
   const config: SchedulerConfig | undefined = opts.config ? loadSchedulerConfig(opts.config) : undefined;
   const plugins: LoadedUserPlugin[] = [];
   for (const p of opts.plugins ?? []) plugins.push(await loadUserPlugin(p));
   const core = new SchedulerCore({
     namespaces: cluster.namespaces,
-    objects: { services: cluster.services, replicaSets: cluster.replicaSets, others: cluster.others as never },
+    objects: {
+      services: cluster.services,
+      replicaSets: cluster.replicaSets,
+      others: cluster.others as never,
+    },
     config,
     kernel: opts.kernel,
     seed: opts.seed,
@@ -72,13 +112,24 @@ export async function createOfflineScheduler(opts: OfflineOptions): Promise<{ co
     extraFilter: plugins.filter((p) => p.isFilter).map((p) => p.name),
   });
   // objects one by one, so that a bad quantity is reported with its file and line
-  const at = (o: object) => { const s = cluster.sources.get(o); return s ? `${s.file}:${s.line}: ` : ''; };
+  const at = (o: object) => {
+    const s = cluster.sources.get(o);
+    return s ? `${s.file}:${s.line}: ` : '';
+  };
   for (const n of cluster.nodes) {
-    try { core.snapshot.addNode(n); } catch (e) { throw new ClusterFileError(`${at(n)}${(e as Error).message}`); }
+    try {
+      core.snapshot.addNode(n);
+    } catch (e) {
+      throw new ClusterFileError(`${at(n)}${(e as Error).message}`);
+    }
   }
   for (const p of cluster.boundPods) {
     if (isTerminal(p)) continue;
-    try { core.snapshot.addPod(p); } catch (e) { throw new ClusterFileError(`${at(p)}${(e as Error).message}`); }
+    try {
+      core.snapshot.addPod(p);
+    } catch (e) {
+      throw new ClusterFileError(`${at(p)}${(e as Error).message}`);
+    }
   }
   return { core, cluster, plugins };
 }
@@ -95,12 +146,31 @@ export interface SimulationSchedulerDeps {
 }
 
 /** A Scheduler wired for a simulation: start() runs it, stop() ends it, stats counts cycles. */
-export function createSimulationScheduler(deps: SimulationSchedulerDeps): { start(): void; stop(): void; readonly stats: { scheduled: number; failedAttempts: number; bindErrors: number }; scheduler: Scheduler } {
-  const s = new Scheduler({ api: deps.api, informers: deps.informers, clock: deps.clock, recorder: deps.recorder, seed: deps.rng.nextU32(), config: deps.config, kernel: deps.kernel });
+export function createSimulationScheduler(deps: SimulationSchedulerDeps): {
+  start(): void;
+  stop(): void;
+  readonly stats: { scheduled: number; failedAttempts: number; bindErrors: number };
+  scheduler: Scheduler;
+} {
+  const s = new Scheduler({
+    api: deps.api,
+    informers: deps.informers,
+    clock: deps.clock,
+    recorder: deps.recorder,
+    seed: deps.rng.nextU32(),
+    config: deps.config,
+    kernel: deps.kernel,
+  });
   return {
     scheduler: s,
-    start() { void s.start(); },
-    stop() { void s.stop(); },
-    get stats() { return s.stats; },
+    start() {
+      void s.start();
+    },
+    stop() {
+      void s.stop();
+    },
+    get stats() {
+      return s.stats;
+    },
   };
 }

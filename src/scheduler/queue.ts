@@ -28,19 +28,37 @@ const UNSCHEDULABLE_FLUSH_MS = 30_000;
 class KeyedHeap<T> {
   private readonly items: T[] = [];
   private readonly pos = new Map<string, number>();
-  constructor(private readonly keyOf: (t: T) => string, private readonly less: (a: T, b: T) => boolean) {}
+  constructor(
+    private readonly keyOf: (t: T) => string,
+    private readonly less: (a: T, b: T) => boolean,
+  ) {}
 
-  get size(): number { return this.items.length; }
-  has(key: string): boolean { return this.pos.has(key); }
-  get(key: string): T | undefined { const i = this.pos.get(key); return i === undefined ? undefined : this.items[i]; }
-  peek(): T | undefined { return this.items[0]; }
-  list(): T[] { return [...this.items]; }
+  get size(): number {
+    return this.items.length;
+  }
+  has(key: string): boolean {
+    return this.pos.has(key);
+  }
+  get(key: string): T | undefined {
+    const i = this.pos.get(key);
+    return i === undefined ? undefined : this.items[i];
+  }
+  peek(): T | undefined {
+    return this.items[0];
+  }
+  list(): T[] {
+    return [...this.items];
+  }
 
   /** inserts or replaces (and re-sorts) the item with this key */
   upsert(t: T): void {
     const k = this.keyOf(t);
     const i = this.pos.get(k);
-    if (i !== undefined) { this.items[i] = t; this.fix(i); return; }
+    if (i !== undefined) {
+      this.items[i] = t;
+      this.fix(i);
+      return;
+    }
     this.items.push(t);
     this.pos.set(k, this.items.length - 1);
     this.up(this.items.length - 1);
@@ -77,9 +95,12 @@ class KeyedHeap<T> {
   }
 
   private swap(i: number, j: number): void {
-    const a = this.items[i], b = this.items[j];
-    this.items[i] = b; this.items[j] = a;
-    this.pos.set(this.keyOf(b), i); this.pos.set(this.keyOf(a), j);
+    const a = this.items[i],
+      b = this.items[j];
+    this.items[i] = b;
+    this.items[j] = a;
+    this.pos.set(this.keyOf(b), i);
+    this.pos.set(this.keyOf(a), j);
   }
 
   private up(i: number): boolean {
@@ -87,7 +108,9 @@ class KeyedHeap<T> {
     while (i > 0) {
       const p = (i - 1) >> 1;
       if (!this.less(this.items[i], this.items[p])) break;
-      this.swap(i, p); i = p; moved = true;
+      this.swap(i, p);
+      i = p;
+      moved = true;
     }
     return moved;
   }
@@ -95,12 +118,14 @@ class KeyedHeap<T> {
   private down(i: number): void {
     const n = this.items.length;
     for (;;) {
-      const l = 2 * i + 1, r = l + 1;
+      const l = 2 * i + 1,
+        r = l + 1;
       let m = i;
       if (l < n && this.less(this.items[l], this.items[m])) m = l;
       if (r < n && this.less(this.items[r], this.items[m])) m = r;
       if (m === i) return;
-      this.swap(i, m); i = m;
+      this.swap(i, m);
+      i = m;
     }
   }
 }
@@ -145,7 +170,10 @@ export class SchedulingQueue {
     this.clock = opts.clock;
     const less = opts.less ?? prioritySortLess;
     this.activeQ = new KeyedHeap((p) => p.key, less);
-    this.backoffQ = new KeyedHeap((p) => p.key, (a, b) => this.backoffExpiry(a) < this.backoffExpiry(b));
+    this.backoffQ = new KeyedHeap(
+      (p) => p.key,
+      (a, b) => this.backoffExpiry(a) < this.backoffExpiry(b),
+    );
     this.initialBackoff = opts.podInitialBackoffMs ?? DEFAULT_POD_INITIAL_BACKOFF_MS;
     this.maxBackoff = opts.podMaxBackoffMs ?? DEFAULT_POD_MAX_BACKOFF_MS;
     this.maxInUnschedulable = opts.podMaxInUnschedulablePodsMs ?? DEFAULT_POD_MAX_IN_UNSCHEDULABLE_MS;
@@ -155,7 +183,11 @@ export class SchedulingQueue {
   /** starts the periodic flushes (upstream Run) */
   run(): void {
     const every = (ms: number, fn: () => void) => {
-      const tick = () => { if (this.closed) return; fn(); this.timers.push(this.clock.setTimer(tick, ms)); };
+      const tick = () => {
+        if (this.closed) return;
+        fn();
+        this.timers.push(this.clock.setTimer(tick, ms));
+      };
       this.timers.push(this.clock.setTimer(tick, ms));
     };
     every(BACKOFF_FLUSH_MS, () => this.flushBackoffQCompleted());
@@ -174,7 +206,9 @@ export class SchedulingQueue {
   }
 
   has(key: string): boolean {
-    return this.activeQ.has(key) || this.backoffQ.has(key) || this.unschedulable.has(key) || this.inFlight.has(key);
+    return (
+      this.activeQ.has(key) || this.backoffQ.has(key) || this.unschedulable.has(key) || this.inFlight.has(key)
+    );
   }
 
   /** which sub-queue holds a pod ('active' | 'backoff' | 'unschedulable' | 'inFlight' | undefined) */
@@ -193,9 +227,18 @@ export class SchedulingQueue {
     this.backoffQ.delete(key);
     this.unschedulable.delete(key);
     const existing = this.activeQ.get(key);
-    this.activeQ.upsert(existing
-      ? { ...existing, pod }
-      : { pod, key, timestamp: now, initialAttemptTimestamp: now, attempts: 0, unschedulablePlugins: new Set() });
+    this.activeQ.upsert(
+      existing
+        ? { ...existing, pod }
+        : {
+            pod,
+            key,
+            timestamp: now,
+            initialAttemptTimestamp: now,
+            attempts: 0,
+            unschedulablePlugins: new Set(),
+          },
+    );
     this.wake();
   }
 
@@ -207,17 +250,26 @@ export class SchedulingQueue {
     const key = podKey(pod);
     for (const q of [this.activeQ, this.backoffQ]) {
       const p = q.get(key);
-      if (p) { q.upsert({ ...p, pod }); return; }
+      if (p) {
+        q.upsert({ ...p, pod });
+        return;
+      }
     }
     const inflight = this.inFlight.get(key);
-    if (inflight) { inflight.pod = pod; return; }
+    if (inflight) {
+      inflight.pod = pod;
+      return;
+    }
     const u = this.unschedulable.get(key);
     if (u) {
       u.pod = pod;
       if (!specChanged) return;
       this.unschedulable.delete(key);
       if (this.isBackingOff(u)) this.backoffQ.upsert(u);
-      else { this.activeQ.upsert(u); this.wake(); }
+      else {
+        this.activeQ.upsert(u);
+        this.wake();
+      }
       return;
     }
     this.add(pod);
@@ -257,12 +309,17 @@ export class SchedulingQueue {
    * unschedulablePods (or backoffQ if a move request arrived during its cycle); after an
    * internal error it goes to backoffQ.
    */
-  addUnschedulable(p: QueuedPodInfo, podSchedulingCycle: number, unschedulablePlugins: Iterable<string> = []): void {
+  addUnschedulable(
+    p: QueuedPodInfo,
+    podSchedulingCycle: number,
+    unschedulablePlugins: Iterable<string> = [],
+  ): void {
     this.inFlight.delete(p.key);
     if (this.activeQ.has(p.key) || this.backoffQ.has(p.key) || this.unschedulable.has(p.key)) return;
     p.timestamp = this.clock.now();
     p.unschedulablePlugins = new Set(unschedulablePlugins);
-    if (p.unschedulablePlugins.size === 0 || this.moveRequestCycle >= podSchedulingCycle) this.backoffQ.upsert(p);
+    if (p.unschedulablePlugins.size === 0 || this.moveRequestCycle >= podSchedulingCycle)
+      this.backoffQ.upsert(p);
     else this.unschedulable.set(p.key, p);
   }
 
@@ -329,7 +386,10 @@ export class SchedulingQueue {
     for (const p of pods) {
       this.unschedulable.delete(p.key);
       if (this.isBackingOff(p)) this.backoffQ.upsert(p);
-      else { this.activeQ.upsert(p); active = true; }
+      else {
+        this.activeQ.upsert(p);
+        active = true;
+      }
     }
     if (active) this.wake();
   }

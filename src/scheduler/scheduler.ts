@@ -27,7 +27,12 @@ import { FitError } from './framework/fit-error.js';
 import { runSchedulingCycle, SchedulingAlgorithm, type CycleOutcome } from './framework/schedule-one.js';
 import { ClusterSnapshot, podKey } from './framework/snapshot.js';
 import { Code, Status, type MaybeStatus } from './framework/status.js';
-import type { ClusterEventKind, ClusterObjects, EnqueueExtensions, QueuedPodInfo } from './framework/types.js';
+import type {
+  ClusterEventKind,
+  ClusterObjects,
+  EnqueueExtensions,
+  QueuedPodInfo,
+} from './framework/types.js';
 import { buildFrameworks, type OutOfTreeRegistry } from './plugins/registry.js';
 import { SchedulingEngine, type KernelChoice } from './plugins/node-local.js';
 import { SchedulingQueue } from './queue.js';
@@ -83,9 +88,19 @@ export class SchedulerCore {
       outOfTree: opts.outOfTree,
       extraScore: opts.extraScore,
       extraFilter: opts.extraFilter,
-      base: { snapshot: this.snapshot, rng: this.rng.fork('plugins'), clock: this.clock, objects: this.objects, bind: opts.bind },
+      base: {
+        snapshot: this.snapshot,
+        rng: this.rng.fork('plugins'),
+        clock: this.clock,
+        objects: this.objects,
+        bind: opts.bind,
+      },
     });
-    this.algo = new SchedulingAlgorithm(this.snapshot, this.rng.fork('selectHost'), this.config.percentageOfNodesToScore);
+    this.algo = new SchedulingAlgorithm(
+      this.snapshot,
+      this.rng.fork('selectHost'),
+      this.config.percentageOfNodesToScore,
+    );
   }
 
   /** the profile responsible for a pod (spec.schedulerName, default "default-scheduler") */
@@ -98,7 +113,13 @@ export class SchedulerCore {
     const fwk = this.frameworkFor(pod);
     const profile = pod.spec.schedulerName ?? DEFAULT_SCHEDULER_NAME;
     if (!fwk) {
-      return { kind: 'error', message: `pod ${podKey(pod)}: no profile for schedulerName "${profile}"`, state: undefined as unknown as CycleState, pod, profile };
+      return {
+        kind: 'error',
+        message: `pod ${podKey(pod)}: no profile for schedulerName "${profile}"`,
+        state: undefined as unknown as CycleState,
+        pod,
+        profile,
+      };
     }
     const out = runSchedulingCycle(this.algo, fwk, pod);
     // upstream handleSchedulingFailure: remember (or clear) the nomination preemption made
@@ -112,9 +133,15 @@ export class SchedulerCore {
   reserveAndAssume(out: PlacementOutcome & { kind: 'scheduled' }): MaybeStatus {
     const fwk = this.frameworkFor(out.pod)!;
     const s = fwk.runReserve(out.state, out.pod, out.nodeName);
-    if (s) { fwk.runUnreserve(out.state, out.pod, out.nodeName); return s; }
+    if (s) {
+      fwk.runUnreserve(out.state, out.pod, out.nodeName);
+      return s;
+    }
     const p = fwk.runPermit(out.state, out.pod, out.nodeName);
-    if (p) { fwk.runUnreserve(out.state, out.pod, out.nodeName); return p; }
+    if (p) {
+      fwk.runUnreserve(out.state, out.pod, out.nodeName);
+      return p;
+    }
     this.assume(out.pod, out.nodeName);
     return null;
   }
@@ -149,7 +176,11 @@ export class SchedulerCore {
  */
 export function isPodUpdated(old: Pod, cur: Pod): boolean {
   const strip = (p: Pod) => {
-    const { resourceVersion: _rv, generation: _g, ...meta } = p.metadata as Pod['metadata'] & { managedFields?: unknown };
+    const {
+      resourceVersion: _rv,
+      generation: _g,
+      ...meta
+    } = p.metadata as Pod['metadata'] & { managedFields?: unknown };
     delete (meta as { managedFields?: unknown }).managedFields;
     return JSON.stringify([meta, p.spec]);
   };
@@ -220,16 +251,35 @@ export class Scheduler {
       onUpdate: (_o, n) => this.core.snapshot.setNamespace(n),
     });
     const nodeGuard = (fn: () => void, n: Node) => {
-      try { fn(); } catch (e) { this.recorder.event(n, 'Warning', 'SchedulerCache', `node not usable: ${(e as Error).message}`); }
+      try {
+        fn();
+      } catch (e) {
+        this.recorder.event(n, 'Warning', 'SchedulerCache', `node not usable: ${(e as Error).message}`);
+      }
     };
     this.nodeInformer.addEventHandler({
-      onAdd: (n) => nodeGuard(() => { this.core.snapshot.addNode(n); this.queue.moveAllToActiveOrBackoffQueue('NodeAdd'); }, n),
-      onUpdate: (_o, n) => nodeGuard(() => { this.core.snapshot.updateNode(n); this.queue.moveAllToActiveOrBackoffQueue('NodeUpdate'); }, n),
-      onDelete: (n) => nodeGuard(() => { this.core.snapshot.removeNode(n.metadata.name ?? ''); }, n),
+      onAdd: (n) =>
+        nodeGuard(() => {
+          this.core.snapshot.addNode(n);
+          this.queue.moveAllToActiveOrBackoffQueue('NodeAdd');
+        }, n),
+      onUpdate: (_o, n) =>
+        nodeGuard(() => {
+          this.core.snapshot.updateNode(n);
+          this.queue.moveAllToActiveOrBackoffQueue('NodeUpdate');
+        }, n),
+      onDelete: (n) =>
+        nodeGuard(() => {
+          this.core.snapshot.removeNode(n.metadata.name ?? '');
+        }, n),
     });
     // a pod the cache cannot account (e.g. an unparsable quantity) must not break the watch
     const guard = (fn: () => void, p: Pod) => {
-      try { fn(); } catch (e) { this.recorder.event(p, 'Warning', 'FailedScheduling', `scheduler cache: ${(e as Error).message}`); }
+      try {
+        fn();
+      } catch (e) {
+        this.recorder.event(p, 'Warning', 'FailedScheduling', `scheduler cache: ${(e as Error).message}`);
+      }
     };
     this.podInformer.addEventHandler({
       onAdd: (p) => guard(() => this.onPod(undefined, p), p),
@@ -250,7 +300,11 @@ export class Scheduler {
     if (p.spec.nodeName) {
       // assigned (by us or anyone): the cache counts it; a terminal pod frees its node
       this.queue.delete(key);
-      if (isTerminal(p)) { this.core.snapshot.removePod(key); this.queue.moveAllToActiveOrBackoffQueue('AssignedPodDelete'); return; }
+      if (isTerminal(p)) {
+        this.core.snapshot.removePod(key);
+        this.queue.moveAllToActiveOrBackoffQueue('AssignedPodDelete');
+        return;
+      }
       this.core.snapshot.addPod(p);
       this.queue.moveAllToActiveOrBackoffQueue(old?.spec.nodeName ? 'AssignedPodUpdate' : 'AssignedPodAdd');
       return;
@@ -259,7 +313,8 @@ export class Scheduler {
     // SchedulingGates: a gated pod is not queued until its gates are removed
     if (((p.spec as { schedulingGates?: unknown[] }).schedulingGates ?? []).length > 0) return;
     if (this.core.snapshot.hasPod(key)) return; // assumed, binding in flight
-    if (old) this.queue.update(p, isPodUpdated(old, p)); else this.queue.add(p);
+    if (old) this.queue.update(p, isPodUpdated(old, p));
+    else this.queue.add(p);
   }
 
   private onPodDelete(p: Pod): void {
@@ -310,7 +365,10 @@ export class Scheduler {
     const cycle = this.queue.schedulingCycle;
     // the informer's object is the truth; skip pods deleted or bound meanwhile
     const pod = this.podInformer.getByKey(keyOf(qp.pod)) ?? qp.pod;
-    if (pod.spec.nodeName || !this.podInformer.getByKey(keyOf(pod))) { this.queue.done(qp.key); return; }
+    if (pod.spec.nodeName || !this.podInformer.getByKey(keyOf(pod))) {
+      this.queue.done(qp.key);
+      return;
+    }
     let out: PlacementOutcome;
     try {
       out = this.core.schedule(pod);
@@ -320,32 +378,50 @@ export class Scheduler {
     }
     if (out.kind === 'scheduled') {
       const s = this.core.reserveAndAssume(out);
-      if (s) { this.fail(qp, cycle, pod, s.message(), s.plugin ? [s.plugin] : []); return; }
+      if (s) {
+        this.fail(qp, cycle, pod, s.message(), s.plugin ? [s.plugin] : []);
+        return;
+      }
       const p = this.bindingCycle(qp, out);
       this.inflight.add(p);
       void p.finally(() => this.inflight.delete(p));
       return;
     }
-    if (out.kind === 'error') { this.fail(qp, cycle, pod, out.message, []); return; }
+    if (out.kind === 'error') {
+      this.fail(qp, cycle, pod, out.message, []);
+      return;
+    }
     const fe = out.fitError;
-    if (out.postFilter?.nominatedNodeName) await this.preempt(pod, out.postFilter.nominatedNodeName, out.postFilter.victims ?? []);
+    if (out.postFilter?.nominatedNodeName)
+      await this.preempt(pod, out.postFilter.nominatedNodeName, out.postFilter.victims ?? []);
     this.fail(qp, cycle, pod, fe.message, [...fe.diagnosis.unschedulablePlugins]);
   }
 
-  private async bindingCycle(qp: QueuedPodInfo, out: PlacementOutcome & { kind: 'scheduled' }): Promise<void> {
+  private async bindingCycle(
+    qp: QueuedPodInfo,
+    out: PlacementOutcome & { kind: 'scheduled' },
+  ): Promise<void> {
     const fwk = this.core.frameworkFor(out.pod)!;
     const s = await fwk.runBind(out.state, out.pod, out.nodeName);
     if (s === null) {
       this.stats.scheduled++;
       this.queue.done(qp.key);
-      this.recorder.event(out.pod, 'Normal', 'Scheduled', `Successfully assigned ${podKey(out.pod)} to ${out.nodeName}`);
+      this.recorder.event(
+        out.pod,
+        'Normal',
+        'Scheduled',
+        `Successfully assigned ${podKey(out.pod)} to ${out.nodeName}`,
+      );
       return;
     }
     // forget the assumption; the pod goes back to the queue (a 409 means someone else bound it,
     // which the watch will show: the pod is then dropped from the queue)
     this.stats.bindErrors++;
     fwk.runUnreserve(out.state, out.pod, out.nodeName);
-    if (this.core.snapshot.nodeOfPod(podKey(out.pod)) === out.nodeName && !this.podInformer.getByKey(keyOf(out.pod))?.spec.nodeName) {
+    if (
+      this.core.snapshot.nodeOfPod(podKey(out.pod)) === out.nodeName &&
+      !this.podInformer.getByKey(keyOf(out.pod))?.spec.nodeName
+    ) {
       this.core.forget(out.pod);
     }
     this.queue.addUnschedulable(qp, this.queue.schedulingCycle, []);
@@ -354,7 +430,8 @@ export class Scheduler {
 
   private async bindThroughApi(pod: Pod, nodeName: string): Promise<MaybeStatus> {
     const binding: Binding = {
-      apiVersion: 'v1', kind: 'Binding',
+      apiVersion: 'v1',
+      kind: 'Binding',
       // like upstream's DefaultBinder: name, namespace and UID (no resourceVersion); the ApiServer
       // answers 409 when the pod is already assigned, so two schedulers can never both bind it
       metadata: { name: pod.metadata.name, namespace: pod.metadata.namespace, uid: pod.metadata.uid },
@@ -371,17 +448,34 @@ export class Scheduler {
   private async preempt(pod: Pod, nodeName: string, victims: Pod[]): Promise<void> {
     this.stats.preemptions++;
     for (const v of victims) {
-      this.recorder.event(v, 'Normal', 'Preempted', `Preempted by pod ${pod.metadata.uid ?? podKey(pod)} on node ${nodeName}`);
-      try { await this.api.delete('pods', v.metadata.namespace, v.metadata.name ?? ''); } catch { /* already gone */ }
+      this.recorder.event(
+        v,
+        'Normal',
+        'Preempted',
+        `Preempted by pod ${pod.metadata.uid ?? podKey(pod)} on node ${nodeName}`,
+      );
+      try {
+        await this.api.delete('pods', v.metadata.namespace, v.metadata.name ?? '');
+      } catch {
+        /* already gone */
+      }
     }
-    await this.patchStatus(pod, (st) => { st.nominatedNodeName = nodeName; });
+    await this.patchStatus(pod, (st) => {
+      st.nominatedNodeName = nodeName;
+    });
   }
 
   private fail(qp: QueuedPodInfo, cycle: number, pod: Pod, message: string, plugins: string[]): void {
     this.stats.failedAttempts++;
     this.recorder.event(pod, 'Warning', 'FailedScheduling', message);
     void this.patchStatus(pod, (st) => {
-      const cond = { type: 'PodScheduled', status: 'False' as const, reason: 'Unschedulable', message, lastTransitionTime: new Date(this.opts.clock.now()).toISOString() };
+      const cond = {
+        type: 'PodScheduled',
+        status: 'False' as const,
+        reason: 'Unschedulable',
+        message,
+        lastTransitionTime: new Date(this.opts.clock.now()).toISOString(),
+      };
       st.conditions = [...(st.conditions ?? []).filter((c) => c.type !== 'PodScheduled'), cond];
     });
     this.queue.addUnschedulable(qp, cycle, plugins);
@@ -392,7 +486,11 @@ export class Scheduler {
     const next: Pod = structuredClone(cur);
     next.status ??= {};
     edit(next.status);
-    try { await this.api.updateStatus('pods', next); } catch { /* stale resourceVersion: the next attempt writes again */ }
+    try {
+      await this.api.updateStatus('pods', next);
+    } catch {
+      /* stale resourceVersion: the next attempt writes again */
+    }
   }
 }
 

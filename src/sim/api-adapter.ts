@@ -10,7 +10,14 @@
  */
 import type { ApiServer } from '../api/apiserver.js';
 import type { Binding, KubeObject } from '../api/types.js';
-import type { ApiClient, DeleteOptions, ListOptions, WatchEvent, WatchHandle, WatchOptions } from '../client/api.js';
+import type {
+  ApiClient,
+  DeleteOptions,
+  ListOptions,
+  WatchEvent,
+  WatchHandle,
+  WatchOptions,
+} from '../client/api.js';
 import { isTooManyRequests } from '../client/api.js';
 import type { Clock } from '../util/clock.js';
 import type { Rng } from '../util/rng.js';
@@ -38,9 +45,19 @@ export interface ClientStats {
 }
 
 export class ServerClient implements ApiClient {
-  readonly stats: ClientStats = { requests: 0, tooManyRequests: 0, retries: 0, failedAfterRetries: 0, watchEvents: 0, throttledAt: [] };
+  readonly stats: ClientStats = {
+    requests: 0,
+    tooManyRequests: 0,
+    retries: 0,
+    failedAfterRetries: 0,
+    watchEvents: 0,
+    throttledAt: [],
+  };
 
-  constructor(readonly server: ApiServer, private readonly o: AdapterOptions) {}
+  constructor(
+    readonly server: ApiServer,
+    private readonly o: AdapterOptions,
+  ) {}
 
   private async call<T>(fn: () => Promise<T>): Promise<T> {
     const max = this.o.maxRetries ?? 10;
@@ -52,23 +69,50 @@ export class ServerClient implements ApiClient {
         if (!isTooManyRequests(err)) throw err;
         this.stats.tooManyRequests++;
         this.stats.throttledAt.push(this.o.clock.now());
-        if (attempt >= max) { this.stats.failedAfterRetries++; throw err; }
+        if (attempt >= max) {
+          this.stats.failedAfterRetries++;
+          throw err;
+        }
         this.stats.retries++;
-        const after = ((err as { details?: { retryAfterSeconds?: number } }).details?.retryAfterSeconds ?? 1) * 1000;
+        const after =
+          ((err as { details?: { retryAfterSeconds?: number } }).details?.retryAfterSeconds ?? 1) * 1000;
         await new Promise<void>((r) => this.o.clock.setTimer(r, after));
       }
     }
   }
 
-  create<T extends KubeObject>(_resource: string, obj: T): Promise<T> { return this.call(() => this.server.create(obj)); }
-  get<T extends KubeObject>(resource: string, namespace: string | undefined, name: string): Promise<T> { return this.call(() => this.server.get<T>(resource, namespace, name)); }
-  list<T extends KubeObject>(resource: string, opts?: ListOptions) { return this.call(() => this.server.list<T>(resource, opts)); }
-  update<T extends KubeObject>(_resource: string, obj: T): Promise<T> { return this.call(() => this.server.update(obj)); }
-  updateStatus<T extends KubeObject>(_resource: string, obj: T): Promise<T> { return this.call(() => this.server.updateStatus(obj)); }
-  async delete(resource: string, namespace: string | undefined, name: string, opts?: DeleteOptions): Promise<void> { await this.call(() => this.server.delete(resource, namespace, name, opts)); }
-  bind(binding: Binding): Promise<void> { return this.call(() => this.server.bind(binding)); }
+  create<T extends KubeObject>(_resource: string, obj: T): Promise<T> {
+    return this.call(() => this.server.create(obj));
+  }
+  get<T extends KubeObject>(resource: string, namespace: string | undefined, name: string): Promise<T> {
+    return this.call(() => this.server.get<T>(resource, namespace, name));
+  }
+  list<T extends KubeObject>(resource: string, opts?: ListOptions) {
+    return this.call(() => this.server.list<T>(resource, opts));
+  }
+  update<T extends KubeObject>(_resource: string, obj: T): Promise<T> {
+    return this.call(() => this.server.update(obj));
+  }
+  updateStatus<T extends KubeObject>(_resource: string, obj: T): Promise<T> {
+    return this.call(() => this.server.updateStatus(obj));
+  }
+  async delete(
+    resource: string,
+    namespace: string | undefined,
+    name: string,
+    opts?: DeleteOptions,
+  ): Promise<void> {
+    await this.call(() => this.server.delete(resource, namespace, name, opts));
+  }
+  bind(binding: Binding): Promise<void> {
+    return this.call(() => this.server.bind(binding));
+  }
 
-  watch<T extends KubeObject>(resource: string, opts: WatchOptions, handler: (ev: WatchEvent<T>) => void): Promise<WatchHandle> {
+  watch<T extends KubeObject>(
+    resource: string,
+    opts: WatchOptions,
+    handler: (ev: WatchEvent<T>) => void,
+  ): Promise<WatchHandle> {
     const lat = this.o.watchLatencyMs ?? 0;
     const jitter = this.o.watchJitterMs ?? 0;
     const clock = this.o.clock;
@@ -77,13 +121,21 @@ export class ServerClient implements ApiClient {
     let stopped = false;
     const deliver = (ev: WatchEvent<T>) => {
       this.stats.watchEvents++;
-      if (lat <= 0 && jitter <= 0) { handler(ev); return; }
+      if (lat <= 0 && jitter <= 0) {
+        handler(ev);
+        return;
+      }
       const at = Math.max(lastAt, clock.now() + lat + (jitter > 0 && rng ? rng.next() * jitter : 0));
       lastAt = at;
-      clock.setTimer(() => { if (!stopped) handler(ev); }, at - clock.now());
+      clock.setTimer(() => {
+        if (!stopped) handler(ev);
+      }, at - clock.now());
     };
     return this.server.watch<T>(resource, opts, deliver as never).then((h) => ({
-      stop: () => { stopped = true; void h.stop(); },
+      stop: () => {
+        stopped = true;
+        void h.stop();
+      },
     }));
   }
 }

@@ -36,8 +36,24 @@ export const DEFAULT_POOLS: NodePoolSpec[] = [
   { name: 'general-medium', weight: 30, cpu: 8, memoryGi: 32, instanceType: 'm5.2xlarge' },
   { name: 'general-large', weight: 15, cpu: 16, memoryGi: 64, instanceType: 'm5.4xlarge' },
   { name: 'highmem', weight: 10, cpu: 8, memoryGi: 64, instanceType: 'r5.2xlarge' },
-  { name: 'gpu', weight: 5, cpu: 32, memoryGi: 128, gpus: 4, instanceType: 'p3.8xlarge', taints: [{ key: 'nvidia.com/gpu', value: 'present', effect: 'NoSchedule' }] },
-  { name: 'spot', weight: 10, cpu: 8, memoryGi: 32, instanceType: 'm5.2xlarge-spot', taints: [{ key: 'cloud.example.com/spot', value: 'true', effect: 'NoSchedule' }], labels: { 'cloud.example.com/spot': 'true' } },
+  {
+    name: 'gpu',
+    weight: 5,
+    cpu: 32,
+    memoryGi: 128,
+    gpus: 4,
+    instanceType: 'p3.8xlarge',
+    taints: [{ key: 'nvidia.com/gpu', value: 'present', effect: 'NoSchedule' }],
+  },
+  {
+    name: 'spot',
+    weight: 10,
+    cpu: 8,
+    memoryGi: 32,
+    instanceType: 'm5.2xlarge-spot',
+    taints: [{ key: 'cloud.example.com/spot', value: 'true', effect: 'NoSchedule' }],
+    labels: { 'cloud.example.com/spot': 'true' },
+  },
 ];
 
 export interface ClusterGenOptions {
@@ -83,7 +99,11 @@ function catalog(rng: Rng, n: number): CatalogImage[] {
   for (let i = 0; i < n; i++) {
     // sizes from 5Mi to ~2Gi, log-uniform: most images are small, a few are huge (ML, JVM)
     const sizeBytes = Math.round(5 * Mi * Math.exp(rng.next() * Math.log(400)));
-    out.push({ repo: `registry.example.com/team${i % 12}/app${i}`, tag: i % 2 === 0 ? 'latest' : `v${1 + (i % 5)}.${i % 7}`, sizeBytes });
+    out.push({
+      repo: `registry.example.com/team${i % 12}/app${i}`,
+      tag: i % 2 === 0 ? 'latest' : `v${1 + (i % 5)}.${i % 7}`,
+      sizeBytes,
+    });
   }
   return out;
 }
@@ -100,7 +120,8 @@ function pickWeighted<T extends { weight: number }>(rng: Rng, items: readonly T[
 
 /** Generates nodes and the pods already running on them. */
 export function generateCluster(opts: ClusterGenOptions): GeneratedCluster {
-  if (!Number.isInteger(opts.nodes) || opts.nodes < 0) throw new TypeError(`generateCluster: nodes must be a non-negative integer, got ${opts.nodes}`);
+  if (!Number.isInteger(opts.nodes) || opts.nodes < 0)
+    throw new TypeError(`generateCluster: nodes must be a non-negative integer, got ${opts.nodes}`);
   const rng = new Rng(opts.seed ?? 1);
   const nodeRng = rng.fork('nodes');
   const podRng = rng.fork('pods');
@@ -117,7 +138,8 @@ export function generateCluster(opts: ClusterGenOptions): GeneratedCluster {
     const zone = zones[i % zones.length];
     const name = `node-${String(i).padStart(5, '0')}`;
     const taints: Taint[] = [...(pool.taints ?? [])];
-    if (nodeRng.next() < (opts.preferNoScheduleFraction ?? 0.05)) taints.push({ key: 'example.com/maintenance-soon', value: 'true', effect: 'PreferNoSchedule' });
+    if (nodeRng.next() < (opts.preferNoScheduleFraction ?? 0.05))
+      taints.push({ key: 'example.com/maintenance-soon', value: 'true', effect: 'PreferNoSchedule' });
     const notReady = nodeRng.next() < (opts.notReadyFraction ?? 0.01);
     if (notReady) taints.push({ key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule' });
     const nodeImages = nodeRng.shuffle(images.slice()).slice(0, imagesPerNode);
@@ -145,16 +167,28 @@ export function generateCluster(opts: ClusterGenOptions): GeneratedCluster {
           ...(pool.labels ?? {}),
         },
       },
-      spec: { unschedulable: nodeRng.next() < (opts.unschedulableFraction ?? 0.01) || undefined, taints: taints.length ? taints : undefined },
+      spec: {
+        unschedulable: nodeRng.next() < (opts.unschedulableFraction ?? 0.01) || undefined,
+        taints: taints.length ? taints : undefined,
+      },
       status: {
         capacity: alloc,
         allocatable: alloc,
         conditions: [{ type: 'Ready', status: notReady ? 'False' : 'True' }],
-        images: nodeImages.map((im) => ({ names: [`${im.repo}:${im.tag}`, `${im.repo}@sha256:${(im.sizeBytes * 2654435761 >>> 0).toString(16).padStart(8, '0')}`], sizeBytes: im.sizeBytes })),
+        images: nodeImages.map((im) => ({
+          names: [
+            `${im.repo}:${im.tag}`,
+            `${im.repo}@sha256:${((im.sizeBytes * 2654435761) >>> 0).toString(16).padStart(8, '0')}`,
+          ],
+          sizeBytes: im.sizeBytes,
+        })),
       },
     });
     // running pods up to a per-node utilization drawn around the mean
-    const target = Math.min(0.98, Math.max(0, utilization + (podRng.next() - 0.5) * 0.6 * Math.min(utilization, 1 - utilization) * 2));
+    const target = Math.min(
+      0.98,
+      Math.max(0, utilization + (podRng.next() - 0.5) * 0.6 * Math.min(utilization, 1 - utilization) * 2),
+    );
     let cpuLeft = pool.cpu * 1000 * target;
     let memLeft = pool.memoryGi * Gi * target;
     let k = 0;
@@ -162,7 +196,16 @@ export function generateCluster(opts: ClusterGenOptions): GeneratedCluster {
       const cpu = Math.min(cpuLeft, 100 * (1 + podRng.int(20)));
       const mem = Math.min(memLeft, 64 * Mi * (1 + podRng.int(32)));
       const im = podRng.pick(nodeImages);
-      pods.push(runningPod(`${name}-run-${k}`, name, Math.round(cpu), Math.round(mem / Mi), `${im.repo}:${im.tag}`, podRng.next() < 0.02 ? 8080 + podRng.int(4) : 0));
+      pods.push(
+        runningPod(
+          `${name}-run-${k}`,
+          name,
+          Math.round(cpu),
+          Math.round(mem / Mi),
+          `${im.repo}:${im.tag}`,
+          podRng.next() < 0.02 ? 8080 + podRng.int(4) : 0,
+        ),
+      );
       cpuLeft -= cpu;
       memLeft -= mem;
       k++;
@@ -172,14 +215,28 @@ export function generateCluster(opts: ClusterGenOptions): GeneratedCluster {
   return { nodes, pods, images: podImages, zones, pools };
 }
 
-function runningPod(name: string, node: string, cpuMilli: number, memMi: number, image: string, hostPort: number): Pod {
+function runningPod(
+  name: string,
+  node: string,
+  cpuMilli: number,
+  memMi: number,
+  image: string,
+  hostPort: number,
+): Pod {
   return {
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: { name, namespace: 'default', labels: { app: name.replace(/-run-\d+$/, '') } },
     spec: {
       nodeName: node,
-      containers: [{ name: 'main', image, resources: { requests: { cpu: `${cpuMilli}m`, memory: `${memMi}Mi` } }, ports: hostPort ? [{ containerPort: hostPort, hostPort }] : undefined }],
+      containers: [
+        {
+          name: 'main',
+          image,
+          resources: { requests: { cpu: `${cpuMilli}m`, memory: `${memMi}Mi` } },
+          ports: hostPort ? [{ containerPort: hostPort, hostPort }] : undefined,
+        },
+      ],
     },
     status: { phase: 'Running' },
   };
@@ -230,41 +287,114 @@ export function generatePods(opts: PodGenOptions): Pod[] {
     const required: NodeSelectorRequirement[] = [];
     const gpu = r >= 0.1 && r < 0.15;
     if (gpu) {
-      (containers[0].resources!.requests as Record<string, string>)['nvidia.com/gpu'] = String(1 + rng.int(2));
+      (containers[0].resources!.requests as Record<string, string>)['nvidia.com/gpu'] = String(
+        1 + rng.int(2),
+      );
       tolerations.push({ key: 'nvidia.com/gpu', operator: 'Exists', effect: 'NoSchedule' });
     } else if (r < 0.25) {
-      tolerations.push({ key: 'cloud.example.com/spot', operator: 'Equal', value: 'true', effect: 'NoSchedule' });
+      tolerations.push({
+        key: 'cloud.example.com/spot',
+        operator: 'Equal',
+        value: 'true',
+        effect: 'NoSchedule',
+      });
     } else if (r < 0.45) {
       nodeSelector = { 'example.com/pool': rng.pick(poolNames) };
     }
     if (constrained && rng.next() < 0.05) tolerations.push({ operator: 'Exists' }); // tolerates everything (daemon-like)
-    if (constrained && rng.next() < 0.15) required.push({ key: 'topology.kubernetes.io/zone', operator: 'In', values: rng.shuffle(cluster.zones.slice()).slice(0, 1 + rng.int(2)) });
-    if (constrained && rng.next() < 0.05) required.push({ key: 'example.com/generation', operator: rng.next() < 0.5 ? 'Gt' : 'Lt', values: [String(1 + rng.int(4))] });
-    if (constrained && rng.next() < 0.05) required.push({ key: 'kubernetes.io/arch', operator: 'NotIn', values: ['arm64'] });
-    const preferred = constrained && rng.next() < 0.25
-      ? [
-          { weight: 1 + rng.int(100), preference: { matchExpressions: [{ key: 'topology.kubernetes.io/zone', operator: 'In' as const, values: [rng.pick(cluster.zones)] }] } },
-          ...(rng.next() < 0.5 ? [{ weight: 1 + rng.int(50), preference: { matchExpressions: [{ key: 'node.kubernetes.io/instance-type', operator: 'Exists' as const }, { key: 'example.com/pool', operator: 'NotIn' as const, values: ['spot'] }] } }] : []),
-        ]
-      : undefined;
-    if (constrained && rng.next() < 0.03) containers[0].ports = [{ containerPort: 8080 + rng.int(4), hostPort: 8080 + rng.int(4), protocol: rng.next() < 0.8 ? 'TCP' : 'UDP' }];
+    if (constrained && rng.next() < 0.15)
+      required.push({
+        key: 'topology.kubernetes.io/zone',
+        operator: 'In',
+        values: rng.shuffle(cluster.zones.slice()).slice(0, 1 + rng.int(2)),
+      });
+    if (constrained && rng.next() < 0.05)
+      required.push({
+        key: 'example.com/generation',
+        operator: rng.next() < 0.5 ? 'Gt' : 'Lt',
+        values: [String(1 + rng.int(4))],
+      });
+    if (constrained && rng.next() < 0.05)
+      required.push({ key: 'kubernetes.io/arch', operator: 'NotIn', values: ['arm64'] });
+    const preferred =
+      constrained && rng.next() < 0.25
+        ? [
+            {
+              weight: 1 + rng.int(100),
+              preference: {
+                matchExpressions: [
+                  {
+                    key: 'topology.kubernetes.io/zone',
+                    operator: 'In' as const,
+                    values: [rng.pick(cluster.zones)],
+                  },
+                ],
+              },
+            },
+            ...(rng.next() < 0.5
+              ? [
+                  {
+                    weight: 1 + rng.int(50),
+                    preference: {
+                      matchExpressions: [
+                        { key: 'node.kubernetes.io/instance-type', operator: 'Exists' as const },
+                        { key: 'example.com/pool', operator: 'NotIn' as const, values: ['spot'] },
+                      ],
+                    },
+                  },
+                ]
+              : []),
+          ]
+        : undefined;
+    if (constrained && rng.next() < 0.03)
+      containers[0].ports = [
+        {
+          containerPort: 8080 + rng.int(4),
+          hostPort: 8080 + rng.int(4),
+          protocol: rng.next() < 0.8 ? 'TCP' : 'UDP',
+        },
+      ];
     let initContainers: Container[] | undefined;
     if (rng.next() < 0.1) {
-      initContainers = [{ name: 'init', image: rng.pick(cluster.images), resources: { requests: { cpu: `${100 * (1 + rng.int(20))}m`, memory: '128Mi' } } }];
-      if (rng.next() < 0.5) initContainers.push({ name: 'sidecar', image: rng.pick(cluster.images), restartPolicy: 'Always', resources: { requests: { cpu: '50m', memory: '64Mi' } } });
+      initContainers = [
+        {
+          name: 'init',
+          image: rng.pick(cluster.images),
+          resources: { requests: { cpu: `${100 * (1 + rng.int(20))}m`, memory: '128Mi' } },
+        },
+      ];
+      if (rng.next() < 0.5)
+        initContainers.push({
+          name: 'sidecar',
+          image: rng.pick(cluster.images),
+          restartPolicy: 'Always',
+          resources: { requests: { cpu: '50m', memory: '64Mi' } },
+        });
     }
     out.push({
       apiVersion: 'v1',
       kind: 'Pod',
-      metadata: { name: `${opts.prefix ?? 'pending'}-${i}`, namespace: opts.namespace ?? 'default', labels: { app: `app-${i % 50}` } },
+      metadata: {
+        name: `${opts.prefix ?? 'pending'}-${i}`,
+        namespace: opts.namespace ?? 'default',
+        labels: { app: `app-${i % 50}` },
+      },
       spec: {
         containers,
         initContainers,
         tolerations: tolerations.length ? tolerations : undefined,
         nodeSelector,
-        affinity: required.length || preferred
-          ? { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: required.length ? { nodeSelectorTerms: [{ matchExpressions: required }] } : undefined, preferredDuringSchedulingIgnoredDuringExecution: preferred } }
-          : undefined,
+        affinity:
+          required.length || preferred
+            ? {
+                nodeAffinity: {
+                  requiredDuringSchedulingIgnoredDuringExecution: required.length
+                    ? { nodeSelectorTerms: [{ matchExpressions: required }] }
+                    : undefined,
+                  preferredDuringSchedulingIgnoredDuringExecution: preferred,
+                },
+              }
+            : undefined,
       },
       status: { phase: 'Pending' },
     });

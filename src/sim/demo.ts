@@ -15,23 +15,50 @@ export interface DemoOptions {
   scheduler?: 'real' | 'standin';
 }
 
-function deployment(name: string, replicas: number, image: string, cpu: string, memory: string, opts: { probe?: boolean; surge?: string | number; unavailable?: string | number; zoneSpread?: boolean } = {}): Deployment {
+function deployment(
+  name: string,
+  replicas: number,
+  image: string,
+  cpu: string,
+  memory: string,
+  opts: {
+    probe?: boolean;
+    surge?: string | number;
+    unavailable?: string | number;
+    zoneSpread?: boolean;
+  } = {},
+): Deployment {
   return {
-    apiVersion: 'apps/v1', kind: 'Deployment',
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
     metadata: { name, namespace: 'shop', labels: { app: name } },
     spec: {
       replicas,
       selector: { matchLabels: { app: name } },
-      strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: opts.surge ?? '25%', maxUnavailable: opts.unavailable ?? '25%' } },
+      strategy: {
+        type: 'RollingUpdate',
+        rollingUpdate: { maxSurge: opts.surge ?? '25%', maxUnavailable: opts.unavailable ?? '25%' },
+      },
       template: {
         metadata: { labels: { app: name } },
         spec: {
-          containers: [{
-            name, image,
-            ports: [{ name: 'http', containerPort: 8080 }],
-            resources: { requests: { cpu, memory } },
-            ...(opts.probe ? { readinessProbe: { httpGet: { path: '/healthz', port: 8080 }, initialDelaySeconds: 5, periodSeconds: 10 } } : {}),
-          }],
+          containers: [
+            {
+              name,
+              image,
+              ports: [{ name: 'http', containerPort: 8080 }],
+              resources: { requests: { cpu, memory } },
+              ...(opts.probe
+                ? {
+                    readinessProbe: {
+                      httpGet: { path: '/healthz', port: 8080 },
+                      initialDelaySeconds: 5,
+                      periodSeconds: 10,
+                    },
+                  }
+                : {}),
+            },
+          ],
         },
       },
     },
@@ -39,26 +66,43 @@ function deployment(name: string, replicas: number, image: string, cpu: string, 
 }
 
 function service(name: string): Service {
-  return { apiVersion: 'v1', kind: 'Service', metadata: { name, namespace: 'shop' }, spec: { selector: { app: name }, ports: [{ name: 'http', port: 80, targetPort: 'http' }] } };
+  return {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name, namespace: 'shop' },
+    spec: { selector: { app: name }, ports: [{ name: 'http', port: 80, targetPort: 'http' }] },
+  };
 }
 
 /** The demo scenario for `nodes` nodes (pods scale with the cluster: about 1.3 per node, 1.5 after the scale-up). */
 export function demoScenario(o: DemoOptions = {}): Scenario {
   const nodes = o.nodes ?? 3000;
-  if (!Number.isInteger(nodes) || nodes < 3) throw new Error(`demo: --nodes must be an integer >= 3, got ${o.nodes}`);
+  if (!Number.isInteger(nodes) || nodes < 3)
+    throw new Error(`demo: --nodes must be an integer >= 3, got ${o.nodes}`);
   const per = (f: number) => Math.max(1, Math.round(nodes * f));
   const zones = ['zone-a', 'zone-b', 'zone-c'];
   const general = Math.round(nodes * 0.8);
   const workloads: KubeObject[] = [
     { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } } as KubeObject,
     deployment('frontend', per(0.4), 'shop/frontend:1.0', '500m', '512Mi', { probe: true }),
-    deployment('checkout', per(0.2), 'shop/checkout:3.2', '1', '1Gi', { probe: true, surge: '10%', unavailable: 0 }),
+    deployment('checkout', per(0.2), 'shop/checkout:3.2', '1', '1Gi', {
+      probe: true,
+      surge: '10%',
+      unavailable: 0,
+    }),
     deployment('catalog', per(0.3), 'shop/catalog:2.7', '250m', '256Mi'),
     deployment('search', per(0.15), 'shop/search:5.1', '2', '4Gi', { probe: true }),
     deployment('worker', per(0.25), 'shop/worker:1.9', '1', '2Gi'),
-    service('frontend'), service('checkout'), service('catalog'), service('search'),
+    service('frontend'),
+    service('checkout'),
+    service('catalog'),
+    service('search'),
   ];
-  const at = (s: number, action: Action): TimelineEntry => ({ atMs: s * 1000, action, label: describeAction(action) });
+  const at = (s: number, action: Action): TimelineEntry => ({
+    atMs: s * 1000,
+    action,
+    label: describeAction(action),
+  });
   const timeline: TimelineEntry[] = [
     at(45, { kind: 'scale', deployment: 'shop/catalog', replicas: per(0.5) }),
     at(90, { kind: 'rollout', deployment: 'shop/frontend', image: 'shop/frontend:1.1' }),
@@ -72,13 +116,45 @@ export function demoScenario(o: DemoOptions = {}): Scenario {
     seed: o.seed ?? 1,
     durationMs: o.durationMs ?? 15 * 60_000,
     pools: [
-      { name: 'general', count: general, cpu: '8', memory: '32Gi', pods: 110, zones, labels: {}, taints: [], images: [] },
-      { name: 'highmem', count: nodes - general, cpu: '16', memory: '128Gi', pods: 110, zones, labels: { 'node.kubernetes.io/class': 'highmem' }, taints: [], images: [] },
+      {
+        name: 'general',
+        count: general,
+        cpu: '8',
+        memory: '32Gi',
+        pods: 110,
+        zones,
+        labels: {},
+        taints: [],
+        images: [],
+      },
+      {
+        name: 'highmem',
+        count: nodes - general,
+        cpu: '16',
+        memory: '128Gi',
+        pods: 110,
+        zones,
+        labels: { 'node.kubernetes.io/class': 'highmem' },
+        taints: [],
+        images: [],
+      },
     ],
-    snapshotNodes: [], snapshotObjects: [], workloads, timeline,
+    snapshotNodes: [],
+    snapshotObjects: [],
+    workloads,
+    timeline,
     settings: {
-      scheduler: o.scheduler ?? 'real', watchLatencyMs: 0, watchJitterMs: 0, maxRequestsInflight: 400, maxMutatingInflight: 200,
-      leaderElection: false, sampleEveryMs: 10_000, schedulerCycleMs: 2, nodeMonitorGracePeriodMs: 40_000, evictionRate: 0.1, latencies: {},
+      scheduler: o.scheduler ?? 'real',
+      watchLatencyMs: 0,
+      watchJitterMs: 0,
+      maxRequestsInflight: 400,
+      maxMutatingInflight: 200,
+      leaderElection: false,
+      sampleEveryMs: 10_000,
+      schedulerCycleMs: 2,
+      nodeMonitorGracePeriodMs: 40_000,
+      evictionRate: 0.1,
+      latencies: {},
     },
     source: 'demo',
   };

@@ -29,7 +29,10 @@ import { isoTime } from '../controllers/pod-util.js';
 import { isoMicro } from '../controllers/time.js';
 
 /** a seeded log-normal latency: median ms and sigma of the underlying normal */
-export interface Latency { medianMs: number; sigma: number }
+export interface Latency {
+  medianMs: number;
+  sigma: number;
+}
 
 export interface KubeletLatencies {
   sandbox: Latency;
@@ -95,7 +98,14 @@ export class KubeletFleet {
   private readonly rng: Rng;
   private nodeCount = 0;
   /** metrics the simulation reads */
-  stats = { leaseRenewals: 0, statusWrites: 0, writeErrors: 0, imagePulls: 0, podsStarted: 0, podsTerminated: 0 };
+  stats = {
+    leaseRenewals: 0,
+    statusWrites: 0,
+    writeErrors: 0,
+    imagePulls: 0,
+    podsStarted: 0,
+    podsTerminated: 0,
+  };
 
   constructor(private readonly opts: KubeletOptions) {
     this.lat = { ...DEFAULT_LATENCIES, ...(opts.latencies ?? {}) };
@@ -113,12 +123,22 @@ export class KubeletFleet {
     });
   }
 
-  private get clock(): Clock { return this.opts.clock; }
-  private get api(): ApiClient { return this.opts.api; }
-  private draw(l: Latency): number { return Math.max(1, Math.round(this.rng.logNormal(l.medianMs, l.sigma))); }
+  private get clock(): Clock {
+    return this.opts.clock;
+  }
+  private get api(): ApiClient {
+    return this.opts.api;
+  }
+  private draw(l: Latency): number {
+    return Math.max(1, Math.round(this.rng.logNormal(l.medianMs, l.sigma)));
+  }
 
-  isAlive(node: string): boolean { return this.nodes.get(node)?.alive ?? false; }
-  get nodeNames(): string[] { return [...this.nodes.keys()]; }
+  isAlive(node: string): boolean {
+    return this.nodes.get(node)?.alive ?? false;
+  }
+  get nodeNames(): string[] {
+    return [...this.nodes.keys()];
+  }
 
   /** a powered-off node: no heartbeats, no pod work */
   failNode(name: string): void {
@@ -140,7 +160,10 @@ export class KubeletFleet {
     if (!n || n.alive) return;
     n.alive = true;
     // pods that were mid-start-up begin again (containers did not survive the reboot)
-    for (const [k, p] of [...this.pods]) if (p.node === name) { this.pods.delete(k); }
+    for (const [k, p] of [...this.pods])
+      if (p.node === name) {
+        this.pods.delete(k);
+      }
     this.startHeartbeats(n, 0);
     this.postStatus(n);
     for (const p of this.podInformer.list()) if (p.spec.nodeName === name) this.onPod(p, true);
@@ -172,7 +195,9 @@ export class KubeletFleet {
       void this.renewLease(n);
       // nodeStatusUpdateFrequency (10 s): post status when it differs from what the kubelet
       // reports (e.g. the node controller set Ready=Unknown while we were unreachable)
-      const ready = this.nodeInformer.get(undefined, n.name)?.status?.conditions?.find((c) => c.type === 'Ready');
+      const ready = this.nodeInformer
+        .get(undefined, n.name)
+        ?.status?.conditions?.find((c) => c.type === 'Ready');
       if (ready?.status !== 'True' && !n.posting) this.postStatus(n);
     };
     n.heartbeat = this.clock.setTimer(beat, firstDelayMs);
@@ -187,16 +212,24 @@ export class KubeletFleet {
         } catch (err) {
           if (!isNotFound(err)) throw err;
           n.lease = await this.api.create<Lease>('leases', {
-            apiVersion: 'coordination.k8s.io/v1', kind: 'Lease',
+            apiVersion: 'coordination.k8s.io/v1',
+            kind: 'Lease',
             metadata: { name: n.name, namespace: NODE_LEASE_NAMESPACE },
-            spec: { holderIdentity: n.name, leaseDurationSeconds: this.opts.leaseDurationSeconds ?? 40, renewTime: now },
+            spec: {
+              holderIdentity: n.name,
+              leaseDurationSeconds: this.opts.leaseDurationSeconds ?? 40,
+              renewTime: now,
+            },
           });
           this.stats.leaseRenewals++;
           return;
         }
       }
       const l = n.lease!;
-      n.lease = await this.api.update<Lease>('leases', { ...l, spec: { ...l.spec, holderIdentity: n.name, renewTime: now } });
+      n.lease = await this.api.update<Lease>('leases', {
+        ...l,
+        spec: { ...l.spec, holderIdentity: n.name, renewTime: now },
+      });
       this.stats.leaseRenewals++;
     } catch (err) {
       this.stats.writeErrors++;
@@ -206,7 +239,9 @@ export class KubeletFleet {
 
   private scheduleStatusReport(n: NodeState): void {
     if (n.statusTimer) this.clock.clearTimer(n.statusTimer);
-    n.statusTimer = this.clock.setTimer(() => { if (n.alive) this.postStatus(n); }, this.opts.nodeStatusReportMs ?? 300_000);
+    n.statusTimer = this.clock.setTimer(() => {
+      if (n.alive) this.postStatus(n);
+    }, this.opts.nodeStatusReportMs ?? 300_000);
   }
 
   /** post node status: Ready=True and healthy pressure conditions, with a fresh heartbeat time */
@@ -217,18 +252,38 @@ export class KubeletFleet {
     const prev = node.status?.conditions ?? [];
     const cond = (type: string, status: 'True' | 'False', reason: string, message: string): NodeCondition => {
       const p = prev.find((c) => c.type === type);
-      return { type, status, reason, message, lastHeartbeatTime: now, lastTransitionTime: p?.status === status ? p.lastTransitionTime ?? now : now };
+      return {
+        type,
+        status,
+        reason,
+        message,
+        lastHeartbeatTime: now,
+        lastTransitionTime: p?.status === status ? (p.lastTransitionTime ?? now) : now,
+      };
     };
     const conditions = [
-      cond('MemoryPressure', 'False', 'KubeletHasSufficientMemory', 'kubelet has sufficient memory available'),
+      cond(
+        'MemoryPressure',
+        'False',
+        'KubeletHasSufficientMemory',
+        'kubelet has sufficient memory available',
+      ),
       cond('DiskPressure', 'False', 'KubeletHasNoDiskPressure', 'kubelet has no disk pressure'),
       cond('PIDPressure', 'False', 'KubeletHasSufficientPID', 'kubelet has sufficient PID available'),
       cond('Ready', 'True', 'KubeletReady', 'kubelet is posting ready status'),
     ];
     const images = [...n.images.keys()].map((name) => ({ names: [name], sizeBytes: 100_000_000 }));
     n.posting = true;
-    this.api.updateStatus<Node>('nodes', { ...node, status: { ...(node.status ?? {}), conditions, images: images.length ? images : node.status?.images } })
-      .then(() => { n.posting = false; this.stats.statusWrites++; this.scheduleStatusReport(n); })
+    this.api
+      .updateStatus<Node>('nodes', {
+        ...node,
+        status: { ...(node.status ?? {}), conditions, images: images.length ? images : node.status?.images },
+      })
+      .then(() => {
+        n.posting = false;
+        this.stats.statusWrites++;
+        this.scheduleStatusReport(n);
+      })
       .catch(() => {
         n.posting = false;
         this.stats.writeErrors++;
@@ -246,7 +301,10 @@ export class KubeletFleet {
     const key = keyOf(pod);
     let st = this.pods.get(key);
     if (pod.metadata.deletionTimestamp) {
-      if (!st) { st = { key, node: nodeName, timers: [], started: false, terminating: false }; this.pods.set(key, st); }
+      if (!st) {
+        st = { key, node: nodeName, timers: [], started: false, terminating: false };
+        this.pods.set(key, st);
+      }
       if (!st.terminating) this.terminate(st, pod);
       return;
     }
@@ -255,13 +313,20 @@ export class KubeletFleet {
     if (phase === 'Succeeded' || phase === 'Failed') return;
     st = { key, node: nodeName, timers: [], started: false, terminating: false };
     this.pods.set(key, st);
-    if (!restart && phase === 'Running' && pod.status?.podIP) { st.started = true; st.ip = pod.status.podIP; return; } // already running (snapshot)
+    if (!restart && phase === 'Running' && pod.status?.podIP) {
+      st.started = true;
+      st.ip = pod.status.podIP;
+      return;
+    } // already running (snapshot)
     if (restart && pod.status?.podIP) st.ip = pod.status.podIP;
     this.startPod(n, st, pod);
   }
 
   private after(st: PodState, ms: number, fn: () => void): void {
-    const t = this.clock.setTimer(() => { st.timers = st.timers.filter((x) => x !== t); fn(); }, ms);
+    const t = this.clock.setTimer(() => {
+      st.timers = st.timers.filter((x) => x !== t);
+      fn();
+    }, ms);
     st.timers.push(t);
   }
 
@@ -307,7 +372,9 @@ export class KubeletFleet {
     const readyNow = !probe;
     void this.writeStatus(st, readyNow);
     if (probe) {
-      const delay = (probe.initialDelaySeconds ?? 0) * 1000 + Math.floor(this.rng.next() * (probe.periodSeconds ?? 10) * 1000);
+      const delay =
+        (probe.initialDelaySeconds ?? 0) * 1000 +
+        Math.floor(this.rng.next() * (probe.periodSeconds ?? 10) * 1000);
       this.after(st, delay, () => void this.writeStatus(st, true));
     }
   }
@@ -320,15 +387,22 @@ export class KubeletFleet {
     const cond = (type: string, status: boolean): PodCondition => {
       const s = status ? 'True' : 'False';
       const p = prev.find((c) => c.type === type);
-      return { type, status: s, lastTransitionTime: p?.status === s ? p.lastTransitionTime ?? now : now };
+      return { type, status: s, lastTransitionTime: p?.status === s ? (p.lastTransitionTime ?? now) : now };
     };
     const status = {
       ...(cur.status ?? {}),
       phase: 'Running' as const,
       hostIP: this.hostIp(st.node),
-      podIP: st.ip, podIPs: st.ip ? [{ ip: st.ip }] : undefined,
+      podIP: st.ip,
+      podIPs: st.ip ? [{ ip: st.ip }] : undefined,
       startTime: cur.status?.startTime ?? now,
-      conditions: [cond('PodReadyToStartContainers', true), cond('Initialized', true), cond('Ready', ready), cond('ContainersReady', ready), cond('PodScheduled', true)],
+      conditions: [
+        cond('PodReadyToStartContainers', true),
+        cond('Initialized', true),
+        cond('Ready', ready),
+        cond('ContainersReady', ready),
+        cond('PodScheduled', true),
+      ],
     };
     try {
       await this.api.updateStatus<Pod>('pods', { ...cur, status });
@@ -336,7 +410,8 @@ export class KubeletFleet {
     } catch (err) {
       this.stats.writeErrors++;
       if (isNotFound(err)) return;
-      if (attempt < 5) this.after(st, 100 * (attempt + 1), () => void this.writeStatus(st, ready, attempt + 1));
+      if (attempt < 5)
+        this.after(st, 100 * (attempt + 1), () => void this.writeStatus(st, ready, attempt + 1));
     }
   }
 
@@ -344,13 +419,20 @@ export class KubeletFleet {
     st.terminating = true;
     for (const t of st.timers) this.clock.clearTimer(t);
     st.timers = [];
-    const grace = (pod.metadata.deletionGracePeriodSeconds ?? pod.spec.terminationGracePeriodSeconds ?? 30) * 1000;
+    const grace =
+      (pod.metadata.deletionGracePeriodSeconds ?? pod.spec.terminationGracePeriodSeconds ?? 30) * 1000;
     const stop = st.started ? Math.min(grace, this.draw(this.lat.containerStop)) : 0;
     this.after(st, stop, () => {
       this.stats.podsTerminated++;
       const cur = this.podInformer.getByKey(st.key);
-      this.api.delete('pods', pod.metadata.namespace, pod.metadata.name!, { gracePeriodSeconds: 0, preconditions: cur?.metadata.uid ? { uid: cur.metadata.uid } : undefined })
-        .catch(() => { this.stats.writeErrors++; });
+      this.api
+        .delete('pods', pod.metadata.namespace, pod.metadata.name!, {
+          gracePeriodSeconds: 0,
+          preconditions: cur?.metadata.uid ? { uid: cur.metadata.uid } : undefined,
+        })
+        .catch(() => {
+          this.stats.writeErrors++;
+        });
     });
   }
 

@@ -33,12 +33,17 @@ export class SimLoop {
   }
 
   /** virtual seconds since the start */
-  get elapsedMs(): number { return this.clock.now() - this.startMs; }
+  get elapsedMs(): number {
+    return this.clock.now() - this.startMs;
+  }
 
   /** let every runnable promise chain and queued watch delivery finish (virtual time stands still) */
   async settle(): Promise<void> {
     await immediate();
-    if (this.extraSettle) { await this.extraSettle(); await immediate(); }
+    if (this.extraSettle) {
+      await this.extraSettle();
+      await immediate();
+    }
   }
 
   /**
@@ -53,7 +58,10 @@ export class SimLoop {
       // fire everything due at this instant, then settle once
       this.clock.runNext();
       this.steps++;
-      while (this.clock.peek() === next) { this.clock.runNext(); this.steps++; }
+      while (this.clock.peek() === next) {
+        this.clock.runNext();
+        this.steps++;
+      }
       await this.settle();
       onInstant?.(this.clock.now());
     }

@@ -26,7 +26,12 @@ export interface Series {
   throttled: number[];
 }
 
-export interface PodTimes { created: number; scheduled?: number; ready?: number; /** already bound when first seen (snapshot / generated running pods): not a start-up */ preexisting?: boolean }
+export interface PodTimes {
+  created: number;
+  scheduled?: number;
+  ready?: number /** already bound when first seen (snapshot / generated running pods): not a start-up */;
+  preexisting?: boolean;
+}
 
 export function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;
@@ -40,13 +45,28 @@ export class Observer {
   readonly deployments: Informer<Deployment>;
   readonly events: Informer<Event>;
   readonly times = new Map<string, PodTimes>();
-  readonly series: Series = { t: [], pending: [], running: [], ready: [], terminating: [], nodesReady: [], nodesNotReady: [], bindRate: [], throttled: [] };
+  readonly series: Series = {
+    t: [],
+    pending: [],
+    running: [],
+    ready: [],
+    terminating: [],
+    nodesReady: [],
+    nodesNotReady: [],
+    bindRate: [],
+    throttled: [],
+  };
   bound = 0;
   private lastBound = 0;
   private lastThrottled = 0;
   private lastSampleMs: number;
 
-  constructor(informers: InformerFactory, private readonly clock: Clock, readonly startMs: number, private readonly sampleEveryMs = 5000) {
+  constructor(
+    informers: InformerFactory,
+    private readonly clock: Clock,
+    readonly startMs: number,
+    private readonly sampleEveryMs = 5000,
+  ) {
     this.lastSampleMs = startMs;
     this.pods = informers.for<Pod>('pods');
     this.nodes = informers.for<Node>('nodes');
@@ -57,7 +77,10 @@ export class Observer {
       let t = this.times.get(k);
       const now = this.clock.now();
       if (!t) this.times.set(k, (t = { created: now, preexisting: !!p.spec.nodeName && this.firstSeen(p) }));
-      if (p.spec.nodeName && t.scheduled === undefined) { t.scheduled = now; if (!t.preexisting) this.bound++; }
+      if (p.spec.nodeName && t.scheduled === undefined) {
+        t.scheduled = now;
+        if (!t.preexisting) this.bound++;
+      }
       if (t.ready === undefined && isPodReady(p)) t.ready = now;
     };
     this.pods.addEventHandler({ onAdd: see, onUpdate: (_o, p) => see(p) });
@@ -71,25 +94,37 @@ export class Observer {
   /** take one sample of the cluster state */
   sample(throttledTotal: number): void {
     const now = this.clock.now();
-    let pending = 0, running = 0, ready = 0, terminating = 0;
+    let pending = 0,
+      running = 0,
+      ready = 0,
+      terminating = 0;
     for (const p of this.pods.list()) {
-      if (p.metadata.deletionTimestamp) { terminating++; continue; }
+      if (p.metadata.deletionTimestamp) {
+        terminating++;
+        continue;
+      }
       const ph = p.status?.phase;
       if (ph === 'Succeeded' || ph === 'Failed') continue;
       if (!p.spec.nodeName || ph === 'Pending' || !ph) pending++;
       else running++;
       if (isPodReady(p)) ready++;
     }
-    let nr = 0, nn = 0;
+    let nr = 0,
+      nn = 0;
     for (const n of this.nodes.list()) {
-      if (n.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True') nr++; else nn++;
+      if (n.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True') nr++;
+      else nn++;
     }
     // the first sample covers the set-up instant: rate over one sample period
     const dt = Math.max(this.sampleEveryMs, now - this.lastSampleMs) / 1000;
     const s = this.series;
     s.t.push((now - this.startMs) / 1000);
-    s.pending.push(pending); s.running.push(running); s.ready.push(ready); s.terminating.push(terminating);
-    s.nodesReady.push(nr); s.nodesNotReady.push(nn);
+    s.pending.push(pending);
+    s.running.push(running);
+    s.ready.push(ready);
+    s.terminating.push(terminating);
+    s.nodesReady.push(nr);
+    s.nodesNotReady.push(nn);
     s.bindRate.push((this.bound - this.lastBound) / dt);
     s.throttled.push(throttledTotal - this.lastThrottled);
     this.lastBound = this.bound;
@@ -103,7 +138,12 @@ export class Observer {
       const want = d.spec.replicas ?? 1;
       const s = d.status ?? {};
       if ((s.observedGeneration ?? 0) < (d.metadata.generation ?? 0)) return false;
-      if ((s.updatedReplicas ?? 0) !== want || (s.availableReplicas ?? 0) !== want || (s.replicas ?? 0) !== want) return false;
+      if (
+        (s.updatedReplicas ?? 0) !== want ||
+        (s.availableReplicas ?? 0) !== want ||
+        (s.replicas ?? 0) !== want
+      )
+        return false;
     }
     for (const p of this.pods.list()) {
       if (p.metadata.deletionTimestamp) continue;
@@ -116,7 +156,8 @@ export class Observer {
 
   /** pod start-up latency (creation → Ready) and scheduling latency (creation → bound), ms, sorted */
   latencies(): { startup: number[]; scheduling: number[] } {
-    const startup: number[] = [], scheduling: number[] = [];
+    const startup: number[] = [],
+      scheduling: number[] = [];
     for (const t of this.times.values()) {
       if (t.preexisting) continue;
       if (t.ready !== undefined) startup.push(t.ready - t.created);

@@ -28,25 +28,44 @@ export interface SchedulerDeps {
 }
 
 export async function createScheduler(deps: SchedulerDeps): Promise<SchedulerComponent> {
-  const s = new Scheduler({ api: deps.api, informers: deps.informers, clock: deps.clock, recorder: deps.recorder, seed: deps.rng.nextU32() });
+  const s = new Scheduler({
+    api: deps.api,
+    informers: deps.informers,
+    clock: deps.clock,
+    recorder: deps.recorder,
+    seed: deps.rng.nextU32(),
+  });
   const cycleMs = deps.cycleMs ?? 2;
   let stopped = false;
   let wake: (() => void) | undefined;
   let timer: TimerHandle | undefined;
-  const sleep = (ms: number, wakeable: boolean) => new Promise<void>((resolve) => {
-    const done = () => { if (timer) deps.clock.clearTimer(timer); timer = undefined; wake = undefined; resolve(); };
-    timer = deps.clock.setTimer(done, ms);
-    if (wakeable) wake = done;
-  });
+  const sleep = (ms: number, wakeable: boolean) =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        if (timer) deps.clock.clearTimer(timer);
+        timer = undefined;
+        wake = undefined;
+        resolve();
+      };
+      timer = deps.clock.setTimer(done, ms);
+      if (wakeable) wake = done;
+    });
   deps.informers.for<Pod>('pods').addEventHandler({
-    onAdd: (p) => { if (!p.spec.nodeName) wake?.(); },
-    onUpdate: (_o, p) => { if (!p.spec.nodeName) wake?.(); },
+    onAdd: (p) => {
+      if (!p.spec.nodeName) wake?.();
+    },
+    onUpdate: (_o, p) => {
+      if (!p.spec.nodeName) wake?.();
+    },
     onDelete: () => wake?.(),
   });
   deps.informers.for('nodes').addEventHandler({ onAdd: () => wake?.(), onUpdate: () => wake?.() });
   const loop = async () => {
     while (!stopped) {
-      if (s.queue.lengths.active === 0) { await sleep(1000, true); continue; }
+      if (s.queue.lengths.active === 0) {
+        await sleep(1000, true);
+        continue;
+      }
       await sleep(cycleMs, false);
       if (stopped) break;
       try {
@@ -62,7 +81,13 @@ export async function createScheduler(deps: SchedulerDeps): Promise<SchedulerCom
       s.queue.run();
       void loop();
     },
-    stop: () => { stopped = true; if (timer) deps.clock.clearTimer(timer); s.queue.close(); },
-    get stats() { return s.stats; },
+    stop: () => {
+      stopped = true;
+      if (timer) deps.clock.clearTimer(timer);
+      s.queue.close();
+    },
+    get stats() {
+      return s.stats;
+    },
   };
 }

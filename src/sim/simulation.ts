@@ -34,7 +34,14 @@ import { createScheduler } from './scheduler-bridge.js';
  */
 export const ENDPOINTSLICE_BATCH_MS = 1000;
 
-export interface EventRow { lastSeen: number; type: string; reason: string; object: string; message: string; count: number }
+export interface EventRow {
+  lastSeen: number;
+  type: string;
+  reason: string;
+  object: string;
+  message: string;
+  count: number;
+}
 
 export interface SimulationResult {
   scenario: string;
@@ -51,11 +58,29 @@ export interface SimulationResult {
   startupLatencySamplesMs: number[];
   schedulingLatencyMs: { count: number; p50: number; p99: number };
   schedulingThroughput: { peakPodsPerSecond: number; meanPodsPerSecondWhileBusy: number };
-  api: { requests: number; tooManyRequests: number; retries: number; failedAfterRetries: number; peakMutatingInflight: number; peakInflight: number };
-  evictions: { count: number; firstAtS: number | null; records: { atS: number; pod: string; node: string }[] };
+  api: {
+    requests: number;
+    tooManyRequests: number;
+    retries: number;
+    failedAfterRetries: number;
+    peakMutatingInflight: number;
+    peakInflight: number;
+  };
+  evictions: {
+    count: number;
+    firstAtS: number | null;
+    records: { atS: number; pod: string; node: string }[];
+  };
   nodeLifecycle: { markedUnknown: number; noExecuteTainted: number; podsMarkedNotReady: number };
   timeline: { atS: number; label: string; convergedAfterS: number | null; error?: string }[];
-  deployments: { name: string; replicas: number; updated: number; ready: number; available: number; revision: string }[];
+  deployments: {
+    name: string;
+    replicas: number;
+    updated: number;
+    ready: number;
+    available: number;
+    revision: string;
+  }[];
   pendingReasons: { message: string; pods: number }[];
   series: Series;
   events: EventRow[];
@@ -96,36 +121,61 @@ export class Simulation {
   private readonly user: ServerClient;
   private readonly cms: ControllerManager[] = [];
   private readonly schedulers: SchedulerComponent[] = [];
-  private readonly electors: { component: 'controller-manager' | 'scheduler'; identity: string; elector: LeaderElector }[] = [];
+  private readonly electors: {
+    component: 'controller-manager' | 'scheduler';
+    identity: string;
+    elector: LeaderElector;
+  }[] = [];
   private readonly leaderLog: { atMs: number; component: string; identity: string }[] = [];
   private readonly timelineResults: SimulationResult['timeline'] = [];
   private readonly failed = new Set<string>();
   private nodesByZone = new Map<string, string[]>();
   private allNodes: Node[] = [];
 
-  constructor(readonly scenario: Scenario, private readonly opts: RunOptions = {}) {
+  constructor(
+    readonly scenario: Scenario,
+    private readonly opts: RunOptions = {},
+  ) {
     const seed = opts.seed ?? scenario.seed;
     this.rng = new Rng(seed);
     this.loop = new SimLoop({ settle: () => this.store.settle() });
     const clock = this.loop.clock;
     this.store = new MemoryStore({ clock });
     this.server = new ApiServer(this.store, {
-      clock, seed,
-      flowControl: { maxRequestsInflight: scenario.settings.maxRequestsInflight, maxMutatingRequestsInflight: scenario.settings.maxMutatingInflight },
-      onWatchHandlerError: (e) => { throw e; },
+      clock,
+      seed,
+      flowControl: {
+        maxRequestsInflight: scenario.settings.maxRequestsInflight,
+        maxMutatingRequestsInflight: scenario.settings.maxMutatingInflight,
+      },
+      onWatchHandlerError: (e) => {
+        throw e;
+      },
     });
     this.user = this.client('user');
   }
 
   private client(name: string): ServerClient {
     const s = this.scenario.settings;
-    const c = new ServerClient(this.server, { clock: this.loop.clock, watchLatencyMs: s.watchLatencyMs, watchJitterMs: s.watchJitterMs, rng: this.rng.fork(`watch-${name}`) });
+    const c = new ServerClient(this.server, {
+      clock: this.loop.clock,
+      watchLatencyMs: s.watchLatencyMs,
+      watchJitterMs: s.watchJitterMs,
+      rng: this.rng.fork(`watch-${name}`),
+    });
     this.clients[name] = c;
     return c;
   }
 
   private deps(api: ApiClient, informers: InformerFactory, component: string) {
-    return { api, clock: this.loop.clock, informers, recorder: new ApiEventRecorder(api, this.loop.clock, component), rng: this.rng.fork(component), workers: 5 };
+    return {
+      api,
+      clock: this.loop.clock,
+      informers,
+      recorder: new ApiEventRecorder(api, this.loop.clock, component),
+      rng: this.rng.fork(component),
+      workers: 5,
+    };
   }
 
   /** create the cluster and workloads, start every component */
@@ -134,7 +184,11 @@ export class Simulation {
     const clock = this.loop.clock;
     // the cluster: nodes as if registered by their kubelets
     const nodes = [...sc.snapshotNodes.map((n) => structuredClone(n)), ...nodesFromPools(sc.pools)];
-    for (const n of nodes) { delete n.metadata.resourceVersion; delete n.metadata.uid; delete (n.metadata as { creationTimestamp?: string }).creationTimestamp; }
+    for (const n of nodes) {
+      delete n.metadata.resourceVersion;
+      delete n.metadata.uid;
+      delete (n.metadata as { creationTimestamp?: string }).creationTimestamp;
+    }
     await this.createAll(nodes, 'cluster');
     this.allNodes = nodes;
     for (const n of nodes) {
@@ -148,10 +202,19 @@ export class Simulation {
     this.observer = new Observer(obsInf, clock, this.loop.startMs, sc.settings.sampleEveryMs);
 
     const kInf = new InformerFactory(this.client('kubelet'), clock);
-    this.kubelet = new KubeletFleet({ api: this.clients.kubelet, clock, informers: kInf, rng: this.rng.fork('kubelet'), latencies: sc.settings.latencies });
+    this.kubelet = new KubeletFleet({
+      api: this.clients.kubelet,
+      clock,
+      informers: kInf,
+      rng: this.rng.fork('kubelet'),
+      latencies: sc.settings.latencies,
+    });
 
     await Promise.all([obsInf.start(), kInf.start()]);
-    this.schedulerKind = sc.settings.scheduler === 'real' ? 'kube-scheduler model (src/scheduler)' : 'stand-in scheduler (src/sim/standin-scheduler.ts)';
+    this.schedulerKind =
+      sc.settings.scheduler === 'real'
+        ? 'kube-scheduler model (src/scheduler)'
+        : 'stand-in scheduler (src/sim/standin-scheduler.ts)';
     if (!sc.settings.leaderElection) {
       this.cm = await this.startControllerManager('controller-manager');
       this.scheduler = await this.startScheduler('scheduler');
@@ -162,14 +225,27 @@ export class Simulation {
           const id = `${component}-${i}`;
           let proc: Promise<{ stop(): Promise<void> | void }> | undefined;
           const elector = new LeaderElector({
-            api: this.client(`${id}-election`), clock, name: component === 'scheduler' ? 'kube-scheduler' : 'kube-controller-manager', identity: id,
+            api: this.client(`${id}-election`),
+            clock,
+            name: component === 'scheduler' ? 'kube-scheduler' : 'kube-controller-manager',
+            identity: id,
             onStartedLeading: () => {
               this.leaderLog.push({ atMs: clock.now(), component, identity: id });
-              proc = component === 'scheduler'
-                ? this.startScheduler(id).then((x) => { this.scheduler = x; return x; })
-                : this.startControllerManager(id).then((x) => { this.cm = x; return { stop: () => this.stopControllerManager(x) }; });
+              proc =
+                component === 'scheduler'
+                  ? this.startScheduler(id).then((x) => {
+                      this.scheduler = x;
+                      return x;
+                    })
+                  : this.startControllerManager(id).then((x) => {
+                      this.cm = x;
+                      return { stop: () => this.stopControllerManager(x) };
+                    });
             },
-            onStoppedLeading: () => { void proc?.then((x) => x.stop()); proc = undefined; },
+            onStoppedLeading: () => {
+              void proc?.then((x) => x.stop());
+              proc = undefined;
+            },
           });
           this.electors.push({ component, identity: id, elector });
           elector.run();
@@ -180,7 +256,10 @@ export class Simulation {
     }
 
     // workloads and snapshot objects
-    await this.createAll([...sc.snapshotObjects.map((o) => structuredClone(o)), ...sc.workloads.map((o) => structuredClone(o))], 'workloads');
+    await this.createAll(
+      [...sc.snapshotObjects.map((o) => structuredClone(o)), ...sc.workloads.map((o) => structuredClone(o))],
+      'workloads',
+    );
     this.scheduleTimeline();
     this.scheduleCompaction();
   }
@@ -193,15 +272,34 @@ export class Simulation {
     const deps = this.deps(api, informers, id);
     const cm: ControllerManager = {
       informers,
-      rs: new ReplicaSetController({ ...deps, recorder: new ApiEventRecorder(api, clock, 'replicaset-controller') }),
-      deploy: new DeploymentController({ ...deps, recorder: new ApiEventRecorder(api, clock, 'deployment-controller') }),
+      rs: new ReplicaSetController({
+        ...deps,
+        recorder: new ApiEventRecorder(api, clock, 'replicaset-controller'),
+      }),
+      deploy: new DeploymentController({
+        ...deps,
+        recorder: new ApiEventRecorder(api, clock, 'deployment-controller'),
+      }),
       eps: new EndpointSliceController(deps, ENDPOINTSLICE_BATCH_MS),
-      nlc: new NodeLifecycleController({ ...deps, recorder: new ApiEventRecorder(api, clock, 'node-controller') }, { nodeMonitorGracePeriodMs: sc.settings.nodeMonitorGracePeriodMs, evictionRate: sc.settings.evictionRate }),
-      taint: new TaintEvictionController({ ...deps, recorder: new ApiEventRecorder(api, clock, 'taint-eviction-controller') }),
+      nlc: new NodeLifecycleController(
+        { ...deps, recorder: new ApiEventRecorder(api, clock, 'node-controller') },
+        {
+          nodeMonitorGracePeriodMs: sc.settings.nodeMonitorGracePeriodMs,
+          evictionRate: sc.settings.evictionRate,
+        },
+      ),
+      taint: new TaintEvictionController({
+        ...deps,
+        recorder: new ApiEventRecorder(api, clock, 'taint-eviction-controller'),
+      }),
     };
     this.cms.push(cm);
     await informers.start();
-    cm.rs.run(); cm.deploy.run(); cm.eps.run(); cm.nlc.run(); cm.taint.run();
+    cm.rs.run();
+    cm.deploy.run();
+    cm.eps.run();
+    cm.nlc.run();
+    cm.taint.run();
     return cm;
   }
 
@@ -215,26 +313,40 @@ export class Simulation {
     const api = this.client(id);
     const informers = new InformerFactory(api, this.loop.clock);
     const deps = this.deps(api, informers, 'default-scheduler');
-    const s = sc.settings.scheduler === 'real'
-      ? await createScheduler({ ...deps, cycleMs: sc.settings.schedulerCycleMs })
-      : new StandInScheduler({ ...deps, cycleMs: sc.settings.schedulerCycleMs });
+    const s =
+      sc.settings.scheduler === 'real'
+        ? await createScheduler({ ...deps, cycleMs: sc.settings.schedulerCycleMs })
+        : new StandInScheduler({ ...deps, cycleMs: sc.settings.schedulerCycleMs });
     await informers.start();
     await s.start();
     this.schedulers.push(s);
-    return { start: () => {}, stop: () => { s.stop(); informers.stop(); }, get stats() { return s.stats; } };
+    return {
+      start: () => {},
+      stop: () => {
+        s.stop();
+        informers.stop();
+      },
+      get stats() {
+        return s.stats;
+      },
+    };
   }
 
   private async createAll(objs: KubeObject[], what: string): Promise<void> {
     // in chunks below the mutating in-flight limit: setup is not the experiment
     const chunk = Math.max(1, Math.min(100, this.scenario.settings.maxMutatingInflight || 100));
     for (let i = 0; i < objs.length; i += chunk) {
-      await Promise.all(objs.slice(i, i + chunk).map(async (o) => {
-        try {
-          await this.user.create(o.kind.toLowerCase() + 's', o);
-        } catch (err) {
-          throw new Error(`${this.scenario.source}: ${what}: ${o.kind} ${o.metadata.namespace ? o.metadata.namespace + '/' : ''}${o.metadata.name}: ${(err as Error).message}`);
-        }
-      }));
+      await Promise.all(
+        objs.slice(i, i + chunk).map(async (o) => {
+          try {
+            await this.user.create(o.kind.toLowerCase() + 's', o);
+          } catch (err) {
+            throw new Error(
+              `${this.scenario.source}: ${what}: ${o.kind} ${o.metadata.namespace ? o.metadata.namespace + '/' : ''}${o.metadata.name}: ${(err as Error).message}`,
+            );
+          }
+        }),
+      );
     }
   }
 
@@ -243,17 +355,27 @@ export class Simulation {
     const every = 300_000;
     const tick = () => {
       this.loop.clock.setTimer(tick, every);
-      void this.store.currentRevision().then((rev) => this.store.compact({ revision: Math.max(1, rev - 1000) })).catch(() => {});
+      void this.store
+        .currentRevision()
+        .then((rev) => this.store.compact({ revision: Math.max(1, rev - 1000) }))
+        .catch(() => {});
     };
     this.loop.clock.setTimer(tick, every);
   }
 
   private scheduleTimeline(): void {
     for (const e of this.scenario.timeline) {
-      const entry = { atS: e.atMs / 1000, label: e.label, convergedAfterS: null as number | null, error: undefined as string | undefined };
+      const entry = {
+        atS: e.atMs / 1000,
+        label: e.label,
+        convergedAfterS: null as number | null,
+        error: undefined as string | undefined,
+      };
       this.timelineResults.push(entry);
       this.loop.clock.setTimer(() => {
-        this.apply(e.action).catch((err) => { entry.error = (err as Error).message; });
+        this.apply(e.action).catch((err) => {
+          entry.error = (err as Error).message;
+        });
       }, e.atMs);
     }
   }
@@ -267,17 +389,25 @@ export class Simulation {
   async apply(a: Action): Promise<void> {
     const api = this.user;
     switch (a.kind) {
-      case 'scale': case 'rollout': {
+      case 'scale':
+      case 'rollout': {
         const [ns, name] = this.deploymentRef(a.deployment);
         for (let attempt = 0; ; attempt++) {
           const d = await api.get<Deployment>('deployments', ns, name);
           if (a.kind === 'scale') d.spec.replicas = a.replicas;
           else {
-            const c = a.container ? d.spec.template.spec.containers.find((x) => x.name === a.container) : d.spec.template.spec.containers[0];
+            const c = a.container
+              ? d.spec.template.spec.containers.find((x) => x.name === a.container)
+              : d.spec.template.spec.containers[0];
             if (!c) throw new Error(`deployment ${ns}/${name} has no container ${a.container}`);
             c.image = a.image;
           }
-          try { await api.update('deployments', d); return; } catch (err) { if (attempt > 5) throw err; }
+          try {
+            await api.update('deployments', d);
+            return;
+          } catch (err) {
+            if (attempt > 5) throw err;
+          }
         }
       }
       case 'rollback': {
@@ -288,38 +418,63 @@ export class Simulation {
       case 'nodeDown': {
         let names = a.nodes;
         if (names.length === 0) {
-          const pool = this.allNodes.filter((n) => !a.pool || n.metadata.labels?.['node.kubernetes.io/pool'] === a.pool).map((n) => n.metadata.name!).filter((n) => !this.failed.has(n));
+          const pool = this.allNodes
+            .filter((n) => !a.pool || n.metadata.labels?.['node.kubernetes.io/pool'] === a.pool)
+            .map((n) => n.metadata.name!)
+            .filter((n) => !this.failed.has(n));
           names = this.rng.fork('nodeDown').shuffle(pool).slice(0, a.count);
         }
-        for (const n of names) { this.kubelet.failNode(n); this.failed.add(n); }
+        for (const n of names) {
+          this.kubelet.failNode(n);
+          this.failed.add(n);
+        }
         return;
       }
       case 'nodeUp': {
         const names = a.nodes.length ? a.nodes : [...this.failed];
-        for (const n of names) { this.kubelet.recoverNode(n); this.failed.delete(n); }
+        for (const n of names) {
+          this.kubelet.recoverNode(n);
+          this.failed.delete(n);
+        }
         return;
       }
-      case 'zoneOutage': case 'zoneRecover': {
+      case 'zoneOutage':
+      case 'zoneRecover': {
         const names = this.nodesByZone.get(a.zone);
-        if (!names) throw new Error(`no nodes in zone ${a.zone} (zones: ${[...this.nodesByZone.keys()].join(', ')})`);
+        if (!names)
+          throw new Error(`no nodes in zone ${a.zone} (zones: ${[...this.nodesByZone.keys()].join(', ')})`);
         for (const n of names) {
-          if (a.kind === 'zoneOutage') { this.kubelet.failNode(n); this.failed.add(n); }
-          else { this.kubelet.recoverNode(n); this.failed.delete(n); }
+          if (a.kind === 'zoneOutage') {
+            this.kubelet.failNode(n);
+            this.failed.add(n);
+          } else {
+            this.kubelet.recoverNode(n);
+            this.failed.delete(n);
+          }
         }
         return;
       }
       case 'deleteNode': {
-        for (const n of a.nodes) { this.kubelet.failNode(n); await api.delete('nodes', undefined, n); }
+        for (const n of a.nodes) {
+          this.kubelet.failNode(n);
+          await api.delete('nodes', undefined, n);
+        }
         return;
       }
       case 'burst': {
         // all at once, as a client firing N requests concurrently would (this is what hits max-inflight)
         const t = a.template as Pod;
-        await Promise.all(Array.from({ length: a.count }, (_, i) => {
-          const p = structuredClone(t);
-          p.metadata = { ...(p.metadata ?? {}), name: `${a.namePrefix}-${String(i).padStart(5, '0')}`, namespace: a.namespace };
-          return api.create('pods', p).catch(() => {});
-        }));
+        await Promise.all(
+          Array.from({ length: a.count }, (_, i) => {
+            const p = structuredClone(t);
+            p.metadata = {
+              ...(p.metadata ?? {}),
+              name: `${a.namePrefix}-${String(i).padStart(5, '0')}`,
+              namespace: a.namespace,
+            };
+            return api.create('pods', p).catch(() => {});
+          }),
+        );
         return;
       }
       case 'apply':
@@ -348,7 +503,11 @@ export class Simulation {
     const every = sc.settings.sampleEveryMs;
     let nextSample = start;
     const convergedAt: { t: number; ok: boolean }[] = [];
-    const throttledTotal = () => { let n = 0; for (const c of Object.values(this.clients)) n += c.stats.tooManyRequests; return n; };
+    const throttledTotal = () => {
+      let n = 0;
+      for (const c of Object.values(this.clients)) n += c.stats.tooManyRequests;
+      return n;
+    };
     while (nextSample <= end) {
       await this.loop.runUntil(nextSample);
       this.observer.sample(throttledTotal());
@@ -386,7 +545,11 @@ export class Simulation {
   private async shutdown(): Promise<void> {
     for (const e of this.electors) e.elector.stop();
     for (const s of this.schedulers) s.stop();
-    await Promise.all(this.cms.map((cm) => Promise.all([cm.rs.stop(), cm.deploy.stop(), cm.eps.stop(), cm.nlc.stop(), cm.taint.stop()])));
+    await Promise.all(
+      this.cms.map((cm) =>
+        Promise.all([cm.rs.stop(), cm.deploy.stop(), cm.eps.stop(), cm.nlc.stop(), cm.taint.stop()]),
+      ),
+    );
   }
 
   private summarize(wallMs: number): SimulationResult {
@@ -395,11 +558,19 @@ export class Simulation {
     const { startup, scheduling } = o.latencies();
     const series = o.series;
     const busy = series.bindRate.filter((r) => r > 0);
-    let created = 0, scheduled = 0, ready = 0;
-    for (const t of o.times.values()) { if (t.preexisting) continue; created++; if (t.scheduled !== undefined) scheduled++; if (t.ready !== undefined) ready++; }
+    let created = 0,
+      scheduled = 0,
+      ready = 0;
+    for (const t of o.times.values()) {
+      if (t.preexisting) continue;
+      created++;
+      if (t.scheduled !== undefined) scheduled++;
+      if (t.ready !== undefined) ready++;
+    }
     const pods = o.pods.list();
     const pendingMsgs = new Map<string, number>();
-    let pendingAtEnd = 0, runningAtEnd = 0;
+    let pendingAtEnd = 0,
+      runningAtEnd = 0;
     for (const p of pods) {
       if (p.metadata.deletionTimestamp) continue;
       if (!p.spec.nodeName) {
@@ -410,35 +581,102 @@ export class Simulation {
       } else if (p.status?.phase === 'Running') runningAtEnd++;
     }
     const fc = this.server.stats();
-    let requests = 0, tmr = 0, retries = 0, failedAfter = 0;
-    for (const c of Object.values(this.clients)) { requests += c.stats.requests; tmr += c.stats.tooManyRequests; retries += c.stats.retries; failedAfter += c.stats.failedAfterRetries; }
+    let requests = 0,
+      tmr = 0,
+      retries = 0,
+      failedAfter = 0;
+    for (const c of Object.values(this.clients)) {
+      requests += c.stats.requests;
+      tmr += c.stats.tooManyRequests;
+      retries += c.stats.retries;
+      failedAfter += c.stats.failedAfterRetries;
+    }
     const ev: EvictionRecord[] = this.cms.flatMap((cm) => cm.taint.evictions).sort((a, b) => a.atMs - b.atMs);
-    const nlc = (k: 'markedUnknown' | 'noExecuteTainted' | 'podsMarkedNotReady') => this.cms.reduce((n, cm) => n + cm.nlc.stats[k], 0);
-    const events: EventRow[] = this.opts.collectEvents === false ? [] : o.events.list().map((e) => ({
-      lastSeen: (Date.parse(e.lastTimestamp ?? e.firstTimestamp ?? '') - this.loop.startMs) / 1000,
-      type: e.type ?? 'Normal', reason: e.reason ?? '', object: `${(e.involvedObject.kind ?? '').toLowerCase()}/${e.involvedObject.name}`,
-      message: e.message ?? '', count: e.count ?? 1,
-    })).sort((a, b) => a.lastSeen - b.lastSeen || (a.object < b.object ? -1 : a.object > b.object ? 1 : 0));
+    const nlc = (k: 'markedUnknown' | 'noExecuteTainted' | 'podsMarkedNotReady') =>
+      this.cms.reduce((n, cm) => n + cm.nlc.stats[k], 0);
+    const events: EventRow[] =
+      this.opts.collectEvents === false
+        ? []
+        : o.events
+            .list()
+            .map((e) => ({
+              lastSeen: (Date.parse(e.lastTimestamp ?? e.firstTimestamp ?? '') - this.loop.startMs) / 1000,
+              type: e.type ?? 'Normal',
+              reason: e.reason ?? '',
+              object: `${(e.involvedObject.kind ?? '').toLowerCase()}/${e.involvedObject.name}`,
+              message: e.message ?? '',
+              count: e.count ?? 1,
+            }))
+            .sort(
+              (a, b) => a.lastSeen - b.lastSeen || (a.object < b.object ? -1 : a.object > b.object ? 1 : 0),
+            );
     const r = (x: number) => Math.round(x);
     return {
-      scenario: sc.name, seed: this.opts.seed ?? sc.seed, nodes: this.allNodes.length, durationS: sc.durationMs / 1000,
-      wallMs: r(wallMs), simSecondsPerWallSecond: Math.round((sc.durationMs / Math.max(1, wallMs)) * 10) / 10,
+      scenario: sc.name,
+      seed: this.opts.seed ?? sc.seed,
+      nodes: this.allNodes.length,
+      durationS: sc.durationMs / 1000,
+      wallMs: r(wallMs),
+      simSecondsPerWallSecond: Math.round((sc.durationMs / Math.max(1, wallMs)) * 10) / 10,
       scheduler: this.schedulerKind,
       pods: { created, scheduled, ready, pendingAtEnd, runningAtEnd },
-      startupLatencyMs: { count: startup.length, p50: r(percentile(startup, 50)), p90: r(percentile(startup, 90)), p99: r(percentile(startup, 99)), max: r(startup[startup.length - 1] ?? NaN) },
+      startupLatencyMs: {
+        count: startup.length,
+        p50: r(percentile(startup, 50)),
+        p90: r(percentile(startup, 90)),
+        p99: r(percentile(startup, 99)),
+        max: r(startup[startup.length - 1] ?? NaN),
+      },
       startupLatencySamplesMs: downsample(startup, 2000).map(r),
-      schedulingLatencyMs: { count: scheduling.length, p50: r(percentile(scheduling, 50)), p99: r(percentile(scheduling, 99)) },
-      schedulingThroughput: { peakPodsPerSecond: Math.round(Math.max(0, ...series.bindRate) * 10) / 10, meanPodsPerSecondWhileBusy: busy.length ? Math.round((busy.reduce((a, b) => a + b, 0) / busy.length) * 10) / 10 : 0 },
-      api: { requests, tooManyRequests: tmr, retries, failedAfterRetries: failedAfter, peakMutatingInflight: fc.peakInflightMutating, peakInflight: fc.peakInflight },
-      evictions: { count: ev.length, firstAtS: ev.length ? (ev[0].atMs - this.loop.startMs) / 1000 : null, records: ev.map((e) => ({ atS: (e.atMs - this.loop.startMs) / 1000, pod: e.pod, node: e.node })) },
-      nodeLifecycle: { markedUnknown: nlc('markedUnknown'), noExecuteTainted: nlc('noExecuteTainted'), podsMarkedNotReady: nlc('podsMarkedNotReady') },
-      leaders: this.leaderLog.map((l) => ({ atS: (l.atMs - this.loop.startMs) / 1000, component: l.component, identity: l.identity })),
+      schedulingLatencyMs: {
+        count: scheduling.length,
+        p50: r(percentile(scheduling, 50)),
+        p99: r(percentile(scheduling, 99)),
+      },
+      schedulingThroughput: {
+        peakPodsPerSecond: Math.round(Math.max(0, ...series.bindRate) * 10) / 10,
+        meanPodsPerSecondWhileBusy: busy.length
+          ? Math.round((busy.reduce((a, b) => a + b, 0) / busy.length) * 10) / 10
+          : 0,
+      },
+      api: {
+        requests,
+        tooManyRequests: tmr,
+        retries,
+        failedAfterRetries: failedAfter,
+        peakMutatingInflight: fc.peakInflightMutating,
+        peakInflight: fc.peakInflight,
+      },
+      evictions: {
+        count: ev.length,
+        firstAtS: ev.length ? (ev[0].atMs - this.loop.startMs) / 1000 : null,
+        records: ev.map((e) => ({ atS: (e.atMs - this.loop.startMs) / 1000, pod: e.pod, node: e.node })),
+      },
+      nodeLifecycle: {
+        markedUnknown: nlc('markedUnknown'),
+        noExecuteTainted: nlc('noExecuteTainted'),
+        podsMarkedNotReady: nlc('podsMarkedNotReady'),
+      },
+      leaders: this.leaderLog.map((l) => ({
+        atS: (l.atMs - this.loop.startMs) / 1000,
+        component: l.component,
+        identity: l.identity,
+      })),
       timeline: this.timelineResults,
-      deployments: o.deployments.list().map((d) => ({
-        name: `${d.metadata.namespace}/${d.metadata.name}`, replicas: d.spec.replicas ?? 1, updated: d.status?.updatedReplicas ?? 0,
-        ready: d.status?.readyReplicas ?? 0, available: d.status?.availableReplicas ?? 0, revision: d.metadata.annotations?.['deployment.kubernetes.io/revision'] ?? '',
-      })).sort((a, b) => (a.name < b.name ? -1 : 1)),
-      pendingReasons: [...pendingMsgs].map(([message, n]) => ({ message, pods: n })).sort((a, b) => b.pods - a.pods),
+      deployments: o.deployments
+        .list()
+        .map((d) => ({
+          name: `${d.metadata.namespace}/${d.metadata.name}`,
+          replicas: d.spec.replicas ?? 1,
+          updated: d.status?.updatedReplicas ?? 0,
+          ready: d.status?.readyReplicas ?? 0,
+          available: d.status?.availableReplicas ?? 0,
+          revision: d.metadata.annotations?.['deployment.kubernetes.io/revision'] ?? '',
+        }))
+        .sort((a, b) => (a.name < b.name ? -1 : 1)),
+      pendingReasons: [...pendingMsgs]
+        .map(([message, n]) => ({ message, pods: n }))
+        .sort((a, b) => b.pods - a.pods),
       series,
       events,
       relists: this.cms.reduce((n, cm) => n + cm.informers.relists, 0) + this.observer.pods.relists,

@@ -45,10 +45,15 @@ export interface StandInSchedulerOptions {
   cycleMs?: number;
 }
 
-interface NodeUse { cpu: number; mem: number; pods: number }
+interface NodeUse {
+  cpu: number;
+  mem: number;
+  pods: number;
+}
 
 function podRequests(pod: Pod): NodeUse {
-  let cpu = 0, mem = 0;
+  let cpu = 0,
+    mem = 0;
   for (const c of pod.spec.containers) {
     const r = c.resources?.requests ?? {};
     if (r.cpu !== undefined) cpu += cpuMillis(r.cpu);
@@ -64,7 +69,11 @@ function podRequests(pod: Pod): NodeUse {
 
 function allocatable(node: Node): NodeUse {
   const a = node.status?.allocatable ?? node.status?.capacity ?? {};
-  return { cpu: a.cpu !== undefined ? cpuMillis(a.cpu) : 0, mem: a.memory !== undefined ? bytes(a.memory) : 0, pods: a.pods !== undefined ? bytes(a.pods) : 110 };
+  return {
+    cpu: a.cpu !== undefined ? cpuMillis(a.cpu) : 0,
+    mem: a.memory !== undefined ? bytes(a.memory) : 0,
+    pods: a.pods !== undefined ? bytes(a.pods) : 110,
+  };
 }
 
 export class StandInScheduler implements SchedulerComponent {
@@ -95,26 +104,45 @@ export class StandInScheduler implements SchedulerComponent {
     this.pods.addEventHandler({
       onAdd: (p) => this.onPod(p),
       onUpdate: (_o, p) => this.onPod(p),
-      onDelete: (p) => { this.uncount(keyOf(p)); this.flushUnschedulable(); },
+      onDelete: (p) => {
+        this.uncount(keyOf(p));
+        this.flushUnschedulable();
+      },
     });
     this.nodes.addEventHandler({
-      onAdd: (n) => { this.alloc.set(n.metadata.name!, allocatable(n)); this.nodeOrderDirty = true; this.flushUnschedulable(); },
+      onAdd: (n) => {
+        this.alloc.set(n.metadata.name!, allocatable(n));
+        this.nodeOrderDirty = true;
+        this.flushUnschedulable();
+      },
       onUpdate: (a, b) => {
         this.alloc.set(b.metadata.name!, allocatable(b));
-        if (JSON.stringify(a.spec) !== JSON.stringify(b.spec) || JSON.stringify(a.status?.allocatable) !== JSON.stringify(b.status?.allocatable)) this.flushUnschedulable();
+        if (
+          JSON.stringify(a.spec) !== JSON.stringify(b.spec) ||
+          JSON.stringify(a.status?.allocatable) !== JSON.stringify(b.status?.allocatable)
+        )
+          this.flushUnschedulable();
       },
-      onDelete: (n) => { this.alloc.delete(n.metadata.name!); this.nodeOrderDirty = true; },
+      onDelete: (n) => {
+        this.alloc.delete(n.metadata.name!);
+        this.nodeOrderDirty = true;
+      },
     });
   }
 
-  private get name(): string { return this.o.schedulerName ?? 'default-scheduler'; }
+  private get name(): string {
+    return this.o.schedulerName ?? 'default-scheduler';
+  }
 
   start(): void {
     this.stopped = false;
     for (const p of this.pods.list()) this.onPod(p);
     this.kick();
     // flushUnschedulablePodsLeftover: retry everything unschedulable every 30 s anyway
-    const flush = () => { this.flushUnschedulable(); this.flushTimer = this.o.clock.setTimer(flush, 30_000); };
+    const flush = () => {
+      this.flushUnschedulable();
+      this.flushTimer = this.o.clock.setTimer(flush, 30_000);
+    };
     this.flushTimer = this.o.clock.setTimer(flush, 30_000);
   }
 
@@ -129,7 +157,10 @@ export class StandInScheduler implements SchedulerComponent {
     const key = keyOf(p);
     if (p.spec.nodeName) {
       if (isPodActive(p) || p.metadata.deletionTimestamp) this.count(key, p.spec.nodeName, p);
-      if (p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed') { this.uncount(key); this.flushUnschedulable(); }
+      if (p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed') {
+        this.uncount(key);
+        this.flushUnschedulable();
+      }
       return;
     }
     if (p.metadata.deletionTimestamp || (p.spec.schedulerName ?? 'default-scheduler') !== this.name) return;
@@ -146,7 +177,9 @@ export class StandInScheduler implements SchedulerComponent {
     const req = podRequests(p);
     this.counted.set(key, { node, req });
     const u = this.used.get(node) ?? { cpu: 0, mem: 0, pods: 0 };
-    u.cpu += req.cpu; u.mem += req.mem; u.pods += 1;
+    u.cpu += req.cpu;
+    u.mem += req.mem;
+    u.pods += 1;
     this.used.set(node, u);
   }
 
@@ -155,19 +188,31 @@ export class StandInScheduler implements SchedulerComponent {
     if (!c) return;
     this.counted.delete(key);
     const u = this.used.get(c.node);
-    if (u) { u.cpu -= c.req.cpu; u.mem -= c.req.mem; u.pods -= 1; }
+    if (u) {
+      u.cpu -= c.req.cpu;
+      u.mem -= c.req.mem;
+      u.pods -= 1;
+    }
   }
 
   private flushUnschedulable(): void {
     if (this.unschedulable.size === 0) return;
-    for (const k of this.unschedulable.keys()) if (!this.queued.has(k)) { this.queued.add(k); this.active.push(k); }
+    for (const k of this.unschedulable.keys())
+      if (!this.queued.has(k)) {
+        this.queued.add(k);
+        this.active.push(k);
+      }
     this.unschedulable.clear();
     this.kick();
   }
 
   private kick(): void {
     if (this.timer || this.stopped || this.active.length === 0) return;
-    this.timer = this.o.clock.setTimer(() => { this.timer = undefined; this.cycle(); this.kick(); }, this.o.cycleMs ?? 2);
+    this.timer = this.o.clock.setTimer(() => {
+      this.timer = undefined;
+      this.cycle();
+      this.kick();
+    }, this.o.cycleMs ?? 2);
   }
 
   private cycle(): void {
@@ -176,60 +221,106 @@ export class StandInScheduler implements SchedulerComponent {
     this.queued.delete(key);
     const pod = this.pods.getByKey(key);
     if (!pod || pod.spec.nodeName || pod.metadata.deletionTimestamp || this.counted.has(key)) return;
-    if (this.nodeOrderDirty) { this.nodeOrder = [...this.nodes.keys()].sort(); this.nodeOrderDirty = false; }
+    if (this.nodeOrderDirty) {
+      this.nodeOrder = [...this.nodes.keys()].sort();
+      this.nodeOrderDirty = false;
+    }
     const all = this.nodeOrder;
     const want = numFeasibleNodesToFind(undefined, all.length);
     const req = podRequests(pod);
     const reasons = new Map<string, number>();
     const fail = (r: string) => reasons.set(r, (reasons.get(r) ?? 0) + 1);
-    let found = 0, best = '', bestScore = -1, ties = 0;
+    let found = 0,
+      best = '',
+      bestScore = -1,
+      ties = 0;
     let i = 0;
     for (; i < all.length && found < want; i++) {
       const name = all[(this.nextStart + i) % all.length];
       const node = this.nodes.getByKey(name);
       if (!node) continue;
       const r = this.filter(pod, node, req);
-      if (r) { for (const x of r) fail(x); continue; }
+      if (r) {
+        for (const x of r) fail(x);
+        continue;
+      }
       found++;
       const a = this.alloc.get(name)!;
       const u = this.used.get(name) ?? { cpu: 0, mem: 0, pods: 0 };
-      const s = ((a.cpu ? ((a.cpu - u.cpu - req.cpu) * 100) / a.cpu : 0) + (a.mem ? ((a.mem - u.mem - req.mem) * 100) / a.mem : 0)) / 2;
+      const s =
+        ((a.cpu ? ((a.cpu - u.cpu - req.cpu) * 100) / a.cpu : 0) +
+          (a.mem ? ((a.mem - u.mem - req.mem) * 100) / a.mem : 0)) /
+        2;
       const score = Math.floor(s);
-      if (score > bestScore) { bestScore = score; best = name; ties = 1; }
-      else if (score === bestScore && this.rng.int(++ties) === 0) best = name; // reservoir sampling, as selectHost
+      if (score > bestScore) {
+        bestScore = score;
+        best = name;
+        ties = 1;
+      } else if (score === bestScore && this.rng.int(++ties) === 0) best = name; // reservoir sampling, as selectHost
     }
     if (all.length) this.nextStart = (this.nextStart + i) % all.length;
     if (!best) {
       this.stats.failedAttempts++;
       const parts = [...reasons].map(([r, n]) => `${n} ${r}`).sort();
-      const msg = all.length === 0 ? 'no nodes available to schedule pods' : `0/${all.length} nodes are available: ${parts.join(', ')}.`;
+      const msg =
+        all.length === 0
+          ? 'no nodes available to schedule pods'
+          : `0/${all.length} nodes are available: ${parts.join(', ')}.`;
       const prev = this.unschedulable.get(key);
       this.unschedulable.set(key, msg);
       const cond = pod.status?.conditions?.find((c) => c.type === 'PodScheduled');
       if (prev !== msg && cond?.message !== msg) {
         this.o.recorder.event(pod, 'Warning', 'FailedScheduling', msg);
-        const conditions = [...(pod.status?.conditions ?? []).filter((c) => c.type !== 'PodScheduled'), { type: 'PodScheduled', status: 'False' as const, reason: 'Unschedulable', message: msg, lastTransitionTime: isoTime(this.o.clock.now()) }];
-        this.o.api.updateStatus('pods', { ...pod, status: { ...(pod.status ?? {}), phase: 'Pending', conditions } }).catch(() => {});
+        const conditions = [
+          ...(pod.status?.conditions ?? []).filter((c) => c.type !== 'PodScheduled'),
+          {
+            type: 'PodScheduled',
+            status: 'False' as const,
+            reason: 'Unschedulable',
+            message: msg,
+            lastTransitionTime: isoTime(this.o.clock.now()),
+          },
+        ];
+        this.o.api
+          .updateStatus('pods', { ...pod, status: { ...(pod.status ?? {}), phase: 'Pending', conditions } })
+          .catch(() => {});
       }
       return;
     }
     // assume, then bind asynchronously (the binding cycle)
     this.count(key, best, pod);
-    const binding: Binding = { apiVersion: 'v1', kind: 'Binding', metadata: { name: pod.metadata.name, namespace: pod.metadata.namespace, uid: pod.metadata.uid }, target: { kind: 'Node', name: best } };
-    this.o.api.bind(binding).then(() => {
-      this.stats.scheduled++;
-      this.o.recorder.event(pod, 'Normal', 'Scheduled', `Successfully assigned ${key} to ${best}`);
-    }, () => {
-      this.stats.bindErrors++;
-      this.uncount(key);
-      this.unschedulable.set(key, 'bind failed');
-    });
+    const binding: Binding = {
+      apiVersion: 'v1',
+      kind: 'Binding',
+      metadata: { name: pod.metadata.name, namespace: pod.metadata.namespace, uid: pod.metadata.uid },
+      target: { kind: 'Node', name: best },
+    };
+    this.o.api.bind(binding).then(
+      () => {
+        this.stats.scheduled++;
+        this.o.recorder.event(pod, 'Normal', 'Scheduled', `Successfully assigned ${key} to ${best}`);
+      },
+      () => {
+        this.stats.bindErrors++;
+        this.uncount(key);
+        this.unschedulable.set(key, 'bind failed');
+      },
+    );
   }
 
   /** the failing filter's reasons, or undefined when the node fits */
   private filter(pod: Pod, node: Node, req: NodeUse): string[] | undefined {
-    if (node.spec?.unschedulable && !(pod.spec.tolerations ?? []).some((t) => (t.key === 'node.kubernetes.io/unschedulable' || (!t.key && t.operator === 'Exists')) && (!t.effect || t.effect === 'NoSchedule'))) return ['node(s) were unschedulable'];
-    if (pod.spec.nodeName && pod.spec.nodeName !== node.metadata.name) return ["node(s) didn't match the requested node name"];
+    if (
+      node.spec?.unschedulable &&
+      !(pod.spec.tolerations ?? []).some(
+        (t) =>
+          (t.key === 'node.kubernetes.io/unschedulable' || (!t.key && t.operator === 'Exists')) &&
+          (!t.effect || t.effect === 'NoSchedule'),
+      )
+    )
+      return ['node(s) were unschedulable'];
+    if (pod.spec.nodeName && pod.spec.nodeName !== node.metadata.name)
+      return ["node(s) didn't match the requested node name"];
     const taint = untoleratedTaint(node, pod.spec.tolerations);
     if (taint) return [`node(s) had untolerated taint {${taint.key}: ${taint.value ?? ''}}`];
     if (!requiredNodeAffinityMatches(pod, node)) return ["node(s) didn't match Pod's node affinity/selector"];

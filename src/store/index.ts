@@ -5,7 +5,20 @@ export { MIN_LEASE_TTL_SECONDS, MAX_LEASE_TTL_SECONDS } from './memory/lessor.js
 export { MAX_REVISIONS_PER_BATCH } from './memory/watch-hub.js';
 export { prefixEnd, FROM_KEY, upperBound, inRange } from './keyrange.js';
 export {
-  parseTrace, replayTrace, compareTrace, formatDifferences, replayOnMemory, memoryStoreForTrace, manualClockHooks,
-  TRACE_FORMAT, TraceFormatError,
-  type GoldenTrace, type TraceOp, type TraceResult, type ReplayHooks, type ReplayOptions, type CompareOptions, type TraceDifference,
+  parseTrace,
+  replayTrace,
+  compareTrace,
+  formatDifferences,
+  replayOnMemory,
+  memoryStoreForTrace,
+  manualClockHooks,
+  TRACE_FORMAT,
+  TraceFormatError,
+  type GoldenTrace,
+  type TraceOp,
+  type TraceResult,
+  type ReplayHooks,
+  type ReplayOptions,
+  type CompareOptions,
+  type TraceDifference,
 } from './trace/index.js';

@@ -212,11 +212,19 @@ export interface KvStore {
 }
 
 /** gRPC status codes etcd uses for store errors. */
-export const GrpcCode = { INVALID_ARGUMENT: 3, NOT_FOUND: 5, FAILED_PRECONDITION: 9, OUT_OF_RANGE: 11 } as const;
+export const GrpcCode = {
+  INVALID_ARGUMENT: 3,
+  NOT_FOUND: 5,
+  FAILED_PRECONDITION: 9,
+  OUT_OF_RANGE: 11,
+} as const;
 
 /** A store error with etcd's text (without the "etcdserver: " prefix) and gRPC code. */
 export class StoreError extends Error {
-  constructor(message: string, readonly code: number) {
+  constructor(
+    message: string,
+    readonly code: number,
+  ) {
     super(message);
     this.name = 'StoreError';
   }

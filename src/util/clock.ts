@@ -24,7 +24,13 @@ export class WallClock implements Clock {
 
   setTimer(fn: () => void, ms: number): TimerHandle {
     const id = this.nextId++;
-    const t = setTimeout(() => { this.timers.delete(id); fn(); }, Math.max(0, ms));
+    const t = setTimeout(
+      () => {
+        this.timers.delete(id);
+        fn();
+      },
+      Math.max(0, ms),
+    );
     t.unref?.();
     this.timers.set(id, t);
     return { id };
@@ -32,11 +38,19 @@ export class WallClock implements Clock {
 
   clearTimer(handle: TimerHandle): void {
     const t = this.timers.get(handle.id);
-    if (t) { clearTimeout(t); this.timers.delete(handle.id); }
+    if (t) {
+      clearTimeout(t);
+      this.timers.delete(handle.id);
+    }
   }
 }
 
-interface Pending { at: number; seq: number; id: number; fn: () => void }
+interface Pending {
+  at: number;
+  seq: number;
+  id: number;
+  fn: () => void;
+}
 
 /**
  * A clock that only moves when told to. Timers fire in (time, insertion) order during
@@ -135,7 +149,8 @@ export class ManualClock implements Clock {
       h[0] = last;
       let i = 0;
       for (;;) {
-        const l = 2 * i + 1, r = l + 1;
+        const l = 2 * i + 1,
+          r = l + 1;
         let m = i;
         if (l < h.length && this.less(h[l], h[m])) m = l;
         if (r < h.length && this.less(h[r], h[m])) m = r;

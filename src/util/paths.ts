@@ -12,9 +12,14 @@ export function packageRoot(): string {
   if (cachedRoot) return cachedRoot;
   let dir = dirname(fileURLToPath(import.meta.url));
   for (;;) {
-    if (existsSync(join(dir, 'package.json')) && existsSync(join(dir, 'asconfig.json'))) return (cachedRoot = dir);
+    if (existsSync(join(dir, 'package.json')) && existsSync(join(dir, 'asconfig.json')))
+      return (cachedRoot = dir);
     const up = dirname(dir);
-    if (up === dir) throw new Error('kubesim: cannot find the package root (package.json + asconfig.json) above ' + fileURLToPath(import.meta.url));
+    if (up === dir)
+      throw new Error(
+        'kubesim: cannot find the package root (package.json + asconfig.json) above ' +
+          fileURLToPath(import.meta.url),
+      );
     dir = up;
   }
 }

@@ -18,15 +18,22 @@ export class Rng {
       z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35);
       return (z ^ (z >>> 16)) >>> 0;
     };
-    this.a = next(); this.b = next(); this.c = next(); this.d = next();
+    this.a = next();
+    this.b = next();
+    this.c = next();
+    this.d = next();
   }
 
   /** uniform uint32 */
   nextU32(): number {
     const r = Math.imul(rotl(Math.imul(this.b, 5), 7), 9) >>> 0;
     const t = this.b << 9;
-    this.c ^= this.a; this.d ^= this.b; this.b ^= this.c; this.a ^= this.d;
-    this.c ^= t; this.d = rotl(this.d, 11);
+    this.c ^= this.a;
+    this.d ^= this.b;
+    this.b ^= this.c;
+    this.a ^= this.d;
+    this.c ^= t;
+    this.d = rotl(this.d, 11);
     return r;
   }
 
@@ -40,7 +47,8 @@ export class Rng {
     if (n <= 0) throw new RangeError(`Rng.int: n must be positive, got ${n}`);
     const limit = 4294967296 - (4294967296 % n);
     let x: number;
-    do x = this.nextU32(); while (x >= limit);
+    do x = this.nextU32();
+    while (x >= limit);
     return x % n;
   }
 
@@ -73,7 +81,9 @@ export class Rng {
   shuffle<T>(items: T[]): T[] {
     for (let i = items.length - 1; i > 0; i--) {
       const j = this.int(i + 1);
-      const t = items[i]; items[i] = items[j]; items[j] = t;
+      const t = items[i];
+      items[i] = items[j];
+      items[j] = t;
     }
     return items;
   }

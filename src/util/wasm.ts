@@ -12,7 +12,8 @@ export function compiledKernel(name: string): WebAssembly.Module {
   let mod = compiled.get(name);
   if (!mod) {
     const file = wasmPath(name);
-    if (!existsSync(file)) throw new Error(`kubesim: WASM kernel ${file} is missing; run \`npm run build:wasm\``);
+    if (!existsSync(file))
+      throw new Error(`kubesim: WASM kernel ${file} is missing; run \`npm run build:wasm\``);
     mod = new WebAssembly.Module(readFileSync(file));
     compiled.set(name, mod);
   }
@@ -33,7 +34,10 @@ export function compiledKernels(): Map<string, WebAssembly.Module> {
 }
 
 /** Instantiates a kernel module built with `--runtime stub` (it imports only `env.abort`). */
-export function instantiateKernel<T extends WebAssembly.Exports>(name: string, module = compiledKernel(name)): T {
+export function instantiateKernel<T extends WebAssembly.Exports>(
+  name: string,
+  module = compiledKernel(name),
+): T {
   const instance = new WebAssembly.Instance(module, {
     env: {
       abort(_msg: number, _file: number, line: number, col: number): never {

@@ -42,18 +42,60 @@ async function session(store: KvStore): Promise<unknown[]> {
   };
   for (let i = 0; i < 6; i++) await rec(`create p${i}`, api.create(pod(`p${i}`, i % 2 ? 'web' : 'db')));
   await rec('create dup', api.create(pod('p0', 'db')));
-  await rec('create node', api.create({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1' }, status: { allocatable: { cpu: '4' } } } as KubeObject));
-  await rec('create svc', api.create({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', namespace: 'default' }, spec: { type: 'NodePort', selector: { app: 'web' }, ports: [{ port: 80 }] } } as KubeObject));
+  await rec(
+    'create node',
+    api.create({
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: { name: 'n1' },
+      status: { allocatable: { cpu: '4' } },
+    } as KubeObject),
+  );
+  await rec(
+    'create svc',
+    api.create({
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'web', namespace: 'default' },
+      spec: { type: 'NodePort', selector: { app: 'web' }, ports: [{ port: 80 }] },
+    } as KubeObject),
+  );
   const p1 = await api.get<Pod>('pods', 'default', 'p1');
   const events: ApiWatchEvent<KubeObject>[] = [];
-  const h = await api.watch('pods', { resourceVersion: p1.metadata.resourceVersion, labelSelector: 'app=web' }, (ev) => events.push(ev));
+  const h = await api.watch(
+    'pods',
+    { resourceVersion: p1.metadata.resourceVersion, labelSelector: 'app=web' },
+    (ev) => events.push(ev),
+  );
   await rec('update p1', api.update({ ...p1, metadata: { ...p1.metadata, labels: { app: 'web', v: '2' } } }));
   await rec('update p1 stale', api.update({ ...p1, metadata: { ...p1.metadata, labels: { app: 'stale' } } }));
-  await rec('bind p1', api.bind({ apiVersion: 'v1', kind: 'Binding', metadata: { name: 'p1', namespace: 'default' }, target: { kind: 'Node', name: 'n1' } }));
-  await rec('bind p1 again', api.bind({ apiVersion: 'v1', kind: 'Binding', metadata: { name: 'p1', namespace: 'default' }, target: { kind: 'Node', name: 'n2' } }));
+  await rec(
+    'bind p1',
+    api.bind({
+      apiVersion: 'v1',
+      kind: 'Binding',
+      metadata: { name: 'p1', namespace: 'default' },
+      target: { kind: 'Node', name: 'n1' },
+    }),
+  );
+  await rec(
+    'bind p1 again',
+    api.bind({
+      apiVersion: 'v1',
+      kind: 'Binding',
+      metadata: { name: 'p1', namespace: 'default' },
+      target: { kind: 'Node', name: 'n2' },
+    }),
+  );
   const p3 = await api.get<Pod>('pods', 'default', 'p3');
   await rec('status p3', api.updateStatus({ ...p3, status: { phase: 'Running' } }));
-  await rec('relabel p3 out of the selector', api.update({ ...(await api.get<Pod>('pods', 'default', 'p3')), metadata: { ...p3.metadata, resourceVersion: undefined, labels: { app: 'db' } } }));
+  await rec(
+    'relabel p3 out of the selector',
+    api.update({
+      ...(await api.get<Pod>('pods', 'default', 'p3')),
+      metadata: { ...p3.metadata, resourceVersion: undefined, labels: { app: 'db' } },
+    }),
+  );
   await rec('delete p5 bad uid', api.delete('pods', 'default', 'p5', { preconditions: { uid: 'nope' } }));
   await rec('delete p5', api.delete('pods', 'default', 'p5'));
   await rec('list web', api.list('pods', { labelSelector: 'app=web' }));
@@ -72,20 +114,29 @@ async function session(store: KvStore): Promise<unknown[]> {
   await api.watch('pods', { resourceVersion: '2' }, (ev) => late.push(ev));
   await waitFor(() => late.length >= 1);
   out.push(['410', late]);
-  await rec('exact list compacted', api.list('pods', { resourceVersion: '3', resourceVersionMatch: 'Exact' }));
+  await rec(
+    'exact list compacted',
+    api.list('pods', { resourceVersion: '3', resourceVersionMatch: 'Exact' }),
+  );
   return out;
 }
 
-describeEtcd('ApiServer: memory store vs real etcd', (etcd) => {
-  it('produces the same transcript', async () => {
-    const mem = await session(new MemoryStore({ clock: new ManualClock() }));
-    const { store } = await etcd.fresh();
-    const real = await session(store);
-    expect(JSON.parse(JSON.stringify(real))).toEqual(JSON.parse(JSON.stringify(mem)));
-    // sanity: the transcript contains the interesting answers
-    const flat = JSON.stringify(mem);
-    expect(flat).toContain('the object has been modified; please apply your changes to the latest version and try again');
-    expect(flat).toContain('pod p1 is already assigned to node \\"n1\\"');
-    expect(flat).toContain('too old resource version: 2 (');
-  }, 60_000);
-}, { shared: false });
+describeEtcd(
+  'ApiServer: memory store vs real etcd',
+  (etcd) => {
+    it('produces the same transcript', async () => {
+      const mem = await session(new MemoryStore({ clock: new ManualClock() }));
+      const { store } = await etcd.fresh();
+      const real = await session(store);
+      expect(JSON.parse(JSON.stringify(real))).toEqual(JSON.parse(JSON.stringify(mem)));
+      // sanity: the transcript contains the interesting answers
+      const flat = JSON.stringify(mem);
+      expect(flat).toContain(
+        'the object has been modified; please apply your changes to the latest version and try again',
+      );
+      expect(flat).toContain('pod p1 is already assigned to node \\"n1\\"');
+      expect(flat).toContain('too old resource version: 2 (');
+    }, 60_000);
+  },
+  { shared: false },
+);

@@ -13,12 +13,21 @@ function setup(opts: ConstructorParameters<typeof ApiServer>[1] = {}) {
   return { clock, store, api };
 }
 
-function pod(name: string, labels: Record<string, string> = { app: 'web' }, extra: Partial<Pod['spec']> = {}): Pod {
+function pod(
+  name: string,
+  labels: Record<string, string> = { app: 'web' },
+  extra: Partial<Pod['spec']> = {},
+): Pod {
   return {
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: { name, namespace: 'default', labels },
-    spec: { containers: [{ name: 'app', image: 'nginx:1.27', resources: { requests: { cpu: '100m', memory: '128Mi' } } }], ...extra },
+    spec: {
+      containers: [
+        { name: 'app', image: 'nginx:1.27', resources: { requests: { cpu: '100m', memory: '128Mi' } } },
+      ],
+      ...extra,
+    },
   };
 }
 
@@ -30,7 +39,10 @@ function deployment(name: string, replicas = 2): Deployment {
     spec: {
       replicas,
       selector: { matchLabels: { app: name } },
-      template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image: 'busybox:1.36' }] } },
+      template: {
+        metadata: { labels: { app: name } },
+        spec: { containers: [{ name: 'c', image: 'busybox:1.36' }] },
+      },
     },
   };
 }
@@ -87,7 +99,13 @@ describe('ApiServer create/get', () => {
     const nf = await rejection(api.get('pods', 'default', 'nope'));
     expect(nf.code).toBe(404);
     expect(nf.message).toBe('pods "nope" not found');
-    expect(nf.status()).toMatchObject({ kind: 'Status', status: 'Failure', code: 404, reason: 'NotFound', details: { name: 'nope', kind: 'pods' } });
+    expect(nf.status()).toMatchObject({
+      kind: 'Status',
+      status: 'Failure',
+      code: 404,
+      reason: 'NotFound',
+      details: { name: 'nope', kind: 'pods' },
+    });
     const dnf = await rejection(api.get('deployments', 'default', 'x'));
     expect(dnf.message).toBe('deployments.apps "x" not found');
   });
@@ -99,7 +117,12 @@ describe('ApiServer create/get', () => {
     const dry = await api.create(pod('dry'), { dryRun: true });
     expect(dry.metadata.resourceVersion).toBeUndefined();
     await expect(api.get('pods', 'default', 'dry')).rejects.toMatchObject({ code: 404 });
-    const node: Node = { apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-1' }, status: { allocatable: { cpu: '4', memory: '16Gi' } } };
+    const node: Node = {
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: { name: 'node-1' },
+      status: { allocatable: { cpu: '4', memory: '16Gi' } },
+    };
     const n = await api.create(node);
     expect(n.status?.allocatable).toEqual({ cpu: '4', memory: '16Gi' }); // nodes keep status on create
     expect((await store.range({ key: '/registry/nodes/node-1' })).count).toBe(1);
@@ -107,7 +130,9 @@ describe('ApiServer create/get', () => {
 
   it('rejects unknown kinds and resourceVersion on create', async () => {
     const { api } = setup();
-    const e = await rejection(api.create({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' } } as KubeObject));
+    const e = await rejection(
+      api.create({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' } } as KubeObject),
+    );
     expect(e.code).toBe(400);
     expect(e.message).toBe('no matches for kind "Widget" in version "example.com/v1"');
     const e2 = await rejection(api.create({ ...pod('x'), metadata: { name: 'x', resourceVersion: '5' } }));
@@ -121,11 +146,16 @@ describe('ApiServer create/get', () => {
     const e = await rejection(api.create(bad));
     expect(e.code).toBe(422);
     expect(e.reason).toBe('Invalid');
-    expect(e.message).toContain('Pod "Web_0" is invalid: [metadata.name: Invalid value: "Web_0": a lowercase RFC 1123 subdomain');
+    expect(e.message).toContain(
+      'Pod "Web_0" is invalid: [metadata.name: Invalid value: "Web_0": a lowercase RFC 1123 subdomain',
+    );
     expect(e.message).toContain(
       `spec.containers[0].resources.requests[cpu]: Invalid value: "1.5x": quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'`,
     );
-    expect(e.details?.causes?.map((c) => c.field)).toEqual(['metadata.name', 'spec.containers[0].resources.requests[cpu]']);
+    expect(e.details?.causes?.map((c) => c.field)).toEqual([
+      'metadata.name',
+      'spec.containers[0].resources.requests[cpu]',
+    ]);
   });
 });
 
@@ -150,11 +180,16 @@ describe('ApiServer update / updateStatus / delete', () => {
     const scaled = await api.update({ ...d, spec: { ...d.spec, replicas: 5 }, status: { replicas: 99 } });
     expect(scaled.metadata.generation).toBe(2);
     expect(scaled.status).toEqual({});
-    const relabeled = await api.update({ ...scaled, metadata: { ...scaled.metadata, labels: { team: 'a' } } });
+    const relabeled = await api.update({
+      ...scaled,
+      metadata: { ...scaled.metadata, labels: { team: 'a' } },
+    });
     expect(relabeled.metadata.generation).toBe(2);
     const same = await api.update(relabeled);
     expect(same.metadata.resourceVersion).toBe(relabeled.metadata.resourceVersion);
-    const immut = await rejection(api.update({ ...relabeled, spec: { ...relabeled.spec, selector: { matchLabels: { app: 'other' } } } }));
+    const immut = await rejection(
+      api.update({ ...relabeled, spec: { ...relabeled.spec, selector: { matchLabels: { app: 'other' } } } }),
+    );
     expect(immut.code).toBe(422);
     expect(immut.message).toContain('spec.selector: Invalid value:');
     expect(immut.message).toContain('field is immutable');
@@ -163,7 +198,11 @@ describe('ApiServer update / updateStatus / delete', () => {
   it('updateStatus changes only status', async () => {
     const { api } = setup();
     const p = await api.create(pod('web-0'));
-    const s = await api.updateStatus({ ...p, metadata: { ...p.metadata, labels: { hacked: 'yes' } }, status: { phase: 'Running', podIP: '10.0.0.5' } });
+    const s = await api.updateStatus({
+      ...p,
+      metadata: { ...p.metadata, labels: { hacked: 'yes' } },
+      status: { phase: 'Running', podIP: '10.0.0.5' },
+    });
     expect(s.status).toEqual({ phase: 'Running', podIP: '10.0.0.5' });
     expect(s.metadata.labels).toEqual({ app: 'web' });
     const stale = await rejection(api.updateStatus({ ...p, status: { phase: 'Failed' } }));
@@ -173,25 +212,39 @@ describe('ApiServer update / updateStatus / delete', () => {
   it('pod spec is immutable except images', async () => {
     const { api } = setup();
     const p = await api.create(pod('web-0'));
-    const img = await api.update({ ...p, spec: { ...p.spec, containers: [{ ...p.spec.containers[0]!, image: 'nginx:1.28' }] } });
+    const img = await api.update({
+      ...p,
+      spec: { ...p.spec, containers: [{ ...p.spec.containers[0]!, image: 'nginx:1.28' }] },
+    });
     expect(img.spec.containers[0]!.image).toBe('nginx:1.28');
     const e = await rejection(api.update({ ...img, spec: { ...img.spec, nodeName: 'node-1' } }));
     expect(e.code).toBe(422);
-    expect(e.message).toContain('spec: Forbidden: pod updates may not change fields other than `spec.containers[*].image`');
+    expect(e.message).toContain(
+      'spec: Forbidden: pod updates may not change fields other than `spec.containers[*].image`',
+    );
   });
 
   it('delete with preconditions; finalizers defer deletion', async () => {
     const { api } = setup();
     const p = await api.create(pod('web-0'));
     const e = await rejection(api.delete('pods', 'default', 'web-0', { preconditions: { uid: 'other' } }));
-    expect(e.message).toBe(`Operation cannot be fulfilled on pods "web-0": Precondition failed: UID in precondition: other, UID in object meta: ${p.metadata.uid}`);
-    const e2 = await rejection(api.delete('pods', 'default', 'web-0', { preconditions: { resourceVersion: '1' } }));
+    expect(e.message).toBe(
+      `Operation cannot be fulfilled on pods "web-0": Precondition failed: UID in precondition: other, UID in object meta: ${p.metadata.uid}`,
+    );
+    const e2 = await rejection(
+      api.delete('pods', 'default', 'web-0', { preconditions: { resourceVersion: '1' } }),
+    );
     expect(e2.code).toBe(409);
-    const gone = await api.delete<Pod>('pods', 'default', 'web-0', { preconditions: { uid: p.metadata.uid, resourceVersion: p.metadata.resourceVersion } });
+    const gone = await api.delete<Pod>('pods', 'default', 'web-0', {
+      preconditions: { uid: p.metadata.uid, resourceVersion: p.metadata.resourceVersion },
+    });
     expect(gone.metadata.name).toBe('web-0');
     await expect(api.get('pods', 'default', 'web-0')).rejects.toMatchObject({ code: 404 });
 
-    const f = await api.create({ ...pod('fin'), metadata: { name: 'fin', namespace: 'default', finalizers: ['example.com/keep'] } });
+    const f = await api.create({
+      ...pod('fin'),
+      metadata: { name: 'fin', namespace: 'default', finalizers: ['example.com/keep'] },
+    });
     const marked = await api.delete<Pod>('pods', 'default', 'fin');
     expect(marked.metadata.deletionTimestamp).toBe('2026-01-01T12:00:00Z');
     const still = await api.get<Pod>('pods', 'default', 'fin');
@@ -220,10 +273,19 @@ describe('ApiServer bind', () => {
     await api.bind(binding('web-0', 'node-1'));
     const p = await api.get<Pod>('pods', 'default', 'web-0');
     expect(p.spec.nodeName).toBe('node-1');
-    expect(p.status?.conditions).toEqual([{ type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: '2026-01-01T12:00:00Z' }]);
+    expect(p.status?.conditions).toEqual([
+      {
+        type: 'PodScheduled',
+        status: 'True',
+        lastProbeTime: null,
+        lastTransitionTime: '2026-01-01T12:00:00Z',
+      },
+    ]);
     const e = await rejection(api.bind(binding('web-0', 'node-2')));
     expect(e.code).toBe(409);
-    expect(e.message).toBe('Operation cannot be fulfilled on pods/binding "web-0": pod web-0 is already assigned to node "node-1"');
+    expect(e.message).toBe(
+      'Operation cannot be fulfilled on pods/binding "web-0": pod web-0 is already assigned to node "node-1"',
+    );
     const nf = await rejection(api.bind(binding('ghost', 'node-1')));
     expect(nf.code).toBe(404);
   });
@@ -232,7 +294,10 @@ describe('ApiServer bind', () => {
     for (let round = 0; round < 5; round++) {
       const { api } = setup();
       await api.create(pod('web-0'));
-      const results = await Promise.allSettled([api.bind(binding('web-0', 'node-a')), api.bind(binding('web-0', 'node-b'))]);
+      const results = await Promise.allSettled([
+        api.bind(binding('web-0', 'node-a')),
+        api.bind(binding('web-0', 'node-b')),
+      ]);
       const won = results.filter((r) => r.status === 'fulfilled');
       const lost = results.filter((r) => r.status === 'rejected') as PromiseRejectedResult[];
       expect(won).toHaveLength(1);
@@ -248,44 +313,77 @@ describe('ApiServer bind', () => {
 describe('ApiServer list', () => {
   it('selectors, namespaces, resourceVersion and paging', async () => {
     const { api, store } = setup();
-    for (let i = 0; i < 7; i++) await api.create(pod(`web-${i}`, { app: i % 2 ? 'web' : 'db', idx: String(i) }));
-    await api.create({ ...pod('other'), metadata: { name: 'other', namespace: 'kube-system', labels: { app: 'web' } } });
+    for (let i = 0; i < 7; i++)
+      await api.create(pod(`web-${i}`, { app: i % 2 ? 'web' : 'db', idx: String(i) }));
+    await api.create({
+      ...pod('other'),
+      metadata: { name: 'other', namespace: 'kube-system', labels: { app: 'web' } },
+    });
     await api.bind(binding('web-1', 'node-1'));
 
     const all = await api.list<Pod>('pods');
     expect(all.items).toHaveLength(8);
     expect(all.metadata.resourceVersion).toBe(String(await store.currentRevision()));
-    expect((await api.list('pods', { namespace: 'kube-system' })).items.map((p) => p.metadata.name)).toEqual(['other']);
+    expect((await api.list('pods', { namespace: 'kube-system' })).items.map((p) => p.metadata.name)).toEqual([
+      'other',
+    ]);
     const web = await api.list<Pod>('pods', { namespace: 'default', labelSelector: 'app=web' });
     expect(web.items.map((p) => p.metadata.name)).toEqual(['web-1', 'web-3', 'web-5']);
-    expect((await api.list('pods', { labelSelector: 'app in (db),idx notin (0,2)' })).items.map((p) => p.metadata.name)).toEqual(['web-4', 'web-6']);
-    expect((await api.list('pods', { fieldSelector: 'spec.nodeName=node-1' })).items.map((p) => p.metadata.name)).toEqual(['web-1']);
+    expect(
+      (await api.list('pods', { labelSelector: 'app in (db),idx notin (0,2)' })).items.map(
+        (p) => p.metadata.name,
+      ),
+    ).toEqual(['web-4', 'web-6']);
+    expect(
+      (await api.list('pods', { fieldSelector: 'spec.nodeName=node-1' })).items.map((p) => p.metadata.name),
+    ).toEqual(['web-1']);
     expect((await api.list('pods', { fieldSelector: 'spec.nodeName=' })).items).toHaveLength(7);
     expect((await api.list('pods', { fieldSelector: 'metadata.namespace!=default' })).items).toHaveLength(1);
-    await expect(api.list('pods', { fieldSelector: 'spec.foo=x' })).rejects.toMatchObject({ code: 400, message: 'field label not supported: spec.foo' });
+    await expect(api.list('pods', { fieldSelector: 'spec.foo=x' })).rejects.toMatchObject({
+      code: 400,
+      message: 'field label not supported: spec.foo',
+    });
 
     // paging: 3 at a time with a selector, consistent at the first page's revision
     const p1 = await api.list<Pod>('pods', { namespace: 'default', limit: 3 });
     expect(p1.items.map((p) => p.metadata.name)).toEqual(['web-0', 'web-1', 'web-2']);
     expect(p1.metadata.continue).toBeDefined();
     await api.create(pod('web-00')); // sorts after web-0, created after the snapshot
-    const p2 = await api.list<Pod>('pods', { namespace: 'default', limit: 3, continue: p1.metadata.continue });
+    const p2 = await api.list<Pod>('pods', {
+      namespace: 'default',
+      limit: 3,
+      continue: p1.metadata.continue,
+    });
     expect(p2.items.map((p) => p.metadata.name)).toEqual(['web-3', 'web-4', 'web-5']);
     expect(p2.metadata.resourceVersion).toBe(p1.metadata.resourceVersion);
-    const p3 = await api.list<Pod>('pods', { namespace: 'default', limit: 3, continue: p2.metadata.continue });
+    const p3 = await api.list<Pod>('pods', {
+      namespace: 'default',
+      limit: 3,
+      continue: p2.metadata.continue,
+    });
     expect(p3.items.map((p) => p.metadata.name)).toEqual(['web-6']);
     expect(p3.metadata.continue).toBeUndefined();
     const sel = await api.list<Pod>('pods', { labelSelector: 'app=web', limit: 2 });
     expect(sel.items.map((p) => p.metadata.name)).toEqual(['web-00', 'web-1']); // default/ sorts before kube-system/
-    const sel2 = await api.list<Pod>('pods', { labelSelector: 'app=web', limit: 2, continue: sel.metadata.continue });
+    const sel2 = await api.list<Pod>('pods', {
+      labelSelector: 'app=web',
+      limit: 2,
+      continue: sel.metadata.continue,
+    });
     expect(sel2.items.map((p) => p.metadata.name)).toEqual(['web-3', 'web-5']);
-    const sel3 = await api.list<Pod>('pods', { labelSelector: 'app=web', limit: 2, continue: sel2.metadata.continue });
+    const sel3 = await api.list<Pod>('pods', {
+      labelSelector: 'app=web',
+      limit: 2,
+      continue: sel2.metadata.continue,
+    });
     expect(sel3.items.map((p) => p.metadata.name)).toEqual(['other']);
     expect(sel3.metadata.continue).toBeUndefined();
 
     // an expired continue token → 410
     await store.compact({ revision: await store.currentRevision() });
-    const e = await rejection(api.list('pods', { namespace: 'default', limit: 3, continue: p1.metadata.continue }));
+    const e = await rejection(
+      api.list('pods', { namespace: 'default', limit: 3, continue: p1.metadata.continue }),
+    );
     expect(e.code).toBe(410);
     expect(e.reason).toBe('Expired');
   });
@@ -303,7 +401,9 @@ describe('ApiServer watch', () => {
     const a = await api.create(pod('a'));
     await api.bind(binding('a', 'n1'));
     const events: ApiWatchEvent<Pod>[] = [];
-    const h = await api.watch<Pod>('pods', { resourceVersion: a.metadata.resourceVersion }, (ev) => events.push(ev));
+    const h = await api.watch<Pod>('pods', { resourceVersion: a.metadata.resourceVersion }, (ev) =>
+      events.push(ev),
+    );
     await api.create(pod('b'));
     await api.delete('pods', 'default', 'a');
     await new Promise((r) => setTimeout(r, 10));
@@ -313,7 +413,9 @@ describe('ApiServer watch', () => {
       ['DELETED', 'a'],
     ]);
     // DELETED carries the deletion revision
-    expect(Number(events[2]!.object.metadata.resourceVersion)).toBeGreaterThan(Number(events[1]!.object.metadata.resourceVersion));
+    expect(Number(events[2]!.object.metadata.resourceVersion)).toBeGreaterThan(
+      Number(events[1]!.object.metadata.resourceVersion),
+    );
     await h.stop();
     await api.create(pod('c'));
     await new Promise((r) => setTimeout(r, 10));
@@ -346,7 +448,11 @@ describe('ApiServer watch', () => {
     for (let n = 0; n < 20; n++) {
       const node = `node-${n}`;
       seen.set(node, []);
-      handles.push(await api.watch<Pod>('pods', { resourceVersion: '1', fieldSelector: `spec.nodeName=${node}` }, (ev) => seen.get(node)!.push(ev)));
+      handles.push(
+        await api.watch<Pod>('pods', { resourceVersion: '1', fieldSelector: `spec.nodeName=${node}` }, (ev) =>
+          seen.get(node)!.push(ev),
+        ),
+      );
     }
     const all: ApiWatchEvent<Pod>[] = [];
     handles.push(await api.watch<Pod>('pods', { resourceVersion: '1' }, (ev) => all.push(ev)));
@@ -376,12 +482,18 @@ describe('ApiServer watch', () => {
     const { api, store } = setup();
     await api.create(pod('a'));
     const events: ApiWatchEvent<any>[] = [];
-    const h = await api.watch('pods', { resourceVersion: '1', allowBookmarks: true }, (ev) => events.push(ev));
+    const h = await api.watch('pods', { resourceVersion: '1', allowBookmarks: true }, (ev) =>
+      events.push(ev),
+    );
     await new Promise((r) => setTimeout(r, 10));
     h.requestBookmark();
     await new Promise((r) => setTimeout(r, 10));
     expect(events.map((e) => e.type)).toEqual(['ADDED', 'BOOKMARK']);
-    expect(events[1]!.object).toEqual({ kind: 'Pod', apiVersion: 'v1', metadata: { resourceVersion: String(await store.currentRevision()) } });
+    expect(events[1]!.object).toEqual({
+      kind: 'Pod',
+      apiVersion: 'v1',
+      metadata: { resourceVersion: String(await store.currentRevision()) },
+    });
     await h.stop();
   });
 
@@ -397,7 +509,9 @@ describe('ApiServer watch', () => {
     expect(events).toHaveLength(1);
     expect(events[0]!.type).toBe('ERROR');
     expect(events[0]!.object).toMatchObject({ kind: 'Status', code: 410, reason: 'Expired' });
-    expect(events[0]!.object.message).toBe(`too old resource version: ${a.metadata.resourceVersion} (${rev - 1})`);
+    expect(events[0]!.object.message).toBe(
+      `too old resource version: ${a.metadata.resourceVersion} (${rev - 1})`,
+    );
   });
 });
 
@@ -412,11 +526,16 @@ describe('ApiServer admission', () => {
       .addMutating('second', (a) => {
         order.push(`m2:${a.object!.metadata.labels?.injected}`);
       })
-      .addValidating('deny-db', (a) => {
-        order.push('v1');
-        if (a.object?.metadata.labels?.app === 'db') return { allowed: false, message: 'databases are not allowed here' };
-        return undefined;
-      }, { resources: ['pods'], operations: ['CREATE'] });
+      .addValidating(
+        'deny-db',
+        (a) => {
+          order.push('v1');
+          if (a.object?.metadata.labels?.app === 'db')
+            return { allowed: false, message: 'databases are not allowed here' };
+          return undefined;
+        },
+        { resources: ['pods'], operations: ['CREATE'] },
+      );
     const { api } = setup({ admission: chain });
     const p = await api.create(pod('a'));
     expect(p.metadata.labels).toEqual({ app: 'web', injected: 'true' });
@@ -431,7 +550,11 @@ describe('ApiServer admission', () => {
   });
 
   it('a throwing hook rejects with its name; code can be 422', async () => {
-    const chain = new AdmissionChain().addValidating('quota', () => ({ allowed: false, message: 'exceeded quota', code: 422 }));
+    const chain = new AdmissionChain().addValidating('quota', () => ({
+      allowed: false,
+      message: 'exceeded quota',
+      code: 422,
+    }));
     const { api } = setup({ admission: chain });
     const e = await rejection(api.create(pod('a')));
     expect(e.code).toBe(422);
@@ -458,7 +581,14 @@ describe('ApiServer flow control', () => {
     const reads = await Promise.allSettled(Array.from({ length: 5 }, () => api.list('pods')));
     expect(reads.filter((r) => r.status === 'rejected')).toHaveLength(2);
     const s = api.stats();
-    expect(s).toMatchObject({ rejected: 10, rejectedMutating: 8, inflight: 0, inflightMutating: 0, peakInflightMutating: 2, peakInflight: 3 });
+    expect(s).toMatchObject({
+      rejected: 10,
+      rejectedMutating: 8,
+      inflight: 0,
+      inflightMutating: 0,
+      peakInflightMutating: 2,
+      peakInflight: 3,
+    });
     // sequential requests never hit the limit
     for (let i = 0; i < 5; i++) await api.create(pod(`seq${i}`));
     expect(api.stats().rejected).toBe(10);
@@ -468,7 +598,11 @@ describe('ApiServer flow control', () => {
 describe('ApiServer services', () => {
   it('allocates clusterIP and nodePorts, keeps them on update, rejects taken ones', async () => {
     const { api } = setup();
-    const svc = (name: string, type: Service['spec']['type'], extra: Partial<Service['spec']> = {}): Service => ({
+    const svc = (
+      name: string,
+      type: Service['spec']['type'],
+      extra: Partial<Service['spec']> = {},
+    ): Service => ({
       apiVersion: 'v1',
       kind: 'Service',
       metadata: { name, namespace: 'default' },
@@ -484,9 +618,13 @@ describe('ApiServer services', () => {
     const b2 = await api.update({ ...b, spec: { ...b.spec, ports: [{ port: 80, targetPort: 9090 }] } });
     expect(b2.spec.ports![0]!.nodePort).toBe(30000);
     expect(b2.spec.clusterIP).toBe('10.96.0.2');
-    const taken = await rejection(api.create(svc('c', 'NodePort', { ports: [{ port: 80, nodePort: 30000 }] })));
+    const taken = await rejection(
+      api.create(svc('c', 'NodePort', { ports: [{ port: 80, nodePort: 30000 }] })),
+    );
     expect(taken.code).toBe(422);
-    expect(taken.message).toBe('Service "c" is invalid: spec.ports[0].nodePort: Invalid value: 30000: provided port is already allocated');
+    expect(taken.message).toBe(
+      'Service "c" is invalid: spec.ports[0].nodePort: Invalid value: 30000: provided port is already allocated',
+    );
     const headless = await api.create(svc('d', 'ClusterIP', { clusterIP: 'None' }));
     expect(headless.spec.clusterIP).toBe('None');
     await api.delete('services', 'default', 'a');
@@ -518,13 +656,24 @@ describe('ApiServer NamespaceLifecycle', () => {
     expect(e.message).toBe('namespaces "default" not found');
     await api.bootstrapNamespaces();
     await api.bootstrapNamespaces(); // idempotent
-    expect((await api.list('namespaces')).items.map((n) => n.metadata.name)).toEqual(['default', 'kube-node-lease', 'kube-public', 'kube-system']);
+    expect((await api.list('namespaces')).items.map((n) => n.metadata.name)).toEqual([
+      'default',
+      'kube-node-lease',
+      'kube-public',
+      'kube-system',
+    ]);
     await api.create(pod('a'));
-    await api.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'old', finalizers: ['example.com/hold'] } });
+    await api.create({
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: 'old', finalizers: ['example.com/hold'] },
+    });
     await api.delete('namespaces', undefined, 'old');
     const t = await rejection(api.create({ ...pod('b'), metadata: { name: 'b', namespace: 'old' } }));
     expect(t.code).toBe(403);
-    expect(t.message).toBe('pods "b" is forbidden: unable to create new content in namespace old because it is being terminated');
+    expect(t.message).toBe(
+      'pods "b" is forbidden: unable to create new content in namespace old because it is being terminated',
+    );
     // off by default
     await setup().api.create({ ...pod('c'), metadata: { name: 'c', namespace: 'nowhere' } });
   });

@@ -43,22 +43,36 @@ describe('kubesim validate', () => {
       `test/fixtures/manifests/invalid/bad-pod.yaml:13: Pod "web-0": spec.containers[0].resources.requests[cpu]: Invalid value: "1.5x": quantities must match the regular expression`,
     );
     expect(out).toContain('bad-pod.yaml:21: Pod "web-0": spec.containers[1].foo: unknown field');
-    expect(out).toContain('bad-pod.yaml:41: Widget "w": no matches for kind "Widget" in version "example.com/v1"');
+    expect(out).toContain(
+      'bad-pod.yaml:41: Widget "w": no matches for kind "Widget" in version "example.com/v1"',
+    );
     expect(out).toContain('4 objects: 0 valid, 4 invalid');
   });
 
   it('json output and Warn policy', async () => {
-    const { out, code } = await run(['test/fixtures/manifests/invalid/bad-pod.yaml', '-o', 'json', '--unknown-fields', 'Warn']);
+    const { out, code } = await run([
+      'test/fixtures/manifests/invalid/bad-pod.yaml',
+      '-o',
+      'json',
+      '--unknown-fields',
+      'Warn',
+    ]);
     expect(code).toBe(1);
     const doc = JSON.parse(out);
     expect(doc.invalid).toBe(4);
-    expect(doc.objects[0].warnings).toEqual(['test/fixtures/manifests/invalid/bad-pod.yaml:21: Pod "web-0": spec.containers[1].foo: unknown field']);
+    expect(doc.objects[0].warnings).toEqual([
+      'test/fixtures/manifests/invalid/bad-pod.yaml:21: Pod "web-0": spec.containers[1].foo: unknown field',
+    ]);
     expect(doc.objects[0].errors).toHaveLength(4);
   });
 
   it('malformed files are one-line CLI errors', async () => {
     await expect(run(['test/fixtures/manifests/invalid/malformed.yaml'])).rejects.toThrow(CliError);
-    await expect(run(['test/fixtures/manifests/invalid/malformed.yaml'])).rejects.toThrow(/malformed\.yaml:8:\d+: error parsing YAML/);
-    await expect(run(['test/fixtures/manifests', '--max-file-size', '1Ki'])).rejects.toThrow(/file is .* larger than the 1\.0 KiB limit/);
+    await expect(run(['test/fixtures/manifests/invalid/malformed.yaml'])).rejects.toThrow(
+      /malformed\.yaml:8:\d+: error parsing YAML/,
+    );
+    await expect(run(['test/fixtures/manifests', '--max-file-size', '1Ki'])).rejects.toThrow(
+      /file is .* larger than the 1\.0 KiB limit/,
+    );
   });
 });

@@ -7,8 +7,22 @@ describe('codec', () => {
       apiVersion: 'v1',
       kind: 'Pod',
       metadata: { name: 'a', labels: { app: 'web' }, annotations: { 'x/y': 'z' } },
-      spec: { containers: [{ name: 'c', image: 'i', ports: [{ containerPort: 80 }], resources: { requests: { cpu: '100m', memory: 1024 } } }] },
-      status: { conditions: [{ type: 'PodScheduled', status: 'True', lastProbeTime: null }], big: 2 ** 40, neg: -1.5, flag: false },
+      spec: {
+        containers: [
+          {
+            name: 'c',
+            image: 'i',
+            ports: [{ containerPort: 80 }],
+            resources: { requests: { cpu: '100m', memory: 1024 } },
+          },
+        ],
+      },
+      status: {
+        conditions: [{ type: 'PodScheduled', status: 'True', lastProbeTime: null }],
+        big: 2 ** 40,
+        neg: -1.5,
+        flag: false,
+      },
     };
     const bytes = encode(obj);
     expect(bytes).toBeInstanceOf(Uint8Array);
@@ -43,7 +57,8 @@ describe('codec', () => {
     const objs = Array.from({ length: 3000 }, (_, i) => ({
       kind: 'Pod',
       metadata: { name: `p${i}`, labels: { [`k${i % 97}`]: 'v', [`j${i % 13}`]: String(i) } },
-      spec: i % 3 ? { containers: [{ name: 'c', resources: { requests: { cpu: '1' } } }] } : { nodeName: 'n' },
+      spec:
+        i % 3 ? { containers: [{ name: 'c', resources: { requests: { cpu: '1' } } }] } : { nodeName: 'n' },
     }));
     const bytes = objs.map((o) => sharedCodec.encode(o));
     objs.forEach((o, i) => expect(sharedCodec.decode(bytes[i]!)).toEqual(o));

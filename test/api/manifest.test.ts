@@ -3,7 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkManifests } from '../../src/api/manifest-check.js';
-import { ManifestError, loadManifests, parseManifests, prepareForCreate, splitFieldPath } from '../../src/api/manifest.js';
+import {
+  ManifestError,
+  loadManifests,
+  parseManifests,
+  prepareForCreate,
+  splitFieldPath,
+} from '../../src/api/manifest.js';
 import { ApiServer } from '../../src/api/apiserver.js';
 import { MemoryStore } from '../../src/store/memory/store.js';
 import { ManualClock } from '../../src/util/clock.js';
@@ -15,7 +21,9 @@ const FIX = 'test/fixtures/manifests';
 describe('loading manifests', () => {
   it('loads a directory: multi-document YAML, List, typed JSON list, with sources', async () => {
     const objs = await loadManifests([FIX]);
-    const ids = objs.map((o) => `${o.object.kind}/${o.object.metadata.name}@${o.source.file.split('/').pop()}:${o.source.line}`);
+    const ids = objs.map(
+      (o) => `${o.object.kind}/${o.object.metadata.name}@${o.source.file.split('/').pop()}:${o.source.line}`,
+    );
     expect(ids).toEqual([
       'Deployment/web@deployment.yaml:1',
       'EndpointSlice/web-abc12@endpointslices.yaml:1',
@@ -77,13 +85,19 @@ describe('loading manifests', () => {
     expect(pod!.lineOf('spec.initContainers[1].restartPolicy')).toBe(68);
     expect(pod!.lineOf('spec.containers[0].nosuchfield')).toBe(22); // deepest existing: containers[0]
     expect(pod!.lineOf('metadata.labels')).toBe(6);
-    expect(splitFieldPath('metadata.labels[app.kubernetes.io/name]')).toEqual(['metadata', 'labels', 'app.kubernetes.io/name']);
+    expect(splitFieldPath('metadata.labels[app.kubernetes.io/name]')).toEqual([
+      'metadata',
+      'labels',
+      'app.kubernetes.io/name',
+    ]);
     const json = await loadManifests([`${FIX}/snapshot.json`], { fieldPositions: true });
     expect(json[0]!.lineOf('spec.containers[0].image')).toBe(16);
   });
 
   it('malformed YAML and JSON give file and line', () => {
-    expect(() => parseManifests('apiVersion: v1\nkind: Pod\nmetadata:\n  name: x\n   bad: [\n', 'bad.yaml')).toThrow(/^bad\.yaml:\d+:\d+: error parsing YAML: /);
+    expect(() =>
+      parseManifests('apiVersion: v1\nkind: Pod\nmetadata:\n  name: x\n   bad: [\n', 'bad.yaml'),
+    ).toThrow(/^bad\.yaml:\d+:\d+: error parsing YAML: /);
     try {
       parseManifests('{\n  "kind": "Pod",\n  "metadata": {,\n}', 'bad.json');
       throw new Error('no error');
@@ -91,28 +105,46 @@ describe('loading manifests', () => {
       expect(e).toBeInstanceOf(ManifestError);
       expect((e as ManifestError).message).toMatch(/^bad\.json:3:\d+: error parsing JSON: /);
     }
-    expect(() => parseManifests('- a\n- b\n', 'x.yaml')).toThrow('x.yaml:1: document 0 is not an object (got a list)');
-    expect(() => parseManifests('"just a string"', 'x.json')).toThrow('x.json:1: document 0 is not an object (got a string)');
+    expect(() => parseManifests('- a\n- b\n', 'x.yaml')).toThrow(
+      'x.yaml:1: document 0 is not an object (got a list)',
+    );
+    expect(() => parseManifests('"just a string"', 'x.json')).toThrow(
+      'x.json:1: document 0 is not an object (got a string)',
+    );
   });
 
   it('malformed fixture file is reported with its path and line', async () => {
-    await expect(loadManifests([`${FIX}/invalid/malformed.yaml`])).rejects.toThrow(/malformed\.yaml:8:\d+: error parsing YAML/);
-    await expect(loadManifests([`${FIX}/nope.yaml`])).rejects.toThrow(`${FIX}/nope.yaml: no such file or directory`);
+    await expect(loadManifests([`${FIX}/invalid/malformed.yaml`])).rejects.toThrow(
+      /malformed\.yaml:8:\d+: error parsing YAML/,
+    );
+    await expect(loadManifests([`${FIX}/nope.yaml`])).rejects.toThrow(
+      `${FIX}/nope.yaml: no such file or directory`,
+    );
   });
 
   it('oversized files are refused', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'kubesim-manifest-'));
     const f = join(dir, 'big.yaml');
     writeFileSync(f, 'a: ' + 'x'.repeat(5000));
-    await expect(loadManifests([f], { maxFileBytes: 4096 })).rejects.toThrow(`${f}: file is 4.9 KiB, larger than the 4.0 KiB limit`);
-    expect(() => parseManifests('kind: Pod\n'.repeat(100), 'in.yaml', { maxFileBytes: 10 })).toThrow(/in\.yaml: file is/);
+    await expect(loadManifests([f], { maxFileBytes: 4096 })).rejects.toThrow(
+      `${f}: file is 4.9 KiB, larger than the 4.0 KiB limit`,
+    );
+    expect(() => parseManifests('kind: Pod\n'.repeat(100), 'in.yaml', { maxFileBytes: 10 })).toThrow(
+      /in\.yaml: file is/,
+    );
   });
 
   it('recursive directories, empty documents, YAML 1.1 booleans, merge keys', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'kubesim-manifest-'));
     mkdirSync(join(dir, 'sub'));
-    writeFileSync(join(dir, 'a.yml'), '---\n---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: a\n---\n');
-    writeFileSync(join(dir, 'sub', 'b.yaml'), 'base: &b\n  app: x\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: b\n  labels:\n    <<: *b\n    flag: yes\n');
+    writeFileSync(
+      join(dir, 'a.yml'),
+      '---\n---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: a\n---\n',
+    );
+    writeFileSync(
+      join(dir, 'sub', 'b.yaml'),
+      'base: &b\n  app: x\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: b\n  labels:\n    <<: *b\n    flag: yes\n',
+    );
     writeFileSync(join(dir, 'notes.txt'), 'ignored');
     expect((await loadManifests([dir])).map((o) => o.object.metadata.name)).toEqual(['a']);
     const all = await loadManifests([dir], { recursive: true });
@@ -125,7 +157,10 @@ describe('loading manifests', () => {
   });
 
   it('YAML scalars resolve like go-yaml v2 (kubectl): timestamps and 1:30 stay strings, yes/on/0755/1_000 do not', () => {
-    const [o] = parseManifests('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  creationTimestamp: 2026-01-12T09:00:00Z\ndata:\n  t: 1:30\n  d: 2001-12-14\n  b: on\n  o: 0755\n  u: 1_000\n', 'c.yaml');
+    const [o] = parseManifests(
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  creationTimestamp: 2026-01-12T09:00:00Z\ndata:\n  t: 1:30\n  d: 2001-12-14\n  b: on\n  o: 0755\n  u: 1_000\n',
+      'c.yaml',
+    );
     expect(o!.object).toMatchObject({
       metadata: { creationTimestamp: '2026-01-12T09:00:00Z' },
       data: { t: '1:30', d: '2001-12-14', b: true, o: 493, u: 1000 },
@@ -133,7 +168,10 @@ describe('loading manifests', () => {
   });
 
   it('JSON arrays of objects', () => {
-    const objs = parseManifests('[\n {"apiVersion":"v1","kind":"Namespace","metadata":{"name":"a"}},\n {"apiVersion":"v1","kind":"Namespace","metadata":{"name":"b"}}\n]', 'ns.json');
+    const objs = parseManifests(
+      '[\n {"apiVersion":"v1","kind":"Namespace","metadata":{"name":"a"}},\n {"apiVersion":"v1","kind":"Namespace","metadata":{"name":"b"}}\n]',
+      'ns.json',
+    );
     expect(objs.map((o) => [o.object.metadata.name, o.source.line, o.source.item])).toEqual([
       ['a', 2, 0],
       ['b', 3, 1],
@@ -144,7 +182,17 @@ describe('loading manifests', () => {
     const clock = new ManualClock();
     const api = new ApiServer(new MemoryStore({ clock }), { clock });
     const objs = await loadManifests([FIX]);
-    const order = ['Namespace', 'Node', 'Service', 'Deployment', 'ReplicaSet', 'Pod', 'EndpointSlice', 'Lease', 'Event'];
+    const order = [
+      'Namespace',
+      'Node',
+      'Service',
+      'Deployment',
+      'ReplicaSet',
+      'Pod',
+      'EndpointSlice',
+      'Lease',
+      'Event',
+    ];
     objs.sort((a, b) => order.indexOf(a.object.kind) - order.indexOf(b.object.kind));
     for (const o of objs) await api.create(prepareForCreate(o.object));
     expect((await api.list('pods', { namespace: 'shop' })).items).toHaveLength(4);

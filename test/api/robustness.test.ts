@@ -6,7 +6,13 @@ import { describe, expect, it } from 'vitest';
 import { ApiServer } from '../../src/api/apiserver.js';
 import { ApiError } from '../../src/api/errors.js';
 import { checkObject } from '../../src/api/manifest-check.js';
-import { ManifestError, loadManifests, parseManifests, prepareForCreate, type LoadedObject } from '../../src/api/manifest.js';
+import {
+  ManifestError,
+  loadManifests,
+  parseManifests,
+  prepareForCreate,
+  type LoadedObject,
+} from '../../src/api/manifest.js';
 import { readdirSync, readFileSync } from 'node:fs';
 import { MemoryStore } from '../../src/store/memory/store.js';
 import { ManualClock } from '../../src/util/clock.js';
@@ -15,7 +21,11 @@ import { Rng } from '../../src/util/rng.js';
 const WEIRD: unknown[] = [null, 0, -1, 1.5, 'x', '', true, [], {}, [1, 'a'], { a: 1 }, '1.5x', 70000];
 
 /** Every path (as key arrays) to a value inside obj. */
-function paths(obj: unknown, prefix: (string | number)[] = [], out: (string | number)[][] = []): (string | number)[][] {
+function paths(
+  obj: unknown,
+  prefix: (string | number)[] = [],
+  out: (string | number)[][] = [],
+): (string | number)[][] {
   if (obj && typeof obj === 'object') {
     for (const [k, v] of Object.entries(obj)) {
       const p = [...prefix, Array.isArray(obj) ? Number(k) : k];
@@ -35,9 +45,33 @@ function setAt(obj: any, path: (string | number)[], value: unknown): void {
 describe('robustness', () => {
   it('truncated and corrupted manifest text: a result or a ManifestError, never another exception', () => {
     const dir = 'test/fixtures/manifests';
-    const texts = readdirSync(dir).filter((f) => /\.(ya?ml|json)$/.test(f)).map((f) => [f, readFileSync(`${dir}/${f}`, 'utf8')] as const);
+    const texts = readdirSync(dir)
+      .filter((f) => /\.(ya?ml|json)$/.test(f))
+      .map((f) => [f, readFileSync(`${dir}/${f}`, 'utf8')] as const);
     const rng = new Rng(99);
-    const junk = ['{', '}', '[', ']', ':', '- ', '\n', '  ', '"', "'", '&a', '*a', '<<: *b', '!!binary', '---\n', '\t', ',', '#', '|', '>', '%YAML 1.2\n'];
+    const junk = [
+      '{',
+      '}',
+      '[',
+      ']',
+      ':',
+      '- ',
+      '\n',
+      '  ',
+      '"',
+      "'",
+      '&a',
+      '*a',
+      '<<: *b',
+      '!!binary',
+      '---\n',
+      '\t',
+      ',',
+      '#',
+      '|',
+      '>',
+      '%YAML 1.2\n',
+    ];
     let errors = 0;
     for (let i = 0; i < 1500; i++) {
       const [name, text] = texts[rng.int(texts.length)]!;
@@ -50,7 +84,8 @@ describe('robustness', () => {
         const objs = parseManifests(t, name, { fieldPositions: rng.int(2) === 0 });
         for (const o of objs) o.lineOf('spec.containers[0].image');
       } catch (e) {
-        if (!(e instanceof ManifestError)) throw new Error(`non-ManifestError for ${JSON.stringify(t.slice(0, 200))}: ${(e as Error).stack}`);
+        if (!(e instanceof ManifestError))
+          throw new Error(`non-ManifestError for ${JSON.stringify(t.slice(0, 200))}: ${(e as Error).stack}`);
         expect(e.message.startsWith(`${name}`)).toBe(true);
         errors++;
       }
@@ -120,7 +155,8 @@ describe('robustness', () => {
         await api.create(prepareForCreate(obj));
         accepted++;
       } catch (e) {
-        if (!(e instanceof ApiError)) throw new Error(`non-ApiError for ${JSON.stringify(obj).slice(0, 300)}: ${(e as Error).stack}`);
+        if (!(e instanceof ApiError))
+          throw new Error(`non-ApiError for ${JSON.stringify(obj).slice(0, 300)}: ${(e as Error).stack}`);
         expect(e.code).toBeGreaterThanOrEqual(400);
         expect(e.code).not.toBe(500);
         rejected++;

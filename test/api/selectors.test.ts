@@ -3,13 +3,29 @@ import { parseFieldSelector, parseLabelSelector } from '../../src/api/selectors.
 
 describe('label selectors (labels.Parse, upstream selector_test.go cases)', () => {
   // TestSelectorParse good strings: re-printed without spaces
-  it.each(['x=a,y=b,z=c', '', 'x!=a,y=b', 'x=', 'x= ', 'x=,z= ', 'x= ,z= ', '!x', 'x>1', 'x>1,z<5'])('parses %j', (s) => {
-    expect(parseLabelSelector(s).toString()).toBe(s.replace(/ /g, ''));
-  });
+  it.each(['x=a,y=b,z=c', '', 'x!=a,y=b', 'x=', 'x= ', 'x=,z= ', 'x= ,z= ', '!x', 'x>1', 'x>1,z<5'])(
+    'parses %j',
+    (s) => {
+      expect(parseLabelSelector(s).toString()).toBe(s.replace(/ /g, ''));
+    },
+  );
   it.each(['x in (a,b,c)', 'x notin (a,b,c)', 'x in (a,b),y notin (c,d)'])('parses set-based %j', (s) => {
     expect(parseLabelSelector(s).toString()).toBe(s);
   });
-  it.each(['x=a||y=b', 'x==a==b', '!x=a', 'x<a', 'x in a', 'x in (a', 'x in (a,b', 'x=(a,b)', 'x in in', 'x,', ',x', 'x=a,,y=b'])('rejects %j with 400', (s) => {
+  it.each([
+    'x=a||y=b',
+    'x==a==b',
+    '!x=a',
+    'x<a',
+    'x in a',
+    'x in (a',
+    'x in (a,b',
+    'x=(a,b)',
+    'x in in',
+    'x,',
+    ',x',
+    'x=a,,y=b',
+  ])('rejects %j with 400', (s) => {
     expect(() => parseLabelSelector(s)).toThrow();
     try {
       parseLabelSelector(s);
@@ -56,18 +72,36 @@ describe('field selectors (fields.ParseSelector)', () => {
       { field: 'metadata.name', op: '=', value: 'a==b' },
       { field: 'spec.nodeName', op: '!=', value: 'n1' },
     ]);
-    const pod = (name: string, node?: string, phase?: string) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec: { nodeName: node }, status: { phase } }) as any;
+    const pod = (name: string, node?: string, phase?: string) =>
+      ({
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name },
+        spec: { nodeName: node },
+        status: { phase },
+      }) as any;
     expect(s.matches(pod('a==b', 'n2'))).toBe(true);
     expect(s.matches(pod('a==b', 'n1'))).toBe(false);
-    expect(parseFieldSelector('status.phase==Running', 'pods').matches(pod('x', undefined, 'Running'))).toBe(true);
+    expect(parseFieldSelector('status.phase==Running', 'pods').matches(pod('x', undefined, 'Running'))).toBe(
+      true,
+    );
     expect(parseFieldSelector('spec.nodeName=', 'pods').matches(pod('x'))).toBe(true);
     expect(parseFieldSelector('spec.nodeName=n1', 'pods').exact('spec.nodeName')).toBe('n1');
-    expect(parseFieldSelector('spec.unschedulable=true', 'nodes').matches({ kind: 'Node', metadata: {}, spec: { unschedulable: true } } as any)).toBe(true);
+    expect(
+      parseFieldSelector('spec.unschedulable=true', 'nodes').matches({
+        kind: 'Node',
+        metadata: {},
+        spec: { unschedulable: true },
+      } as any),
+    ).toBe(true);
   });
   it.each([
     ['x=a||y=b', 'invalid field selector: unescaped character in value: ='],
     ['metadata.name==a==b', 'invalid field selector: unescaped character in value: ='],
-    ['metadata.name=a,b', "invalid field selector: invalid selector: 'metadata.name=a,b'; can't understand 'b'"],
+    [
+      'metadata.name=a,b',
+      "invalid field selector: invalid selector: 'metadata.name=a,b'; can't understand 'b'",
+    ],
     ['x in (a)', "invalid field selector: invalid selector: 'x in (a)'; can't understand 'x in (a)'"],
     ['metadata.name=a\\b', 'invalid field selector: invalid escape sequence: \\b'],
     ['spec.foo=x', 'field label not supported: spec.foo'],

@@ -3,7 +3,11 @@ import { runSuite, parseSizes, type BenchSuite, type BenchReport } from '../../b
 import { compareBaseline, fitGrowth, formatMarkdown, formatText } from '../../bench/format.js';
 import { renderHtml } from '../../bench/html.js';
 
-const busy = (n: number) => { let x = 0; for (let i = 0; i < n; i++) x += Math.sqrt(i); return x; };
+const busy = (n: number) => {
+  let x = 0;
+  for (let i = 0; i < n; i++) x += Math.sqrt(i);
+  return x;
+};
 
 const toy: BenchSuite = {
   name: 'toy',
@@ -13,12 +17,30 @@ const toy: BenchSuite = {
   quickSizes: [1000, 4000, 16000],
   async run(opts, rec) {
     for (const n of opts.sizes ?? this.quickSizes) {
-      await rec.measure('work', () => busy(n), { mode: 'linear', size: n, units: n, unit: 'items', timeMs: 30 });
-      await rec.measure('work', () => busy(50), { mode: 'constant', size: n, units: n, unit: 'items', timeMs: 30 });
+      await rec.measure('work', () => busy(n), {
+        mode: 'linear',
+        size: n,
+        units: n,
+        unit: 'items',
+        timeMs: 30,
+      });
+      await rec.measure('work', () => busy(50), {
+        mode: 'constant',
+        size: n,
+        units: n,
+        unit: 'items',
+        timeMs: 30,
+      });
     }
     rec.figure('rules', { rules: 42, bytes: 1234 }, { mode: 'linear' });
     rec.skip('etcd', 'etcd not installed', { mode: 'etcd' });
-    await rec.measure('boom', () => { throw new Error('kaput'); }, { timeMs: 5 });
+    await rec.measure(
+      'boom',
+      () => {
+        throw new Error('kaput');
+      },
+      { timeMs: 5 },
+    );
   },
 };
 
@@ -38,7 +60,11 @@ describe('bench harness', () => {
     expect(boom.state).toBe('errored');
     expect(boom.error).toContain('kaput');
     // both series were measured at three sizes, so both get a fitted growth
-    expect(fitGrowth(rep).map((g) => g.mode).sort()).toEqual(['constant', 'linear']);
+    expect(
+      fitGrowth(rep)
+        .map((g) => g.mode)
+        .sort(),
+    ).toEqual(['constant', 'linear']);
     // side-by-side ratio is printed against the first mode
     expect(formatText(rep)).toMatch(/× linear/);
     expect(formatMarkdown(rep, 'kubesim bench toy')).toContain('| work | 16000 items | constant |');
@@ -48,13 +74,28 @@ describe('bench harness', () => {
   });
 
   it('fits growth exponents on log-log axes (timing-free data)', () => {
-    const row = (mode: string, size: number, mean: number) => ({ id: `t|w|${mode}|${size}`, suite: 't', name: 'w', mode, size, state: 'completed' as const,
-      latency: { mean, p50: mean, p75: mean, p99: mean, p999: mean, min: mean, max: mean } });
+    const row = (mode: string, size: number, mean: number) => ({
+      id: `t|w|${mode}|${size}`,
+      suite: 't',
+      name: 'w',
+      mode,
+      size,
+      state: 'completed' as const,
+      latency: { mean, p50: mean, p75: mean, p99: mean, p999: mean, min: mean, max: mean },
+    });
     const rep: BenchReport = {
-      schema: 'kubesim-bench/v1', suite: 't', startedAt: '', durationMs: 0,
+      schema: 'kubesim-bench/v1',
+      suite: 't',
+      startedAt: '',
+      durationMs: 0,
       machine: { cpus: 2, cpuModel: '', memoryGiB: 1, node: '', platform: '' },
-      options: { quick: true, timeMs: 1, seed: 1, args: {} }, notes: [],
-      results: [1, 10, 100].flatMap((n) => [row('linear', n, 3 * n), row('square', n, n * n), row('flat', n, 5)]),
+      options: { quick: true, timeMs: 1, seed: 1, args: {} },
+      notes: [],
+      results: [1, 10, 100].flatMap((n) => [
+        row('linear', n, 3 * n),
+        row('square', n, n * n),
+        row('flat', n, 5),
+      ]),
     };
     const g = Object.fromEntries(fitGrowth(rep).map((x) => [x.mode, x]));
     expect(g.linear.exponent).toBeCloseTo(1, 6);
@@ -66,12 +107,18 @@ describe('bench harness', () => {
   });
 
   it('flags regressions beyond the tolerance only', () => {
-    const mk = (tp: number): BenchReport[] => [{
-      schema: 'kubesim-bench/v1', suite: 't', startedAt: '', durationMs: 0,
-      machine: { cpus: 2, cpuModel: '', memoryGiB: 1, node: '', platform: '' },
-      options: { quick: true, timeMs: 1, seed: 1, args: {} }, notes: [],
-      results: [{ id: 't|a|-|-', suite: 't', name: 'a', state: 'completed', throughput: tp }],
-    }];
+    const mk = (tp: number): BenchReport[] => [
+      {
+        schema: 'kubesim-bench/v1',
+        suite: 't',
+        startedAt: '',
+        durationMs: 0,
+        machine: { cpus: 2, cpuModel: '', memoryGiB: 1, node: '', platform: '' },
+        options: { quick: true, timeMs: 1, seed: 1, args: {} },
+        notes: [],
+        results: [{ id: 't|a|-|-', suite: 't', name: 'a', state: 'completed', throughput: tp }],
+      },
+    ];
     expect(compareBaseline(mk(100), mk(85), 0.2)).toEqual([]);
     const regs = compareBaseline(mk(100), mk(70), 0.2);
     expect(regs).toHaveLength(1);

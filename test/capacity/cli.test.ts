@@ -7,7 +7,8 @@ import { packageRoot } from '../../src/util/paths.js';
 
 const cli = join(packageRoot(), 'dist', 'src', 'cli', 'index.js');
 const fx = (f: string) => join(packageRoot(), 'test', 'fixtures', 'capacity', f);
-const run = (...args: string[]) => spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', timeout: 60_000 });
+const run = (...args: string[]) =>
+  spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', timeout: 60_000 });
 
 describe.skipIf(!existsSync(cli))('kubesim plan / strategies CLI', () => {
   it('plan -o json answers with the planner report', () => {
@@ -19,17 +20,42 @@ describe.skipIf(!existsSync(cli))('kubesim plan / strategies CLI', () => {
   });
 
   it('--sweep runs each what-if on its own in the pool', () => {
-    const r = run('plan', '--cluster', fx('cluster.yaml'), '--pod', fx('pod-api.yaml'), '--sweep', '--what-if', 'lose-zone=eu-west-1b', 'lose-zone=eu-west-1c', '-o', 'json', '--threads', '2');
+    const r = run(
+      'plan',
+      '--cluster',
+      fx('cluster.yaml'),
+      '--pod',
+      fx('pod-api.yaml'),
+      '--sweep',
+      '--what-if',
+      'lose-zone=eu-west-1b',
+      'lose-zone=eu-west-1c',
+      '-o',
+      'json',
+      '--threads',
+      '2',
+    );
     expect(r.status).toBe(0);
-    expect(JSON.parse(r.stdout).map((c: { case: string; report: { shapes: { fits: number }[] } }) => [c.case, c.report.shapes[0].fits]))
-      .toEqual([['base', 15], ['lose-zone=eu-west-1b', 5], ['lose-zone=eu-west-1c', 14]]);
+    expect(
+      JSON.parse(r.stdout).map((c: { case: string; report: { shapes: { fits: number }[] } }) => [
+        c.case,
+        c.report.shapes[0].fits,
+      ]),
+    ).toEqual([
+      ['base', 15],
+      ['lose-zone=eu-west-1b', 5],
+      ['lose-zone=eu-west-1c', 14],
+    ]);
   });
 
   it('writes a self-contained HTML report', () => {
     const dir = mkdtempSync(join(tmpdir(), 'kubesim-plan-'));
     try {
       const out = join(dir, 'plan.html');
-      expect(run('plan', '--cluster', fx('cluster.yaml'), '--pod', fx('pod-api.yaml'), '-o', 'html', '--out', out).status).toBe(0);
+      expect(
+        run('plan', '--cluster', fx('cluster.yaml'), '--pod', fx('pod-api.yaml'), '-o', 'html', '--out', out)
+          .status,
+      ).toBe(0);
       const html = readFileSync(out, 'utf8');
       expect(html).toContain('<svg');
       expect(html).toContain('shop/api: 15 more replica(s)');
@@ -39,7 +65,10 @@ describe.skipIf(!existsSync(cli))('kubesim plan / strategies CLI', () => {
   });
 
   it.each([
-    [['--what-if', 'lose-zone=mars'], 'lose-zone: no node in zone "mars" (zones: eu-west-1a, eu-west-1b, eu-west-1c)'],
+    [
+      ['--what-if', 'lose-zone=mars'],
+      'lose-zone: no node in zone "mars" (zones: eu-west-1a, eu-west-1b, eu-west-1c)',
+    ],
     [['--what-if', 'nuke=all'], '--what-if "nuke=all": unknown kind "nuke"'],
     [['--min-nodes', 'b-2'], '--min-nodes needs --replicas N'],
     [['--kernel', 'gpu'], '--kernel: unknown kernel "gpu"'],
@@ -51,10 +80,25 @@ describe.skipIf(!existsSync(cli))('kubesim plan / strategies CLI', () => {
   });
 
   it('strategies compares scoring strategies on a workload', () => {
-    const r = run('strategies', '--cluster', fx('cluster.yaml'), '--pod', fx('pod-api.yaml'), '--replicas', '10', '--strategy', 'LeastAllocated,MostAllocated', '-o', 'json');
+    const r = run(
+      'strategies',
+      '--cluster',
+      fx('cluster.yaml'),
+      '--pod',
+      fx('pod-api.yaml'),
+      '--replicas',
+      '10',
+      '--strategy',
+      'LeastAllocated,MostAllocated',
+      '-o',
+      'json',
+    );
     expect(r.status).toBe(0);
     const out = JSON.parse(r.stdout);
     expect(out.workload).toBe(10);
-    expect(out.strategies.map((s: { strategy: string; placed: number }) => [s.strategy, s.placed])).toEqual([['LeastAllocated', 10], ['MostAllocated', 10]]);
+    expect(out.strategies.map((s: { strategy: string; placed: number }) => [s.strategy, s.placed])).toEqual([
+      ['LeastAllocated', 10],
+      ['MostAllocated', 10],
+    ]);
   });
 });

@@ -9,7 +9,10 @@ const built = existsSync(join(root, 'dist', 'src', 'capacity', 'planner.js'));
 
 describe.skipIf(!built)('README library example (examples/library/capacity.mjs)', () => {
   it('runs and prints the hand-checked answers', () => {
-    const r = spawnSync(process.execPath, [join(root, 'examples', 'library', 'capacity.mjs')], { encoding: 'utf8', timeout: 60_000 });
+    const r = spawnSync(process.execPath, [join(root, 'examples', 'library', 'capacity.mjs')], {
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     expect(r.stdout).toContain('shop/api: 15 more replicas fit (eu-west-1a=4, eu-west-1b=10, eu-west-1c=1)');

@@ -23,11 +23,23 @@ describe.each(['js', 'wasm'] as const)('planCapacity (%s kernel) on a kubectl Li
     const s = rep.shapes[0];
     expect(s.fits).toBe(15);
     expect(s.limitReached).toBe(false);
-    expect(Object.fromEntries(s.perNode.map((n) => [n.node, n.count]))).toEqual({ 'b-2': 8, 'a-1': 2, 'a-2': 2, 'b-1': 2, 'c-1': 1 });
+    expect(Object.fromEntries(s.perNode.map((n) => [n.node, n.count]))).toEqual({
+      'b-2': 8,
+      'a-1': 2,
+      'a-2': 2,
+      'b-1': 2,
+      'c-1': 1,
+    });
     expect(s.perZone).toEqual({ 'eu-west-1a': 4, 'eu-west-1b': 10, 'eu-west-1c': 1 });
     // after 15: c-1 has 900m and 1920Mi left (both short), the rest are out of CPU, cp-1 is tainted
-    expect(s.stopReason).toMatch(/^0\/6 nodes are available: 1 Insufficient memory, 1 node\(s\) had untolerated taint \{node-role\.kubernetes\.io\/control-plane: \}, 5 Insufficient cpu\./);
-    expect(s.stopReasons).toEqual({ 'Insufficient cpu': 5, 'Insufficient memory': 1, 'node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }': 1 });
+    expect(s.stopReason).toMatch(
+      /^0\/6 nodes are available: 1 Insufficient memory, 1 node\(s\) had untolerated taint \{node-role\.kubernetes\.io\/control-plane: \}, 5 Insufficient cpu\./,
+    );
+    expect(s.stopReasons).toEqual({
+      'Insufficient cpu': 5,
+      'Insufficient memory': 1,
+      'node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }': 1,
+    });
     // the resource-only bound counts cp-1's 3: the difference is what the taint costs
     expect(s.fragmentation.fitsByResources).toBe(18);
   });
@@ -55,7 +67,11 @@ describe.each(['js', 'wasm'] as const)('planCapacity (%s kernel) on a kubectl Li
     const r = minNodesToAdd(cluster, api, 20, 'b-2', { kernel });
     expect(r.nodes).toBe(1);
     // lose b: 5 fit; the displaced Job takes 6 of a new node's 8 CPU → 5 + 8k − 6 ≥ 20 → k = 3
-    const r2 = minNodesToAdd(cluster, api, 20, 'b-2', { kernel, whatIfs: [parseWhatIf('lose-zone=eu-west-1b')], zone: 'eu-west-1b' });
+    const r2 = minNodesToAdd(cluster, api, 20, 'b-2', {
+      kernel,
+      whatIfs: [parseWhatIf('lose-zone=eu-west-1b')],
+      zone: 'eu-west-1b',
+    });
     expect(r2.nodes).toBe(3);
     expect(r2.tried.find((t) => t.add === 2)!.fits).toBeLessThan(20);
   });
@@ -80,6 +96,8 @@ describe('planCapacity determinism and kernels', () => {
   it('rejects a shape with a bad quantity naming the pod and field', async () => {
     const bad: Pod = structuredClone(api);
     bad.spec.containers[0].resources!.requests!.cpu = '1.5x';
-    expect(() => planCapacity(cluster, [bad])).toThrow(/shop\/api.*spec\.containers\[0\]\.resources\.requests.*cpu/);
+    expect(() => planCapacity(cluster, [bad])).toThrow(
+      /shop\/api.*spec\.containers\[0\]\.resources\.requests.*cpu/,
+    );
   });
 });

@@ -24,8 +24,20 @@ describe.skipIf(!built)(`PlannerPool${built ? '' : ' (skipped: run npm run build
     const tasks: PoolTask[] = [
       { kind: 'plan', cluster, shapes: [api], kernel: 'wasm' },
       { kind: 'plan', cluster, shapes: [api], kernel: 'js', whatIfs: [parseWhatIf('lose-zone=eu-west-1b')] },
-      { kind: 'plan', cluster, shapes: [api], kernel: 'wasm', whatIfs: [parseWhatIf('add-nodes=3:a-1')], seed: 9 },
-      { kind: 'strategy', cluster, workload: Array.from({ length: 6 }, (_, i) => replicaOf(api, i)), strategy: 'MostAllocated' },
+      {
+        kind: 'plan',
+        cluster,
+        shapes: [api],
+        kernel: 'wasm',
+        whatIfs: [parseWhatIf('add-nodes=3:a-1')],
+        seed: 9,
+      },
+      {
+        kind: 'strategy',
+        cluster,
+        workload: Array.from({ length: 6 }, (_, i) => replicaOf(api, i)),
+        strategy: 'MostAllocated',
+      },
       { kind: 'minNodes', cluster, shape: api, replicas: 20, template: 'b-2' },
     ];
     const inPool = await pool.runAll(tasks);
@@ -35,7 +47,9 @@ describe.skipIf(!built)(`PlannerPool${built ? '' : ' (skipped: run npm run build
   });
 
   it('reports a failing task as an error naming the task, and keeps serving', async () => {
-    await expect(pool.run({ kind: 'strategy', cluster, workload: [], strategy: 'NoSuchStrategy' })).rejects.toThrow(/task strategy failed in a worker: unknown strategy "NoSuchStrategy"/);
+    await expect(
+      pool.run({ kind: 'strategy', cluster, workload: [], strategy: 'NoSuchStrategy' }),
+    ).rejects.toThrow(/task strategy failed in a worker: unknown strategy "NoSuchStrategy"/);
     const ok = await pool.run({ kind: 'plan', cluster, shapes: [api], maxReplicas: 3 });
     expect(ok.shapes[0].fits).toBe(3);
   });

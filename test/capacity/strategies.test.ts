@@ -8,19 +8,40 @@ import { compareStrategies, resolveStrategy, BUILTIN_STRATEGIES } from '../../sr
 import { replicaOf } from '../../src/capacity/planner.js';
 
 const node = (name: string): Node => ({
-  apiVersion: 'v1', kind: 'Node',
+  apiVersion: 'v1',
+  kind: 'Node',
   metadata: { name, labels: { 'kubernetes.io/hostname': name, 'topology.kubernetes.io/zone': 'z' } },
   status: { allocatable: { cpu: '4', memory: '16Gi', pods: '110' } },
 });
-const cluster: ClusterFile = { sources: new Map(), nodes: ['n1', 'n2', 'n3', 'n4'].map(node), boundPods: [], pendingPods: [], services: [], replicaSets: [], others: [], namespaces: [] };
-const shape: Pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'w', namespace: 'default' }, spec: { containers: [{ name: 'c', resources: { requests: { cpu: '1', memory: '2Gi' } } }] } };
+const cluster: ClusterFile = {
+  sources: new Map(),
+  nodes: ['n1', 'n2', 'n3', 'n4'].map(node),
+  boundPods: [],
+  pendingPods: [],
+  services: [],
+  replicaSets: [],
+  others: [],
+  namespaces: [],
+};
+const shape: Pod = {
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name: 'w', namespace: 'default' },
+  spec: { containers: [{ name: 'c', resources: { requests: { cpu: '1', memory: '2Gi' } } }] },
+};
 const workload = (n: number) => Array.from({ length: n }, (_, i) => replicaOf(shape, i));
 
 describe('strategy comparison', () => {
   it('LeastAllocated spreads 4 pods over 4 nodes; MostAllocated and the bin-packing ratio fill one (hand-checked)', async () => {
     const strategies = await Promise.all(BUILTIN_STRATEGIES.map((s) => resolveStrategy(s)));
     const [least, most, ratio] = compareStrategies(cluster, workload(4), strategies);
-    expect(least).toMatchObject({ strategy: 'LeastAllocated', placed: 4, unschedulable: 0, nodesUsed: 4, emptyNodes: 0 });
+    expect(least).toMatchObject({
+      strategy: 'LeastAllocated',
+      placed: 4,
+      unschedulable: 0,
+      nodesUsed: 4,
+      emptyNodes: 0,
+    });
     expect(least.cpu.mean).toBe(25);
     expect(most).toMatchObject({ strategy: 'MostAllocated', placed: 4, nodesUsed: 1, emptyNodes: 3 });
     expect(most.cpu.max).toBe(100);
@@ -39,7 +60,10 @@ describe('strategy comparison', () => {
     try {
       // prefers the node with the most pods already: a pod-count bin-packer
       const file = join(dir, 'pack.mjs');
-      writeFileSync(file, `export default { name: 'PackByPods', score: (pod, node, pods) => Math.min(100, pods.length * 25) };\n`);
+      writeFileSync(
+        file,
+        `export default { name: 'PackByPods', score: (pod, node, pods) => Math.min(100, pods.length * 25) };\n`,
+      );
       const s = await resolveStrategy(`plugin:${file}:5`);
       expect(s.name).toBe('PackByPods');
       const [r] = compareStrategies(cluster, workload(4), [s]);
@@ -50,6 +74,8 @@ describe('strategy comparison', () => {
   });
 
   it('rejects unknown strategies with the accepted forms', async () => {
-    await expect(resolveStrategy('BestFit')).rejects.toThrow(/unknown strategy "BestFit" \(expected LeastAllocated, MostAllocated, RequestedToCapacityRatio, config:<file.yaml> or plugin:<module>\[:weight\]\)/);
+    await expect(resolveStrategy('BestFit')).rejects.toThrow(
+      /unknown strategy "BestFit" \(expected LeastAllocated, MostAllocated, RequestedToCapacityRatio, config:<file.yaml> or plugin:<module>\[:weight\]\)/,
+    );
   });
 });

@@ -5,16 +5,29 @@ import { fragmentation } from '../../src/capacity/fragmentation.js';
 
 function node(name: string, zone: string, cpu: string, memory: string, pods = '110'): Node {
   return {
-    apiVersion: 'v1', kind: 'Node',
+    apiVersion: 'v1',
+    kind: 'Node',
     metadata: { name, labels: { 'kubernetes.io/hostname': name, 'topology.kubernetes.io/zone': zone } },
     status: { allocatable: { cpu, memory, pods } },
   };
 }
 
-function pod(name: string, cpu: string, memory: string, nodeName?: string, extra: Partial<Pod['spec']> = {}, owner?: string): Pod {
+function pod(
+  name: string,
+  cpu: string,
+  memory: string,
+  nodeName?: string,
+  extra: Partial<Pod['spec']> = {},
+  owner?: string,
+): Pod {
   return {
-    apiVersion: 'v1', kind: 'Pod',
-    metadata: { name, namespace: 'default', ...(owner ? { ownerReferences: [{ apiVersion: 'apps/v1', kind: owner, name: 'o', uid: 'u' }] } : {}) },
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name,
+      namespace: 'default',
+      ...(owner ? { ownerReferences: [{ apiVersion: 'apps/v1', kind: owner, name: 'o', uid: 'u' }] } : {}),
+    },
     spec: { nodeName, containers: [{ name: 'c', resources: { requests: { cpu, memory } } }], ...extra },
     status: { phase: nodeName ? 'Running' : 'Pending' },
   };
@@ -41,10 +54,13 @@ describe('what-if parsing', () => {
     ['add-nodes=2:b1@c', { kind: 'add-nodes', count: 2, template: 'b1', zone: 'c' }],
   ])('%s', (spec, want) => expect(parseWhatIf(spec)).toEqual(want));
 
-  it.each(['zone-a', 'explode=a1', 'add-nodes=0:b1', 'add-nodes=b1'])('rejects %s with a message that names it', (spec) => {
-    expect(() => parseWhatIf(spec)).toThrow(WhatIfError);
-    expect(() => parseWhatIf(spec)).toThrow(spec);
-  });
+  it.each(['zone-a', 'explode=a1', 'add-nodes=0:b1', 'add-nodes=b1'])(
+    'rejects %s with a message that names it',
+    (spec) => {
+      expect(() => parseWhatIf(spec)).toThrow(WhatIfError);
+      expect(() => parseWhatIf(spec)).toThrow(spec);
+    },
+  );
 });
 
 describe('applying what-ifs', () => {
@@ -52,7 +68,9 @@ describe('applying what-ifs', () => {
     const r = applyWhatIfs(cluster, [parseWhatIf('lose-zone=a')]);
     expect(r.nodes.map((n) => n.metadata.name)).toEqual(['b1']);
     expect(r.displaced.map((p) => p.metadata.name)).toEqual(['db-1', 'web-1']);
-    expect(r.displaced.every((p) => p.spec.nodeName === undefined && p.status?.phase === 'Pending')).toBe(true);
+    expect(r.displaced.every((p) => p.spec.nodeName === undefined && p.status?.phase === 'Pending')).toBe(
+      true,
+    );
     expect(r.pods.map((p) => p.metadata.name)).toEqual(['big']);
     expect(r.applied[0]).toBe('lost zone a: 2 node(s) removed, 2 pod(s) displaced');
     // the input snapshot is untouched
@@ -71,7 +89,11 @@ describe('applying what-ifs', () => {
 
   it('leaves its input untouched: unchanged objects are shared, a cordoned node is a new object', () => {
     const before = JSON.stringify(cluster);
-    const r = applyWhatIfs(cluster, [parseWhatIf('cordon=a2'), parseWhatIf('remove-nodes=a1'), parseWhatIf('add-nodes=1:a2')]);
+    const r = applyWhatIfs(cluster, [
+      parseWhatIf('cordon=a2'),
+      parseWhatIf('remove-nodes=a1'),
+      parseWhatIf('add-nodes=1:a2'),
+    ]);
     expect(JSON.stringify(cluster)).toBe(before);
     expect(cluster.nodes[1].spec?.unschedulable).toBeUndefined();
     expect(r.nodes[0]).not.toBe(cluster.nodes[1]); // a2, cordoned: a copy
@@ -84,7 +106,9 @@ describe('applying what-ifs', () => {
   it('cordons nodes and names unknown nodes and zones in its errors', () => {
     expect(applyWhatIfs(cluster, [parseWhatIf('cordon=a2')]).nodes[1].spec!.unschedulable).toBe(true);
     expect(() => applyWhatIfs(cluster, [parseWhatIf('remove-nodes=zz')])).toThrow('no node named "zz"');
-    expect(() => applyWhatIfs(cluster, [parseWhatIf('lose-zone=q')])).toThrow('no node in zone "q" (zones: a, b)');
+    expect(() => applyWhatIfs(cluster, [parseWhatIf('lose-zone=q')])).toThrow(
+      'no node in zone "q" (zones: a, b)',
+    );
     expect(() => applyWhatIfs(cluster, [parseWhatIf('add-nodes=1:nope')])).toThrow('template node "nope"');
   });
 });

@@ -4,13 +4,31 @@
  * Events are delivered in a microtask after the write (the real ApiServer is asynchronous too).
  */
 import type { Binding, KubeObject, Pod } from '../../src/api/types.js';
-import type { ApiClient, DeleteOptions, ListOptions, ListResult, WatchEvent, WatchHandle, WatchOptions } from '../../src/client/api.js';
+import type {
+  ApiClient,
+  DeleteOptions,
+  ListOptions,
+  ListResult,
+  WatchEvent,
+  WatchHandle,
+  WatchOptions,
+} from '../../src/client/api.js';
 
 class FakeError extends Error {
-  constructor(readonly code: number, readonly reason: string, msg: string) { super(msg); }
+  constructor(
+    readonly code: number,
+    readonly reason: string,
+    msg: string,
+  ) {
+    super(msg);
+  }
 }
 
-interface Hist { rv: number; resource: string; ev: WatchEvent }
+interface Hist {
+  rv: number;
+  resource: string;
+  ev: WatchEvent;
+}
 
 export class FakeApi implements ApiClient {
   rv = 0;
@@ -26,19 +44,24 @@ export class FakeApi implements ApiClient {
     if (!t) this.data.set(resource, (t = new Map()));
     return t;
   }
-  private k(ns: string | undefined, name: string) { return ns ? `${ns}/${name}` : name; }
+  private k(ns: string | undefined, name: string) {
+    return ns ? `${ns}/${name}` : name;
+  }
   private emit(resource: string, type: WatchEvent['type'], obj: KubeObject) {
     const ev = { type, object: clone(obj) };
     this.history.push({ rv: this.rv, resource, ev });
     for (const w of [...this.watchers]) {
       if (w.resource !== resource || (w.ns && w.ns !== obj.metadata.namespace)) continue;
-      queueMicrotask(() => { if (this.watchers.has(w)) w.handler(clone(ev)); });
+      queueMicrotask(() => {
+        if (this.watchers.has(w)) w.handler(clone(ev));
+      });
     }
   }
 
   async create<T extends KubeObject>(resource: string, obj: T): Promise<T> {
     const o = clone(obj);
-    if (!o.metadata.name && o.metadata.generateName) o.metadata.name = o.metadata.generateName + (++this.uid).toString(36);
+    if (!o.metadata.name && o.metadata.generateName)
+      o.metadata.name = o.metadata.generateName + (++this.uid).toString(36);
     const key = this.k(o.metadata.namespace, o.metadata.name!);
     const t = this.table(resource);
     if (t.has(key)) throw new FakeError(409, 'AlreadyExists', `${resource} "${key}" already exists`);
@@ -57,7 +80,9 @@ export class FakeApi implements ApiClient {
     return clone(o) as T;
   }
   async list<T extends KubeObject>(resource: string, opts: ListOptions = {}): Promise<ListResult<T>> {
-    const items = [...this.table(resource).values()].filter((o) => !opts.namespace || o.metadata.namespace === opts.namespace);
+    const items = [...this.table(resource).values()].filter(
+      (o) => !opts.namespace || o.metadata.namespace === opts.namespace,
+    );
     return { items: items.map(clone) as T[], metadata: { resourceVersion: String(this.rv) } };
   }
   private async put<T extends KubeObject>(resource: string, obj: T, status: boolean): Promise<T> {
@@ -66,15 +91,23 @@ export class FakeApi implements ApiClient {
     const cur = t.get(key);
     if (!cur) throw new FakeError(404, 'NotFound', `${resource} "${key}" not found`);
     if (obj.metadata.resourceVersion && obj.metadata.resourceVersion !== cur.metadata.resourceVersion) {
-      throw new FakeError(409, 'Conflict', `Operation cannot be fulfilled on ${resource} "${key}": the object has been modified`);
+      throw new FakeError(
+        409,
+        'Conflict',
+        `Operation cannot be fulfilled on ${resource} "${key}": the object has been modified`,
+      );
     }
     this.writes++;
     const o = clone(obj) as any;
     const c = cur as any;
-    if (status) { const s = o.status; Object.assign(o, clone(c)); o.status = s; }
-    else {
+    if (status) {
+      const s = o.status;
+      Object.assign(o, clone(c));
+      o.status = s;
+    } else {
       if ('status' in c) o.status = clone(c.status);
-      if (JSON.stringify(o.spec) !== JSON.stringify(c.spec)) o.metadata.generation = (c.metadata.generation ?? 1) + 1;
+      if (JSON.stringify(o.spec) !== JSON.stringify(c.spec))
+        o.metadata.generation = (c.metadata.generation ?? 1) + 1;
       else o.metadata.generation = c.metadata.generation;
     }
     o.metadata.resourceVersion = String(++this.rv);
@@ -82,8 +115,12 @@ export class FakeApi implements ApiClient {
     this.emit(resource, 'MODIFIED', o);
     return clone(o);
   }
-  update<T extends KubeObject>(resource: string, obj: T): Promise<T> { return this.put(resource, obj, false); }
-  updateStatus<T extends KubeObject>(resource: string, obj: T): Promise<T> { return this.put(resource, obj, true); }
+  update<T extends KubeObject>(resource: string, obj: T): Promise<T> {
+    return this.put(resource, obj, false);
+  }
+  updateStatus<T extends KubeObject>(resource: string, obj: T): Promise<T> {
+    return this.put(resource, obj, true);
+  }
   async delete(resource: string, ns: string | undefined, name: string, _opts?: DeleteOptions): Promise<void> {
     const key = this.k(ns, name);
     const t = this.table(resource);
@@ -96,27 +133,43 @@ export class FakeApi implements ApiClient {
     this.emit(resource, 'DELETED', o);
   }
   async bind(b: Binding): Promise<void> {
-    const pod = (await this.get<Pod>('pods', b.metadata.namespace, b.metadata.name!));
+    const pod = await this.get<Pod>('pods', b.metadata.namespace, b.metadata.name!);
     if (pod.spec.nodeName) throw new FakeError(409, 'Conflict', 'already bound');
     pod.spec.nodeName = b.target.name;
     pod.metadata.resourceVersion = undefined;
     await this.put('pods', pod, false);
   }
-  watch<T extends KubeObject>(resource: string, opts: WatchOptions, handler: (ev: WatchEvent<T>) => void): WatchHandle {
+  watch<T extends KubeObject>(
+    resource: string,
+    opts: WatchOptions,
+    handler: (ev: WatchEvent<T>) => void,
+  ): WatchHandle {
     const from = Number(opts.resourceVersion ?? this.rv);
     const w = { resource, ns: opts.namespace, handler: handler as (ev: WatchEvent) => void };
     if (from < this.compacted) {
-      queueMicrotask(() => handler({ type: 'ERROR', object: { code: 410, reason: 'Expired', metadata: {} } as any }));
+      queueMicrotask(() =>
+        handler({ type: 'ERROR', object: { code: 410, reason: 'Expired', metadata: {} } as any }),
+      );
       return { stop() {} };
     }
     this.watchers.add(w);
     for (const h of this.history) {
-      if (h.rv > from && h.resource === resource && (!opts.namespace || h.ev.object.metadata.namespace === opts.namespace)) {
+      if (
+        h.rv > from &&
+        h.resource === resource &&
+        (!opts.namespace || h.ev.object.metadata.namespace === opts.namespace)
+      ) {
         const ev = clone(h.ev);
-        queueMicrotask(() => { if (this.watchers.has(w)) w.handler(ev); });
+        queueMicrotask(() => {
+          if (this.watchers.has(w)) w.handler(ev);
+        });
       }
     }
-    return { stop: () => { this.watchers.delete(w); } };
+    return {
+      stop: () => {
+        this.watchers.delete(w);
+      },
+    };
   }
   /** drop history up to now and break every watch with 410 (forces informers to relist) */
   compactAndExpireWatches(): void {
@@ -124,7 +177,9 @@ export class FakeApi implements ApiClient {
     this.history = [];
     for (const w of [...this.watchers]) {
       this.watchers.delete(w);
-      queueMicrotask(() => w.handler({ type: 'ERROR', object: { code: 410, reason: 'Expired', metadata: {} } as any }));
+      queueMicrotask(() =>
+        w.handler({ type: 'ERROR', object: { code: 410, reason: 'Expired', metadata: {} } as any }),
+      );
     }
   }
   /** a write that bypasses watchers (simulates events lost while a watch was broken) */
@@ -134,7 +189,11 @@ export class FakeApi implements ApiClient {
   }
 }
 
-export function clone<T>(o: T): T { return structuredClone(o); }
+export function clone<T>(o: T): T {
+  return structuredClone(o);
+}
 
 /** let queued microtasks and promise chains settle */
-export function settle(): Promise<void> { return new Promise((r) => setImmediate(r)); }
+export function settle(): Promise<void> {
+  return new Promise((r) => setImmediate(r));
+}

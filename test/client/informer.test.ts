@@ -4,16 +4,28 @@ import { Informer } from '../../src/client/informer.js';
 import type { Pod } from '../../src/api/types.js';
 import { FakeApi, settle } from './fake-api.js';
 
-const pod = (name: string, node = ''): Pod => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default', labels: { app: 'x' } }, spec: { nodeName: node || undefined, containers: [{ name: 'c' }] } });
+const pod = (name: string, node = ''): Pod => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name, namespace: 'default', labels: { app: 'x' } },
+  spec: { nodeName: node || undefined, containers: [{ name: 'c' }] },
+});
 
 describe('Informer', () => {
   it('lists, then watches; calls handlers; keeps indexes', async () => {
     const api = new FakeApi();
     await api.create('pods', pod('a', 'n1'));
     const clock = new ManualClock(0);
-    const inf = new Informer<Pod>(api, 'pods', { clock, indexers: { node: (p) => (p.spec.nodeName ? [p.spec.nodeName] : []) } });
+    const inf = new Informer<Pod>(api, 'pods', {
+      clock,
+      indexers: { node: (p) => (p.spec.nodeName ? [p.spec.nodeName] : []) },
+    });
     const seen: string[] = [];
-    inf.addEventHandler({ onAdd: (p) => seen.push(`add ${p.metadata.name}`), onUpdate: (o, n) => seen.push(`update ${n.metadata.name} ${o.spec.nodeName ?? '-'}→${n.spec.nodeName}`), onDelete: (p) => seen.push(`delete ${p.metadata.name}`) });
+    inf.addEventHandler({
+      onAdd: (p) => seen.push(`add ${p.metadata.name}`),
+      onUpdate: (o, n) => seen.push(`update ${n.metadata.name} ${o.spec.nodeName ?? '-'}→${n.spec.nodeName}`),
+      onDelete: (p) => seen.push(`delete ${p.metadata.name}`),
+    });
     await inf.start();
     expect(inf.hasSynced).toBe(true);
     await api.create('pods', pod('b'));
@@ -37,13 +49,17 @@ describe('Informer', () => {
     const clock = new ManualClock(0);
     const inf = new Informer<Pod>(api, 'pods', { clock });
     const seen: string[] = [];
-    inf.addEventHandler({ onAdd: (p) => seen.push(`add ${p.metadata.name}`), onDelete: (p) => seen.push(`delete ${p.metadata.name}`) });
+    inf.addEventHandler({
+      onAdd: (p) => seen.push(`add ${p.metadata.name}`),
+      onDelete: (p) => seen.push(`delete ${p.metadata.name}`),
+    });
     await inf.start();
     // the watch breaks; meanwhile a is deleted and c created without the informer seeing it
     api.compactAndExpireWatches();
     api.silentDelete('pods', 'default', 'a');
     await api.create('pods', pod('c'));
-    await settle(); await settle();
+    await settle();
+    await settle();
     expect(inf.relists).toBe(1);
     expect(seen.slice(0, 2)).toEqual(['add a', 'add b']);
     expect(new Set(seen.slice(2))).toEqual(new Set(['add c', 'delete a']));
@@ -61,7 +77,11 @@ describe('Informer', () => {
     const clock = new ManualClock(0);
     const inf = new Informer<Pod>(api, 'pods', { clock, resyncPeriodMs: 30_000 });
     let resyncs = 0;
-    inf.addEventHandler({ onUpdate: (o, n) => { if (o === n) resyncs++; } });
+    inf.addEventHandler({
+      onUpdate: (o, n) => {
+        if (o === n) resyncs++;
+      },
+    });
     await inf.start();
     clock.advance(95_000);
     expect(resyncs).toBe(3);

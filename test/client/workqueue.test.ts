@@ -1,6 +1,13 @@
 import { describe, it, expect } from 'vitest';
 import { ManualClock } from '../../src/util/clock.js';
-import { BucketRateLimiter, ItemExponentialFailureRateLimiter, MaxOfRateLimiter, WorkQueue, defaultControllerRateLimiter, runWorkers } from '../../src/client/workqueue.js';
+import {
+  BucketRateLimiter,
+  ItemExponentialFailureRateLimiter,
+  MaxOfRateLimiter,
+  WorkQueue,
+  defaultControllerRateLimiter,
+  runWorkers,
+} from '../../src/client/workqueue.js';
 
 describe('rate limiters (client-go defaults)', () => {
   it('per-item exponential backoff: 5ms, 10ms, 20ms … capped at 1000s; forget resets', () => {
@@ -25,7 +32,10 @@ describe('rate limiters (client-go defaults)', () => {
     const c = new ManualClock(0);
     const r = defaultControllerRateLimiter<string>(c);
     expect(r.when('a')).toBe(5);
-    const m = new MaxOfRateLimiter<string>([new ItemExponentialFailureRateLimiter(1, 10), new ItemExponentialFailureRateLimiter(2, 10)]);
+    const m = new MaxOfRateLimiter<string>([
+      new ItemExponentialFailureRateLimiter(1, 10),
+      new ItemExponentialFailureRateLimiter(2, 10),
+    ]);
     expect(m.when('a')).toBe(2);
     expect(m.numRequeues('a')).toBe(1);
   });
@@ -35,7 +45,9 @@ describe('WorkQueue', () => {
   it('dedups queued items and never hands an item out twice concurrently', () => {
     const c = new ManualClock(0);
     const q = new WorkQueue<string>(c);
-    q.add('a'); q.add('b'); q.add('a');
+    q.add('a');
+    q.add('b');
+    q.add('a');
     expect(q.length).toBe(2);
     expect(q.tryGet()).toBe('a');
     q.add('a'); // while processing: marked dirty, not queued
@@ -44,7 +56,8 @@ describe('WorkQueue', () => {
     expect(q.tryGet()).toBeUndefined();
     q.done('a'); // re-queued now
     expect(q.tryGet()).toBe('a');
-    q.done('a'); q.done('b');
+    q.done('a');
+    q.done('b');
     expect(q.idle).toBe(true);
   });
   it('addAfter keeps the earliest ready time and fires on the clock', () => {
@@ -69,7 +82,8 @@ describe('WorkQueue', () => {
       const start = c.now();
       while (q.length === 0) c.runNext();
       readyAt.push(c.now() - start);
-      q.tryGet(); q.done('a');
+      q.tryGet();
+      q.done('a');
     }
     expect(readyAt).toEqual([5, 10, 20]);
     q.forget('a');
@@ -80,9 +94,15 @@ describe('WorkQueue', () => {
     const q = new WorkQueue<string>(c);
     let calls = 0;
     const times: number[] = [];
-    const done = runWorkers(q, 2, async () => { times.push(c.now()); if (++calls < 4) throw new Error('boom'); });
+    const done = runWorkers(q, 2, async () => {
+      times.push(c.now());
+      if (++calls < 4) throw new Error('boom');
+    });
     q.add('k');
-    for (let i = 0; i < 10; i++) { await new Promise((r) => setImmediate(r)); c.runNext(); }
+    for (let i = 0; i < 10; i++) {
+      await new Promise((r) => setImmediate(r));
+      c.runNext();
+    }
     expect(calls).toBe(4);
     expect(times).toEqual([0, 5, 15, 35]);
     expect(q.numRequeues('k')).toBe(0);

@@ -1,6 +1,10 @@
 import { describe, it, expect } from 'vitest';
 import type { Deployment, Pod, ReplicaSet } from '../../src/api/types.js';
-import { ReplicaSetController, rankPodsForDeletion, slowStartBatch } from '../../src/controllers/replicaset.js';
+import {
+  ReplicaSetController,
+  rankPodsForDeletion,
+  slowStartBatch,
+} from '../../src/controllers/replicaset.js';
 import { DeploymentController, rollbackDeployment } from '../../src/controllers/deployment.js';
 import { REVISION_ANNOTATION, POD_TEMPLATE_HASH_LABEL } from '../../src/controllers/deployment-util.js';
 import { bed, deployment, readyAll, settleN } from './harness.js';
@@ -11,7 +15,10 @@ const isReady = (p: Pod) => !!p.status?.conditions?.some((c) => c.type === 'Read
 describe('slowStartBatch', () => {
   it('runs 1, 2, 4, … and stops after the first failing batch', async () => {
     const calls: number[] = [];
-    const r = await slowStartBatch(10, 1, async (i) => { calls.push(i); if (i === 4) throw new Error('x'); });
+    const r = await slowStartBatch(10, 1, async (i) => {
+      calls.push(i);
+      if (i === 4) throw new Error('x');
+    });
     expect(calls).toEqual([0, 1, 2, 3, 4, 5, 6]); // batches [0] [1,2] [3..6]
     expect(r.successes).toBe(6);
     expect(r.error).toBeInstanceOf(Error);
@@ -21,12 +28,33 @@ describe('slowStartBatch', () => {
 describe('rankPodsForDeletion', () => {
   it('prefers unscheduled, then pending, then not-ready, then doubled-up nodes, then newer', () => {
     const p = (name: string, node: string | undefined, phase: string, ready: boolean, created = 0): Pod => ({
-      apiVersion: 'v1', kind: 'Pod', metadata: { name, creationTimestamp: new Date(created).toISOString() },
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name, creationTimestamp: new Date(created).toISOString() },
       spec: { nodeName: node, containers: [] },
-      status: { phase: phase as 'Running', conditions: [{ type: 'Ready', status: ready ? 'True' : 'False', lastTransitionTime: new Date(0).toISOString() }] },
+      status: {
+        phase: phase as 'Running',
+        conditions: [
+          { type: 'Ready', status: ready ? 'True' : 'False', lastTransitionTime: new Date(0).toISOString() },
+        ],
+      },
     });
-    const pods = [p('ready-n1', 'n1', 'Running', true), p('ready-n2a', 'n2', 'Running', true, 5), p('ready-n2b', 'n2', 'Running', true, 9), p('notready', 'n3', 'Running', false), p('pending', 'n4', 'Pending', false), p('unsched', undefined, 'Pending', false)];
-    expect(rankPodsForDeletion(pods, pods, 1000).map((x) => x.metadata.name)).toEqual(['unsched', 'pending', 'notready', 'ready-n2b', 'ready-n2a', 'ready-n1']);
+    const pods = [
+      p('ready-n1', 'n1', 'Running', true),
+      p('ready-n2a', 'n2', 'Running', true, 5),
+      p('ready-n2b', 'n2', 'Running', true, 9),
+      p('notready', 'n3', 'Running', false),
+      p('pending', 'n4', 'Pending', false),
+      p('unsched', undefined, 'Pending', false),
+    ];
+    expect(rankPodsForDeletion(pods, pods, 1000).map((x) => x.metadata.name)).toEqual([
+      'unsched',
+      'pending',
+      'notready',
+      'ready-n2b',
+      'ready-n2a',
+      'ready-n1',
+    ]);
   });
 });
 
@@ -36,16 +64,35 @@ describe('ReplicaSet controller', () => {
     const c = new ReplicaSetController(deps);
     await informers.start();
     c.run();
-    await api.create<ReplicaSet>('replicasets', { apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name: 'web', namespace: 'default' }, spec: { replicas: 5, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c' }] } } } });
+    await api.create<ReplicaSet>('replicasets', {
+      apiVersion: 'apps/v1',
+      kind: 'ReplicaSet',
+      metadata: { name: 'web', namespace: 'default' },
+      spec: {
+        replicas: 5,
+        selector: { matchLabels: { app: 'web' } },
+        template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c' }] } },
+      },
+    });
     await settleN(10);
     let pods = (await api.list<Pod>('pods')).items;
     expect(pods.length).toBe(5);
-    expect(pods.every((p) => p.metadata.ownerReferences?.[0].kind === 'ReplicaSet' && p.metadata.ownerReferences[0].controller)).toBe(true);
+    expect(
+      pods.every(
+        (p) =>
+          p.metadata.ownerReferences?.[0].kind === 'ReplicaSet' && p.metadata.ownerReferences[0].controller,
+      ),
+    ).toBe(true);
     expect(pods.every((p) => /^web-[bcdfghjklmnpqrstvwxz2456789]{5}$/.test(p.metadata.name!))).toBe(true);
     await readyAll(api, clock.now());
     await settleN(10);
-    let rs = await api.get<ReplicaSet>('replicasets', 'default', 'web');
-    expect(rs.status).toMatchObject({ replicas: 5, readyReplicas: 5, availableReplicas: 5, fullyLabeledReplicas: 5 });
+    const rs = await api.get<ReplicaSet>('replicasets', 'default', 'web');
+    expect(rs.status).toMatchObject({
+      replicas: 5,
+      readyReplicas: 5,
+      availableReplicas: 5,
+      fullyLabeledReplicas: 5,
+    });
     rs.spec.replicas = 2;
     await api.update('replicasets', rs);
     await settleN(10);
@@ -66,14 +113,26 @@ describe('Deployment controller', () => {
     const rsc = new ReplicaSetController(b.deps);
     const dc = new DeploymentController(b.deps);
     await b.informers.start();
-    rsc.run(); dc.run();
+    rsc.run();
+    dc.run();
     await b.api.create('deployments', d);
-    return { ...b, stop: async () => { await rsc.stop(); await dc.stop(); b.informers.stop(); } };
+    return {
+      ...b,
+      stop: async () => {
+        await rsc.stop();
+        await dc.stop();
+        b.informers.stop();
+      },
+    };
   }
 
   /** drive to convergence with a perfect kubelet; check the rollout bounds at every step */
-  async function converge(env: Awaited<ReturnType<typeof setup>>, bounds?: { maxTotal: number; minAvailable: number }) {
-    let minReady = Infinity, maxTotal = 0;
+  async function converge(
+    env: Awaited<ReturnType<typeof setup>>,
+    bounds?: { maxTotal: number; minAvailable: number },
+  ) {
+    let minReady = Infinity,
+      maxTotal = 0;
     for (let i = 0; i < 60; i++) {
       await settleN(4);
       const pods = live((await env.api.list<Pod>('pods')).items);
@@ -84,15 +143,23 @@ describe('Deployment controller', () => {
         expect(pods.filter(isReady).length).toBeGreaterThanOrEqual(bounds.minAvailable);
       }
       // ready one pod per step so the rollout proceeds in many small steps
-      const notReady = pods.filter((p) => !isReady(p)).sort((a, b) => (a.metadata.name! < b.metadata.name! ? -1 : 1));
-      if (notReady.length) await readyAll(env.api, env.clock.now(), (p) => p.metadata.name === notReady[0].metadata.name);
+      const notReady = pods
+        .filter((p) => !isReady(p))
+        .sort((a, b) => (a.metadata.name! < b.metadata.name! ? -1 : 1));
+      if (notReady.length)
+        await readyAll(env.api, env.clock.now(), (p) => p.metadata.name === notReady[0].metadata.name);
       env.clock.advance(1000);
     }
     return { minReady, maxTotal };
   }
 
   it('creates a ReplicaSet with pod-template-hash and revision 1, then rolls out within maxSurge/maxUnavailable', async () => {
-    const env = await setup(deployment('web', 10, 'nginx:1', { type: 'RollingUpdate', rollingUpdate: { maxSurge: '25%', maxUnavailable: '25%' } }));
+    const env = await setup(
+      deployment('web', 10, 'nginx:1', {
+        type: 'RollingUpdate',
+        rollingUpdate: { maxSurge: '25%', maxUnavailable: '25%' },
+      }),
+    );
     await converge(env);
     let rss = (await env.api.list<ReplicaSet>('replicasets')).items;
     expect(rss.length).toBe(1);
@@ -132,8 +199,16 @@ describe('Deployment controller', () => {
   });
 
   it('maxUnavailable 0 never drops below replicas ready; maxSurge 0 never exceeds replicas', async () => {
-    for (const [surge, unavail, bounds] of [[1, 0, { maxTotal: 5, minAvailable: 4 }], [0, 1, { maxTotal: 4, minAvailable: 3 }]] as const) {
-      const env = await setup(deployment('api', 4, 'v1', { type: 'RollingUpdate', rollingUpdate: { maxSurge: surge, maxUnavailable: unavail } }));
+    for (const [surge, unavail, bounds] of [
+      [1, 0, { maxTotal: 5, minAvailable: 4 }],
+      [0, 1, { maxTotal: 4, minAvailable: 3 }],
+    ] as const) {
+      const env = await setup(
+        deployment('api', 4, 'v1', {
+          type: 'RollingUpdate',
+          rollingUpdate: { maxSurge: surge, maxUnavailable: unavail },
+        }),
+      );
       await converge(env);
       const d = await env.api.get<Deployment>('deployments', 'default', 'api');
       d.spec.template.spec.containers[0].image = 'v2';
@@ -154,7 +229,9 @@ describe('Deployment controller', () => {
     let mixed = false;
     for (let i = 0; i < 30; i++) {
       await settleN(4);
-      const images = new Set(live((await env.api.list<Pod>('pods')).items).map((p) => p.spec.containers[0].image));
+      const images = new Set(
+        live((await env.api.list<Pod>('pods')).items).map((p) => p.spec.containers[0].image),
+      );
       if (images.size > 1) mixed = true;
       await readyAll(env.api, env.clock.now());
       env.clock.advance(1000);

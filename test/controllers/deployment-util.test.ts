@@ -1,15 +1,31 @@
 // Upstream's own tables: pkg/controller/deployment/rolling_test.go and util/deployment_util_test.go.
 import { describe, it, expect } from 'vitest';
 import type { Deployment, ReplicaSet } from '../../src/api/types.js';
-import { planNewReplicaSet, planOldReplicaSets, resolveFenceposts, maxSurge, maxUnavailable } from '../../src/controllers/deployment-util.js';
+import {
+  planNewReplicaSet,
+  planOldReplicaSets,
+  resolveFenceposts,
+  maxSurge,
+  maxUnavailable,
+} from '../../src/controllers/deployment-util.js';
 
 const d = (replicas: number, surge: number | string, unavailable: number | string): Deployment => ({
-  apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'foo', namespace: 'default' },
-  spec: { replicas, selector: {}, template: { spec: { containers: [] } }, strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: surge, maxUnavailable: unavailable } } },
+  apiVersion: 'apps/v1',
+  kind: 'Deployment',
+  metadata: { name: 'foo', namespace: 'default' },
+  spec: {
+    replicas,
+    selector: {},
+    template: { spec: { containers: [] } },
+    strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: surge, maxUnavailable: unavailable } },
+  },
 });
 const rs = (name: string, replicas: number, available = 0, created = 0): ReplicaSet => ({
-  apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name, namespace: 'default', creationTimestamp: new Date(created).toISOString() },
-  spec: { replicas, selector: {}, template: { spec: { containers: [] } } }, status: { replicas, availableReplicas: available },
+  apiVersion: 'apps/v1',
+  kind: 'ReplicaSet',
+  metadata: { name, namespace: 'default', creationTimestamp: new Date(created).toISOString() },
+  spec: { replicas, selector: {}, template: { spec: { containers: [] } } },
+  status: { replicas, availableReplicas: available },
 });
 
 describe('ResolveFenceposts (deployment_util_test.go)', () => {
@@ -22,16 +38,20 @@ describe('ResolveFenceposts (deployment_util_test.go)', () => {
     ['25%', '25%', 10, 3, 2],
     ['25%', '25%', 1, 1, 0],
     ['25%', '25%', 3, 1, 0],
-  ] as const)('maxSurge %s maxUnavailable %s desired %i → surge %i unavailable %i', (s, u, desired, es, eu) => {
-    expect(resolveFenceposts(s, u, desired)).toEqual([es, eu]);
-  });
+  ] as const)(
+    'maxSurge %s maxUnavailable %s desired %i → surge %i unavailable %i',
+    (s, u, desired, es, eu) => {
+      expect(resolveFenceposts(s, u, desired)).toEqual([es, eu]);
+    },
+  );
   it('rejects values that are neither ints nor percentages', () => {
     expect(() => resolveFenceposts('oops', '0%', 10)).toThrow(/invalid value/);
     expect(() => resolveFenceposts('55%', 'urg', 10)).toThrow(/invalid value/);
   });
   it('MaxUnavailable never exceeds replicas; 0 for Recreate', () => {
     expect(maxUnavailable(d(1, 0, 5))).toBe(1);
-    const r = d(10, 3, 3); r.spec.strategy = { type: 'Recreate' };
+    const r = d(10, 3, 3);
+    r.spec.strategy = { type: 'Recreate' };
     expect(maxUnavailable(r)).toBe(0);
     expect(maxSurge(r)).toBe(0);
   });
@@ -45,7 +65,8 @@ describe('reconcileNewReplicaSet (rolling_test.go)', () => {
     [10, 2, 10, 2, undefined],
     [10, 2, 2, 11, 10],
   ] as const)('replicas %i surge %i old %i new %i → %s', (replicas, surge, oldR, newR, expected) => {
-    const newRS = rs('foo-v2', newR); const oldRS = rs('foo-v1', oldR);
+    const newRS = rs('foo-v2', newR);
+    const oldRS = rs('foo-v1', oldR);
     expect(planNewReplicaSet(d(replicas, surge, 0), [newRS, oldRS], newRS)).toBe(expected);
   });
 });
@@ -57,11 +78,15 @@ describe('reconcileOldReplicaSets (rolling_test.go)', () => {
     [10, 2, 10, 0, 8, 0, 8],
     [10, 2, 10, 0, 9, 0, 8],
     [10, 2, 8, 2, 8, 0, undefined],
-  ] as const)('replicas %i maxUnavailable %i old %i new %i readyOld %i readyNew %i → old %s', (replicas, mu, oldR, newR, readyOld, readyNew, expected) => {
-    const newRS = rs('foo-new', newR, readyNew, 2); const oldRS = rs('foo-old', oldR, readyOld, 1);
-    const plan = planOldReplicaSets(d(replicas, 0, mu), [oldRS, newRS], [oldRS], newRS);
-    expect(plan.get('foo-old')).toBe(expected);
-  });
+  ] as const)(
+    'replicas %i maxUnavailable %i old %i new %i readyOld %i readyNew %i → old %s',
+    (replicas, mu, oldR, newR, readyOld, readyNew, expected) => {
+      const newRS = rs('foo-new', newR, readyNew, 2);
+      const oldRS = rs('foo-old', oldR, readyOld, 1);
+      const plan = planOldReplicaSets(d(replicas, 0, mu), [oldRS, newRS], [oldRS], newRS);
+      expect(plan.get('foo-old')).toBe(expected);
+    },
+  );
   it('cleanupUnhealthyReplicas removes at most maxScaledDown unhealthy pods (cleanupUnhealthyReplicas table)', () => {
     // old 10 (8 available), maxSurge 2 maxUnavailable 2, new RS absent: allPods 10, minAvailable 8 → maxScaledDown 2
     const oldRS = rs('foo-v2', 10, 8);

@@ -15,12 +15,19 @@ export function bed() {
 }
 
 /** mark every pod Running+Ready (a perfect kubelet); returns how many changed */
-export async function readyAll(api: FakeApi, now: number, filter: (p: Pod) => boolean = () => true): Promise<number> {
+export async function readyAll(
+  api: FakeApi,
+  now: number,
+  filter: (p: Pod) => boolean = () => true,
+): Promise<number> {
   const pods = (await api.list<Pod>('pods')).items;
   let n = 0;
   for (const p of pods) {
     if (!filter(p) || p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')) continue;
-    p.status = { phase: 'Running', conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: new Date(now).toISOString() }] };
+    p.status = {
+      phase: 'Running',
+      conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: new Date(now).toISOString() }],
+    };
     await api.updateStatus('pods', p);
     n++;
   }
@@ -31,12 +38,20 @@ export async function settleN(n = 5): Promise<void> {
   for (let i = 0; i < n; i++) await settle();
 }
 
-export function deployment(name: string, replicas: number, image: string, strategy?: Deployment['spec']['strategy']): Deployment {
+export function deployment(
+  name: string,
+  replicas: number,
+  image: string,
+  strategy?: Deployment['spec']['strategy'],
+): Deployment {
   return {
-    apiVersion: 'apps/v1', kind: 'Deployment',
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
     metadata: { name, namespace: 'default' },
     spec: {
-      replicas, selector: { matchLabels: { app: name } }, strategy,
+      replicas,
+      selector: { matchLabels: { app: name } },
+      strategy,
       template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image }] } },
     },
   };

@@ -21,16 +21,23 @@ describe('leader election on a Lease', () => {
     const api = new FakeApi();
     const clock = new ManualClock(0);
     const log: string[] = [];
-    const mk = (id: string) => new LeaderElector({
-      api, clock, name: 'kube-controller-manager', identity: id,
-      onStartedLeading: () => log.push(`${clock.now()} ${id} started`),
-      onStoppedLeading: () => log.push(`${clock.now()} ${id} stopped`),
-    });
-    const a = mk('cm-a'), b = mk('cm-b');
-    a.run(); b.run();
+    const mk = (id: string) =>
+      new LeaderElector({
+        api,
+        clock,
+        name: 'kube-controller-manager',
+        identity: id,
+        onStartedLeading: () => log.push(`${clock.now()} ${id} started`),
+        onStoppedLeading: () => log.push(`${clock.now()} ${id} stopped`),
+      });
+    const a = mk('cm-a'),
+      b = mk('cm-b');
+    a.run();
+    b.run();
     await run(clock, 30_000);
     expect([a.isLeader, b.isLeader].filter(Boolean).length).toBe(1);
-    const leader = a.isLeader ? a : b, follower = a.isLeader ? b : a;
+    const leader = a.isLeader ? a : b,
+      follower = a.isLeader ? b : a;
     const lease = await api.get<Lease>('leases', 'kube-system', 'kube-controller-manager');
     expect(lease.spec.holderIdentity).toBe(a.isLeader ? 'cm-a' : 'cm-b');
     const crashAt = clock.now();
@@ -53,13 +60,21 @@ describe('leader election on a Lease', () => {
     const api = new FakeApi();
     const clock = new ManualClock(0);
     let stopped = 0;
-    const a = new LeaderElector({ api, clock, name: 'sched', identity: 'a', onStoppedLeading: () => stopped++ });
+    const a = new LeaderElector({
+      api,
+      clock,
+      name: 'sched',
+      identity: 'a',
+      onStoppedLeading: () => stopped++,
+    });
     a.run();
     await run(clock, 5_000);
     expect(a.isLeader).toBe(true);
     // the ApiServer becomes unreachable for this candidate
     const realGet = api.get.bind(api);
-    api.get = (async () => { throw Object.assign(new Error('unreachable'), { code: 503 }); }) as typeof api.get;
+    api.get = (async () => {
+      throw Object.assign(new Error('unreachable'), { code: 503 });
+    }) as typeof api.get;
     await run(clock, 12_000);
     expect(a.isLeader).toBe(false);
     expect(stopped).toBe(1);

@@ -14,9 +14,18 @@ export function chromiumPath(): string | undefined {
  * background networking (otherwise it keeps trying to reach Google's hosts).
  */
 function flags(profile: string): string[] {
-  return ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-    '--disable-background-networking', '--disable-component-update', '--disable-sync',
-    '--disable-dev-shm-usage', `--user-data-dir=${profile}`];
+  return [
+    '--headless',
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-quic',
+    '--no-first-run',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    '--disable-dev-shm-usage',
+    `--user-data-dir=${profile}`,
+  ];
 }
 
 /** Loads a local HTML file in headless Chromium and returns the DOM after rendering. */
@@ -25,7 +34,11 @@ export function chromiumDumpDom(htmlFile: string): string {
   if (!bin) throw new Error('chromium is not installed');
   const profile = mkdtempSync(join(tmpdir(), 'kubesim-chromium-'));
   try {
-    return execFileSync(bin, [...flags(profile), '--dump-dom', `file://${htmlFile}`], { encoding: 'utf8', timeout: 60_000, stdio: ['ignore', 'pipe', 'ignore'] });
+    return execFileSync(bin, [...flags(profile), '--dump-dom', `file://${htmlFile}`], {
+      encoding: 'utf8',
+      timeout: 60_000,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
   } finally {
     rmSync(profile, { recursive: true, force: true });
   }
@@ -37,7 +50,11 @@ export function chromiumScreenshot(htmlFile: string, png: string, size = '1200,1
   if (!bin) throw new Error('chromium is not installed');
   const profile = mkdtempSync(join(tmpdir(), 'kubesim-chromium-'));
   try {
-    spawnSync(bin, [...flags(profile), `--screenshot=${png}`, `--window-size=${size}`, `file://${htmlFile}`], { timeout: 60_000, stdio: 'ignore' });
+    spawnSync(
+      bin,
+      [...flags(profile), `--screenshot=${png}`, `--window-size=${size}`, `file://${htmlFile}`],
+      { timeout: 60_000, stdio: 'ignore' },
+    );
     return existsSync(png);
   } finally {
     rmSync(profile, { recursive: true, force: true });

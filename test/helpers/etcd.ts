@@ -34,7 +34,11 @@ export interface DescribeEtcdOptions {
   shared?: boolean;
 }
 
-export function describeEtcd(name: string, body: (etcd: EtcdHandle) => void, opts: DescribeEtcdOptions = {}): void {
+export function describeEtcd(
+  name: string,
+  body: (etcd: EtcdHandle) => void,
+  opts: DescribeEtcdOptions = {},
+): void {
   const { available, reason } = etcdAvailability();
   if (!available) {
     if (etcdRequired) {
@@ -44,7 +48,9 @@ export function describeEtcd(name: string, body: (etcd: EtcdHandle) => void, opt
         });
       });
     } else {
-      process.stderr.write(`[kubesim] SKIPPING "${name}": ${reason} (set KUBESIM_REQUIRE_ETCD=1 to fail instead)\n`);
+      process.stderr.write(
+        `[kubesim] SKIPPING "${name}": ${reason} (set KUBESIM_REQUIRE_ETCD=1 to fail instead)\n`,
+      );
       describe.skip(`${name} [skipped: ${reason}]`, () => body(unavailableHandle(reason)));
     }
     return;

@@ -12,7 +12,10 @@ let out = '';
 
 beforeEach(() => {
   out = '';
-  vi.spyOn(process.stdout, 'write').mockImplementation((s: string | Uint8Array) => { out += String(s); return true; });
+  vi.spyOn(process.stdout, 'write').mockImplementation((s: string | Uint8Array) => {
+    out += String(s);
+    return true;
+  });
   vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
 });
 afterEach(() => vi.restoreAllMocks());
@@ -27,8 +30,12 @@ describe('kubesim proxy render', () => {
   it('renders the iptables-restore input for a manifest', async () => {
     await cli('render', '--cluster', fx('shop.yaml'), '--cluster-cidr', '10.244.0.0/16');
     expect(out.startsWith('*filter\n')).toBe(true);
-    expect(out).toContain('-A KUBE-SVL-67NZLRHBNDSAWJRO -m comment --comment "shop/web:http -> 10.244.1.5:8080" -j KUBE-SEP-34ZZ2QFGO32YYXXO');
-    expect(out).toContain('-A KUBE-NODEPORTS -m comment --comment "shop/web:http health check node port" -m tcp -p tcp --dport 32000 -j ACCEPT');
+    expect(out).toContain(
+      '-A KUBE-SVL-67NZLRHBNDSAWJRO -m comment --comment "shop/web:http -> 10.244.1.5:8080" -j KUBE-SEP-34ZZ2QFGO32YYXXO',
+    );
+    expect(out).toContain(
+      '-A KUBE-NODEPORTS -m comment --comment "shop/web:http health check node port" -m tcp -p tcp --dport 32000 -j ACCEPT',
+    );
     // the terminating endpoint on node-2 is not used while ready ones exist
     expect(out).not.toContain('10.244.2.8');
     expect(out.endsWith('COMMIT\n')).toBe(true);
@@ -36,13 +43,26 @@ describe('kubesim proxy render', () => {
 
   it('node decides Local policy: node-3 has no local endpoints for eTP=Local', async () => {
     await cli('render', '--cluster', fx('shop.yaml'), '--node', 'node-3');
-    expect(out).toContain('-A KUBE-EXTERNAL-SERVICES -m comment --comment "shop/web:http has no local endpoints" -m tcp -p tcp -d 1.2.3.4 --dport 80 -j DROP');
+    expect(out).toContain(
+      '-A KUBE-EXTERNAL-SERVICES -m comment --comment "shop/web:http has no local endpoints" -m tcp -p tcp -d 1.2.3.4 --dport 80 -j DROP',
+    );
   });
 
   it('--update prints the partial sync with only the changed service chains and the -X of the old endpoint', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'kubesim-proxy-'));
     const file = join(dir, 'rules.txt');
-    await cli('render', '--cluster', fx('shop.yaml'), '--update', fx('shop-update.yaml'), '-o', file, '--stats', '--format', 'json');
+    await cli(
+      'render',
+      '--cluster',
+      fx('shop.yaml'),
+      '--update',
+      fx('shop-update.yaml'),
+      '-o',
+      file,
+      '--stats',
+      '--format',
+      'json',
+    );
     const stats = JSON.parse(out);
     expect(stats.syncs.map((s: { kind: string }) => s.kind)).toEqual(['full', 'partial']);
     expect(stats.syncs[1].deletedChains).toBe(1);
@@ -55,17 +75,33 @@ describe('kubesim proxy render', () => {
   it('bad manifests give one line naming file, document and field', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'kubesim-proxy-'));
     const bad = join(dir, 'bad.yaml');
-    writeFileSync(bad, 'apiVersion: v1\nkind: Service\nmetadata: {name: a}\nspec: {clusterIP: 10.0.0.1, ports: [{port: 80}]}\n---\napiVersion: discovery.k8s.io/v1\nkind: EndpointSlice\nmetadata: {name: a-1, labels: {kubernetes.io/service-name: a}}\naddressType: IPv5\n');
-    await expect(cli('render', '--cluster', bad)).rejects.toThrow(new CliError(`${bad}:6: document 2 (EndpointSlice default/a-1): addressType: expected IPv4, IPv6 or FQDN, got "IPv5"`));
-    writeFileSync(bad, 'kind: Service\nmetadata: {name: a, namespace: x}\nspec: {clusterIP: 10.0.0.1, externalIPs: [nope], ports: [{port: 80}]}\n');
-    await expect(cli('render', '--cluster', bad)).rejects.toThrow('Service x/a: spec.externalIPs[0]: "nope" is not an IP address');
-    await expect(cli('render', '--cluster', join(dir, 'missing.yaml'))).rejects.toThrow('missing.yaml: no such file or directory');
+    writeFileSync(
+      bad,
+      'apiVersion: v1\nkind: Service\nmetadata: {name: a}\nspec: {clusterIP: 10.0.0.1, ports: [{port: 80}]}\n---\napiVersion: discovery.k8s.io/v1\nkind: EndpointSlice\nmetadata: {name: a-1, labels: {kubernetes.io/service-name: a}}\naddressType: IPv5\n',
+    );
+    await expect(cli('render', '--cluster', bad)).rejects.toThrow(
+      new CliError(
+        `${bad}:6: document 2 (EndpointSlice default/a-1): addressType: expected IPv4, IPv6 or FQDN, got "IPv5"`,
+      ),
+    );
+    writeFileSync(
+      bad,
+      'kind: Service\nmetadata: {name: a, namespace: x}\nspec: {clusterIP: 10.0.0.1, externalIPs: [nope], ports: [{port: 80}]}\n',
+    );
+    await expect(cli('render', '--cluster', bad)).rejects.toThrow(
+      'Service x/a: spec.externalIPs[0]: "nope" is not an IP address',
+    );
+    await expect(cli('render', '--cluster', join(dir, 'missing.yaml'))).rejects.toThrow(
+      'missing.yaml: no such file or directory',
+    );
     writeFileSync(bad, 'kind: [unclosed\n');
     await expect(cli('render', '--cluster', bad)).rejects.toThrow(/bad\.yaml:1:\d+: /);
   });
 
   it('unknown mode is a clear error', async () => {
-    await expect(cli('render', '--mode', 'userspace', '--cluster', fx('shop.yaml'))).rejects.toThrow(/unknown proxy mode "userspace"/);
+    await expect(cli('render', '--mode', 'userspace', '--cluster', fx('shop.yaml'))).rejects.toThrow(
+      /unknown proxy mode "userspace"/,
+    );
   });
 
   it('--generate with --sorted gives upstream-normalised output', async () => {
@@ -77,7 +113,16 @@ describe('kubesim proxy render', () => {
 
 describe('kubesim proxy render --delete', () => {
   it('deleting the Service leaves a partial sync that deletes all its chains', async () => {
-    await cli('render', '--cluster', fx('shop.yaml'), '--delete', fx('shop.yaml'), '--stats', '--format', 'json');
+    await cli(
+      'render',
+      '--cluster',
+      fx('shop.yaml'),
+      '--delete',
+      fx('shop.yaml'),
+      '--stats',
+      '--format',
+      'json',
+    );
     const stats = JSON.parse(out);
     expect(stats.syncs[1].kind).toBe('partial');
     // EXT, FW, SVC, SVL and 2 SEP chains of shop/web

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { hash16, servicePortEndpointChain, servicePortPolicyClusterChain, serviceFirewallChain, isServiceChainName } from '../../src/proxy/hash.js';
+import {
+  hash16,
+  servicePortEndpointChain,
+  servicePortPolicyClusterChain,
+  serviceFirewallChain,
+  isServiceChainName,
+} from '../../src/proxy/hash.js';
 
 // Chain names as they appear in kubernetes/kubernetes pkg/proxy/iptables/proxier_test.go expectations.
 describe('kube-proxy chain-name hashing', () => {

@@ -1,12 +1,38 @@
 import { describe, expect, it } from 'vitest';
 import type { EndpointSlice, Service } from '../../src/api/types.js';
-import { buildProxyState, canonicalIP, parseCidr, cidrContains, ProxyState, servicePortsFromService } from '../../src/proxy/model/index.js';
+import {
+  buildProxyState,
+  canonicalIP,
+  parseCidr,
+  cidrContains,
+  ProxyState,
+  servicePortsFromService,
+} from '../../src/proxy/model/index.js';
 
 function svc(name: string, spec: Partial<Service['spec']>, status?: Service['status']): Service {
-  return { apiVersion: 'v1', kind: 'Service', metadata: { namespace: 'ns1', name }, spec: { clusterIP: '172.30.0.41', ports: [{ name: 'p80', port: 80 }], ...spec }, status };
+  return {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { namespace: 'ns1', name },
+    spec: { clusterIP: '172.30.0.41', ports: [{ name: 'p80', port: 80 }], ...spec },
+    status,
+  };
 }
-function slice(name: string, svcName: string, eps: EndpointSlice['endpoints'], port = 80, portName = 'p80'): EndpointSlice {
-  return { apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { namespace: 'ns1', name, labels: { 'kubernetes.io/service-name': svcName } }, addressType: 'IPv4', endpoints: eps, ports: [{ name: portName, port, protocol: 'TCP' }] };
+function slice(
+  name: string,
+  svcName: string,
+  eps: EndpointSlice['endpoints'],
+  port = 80,
+  portName = 'p80',
+): EndpointSlice {
+  return {
+    apiVersion: 'discovery.k8s.io/v1',
+    kind: 'EndpointSlice',
+    metadata: { namespace: 'ns1', name, labels: { 'kubernetes.io/service-name': svcName } },
+    addressType: 'IPv4',
+    endpoints: eps,
+    ports: [{ name: portName, port, protocol: 'TCP' }],
+  };
 }
 
 describe('ip helpers (Go net semantics)', () => {
@@ -36,11 +62,25 @@ describe('servicePortsFromService', () => {
     expect(servicePortsFromService(svc('a', { type: 'ExternalName', externalName: 'x' })).size).toBe(0);
   });
   it('filters by family and computes policies', () => {
-    const m = servicePortsFromService(svc('a', {
-      type: 'LoadBalancer', externalTrafficPolicy: 'Local', healthCheckNodePort: 30000,
-      externalIPs: ['192.168.99.11', 'fd00::1'], loadBalancerSourceRanges: [' 203.0.113.0/25', 'fd00::/64'],
-      ports: [{ name: 'p80', port: 80, nodePort: 3001 }], sessionAffinity: 'ClientIP',
-    }, { loadBalancer: { ingress: [{ ip: '1.2.3.4' }, { ip: '5.6.7.8', ipMode: 'Proxy' }, { ip: 'fd00::2' }] } }));
+    const m = servicePortsFromService(
+      svc(
+        'a',
+        {
+          type: 'LoadBalancer',
+          externalTrafficPolicy: 'Local',
+          healthCheckNodePort: 30000,
+          externalIPs: ['192.168.99.11', 'fd00::1'],
+          loadBalancerSourceRanges: [' 203.0.113.0/25', 'fd00::/64'],
+          ports: [{ name: 'p80', port: 80, nodePort: 3001 }],
+          sessionAffinity: 'ClientIP',
+        },
+        {
+          loadBalancer: {
+            ingress: [{ ip: '1.2.3.4' }, { ip: '5.6.7.8', ipMode: 'Proxy' }, { ip: 'fd00::2' }],
+          },
+        },
+      ),
+    );
     const p = m.get('ns1/a:p80/TCP')!;
     expect(p.externalIPs).toEqual(['192.168.99.11']);
     expect(p.loadBalancerVIPs).toEqual(['1.2.3.4']);
@@ -52,16 +92,25 @@ describe('servicePortsFromService', () => {
     expect(p.usesLocalEndpoints).toBe(true);
   });
   it('names the object and field on bad input', () => {
-    expect(() => servicePortsFromService(svc('bad', { externalIPs: ['x.y'] }))).toThrow('Service ns1/bad: spec.externalIPs[0]: "x.y" is not an IP address');
+    expect(() => servicePortsFromService(svc('bad', { externalIPs: ['x.y'] }))).toThrow(
+      'Service ns1/bad: spec.externalIPs[0]: "x.y" is not an IP address',
+    );
   });
 });
 
 describe('endpoint slices', () => {
   it('merges and dedups slices, sorts by ip:port text, local wins', () => {
-    const st = buildProxyState([svc('a', {})], [
-      slice('a-1', 'a', [{ addresses: ['10.180.0.2'] }, { addresses: ['10.180.0.10'], conditions: { ready: false } }]),
-      slice('a-2', 'a', [{ addresses: ['10.180.0.2'], nodeName: 'node1' }, { addresses: ['10.180.0.3'] }]),
-    ], { name: 'node1' });
+    const st = buildProxyState(
+      [svc('a', {})],
+      [
+        slice('a-1', 'a', [
+          { addresses: ['10.180.0.2'] },
+          { addresses: ['10.180.0.10'], conditions: { ready: false } },
+        ]),
+        slice('a-2', 'a', [{ addresses: ['10.180.0.2'], nodeName: 'node1' }, { addresses: ['10.180.0.3'] }]),
+      ],
+      { name: 'node1' },
+    );
     const eps = st.endpoints.get('ns1/a:p80/TCP')!;
     expect(eps.map((e) => e.endpoint)).toEqual(['10.180.0.10:80', '10.180.0.2:80', '10.180.0.3:80']);
     expect(eps[1].isLocal).toBe(true);
@@ -87,7 +136,8 @@ describe('change tracking', () => {
   it('tracks endpoint slice changes per service', () => {
     const st = new ProxyState({ name: 'n' });
     const s1 = slice('a-1', 'a', [{ addresses: ['10.0.0.1'] }]);
-    st.onServiceAdd(svc('a', {})); st.onServiceAdd(svc('b', {}));
+    st.onServiceAdd(svc('a', {}));
+    st.onServiceAdd(svc('b', {}));
     st.onEndpointSliceAdd(s1);
     st.applyChanges();
     expect(st.onEndpointSliceUpdate(s1, structuredClone(s1))).toBe(false);
@@ -100,30 +150,87 @@ describe('change tracking', () => {
 
 describe('name validation (names reach chain hashes and quoted comments)', () => {
   it('rejects names Kubernetes would reject, naming the field', () => {
-    expect(() => servicePortsFromService(svc('Bad_Name', {}))).toThrow('Service ns1/Bad_Name: metadata.name: "Bad_Name" is not a valid DNS label');
-    expect(() => servicePortsFromService(svc('a', { ports: [{ name: 'h"ttp', port: 80 }] }))).toThrow('spec.ports[0].name: "h"ttp" is not a valid port name');
+    expect(() => servicePortsFromService(svc('Bad_Name', {}))).toThrow(
+      'Service ns1/Bad_Name: metadata.name: "Bad_Name" is not a valid DNS label',
+    );
+    expect(() => servicePortsFromService(svc('a', { ports: [{ name: 'h"ttp', port: 80 }] }))).toThrow(
+      'spec.ports[0].name: "h"ttp" is not a valid port name',
+    );
   });
 });
 
 // kubernetes pkg/proxy/iptables/proxier_test.go TestBuildServiceMapAddRemove / ...Headless / ...ExternalName
 describe('service map building (upstream TestBuildServiceMap*)', () => {
-  const port = (name: string, protocol: 'TCP' | 'UDP' | 'SCTP', p: number, nodePort: number, targetPort: number) => ({ name, protocol, port: p, nodePort, targetPort });
-  const mk = (ns: string, name: string, spec: Partial<Service['spec']>, status?: Service['status']): Service =>
-    ({ apiVersion: 'v1', kind: 'Service', metadata: { namespace: ns, name }, spec: spec as Service['spec'], status });
+  const port = (
+    name: string,
+    protocol: 'TCP' | 'UDP' | 'SCTP',
+    p: number,
+    nodePort: number,
+    targetPort: number,
+  ) => ({ name, protocol, port: p, nodePort, targetPort });
+  const mk = (
+    ns: string,
+    name: string,
+    spec: Partial<Service['spec']>,
+    status?: Service['status'],
+  ): Service => ({
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { namespace: ns, name },
+    spec: spec as Service['spec'],
+    status,
+  });
   const hcPorts = (st: ProxyState) => {
     const m = new Map<string, number>();
-    for (const p of st.servicePorts.values()) if (p.healthCheckNodePort) m.set(p.serviceName, p.healthCheckNodePort);
+    for (const p of st.servicePorts.values())
+      if (p.healthCheckNodePort) m.set(p.serviceName, p.healthCheckNodePort);
     return m;
   };
 
   it('TestBuildServiceMapAddRemove', () => {
     const services = [
-      mk('somewhere-else', 'cluster-ip', { type: 'ClusterIP', clusterIP: '172.30.55.4', ports: [port('something', 'UDP', 1234, 4321, 0), port('somethingelse', 'UDP', 1235, 5321, 0), port('sctpport', 'SCTP', 1236, 6321, 0)] }),
-      mk('somewhere-else', 'node-port', { type: 'NodePort', clusterIP: '172.30.55.10', ports: [port('blahblah', 'UDP', 345, 678, 0), port('moreblahblah', 'TCP', 344, 677, 0), port('muchmoreblah', 'SCTP', 343, 676, 0)] }),
-      mk('somewhere', 'load-balancer', { type: 'LoadBalancer', clusterIP: '172.30.55.11', loadBalancerIP: '1.2.3.4', ports: [port('foobar', 'UDP', 8675, 30061, 7000), port('baz', 'UDP', 8676, 30062, 7001)] },
-        { loadBalancer: { ingress: [{ ip: '1.2.3.4' }] } }),
-      mk('somewhere', 'only-local-load-balancer', { type: 'LoadBalancer', clusterIP: '172.30.55.12', loadBalancerIP: '5.6.7.8', ports: [port('foobar2', 'UDP', 8677, 30063, 7002), port('baz', 'UDP', 8678, 30064, 7003)], externalTrafficPolicy: 'Local', healthCheckNodePort: 345 },
-        { loadBalancer: { ingress: [{ ip: '5.6.7.8' }] } }),
+      mk('somewhere-else', 'cluster-ip', {
+        type: 'ClusterIP',
+        clusterIP: '172.30.55.4',
+        ports: [
+          port('something', 'UDP', 1234, 4321, 0),
+          port('somethingelse', 'UDP', 1235, 5321, 0),
+          port('sctpport', 'SCTP', 1236, 6321, 0),
+        ],
+      }),
+      mk('somewhere-else', 'node-port', {
+        type: 'NodePort',
+        clusterIP: '172.30.55.10',
+        ports: [
+          port('blahblah', 'UDP', 345, 678, 0),
+          port('moreblahblah', 'TCP', 344, 677, 0),
+          port('muchmoreblah', 'SCTP', 343, 676, 0),
+        ],
+      }),
+      mk(
+        'somewhere',
+        'load-balancer',
+        {
+          type: 'LoadBalancer',
+          clusterIP: '172.30.55.11',
+          loadBalancerIP: '1.2.3.4',
+          ports: [port('foobar', 'UDP', 8675, 30061, 7000), port('baz', 'UDP', 8676, 30062, 7001)],
+        },
+        { loadBalancer: { ingress: [{ ip: '1.2.3.4' }] } },
+      ),
+      mk(
+        'somewhere',
+        'only-local-load-balancer',
+        {
+          type: 'LoadBalancer',
+          clusterIP: '172.30.55.12',
+          loadBalancerIP: '5.6.7.8',
+          ports: [port('foobar2', 'UDP', 8677, 30063, 7002), port('baz', 'UDP', 8678, 30064, 7003)],
+          externalTrafficPolicy: 'Local',
+          healthCheckNodePort: 345,
+        },
+        { loadBalancer: { ingress: [{ ip: '5.6.7.8' }] } },
+      ),
     ];
     const st = new ProxyState({ name: 'test-node' });
     for (const s of services) st.onServiceAdd(s);
@@ -131,7 +238,11 @@ describe('service map building (upstream TestBuildServiceMap*)', () => {
     expect(st.servicePorts.size).toBe(10);
     expect([...hcPorts(st)]).toEqual([['somewhere/only-local-load-balancer', 345]]);
 
-    const oneService = mk('somewhere-else', 'cluster-ip', { type: 'ClusterIP', clusterIP: '172.30.55.4', ports: [port('somethingelse', 'UDP', 1235, 5321, 0)] });
+    const oneService = mk('somewhere-else', 'cluster-ip', {
+      type: 'ClusterIP',
+      clusterIP: '172.30.55.4',
+      ports: [port('somethingelse', 'UDP', 1235, 5321, 0)],
+    });
     st.onServiceUpdate(services[0], oneService);
     st.onServiceDelete(services[1]);
     st.onServiceDelete(services[2]);
@@ -143,9 +254,22 @@ describe('service map building (upstream TestBuildServiceMap*)', () => {
 
   it('TestBuildServiceMapServiceHeadless and ...TypeExternalName', () => {
     const st = new ProxyState({ name: 'test-node' });
-    st.onServiceAdd(mk('somewhere-else', 'headless', { type: 'ClusterIP', clusterIP: 'None', ports: [port('rpc', 'UDP', 1234, 0, 0)] }));
+    st.onServiceAdd(
+      mk('somewhere-else', 'headless', {
+        type: 'ClusterIP',
+        clusterIP: 'None',
+        ports: [port('rpc', 'UDP', 1234, 0, 0)],
+      }),
+    );
     st.onServiceAdd(mk('somewhere-else', 'headless-without-port', { type: 'ClusterIP', clusterIP: 'None' }));
-    st.onServiceAdd(mk('somewhere-else', 'external-name', { type: 'ExternalName', clusterIP: '172.30.55.4', externalName: 'foo2.bar.com', ports: [port('blah', 'UDP', 1235, 5321, 0)] }));
+    st.onServiceAdd(
+      mk('somewhere-else', 'external-name', {
+        type: 'ExternalName',
+        clusterIP: '172.30.55.4',
+        externalName: 'foo2.bar.com',
+        ports: [port('blah', 'UDP', 1235, 5321, 0)],
+      }),
+    );
     st.applyChanges();
     expect(st.servicePorts.size).toBe(0);
     expect(hcPorts(st).size).toBe(0);

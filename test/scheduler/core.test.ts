@@ -6,13 +6,24 @@ import { SchedulerCore } from '../../src/scheduler/scheduler.js';
 import { makeNode, makePod, sel } from './builders.js';
 
 const CP = { key: 'node-role.kubernetes.io/control-plane', effect: 'NoSchedule' as const };
-const worker = (name: string, cpu = '2') => makeNode(name).label('kubernetes.io/hostname', name).capacity({ cpu, memory: '8Gi', pods: '110' }).obj();
+const worker = (name: string, cpu = '2') =>
+  makeNode(name).label('kubernetes.io/hostname', name).capacity({ cpu, memory: '8Gi', pods: '110' }).obj();
 
 function fiveNodes(): { nodes: Node[]; pods: Pod[] } {
   const nodes = [
-    worker('w1'), worker('w2'), worker('w3'),
-    makeNode('cp1').label('kubernetes.io/hostname', 'cp1').taint(CP).capacity({ cpu: '4', memory: '8Gi', pods: '110' }).obj(),
-    makeNode('cp2').label('kubernetes.io/hostname', 'cp2').taint(CP).capacity({ cpu: '4', memory: '8Gi', pods: '110' }).obj(),
+    worker('w1'),
+    worker('w2'),
+    worker('w3'),
+    makeNode('cp1')
+      .label('kubernetes.io/hostname', 'cp1')
+      .taint(CP)
+      .capacity({ cpu: '4', memory: '8Gi', pods: '110' })
+      .obj(),
+    makeNode('cp2')
+      .label('kubernetes.io/hostname', 'cp2')
+      .taint(CP)
+      .capacity({ cpu: '4', memory: '8Gi', pods: '110' })
+      .obj(),
   ];
   const pods = ['w1', 'w2', 'w3'].map((n) => makePod(`busy-${n}`).node(n).req({ cpu: '1500m' }).obj());
   return { nodes, pods };
@@ -27,7 +38,8 @@ describe('SchedulerCore end to end', () => {
       if (out.kind !== 'unschedulable') return;
       expect(out.fitError.message).toBe(
         '0/5 nodes are available: 2 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, 3 Insufficient cpu. ' +
-        'preemption: 0/5 nodes are available: 2 Preemption is not helpful for scheduling, 3 No preemption victims found for incoming pod.');
+          'preemption: 0/5 nodes are available: 2 Preemption is not helpful for scheduling, 3 No preemption victims found for incoming pod.',
+      );
     });
   }
 
@@ -36,13 +48,22 @@ describe('SchedulerCore end to end', () => {
     const core = new SchedulerCore({ nodes, pods: pods.slice(0, 2), seed: 1 });
     const out = core.schedule(makePod('web').req({ cpu: '1' }).obj());
     expect(out.kind === 'scheduled' && out.nodeName).toBe('w3');
-    const tol = core.schedule(makePod('t').req({ cpu: '3' }).toleration({ key: CP.key, operator: 'Exists', effect: 'NoSchedule' }).obj());
+    const tol = core.schedule(
+      makePod('t')
+        .req({ cpu: '3' })
+        .toleration({ key: CP.key, operator: 'Exists', effect: 'NoSchedule' })
+        .obj(),
+    );
     expect(tol.kind === 'scheduled' && ['cp1', 'cp2'].includes(tol.nodeName)).toBe(true);
   });
 
   it('preempts the lowest-priority pods on one node', () => {
     const { nodes, pods } = fiveNodes();
-    const core = new SchedulerCore({ nodes, pods: pods.map((p, i) => ({ ...p, spec: { ...p.spec, priority: i === 1 ? 5 : 10 } })), seed: 1 });
+    const core = new SchedulerCore({
+      nodes,
+      pods: pods.map((p, i) => ({ ...p, spec: { ...p.spec, priority: i === 1 ? 5 : 10 } })),
+      seed: 1,
+    });
     const out = core.schedule(makePod('vip').priority(100).req({ cpu: '1' }).obj());
     expect(out.kind).toBe('unschedulable');
     if (out.kind !== 'unschedulable') return;
@@ -57,17 +78,33 @@ describe('SchedulerCore end to end', () => {
     const p = makePod('np').priority(100).req({ cpu: '1' }).obj();
     p.spec.preemptionPolicy = 'Never';
     const out = core.schedule(p);
-    expect(out.kind === 'unschedulable' && out.fitError.message).toMatch(/Insufficient cpu\. preemption: not eligible due to preemptionPolicy=Never\.$/);
+    expect(out.kind === 'unschedulable' && out.fitError.message).toMatch(
+      /Insufficient cpu\. preemption: not eligible due to preemptionPolicy=Never\.$/,
+    );
   });
 
   it('a sequence of placements spreads with PodTopologySpread and respects anti-affinity', () => {
-    const nodes = ['a', 'b', 'c'].flatMap((z) => [1, 2].map((i) => makeNode(`${z}${i}`).label('topology.kubernetes.io/zone', z).label('kubernetes.io/hostname', `${z}${i}`).capacity({ cpu: '8', memory: '16Gi', pods: '110' }).obj()));
+    const nodes = ['a', 'b', 'c'].flatMap((z) =>
+      [1, 2].map((i) =>
+        makeNode(`${z}${i}`)
+          .label('topology.kubernetes.io/zone', z)
+          .label('kubernetes.io/hostname', `${z}${i}`)
+          .capacity({ cpu: '8', memory: '16Gi', pods: '110' })
+          .obj(),
+      ),
+    );
     const core = new SchedulerCore({ nodes, seed: 7 });
     const zones: string[] = [];
     for (let i = 0; i < 6; i++) {
-      const pod = makePod(`web-${i}`).label('app', 'web').req({ cpu: '100m' })
+      const pod = makePod(`web-${i}`)
+        .label('app', 'web')
+        .req({ cpu: '100m' })
         .spreadConstraint(1, 'topology.kubernetes.io/zone', 'DoNotSchedule', sel().label('app', 'web').obj())
-        .podAntiAffinity({ labelSelector: { matchLabels: { app: 'web' } }, topologyKey: 'kubernetes.io/hostname' }).obj();
+        .podAntiAffinity({
+          labelSelector: { matchLabels: { app: 'web' } },
+          topologyKey: 'kubernetes.io/hostname',
+        })
+        .obj();
       const out = core.schedule(pod);
       expect(out.kind).toBe('scheduled');
       if (out.kind !== 'scheduled') return;
@@ -75,13 +112,26 @@ describe('SchedulerCore end to end', () => {
       zones.push(out.nodeName[0]);
     }
     expect(zones.sort().join('')).toBe('aabbcc');
-    const seventh = core.schedule(makePod('web-6').label('app', 'web').podAntiAffinity({ labelSelector: { matchLabels: { app: 'web' } }, topologyKey: 'kubernetes.io/hostname' }).obj());
-    expect(seventh.kind === 'unschedulable' && seventh.fitError.message).toMatch(/^0\/6 nodes are available: 6 node\(s\) didn't match pod anti-affinity rules\./);
+    const seventh = core.schedule(
+      makePod('web-6')
+        .label('app', 'web')
+        .podAntiAffinity({
+          labelSelector: { matchLabels: { app: 'web' } },
+          topologyKey: 'kubernetes.io/hostname',
+        })
+        .obj(),
+    );
+    expect(seventh.kind === 'unschedulable' && seventh.fitError.message).toMatch(
+      /^0\/6 nodes are available: 6 node\(s\) didn't match pod anti-affinity rules\./,
+    );
   });
 
   it('the same seed gives the same placements; ties are broken among equal nodes', () => {
     const run = (seed: number) => {
-      const core = new SchedulerCore({ nodes: [worker('n1', '4'), worker('n2', '4'), worker('n3', '4'), worker('n4', '4')], seed });
+      const core = new SchedulerCore({
+        nodes: [worker('n1', '4'), worker('n2', '4'), worker('n3', '4'), worker('n4', '4')],
+        seed,
+      });
       const placed: string[] = [];
       for (let i = 0; i < 8; i++) {
         const out = core.schedule(makePod(`p${i}`).obj());

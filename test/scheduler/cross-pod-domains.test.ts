@@ -7,8 +7,17 @@
 import { describe, expect, it } from 'vitest';
 import type { Node, Pod, Service, Taint } from '../../src/api/types.js';
 import { CycleState } from '../../src/scheduler/framework/cycle-state.js';
-import { compileRequiredNodeAffinity, untoleratedTaint, type Selector } from '../../src/scheduler/framework/labels.js';
-import { ClusterSnapshot, termMatches, type AffinityTerm, type NodeInfo } from '../../src/scheduler/framework/snapshot.js';
+import {
+  compileRequiredNodeAffinity,
+  untoleratedTaint,
+  type Selector,
+} from '../../src/scheduler/framework/labels.js';
+import {
+  ClusterSnapshot,
+  termMatches,
+  type AffinityTerm,
+  type NodeInfo,
+} from '../../src/scheduler/framework/snapshot.js';
 import { PodTopologySpread } from '../../src/scheduler/plugins/pod-topology-spread.js';
 import { InterPodAffinity } from '../../src/scheduler/plugins/inter-pod-affinity.js';
 import { Rng } from '../../src/util/rng.js';
@@ -28,7 +37,8 @@ interface RefConstraint {
 
 function included(c: RefConstraint, pod: Pod, ni: NodeInfo): boolean {
   if (c.nodeAffinityPolicy === 'Honor' && !compileRequiredNodeAffinity(pod)(ni.node)) return false;
-  if (c.nodeTaintsPolicy === 'Honor' && untoleratedTaint(ni.node, pod.spec.tolerations) !== undefined) return false;
+  if (c.nodeTaintsPolicy === 'Honor' && untoleratedTaint(ni.node, pod.spec.tolerations) !== undefined)
+    return false;
   return true;
 }
 
@@ -42,7 +52,8 @@ function countOn(ni: NodeInfo, c: RefConstraint, ns: string): number {
   return n;
 }
 
-const hasAll = (ni: NodeInfo, cs: readonly RefConstraint[]) => cs.every((c) => Object.prototype.hasOwnProperty.call(ni.labels, c.topologyKey));
+const hasAll = (ni: NodeInfo, cs: readonly RefConstraint[]) =>
+  cs.every((c) => Object.hasOwn(ni.labels, c.topologyKey));
 
 /** PreFilter's TpValueToMatchNum as upstream computes it: per node in list order */
 function refMatchNum(snap: ClusterSnapshot, pod: Pod, cs: readonly RefConstraint[]): [string, number][][] {
@@ -60,14 +71,22 @@ function refMatchNum(snap: ClusterSnapshot, pod: Pod, cs: readonly RefConstraint
 }
 
 /** PreScore's topologyValueToPodCounts: domains of the filtered nodes, pods counted over all nodes */
-function refPodCounts(snap: ClusterSnapshot, pod: Pod, cs: readonly RefConstraint[], filtered: readonly NodeInfo[], requireAll: boolean): [string, number][][] {
+function refPodCounts(
+  snap: ClusterSnapshot,
+  pod: Pod,
+  cs: readonly RefConstraint[],
+  filtered: readonly NodeInfo[],
+  requireAll: boolean,
+): [string, number][][] {
   const ns = pod.metadata.namespace ?? 'default';
   const out = cs.map(() => new Map<string, number>());
   // upstream reads a missing topology label as "" (Go's map zero value)
   const valueOf = (ni: NodeInfo, c: RefConstraint) => ni.labels[c.topologyKey] ?? '';
   for (const ni of filtered) {
     if (requireAll && !hasAll(ni, cs)) continue;
-    cs.forEach((c, i) => { if (c.topologyKey !== HOST && !out[i].has(valueOf(ni, c))) out[i].set(valueOf(ni, c), 0); });
+    cs.forEach((c, i) => {
+      if (c.topologyKey !== HOST && !out[i].has(valueOf(ni, c))) out[i].set(valueOf(ni, c), 0);
+    });
   }
   for (const ni of snap.list()) {
     if (requireAll && !hasAll(ni, cs)) continue;
@@ -81,7 +100,11 @@ function refPodCounts(snap: ClusterSnapshot, pod: Pod, cs: readonly RefConstrain
 }
 
 /** InterPodAffinity's affinity / anti-affinity counts for the incoming pod's required terms */
-function refAffinityCounts(snap: ClusterSnapshot, req: readonly AffinityTerm[], anti: readonly AffinityTerm[]): { affinity: string[]; anti: string[] } {
+function refAffinityCounts(
+  snap: ClusterSnapshot,
+  req: readonly AffinityTerm[],
+  anti: readonly AffinityTerm[],
+): { affinity: string[]; anti: string[] } {
   const affinity = new Map<string, number>();
   const antiM = new Map<string, number>();
   const bump = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 1);
@@ -89,9 +112,12 @@ function refAffinityCounts(snap: ClusterSnapshot, req: readonly AffinityTerm[], 
     const labels = ni.labels;
     for (const ep of ni.pods) {
       if (req.length > 0 && req.every((t) => termMatches(t, ep.pod, undefined))) {
-        for (const t of req) if (t.topologyKey in labels) bump(affinity, `${t.topologyKey}\0${labels[t.topologyKey]}`);
+        for (const t of req)
+          if (t.topologyKey in labels) bump(affinity, `${t.topologyKey}\0${labels[t.topologyKey]}`);
       }
-      for (const t of anti) if (termMatches(t, ep.pod, undefined) && t.topologyKey in labels) bump(antiM, `${t.topologyKey}\0${labels[t.topologyKey]}`);
+      for (const t of anti)
+        if (termMatches(t, ep.pod, undefined) && t.topologyKey in labels)
+          bump(antiM, `${t.topologyKey}\0${labels[t.topologyKey]}`);
     }
   }
   const sorted = (m: Map<string, number>) => [...m].map(([k, v]) => `${k}=${v}`).sort();
@@ -115,11 +141,22 @@ function randomNode(rng: Rng, name: string): Node {
 
 function randomSelector(rng: Rng) {
   switch (rng.int(5)) {
-    case 0: return sel().label('app', `app${rng.int(4)}`).obj();
-    case 1: return sel().in('app', [`app${rng.int(4)}`, `app${rng.int(4)}`]).obj();
-    case 2: return sel().notIn('app', ['app0']).obj(); // no In requirement: every node's pods walked
-    case 3: return sel().exists('tier').in('app', ['app1', 'app2']).obj();
-    default: return sel().label('tier', rng.pick(['web', 'db'])).obj();
+    case 0:
+      return sel()
+        .label('app', `app${rng.int(4)}`)
+        .obj();
+    case 1:
+      return sel()
+        .in('app', [`app${rng.int(4)}`, `app${rng.int(4)}`])
+        .obj();
+    case 2:
+      return sel().notIn('app', ['app0']).obj(); // no In requirement: every node's pods walked
+    case 3:
+      return sel().exists('tier').in('app', ['app1', 'app2']).obj();
+    default:
+      return sel()
+        .label('tier', rng.pick(['web', 'db']))
+        .obj();
   }
 }
 
@@ -129,7 +166,9 @@ function randomSelector(rng: Rng) {
  */
 function shape(rng: Rng, i: number): Pod {
   const app = `app${rng.int(4)}`;
-  const b = makePod(`shape${i}`).label('app', app).label('tier', rng.pick(['web', 'db']));
+  const b = makePod(`shape${i}`)
+    .label('app', app)
+    .label('tier', rng.pick(['web', 'db']));
   if (rng.int(4) === 0) b.namespace('other');
   const kind = rng.int(5);
   if (kind === 0) {
@@ -137,23 +176,42 @@ function shape(rng: Rng, i: number): Pod {
     // (ScheduleAnyway on hostname and zone, topology keys not all required at PreScore)
   } else if (kind === 1) {
     // the system defaults' keys as the pod's own DoNotSchedule constraints (every key required)
-    b.spreadConstraint(3, HOST, 'DoNotSchedule', sel().label('app', app).obj()).spreadConstraint(5, ZONE, 'DoNotSchedule', sel().label('app', app).obj());
+    b.spreadConstraint(3, HOST, 'DoNotSchedule', sel().label('app', app).obj()).spreadConstraint(
+      5,
+      ZONE,
+      'DoNotSchedule',
+      sel().label('app', app).obj(),
+    );
   } else {
     for (let k = 1 + rng.int(2); k > 0; k--) {
-      b.spreadConstraint(1 + rng.int(2), rng.pick([ZONE, ZONE, HOST, 'rack']), rng.pick(['DoNotSchedule', 'ScheduleAnyway'] as const), randomSelector(rng),
-        undefined, rng.pick(['Honor', 'Ignore', undefined] as const), rng.pick(['Honor', 'Ignore', undefined] as const));
+      b.spreadConstraint(
+        1 + rng.int(2),
+        rng.pick([ZONE, ZONE, HOST, 'rack']),
+        rng.pick(['DoNotSchedule', 'ScheduleAnyway'] as const),
+        randomSelector(rng),
+        undefined,
+        rng.pick(['Honor', 'Ignore', undefined] as const),
+        rng.pick(['Honor', 'Ignore', undefined] as const),
+      );
     }
   }
   const na = rng.int(6);
   if (na === 0) b.nodeSelector({ pool: rng.pick(POOLS) });
   if (na === 1) b.nodeAffinityIn(ZONE, [rng.pick(ZONES), rng.pick(ZONES)]);
   if (rng.int(3) === 0) b.toleration({ key: 'dedicated', operator: 'Exists', effect: 'NoSchedule' });
-  for (let k = rng.int(3) === 0 ? 1 + rng.int(2) : 0; k > 0; k--) b.podAffinity({ labelSelector: randomSelector(rng), topologyKey: rng.pick([ZONE, HOST]) });
-  for (let k = rng.int(3) === 0 ? 1 + rng.int(2) : 0; k > 0; k--) b.podAntiAffinity({ labelSelector: randomSelector(rng), topologyKey: rng.pick([ZONE, HOST, 'rack']) });
+  for (let k = rng.int(3) === 0 ? 1 + rng.int(2) : 0; k > 0; k--)
+    b.podAffinity({ labelSelector: randomSelector(rng), topologyKey: rng.pick([ZONE, HOST]) });
+  for (let k = rng.int(3) === 0 ? 1 + rng.int(2) : 0; k > 0; k--)
+    b.podAntiAffinity({ labelSelector: randomSelector(rng), topologyKey: rng.pick([ZONE, HOST, 'rack']) });
   return b.obj();
 }
 
-const services: Service[] = [0, 1, 2, 3].map((i) => ({ apiVersion: 'v1', kind: 'Service', metadata: { name: `svc${i}`, namespace: 'default' }, spec: { selector: { app: `app${i}` } } }));
+const services: Service[] = [0, 1, 2, 3].map((i) => ({
+  apiVersion: 'v1',
+  kind: 'Service',
+  metadata: { name: `svc${i}`, namespace: 'default' },
+  spec: { selector: { app: `app${i}` } },
+}));
 
 describe('PodTopologySpread domains and InterPodAffinity required terms through caches and the label index', () => {
   it('equal the walk over every node and pod after random pod and node changes', () => {
@@ -164,19 +222,35 @@ describe('PodTopologySpread domains and InterPodAffinity required terms through 
     let nodeSeq = 0;
     const nodeNames: string[] = [];
     const removed: string[] = [];
-    for (; nodeSeq < 40; nodeSeq++) { const name = `n${nodeSeq}`; snap.addNode(randomNode(rng, name)); nodeNames.push(name); }
+    for (; nodeSeq < 40; nodeSeq++) {
+      const name = `n${nodeSeq}`;
+      snap.addNode(randomNode(rng, name));
+      nodeNames.push(name);
+    }
     const live: string[] = [];
     let podSeq = 0;
     const shapes = Array.from({ length: 24 }, (_, i) => shape(rng, i));
     // hostname spreading with a selector the label index cannot narrow: counted per node at Score
-    shapes.push(makePod('shape-host').label('app', 'app1').spreadConstraint(2, HOST, 'ScheduleAnyway', sel().exists('tier').obj()).obj());
-    let checkedFilter = 0, checkedScore = 0, checkedAffinity = 0, nonEmpty = 0, defaulted = 0, hostScored = 0;
+    shapes.push(
+      makePod('shape-host')
+        .label('app', 'app1')
+        .spreadConstraint(2, HOST, 'ScheduleAnyway', sel().exists('tier').obj())
+        .obj(),
+    );
+    let checkedFilter = 0,
+      checkedScore = 0,
+      checkedAffinity = 0,
+      nonEmpty = 0,
+      defaulted = 0,
+      hostScored = 0;
     for (let step = 0; step < 600; step++) {
       // a few random changes between cycles
       for (let k = rng.int(6); k > 0; k--) {
         const op = rng.int(20);
         if (op < 10) {
-          const b = makePod(`p${podSeq++}`).label('app', `app${rng.int(4)}`).node(rng.pick(nodeNames));
+          const b = makePod(`p${podSeq++}`)
+            .label('app', `app${rng.int(4)}`)
+            .node(rng.pick(nodeNames));
           if (rng.int(2) === 0) b.label('tier', rng.pick(['web', 'db', 'cache']));
           if (rng.int(5) === 0) b.namespace('other');
           if (rng.int(12) === 0) b.terminating();
@@ -191,11 +265,17 @@ describe('PodTopologySpread domains and InterPodAffinity required terms through 
           const name = rng.pick(nodeNames);
           const n = randomNode(rng, name);
           const zone = snap.get(name)!.labels[ZONE];
-          if (rng.int(2) === 0) { if (zone === undefined) delete n.metadata.labels![ZONE]; else n.metadata.labels![ZONE] = zone; }
+          if (rng.int(2) === 0) {
+            if (zone === undefined) delete n.metadata.labels![ZONE];
+            else n.metadata.labels![ZONE] = zone;
+          }
           snap.updateNode(n);
         } else if (op < 19 && rng.int(3) === 0) {
           // a new node, or one removed earlier coming back (a new NodeInfo; its pods count again)
-          const name = removed.length > 0 && rng.int(2) === 0 ? removed.splice(rng.int(removed.length), 1)[0] : `n${nodeSeq++}`;
+          const name =
+            removed.length > 0 && rng.int(2) === 0
+              ? removed.splice(rng.int(removed.length), 1)[0]
+              : `n${nodeSeq++}`;
           snap.addNode(randomNode(rng, name));
           nodeNames.push(name);
         } else if (op === 19 && rng.int(3) === 0 && nodeNames.length > 10) {
@@ -210,14 +290,24 @@ describe('PodTopologySpread domains and InterPodAffinity required terms through 
       const nodes = snap.list();
       const state = new CycleState();
       if (pts.preFilter(state, pod, nodes) === null) {
-        const s = state.read<{ constraints: RefConstraint[]; tpValueToMatchNum: Map<string, number>[]; criticalPaths: { n0: number }[] }>('PreFilterPodTopologySpread');
+        const s = state.read<{
+          constraints: RefConstraint[];
+          tpValueToMatchNum: Map<string, number>[];
+          criticalPaths: { n0: number }[];
+        }>('PreFilterPodTopologySpread');
         const got = s.tpValueToMatchNum.map((m) => [...m]);
         expect(got).toEqual(refMatchNum(snap, pod, s.constraints));
         // the same through the plugin's per-node path (a node list that is not the snapshot's)
         const st2 = new CycleState();
         pts.preFilter(st2, pod, [...nodes]);
-        expect(st2.read<{ tpValueToMatchNum: Map<string, number>[] }>('PreFilterPodTopologySpread').tpValueToMatchNum.map((m) => [...m])).toEqual(got);
-        s.tpValueToMatchNum.forEach((m, i) => { if (m.size > 0) expect(s.criticalPaths[i].n0).toBe(Math.min(...m.values())); });
+        expect(
+          st2
+            .read<{ tpValueToMatchNum: Map<string, number>[] }>('PreFilterPodTopologySpread')
+            .tpValueToMatchNum.map((m) => [...m]),
+        ).toEqual(got);
+        s.tpValueToMatchNum.forEach((m, i) => {
+          if (m.size > 0) expect(s.criticalPaths[i].n0).toBe(Math.min(...m.values()));
+        });
         if (got.some((m) => m.some(([, n]) => n > 0))) nonEmpty++;
         checkedFilter++;
       }
@@ -225,32 +315,48 @@ describe('PodTopologySpread domains and InterPodAffinity required terms through 
       const filtered = nodes.filter(() => rng.int(3) !== 0);
       const sst = new CycleState();
       if (filtered.length > 0 && pts.preScore(sst, pod, filtered) === null) {
-        const s = sst.read<{ constraints: RefConstraint[]; topologyValueToPodCounts: Map<string, number>[] }>('PreScorePodTopologySpread');
+        const s = sst.read<{ constraints: RefConstraint[]; topologyValueToPodCounts: Map<string, number>[] }>(
+          'PreScorePodTopologySpread',
+        );
         // every topology key is required unless the constraints are the system defaults
         const requireAll = (pod.spec.topologySpreadConstraints?.length ?? 0) > 0;
         if (!requireAll) defaulted++;
-        expect(s.topologyValueToPodCounts.map((m) => [...m])).toEqual(refPodCounts(snap, pod, s.constraints, filtered, requireAll));
+        expect(s.topologyValueToPodCounts.map((m) => [...m])).toEqual(
+          refPodCounts(snap, pod, s.constraints, filtered, requireAll),
+        );
         // Score: hostname constraints count the node's pods there, other keys read the domain counts
-        const w = sst.read<{ topologyNormalizingWeight: number[]; ignoredNodes: Set<string> }>('PreScorePodTopologySpread');
+        const w = sst.read<{ topologyNormalizingWeight: number[]; ignoredNodes: Set<string> }>(
+          'PreScorePodTopologySpread',
+        );
         const refScore = (ni: NodeInfo) => {
           if (w.ignoredNodes.has(ni.name)) return 0;
           let x = 0;
           s.constraints.forEach((c, i) => {
-            if (!Object.prototype.hasOwnProperty.call(ni.labels, c.topologyKey)) return;
-            const cnt = c.topologyKey === HOST ? countOn(ni, c, pod.metadata.namespace ?? 'default') : s.topologyValueToPodCounts[i].get(ni.labels[c.topologyKey]) ?? 0;
-            x += cnt * w.topologyNormalizingWeight[i] + ((c as RefConstraint & { maxSkew: number }).maxSkew - 1);
+            if (!Object.hasOwn(ni.labels, c.topologyKey)) return;
+            const cnt =
+              c.topologyKey === HOST
+                ? countOn(ni, c, pod.metadata.namespace ?? 'default')
+                : (s.topologyValueToPodCounts[i].get(ni.labels[c.topologyKey]) ?? 0);
+            x +=
+              cnt * w.topologyNormalizingWeight[i] + ((c as RefConstraint & { maxSkew: number }).maxSkew - 1);
           });
           return Math.round(x);
         };
         const scores = filtered.map((ni) => pts.score(sst, pod, ni));
         expect(scores).toEqual(filtered.map(refScore));
-        if (s.constraints.some((c) => c.topologyKey === HOST) && scores.some((x) => x !== scores[0])) hostScored++;
+        if (s.constraints.some((c) => c.topologyKey === HOST) && scores.some((x) => x !== scores[0]))
+          hostScored++;
         checkedScore++;
       }
 
       const ast = new CycleState();
       if (ipa.preFilter(ast, pod, nodes) === null) {
-        const s = ast.read<{ requiredAffinityTerms: AffinityTerm[]; requiredAntiAffinityTerms: AffinityTerm[]; affinityCounts: Map<string, number>; antiAffinityCounts: Map<string, number> }>('PreFilterInterPodAffinity');
+        const s = ast.read<{
+          requiredAffinityTerms: AffinityTerm[];
+          requiredAntiAffinityTerms: AffinityTerm[];
+          affinityCounts: Map<string, number>;
+          antiAffinityCounts: Map<string, number>;
+        }>('PreFilterInterPodAffinity');
         const ref = refAffinityCounts(snap, s.requiredAffinityTerms, s.requiredAntiAffinityTerms);
         const sorted = (m: Map<string, number>) => [...m].map(([k, v]) => `${k}=${v}`).sort();
         expect(sorted(s.affinityCounts)).toEqual(ref.affinity);

@@ -12,19 +12,32 @@ function cluster(rng: Rng): { nodes: Node[]; running: Pod[] } {
   const zones = ['a', 'b', 'c'];
   const nodes: Node[] = [];
   for (let i = 0; i < 60; i++) {
-    const b = makeNode(`n${i}`).capacity({ cpu: '8', memory: '32Gi', pods: '30' })
-      .label('kubernetes.io/hostname', `n${i}`).label('topology.kubernetes.io/zone', zones[i % 3]);
+    const b = makeNode(`n${i}`)
+      .capacity({ cpu: '8', memory: '32Gi', pods: '30' })
+      .label('kubernetes.io/hostname', `n${i}`)
+      .label('topology.kubernetes.io/zone', zones[i % 3]);
     if (i % 10 === 7) b.label('rack', `r${i % 4}`); // a topology key only some nodes have
     nodes.push(b.obj());
   }
   const running: Pod[] = [];
   for (let i = 0; i < 400; i++) {
-    const b = makePod(`run${i}`).node(`n${rng.int(60)}`).req({ cpu: '100m' })
-      .label('app', `app${rng.int(6)}`).label('tier', rng.pick(['web', 'db', 'cache']));
+    const b = makePod(`run${i}`)
+      .node(`n${rng.int(60)}`)
+      .req({ cpu: '100m' })
+      .label('app', `app${rng.int(6)}`)
+      .label('tier', rng.pick(['web', 'db', 'cache']));
     if (rng.int(5) === 0) b.namespace('other');
     if (rng.int(20) === 0) b.terminating();
-    if (rng.int(8) === 0) b.preferredPodAffinity(7, { labelSelector: sel().label('tier', 'db').obj(), topologyKey: 'topology.kubernetes.io/zone' });
-    if (rng.int(10) === 0) b.podAntiAffinity({ labelSelector: sel().in('app', ['app1', 'app2']).obj(), topologyKey: 'kubernetes.io/hostname' });
+    if (rng.int(8) === 0)
+      b.preferredPodAffinity(7, {
+        labelSelector: sel().label('tier', 'db').obj(),
+        topologyKey: 'topology.kubernetes.io/zone',
+      });
+    if (rng.int(10) === 0)
+      b.podAntiAffinity({
+        labelSelector: sel().in('app', ['app1', 'app2']).obj(),
+        topologyKey: 'kubernetes.io/hostname',
+      });
     running.push(b.obj());
   }
   return { nodes, running };
@@ -34,18 +47,51 @@ function pending(rng: Rng): Pod[] {
   const out: Pod[] = [];
   for (let i = 0; i < 150; i++) {
     const app = `app${rng.int(6)}`;
-    const b = makePod(`new${i}`).req({ cpu: '200m' }).label('app', app).label('tier', rng.pick(['web', 'db']));
+    const b = makePod(`new${i}`)
+      .req({ cpu: '200m' })
+      .label('app', app)
+      .label('tier', rng.pick(['web', 'db']));
     const shape = rng.int(8);
-    if (shape === 0) b.spreadConstraint(1, 'topology.kubernetes.io/zone', 'DoNotSchedule', sel().label('app', app).obj());
-    if (shape === 1) b.spreadConstraint(2, 'kubernetes.io/hostname', 'ScheduleAnyway', sel().in('app', [app, 'app0']).obj());
+    if (shape === 0)
+      b.spreadConstraint(1, 'topology.kubernetes.io/zone', 'DoNotSchedule', sel().label('app', app).obj());
+    if (shape === 1)
+      b.spreadConstraint(2, 'kubernetes.io/hostname', 'ScheduleAnyway', sel().in('app', [app, 'app0']).obj());
     if (shape === 2) b.spreadConstraint(1, 'rack', 'ScheduleAnyway', sel().label('tier', 'web').obj()); // nodes without the key
-    if (shape === 3) b.spreadConstraint(1, 'topology.kubernetes.io/zone', 'ScheduleAnyway', sel().notIn('app', ['app3']).obj()); // no In: walks every pod
-    if (shape === 4) b.preferredPodAntiAffinity(50, { labelSelector: sel().label('app', app).obj(), topologyKey: 'kubernetes.io/hostname' });
-    if (shape === 5) b.preferredPodAffinity(20, { labelSelector: sel().in('tier', ['db', 'cache']).exists('app').obj(), topologyKey: 'topology.kubernetes.io/zone' })
-      .podAntiAffinity({ labelSelector: sel().label('app', app).obj(), topologyKey: 'kubernetes.io/hostname' });
+    if (shape === 3)
+      b.spreadConstraint(
+        1,
+        'topology.kubernetes.io/zone',
+        'ScheduleAnyway',
+        sel().notIn('app', ['app3']).obj(),
+      ); // no In: walks every pod
+    if (shape === 4)
+      b.preferredPodAntiAffinity(50, {
+        labelSelector: sel().label('app', app).obj(),
+        topologyKey: 'kubernetes.io/hostname',
+      });
+    if (shape === 5)
+      b.preferredPodAffinity(20, {
+        labelSelector: sel().in('tier', ['db', 'cache']).exists('app').obj(),
+        topologyKey: 'topology.kubernetes.io/zone',
+      }).podAntiAffinity({
+        labelSelector: sel().label('app', app).obj(),
+        topologyKey: 'kubernetes.io/hostname',
+      });
     // DoNotSchedule over all zones (nodeAffinityPolicy Ignore) for a pod held to zone a: fails once a leads
-    if (shape === 6) b.spreadConstraint(1, 'topology.kubernetes.io/zone', 'DoNotSchedule', sel().label('app', app).obj(), undefined, 'Ignore').nodeSelector({ 'topology.kubernetes.io/zone': 'a' });
-    if (shape === 7) b.podAntiAffinity({ labelSelector: sel().in('tier', ['web', 'cache']).obj(), topologyKey: 'topology.kubernetes.io/zone' });
+    if (shape === 6)
+      b.spreadConstraint(
+        1,
+        'topology.kubernetes.io/zone',
+        'DoNotSchedule',
+        sel().label('app', app).obj(),
+        undefined,
+        'Ignore',
+      ).nodeSelector({ 'topology.kubernetes.io/zone': 'a' });
+    if (shape === 7)
+      b.podAntiAffinity({
+        labelSelector: sel().in('tier', ['web', 'cache']).obj(),
+        topologyKey: 'topology.kubernetes.io/zone',
+      });
     if (rng.int(6) === 0) b.namespace('other');
     out.push(b.obj());
   }

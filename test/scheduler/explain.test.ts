@@ -25,9 +25,14 @@ describe('explainPod', () => {
         if (n.scores) expect(n.total).toBe(n.scores.reduce((s, c) => s + c.normalized * c.weight, 0));
       }
       // sampling: at most numFeasibleNodesToFind (48% of 300 = 144) nodes were scored
-      expect(ex.nodes.filter((n) => n.scores).length).toBeLessThanOrEqual(numFeasibleNodesToFind(undefined, 300));
+      expect(ex.nodes.filter((n) => n.scores).length).toBeLessThanOrEqual(
+        numFeasibleNodesToFind(undefined, 300),
+      );
       // keep both schedulers' clusters in step
-      if (out.kind === 'scheduled') { a.assume(pod, out.nodeName); b.reserveAndAssume(out); }
+      if (out.kind === 'scheduled') {
+        a.assume(pod, out.nodeName);
+        b.reserveAndAssume(out);
+      }
     }
   });
 });

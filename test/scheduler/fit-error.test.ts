@@ -9,7 +9,12 @@ import { Rng } from '../../src/util/rng.js';
 import { makeNode, makePod } from './builders.js';
 
 const U = (r: string) => new Status(Code.Unschedulable, [r]);
-function fe(numAllNodes: number, statuses: Record<string, Status>, preFilterMsg = '', postFilterMsg = ''): string {
+function fe(
+  numAllNodes: number,
+  statuses: Record<string, Status>,
+  preFilterMsg = '',
+  postFilterMsg = '',
+): string {
   const d = newDiagnosis();
   for (const [n, s] of Object.entries(statuses)) d.nodeToStatus.set(n, s);
   d.preFilterMsg = preFilterMsg;
@@ -23,35 +28,54 @@ describe('FitError (TestFitError_Error)', () => {
   const f2 = 'Node(s) failed Filter plugin FalseFilter-2';
   const post = 'Error running PostFilter plugin FailedPostFilter';
   it('nodes failed Prefilter plugin', () => {
-    expect(fe(3, { node1: U(pre), node2: U(pre), node3: U(pre) }, pre)).toBe('0/3 nodes are available: Node(s) failed PreFilter plugin FalsePreFilter.');
+    expect(fe(3, { node1: U(pre), node2: U(pre), node3: U(pre) }, pre)).toBe(
+      '0/3 nodes are available: Node(s) failed PreFilter plugin FalsePreFilter.',
+    );
   });
   it('nodes failed Prefilter plugin and the preemption also failed', () => {
-    expect(fe(3, { node1: U(pre), node2: U(pre), node3: U(pre) }, pre, post)).toBe('0/3 nodes are available: Node(s) failed PreFilter plugin FalsePreFilter. Error running PostFilter plugin FailedPostFilter');
+    expect(fe(3, { node1: U(pre), node2: U(pre), node3: U(pre) }, pre, post)).toBe(
+      '0/3 nodes are available: Node(s) failed PreFilter plugin FalsePreFilter. Error running PostFilter plugin FailedPostFilter',
+    );
   });
   it('nodes failed one Filter plugin with an empty PostFilterMsg', () => {
-    expect(fe(3, { node1: U(f1), node2: U(f1), node3: U(f1) })).toBe('0/3 nodes are available: 3 Node(s) failed Filter plugin FalseFilter-1.');
+    expect(fe(3, { node1: U(f1), node2: U(f1), node3: U(f1) })).toBe(
+      '0/3 nodes are available: 3 Node(s) failed Filter plugin FalseFilter-1.',
+    );
   });
   it('nodes failed one Filter plugin with a non-empty PostFilterMsg', () => {
-    expect(fe(3, { node1: U(f1), node2: U(f1), node3: U(f1) }, '', post)).toBe('0/3 nodes are available: 3 Node(s) failed Filter plugin FalseFilter-1. Error running PostFilter plugin FailedPostFilter');
+    expect(fe(3, { node1: U(f1), node2: U(f1), node3: U(f1) }, '', post)).toBe(
+      '0/3 nodes are available: 3 Node(s) failed Filter plugin FalseFilter-1. Error running PostFilter plugin FailedPostFilter',
+    );
   });
   it('nodes failed two Filter plugins with an empty PostFilterMsg', () => {
-    expect(fe(3, { node1: U(f1), node2: U(f1), node3: U(f2) })).toBe('0/3 nodes are available: 1 Node(s) failed Filter plugin FalseFilter-2, 2 Node(s) failed Filter plugin FalseFilter-1.');
+    expect(fe(3, { node1: U(f1), node2: U(f1), node3: U(f2) })).toBe(
+      '0/3 nodes are available: 1 Node(s) failed Filter plugin FalseFilter-2, 2 Node(s) failed Filter plugin FalseFilter-1.',
+    );
   });
   it('nodes failed two Filter plugins with a non-empty PostFilterMsg', () => {
-    expect(fe(3, { node1: U(f1), node2: U(f1), node3: U(f2) }, '', post)).toBe('0/3 nodes are available: 1 Node(s) failed Filter plugin FalseFilter-2, 2 Node(s) failed Filter plugin FalseFilter-1. Error running PostFilter plugin FailedPostFilter');
+    expect(fe(3, { node1: U(f1), node2: U(f1), node3: U(f2) }, '', post)).toBe(
+      '0/3 nodes are available: 1 Node(s) failed Filter plugin FalseFilter-2, 2 Node(s) failed Filter plugin FalseFilter-1. Error running PostFilter plugin FailedPostFilter',
+    );
   });
   it('failed to Permit on node', () => {
-    expect(fe(1, { node1: U('Node failed Permit plugin Permit-1') })).toBe('0/1 nodes are available: 1 Node failed Permit plugin Permit-1.');
+    expect(fe(1, { node1: U('Node failed Permit plugin Permit-1') })).toBe(
+      '0/1 nodes are available: 1 Node failed Permit plugin Permit-1.',
+    );
   });
   it('failed to Reserve on node', () => {
-    expect(fe(1, { node1: U('Node failed Reserve plugin Reserve-1') })).toBe('0/1 nodes are available: 1 Node failed Reserve plugin Reserve-1.');
+    expect(fe(1, { node1: U('Node failed Reserve plugin Reserve-1') })).toBe(
+      '0/1 nodes are available: 1 Node failed Reserve plugin Reserve-1.',
+    );
   });
   it('a status with several reasons counts each; counts sort as strings like Go sort.Strings', () => {
     const both = new Status(Code.Unschedulable, ['Insufficient cpu', 'Insufficient memory']);
     const statuses: Record<string, Status> = {};
     for (let i = 0; i < 10; i++) statuses[`a${i}`] = U('Too many pods');
-    statuses.b = both; statuses.c = both;
-    expect(fe(12, statuses)).toBe('0/12 nodes are available: 10 Too many pods, 2 Insufficient cpu, 2 Insufficient memory.');
+    statuses.b = both;
+    statuses.c = both;
+    expect(fe(12, statuses)).toBe(
+      '0/12 nodes are available: 10 Too many pods, 2 Insufficient cpu, 2 Insufficient memory.',
+    );
   });
 });
 

@@ -11,9 +11,12 @@ describe('SchedulingQueue', () => {
   it('pops by priority, then FIFO', () => {
     const clock = new ManualClock();
     const q = new SchedulingQueue({ clock });
-    q.add(pod('low', 1)); clock.advance(1);
-    q.add(pod('high', 10)); clock.advance(1);
-    q.add(pod('mid', 5)); clock.advance(1);
+    q.add(pod('low', 1));
+    clock.advance(1);
+    q.add(pod('high', 10));
+    clock.advance(1);
+    q.add(pod('mid', 5));
+    clock.advance(1);
     q.add(pod('high2', 10));
     expect([1, 2, 3, 4].map(() => q.tryPop()!.pod.metadata.name)).toEqual(['high', 'high2', 'mid', 'low']);
     expect(q.tryPop()).toBeUndefined();
@@ -21,14 +24,24 @@ describe('SchedulingQueue', () => {
 
   it('backoff doubles from 1 s up to 10 s', () => {
     const q = new SchedulingQueue({ clock: new ManualClock() });
-    const qp = { pod: pod('p'), key: 'default/p', timestamp: 0, initialAttemptTimestamp: 0, attempts: 0, unschedulablePlugins: new Set<string>() };
+    const qp = {
+      pod: pod('p'),
+      key: 'default/p',
+      timestamp: 0,
+      initialAttemptTimestamp: 0,
+      attempts: 0,
+      unschedulablePlugins: new Set<string>(),
+    };
     const d = [1, 2, 3, 4, 5, 6].map((a) => q.backoffDuration({ ...qp, attempts: a }));
     expect(d).toEqual([1000, 2000, 4000, 8000, 10000, 10000]);
   });
 
   it('a failed pod with rejecting plugins waits in unschedulablePods until a relevant event', () => {
     const clock = new ManualClock();
-    const q = new SchedulingQueue({ clock, pluginEvents: new Map([['NodeResourcesFit', new Set(['NodeAdd', 'AssignedPodDelete'] as const)]]) });
+    const q = new SchedulingQueue({
+      clock,
+      pluginEvents: new Map([['NodeResourcesFit', new Set(['NodeAdd', 'AssignedPodDelete'] as const)]]),
+    });
     q.add(pod('p'));
     const p = q.tryPop()!;
     q.addUnschedulable(p, q.schedulingCycle, ['NodeResourcesFit']);
@@ -54,7 +67,7 @@ describe('SchedulingQueue', () => {
     expect(q.where('default/p')).toBe('active');
   });
 
-  it('a move request during the pod\'s cycle sends it to backoffQ instead of unschedulablePods', () => {
+  it("a move request during the pod's cycle sends it to backoffQ instead of unschedulablePods", () => {
     const clock = new ManualClock();
     const q = new SchedulingQueue({ clock });
     q.add(pod('p'));

@@ -13,13 +13,17 @@ function expectLists(snap: ClusterSnapshot): void {
   const all = snap.list();
   // the label index holds exactly the pods on listed nodes, each pointing at its node
   for (const value of ['x', 'y']) {
-    const fromIndex = (snap.candidatePods(compileSelector({ matchLabels: { app: value } })) ?? []).flatMap((set) => [...set]);
+    const fromIndex = (snap.candidatePods(compileSelector({ matchLabels: { app: value } })) ?? []).flatMap(
+      (set) => [...set],
+    );
     const walked = all.flatMap((ni) => ni.pods.filter((p) => p.pod.metadata.labels?.app === value));
     expect(fromIndex.map((p) => p.key).sort()).toEqual(walked.map((p) => p.key).sort());
     for (const p of fromIndex) expect(p.node!.pods).toContain(p);
   }
   expect(names(snap.havePodsWithAffinity())).toEqual(names(all.filter((n) => n.podsWithAffinity.length > 0)));
-  expect(names(snap.havePodsWithRequiredAntiAffinity())).toEqual(names(all.filter((n) => n.podsWithRequiredAntiAffinity.length > 0)));
+  expect(names(snap.havePodsWithRequiredAntiAffinity())).toEqual(
+    names(all.filter((n) => n.podsWithRequiredAntiAffinity.length > 0)),
+  );
 }
 
 describe('ClusterSnapshot affinity node lists and label index', () => {
@@ -28,7 +32,12 @@ describe('ClusterSnapshot affinity node lists and label index', () => {
     const snap = new ClusterSnapshot();
     const zones = ['a', 'b', 'c'];
     const nodeName = (i: number) => `n${i}`;
-    for (let i = 0; i < 30; i++) snap.addNode(makeNode(nodeName(i)).label('topology.kubernetes.io/zone', zones[i % 3]).obj());
+    for (let i = 0; i < 30; i++)
+      snap.addNode(
+        makeNode(nodeName(i))
+          .label('topology.kubernetes.io/zone', zones[i % 3])
+          .obj(),
+      );
     const term = { labelSelector: sel().label('app', 'x').obj(), topologyKey: 'kubernetes.io/hostname' };
     const live: string[] = [];
     let seq = 0;
@@ -37,7 +46,9 @@ describe('ClusterSnapshot affinity node lists and label index', () => {
       if (op < 5) {
         // bind a pod: plain, preferred (anti-)affinity only, or required anti-affinity
         const kind = rng.int(4);
-        const b = makePod(`p${seq++}`).label('app', rng.pick(['x', 'y'])).node(nodeName(rng.int(34))); // some nodes do not exist (yet)
+        const b = makePod(`p${seq++}`)
+          .label('app', rng.pick(['x', 'y']))
+          .node(nodeName(rng.int(34))); // some nodes do not exist (yet)
         if (kind === 1) b.preferredPodAffinity(5, term);
         if (kind === 2) b.podAntiAffinity(term);
         if (kind === 3) b.preferredPodAntiAffinity(3, term).podAffinity(term);
@@ -51,11 +62,19 @@ describe('ClusterSnapshot affinity node lists and label index', () => {
       } else if (op === 8) {
         const i = rng.int(34);
         if (snap.get(nodeName(i))) snap.removeNode(nodeName(i));
-        else snap.addNode(makeNode(nodeName(i)).label('topology.kubernetes.io/zone', zones[i % 3]).obj());
+        else
+          snap.addNode(
+            makeNode(nodeName(i))
+              .label('topology.kubernetes.io/zone', zones[i % 3])
+              .obj(),
+          );
       } else {
         // move a node to another zone (reorders the list)
         const i = rng.int(30);
-        if (snap.get(nodeName(i))) snap.updateNode(makeNode(nodeName(i)).label('topology.kubernetes.io/zone', zones[rng.int(3)]).obj());
+        if (snap.get(nodeName(i)))
+          snap.updateNode(
+            makeNode(nodeName(i)).label('topology.kubernetes.io/zone', zones[rng.int(3)]).obj(),
+          );
       }
       // read the lists only sometimes, so that both the rebuilt and the incrementally kept ones are checked
       if (rng.int(3) === 0) expectLists(snap);

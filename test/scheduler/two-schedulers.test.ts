@@ -14,7 +14,10 @@ import { makeNode, makePod } from './builders.js';
 const tick = () => new Promise<void>((r) => setImmediate(r));
 
 async function until(cond: () => Promise<boolean>, what: string, max = 2000): Promise<void> {
-  for (let i = 0; i < max; i++) { if (await cond()) return; await tick(); }
+  for (let i = 0; i < max; i++) {
+    if (await cond()) return;
+    await tick();
+  }
   throw new Error(`timed out waiting for ${what}`);
 }
 
@@ -29,7 +32,16 @@ describe('Scheduler over the ApiServer', () => {
     const clock = new ManualClock();
     const server = new ApiServer(new MemoryStore({ clock }), { clock });
     const user = new ServerClient(server, { clock });
-    for (let i = 0; i < 4; i++) await user.create('nodes', strip(makeNode(`n${i}`).label('kubernetes.io/hostname', `n${i}`).capacity({ cpu: '64', memory: '256Gi', pods: '110' }).obj()));
+    for (let i = 0; i < 4; i++)
+      await user.create(
+        'nodes',
+        strip(
+          makeNode(`n${i}`)
+            .label('kubernetes.io/hostname', `n${i}`)
+            .capacity({ cpu: '64', memory: '256Gi', pods: '110' })
+            .obj(),
+        ),
+      );
     const N = 40;
     for (let i = 0; i < N; i++) await user.create('pods', strip(makePod(`p${i}`).req({ cpu: '100m' }).obj()));
 
@@ -47,10 +59,19 @@ describe('Scheduler over the ApiServer', () => {
           throw e;
         }
       };
-      return new Scheduler({ api, informers: new InformerFactory(api, clock), clock, seed: k, name: `scheduler-${k}` });
+      return new Scheduler({
+        api,
+        informers: new InformerFactory(api, clock),
+        clock,
+        seed: k,
+        name: `scheduler-${k}`,
+      });
     });
     await Promise.all(schedulers.map((s) => s.start()));
-    await until(async () => (await user.list<Pod>('pods')).items.every((p) => p.spec.nodeName), 'all pods bound');
+    await until(
+      async () => (await user.list<Pod>('pods')).items.every((p) => p.spec.nodeName),
+      'all pods bound',
+    );
     await Promise.all(schedulers.map((s) => s.idle()));
     await Promise.all(schedulers.map((s) => s.stop()));
 
@@ -64,7 +85,8 @@ describe('Scheduler over the ApiServer', () => {
     expect(conflicts).toBeGreaterThan(0);
     const pods = (await user.list<Pod>('pods')).items;
     for (const s of schedulers) {
-      for (const p of pods) expect(s.core.snapshot.nodeOfPod(`default/${p.metadata.name}`)).toBe(p.spec.nodeName);
+      for (const p of pods)
+        expect(s.core.snapshot.nodeOfPod(`default/${p.metadata.name}`)).toBe(p.spec.nodeName);
     }
   });
 
@@ -72,22 +94,39 @@ describe('Scheduler over the ApiServer', () => {
     const clock = new ManualClock();
     const server = new ApiServer(new MemoryStore({ clock }), { clock });
     const user = new ServerClient(server, { clock });
-    await user.create('nodes', strip(makeNode('small').capacity({ cpu: '1', memory: '1Gi', pods: '110' }).obj()));
+    await user.create(
+      'nodes',
+      strip(makeNode('small').capacity({ cpu: '1', memory: '1Gi', pods: '110' }).obj()),
+    );
     await user.create('pods', strip(makePod('big').req({ cpu: '2' }).obj()));
     const api = new ServerClient(server, { clock });
     const s = new Scheduler({ api, informers: new InformerFactory(api, clock), clock, seed: 1 });
     await s.start();
-    await until(async () => (await user.get<Pod>('pods', 'default', 'big')).status?.conditions?.some((c) => c.type === 'PodScheduled' && c.status === 'False') ?? false, 'PodScheduled=False');
+    await until(
+      async () =>
+        (await user.get<Pod>('pods', 'default', 'big')).status?.conditions?.some(
+          (c) => c.type === 'PodScheduled' && c.status === 'False',
+        ) ?? false,
+      'PodScheduled=False',
+    );
     const pod = await user.get<Pod>('pods', 'default', 'big');
     const cond = pod.status!.conditions!.find((c) => c.type === 'PodScheduled')!;
     expect(cond.reason).toBe('Unschedulable');
-    expect(cond.message).toBe('0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.');
+    expect(cond.message).toBe(
+      '0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.',
+    );
     expect(s.queue.where('default/big')).toBe('unschedulable');
     // a node that fits arrives (watch → NodeAdd → the pod moves back to the active queue after its backoff)
-    await user.create('nodes', strip(makeNode('large').capacity({ cpu: '8', memory: '8Gi', pods: '110' }).obj()));
+    await user.create(
+      'nodes',
+      strip(makeNode('large').capacity({ cpu: '8', memory: '8Gi', pods: '110' }).obj()),
+    );
     await until(async () => s.queue.where('default/big') !== 'unschedulable', 'requeue on NodeAdd');
     clock.advance(2000);
-    await until(async () => (await user.get<Pod>('pods', 'default', 'big')).spec.nodeName === 'large', 'bound to the new node');
+    await until(
+      async () => (await user.get<Pod>('pods', 'default', 'big')).spec.nodeName === 'large',
+      'bound to the new node',
+    );
     await s.stop();
   });
 });

@@ -5,7 +5,13 @@ import { describe, expect, it } from 'vitest';
 import { generateCluster, generatePods } from '../../src/sim/cluster-gen.js';
 import { SchedulerCore } from '../../src/scheduler/scheduler.js';
 
-function run(disableWindow: boolean, kernel: 'js' | 'wasm', disableFastScorer = false, nodes = 260, pods = 160) {
+function run(
+  disableWindow: boolean,
+  kernel: 'js' | 'wasm',
+  disableFastScorer = false,
+  nodes = 260,
+  pods = 160,
+) {
   const cluster = generateCluster({ seed: 11, nodes, utilization: 0.6 });
   const pending = generatePods({ seed: 12, count: pods, cluster });
   const core = new SchedulerCore({ nodes: cluster.nodes, pods: cluster.pods, seed: 5, kernel });
@@ -14,14 +20,23 @@ function run(disableWindow: boolean, kernel: 'js' | 'wasm', disableFastScorer = 
   for (const f of core.frameworks.values()) {
     const fs = f.fastScorer;
     if (disableFastScorer || !fs) f.fastScorer = undefined;
-    else f.fastScorer = { totals: (st, pod, nodes) => { const r = fs.totals(st, pod, nodes); if (r) fastUsed++; return r; } };
+    else
+      f.fastScorer = {
+        totals: (st, pod, nodes) => {
+          const r = fs.totals(st, pod, nodes);
+          if (r) fastUsed++;
+          return r;
+        },
+      };
   }
   const log: string[] = [];
   for (const p of pending) {
     const out = core.schedule(p);
     if (out.kind === 'scheduled') {
       core.reserveAndAssume(out);
-      log.push(`${p.metadata.name} -> ${out.nodeName} (${out.result.evaluatedNodes}/${out.result.feasibleNodes})`);
+      log.push(
+        `${p.metadata.name} -> ${out.nodeName} (${out.result.evaluatedNodes}/${out.result.feasibleNodes})`,
+      );
     } else if (out.kind === 'unschedulable') log.push(`${p.metadata.name}: ${out.fitError.message}`);
     else log.push(`${p.metadata.name}: error ${out.message}`);
   }
@@ -69,7 +84,9 @@ describe('window fast path vs per-node path', () => {
       expect(b.log).toEqual(a.log);
       expect(b.next).toBe(a.next);
       // numFeasibleNodesToFind at 2,600 nodes is 390 + ~140 filtered: windows end inside the table
-      expect(a.log.some((l) => /\((\d+)\/\d+\)/.test(l) && Number(/\((\d+)\//.exec(l)![1]) < 2600)).toBe(true);
+      expect(a.log.some((l) => /\((\d+)\/\d+\)/.test(l) && Number(/\((\d+)\//.exec(l)![1]) < 2600)).toBe(
+        true,
+      );
     }
   });
 });

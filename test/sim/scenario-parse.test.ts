@@ -30,13 +30,31 @@ timeline:
   });
   it.each([
     ['bogus: 1\ncluster: { pools: [{ count: 1 }] }', 's.yaml: unknown field "bogus"'],
-    ['cluster: { pools: [{ count: -1 }] }', 's.yaml: cluster.pools[0].count: expected a non-negative integer'],
+    [
+      'cluster: { pools: [{ count: -1 }] }',
+      's.yaml: cluster.pools[0].count: expected a non-negative integer',
+    ],
     ['cluster: {}', 's.yaml: cluster: no nodes'],
-    ['cluster: { pools: [{ count: 1 }] }\ntimeline: [{ at: 1s, action: explode }]', 's.yaml: timeline[0].action: unknown action "explode"'],
-    ['cluster: { pools: [{ count: 1 }] }\ntimeline: [{ at: 1s, action: scale, deployment: web, replicas: x }]', 's.yaml: timeline[0].replicas: expected a non-negative integer'],
-    ['cluster: { pools: [{ count: 1 }] }\nworkloads: [{ manifest: { kind: Pod, metadata: { name: p } } }]', 's.yaml: workloads[0].manifest: document 1 (Pod): missing "apiVersion"'],
-    ['cluster: { pools: [{ count: 1 }] }\nsettings: { scheduler: fast }', 's.yaml: settings.scheduler: expected "real" or "standin"'],
-    ['cluster: { pools: [{ count: 1 }] }\nworkloads: [{ file: nope.yaml }]', 's.yaml: workloads[0].file: cannot read /tmp/nope.yaml: ENOENT'],
+    [
+      'cluster: { pools: [{ count: 1 }] }\ntimeline: [{ at: 1s, action: explode }]',
+      's.yaml: timeline[0].action: unknown action "explode"',
+    ],
+    [
+      'cluster: { pools: [{ count: 1 }] }\ntimeline: [{ at: 1s, action: scale, deployment: web, replicas: x }]',
+      's.yaml: timeline[0].replicas: expected a non-negative integer',
+    ],
+    [
+      'cluster: { pools: [{ count: 1 }] }\nworkloads: [{ manifest: { kind: Pod, metadata: { name: p } } }]',
+      's.yaml: workloads[0].manifest: document 1 (Pod): missing "apiVersion"',
+    ],
+    [
+      'cluster: { pools: [{ count: 1 }] }\nsettings: { scheduler: fast }',
+      's.yaml: settings.scheduler: expected "real" or "standin"',
+    ],
+    [
+      'cluster: { pools: [{ count: 1 }] }\nworkloads: [{ file: nope.yaml }]',
+      's.yaml: workloads[0].file: cannot read /tmp/nope.yaml: ENOENT',
+    ],
   ])('rejects %j with a message naming the field', (y, msg) => {
     expect(() => parse(y)).toThrow(ScenarioError);
     expect(() => parse(y)).toThrow(msg);

@@ -32,12 +32,18 @@ describe('node failure → eviction only after the grace window', () => {
     expect(live.length).toBe(12);
     expect(live.some((p) => p.spec.nodeName === 'worker-0001')).toBe(false);
     // evicted pods stay Terminating: the dead kubelet cannot confirm their deletion
-    expect(pods.filter((p) => p.metadata.deletionTimestamp && p.spec.nodeName === 'worker-0001').length).toBe(r.evictions.count);
+    expect(pods.filter((p) => p.metadata.deletionTimestamp && p.spec.nodeName === 'worker-0001').length).toBe(
+      r.evictions.count,
+    );
     // EndpointSlices: 12 ready endpoints, the evicted ones listed as terminating and not ready
     const slices = (await sim.server.list<EndpointSlice>('endpointslices', { namespace: 'default' })).items;
     const eps = slices.flatMap((s) => s.endpoints ?? []);
     expect(eps.filter((e) => e.conditions?.ready).length).toBe(12);
-    expect(eps.filter((e) => e.conditions?.terminating).every((e) => !e.conditions?.ready && e.nodeName === 'worker-0001')).toBe(true);
+    expect(
+      eps
+        .filter((e) => e.conditions?.terminating)
+        .every((e) => !e.conditions?.ready && e.nodeName === 'worker-0001'),
+    ).toBe(true);
     expect(slices.every((s) => s.ports?.[0]?.port === 8080)).toBe(true);
     expect(eps.every((e) => e.zone?.startsWith('zone-'))).toBe(true);
   });
@@ -56,7 +62,9 @@ describe('pending pod', () => {
     const sc = ex('pending-unschedulable');
     const r = await simulate(sc);
     const failed = r.events.find((e) => e.reason === 'FailedScheduling');
-    expect(failed?.message).toBe('0/3 nodes are available: 1 node(s) had untolerated taint {dedicated: ml}, 2 Insufficient cpu.');
+    expect(failed?.message).toBe(
+      '0/3 nodes are available: 1 node(s) had untolerated taint {dedicated: ml}, 2 Insufficient cpu.',
+    );
     const scheduled = r.events.find((e) => e.reason === 'Scheduled');
     expect(scheduled?.message).toBe('Successfully assigned default/big to large-0000');
     expect(scheduled!.lastSeen).toBeGreaterThanOrEqual(120);
@@ -93,7 +101,8 @@ describe('mass create', () => {
 
 describe('determinism', () => {
   it('same seed → identical run; another seed → a different one', async () => {
-    const strip = (r: Awaited<ReturnType<typeof simulate>>) => JSON.stringify({ ...r, wallMs: 0, simSecondsPerWallSecond: 0 });
+    const strip = (r: Awaited<ReturnType<typeof simulate>>) =>
+      JSON.stringify({ ...r, wallMs: 0, simSecondsPerWallSecond: 0 });
     const a = await simulate(ex('node-failure-eviction'));
     const b = await simulate(ex('node-failure-eviction'));
     expect(strip(a)).toBe(strip(b));

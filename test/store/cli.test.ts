@@ -13,7 +13,10 @@ async function run(...args: string[]): Promise<string> {
   const program = new Command('kubesim').exitOverride();
   register(program);
   let out = '';
-  const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: unknown) => { out += String(chunk); return true; });
+  const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: unknown) => {
+    out += String(chunk);
+    return true;
+  });
   try {
     await program.parseAsync(['node', 'kubesim', 'store', ...args]);
   } finally {
@@ -27,11 +30,20 @@ afterEach(() => vi.restoreAllMocks());
 describe('kubesim store', () => {
   it('demo -o json: CAS conflict, lease expiry and compaction as etcd does them', async () => {
     const r = JSON.parse(await run('demo', '-o', 'json'));
-    const byStep = Object.fromEntries(r.steps.map((s: { step: string; revision: number; result: string }) => [s.step.split(':')[0] + (s.step.includes('Failed') ? ' stale' : ''), s]));
+    const byStep = Object.fromEntries(
+      r.steps.map((s: { step: string; revision: number; result: string }) => [
+        s.step.split(':')[0] + (s.step.includes('Failed') ? ' stale' : ''),
+        s,
+      ]),
+    );
     expect(byStep['txn stale'].result).toMatch(/conflict/);
     expect(byStep['txn stale'].revision).toBe(4);
-    expect(byStep['range the prefix at revision 3 again'].result).toBe('error: mvcc: required revision has been compacted');
-    expect(r.watchEvents.map((e: { revision: number; type: string }) => `${e.revision}${e.type[0]}`)).toEqual(['2P', '3P', '4P', '5P', '6D', '7D']);
+    expect(byStep['range the prefix at revision 3 again'].result).toBe(
+      'error: mvcc: required revision has been compacted',
+    );
+    expect(r.watchEvents.map((e: { revision: number; type: string }) => `${e.revision}${e.type[0]}`)).toEqual(
+      ['2P', '3P', '4P', '5P', '6D', '7D'],
+    );
   });
 
   it('demo prints a table', async () => {

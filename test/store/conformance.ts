@@ -8,7 +8,15 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type {
-  KeyValue, KvStore, RequestOp, TxnRequest, WatchCreateRequest, WatchEvent, WatchResponse, Watcher, Compare,
+  KeyValue,
+  KvStore,
+  RequestOp,
+  TxnRequest,
+  WatchCreateRequest,
+  WatchEvent,
+  WatchResponse,
+  Watcher,
+  Compare,
 } from '../../src/store/types.js';
 
 export interface ConformanceFixture {
@@ -45,7 +53,11 @@ export class WatchLog {
     return log;
   }
 
-  async waitFor(pred: (log: WatchLog) => boolean, what = 'watch condition', timeoutMs = 10_000): Promise<void> {
+  async waitFor(
+    pred: (log: WatchLog) => boolean,
+    what = 'watch condition',
+    timeoutMs = 10_000,
+  ): Promise<void> {
     const start = Date.now();
     while (!pred(this)) {
       if (Date.now() - start > timeoutMs) {
@@ -66,7 +78,8 @@ export class WatchLog {
     this.responses.forEach((r, i) => {
       for (const e of r.events) {
         const first = seen.get(e.kv.modRevision);
-        if (first !== undefined && first !== i) throw new Error(`revision ${e.kv.modRevision} split across responses ${first} and ${i}`);
+        if (first !== undefined && first !== i)
+          throw new Error(`revision ${e.kv.modRevision} split across responses ${first} and ${i}`);
         seen.set(e.kv.modRevision, i);
       }
     });
@@ -74,13 +87,23 @@ export class WatchLog {
 }
 
 function summary(r: WatchResponse): unknown {
-  return { rev: r.header.revision, events: r.events.map((e) => `${e.type} ${e.kv.key}@${e.kv.modRevision}`), progress: r.progress, canceled: r.canceled, compactRevision: r.compactRevision };
+  return {
+    rev: r.header.revision,
+    events: r.events.map((e) => `${e.type} ${e.kv.key}@${e.kv.modRevision}`),
+    progress: r.progress,
+    canceled: r.canceled,
+    compactRevision: r.compactRevision,
+  };
 }
 
 /** short pause so that a real etcd has a chance to deliver what must NOT arrive */
 const quiet = (ms = 150) => new Promise((r) => setTimeout(r, ms));
 
-const put = (key: string, value: string, extra: Partial<{ lease: number; prevKv: boolean }> = {}): RequestOp => ({ requestPut: { key, value: v(value), ...extra } });
+const put = (
+  key: string,
+  value: string,
+  extra: Partial<{ lease: number; prevKv: boolean }> = {},
+): RequestOp => ({ requestPut: { key, value: v(value), ...extra } });
 const get = (key: string, rangeEnd?: string): RequestOp => ({ requestRange: { key, rangeEnd } });
 const del = (key: string, rangeEnd?: string): RequestOp => ({ requestDeleteRange: { key, rangeEnd } });
 
@@ -122,7 +145,9 @@ export function runKvStoreConformance(name: string, makeStore: () => Promise<Con
         expect(r2.header.revision).toBe(base + 2);
         const got = await s.range({ key: p + 'a' });
         expect(got.header.revision).toBe(base + 2);
-        expect(got.kvs.map(plain)).toEqual([{ key: p + 'a', value: '1', createRevision: base + 1, modRevision: base + 1, version: 1, lease: 0 }]);
+        expect(got.kvs.map(plain)).toEqual([
+          { key: p + 'a', value: '1', createRevision: base + 1, modRevision: base + 1, version: 1, lease: 0 },
+        ]);
         expect(await s.currentRevision()).toBe(base + 2);
       });
 
@@ -132,7 +157,14 @@ export function runKvStoreConformance(name: string, makeStore: () => Promise<Con
         const r = await s.put({ key: p + 'k', value: v('y') });
         expect(r.header.revision).toBe(base + 3);
         const got = await s.range({ key: p + 'k' });
-        expect(plain(got.kvs[0])).toEqual({ key: p + 'k', value: 'y', createRevision: base + 1, modRevision: base + 3, version: 3, lease: 0 });
+        expect(plain(got.kvs[0])).toEqual({
+          key: p + 'k',
+          value: 'y',
+          createRevision: base + 1,
+          modRevision: base + 3,
+          version: 3,
+          lease: 0,
+        });
       });
 
       it('delete resets the version; re-creation gets a new createRevision', async () => {
@@ -143,7 +175,11 @@ export function runKvStoreConformance(name: string, makeStore: () => Promise<Con
         expect((await s.range({ key: p + 'k' })).kvs).toEqual([]);
         await s.put({ key: p + 'k', value: v('3') });
         const got = await s.range({ key: p + 'k' });
-        expect(plain(got.kvs[0])).toMatchObject({ createRevision: base + 4, modRevision: base + 4, version: 1 });
+        expect(plain(got.kvs[0])).toMatchObject({
+          createRevision: base + 4,
+          modRevision: base + 4,
+          version: 1,
+        });
       });
 
       it('a delete of nothing does not create a revision', async () => {
@@ -165,9 +201,15 @@ export function runKvStoreConformance(name: string, makeStore: () => Promise<Con
       });
 
       it('rejects an empty key', async () => {
-        await expect(s.put({ key: '', value: v('x') })).rejects.toMatchObject({ message: 'key is not provided', code: 3 });
+        await expect(s.put({ key: '', value: v('x') })).rejects.toMatchObject({
+          message: 'key is not provided',
+          code: 3,
+        });
         await expect(s.range({ key: '' })).rejects.toMatchObject({ message: 'key is not provided', code: 3 });
-        await expect(s.deleteRange({ key: '' })).rejects.toMatchObject({ message: 'key is not provided', code: 3 });
+        await expect(s.deleteRange({ key: '' })).rejects.toMatchObject({
+          message: 'key is not provided',
+          code: 3,
+        });
       });
     });
 
@@ -182,27 +224,117 @@ export function runKvStoreConformance(name: string, makeStore: () => Promise<Con
       });
       const keys = (kvs: KeyValue[]) => kvs.map((kv) => kv.key.slice(p.length)).join('');
 
-      const cases: { name: string; req: () => Parameters<KvStore['range']>[0]; keys: string; count: number; more?: boolean }[] = [
+      const cases: {
+        name: string;
+        req: () => Parameters<KvStore['range']>[0];
+        keys: string;
+        count: number;
+        more?: boolean;
+      }[] = [
         { name: 'single key', req: () => ({ key: p + 'b' }), keys: 'b', count: 1 },
         { name: 'missing key', req: () => ({ key: p + 'zz' }), keys: '', count: 0 },
         { name: '[key, rangeEnd)', req: () => ({ key: p + 'b', rangeEnd: p + 'd' }), keys: 'bc', count: 2 },
         { name: 'prefix', req: () => ({ key: p, rangeEnd: rangeEnd() }), keys: 'abcd', count: 4 },
-        { name: 'rangeEnd <= key is empty', req: () => ({ key: p + 'c', rangeEnd: p + 'b' }), keys: '', count: 0 },
-        { name: 'limit sets more, count ignores limit', req: () => ({ key: p, rangeEnd: rangeEnd(), limit: 2 }), keys: 'ab', count: 4, more: true },
-        { name: 'limit equal to the size: no more', req: () => ({ key: p, rangeEnd: rangeEnd(), limit: 4 }), keys: 'abcd', count: 4, more: false },
-        { name: 'sort KEY DESCEND', req: () => ({ key: p, rangeEnd: rangeEnd(), sortOrder: 'DESCEND', sortTarget: 'KEY' }), keys: 'dcba', count: 4 },
-        { name: 'sort VALUE ASCEND', req: () => ({ key: p, rangeEnd: rangeEnd(), sortOrder: 'ASCEND', sortTarget: 'VALUE' }), keys: 'dacb', count: 4 },
-        { name: 'sort VALUE DESCEND limit 2', req: () => ({ key: p, rangeEnd: rangeEnd(), sortOrder: 'DESCEND', sortTarget: 'VALUE', limit: 2 }), keys: 'bc', count: 4, more: true },
-        { name: 'sort MOD DESCEND', req: () => ({ key: p, rangeEnd: rangeEnd(), sortOrder: 'DESCEND', sortTarget: 'MOD' }), keys: 'bdca', count: 4 },
-        { name: 'sort CREATE DESCEND', req: () => ({ key: p, rangeEnd: rangeEnd(), sortOrder: 'DESCEND', sortTarget: 'CREATE' }), keys: 'dcba', count: 4 },
-        { name: 'sort VERSION DESCEND (ties keep key order)', req: () => ({ key: p, rangeEnd: rangeEnd(), sortOrder: 'DESCEND', sortTarget: 'VERSION' }), keys: 'bacd', count: 4 },
-        { name: 'non-KEY target with NONE order sorts ascending', req: () => ({ key: p, rangeEnd: rangeEnd(), sortOrder: 'NONE', sortTarget: 'MOD' }), keys: 'acdb', count: 4 },
-        { name: 'minModRevision filters, count does not', req: () => ({ key: p, rangeEnd: rangeEnd(), minModRevision: base + 3 }), keys: 'bcd', count: 4 },
-        { name: 'maxModRevision', req: () => ({ key: p, rangeEnd: rangeEnd(), maxModRevision: base + 3 }), keys: 'ac', count: 4 },
-        { name: 'minCreateRevision', req: () => ({ key: p, rangeEnd: rangeEnd(), minCreateRevision: base + 2 }), keys: 'bcd', count: 4 },
-        { name: 'maxCreateRevision + limit', req: () => ({ key: p, rangeEnd: rangeEnd(), maxCreateRevision: base + 3, limit: 2 }), keys: 'ab', count: 4, more: true },
-        { name: 'at an old revision', req: () => ({ key: p, rangeEnd: rangeEnd(), revision: base + 2 }), keys: 'ab', count: 2 },
-        { name: 'countOnly', req: () => ({ key: p, rangeEnd: rangeEnd(), countOnly: true }), keys: '', count: 4 },
+        {
+          name: 'rangeEnd <= key is empty',
+          req: () => ({ key: p + 'c', rangeEnd: p + 'b' }),
+          keys: '',
+          count: 0,
+        },
+        {
+          name: 'limit sets more, count ignores limit',
+          req: () => ({ key: p, rangeEnd: rangeEnd(), limit: 2 }),
+          keys: 'ab',
+          count: 4,
+          more: true,
+        },
+        {
+          name: 'limit equal to the size: no more',
+          req: () => ({ key: p, rangeEnd: rangeEnd(), limit: 4 }),
+          keys: 'abcd',
+          count: 4,
+          more: false,
+        },
+        {
+          name: 'sort KEY DESCEND',
+          req: () => ({ key: p, rangeEnd: rangeEnd(), sortOrder: 'DESCEND', sortTarget: 'KEY' }),
+          keys: 'dcba',
+          count: 4,
+        },
+        {
+          name: 'sort VALUE ASCEND',
+          req: () => ({ key: p, rangeEnd: rangeEnd(), sortOrder: 'ASCEND', sortTarget: 'VALUE' }),
+          keys: 'dacb',
+          count: 4,
+        },
+        {
+          name: 'sort VALUE DESCEND limit 2',
+          req: () => ({ key: p, rangeEnd: rangeEnd(), sortOrder: 'DESCEND', sortTarget: 'VALUE', limit: 2 }),
+          keys: 'bc',
+          count: 4,
+          more: true,
+        },
+        {
+          name: 'sort MOD DESCEND',
+          req: () => ({ key: p, rangeEnd: rangeEnd(), sortOrder: 'DESCEND', sortTarget: 'MOD' }),
+          keys: 'bdca',
+          count: 4,
+        },
+        {
+          name: 'sort CREATE DESCEND',
+          req: () => ({ key: p, rangeEnd: rangeEnd(), sortOrder: 'DESCEND', sortTarget: 'CREATE' }),
+          keys: 'dcba',
+          count: 4,
+        },
+        {
+          name: 'sort VERSION DESCEND (ties keep key order)',
+          req: () => ({ key: p, rangeEnd: rangeEnd(), sortOrder: 'DESCEND', sortTarget: 'VERSION' }),
+          keys: 'bacd',
+          count: 4,
+        },
+        {
+          name: 'non-KEY target with NONE order sorts ascending',
+          req: () => ({ key: p, rangeEnd: rangeEnd(), sortOrder: 'NONE', sortTarget: 'MOD' }),
+          keys: 'acdb',
+          count: 4,
+        },
+        {
+          name: 'minModRevision filters, count does not',
+          req: () => ({ key: p, rangeEnd: rangeEnd(), minModRevision: base + 3 }),
+          keys: 'bcd',
+          count: 4,
+        },
+        {
+          name: 'maxModRevision',
+          req: () => ({ key: p, rangeEnd: rangeEnd(), maxModRevision: base + 3 }),
+          keys: 'ac',
+          count: 4,
+        },
+        {
+          name: 'minCreateRevision',
+          req: () => ({ key: p, rangeEnd: rangeEnd(), minCreateRevision: base + 2 }),
+          keys: 'bcd',
+          count: 4,
+        },
+        {
+          name: 'maxCreateRevision + limit',
+          req: () => ({ key: p, rangeEnd: rangeEnd(), maxCreateRevision: base + 3, limit: 2 }),
+          keys: 'ab',
+          count: 4,
+          more: true,
+        },
+        {
+          name: 'at an old revision',
+          req: () => ({ key: p, rangeEnd: rangeEnd(), revision: base + 2 }),
+          keys: 'ab',
+          count: 2,
+        },
+        {
+          name: 'countOnly',
+          req: () => ({ key: p, rangeEnd: rangeEnd(), countOnly: true }),
+          keys: '',
+          count: 4,
+        },
       ];
       for (const c of cases) {
         it(c.name, async () => {
@@ -222,7 +354,14 @@ export function runKvStoreConformance(name: string, makeStore: () => Promise<Con
 
       it('keysOnly returns empty values', async () => {
         const r = await s.range({ key: p + 'a', keysOnly: true });
-        expect(plain(r.kvs[0])).toEqual({ key: p + 'a', value: '', createRevision: base + 1, modRevision: base + 1, version: 1, lease: 0 });
+        expect(plain(r.kvs[0])).toEqual({
+          key: p + 'a',
+          value: '',
+          createRevision: base + 1,
+          modRevision: base + 1,
+          version: 1,
+          lease: 0,
+        });
       });
 
       it('reads an old revision with the versions of that time', async () => {
@@ -232,12 +371,18 @@ export function runKvStoreConformance(name: string, makeStore: () => Promise<Con
       });
 
       it('rejects a future revision', async () => {
-        await expect(s.range({ key: p + 'a', revision: base + 6 })).rejects.toMatchObject({ message: 'mvcc: required revision is a future revision', code: 11 });
+        await expect(s.range({ key: p + 'a', revision: base + 6 })).rejects.toMatchObject({
+          message: 'mvcc: required revision is a future revision',
+          code: 11,
+        });
       });
 
       it('compaction: below is an error, at the compact revision is served', async () => {
         await s.compact({ revision: base + 3, physical: true });
-        await expect(s.range({ key: p + 'a', revision: base + 2 })).rejects.toMatchObject({ message: 'mvcc: required revision has been compacted', code: 11 });
+        await expect(s.range({ key: p + 'a', revision: base + 2 })).rejects.toMatchObject({
+          message: 'mvcc: required revision has been compacted',
+          code: 11,
+        });
         const at = await s.range({ key: p, rangeEnd: rangeEnd(), revision: base + 3 });
         expect(keys(at.kvs)).toBe('abc');
         expect(at.kvs.map((kv) => str(kv.value))).toEqual(['30', '10', '40']);
@@ -251,7 +396,14 @@ export function runKvStoreConformance(name: string, makeStore: () => Promise<Con
         const r1 = await s.put({ key: p + 'k', value: v('1'), prevKv: true });
         expect(r1.prevKv).toBeUndefined();
         const r2 = await s.put({ key: p + 'k', value: v('2'), prevKv: true });
-        expect(plain(r2.prevKv!)).toEqual({ key: p + 'k', value: '1', createRevision: base + 1, modRevision: base + 1, version: 1, lease: 0 });
+        expect(plain(r2.prevKv!)).toEqual({
+          key: p + 'k',
+          value: '1',
+          createRevision: base + 1,
+          modRevision: base + 1,
+          version: 1,
+          lease: 0,
+        });
       });
 
       it('ignoreValue keeps the value, ignoreLease keeps the lease', async () => {
@@ -265,12 +417,42 @@ export function runKvStoreConformance(name: string, makeStore: () => Promise<Con
         await s.leaseRevoke(l.id);
       });
 
-      const errors: { name: string; req: (p: string) => Parameters<KvStore['put']>[0]; message: string; code: number }[] = [
-        { name: 'ignoreValue on a missing key', req: (p) => ({ key: p + 'missing', value: new Uint8Array(0), ignoreValue: true }), message: 'key not found', code: 3 },
-        { name: 'ignoreLease on a missing key', req: (p) => ({ key: p + 'missing', value: v('x'), ignoreLease: true }), message: 'key not found', code: 3 },
-        { name: 'ignoreValue with a value', req: (p) => ({ key: p + 'k', value: v('x'), ignoreValue: true }), message: 'value is provided', code: 3 },
-        { name: 'ignoreLease with a lease', req: (p) => ({ key: p + 'k', value: v('x'), ignoreLease: true, lease: 12345 }), message: 'lease is provided', code: 3 },
-        { name: 'unknown lease', req: (p) => ({ key: p + 'k', value: v('x'), lease: 0x7ead }), message: 'requested lease not found', code: 5 },
+      const errors: {
+        name: string;
+        req: (p: string) => Parameters<KvStore['put']>[0];
+        message: string;
+        code: number;
+      }[] = [
+        {
+          name: 'ignoreValue on a missing key',
+          req: (p) => ({ key: p + 'missing', value: new Uint8Array(0), ignoreValue: true }),
+          message: 'key not found',
+          code: 3,
+        },
+        {
+          name: 'ignoreLease on a missing key',
+          req: (p) => ({ key: p + 'missing', value: v('x'), ignoreLease: true }),
+          message: 'key not found',
+          code: 3,
+        },
+        {
+          name: 'ignoreValue with a value',
+          req: (p) => ({ key: p + 'k', value: v('x'), ignoreValue: true }),
+          message: 'value is provided',
+          code: 3,
+        },
+        {
+          name: 'ignoreLease with a lease',
+          req: (p) => ({ key: p + 'k', value: v('x'), ignoreLease: true, lease: 12345 }),
+          message: 'lease is provided',
+          code: 3,
+        },
+        {
+          name: 'unknown lease',
+          req: (p) => ({ key: p + 'k', value: v('x'), lease: 0x7ead }),
+          message: 'requested lease not found',
+          code: 5,
+        },
       ];
       for (const e of errors) {
         it(`error: ${e.name}`, async () => {
@@ -286,8 +468,13 @@ export function runKvStoreConformance(name: string, makeStore: () => Promise<Con
         await s.put({ key: p + 'a', value: v('m') }); // base+2, version 2
         await s.put({ key: p + 'b', value: v('x') }); // base+3
       });
-      const cmp = (target: Compare['target'], result: Compare['result'], operand: Partial<Compare>, key = 'a', end?: string): Compare =>
-        ({ key: p + key, rangeEnd: end, target, result, ...operand });
+      const cmp = (
+        target: Compare['target'],
+        result: Compare['result'],
+        operand: Partial<Compare>,
+        key = 'a',
+        end?: string,
+      ): Compare => ({ key: p + key, rangeEnd: end, target, result, ...operand });
 
       const compares: { name: string; c: () => Compare; ok: boolean }[] = [
         { name: 'VALUE EQUAL', c: () => cmp('VALUE', 'EQUAL', { value: v('m') }), ok: true },
@@ -298,87 +485,199 @@ export function runKvStoreConformance(name: string, makeStore: () => Promise<Con
         { name: 'VERSION GREATER 1', c: () => cmp('VERSION', 'GREATER', { version: 1 }), ok: true },
         { name: 'VERSION LESS 2', c: () => cmp('VERSION', 'LESS', { version: 2 }), ok: false },
         { name: 'CREATE EQUAL', c: () => cmp('CREATE', 'EQUAL', { createRevision: base + 1 }), ok: true },
-        { name: 'CREATE NOT_EQUAL', c: () => cmp('CREATE', 'NOT_EQUAL', { createRevision: base + 1 }), ok: false },
+        {
+          name: 'CREATE NOT_EQUAL',
+          c: () => cmp('CREATE', 'NOT_EQUAL', { createRevision: base + 1 }),
+          ok: false,
+        },
         { name: 'MOD EQUAL', c: () => cmp('MOD', 'EQUAL', { modRevision: base + 2 }), ok: true },
         { name: 'MOD LESS', c: () => cmp('MOD', 'LESS', { modRevision: base + 3 }), ok: true },
         { name: 'LEASE EQUAL 0', c: () => cmp('LEASE', 'EQUAL', { lease: 0 }), ok: true },
-        { name: 'missing key: VERSION EQUAL 0', c: () => cmp('VERSION', 'EQUAL', { version: 0 }, 'zz'), ok: true },
-        { name: 'missing key: CREATE EQUAL 0', c: () => cmp('CREATE', 'EQUAL', { createRevision: 0 }, 'zz'), ok: true },
-        { name: 'missing key: MOD GREATER 0', c: () => cmp('MOD', 'GREATER', { modRevision: 0 }, 'zz'), ok: false },
-        { name: 'missing key: VALUE EQUAL ""', c: () => cmp('VALUE', 'EQUAL', { value: new Uint8Array(0) }, 'zz'), ok: false },
-        { name: 'missing key: VALUE NOT_EQUAL is still false', c: () => cmp('VALUE', 'NOT_EQUAL', { value: v('m') }, 'zz'), ok: false },
-        { name: 'range: every key must match (VERSION GREATER 0)', c: () => cmp('VERSION', 'GREATER', { version: 0 }, 'a', p + 'c'), ok: true },
-        { name: 'range: one key fails (VALUE EQUAL m)', c: () => cmp('VALUE', 'EQUAL', { value: v('m') }, 'a', p + 'c'), ok: false },
-        { name: 'empty range compares as a zero key', c: () => cmp('CREATE', 'EQUAL', { createRevision: 0 }, 'x', p + 'y'), ok: true },
+        {
+          name: 'missing key: VERSION EQUAL 0',
+          c: () => cmp('VERSION', 'EQUAL', { version: 0 }, 'zz'),
+          ok: true,
+        },
+        {
+          name: 'missing key: CREATE EQUAL 0',
+          c: () => cmp('CREATE', 'EQUAL', { createRevision: 0 }, 'zz'),
+          ok: true,
+        },
+        {
+          name: 'missing key: MOD GREATER 0',
+          c: () => cmp('MOD', 'GREATER', { modRevision: 0 }, 'zz'),
+          ok: false,
+        },
+        {
+          name: 'missing key: VALUE EQUAL ""',
+          c: () => cmp('VALUE', 'EQUAL', { value: new Uint8Array(0) }, 'zz'),
+          ok: false,
+        },
+        {
+          name: 'missing key: VALUE NOT_EQUAL is still false',
+          c: () => cmp('VALUE', 'NOT_EQUAL', { value: v('m') }, 'zz'),
+          ok: false,
+        },
+        {
+          name: 'range: every key must match (VERSION GREATER 0)',
+          c: () => cmp('VERSION', 'GREATER', { version: 0 }, 'a', p + 'c'),
+          ok: true,
+        },
+        {
+          name: 'range: one key fails (VALUE EQUAL m)',
+          c: () => cmp('VALUE', 'EQUAL', { value: v('m') }, 'a', p + 'c'),
+          ok: false,
+        },
+        {
+          name: 'empty range compares as a zero key',
+          c: () => cmp('CREATE', 'EQUAL', { createRevision: 0 }, 'x', p + 'y'),
+          ok: true,
+        },
       ];
       for (const c of compares) {
         it(`compare ${c.name}`, async () => {
           const r = await s.txn({ compare: [c.c()], success: [get(p + 'a')], failure: [get(p + 'b')] });
           expect(r.succeeded).toBe(c.ok);
           expect(r.header.revision).toBe(base + 3);
-          const inner = r.responses[0] as { responseRange: { kvs: KeyValue[]; header: { revision: number } } };
+          const inner = r.responses[0] as {
+            responseRange: { kvs: KeyValue[]; header: { revision: number } };
+          };
           expect(inner.responseRange.kvs[0].key).toBe(c.ok ? p + 'a' : p + 'b');
           expect(inner.responseRange.header.revision).toBe(base + 3);
         });
       }
 
       it('compares are a conjunction', async () => {
-        const r = await s.txn({ compare: [cmp('VERSION', 'EQUAL', { version: 2 }), cmp('VALUE', 'EQUAL', { value: v('nope') }, 'b')] });
+        const r = await s.txn({
+          compare: [
+            cmp('VERSION', 'EQUAL', { version: 2 }),
+            cmp('VALUE', 'EQUAL', { value: v('nope') }, 'b'),
+          ],
+        });
         expect(r.succeeded).toBe(false);
       });
 
       it('all writes share one revision; later ops see earlier writes; inner revisions', async () => {
         const r = await s.txn({
           compare: [cmp('MOD', 'EQUAL', { modRevision: base + 2 })],
-          success: [get(p + 'a'), put(p + 'c', 'new'), get(p + 'c'), del(p + 'b'), put(p + 'a', 'n2', { prevKv: true }), del(p + 'zz')],
+          success: [
+            get(p + 'a'),
+            put(p + 'c', 'new'),
+            get(p + 'c'),
+            del(p + 'b'),
+            put(p + 'a', 'n2', { prevKv: true }),
+            del(p + 'zz'),
+          ],
         });
         expect(r.succeeded).toBe(true);
         expect(r.header.revision).toBe(base + 4);
         const revs = r.responses.map((x) => Object.values(x)[0].header.revision);
         expect(revs).toEqual([base + 3, base + 4, base + 4, base + 4, base + 4, base + 4]);
         const seen = (r.responses[2] as { responseRange: { kvs: KeyValue[] } }).responseRange.kvs.map(plain);
-        expect(seen).toEqual([{ key: p + 'c', value: 'new', createRevision: base + 4, modRevision: base + 4, version: 1, lease: 0 }]);
-        expect((r.responses[3] as { responseDeleteRange: { deleted: number } }).responseDeleteRange.deleted).toBe(1);
-        expect(plain((r.responses[4] as { responsePut: { prevKv?: KeyValue } }).responsePut.prevKv!)).toMatchObject({ value: 'm', version: 2 });
+        expect(seen).toEqual([
+          {
+            key: p + 'c',
+            value: 'new',
+            createRevision: base + 4,
+            modRevision: base + 4,
+            version: 1,
+            lease: 0,
+          },
+        ]);
+        expect(
+          (r.responses[3] as { responseDeleteRange: { deleted: number } }).responseDeleteRange.deleted,
+        ).toBe(1);
+        expect(
+          plain((r.responses[4] as { responsePut: { prevKv?: KeyValue } }).responsePut.prevKv!),
+        ).toMatchObject({ value: 'm', version: 2 });
         const all = await s.range({ key: p, rangeEnd: rangeEnd() });
-        expect(all.kvs.map((kv) => [kv.key.slice(p.length), str(kv.value), kv.modRevision])).toEqual([['a', 'n2', base + 4], ['c', 'new', base + 4]]);
+        expect(all.kvs.map((kv) => [kv.key.slice(p.length), str(kv.value), kv.modRevision])).toEqual([
+          ['a', 'n2', base + 4],
+          ['c', 'new', base + 4],
+        ]);
       });
 
       it('a failed txn runs the failure branch; read-only and empty txns do not bump the revision', async () => {
-        const f = await s.txn({ compare: [cmp('VERSION', 'EQUAL', { version: 9 })], success: [put(p + 's', '1')], failure: [get(p + 'a')] });
+        const f = await s.txn({
+          compare: [cmp('VERSION', 'EQUAL', { version: 9 })],
+          success: [put(p + 's', '1')],
+          failure: [get(p + 'a')],
+        });
         expect(f.succeeded).toBe(false);
         expect(f.header.revision).toBe(base + 3);
         const e = await s.txn({});
         expect(e).toEqual({ header: { revision: base + 3 }, succeeded: true, responses: [] });
-        const w = await s.txn({ compare: [cmp('VERSION', 'EQUAL', { version: 9 })], failure: [put(p + 'f', '1')] });
+        const w = await s.txn({
+          compare: [cmp('VERSION', 'EQUAL', { version: 9 })],
+          failure: [put(p + 'f', '1')],
+        });
         expect(w.header.revision).toBe(base + 4);
-        expect((w.responses[0] as { responsePut: { header: { revision: number } } }).responsePut.header.revision).toBe(base + 4);
+        expect(
+          (w.responses[0] as { responsePut: { header: { revision: number } } }).responsePut.header.revision,
+        ).toBe(base + 4);
       });
 
       it('nested txns: compares see the state before the txn; ops run in order', async () => {
         const r = await s.txn({
           success: [
             put(p + 'n', '1'),
-            { requestTxn: { compare: [cmp('VERSION', 'EQUAL', { version: 0 }, 'n')], success: [put(p + 'm', 'inner'), get(p + 'n')], failure: [put(p + 'o', 'x')] } },
+            {
+              requestTxn: {
+                compare: [cmp('VERSION', 'EQUAL', { version: 0 }, 'n')],
+                success: [put(p + 'm', 'inner'), get(p + 'n')],
+                failure: [put(p + 'o', 'x')],
+              },
+            },
           ],
         });
         expect(r.succeeded).toBe(true);
         expect(r.header.revision).toBe(base + 4);
-        const nested = (r.responses[1] as { responseTxn: { succeeded: boolean; responses: unknown[] } }).responseTxn;
+        const nested = (r.responses[1] as { responseTxn: { succeeded: boolean; responses: unknown[] } })
+          .responseTxn;
         expect(nested.succeeded).toBe(true);
-        const innerGet = (nested.responses[1] as { responseRange: { kvs: KeyValue[]; header: { revision: number } } }).responseRange;
-        expect(innerGet.kvs.map(plain)).toEqual([{ key: p + 'n', value: '1', createRevision: base + 4, modRevision: base + 4, version: 1, lease: 0 }]);
+        const innerGet = (
+          nested.responses[1] as { responseRange: { kvs: KeyValue[]; header: { revision: number } } }
+        ).responseRange;
+        expect(innerGet.kvs.map(plain)).toEqual([
+          { key: p + 'n', value: '1', createRevision: base + 4, modRevision: base + 4, version: 1, lease: 0 },
+        ]);
         expect(innerGet.header.revision).toBe(base + 4);
         expect((await s.range({ key: p + 'm' })).kvs.map((kv) => str(kv.value))).toEqual(['inner']);
       });
 
       const dupes: { name: string; txn: () => TxnRequest; message: string }[] = [
-        { name: 'the same key put twice', txn: () => ({ success: [put(p + 'k', '1'), put(p + 'k', '2')] }), message: 'duplicate key given in txn request' },
-        { name: 'a put inside a deleted range', txn: () => ({ success: [del(p + 'a', p + 'z'), put(p + 'k', '2')] }), message: 'duplicate key given in txn request' },
-        { name: 'a put in a nested txn on a key put outside', txn: () => ({ success: [put(p + 'k', '1'), { requestTxn: { success: [put(p + 'k', '2')] } }] }), message: 'duplicate key given in txn request' },
-        { name: 'the same key twice in the failure branch', txn: () => ({ failure: [put(p + 'k', '1'), put(p + 'k', '2')] }), message: 'duplicate key given in txn request' },
-        { name: 'more than 128 ops', txn: () => ({ success: Array.from({ length: 129 }, (_, i) => put(p + 'k' + i, 'x')) }), message: 'too many operations in txn request' },
-        { name: 'more than 128 compares', txn: () => ({ compare: Array.from({ length: 129 }, () => cmp('VERSION', 'GREATER', { version: 0 })) }), message: 'too many operations in txn request' },
+        {
+          name: 'the same key put twice',
+          txn: () => ({ success: [put(p + 'k', '1'), put(p + 'k', '2')] }),
+          message: 'duplicate key given in txn request',
+        },
+        {
+          name: 'a put inside a deleted range',
+          txn: () => ({ success: [del(p + 'a', p + 'z'), put(p + 'k', '2')] }),
+          message: 'duplicate key given in txn request',
+        },
+        {
+          name: 'a put in a nested txn on a key put outside',
+          txn: () => ({ success: [put(p + 'k', '1'), { requestTxn: { success: [put(p + 'k', '2')] } }] }),
+          message: 'duplicate key given in txn request',
+        },
+        {
+          name: 'the same key twice in the failure branch',
+          txn: () => ({ failure: [put(p + 'k', '1'), put(p + 'k', '2')] }),
+          message: 'duplicate key given in txn request',
+        },
+        {
+          name: 'more than 128 ops',
+          txn: () => ({ success: Array.from({ length: 129 }, (_, i) => put(p + 'k' + i, 'x')) }),
+          message: 'too many operations in txn request',
+        },
+        {
+          name: 'more than 128 compares',
+          txn: () => ({
+            compare: Array.from({ length: 129 }, () => cmp('VERSION', 'GREATER', { version: 0 })),
+          }),
+          message: 'too many operations in txn request',
+        },
       ];
       for (const d of dupes) {
         it(`rejects ${d.name}`, async () => {
@@ -402,23 +701,35 @@ export function runKvStoreConformance(name: string, makeStore: () => Promise<Con
             { requestTxn: { success: Array.from({ length: nested }, (_, i) => put(p + 'n' + i, 'x')) } },
           ],
         });
-        await expect(s.txn(outer(28))).rejects.toMatchObject({ message: 'too many operations in txn request', code: 3 });
+        await expect(s.txn(outer(28))).rejects.toMatchObject({
+          message: 'too many operations in txn request',
+          code: 3,
+        });
         const ok = await s.txn(outer(27));
         expect(ok.header.revision).toBe(base + 4);
       });
 
       it('ignoreValue on a key missing before the txn fails the whole txn with key not found', async () => {
-        await expect(s.txn({ success: [{ requestPut: { key: p + 'missing', value: new Uint8Array(0), ignoreValue: true } }] }))
-          .rejects.toMatchObject({ message: 'key not found', code: 3 });
-        const ok = await s.txn({ success: [{ requestPut: { key: p + 'a', value: new Uint8Array(0), ignoreValue: true } }] });
+        await expect(
+          s.txn({
+            success: [{ requestPut: { key: p + 'missing', value: new Uint8Array(0), ignoreValue: true } }],
+          }),
+        ).rejects.toMatchObject({ message: 'key not found', code: 3 });
+        const ok = await s.txn({
+          success: [{ requestPut: { key: p + 'a', value: new Uint8Array(0), ignoreValue: true } }],
+        });
         expect(ok.header.revision).toBe(base + 4);
         expect(plain((await s.range({ key: p + 'a' })).kvs[0])).toMatchObject({ value: 'm', version: 3 });
         expect(await s.currentRevision()).toBe(base + 4);
       });
 
       it('a put with an unknown lease or a range at a future revision fails the whole txn', async () => {
-        await expect(s.txn({ success: [put(p + 'k', '1', { lease: 0x7ead })] })).rejects.toMatchObject({ message: 'requested lease not found' });
-        await expect(s.txn({ success: [{ requestRange: { key: p + 'a', revision: base + 10 } }] })).rejects.toMatchObject({ message: 'mvcc: required revision is a future revision' });
+        await expect(s.txn({ success: [put(p + 'k', '1', { lease: 0x7ead })] })).rejects.toMatchObject({
+          message: 'requested lease not found',
+        });
+        await expect(
+          s.txn({ success: [{ requestRange: { key: p + 'a', revision: base + 10 } }] }),
+        ).rejects.toMatchObject({ message: 'mvcc: required revision is a future revision' });
         expect(await s.currentRevision()).toBe(base + 3);
       });
     });
@@ -429,11 +740,20 @@ export function runKvStoreConformance(name: string, makeStore: () => Promise<Con
         await s.put({ key: p + 'a', value: v('2') });
         const c = await s.compact({ revision: base + 1 });
         expect(c.header.revision).toBe(base + 2);
-        await expect(s.compact({ revision: base + 1 })).rejects.toMatchObject({ message: 'mvcc: required revision has been compacted', code: 11 });
-        await expect(s.compact({ revision: base + 3 })).rejects.toMatchObject({ message: 'mvcc: required revision is a future revision', code: 11 });
+        await expect(s.compact({ revision: base + 1 })).rejects.toMatchObject({
+          message: 'mvcc: required revision has been compacted',
+          code: 11,
+        });
+        await expect(s.compact({ revision: base + 3 })).rejects.toMatchObject({
+          message: 'mvcc: required revision is a future revision',
+          code: 11,
+        });
         await s.compact({ revision: base + 2 });
         expect(await s.currentRevision()).toBe(base + 2);
-        expect(plain((await s.range({ key: p + 'a', revision: base + 2 })).kvs[0])).toMatchObject({ value: '2', version: 2 });
+        expect(plain((await s.range({ key: p + 'a', revision: base + 2 })).kvs[0])).toMatchObject({
+          value: '2',
+          version: 2,
+        });
       });
     });
 
@@ -447,8 +767,23 @@ export function runKvStoreConformance(name: string, makeStore: () => Promise<Con
         await s.deleteRange({ key: p + 'a' });
         const evs = await w.waitEvents(2);
         expect(evs.map((e) => ({ type: e.type, kv: plain(e.kv), prevKv: e.prevKv }))).toEqual([
-          { type: 'PUT', kv: { key: p + 'a', value: '1', createRevision: base + 1, modRevision: base + 2, version: 2, lease: 0 }, prevKv: undefined },
-          { type: 'DELETE', kv: { key: p + 'a', value: '', createRevision: 0, modRevision: base + 4, version: 0, lease: 0 }, prevKv: undefined },
+          {
+            type: 'PUT',
+            kv: {
+              key: p + 'a',
+              value: '1',
+              createRevision: base + 1,
+              modRevision: base + 2,
+              version: 2,
+              lease: 0,
+            },
+            prevKv: undefined,
+          },
+          {
+            type: 'DELETE',
+            kv: { key: p + 'a', value: '', createRevision: 0, modRevision: base + 4, version: 0, lease: 0 },
+            prevKv: undefined,
+          },
         ]);
         await quiet();
         expect(w.events).toHaveLength(2);
@@ -462,7 +797,11 @@ export function runKvStoreConformance(name: string, makeStore: () => Promise<Con
         await w.waitEvents(2);
         await s.deleteRange({ key: p + 'b' });
         const evs = await w.waitEvents(3);
-        expect(evs.map((e) => `${e.type} ${e.kv.key.slice(p.length)}@${e.kv.modRevision - base}`)).toEqual(['PUT b@2', 'PUT a@3', 'DELETE b@4']);
+        expect(evs.map((e) => `${e.type} ${e.kv.key.slice(p.length)}@${e.kv.modRevision - base}`)).toEqual([
+          'PUT b@2',
+          'PUT a@3',
+          'DELETE b@4',
+        ]);
         w.assertRevisionsNotSplit();
       });
 
@@ -480,7 +819,14 @@ export function runKvStoreConformance(name: string, makeStore: () => Promise<Con
         await s.deleteRange({ key: p + 'a' });
         const evs = await w.waitEvents(3);
         expect(evs.map((e) => e.prevKv && str(e.prevKv.value))).toEqual([undefined, '1', '2']);
-        expect(plain(evs[2].prevKv!)).toEqual({ key: p + 'a', value: '2', createRevision: base + 1, modRevision: base + 2, version: 2, lease: 0 });
+        expect(plain(evs[2].prevKv!)).toEqual({
+          key: p + 'a',
+          value: '2',
+          createRevision: base + 1,
+          modRevision: base + 2,
+          version: 2,
+          lease: 0,
+        });
       });
 
       it('NOPUT and NODELETE filters', async () => {
@@ -502,7 +848,11 @@ export function runKvStoreConformance(name: string, makeStore: () => Promise<Con
         await s.txn({ success: [put(p + 'c', '1'), put(p + 'a', '2'), del(p + 'z')] });
         await w.waitEvents(4);
         const resp = w.responses.find((r) => r.events.some((e) => e.kv.key === p + 'c'))!;
-        expect(resp.events.filter((e) => e.kv.modRevision === base + 2).map((e) => e.type + ' ' + e.kv.key.slice(p.length))).toEqual(['PUT c', 'PUT a', 'DELETE z']);
+        expect(
+          resp.events
+            .filter((e) => e.kv.modRevision === base + 2)
+            .map((e) => e.type + ' ' + e.kv.key.slice(p.length)),
+        ).toEqual(['PUT c', 'PUT a', 'DELETE z']);
         w.assertRevisionsNotSplit();
       });
 
@@ -537,16 +887,23 @@ export function runKvStoreConformance(name: string, makeStore: () => Promise<Con
         const w = await watch({ key: p + 'a' });
         await s.put({ key: p + 'other', value: v('1') });
         w.watcher.requestProgress();
-        await w.waitFor((l) => l.responses.some((r) => r.events.length === 0 && r.header.revision >= base + 1), 'progress');
+        await w.waitFor(
+          (l) => l.responses.some((r) => r.events.length === 0 && r.header.revision >= base + 1),
+          'progress',
+        );
         expect(w.events).toEqual([]);
       });
 
       it('many watchers on one prefix each receive every event in order', async () => {
-        const ws = await Promise.all(Array.from({ length: 20 }, () => watch({ key: p, rangeEnd: rangeEnd() })));
+        const ws = await Promise.all(
+          Array.from({ length: 20 }, () => watch({ key: p, rangeEnd: rangeEnd() })),
+        );
         for (let i = 0; i < 30; i++) await s.put({ key: p + (i % 3), value: v(String(i)) });
         for (const w of ws) {
           const evs = await w.waitEvents(30);
-          expect(evs.map((e) => e.kv.modRevision)).toEqual(Array.from({ length: 30 }, (_, i) => base + 1 + i));
+          expect(evs.map((e) => e.kv.modRevision)).toEqual(
+            Array.from({ length: 30 }, (_, i) => base + 1 + i),
+          );
         }
       });
     });
@@ -558,7 +915,10 @@ export function runKvStoreConformance(name: string, makeStore: () => Promise<Con
         expect(l.id).not.toBe(0);
         const l2 = await s.leaseGrant(30);
         expect(l2.ttl).toBe(30);
-        await expect(s.leaseGrant(9_000_000_001)).rejects.toMatchObject({ message: 'too large lease TTL', code: 11 });
+        await expect(s.leaseGrant(9_000_000_001)).rejects.toMatchObject({
+          message: 'too large lease TTL',
+          code: 11,
+        });
         expect(await s.currentRevision()).toBe(base);
         await s.leaseRevoke(l.id);
         await s.leaseRevoke(l2.id);
@@ -576,9 +936,18 @@ export function runKvStoreConformance(name: string, makeStore: () => Promise<Con
         const r = await s.leaseRevoke(l.id);
         expect(r.header.revision).toBe(base + 5);
         const evs = await w.waitEvents(3);
-        expect(evs.map((e) => `${e.type} ${e.kv.key.slice(p.length)}@${e.kv.modRevision - base}`)).toEqual(['DELETE a@5', 'DELETE b@5', 'DELETE c@5']);
-        expect((await s.range({ key: p, rangeEnd: rangeEnd() })).kvs.map((kv) => kv.key)).toEqual([p + 'free']);
-        await expect(s.leaseRevoke(l.id)).rejects.toMatchObject({ message: 'requested lease not found', code: 5 });
+        expect(evs.map((e) => `${e.type} ${e.kv.key.slice(p.length)}@${e.kv.modRevision - base}`)).toEqual([
+          'DELETE a@5',
+          'DELETE b@5',
+          'DELETE c@5',
+        ]);
+        expect((await s.range({ key: p, rangeEnd: rangeEnd() })).kvs.map((kv) => kv.key)).toEqual([
+          p + 'free',
+        ]);
+        await expect(s.leaseRevoke(l.id)).rejects.toMatchObject({
+          message: 'requested lease not found',
+          code: 5,
+        });
       });
 
       it('revoking a lease without keys creates no revision', async () => {
@@ -618,7 +987,9 @@ export function runKvStoreConformance(name: string, makeStore: () => Promise<Con
       it('txn compare on LEASE', async () => {
         const l = await s.leaseGrant(60);
         await s.put({ key: p + 'a', value: v('1'), lease: l.id });
-        const ok = await s.txn({ compare: [{ key: p + 'a', target: 'LEASE', result: 'EQUAL', lease: l.id }] });
+        const ok = await s.txn({
+          compare: [{ key: p + 'a', target: 'LEASE', result: 'EQUAL', lease: l.id }],
+        });
         expect(ok.succeeded).toBe(true);
         const no = await s.txn({ compare: [{ key: p + 'a', target: 'LEASE', result: 'EQUAL', lease: 0 }] });
         expect(no.succeeded).toBe(false);
@@ -636,8 +1007,14 @@ export function runKvStoreConformance(name: string, makeStore: () => Promise<Con
         expect((await s.leaseKeepAlive(kept.id)).ttl).toBe(3); // without it, `kept` would expire at 3 s too
         await fx.advanceLeaseTime(1500);
         const deadline = Date.now() + 10_000;
-        while ((await s.range({ key: p + 'short/', rangeEnd: p + 'short0', countOnly: true })).count > 0 && Date.now() < deadline) await quiet(50);
-        expect((await s.range({ key: p, rangeEnd: rangeEnd() })).kvs.map((kv) => kv.key)).toEqual([p + 'kept']);
+        while (
+          (await s.range({ key: p + 'short/', rangeEnd: p + 'short0', countOnly: true })).count > 0 &&
+          Date.now() < deadline
+        )
+          await quiet(50);
+        expect((await s.range({ key: p, rangeEnd: rangeEnd() })).kvs.map((kv) => kv.key)).toEqual([
+          p + 'kept',
+        ]);
         expect((await s.leaseTimeToLive(short.id)).ttl).toBe(-1);
         const after = await s.range({ key: p + 'kept' });
         expect(after.header.revision).toBe(base + 4);

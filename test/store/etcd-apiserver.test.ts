@@ -21,14 +21,22 @@ const pod = (name: string, app: string): Pod => ({
   apiVersion: 'v1',
   kind: 'Pod',
   metadata: { name, namespace: 'default', labels: { app } },
-  spec: { containers: [{ name: 'c', image: 'nginx:1.27', resources: { requests: { cpu: '100m', memory: '64Mi' } } }] },
+  spec: {
+    containers: [
+      { name: 'c', image: 'nginx:1.27', resources: { requests: { cpu: '100m', memory: '64Mi' } } },
+    ],
+  },
 });
-const node = (name: string): Node => ({
-  apiVersion: 'v1',
-  kind: 'Node',
-  metadata: { name, labels: { 'kubernetes.io/hostname': name } },
-  status: { capacity: { cpu: '4', memory: '8Gi', pods: '110' }, allocatable: { cpu: '4', memory: '8Gi', pods: '110' } },
-} as Node);
+const node = (name: string): Node =>
+  ({
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: { name, labels: { 'kubernetes.io/hostname': name } },
+    status: {
+      capacity: { cpu: '4', memory: '8Gi', pods: '110' },
+      allocatable: { cpu: '4', memory: '8Gi', pods: '110' },
+    },
+  }) as Node;
 
 /** Runs the scenario and returns everything observable, as JSON-able data. */
 async function scenario(store: KvStore, settle: () => Promise<void>): Promise<unknown> {
@@ -60,8 +68,15 @@ async function scenario(store: KvStore, settle: () => Promise<void>): Promise<un
     const cur = await api.get<Pod>('pods', 'default', 'web-0');
     return api.update({ ...cur, metadata: { ...cur.metadata, labels: { app: 'web', tier: 'front' } } });
   });
-  await step('update web-0 with a stale resourceVersion', () => api.update({ ...web0!, metadata: { ...web0!.metadata, labels: { app: 'stale' } } }));
-  const binding: Binding = { apiVersion: 'v1', kind: 'Binding', metadata: { name: 'web-1', namespace: 'default' }, target: { kind: 'Node', name: 'n1' } };
+  await step('update web-0 with a stale resourceVersion', () =>
+    api.update({ ...web0!, metadata: { ...web0!.metadata, labels: { app: 'stale' } } }),
+  );
+  const binding: Binding = {
+    apiVersion: 'v1',
+    kind: 'Binding',
+    metadata: { name: 'web-1', namespace: 'default' },
+    target: { kind: 'Node', name: 'n1' },
+  };
   await step('bind web-1', () => api.bind(binding));
   await step('bind web-1 again', () => api.bind(binding));
   await step('status web-1', async () => {
@@ -72,11 +87,17 @@ async function scenario(store: KvStore, settle: () => Promise<void>): Promise<un
   await step('list page 1', () => api.list('pods', { namespace: 'default', limit: 2 }));
   await step('list page 2', async () => {
     const first = await api.list('pods', { namespace: 'default', limit: 2 });
-    return api.list('pods', { namespace: 'default', limit: 2, continue: (first as { metadata?: { continue?: string } }).metadata?.continue });
+    return api.list('pods', {
+      namespace: 'default',
+      limit: 2,
+      continue: (first as { metadata?: { continue?: string } }).metadata?.continue,
+    });
   });
   await step('delete db-0', () => api.delete('pods', 'default', 'db-0'));
   await step('get db-0', () => api.get('pods', 'default', 'db-0'));
-  await step('list at an exact old resourceVersion', () => api.list('pods', { namespace: 'default', resourceVersion: '7', resourceVersionMatch: 'Exact' }));
+  await step('list at an exact old resourceVersion', () =>
+    api.list('pods', { namespace: 'default', resourceVersion: '7', resourceVersionMatch: 'Exact' }),
+  );
   const h = await api.watch('pods', { namespace: 'default', resourceVersion: '1' }, (ev) => history.push(ev));
   await settle();
   await w.stop();
@@ -84,23 +105,27 @@ async function scenario(store: KvStore, settle: () => Promise<void>): Promise<un
   return { log, live, history };
 }
 
-describeEtcd('ApiServer on EtcdStore vs MemoryStore', () => {
-  it('answers and watch events are identical', async () => {
-    const onMemory = await scenario(new MemoryStore({ clock: new ManualClock(T0) }), async () => undefined);
-    const etcd = await launchEtcd();
-    const store = new EtcdStore({ endpoints: etcd.endpoint });
-    try {
-      const onEtcd = await scenario(store, () => new Promise((r) => setTimeout(r, 600)));
-      expect(onEtcd).toEqual(onMemory);
-      // the comparison had something to compare: objects, at least one conflict, events in both watches
-      const text = JSON.stringify(onEtcd);
-      expect(text).toMatch(/"reason":"Conflict"/);
-      expect(text).toMatch(/"reason":"AlreadyExists"/);
-      expect((onEtcd as { live: unknown[] }).live.length).toBeGreaterThan(5);
-      expect((onEtcd as { history: unknown[] }).history.length).toBeGreaterThan(5);
-    } finally {
-      await store.close();
-      await etcd.stop();
-    }
-  });
-}, { shared: false });
+describeEtcd(
+  'ApiServer on EtcdStore vs MemoryStore',
+  () => {
+    it('answers and watch events are identical', async () => {
+      const onMemory = await scenario(new MemoryStore({ clock: new ManualClock(T0) }), async () => undefined);
+      const etcd = await launchEtcd();
+      const store = new EtcdStore({ endpoints: etcd.endpoint });
+      try {
+        const onEtcd = await scenario(store, () => new Promise((r) => setTimeout(r, 600)));
+        expect(onEtcd).toEqual(onMemory);
+        // the comparison had something to compare: objects, at least one conflict, events in both watches
+        const text = JSON.stringify(onEtcd);
+        expect(text).toMatch(/"reason":"Conflict"/);
+        expect(text).toMatch(/"reason":"AlreadyExists"/);
+        expect((onEtcd as { live: unknown[] }).live.length).toBeGreaterThan(5);
+        expect((onEtcd as { history: unknown[] }).history.length).toBeGreaterThan(5);
+      } finally {
+        await store.close();
+        await etcd.stop();
+      }
+    });
+  },
+  { shared: false },
+);

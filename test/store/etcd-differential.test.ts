@@ -10,7 +10,13 @@
 import { describe, expect, it } from 'vitest';
 import { randomOps } from '../../src/store/etcd/random-ops.js';
 import { addTimeMatchers, assertEtcdAnswered, replayOnEtcd } from '../../src/store/etcd/record.js';
-import { compareTrace, formatDifferences, replayOnMemory, TRACE_FORMAT, type GoldenTrace } from '../../src/store/trace/index.js';
+import {
+  compareTrace,
+  formatDifferences,
+  replayOnMemory,
+  TRACE_FORMAT,
+  type GoldenTrace,
+} from '../../src/store/trace/index.js';
 import { describeEtcd } from '../helpers/etcd.js';
 
 function seeds(): number[] {
@@ -32,17 +38,41 @@ describe('random op sequences are deterministic', () => {
     expect(randomOps(7, { count: 50 })).toEqual(randomOps(7, { count: 50 }));
     expect(randomOps(7, { count: 50 })).not.toEqual(randomOps(8, { count: 50 }));
     const kinds = new Set(randomOps(1, { count: OPS_PER_SEED }).map((o) => o.op));
-    for (const k of ['put', 'delete', 'range', 'txn', 'compact', 'watch', 'watchCancel', 'leaseGrant', 'leaseRevoke', 'leaseTimeToLive', 'leaseKeepAlive']) expect(kinds).toContain(k);
+    for (const k of [
+      'put',
+      'delete',
+      'range',
+      'txn',
+      'compact',
+      'watch',
+      'watchCancel',
+      'leaseGrant',
+      'leaseRevoke',
+      'leaseTimeToLive',
+      'leaseKeepAlive',
+    ])
+      expect(kinds).toContain(k);
   });
 });
 
 describe('guards', () => {
   it('a replay where etcd stopped answering (UNAVAILABLE) is rejected, naming the op', () => {
-    const ops = [{ op: 'put', key: 'a', value: '1' }, { op: 'txn', compare: [], success: [], failure: [] }];
-    expect(() => assertEtcdAnswered('t', ops, [{ revision: 2, prevKv: null }, { revision: 2, succeeded: true, responses: [] }])).not.toThrow();
-    expect(() => assertEtcdAnswered('t', ops, [{ revision: 2, prevKv: null }, { error: { code: 14, codeName: 'UNAVAILABLE', message: 'x' } }])).toThrow(
-      /t: etcd stopped answering at ops\[1\] \(txn\)/,
-    );
+    const ops = [
+      { op: 'put', key: 'a', value: '1' },
+      { op: 'txn', compare: [], success: [], failure: [] },
+    ];
+    expect(() =>
+      assertEtcdAnswered('t', ops, [
+        { revision: 2, prevKv: null },
+        { revision: 2, succeeded: true, responses: [] },
+      ]),
+    ).not.toThrow();
+    expect(() =>
+      assertEtcdAnswered('t', ops, [
+        { revision: 2, prevKv: null },
+        { error: { code: 14, codeName: 'UNAVAILABLE', message: 'x' } },
+      ]),
+    ).toThrow(/t: etcd stopped answering at ops\[1\] \(txn\)/);
   });
 
   it('txns that would crash etcd 3.4 (fromKey delete + ignoreValue/ignoreLease put) never appear', () => {
@@ -66,22 +96,37 @@ describe('guards', () => {
   });
 });
 
-describeEtcd('MemoryStore vs real etcd on seeded random op sequences', () => {
-  describe.concurrent('seeds', () => {
-    for (const seed of seeds()) {
-      it(`seed ${seed}`, async () => {
-        const ops = randomOps(seed, { count: OPS_PER_SEED });
-        const input: GoldenTrace = { format: TRACE_FORMAT, name: `random-${seed}`, ops };
-        const onEtcd = await replayOnEtcd(input);
-        const onMemory = await replayOnMemory(input);
-        const reference: GoldenTrace = { ...input, ...onEtcd, expected: addTimeMatchers(ops, onEtcd.expected) };
-        const diffs = compareTrace(reference, onMemory);
-        const errors = Object.entries(onEtcd.watchMeta).flatMap(([id, m]) => m.errors.map((e) => `${id}: ${e}`));
-        expect(errors, `seed ${seed}: watcher errors on etcd`).toEqual([]);
-        expect(diffs, `seed ${seed} (reproduce: KUBESIM_DIFF_SEEDS=${seed} npx vitest run test/store/etcd-differential.test.ts):\n${formatDifferences(diffs)}`).toEqual([]);
-        // the comparison must have had something to compare
-        expect(onEtcd.expected.filter((a) => !(typeof a === 'object' && a !== null && 'error' in a)).length).toBeGreaterThan(OPS_PER_SEED / 2);
-      });
-    }
-  });
-}, { shared: false });
+describeEtcd(
+  'MemoryStore vs real etcd on seeded random op sequences',
+  () => {
+    describe.concurrent('seeds', () => {
+      for (const seed of seeds()) {
+        it(`seed ${seed}`, async () => {
+          const ops = randomOps(seed, { count: OPS_PER_SEED });
+          const input: GoldenTrace = { format: TRACE_FORMAT, name: `random-${seed}`, ops };
+          const onEtcd = await replayOnEtcd(input);
+          const onMemory = await replayOnMemory(input);
+          const reference: GoldenTrace = {
+            ...input,
+            ...onEtcd,
+            expected: addTimeMatchers(ops, onEtcd.expected),
+          };
+          const diffs = compareTrace(reference, onMemory);
+          const errors = Object.entries(onEtcd.watchMeta).flatMap(([id, m]) =>
+            m.errors.map((e) => `${id}: ${e}`),
+          );
+          expect(errors, `seed ${seed}: watcher errors on etcd`).toEqual([]);
+          expect(
+            diffs,
+            `seed ${seed} (reproduce: KUBESIM_DIFF_SEEDS=${seed} npx vitest run test/store/etcd-differential.test.ts):\n${formatDifferences(diffs)}`,
+          ).toEqual([]);
+          // the comparison must have had something to compare
+          expect(
+            onEtcd.expected.filter((a) => !(typeof a === 'object' && a !== null && 'error' in a)).length,
+          ).toBeGreaterThan(OPS_PER_SEED / 2);
+        });
+      }
+    });
+  },
+  { shared: false },
+);

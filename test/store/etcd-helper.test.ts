@@ -11,12 +11,16 @@ import { describeEtcd } from '../helpers/etcd.js';
 
 const isChild = process.env.KUBESIM_HELPER_CHILD === '1';
 
-describeEtcd('helper probe', (etcd) => {
-  it('runs on a live etcd', async () => {
-    const s = etcd.store('probe/');
-    expect(await s.currentRevision()).toBeGreaterThanOrEqual(1);
-  });
-}, { shared: true });
+describeEtcd(
+  'helper probe',
+  (etcd) => {
+    it('runs on a live etcd', async () => {
+      const s = etcd.store('probe/');
+      expect(await s.currentRevision()).toBeGreaterThanOrEqual(1);
+    });
+  },
+  { shared: true },
+);
 
 describe.skipIf(isChild)('etcd helper without etcd', () => {
   const root = join(import.meta.dirname, '..', '..');
@@ -25,8 +29,20 @@ describe.skipIf(isChild)('etcd helper without etcd', () => {
       execFile(
         process.execPath,
         [join(root, 'node_modules', 'vitest', 'vitest.mjs'), 'run', 'test/store/etcd-helper.test.ts'],
-        { cwd: root, encoding: 'utf8', timeout: 60_000, env: { ...process.env, KUBESIM_HELPER_CHILD: '1', KUBESIM_ETCD_BIN: '/nonexistent/etcd', KUBESIM_REQUIRE_ETCD: '', ...extra } },
-        (err, stdout, stderr) => resolve({ status: err ? Number((err as { code?: number }).code ?? 1) : 0, out: stdout + stderr }),
+        {
+          cwd: root,
+          encoding: 'utf8',
+          timeout: 60_000,
+          env: {
+            ...process.env,
+            KUBESIM_HELPER_CHILD: '1',
+            KUBESIM_ETCD_BIN: '/nonexistent/etcd',
+            KUBESIM_REQUIRE_ETCD: '',
+            ...extra,
+          },
+        },
+        (err, stdout, stderr) =>
+          resolve({ status: err ? Number((err as { code?: number }).code ?? 1) : 0, out: stdout + stderr }),
       );
     });
   // both children start at once (each is a vitest start-up of several seconds)

@@ -8,12 +8,23 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { replayOnEtcd } from '../../src/store/etcd/record.js';
 import { traceOpSets } from '../../src/store/etcd/trace-ops.js';
-import { compareTrace, formatDifferences, parseTrace, replayOnMemory, type GoldenTrace } from '../../src/store/trace/index.js';
+import {
+  compareTrace,
+  formatDifferences,
+  parseTrace,
+  replayOnMemory,
+  type GoldenTrace,
+} from '../../src/store/trace/index.js';
 import { describeEtcd } from '../helpers/etcd.js';
 
 const dir = join(import.meta.dirname, '..', 'fixtures', 'etcd');
-const files = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.json')).sort() : [];
-const load = (f: string): GoldenTrace => parseTrace(JSON.parse(readFileSync(join(dir, f), 'utf8')), `test/fixtures/etcd/${f}`);
+const files = existsSync(dir)
+  ? readdirSync(dir)
+      .filter((f) => f.endsWith('.json'))
+      .sort()
+  : [];
+const load = (f: string): GoldenTrace =>
+  parseTrace(JSON.parse(readFileSync(join(dir, f), 'utf8')), `test/fixtures/etcd/${f}`);
 
 describe('golden etcd traces', () => {
   it('exist for every built-in op set, with the ops of that set and no recorder warnings', () => {
@@ -39,14 +50,18 @@ describe('golden etcd traces replay on MemoryStore', () => {
   }
 });
 
-describeEtcd('golden etcd traces replay on a fresh real etcd (EtcdStore)', () => {
-  describe.concurrent('traces', () => {
-    for (const f of files) {
-      it(f, async () => {
-        const trace = load(f);
-        const diffs = compareTrace(trace, await replayOnEtcd(trace));
-        expect(diffs, formatDifferences(diffs)).toEqual([]);
-      });
-    }
-  });
-}, { shared: false });
+describeEtcd(
+  'golden etcd traces replay on a fresh real etcd (EtcdStore)',
+  () => {
+    describe.concurrent('traces', () => {
+      for (const f of files) {
+        it(f, async () => {
+          const trace = load(f);
+          const diffs = compareTrace(trace, await replayOnEtcd(trace));
+          expect(diffs, formatDifferences(diffs)).toEqual([]);
+        });
+      }
+    });
+  },
+  { shared: false },
+);

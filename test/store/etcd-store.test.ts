@@ -36,8 +36,12 @@ function collector() {
 describe('EtcdStore options', () => {
   it('are validated eagerly with the field in the message', () => {
     expect(() => new EtcdStore({} as never)).toThrow(/options.endpoints must be a URL string/);
-    expect(() => new EtcdStore({ endpoints: 'http://127.0.0.1:1', prefix: 3 as never })).toThrow(/options.prefix must be a string, got number/);
-    expect(() => new EtcdStore({ endpoints: 'http://127.0.0.1:1', callTimeoutMs: -1 })).toThrow(/options.callTimeoutMs must be a number >= 0, got -1/);
+    expect(() => new EtcdStore({ endpoints: 'http://127.0.0.1:1', prefix: 3 as never })).toThrow(
+      /options.prefix must be a string, got number/,
+    );
+    expect(() => new EtcdStore({ endpoints: 'http://127.0.0.1:1', callTimeoutMs: -1 })).toThrow(
+      /options.callTimeoutMs must be a number >= 0, got -1/,
+    );
   });
 });
 
@@ -48,13 +52,25 @@ describeEtcd('EtcdStore on a real etcd', (etcd) => {
     expect(p1.prevKv).toBeUndefined();
     const p2 = await s.put({ key: 'a', value: enc('2'), prevKv: true });
     expect(p2.header.revision).toBe(p1.header.revision + 1);
-    expect(p2.prevKv).toEqual({ key: 'a', value: enc('1'), createRevision: p1.header.revision, modRevision: p1.header.revision, version: 1, lease: 0 });
+    expect(p2.prevKv).toEqual({
+      key: 'a',
+      value: enc('1'),
+      createRevision: p1.header.revision,
+      modRevision: p1.header.revision,
+      version: 1,
+      lease: 0,
+    });
     const r = await s.range({ key: 'a' });
     expect(r.count).toBe(1);
     expect(r.more).toBe(false);
     expect(r.kvs[0]!.value).toBeInstanceOf(Uint8Array);
     expect(dec(r.kvs[0]!.value)).toBe('2');
-    expect(r.kvs[0]).toMatchObject({ key: 'a', version: 2, createRevision: p1.header.revision, modRevision: p2.header.revision });
+    expect(r.kvs[0]).toMatchObject({
+      key: 'a',
+      version: 2,
+      createRevision: p1.header.revision,
+      modRevision: p2.header.revision,
+    });
     const d = await s.deleteRange({ key: 'a', prevKv: true });
     expect(d.deleted).toBe(1);
     expect(d.prevKvs.map((kv) => kv.key)).toEqual(['a']);
@@ -78,13 +94,25 @@ describeEtcd('EtcdStore on a real etcd', (etcd) => {
     const s = etcd.store('t2/');
     const rev = await s.currentRevision();
     await expect(s.range({ key: 'a', revision: rev + 100 })).rejects.toMatchObject({
-      name: 'StoreError', code: 11, message: 'mvcc: required revision is a future revision',
+      name: 'StoreError',
+      code: 11,
+      message: 'mvcc: required revision is a future revision',
     });
-    await expect(s.put({ key: 'a', value: enc('v'), lease: 12345 })).rejects.toMatchObject({ code: 5, message: 'requested lease not found' });
+    await expect(s.put({ key: 'a', value: enc('v'), lease: 12345 })).rejects.toMatchObject({
+      code: 5,
+      message: 'requested lease not found',
+    });
     await expect(
-      s.txn({ success: [{ requestPut: { key: 'k', value: enc('1') } }, { requestPut: { key: 'k', value: enc('2') } }] }),
+      s.txn({
+        success: [
+          { requestPut: { key: 'k', value: enc('1') } },
+          { requestPut: { key: 'k', value: enc('2') } },
+        ],
+      }),
     ).rejects.toMatchObject({ code: 3, message: 'duplicate key given in txn request' });
-    await expect(s.put({ key: 'missing', value: new Uint8Array(0), ignoreValue: true })).rejects.toMatchObject({ code: 3, message: 'key not found' });
+    await expect(
+      s.put({ key: 'missing', value: new Uint8Array(0), ignoreValue: true }),
+    ).rejects.toMatchObject({ code: 3, message: 'key not found' });
     const err = await s.range({ key: 'a', revision: rev + 100 }).catch((e) => e);
     expect(err).toBeInstanceOf(StoreError);
   });
@@ -109,7 +137,10 @@ describeEtcd('EtcdStore on a real etcd', (etcd) => {
     expect((await s.range({ key: 'l' })).count).toBe(0);
     expect((await s.leaseKeepAlive(g.id)).ttl).toBe(0);
     expect((await s.leaseTimeToLive(g.id)).ttl).toBe(-1);
-    await expect(s.leaseRevoke(g.id)).rejects.toMatchObject({ code: 5, message: 'requested lease not found' });
+    await expect(s.leaseRevoke(g.id)).rejects.toMatchObject({
+      code: 5,
+      message: 'requested lease not found',
+    });
   });
 
   it('delivers watch events per revision with prevKv, progress on request, and stops after cancel', async () => {
@@ -118,11 +149,18 @@ describeEtcd('EtcdStore on a real etcd', (etcd) => {
     const w = await s.watch({ key: 'w/', rangeEnd: 'w0', prevKv: true }, c.on);
     expect(w.createdRevision).toBe(await s.currentRevision());
     await s.put({ key: 'w/a', value: enc('1') });
-    await s.txn({ success: [{ requestPut: { key: 'w/a', value: enc('2') } }, { requestPut: { key: 'w/b', value: enc('3') } }] });
+    await s.txn({
+      success: [
+        { requestPut: { key: 'w/a', value: enc('2') } },
+        { requestPut: { key: 'w/b', value: enc('3') } },
+      ],
+    });
     const del = await s.deleteRange({ key: 'w/', rangeEnd: 'w0' });
     await c.until((g) => g.some((r) => r.events.some((e) => e.type === 'DELETE' && e.kv.key === 'w/b')));
     const events = c.got.flatMap((r) => r.events);
-    expect(events.map((e) => [e.type, e.kv.key, e.kv.modRevision, e.prevKv ? dec(e.prevKv.value) : null])).toEqual([
+    expect(
+      events.map((e) => [e.type, e.kv.key, e.kv.modRevision, e.prevKv ? dec(e.prevKv.value) : null]),
+    ).toEqual([
       ['PUT', 'w/a', del.header.revision - 2, null],
       ['PUT', 'w/a', del.header.revision - 1, '1'],
       ['PUT', 'w/b', del.header.revision - 1, null],
@@ -151,8 +189,19 @@ describeEtcd('EtcdStore on a real etcd', (etcd) => {
     await c.until((g) => g.some((r) => r.canceled));
     // etcd 3.4 sends this cancellation with an empty header (revision 0): the mvcc layer's compacted
     // WatchResponse carries no revision.
-    expect(c.got).toEqual([{ header: { revision: 0 }, watchId: expect.any(Number), events: [], canceled: true, compactRevision: rev }]);
-    await expect(s.range({ key: 'c', revision: p.header.revision })).rejects.toMatchObject({ code: 11, message: 'mvcc: required revision has been compacted' });
+    expect(c.got).toEqual([
+      {
+        header: { revision: 0 },
+        watchId: expect.any(Number),
+        events: [],
+        canceled: true,
+        compactRevision: rev,
+      },
+    ]);
+    await expect(s.range({ key: 'c', revision: p.header.revision })).rejects.toMatchObject({
+      code: 11,
+      message: 'mvcc: required revision has been compacted',
+    });
   });
 
   it('joins the fragments of a fragmented watch response (fragment: true) into one delivery', async () => {
@@ -166,7 +215,11 @@ describeEtcd('EtcdStore on a real etcd', (etcd) => {
     // 1.5 MiB request limit, so etcd splits it into fragments
     await s.watch({ key: 'f/', rangeEnd: 'f0', startRevision: first.header.revision, fragment: true }, c.on);
     await c.until((g) => g.flatMap((r) => r.events).length === 3);
-    expect(c.got.flatMap((r) => r.events).map((e) => [e.kv.key, e.kv.value.length])).toEqual([['f/1', big.length], ['f/2', big.length], ['f/3', big.length]]);
+    expect(c.got.flatMap((r) => r.events).map((e) => [e.kv.key, e.kv.value.length])).toEqual([
+      ['f/1', big.length],
+      ['f/2', big.length],
+      ['f/3', big.length],
+    ]);
     for (const r of c.got) expect(r.events.length).toBeGreaterThan(0);
   });
 
@@ -175,21 +228,37 @@ describeEtcd('EtcdStore on a real etcd', (etcd) => {
     const c = collector();
     await s.watch({ key: 'idle', progressNotify: true }, c.on);
     await c.until((g) => g.some((r) => r.progress), 5000);
-    expect(c.got[0]).toEqual({ header: { revision: await s.currentRevision() }, watchId: expect.any(Number), events: [], progress: true });
+    expect(c.got[0]).toEqual({
+      header: { revision: await s.currentRevision() },
+      watchId: expect.any(Number),
+      events: [],
+      progress: true,
+    });
   });
 
-  it('creates and immediately cancels a watch over an empty range, with etcd\'s reason', async () => {
+  it("creates and immediately cancels a watch over an empty range, with etcd's reason", async () => {
     const s = etcd.store('t8/');
     const c = collector();
     const w = await s.watch({ key: 'b', rangeEnd: 'a' }, c.on);
     await c.until((g) => g.length > 0);
-    expect(c.got).toEqual([{ header: { revision: w.createdRevision }, watchId: w.watchId, events: [], canceled: true, cancelReason: 'mvcc: watcher range is empty' }]);
+    expect(c.got).toEqual([
+      {
+        header: { revision: w.createdRevision },
+        watchId: w.watchId,
+        events: [],
+        canceled: true,
+        cancelReason: 'mvcc: watcher range is empty',
+      },
+    ]);
   });
 
   it('rejects calls after close()', async () => {
     const s = etcd.store('t9/');
     await s.close();
-    await expect(s.range({ key: 'a' })).rejects.toMatchObject({ name: 'StoreError', message: 'store is closed' });
+    await expect(s.range({ key: 'a' })).rejects.toMatchObject({
+      name: 'StoreError',
+      message: 'store is closed',
+    });
   });
 
   it('reports a dying etcd as a canceled watch and UNAVAILABLE errors, without crashing', async () => {
@@ -209,10 +278,12 @@ describeEtcd('EtcdStore on a real etcd', (etcd) => {
     const s = etcd.store('t10/');
     const pending = s.watch({ key: 'a' }, () => undefined);
     const closing = s.close();
-    const outcome = await pending.then(() => 'created', (e) => e);
+    const outcome = await pending.then(
+      () => 'created',
+      (e) => e,
+    );
     await closing;
     // either etcd confirmed the watch first (then close() canceled it) or the watch was aborted
     if (outcome !== 'created') expect(outcome).toMatchObject({ name: 'StoreError' });
   });
 });
-

@@ -14,7 +14,13 @@ import { str, v } from './conformance.js';
 
 const collect = () => {
   const responses: WatchResponse[] = [];
-  return { responses, cb: (r: WatchResponse) => { responses.push(r); }, events: () => responses.flatMap((r) => r.events) };
+  return {
+    responses,
+    cb: (r: WatchResponse) => {
+      responses.push(r);
+    },
+    events: () => responses.flatMap((r) => r.events),
+  };
 };
 
 describe('MemoryStore watch delivery', () => {
@@ -31,7 +37,9 @@ describe('MemoryStore watch delivery', () => {
   it(`catches up from history in batches of at most ${MAX_REVISIONS_PER_BATCH} revisions, then goes live`, async () => {
     const s = new MemoryStore();
     for (let i = 0; i < 2500; i++) s.putSync({ key: `k${i % 7}`, value: v(String(i)) });
-    s.txnSync({ success: Array.from({ length: 50 }, (_, i) => ({ requestPut: { key: `t${i}`, value: v('x') } })) }); // rev 2502
+    s.txnSync({
+      success: Array.from({ length: 50 }, (_, i) => ({ requestPut: { key: `t${i}`, value: v('x') } })),
+    }); // rev 2502
     const c = collect();
     s.watchSync({ key: 'k', rangeEnd: 'u', startRevision: 1 }, c.cb);
     await s.settle();
@@ -42,12 +50,16 @@ describe('MemoryStore watch delivery', () => {
     expect(revs.slice(0, 2500)).toEqual(Array.from({ length: 2500 }, (_, i) => i + 2));
     expect(c.responses.length).toBeGreaterThanOrEqual(4);
     for (const r of c.responses) {
-      expect(new Set(r.events.map((e) => e.kv.modRevision)).size).toBeLessThanOrEqual(MAX_REVISIONS_PER_BATCH);
+      expect(new Set(r.events.map((e) => e.kv.modRevision)).size).toBeLessThanOrEqual(
+        MAX_REVISIONS_PER_BATCH,
+      );
     }
     // the 50 events of the txn revision arrive in one response, in op order
     const txnResp = c.responses.filter((r) => r.events.some((e) => e.kv.modRevision === 2502));
     expect(txnResp).toHaveLength(1);
-    expect(txnResp[0].events.filter((e) => e.kv.modRevision === 2502).map((e) => e.kv.key)).toEqual(Array.from({ length: 50 }, (_, i) => `t${i}`));
+    expect(txnResp[0].events.filter((e) => e.kv.modRevision === 2502).map((e) => e.kv.key)).toEqual(
+      Array.from({ length: 50 }, (_, i) => `t${i}`),
+    );
     expect(str(c.events().at(-1)!.kv.value)).toBe('live');
   });
 
@@ -73,17 +85,22 @@ describe('MemoryStore watch delivery', () => {
     let wrote = false;
     s.watchSync({ key: 'h', startRevision: 2 }, (r) => {
       for (const e of r.events) revs.push(e.kv.modRevision);
-      if (!wrote) { wrote = true; s.putSync({ key: 'h', value: v('from-callback') }); }
+      if (!wrote) {
+        wrote = true;
+        s.putSync({ key: 'h', value: v('from-callback') });
+      }
     });
     await s.settle();
     expect(revs).toEqual(Array.from({ length: 2101 }, (_, i) => i + 2));
   });
 
-  it('cancel inside another watcher\'s callback stops delivery at once', async () => {
+  it("cancel inside another watcher's callback stops delivery at once", async () => {
     const s = new MemoryStore();
     const b = collect();
     const wb = s.watchSync({ key: 'x' }, b.cb);
-    s.watchSync({ key: 'x' }, () => { void wb.cancel(); });
+    s.watchSync({ key: 'x' }, () => {
+      void wb.cancel();
+    });
     // registration order: wb first, so it gets revision 2; its cancellation then blocks revision 3
     s.putSync({ key: 'x', value: v('1') });
     await s.settle();
@@ -104,7 +121,8 @@ describe('MemoryStore watch delivery', () => {
   it('periodic progress notifications on the Clock, only when no events were sent in the interval', async () => {
     const clock = new ManualClock();
     const s = new MemoryStore({ clock, progressNotifyIntervalMs: 1000 });
-    const p = collect(), plain = collect();
+    const p = collect(),
+      plain = collect();
     s.watchSync({ key: 'p', progressNotify: true }, p.cb);
     s.watchSync({ key: 'p' }, plain.cb);
     clock.advance(1000);
@@ -163,7 +181,7 @@ describe('MemoryStore leases on a virtual clock', () => {
     expect(s.leaseTimeToLiveSync(l.id).ttl).toBe(9_000_000_000 - Math.trunc((2 ** 31 + 5) / 1000) - 1);
   });
 
-  it('granting an ID that exists fails with etcd\'s text', () => {
+  it("granting an ID that exists fails with etcd's text", () => {
     const s = new MemoryStore({ clock: new ManualClock() });
     s.leaseGrantSync(10, 42);
     expect(() => s.leaseGrantSync(10, 42)).toThrow('lease already exists');
@@ -179,14 +197,24 @@ describe('MemoryStore compaction', () => {
     expect(s.indexSize).toBe(10);
     s.compactSync({ revision: 16 });
     expect(s.indexSize).toBe(5);
-    expect(s.rangeSync({ key: 'k', rangeEnd: 'l', revision: 16 }).kvs.map((kv) => kv.key)).toEqual(['k5', 'k6', 'k7', 'k8', 'k9']);
+    expect(s.rangeSync({ key: 'k', rangeEnd: 'l', revision: 16 }).kvs.map((kv) => kv.key)).toEqual([
+      'k5',
+      'k6',
+      'k7',
+      'k8',
+      'k9',
+    ]);
     expect(str(s.rangeSync({ key: 'k9', revision: 16 }).kvs[0].value)).toBe('a');
-    expect(() => s.rangeSync({ key: 'k9', revision: 15 })).toThrow('mvcc: required revision has been compacted');
+    expect(() => s.rangeSync({ key: 'k9', revision: 15 })).toThrow(
+      'mvcc: required revision has been compacted',
+    );
     expect(s.logKv.map((kv) => kv.modRevision)).toEqual([17]); // the tombstone at 16 is gone
     const c = collect();
     s.watchSync({ key: 'k', rangeEnd: 'l', startRevision: 16, prevKv: true }, c.cb);
     await s.settle();
-    expect(c.events().map((e) => [e.type, e.kv.key, e.prevKv && str(e.prevKv.value)])).toEqual([['PUT', 'k9', 'a']]);
+    expect(c.events().map((e) => [e.type, e.kv.key, e.prevKv && str(e.prevKv.value)])).toEqual([
+      ['PUT', 'k9', 'a'],
+    ]);
   });
 });
 
@@ -196,8 +224,12 @@ describe('MemoryStore compaction', () => {
 class NaiveMvcc {
   snaps: Map<string, KeyValue>[] = [new Map(), new Map()]; // index = revision (1 = empty)
   compacted = 0;
-  get rev() { return this.snaps.length - 1; }
-  cur() { return this.snaps[this.rev]; }
+  get rev() {
+    return this.snaps.length - 1;
+  }
+  cur() {
+    return this.snaps[this.rev];
+  }
   write(ops: ({ put: string; value: string } | { del: string; end?: string })[]): void {
     const next = new Map(this.cur());
     const rev = this.rev + 1;
@@ -205,11 +237,21 @@ class NaiveMvcc {
     for (const op of ops) {
       if ('put' in op) {
         const prev = next.get(op.put);
-        next.set(op.put, { key: op.put, value: v(op.value), createRevision: prev?.createRevision ?? rev, modRevision: rev, version: (prev?.version ?? 0) + 1, lease: 0 });
+        next.set(op.put, {
+          key: op.put,
+          value: v(op.value),
+          createRevision: prev?.createRevision ?? rev,
+          modRevision: rev,
+          version: (prev?.version ?? 0) + 1,
+          lease: 0,
+        });
         changed = true;
       } else {
         for (const k of [...next.keys()].sort()) {
-          if (op.end === undefined ? k === op.del : k >= op.del && k < op.end) { next.delete(k); changed = true; }
+          if (op.end === undefined ? k === op.del : k >= op.del && k < op.end) {
+            next.delete(k);
+            changed = true;
+          }
         }
       }
     }
@@ -217,7 +259,9 @@ class NaiveMvcc {
   }
   range(key: string, end: string | undefined, rev: number): KeyValue[] {
     const snap = this.snaps[rev > 0 ? rev : this.rev];
-    return [...snap.values()].filter((kv) => (end === undefined ? kv.key === key : kv.key >= key && kv.key < end)).sort((a, b) => (a.key < b.key ? -1 : 1));
+    return [...snap.values()]
+      .filter((kv) => (end === undefined ? kv.key === key : kv.key >= key && kv.key < end))
+      .sort((a, b) => (a.key < b.key ? -1 : 1));
   }
 }
 
@@ -230,20 +274,25 @@ describe('MemoryStore vs a naive MVCC model (seeded random ops)', () => {
       const keys = ['a', 'b', 'c', 'd', 'e', 'f', 'g'];
       const key = () => keys[rng.int(keys.length)];
       const events: KeyValue[] = [];
-      s.watchSync({ key: 'a', rangeEnd: 'z' }, (r) => { for (const e of r.events) events.push(e.kv); });
+      s.watchSync({ key: 'a', rangeEnd: 'z' }, (r) => {
+        for (const e of r.events) events.push(e.kv);
+      });
       for (let step = 0; step < 600; step++) {
         const roll = rng.int(100);
         if (roll < 45) {
-          const k = key(), val = String(rng.int(5));
+          const k = key(),
+            val = String(rng.int(5));
           s.putSync({ key: k, value: v(val) });
           m.write([{ put: k, value: val }]);
         } else if (roll < 60) {
-          const a = key(), b = key();
+          const a = key(),
+            b = key();
           const end = rng.int(2) ? (a < b ? b : undefined) : undefined;
           s.deleteRangeSync({ key: a, rangeEnd: end });
           m.write([{ del: a, end }]);
         } else if (roll < 72) {
-          const k1 = key(), k2 = keys[(keys.indexOf(k1) + 1 + rng.int(keys.length - 1)) % keys.length];
+          const k1 = key(),
+            k2 = keys[(keys.indexOf(k1) + 1 + rng.int(keys.length - 1)) % keys.length];
           const want = rng.int(4);
           const live = m.cur().get(k1)?.version ?? 0;
           const r = s.txnSync({
@@ -260,7 +309,8 @@ describe('MemoryStore vs a naive MVCC model (seeded random ops)', () => {
             m.compacted = c;
           }
         } else {
-          const a = key(), b = key();
+          const a = key(),
+            b = key();
           const end = a < b ? b : undefined;
           const rev = rng.int(3) === 0 ? m.compacted + rng.int(m.rev - m.compacted + 1) : 0;
           const req: RangeRequest = { key: a, rangeEnd: end, revision: rev };
@@ -270,7 +320,9 @@ describe('MemoryStore vs a naive MVCC model (seeded random ops)', () => {
           }
           const got = s.rangeSync(req);
           const want = m.range(a, end, rev);
-          expect(got.kvs.map((kv) => ({ ...kv, value: str(kv.value) }))).toEqual(want.map((kv) => ({ ...kv, value: str(kv.value) })));
+          expect(got.kvs.map((kv) => ({ ...kv, value: str(kv.value) }))).toEqual(
+            want.map((kv) => ({ ...kv, value: str(kv.value) })),
+          );
           expect(got.count).toBe(want.length);
           expect(got.header.revision).toBe(m.rev);
         }
@@ -280,16 +332,22 @@ describe('MemoryStore vs a naive MVCC model (seeded random ops)', () => {
       // the watcher saw every change: rebuild each revision's changes from the model
       const expected: string[] = [];
       for (let r = 2; r <= m.rev; r++) {
-        const before = m.snaps[r - 1], after = m.snaps[r];
+        const before = m.snaps[r - 1],
+          after = m.snaps[r];
         for (const k of new Set([...before.keys(), ...after.keys()])) {
           const a = after.get(k);
           if (a && a.modRevision === r) expected.push(`${r} PUT ${k} v${a.version}`);
           else if (!a && before.has(k)) expected.push(`${r} DELETE ${k}`);
         }
       }
-      const got = events.map((kv) => (kv.version === 0 ? `${kv.modRevision} DELETE ${kv.key}` : `${kv.modRevision} PUT ${kv.key} v${kv.version}`));
+      const got = events.map((kv) =>
+        kv.version === 0
+          ? `${kv.modRevision} DELETE ${kv.key}`
+          : `${kv.modRevision} PUT ${kv.key} v${kv.version}`,
+      );
       // within a revision the model has no op order; compare per revision as sorted sets
-      const norm = (xs: string[]) => [...xs].sort((x, y) => (Number(x.split(' ')[0]) - Number(y.split(' ')[0])) || (x < y ? -1 : 1));
+      const norm = (xs: string[]) =>
+        [...xs].sort((x, y) => Number(x.split(' ')[0]) - Number(y.split(' ')[0]) || (x < y ? -1 : 1));
       expect(norm(got)).toEqual(norm(expected));
     });
   }
@@ -302,15 +360,20 @@ describe('MemoryStore: a key put and deleted in one txn (found by the etcd diffe
     const c = collect();
     s.watchSync({ key: 'f/', rangeEnd: 'f0', prevKv: true }, c.cb);
     // "\0" is not open-ended in etcd's duplicate check, so these puts inside the deleted range pass
-    const r = s.txnSync({ success: [
-      { requestPut: { key: 'f/new', value: v('0') } },
-      { requestPut: { key: 'f/old', value: v('1') } },
-      { requestDeleteRange: { key: 'f/', rangeEnd: '\0' } },
-    ] });
+    const r = s.txnSync({
+      success: [
+        { requestPut: { key: 'f/new', value: v('0') } },
+        { requestPut: { key: 'f/old', value: v('1') } },
+        { requestDeleteRange: { key: 'f/', rangeEnd: '\0' } },
+      ],
+    });
     expect(r.header.revision).toBe(3);
     await s.settle();
     expect(c.events().map((e) => [e.type, e.kv.key, e.prevKv ? str(e.prevKv.value) : null])).toEqual([
-      ['PUT', 'f/new', null], ['PUT', 'f/old', 'before'], ['DELETE', 'f/new', null], ['DELETE', 'f/old', 'before'],
+      ['PUT', 'f/new', null],
+      ['PUT', 'f/old', 'before'],
+      ['DELETE', 'f/new', null],
+      ['DELETE', 'f/old', 'before'],
     ]);
   });
 });

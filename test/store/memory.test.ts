@@ -7,7 +7,10 @@ runKvStoreConformance('MemoryStore', async () => {
   const store = new MemoryStore({ clock });
   return {
     store,
-    advanceLeaseTime: async (ms) => { clock.advance(ms); await store.settle(); },
+    advanceLeaseTime: async (ms) => {
+      clock.advance(ms);
+      await store.settle();
+    },
     cleanup: () => store.close(),
   };
 });

@@ -17,12 +17,16 @@ async function load(store: KvStore, seed: number): Promise<void> {
   const rng = new Rng(seed);
   const keys = Array.from({ length: 200 }, (_, i) => `k${String(i).padStart(3, '0')}`);
   for (let i = 0; i < keys.length; i += 10) {
-    await store.txn({ success: keys.slice(i, i + 10).map((key) => ({ requestPut: { key, value: v(String(rng.int(4))) } })) });
+    await store.txn({
+      success: keys.slice(i, i + 10).map((key) => ({ requestPut: { key, value: v(String(rng.int(4))) } })),
+    });
   }
   for (let round = 0; round < 2; round++) {
     const some = keys.filter(() => rng.int(3) === 0);
     for (let i = 0; i < some.length; i += 10) {
-      await store.txn({ success: some.slice(i, i + 10).map((key) => ({ requestPut: { key, value: v(String(rng.int(4))) } })) });
+      await store.txn({
+        success: some.slice(i, i + 10).map((key) => ({ requestPut: { key, value: v(String(rng.int(4))) } })),
+      });
     }
   }
 }
@@ -31,7 +35,11 @@ async function load(store: KvStore, seed: number): Promise<void> {
 async function loadSawtooth(store: KvStore): Promise<void> {
   const keys = Array.from({ length: 200 }, (_, i) => `k${String(i).padStart(3, '0')}`);
   for (let i = 0; i < keys.length; i += 50) {
-    await store.txn({ success: keys.slice(i, i + 50).map((key, j) => ({ requestPut: { key, value: v(String((i + j) % 17).padStart(2, '0')) } })) });
+    await store.txn({
+      success: keys
+        .slice(i, i + 50)
+        .map((key, j) => ({ requestPut: { key, value: v(String((i + j) % 17).padStart(2, '0')) } })),
+    });
   }
 }
 
@@ -43,7 +51,7 @@ for (const sortTarget of ['VERSION', 'VALUE', 'MOD', 'CREATE', 'KEY'] as SortTar
 }
 
 describeEtcd('range sort order of ties: MemoryStore vs real etcd', (etcd) => {
-  it('sawtooth values sorted by VALUE (exercises pdqsort\'s breakPatterns and its xorshift)', async () => {
+  it("sawtooth values sorted by VALUE (exercises pdqsort's breakPatterns and its xorshift)", async () => {
     const remote = etcd.store('sort-saw/');
     const local = new MemoryStore();
     await loadSawtooth(remote);
@@ -52,7 +60,10 @@ describeEtcd('range sort order of ties: MemoryStore vs real etcd', (etcd) => {
       for (const sortTarget of ['VALUE', 'MOD'] as SortTarget[]) {
         const req: RangeRequest = { key: 'k', rangeEnd: 'l', sortTarget, sortOrder };
         const [a, b] = await Promise.all([remote.range(req), local.range(req)]);
-        expect(b.kvs.map((kv) => kv.key), `${sortTarget} ${sortOrder}`).toEqual(a.kvs.map((kv) => kv.key));
+        expect(
+          b.kvs.map((kv) => kv.key),
+          `${sortTarget} ${sortOrder}`,
+        ).toEqual(a.kvs.map((kv) => kv.key));
       }
     }
     await local.close();
@@ -67,7 +78,10 @@ describeEtcd('range sort order of ties: MemoryStore vs real etcd', (etcd) => {
       for (const req of requests) {
         const [a, b] = await Promise.all([remote.range(req), local.range(req)]);
         const label = `${req.sortTarget} ${req.sortOrder} limit ${req.limit}`;
-        expect(b.kvs.map((kv) => kv.key), label).toEqual(a.kvs.map((kv) => kv.key));
+        expect(
+          b.kvs.map((kv) => kv.key),
+          label,
+        ).toEqual(a.kvs.map((kv) => kv.key));
         expect([b.count, b.more], label).toEqual([a.count, a.more]);
       }
       await local.close();

@@ -7,12 +7,24 @@ import { describe, expect, it } from 'vitest';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  compareTrace, formatDifferences, parseTrace, replayOnMemory, TraceFormatError, type GoldenTrace, type TraceResult,
+  compareTrace,
+  formatDifferences,
+  parseTrace,
+  replayOnMemory,
+  TraceFormatError,
+  type GoldenTrace,
+  type TraceResult,
 } from '../../src/store/trace/index.js';
 
 const root = join(import.meta.dirname, '..', 'fixtures');
-const load = (dir: string, f: string): GoldenTrace => parseTrace(JSON.parse(readFileSync(join(root, dir, f), 'utf8')), `${dir}/${f}`);
-const jsonFiles = (dir: string) => (existsSync(join(root, dir)) ? readdirSync(join(root, dir)).filter((f) => f.endsWith('.json')).sort() : []);
+const load = (dir: string, f: string): GoldenTrace =>
+  parseTrace(JSON.parse(readFileSync(join(root, dir, f), 'utf8')), `${dir}/${f}`);
+const jsonFiles = (dir: string) =>
+  existsSync(join(root, dir))
+    ? readdirSync(join(root, dir))
+        .filter((f) => f.endsWith('.json'))
+        .sort()
+    : [];
 
 describe('hand-written traces replay on MemoryStore', () => {
   for (const f of jsonFiles('store')) {
@@ -63,7 +75,10 @@ describe('compareTrace', () => {
     delete (actual.expected[1] as Record<string, unknown>).prevKv;
     (actual.expected[0] as Record<string, unknown>).extra = 1;
     const wheres = compareTrace(trace, actual).map((d) => `${d.where}: ${d.message}`);
-    expect(wheres).toEqual(['ops[0] range "a".extra: unexpected field', 'ops[1] put "a".prevKv: missing field']);
+    expect(wheres).toEqual([
+      'ops[0] range "a".extra: unexpected field',
+      'ops[1] put "a".prevKv: missing field',
+    ]);
   });
 
   it('errors match on code and on the message without "etcdserver: "', async () => {
@@ -75,7 +90,9 @@ describe('compareTrace', () => {
     expect(compareTrace(trace, actual).map((d) => d.where)).toEqual(['ops[7] put "b".error.message']);
     expect(compareTrace(trace, actual, { ignoreErrorMessages: true })).toEqual([]);
     err.code = 3;
-    expect(compareTrace(trace, actual, { ignoreErrorMessages: true }).map((d) => d.where)).toEqual(['ops[7] put "b".error.code']);
+    expect(compareTrace(trace, actual, { ignoreErrorMessages: true }).map((d) => d.where)).toEqual([
+      'ops[7] put "b".error.code',
+    ]);
   });
 
   it('matchers $range, $oneOf, $any', async () => {
@@ -94,9 +111,16 @@ describe('compareTrace', () => {
     const { trace, actual } = await base();
     actual.watchEvents.w1.pop();
     actual.watchMeta.w2.compactRevision = 4;
-    actual.watchMeta.w1.responses = [{ revision: 5, eventRevisions: [3, 4] }, { revision: 6, eventRevisions: [4, 5] }];
+    actual.watchMeta.w1.responses = [
+      { revision: 5, eventRevisions: [3, 4] },
+      { revision: 6, eventRevisions: [4, 5] },
+    ];
     const wheres = compareTrace(trace, actual).map((d) => d.where);
-    expect(wheres).toEqual(['watchEvents.w1.length', 'watchMeta.w2.compactRevision', 'watchMeta.w1.responses[1]']);
+    expect(wheres).toEqual([
+      'watchEvents.w1.length',
+      'watchMeta.w2.compactRevision',
+      'watchMeta.w1.responses[1]',
+    ]);
   });
 
   it('skipQuirks skips tagged ops and the watchers they create', async () => {
@@ -104,7 +128,10 @@ describe('compareTrace', () => {
     const actual = await replayOnMemory(trace);
     actual.watchEvents.wTomb = [];
     (actual.expected[9] as { responses: { txn: { revision: number } }[] }).responses[0].txn.revision = 6;
-    expect(compareTrace(trace, actual).map((d) => d.where)).toEqual(['ops[9] txn.responses[0].txn.revision', 'watchEvents.wTomb.length']);
+    expect(compareTrace(trace, actual).map((d) => d.where)).toEqual([
+      'ops[9] txn.responses[0].txn.revision',
+      'watchEvents.wTomb.length',
+    ]);
     expect(compareTrace(trace, actual, { skipQuirks: true })).toEqual([]);
   });
 });
@@ -112,12 +139,28 @@ describe('compareTrace', () => {
 describe('parseTrace', () => {
   const ok = { format: 'etcd-golden-trace/v1', name: 't', ops: [{ op: 'put', key: 'a', value: 'b' }] };
   const cases: [string, unknown, string][] = [
-    ['wrong format tag', { ...ok, format: 'x' }, 'f.json: field "format" is "x", expected "etcd-golden-trace/v1"'],
+    [
+      'wrong format tag',
+      { ...ok, format: 'x' },
+      'f.json: field "format" is "x", expected "etcd-golden-trace/v1"',
+    ],
     ['ops not an array', { ...ok, ops: {} }, 'f.json: field "ops" must be an array'],
     ['unknown op', { ...ok, ops: [{ op: 'frobnicate' }] }, 'f.json: ops[0]: unknown op "frobnicate"'],
-    ['put without key', { ...ok, ops: [{ op: 'put', value: 'x' }] }, 'f.json: ops[0] (put): field "key" must be a string'],
-    ['bad compare target', { ...ok, ops: [{ op: 'txn', compare: [{ key: 'a', target: 'SIZE', result: 'EQUAL' }] }] }, 'f.json: ops[0].compare[0]: field "target" must be VALUE, VERSION, CREATE, MOD or LEASE'],
-    ['watch in a txn branch', { ...ok, ops: [{ op: 'txn', success: [{ op: 'watch', id: 1, key: 'a' }] }] }, 'f.json: ops[0].success[0]: unknown op "watch" in a txn branch'],
+    [
+      'put without key',
+      { ...ok, ops: [{ op: 'put', value: 'x' }] },
+      'f.json: ops[0] (put): field "key" must be a string',
+    ],
+    [
+      'bad compare target',
+      { ...ok, ops: [{ op: 'txn', compare: [{ key: 'a', target: 'SIZE', result: 'EQUAL' }] }] },
+      'f.json: ops[0].compare[0]: field "target" must be VALUE, VERSION, CREATE, MOD or LEASE',
+    ],
+    [
+      'watch in a txn branch',
+      { ...ok, ops: [{ op: 'txn', success: [{ op: 'watch', id: 1, key: 'a' }] }] },
+      'f.json: ops[0].success[0]: unknown op "watch" in a txn branch',
+    ],
     ['expected length', { ...ok, expected: [] }, 'f.json: "expected" has 0 entries for 1 ops'],
   ];
   for (const [name, json, message] of cases) {

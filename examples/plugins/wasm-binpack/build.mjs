@@ -6,17 +6,37 @@ import asc from 'assemblyscript/asc';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export async function buildBinpack(outFile = join(dirname(fileURLToPath(import.meta.url)), 'build', 'binpack.wasm')) {
+export async function buildBinpack(
+  outFile = join(dirname(fileURLToPath(import.meta.url)), 'build', 'binpack.wasm'),
+) {
   const here = dirname(fileURLToPath(import.meta.url));
-  const { error, stderr } = await asc.main([
-    join(here, 'assembly', 'index.ts'),
-    '--outFile', outFile,
-    '-O3', '--runtime', 'stub', '--noAssert', '--importMemory', '--memoryBase', '49152', '--initialMemory', '2',
-  ], { stdout: process.stdout, stderr: process.stderr });
+  const { error, stderr } = await asc.main(
+    [
+      join(here, 'assembly', 'index.ts'),
+      '--outFile',
+      outFile,
+      '-O3',
+      '--runtime',
+      'stub',
+      '--noAssert',
+      '--importMemory',
+      '--memoryBase',
+      '49152',
+      '--initialMemory',
+      '2',
+    ],
+    { stdout: process.stdout, stderr: process.stderr },
+  );
   if (error) throw new Error(`binpack: ${error.message}\n${stderr.toString()}`);
   return outFile;
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  buildBinpack().then((f) => console.log(`built ${f}`), (e) => { console.error(e.message); process.exit(1); });
+  buildBinpack().then(
+    (f) => console.log(`built ${f}`),
+    (e) => {
+      console.error(e.message);
+      process.exit(1);
+    },
+  );
 }

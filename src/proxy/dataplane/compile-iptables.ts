@@ -14,10 +14,50 @@
  * listed in `warnings`.
  */
 import {
-  ProgramBuilder, type Program, R_FLAGS, R_DST, R_DST_MASK, R_SRC, R_SRC_MASK, R_PROTO, R_DPORT, R_STAT, R_SET, R_SET_MODE,
-  R_VERDICT, R_ARG, F_DST, F_DST_NEG, F_SRC, F_SRC_NEG, F_PROTO, F_DPORT, F_DST_LOCAL, F_DST_LOCAL_NEG, F_SRC_LOCAL,
-  F_SRC_LOCAL_NEG, F_STAT, F_SET, F_SET_NEG, F_SET_DYNAMIC, K_DADDR_PROTO_DPORT, K_DADDR, K_SADDR_PROTO_DPORT, K_DPORT,
-  V_CONTINUE, V_JUMP, V_GOTO, V_RETURN, V_DNAT, V_ACCEPT, V_DROP, V_REJECT, F_ADD_SRC, PROTO_NUM, ipToU32, parseCidr4,
+  ProgramBuilder,
+  type Program,
+  R_FLAGS,
+  R_DST,
+  R_DST_MASK,
+  R_SRC,
+  R_SRC_MASK,
+  R_PROTO,
+  R_DPORT,
+  R_STAT,
+  R_SET,
+  R_SET_MODE,
+  R_VERDICT,
+  R_ARG,
+  F_DST,
+  F_DST_NEG,
+  F_SRC,
+  F_SRC_NEG,
+  F_PROTO,
+  F_DPORT,
+  F_DST_LOCAL,
+  F_DST_LOCAL_NEG,
+  F_SRC_LOCAL,
+  F_SRC_LOCAL_NEG,
+  F_STAT,
+  F_SET,
+  F_SET_NEG,
+  F_SET_DYNAMIC,
+  K_DADDR_PROTO_DPORT,
+  K_DADDR,
+  K_SADDR_PROTO_DPORT,
+  K_DPORT,
+  V_CONTINUE,
+  V_JUMP,
+  V_GOTO,
+  V_RETURN,
+  V_DNAT,
+  V_ACCEPT,
+  V_DROP,
+  V_REJECT,
+  F_ADD_SRC,
+  PROTO_NUM,
+  ipToU32,
+  parseCidr4,
 } from './program.js';
 
 export interface IpsetSpec {
@@ -60,18 +100,35 @@ export function splitArgs(line: string): string[] {
   for (let i = 0; i < line.length; i++) {
     const c = line[i];
     if (inQ) {
-      if (c === '\\' && i + 1 < line.length) { cur += line[++i]; continue; }
-      if (c === '"') { inQ = false; continue; }
+      if (c === '\\' && i + 1 < line.length) {
+        cur += line[++i];
+        continue;
+      }
+      if (c === '"') {
+        inQ = false;
+        continue;
+      }
       cur += c;
-    } else if (c === '"') { inQ = true; has = true; }
-    else if (c === ' ' || c === '\t') { if (has || cur) out.push(cur); cur = ''; has = false; }
-    else { cur += c; has = true; }
+    } else if (c === '"') {
+      inQ = true;
+      has = true;
+    } else if (c === ' ' || c === '\t') {
+      if (has || cur) out.push(cur);
+      cur = '';
+      has = false;
+    } else {
+      cur += c;
+      has = true;
+    }
   }
   if (has || cur) out.push(cur);
   return out;
 }
 
-function parseRestore(text: string, source: string): { rules: ParsedRule[]; chains: Map<string, Set<string>> } {
+function parseRestore(
+  text: string,
+  source: string,
+): { rules: ParsedRule[]; chains: Map<string, Set<string>> } {
   const rules: ParsedRule[] = [];
   const chains = new Map<string, Set<string>>();
   let table = '';
@@ -79,25 +136,54 @@ function parseRestore(text: string, source: string): { rules: ParsedRule[]; chai
   for (let n = 0; n < lines.length; n++) {
     const line = lines[n].trim();
     if (!line || line.startsWith('#')) continue;
-    if (line.startsWith('*')) { table = line.slice(1); if (!chains.has(table)) chains.set(table, new Set()); continue; }
-    if (line === 'COMMIT') { table = ''; continue; }
+    if (line.startsWith('*')) {
+      table = line.slice(1);
+      if (!chains.has(table)) chains.set(table, new Set());
+      continue;
+    }
+    if (line === 'COMMIT') {
+      table = '';
+      continue;
+    }
     if (!table) throw new Error(`${source}:${n + 1}: rule outside a table: "${line.slice(0, 80)}"`);
-    if (line.startsWith(':')) { chains.get(table)!.add(line.slice(1).split(' ')[0]); continue; }
+    if (line.startsWith(':')) {
+      chains.get(table)!.add(line.slice(1).split(' ')[0]);
+      continue;
+    }
     const a = splitArgs(line);
-    if (a[0] === '-X') { chains.get(table)!.delete(a[1]); continue; }
-    if (a[0] !== '-A' || a.length < 2) throw new Error(`${source}:${n + 1}: expected "-A CHAIN …", got "${line.slice(0, 80)}"`);
+    if (a[0] === '-X') {
+      chains.get(table)!.delete(a[1]);
+      continue;
+    }
+    if (a[0] !== '-A' || a.length < 2)
+      throw new Error(`${source}:${n + 1}: expected "-A CHAIN …", got "${line.slice(0, 80)}"`);
     rules.push({ table, chain: a[1], args: a.slice(2), line: n + 1 });
   }
   return { rules, chains };
 }
 
-const BUILTIN_TARGETS = new Set(['RETURN', 'ACCEPT', 'DROP', 'REJECT', 'DNAT', 'MARK', 'MASQUERADE', 'SNAT', 'LOG', 'CONNMARK']);
+const BUILTIN_TARGETS = new Set([
+  'RETURN',
+  'ACCEPT',
+  'DROP',
+  'REJECT',
+  'DNAT',
+  'MARK',
+  'MASQUERADE',
+  'SNAT',
+  'LOG',
+  'CONNMARK',
+]);
 
 /**
  * Compiles the restore text into a ProgramBuilder (so the ipvs compiler can add its virtual
  * servers before building). Throws on syntax it does not know, naming the line.
  */
-export function compileIptablesInto(text: string, opts: IptablesCompileOptions, source = 'iptables-restore input'): CompiledIptables {
+export function compileIptablesInto(
+  text: string,
+  opts: IptablesCompileOptions,
+  source = 'iptables-restore input',
+): CompiledIptables {
   const b = new ProgramBuilder(opts.mode ?? 'iptables');
   const warnings: string[] = [];
   const { rules, chains } = parseRestore(text, source);
@@ -139,37 +225,75 @@ export function compileIptablesInto(text: string, opts: IptablesCompileOptions, 
     };
     for (let i = 0; i < a.length; i++) {
       const w = a[i];
-      if (w === '!') { neg = true; continue; }
+      if (w === '!') {
+        neg = true;
+        continue;
+      }
       switch (w) {
-        case '-s': case '--source': case '-d': case '--destination': {
+        case '-s':
+        case '--source':
+        case '-d':
+        case '--destination': {
           const [ip, mask] = parseCidr4(take(++i));
-          if (w === '-s' || w === '--source') { f |= F_SRC | (neg ? F_SRC_NEG : 0); r[R_SRC] = ip | 0; r[R_SRC_MASK] = mask | 0; }
-          else { f |= F_DST | (neg ? F_DST_NEG : 0); r[R_DST] = ip | 0; r[R_DST_MASK] = mask | 0; }
+          if (w === '-s' || w === '--source') {
+            f |= F_SRC | (neg ? F_SRC_NEG : 0);
+            r[R_SRC] = ip | 0;
+            r[R_SRC_MASK] = mask | 0;
+          } else {
+            f |= F_DST | (neg ? F_DST_NEG : 0);
+            r[R_DST] = ip | 0;
+            r[R_DST_MASK] = mask | 0;
+          }
           break;
         }
-        case '-p': case '--protocol': {
+        case '-p':
+        case '--protocol': {
           const p = PROTO_NUM[take(++i).toLowerCase()];
           if (p === undefined) throw new Error(`${where}: unknown protocol "${a[i]}"`);
-          f |= F_PROTO; r[R_PROTO] = p;
+          f |= F_PROTO;
+          r[R_PROTO] = p;
           break;
         }
-        case '-i': case '-o': case '--in-interface': case '--out-interface':
-          i++; never = true; warnings.push(`${where}: interface match ${w} ${a[i]} is not modeled (rule never matches)`);
+        case '-i':
+        case '-o':
+        case '--in-interface':
+        case '--out-interface':
+          i++;
+          never = true;
+          warnings.push(`${where}: interface match ${w} ${a[i]} is not modeled (rule never matches)`);
           break;
-        case '-m': mod = take(++i); break;
-        case '--comment': i++; break;
-        case '--dport': f |= F_DPORT; r[R_DPORT] = Number(take(++i)); break;
-        case '--dst-type': case '--src-type': {
+        case '-m':
+          mod = take(++i);
+          break;
+        case '--comment':
+          i++;
+          break;
+        case '--dport':
+          f |= F_DPORT;
+          r[R_DPORT] = Number(take(++i));
+          break;
+        case '--dst-type':
+        case '--src-type': {
           const t = take(++i);
-          if (t !== 'LOCAL') { never = true; warnings.push(`${where}: addrtype ${t} is not modeled (rule never matches)`); break; }
-          f |= w === '--dst-type' ? F_DST_LOCAL | (neg ? F_DST_LOCAL_NEG : 0) : F_SRC_LOCAL | (neg ? F_SRC_LOCAL_NEG : 0);
+          if (t !== 'LOCAL') {
+            never = true;
+            warnings.push(`${where}: addrtype ${t} is not modeled (rule never matches)`);
+            break;
+          }
+          f |=
+            w === '--dst-type'
+              ? F_DST_LOCAL | (neg ? F_DST_LOCAL_NEG : 0)
+              : F_SRC_LOCAL | (neg ? F_SRC_LOCAL_NEG : 0);
           break;
         }
-        case '--mode': if (take(++i) !== 'random') throw new Error(`${where}: statistic mode "${a[i]}" is not supported`); break;
+        case '--mode':
+          if (take(++i) !== 'random') throw new Error(`${where}: statistic mode "${a[i]}" is not supported`);
+          break;
         case '--probability': {
           const p = Number(take(++i));
           if (!(p >= 0 && p <= 1)) throw new Error(`${where}: bad --probability "${a[i]}"`);
-          f |= F_STAT; r[R_STAT] = Math.round(0x80000000 * p) | 0;
+          f |= F_STAT;
+          r[R_STAT] = Math.round(0x80000000 * p) | 0;
           break;
         }
         case '--name': {
@@ -177,11 +301,25 @@ export function compileIptablesInto(text: string, opts: IptablesCompileOptions, 
           r[R_SET] = set;
           break;
         }
-        case '--mask': case '--seconds': case '--hitcount': i++; break;
-        case '--reap': case '--rsource': case '--random-fully': case '--random': break;
-        case '--rcheck': case '--update': f |= F_SET | F_SET_DYNAMIC | (neg ? F_SET_NEG : 0); break;
+        case '--mask':
+        case '--seconds':
+        case '--hitcount':
+          i++;
+          break;
+        case '--reap':
+        case '--rsource':
+        case '--random-fully':
+        case '--random':
+          break;
+        case '--rcheck':
+        case '--update':
+          f |= F_SET | F_SET_DYNAMIC | (neg ? F_SET_NEG : 0);
+          break;
         case '--set':
-          if (mod === 'recent') { f |= F_ADD_SRC; break; }
+          if (mod === 'recent') {
+            f |= F_ADD_SRC;
+            break;
+          }
           throw new Error(`${where}: --set outside -m recent`);
         case '--match-set': {
           const name = take(++i);
@@ -192,8 +330,16 @@ export function compileIptablesInto(text: string, opts: IptablesCompileOptions, 
           else if (flags === 'src,dst' && t.type === 'hash:ip,port') sel = K_SADDR_PROTO_DPORT;
           else if (flags === 'dst' && t.type === 'bitmap:port') sel = K_DPORT;
           else if (flags === 'dst' && t.type === 'hash:ip') sel = K_DADDR;
-          if (sel < 0) { never = true; warnings.push(`${where}: set match ${name} ${flags} (${t.type}) is not modeled (rule never matches)`); break; }
-          f |= F_SET | (neg ? F_SET_NEG : 0); r[R_SET] = t.id; r[R_SET_MODE] = sel;
+          if (sel < 0) {
+            never = true;
+            warnings.push(
+              `${where}: set match ${name} ${flags} (${t.type}) is not modeled (rule never matches)`,
+            );
+            break;
+          }
+          f |= F_SET | (neg ? F_SET_NEG : 0);
+          r[R_SET] = t.id;
+          r[R_SET_MODE] = sel;
           break;
         }
         case '--ctstate': {
@@ -201,32 +347,70 @@ export function compileIptablesInto(text: string, opts: IptablesCompileOptions, 
           if (states.includes('NEW') === neg) never = true; // classified packets open new connections
           break;
         }
-        case '--mark': case '--physdev-is-in': case '--physdev-is-bridged': case '--vaddr': case '--vproto': case '--vport': case '--vdir': case '--nfacct-name':
-          if (w === '--nfacct-name') { i++; break; }
+        case '--mark':
+        case '--physdev-is-in':
+        case '--physdev-is-bridged':
+        case '--vaddr':
+        case '--vproto':
+        case '--vport':
+        case '--vdir':
+        case '--nfacct-name':
+          if (w === '--nfacct-name') {
+            i++;
+            break;
+          }
           if (w === '--physdev-is-in' && neg) break; // traffic from off the node did not come through a bridge
           if (w !== '--physdev-is-in' && w !== '--physdev-is-bridged') i++;
-          never = true; warnings.push(`${where}: ${mod} match ${w} is not modeled (rule never matches)`);
+          never = true;
+          warnings.push(`${where}: ${mod} match ${w} is not modeled (rule never matches)`);
           break;
-        case '-j': case '-g': {
+        case '-j':
+        case '-g': {
           const t = take(++i);
           if (BUILTIN_TARGETS.has(t)) {
-            verdict = t === 'RETURN' ? V_RETURN : t === 'ACCEPT' ? V_ACCEPT : t === 'DROP' ? V_DROP : t === 'REJECT' ? V_REJECT : t === 'DNAT' ? V_DNAT : V_CONTINUE;
+            verdict =
+              t === 'RETURN'
+                ? V_RETURN
+                : t === 'ACCEPT'
+                  ? V_ACCEPT
+                  : t === 'DROP'
+                    ? V_DROP
+                    : t === 'REJECT'
+                      ? V_REJECT
+                      : t === 'DNAT'
+                        ? V_DNAT
+                        : V_CONTINUE;
           } else {
-            if (!chains.get(pr.table)?.has(t)) throw new Error(`${where}: jump to chain "${t}" which table ${pr.table} does not declare`);
+            if (!chains.get(pr.table)?.has(t))
+              throw new Error(`${where}: jump to chain "${t}" which table ${pr.table} does not declare`);
             verdict = w === '-g' ? V_GOTO : V_JUMP;
             arg = cid(pr.table, t);
           }
           break;
         }
-        case '--to-destination': arg = b.endpoint(take(++i)); break;
-        case '--or-mark': case '--xor-mark': case '--set-xmark': case '--set-mark': case '--reject-with': case '--to-source': i++; break;
+        case '--to-destination':
+          arg = b.endpoint(take(++i));
+          break;
+        case '--or-mark':
+        case '--xor-mark':
+        case '--set-xmark':
+        case '--set-mark':
+        case '--reject-with':
+        case '--to-source':
+          i++;
+          break;
         default:
           throw new Error(`${where}: unsupported iptables option "${w}"`);
       }
       neg = false;
     }
     if (verdict < 0) verdict = V_CONTINUE; // no target: a counting rule
-    if (never) { f |= F_DST; f &= ~F_DST_NEG; r[R_DST] = NEVER_MATCH_DST; r[R_DST_MASK] = 0; }
+    if (never) {
+      f |= F_DST;
+      f &= ~F_DST_NEG;
+      r[R_DST] = NEVER_MATCH_DST;
+      r[R_DST_MASK] = 0;
+    }
     r[R_FLAGS] = f;
     r[R_VERDICT] = verdict;
     r[R_ARG] = arg;
@@ -246,12 +430,18 @@ export function compileIptablesInto(text: string, opts: IptablesCompileOptions, 
     return e;
   };
   b.meta.natEntry = entry('nat', 'PREROUTING', opts.natEntry, ['KUBE-SERVICES']);
-  b.meta.filterEntry = entry('filter', 'FORWARD', opts.filterEntry, ['KUBE-SERVICES', 'KUBE-EXTERNAL-SERVICES']);
+  b.meta.filterEntry = entry('filter', 'FORWARD', opts.filterEntry, [
+    'KUBE-SERVICES',
+    'KUBE-EXTERNAL-SERVICES',
+  ]);
   return { builder: b, warnings };
 }
 
 /** Compiles kube-proxy iptables-mode restore text into a Program. */
-export function compileIptables(text: string, opts: IptablesCompileOptions): Program & { warnings: string[] } {
+export function compileIptables(
+  text: string,
+  opts: IptablesCompileOptions,
+): Program & { warnings: string[] } {
   const { builder, warnings } = compileIptablesInto(text, opts);
   return Object.assign(builder.build(), { warnings });
 }

@@ -42,10 +42,17 @@ export function parseIpsetRestore(text: string): Map<string, IpsetSpec & { entri
 const PROTO_FLAG: Record<string, string> = { '-t': 'tcp', '-u': 'udp', '--sctp-service': 'sctp' };
 
 export function compileIpvs(input: IpvsCompileInput): Program & { warnings: string[] } {
-  const { builder: b, warnings } = compileIptablesInto(input.iptables, {
-    localIPs: input.localIPs, ipsets: input.ipsets, mode: 'ipvs',
-    natEntry: ['KUBE-SERVICES'], filterEntry: ['KUBE-IPVS-FILTER'],
-  }, 'ipvs iptables-restore input');
+  const { builder: b, warnings } = compileIptablesInto(
+    input.iptables,
+    {
+      localIPs: input.localIPs,
+      ipsets: input.ipsets,
+      mode: 'ipvs',
+      natEntry: ['KUBE-SERVICES'],
+      filterEntry: ['KUBE-IPVS-FILTER'],
+    },
+    'ipvs iptables-restore input',
+  );
   const vss = new Map<string, { sched: number; persistent: boolean; reals: number[] }>();
   const order: string[] = [];
   input.ipvsadm.split('\n').forEach((line, n) => {
@@ -58,7 +65,11 @@ export function compileIpvs(input: IpvsCompileInput): Program & { warnings: stri
     if (w[0] === '-A') {
       const si = w.indexOf('-s');
       const sched = si > 0 ? w[si + 1] : 'wlc'; // ipvsadm's default scheduler is wlc
-      vss.set(key, { sched: sched === 'wlc' ? SCHED_WLC : sched === 'sh' ? SCHED_SH : SCHED_RR, persistent: w.includes('-p'), reals: [] });
+      vss.set(key, {
+        sched: sched === 'wlc' ? SCHED_WLC : sched === 'sh' ? SCHED_SH : SCHED_RR,
+        persistent: w.includes('-p'),
+        reals: [],
+      });
       order.push(key);
     } else if (w[0] === '-a') {
       const vs = vss.get(key);
@@ -74,7 +85,13 @@ export function compileIpvs(input: IpvsCompileInput): Program & { warnings: stri
     const [proto, addr] = key.split(' ');
     const c = addr.lastIndexOf(':');
     const id = b.virtualServer(vs.reals, vs.sched, vs.persistent);
-    b.tablePut(table, ipToU32(addr.slice(0, c)) | 0, (PROTO_NUM[proto] << 16) | Number(addr.slice(c + 1)), 1, id);
+    b.tablePut(
+      table,
+      ipToU32(addr.slice(0, c)) | 0,
+      (PROTO_NUM[proto] << 16) | Number(addr.slice(c + 1)),
+      1,
+      id,
+    );
   }
   b.meta.ipvsTable = table;
   return Object.assign(b.build(), { warnings });

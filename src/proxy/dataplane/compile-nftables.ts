@@ -13,10 +13,46 @@
  * in chains the classification never enters: masquerading, mark-for-masquerade, firewall chains).
  */
 import {
-  ProgramBuilder, type Program, R_FLAGS, R_DST, R_DST_MASK, R_SRC, R_SRC_MASK, R_PROTO, R_SET, R_SET_MODE, R_VERDICT, R_ARG, R_ARG2,
-  F_DST, F_DST_NEG, F_SRC, F_SRC_NEG, F_PROTO, F_DST_LOCAL, F_SRC_LOCAL, F_SET, F_SET_DYNAMIC, F_ADD_SRC,
-  K_DADDR_PROTO_DPORT, K_PROTO_DPORT, K_DADDR, K_SADDR, V_CONTINUE, V_JUMP, V_GOTO, V_RETURN, V_DNAT, V_ACCEPT, V_DROP, V_REJECT,
-  V_VMAP, V_NUMGEN, PROTO_NUM, ipToU32, parseCidr4,
+  ProgramBuilder,
+  type Program,
+  R_FLAGS,
+  R_DST,
+  R_DST_MASK,
+  R_SRC,
+  R_SRC_MASK,
+  R_PROTO,
+  R_SET,
+  R_SET_MODE,
+  R_VERDICT,
+  R_ARG,
+  R_ARG2,
+  F_DST,
+  F_DST_NEG,
+  F_SRC,
+  F_SRC_NEG,
+  F_PROTO,
+  F_DST_LOCAL,
+  F_SRC_LOCAL,
+  F_SET,
+  F_SET_DYNAMIC,
+  F_ADD_SRC,
+  K_DADDR_PROTO_DPORT,
+  K_PROTO_DPORT,
+  K_DADDR,
+  K_SADDR,
+  V_CONTINUE,
+  V_JUMP,
+  V_GOTO,
+  V_RETURN,
+  V_DNAT,
+  V_ACCEPT,
+  V_DROP,
+  V_REJECT,
+  V_VMAP,
+  V_NUMGEN,
+  PROTO_NUM,
+  ipToU32,
+  parseCidr4,
 } from './program.js';
 
 /** The kernel-side state of one nftables table, built by replaying transactions. */
@@ -26,7 +62,10 @@ export class NftTable {
   readonly sets = new Map<string, Map<string, string>>();
   readonly setKinds = new Map<string, 'set' | 'map'>();
 
-  constructor(readonly family = 'ip', readonly table = 'kube-proxy') {}
+  constructor(
+    readonly family = 'ip',
+    readonly table = 'kube-proxy',
+  ) {}
 
   /** Applies one `nft -f` script. Throws (naming the line) on a command it does not understand. */
   apply(script: string, source = 'nft script'): void {
@@ -47,27 +86,39 @@ export class NftTable {
       const tail = sp < 0 ? '' : rest.slice(sp + 1);
       switch (obj) {
         case 'chain':
-          if (verb === 'add') { if (!this.chains.has(name)) this.chains.set(name, []); }
-          else if (verb === 'flush') this.need(this.chains, name, where).length = 0;
-          else { this.need(this.chains, name, where); this.chains.delete(name); }
+          if (verb === 'add') {
+            if (!this.chains.has(name)) this.chains.set(name, []);
+          } else if (verb === 'flush') this.need(this.chains, name, where).length = 0;
+          else {
+            this.need(this.chains, name, where);
+            this.chains.delete(name);
+          }
           break;
         case 'rule':
           if (verb !== 'add') throw new Error(`${where}: only "add rule" is supported`);
           this.need(this.chains, name, where).push(tail);
           break;
-        case 'set': case 'map':
+        case 'set':
+        case 'map':
           if (verb === 'add') {
-            if (!this.sets.has(name)) { this.sets.set(name, new Map()); this.setKinds.set(name, obj); }
+            if (!this.sets.has(name)) {
+              this.sets.set(name, new Map());
+              this.setKinds.set(name, obj);
+            }
           } else if (verb === 'flush') this.need(this.sets, name, where).clear();
-          else { this.need(this.sets, name, where); this.sets.delete(name); }
+          else {
+            this.need(this.sets, name, where);
+            this.sets.delete(name);
+          }
           break;
         case 'element': {
           const em = /^\{ (.*?)(?: comment "(?:[^"\\]|\\.)*")?(?: : (.*))? \}$/.exec(tail);
           if (!em) throw new Error(`${where}: cannot parse element "${tail.slice(0, 80)}"`);
           const set = this.need(this.sets, name, where);
           if (verb === 'add') set.set(em[1], em[2] ?? '');
-          else if (verb === 'delete') { if (!set.delete(em[1])) throw new Error(`${where}: element ${em[1]} is not in ${name}`); }
-          else throw new Error(`${where}: "${verb} element" is not supported`);
+          else if (verb === 'delete') {
+            if (!set.delete(em[1])) throw new Error(`${where}: element ${em[1]} is not in ${name}`);
+          } else throw new Error(`${where}: "${verb} element" is not supported`);
           break;
         }
       }
@@ -92,7 +143,8 @@ export interface NftCompileOptions {
 
 function elementKey(key: string, where: string): [number, number] {
   const parts = key.split(' . ');
-  if (parts.length === 3) return [ipToU32(parts[0]) | 0, ((PROTO_NUM[parts[1]] ?? -1) << 16) | Number(parts[2])];
+  if (parts.length === 3)
+    return [ipToU32(parts[0]) | 0, ((PROTO_NUM[parts[1]] ?? -1) << 16) | Number(parts[2])];
   if (parts.length === 2) return [0, ((PROTO_NUM[parts[0]] ?? -1) << 16) | Number(parts[1])];
   if (parts.length === 1) return [ipToU32(parts[0]) | 0, 0];
   throw new Error(`${where}: element key "${key}" is not ip, proto . port or ip . proto . port`);
@@ -116,14 +168,22 @@ export function compileNftables(t: NftTable, opts: NftCompileOptions): Program &
       staticSets.set(name, id);
       for (const [k, v] of elems) {
         const [ka, kb] = elementKey(k, `${name} element "${k}"`);
-        if (t.setKinds.get(name) === 'set') { b.tablePut(id, ka, kb, 1, 0); continue; }
-        let verdict: number, arg = 0;
+        if (t.setKinds.get(name) === 'set') {
+          b.tablePut(id, ka, kb, 1, 0);
+          continue;
+        }
+        let verdict: number,
+          arg = 0;
         if (v === 'drop') verdict = V_DROP;
         else if (v === 'reject') verdict = V_REJECT;
         else if (v === 'accept') verdict = V_ACCEPT;
-        else if (v.startsWith('goto ')) { verdict = V_GOTO; arg = chainId(v.slice(5), `${name} element "${k}"`); }
-        else if (v.startsWith('jump ')) { verdict = V_JUMP; arg = chainId(v.slice(5), `${name} element "${k}"`); }
-        else throw new Error(`${name} element "${k}": verdict "${v}" is not supported`);
+        else if (v.startsWith('goto ')) {
+          verdict = V_GOTO;
+          arg = chainId(v.slice(5), `${name} element "${k}"`);
+        } else if (v.startsWith('jump ')) {
+          verdict = V_JUMP;
+          arg = chainId(v.slice(5), `${name} element "${k}"`);
+        } else throw new Error(`${name} element "${k}": verdict "${v}" is not supported`);
         b.tablePut(id, ka, kb, verdict, arg);
       }
     }
@@ -156,30 +216,59 @@ export function compileNftables(t: NftTable, opts: NftCompileOptions): Program &
     for (;;) {
       let m: RegExpExecArray | null;
       if (eat(/^ct state new\b/)) continue;
-      if (eat(/^fib daddr type local\b/)) { f |= F_DST_LOCAL; continue; }
-      if (eat(/^fib saddr type local\b/)) { f |= F_SRC_LOCAL; continue; }
+      if (eat(/^fib daddr type local\b/)) {
+        f |= F_DST_LOCAL;
+        continue;
+      }
+      if (eat(/^fib saddr type local\b/)) {
+        f |= F_SRC_LOCAL;
+        continue;
+      }
       if ((m = eat(/^ip (daddr|saddr) (!= )?@(\S+)/))) {
         const name = m[3];
         const neg = !!m[2];
-        if (neg) { known = false; break; }
+        if (neg) {
+          known = false;
+          break;
+        }
         f |= F_SET;
-        if (isDynamic(name)) { f |= F_SET_DYNAMIC; r[R_SET] = b.dynamicSet(name); }
-        else { r[R_SET] = staticSet(name, where); r[R_SET_MODE] = m[1] === 'daddr' ? K_DADDR : K_SADDR; }
+        if (isDynamic(name)) {
+          f |= F_SET_DYNAMIC;
+          r[R_SET] = b.dynamicSet(name);
+        } else {
+          r[R_SET] = staticSet(name, where);
+          r[R_SET_MODE] = m[1] === 'daddr' ? K_DADDR : K_SADDR;
+        }
         continue;
       }
-      if ((m = eat(/^ip (daddr|saddr) (!= )?\{ (\d+\.\d+\.\d+\.\d+(?:\/\d+)?) \}/)) || (m = eat(/^ip (daddr|saddr) (!= )?(\d+\.\d+\.\d+\.\d+(?:\/\d+)?)(?=\s|$)/))) {
+      if (
+        (m = eat(/^ip (daddr|saddr) (!= )?\{ (\d+\.\d+\.\d+\.\d+(?:\/\d+)?) \}/)) ||
+        (m = eat(/^ip (daddr|saddr) (!= )?(\d+\.\d+\.\d+\.\d+(?:\/\d+)?)(?=\s|$)/))
+      ) {
         const [ip, mask] = parseCidr4(m[3]);
-        if (m[1] === 'daddr') { f |= F_DST | (m[2] ? F_DST_NEG : 0); r[R_DST] = ip | 0; r[R_DST_MASK] = mask | 0; }
-        else { f |= F_SRC | (m[2] ? F_SRC_NEG : 0); r[R_SRC] = ip | 0; r[R_SRC_MASK] = mask | 0; }
+        if (m[1] === 'daddr') {
+          f |= F_DST | (m[2] ? F_DST_NEG : 0);
+          r[R_DST] = ip | 0;
+          r[R_DST_MASK] = mask | 0;
+        } else {
+          f |= F_SRC | (m[2] ? F_SRC_NEG : 0);
+          r[R_SRC] = ip | 0;
+          r[R_SRC_MASK] = mask | 0;
+        }
         continue;
       }
-      if ((m = eat(/^meta l4proto (tcp|udp|sctp)\b/))) { f |= F_PROTO; r[R_PROTO] = PROTO_NUM[m[1]]; continue; }
+      if ((m = eat(/^meta l4proto (tcp|udp|sctp)\b/))) {
+        f |= F_PROTO;
+        r[R_PROTO] = PROTO_NUM[m[1]];
+        continue;
+      }
       break;
     }
     // the statement
     let m: RegExpExecArray | null;
-    if (!known) { /* fall through to no-op */ }
-    else if ((m = /^(?:ip daddr \. )?meta l4proto \. th dport vmap @(\S+)$/.exec(s))) {
+    if (!known) {
+      /* fall through to no-op */
+    } else if ((m = /^(?:ip daddr \. )?meta l4proto \. th dport vmap @(\S+)$/.exec(s))) {
       r[R_VERDICT] = V_VMAP;
       r[R_ARG] = staticSet(m[1], where);
       r[R_ARG2] = s.startsWith('ip daddr') ? K_DADDR_PROTO_DPORT : K_PROTO_DPORT;
@@ -192,20 +281,31 @@ export function compileNftables(t: NftTable, opts: NftCompileOptions): Program &
         if (!em) throw new Error(`${where}: numgen element "${e}" is not "i : goto chain"`);
         return [Number(em[1]), chainId(em[2], where)] as const;
       });
-      if (targets.length !== n || targets.some(([i], k) => i !== k)) throw new Error(`${where}: numgen mod ${n} needs elements 0..${n - 1} in order`);
-      r[R_VERDICT] = V_NUMGEN; r[R_ARG] = b.list(targets.map(([, c]) => c)); r[R_ARG2] = n; r[R_FLAGS] = f;
+      if (targets.length !== n || targets.some(([i], k) => i !== k))
+        throw new Error(`${where}: numgen mod ${n} needs elements 0..${n - 1} in order`);
+      r[R_VERDICT] = V_NUMGEN;
+      r[R_ARG] = b.list(targets.map(([, c]) => c));
+      r[R_ARG2] = n;
+      r[R_FLAGS] = f;
       return r;
     } else if ((m = /^(jump|goto) (\S+)$/.exec(s))) {
-      r[R_VERDICT] = m[1] === 'jump' ? V_JUMP : V_GOTO; r[R_ARG] = chainId(m[2], where); r[R_FLAGS] = f;
+      r[R_VERDICT] = m[1] === 'jump' ? V_JUMP : V_GOTO;
+      r[R_ARG] = chainId(m[2], where);
+      r[R_FLAGS] = f;
       return r;
     } else if ((m = /^dnat to ([\d.]+:\d+)$/.exec(s))) {
-      r[R_VERDICT] = V_DNAT; r[R_ARG] = b.endpoint(m[1]); r[R_FLAGS] = f;
+      r[R_VERDICT] = V_DNAT;
+      r[R_ARG] = b.endpoint(m[1]);
+      r[R_FLAGS] = f;
       return r;
     } else if ((m = /^update @(\S+) \{ ip saddr \}$/.exec(s))) {
-      r[R_SET] = b.dynamicSet(m[1]); r[R_FLAGS] = f | F_ADD_SRC; r[R_VERDICT] = V_CONTINUE;
+      r[R_SET] = b.dynamicSet(m[1]);
+      r[R_FLAGS] = f | F_ADD_SRC;
+      r[R_VERDICT] = V_CONTINUE;
       return r;
     } else if (s === 'reject' || s === 'drop' || s === 'accept' || s === 'return') {
-      r[R_VERDICT] = s === 'reject' ? V_REJECT : s === 'drop' ? V_DROP : s === 'accept' ? V_ACCEPT : V_RETURN; r[R_FLAGS] = f;
+      r[R_VERDICT] = s === 'reject' ? V_REJECT : s === 'drop' ? V_DROP : s === 'accept' ? V_ACCEPT : V_RETURN;
+      r[R_FLAGS] = f;
       return r;
     }
     warnings.push(`${where}: "${text}" is not modeled (no-op)`);

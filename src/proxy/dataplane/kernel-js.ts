@@ -16,13 +16,70 @@
  * Nothing is allocated per packet.
  */
 import {
-  type Program, RULE_STRIDE, R_FLAGS, R_DST, R_DST_MASK, R_SRC, R_SRC_MASK, R_PROTO, R_DPORT, R_STAT, R_SET, R_SET_MODE,
-  R_VERDICT, R_ARG, R_ARG2, F_DST, F_DST_NEG, F_SRC, F_SRC_NEG, F_PROTO, F_DPORT, F_DST_LOCAL, F_DST_LOCAL_NEG, F_SRC_LOCAL,
-  F_SRC_LOCAL_NEG, F_STAT, F_SET, F_SET_NEG, F_SET_DYNAMIC, K_PROTO_DPORT, K_DADDR, K_SADDR_PROTO_DPORT, K_SADDR, K_DPORT,
-  V_CONTINUE, V_JUMP, V_GOTO, V_RETURN, V_DNAT, V_ACCEPT, V_DROP, V_REJECT, V_VMAP, V_NUMGEN, F_ADD_SRC,
-  RES_DROP, RES_REJECT, RES_PASS, VS_STRIDE, VS_FIRST, VS_COUNT, VS_SCHED, VS_PERSIST, SCHED_WLC, SCHED_SH,
-  META_NAT_ENTRY, META_FILTER_ENTRY, META_LOCAL_TABLE, META_IPVS_TABLE, TABLE_STRIDE, SLOT_STRIDE, TEMPLATE_BASE,
-  PKT_SRC_LOCAL, slotHash,
+  type Program,
+  RULE_STRIDE,
+  R_FLAGS,
+  R_DST,
+  R_DST_MASK,
+  R_SRC,
+  R_SRC_MASK,
+  R_PROTO,
+  R_DPORT,
+  R_STAT,
+  R_SET,
+  R_SET_MODE,
+  R_VERDICT,
+  R_ARG,
+  R_ARG2,
+  F_DST,
+  F_DST_NEG,
+  F_SRC,
+  F_SRC_NEG,
+  F_PROTO,
+  F_DPORT,
+  F_DST_LOCAL,
+  F_DST_LOCAL_NEG,
+  F_SRC_LOCAL,
+  F_SRC_LOCAL_NEG,
+  F_STAT,
+  F_SET,
+  F_SET_NEG,
+  F_SET_DYNAMIC,
+  K_PROTO_DPORT,
+  K_DADDR,
+  K_SADDR_PROTO_DPORT,
+  K_SADDR,
+  K_DPORT,
+  V_CONTINUE,
+  V_JUMP,
+  V_GOTO,
+  V_RETURN,
+  V_DNAT,
+  V_ACCEPT,
+  V_DROP,
+  V_REJECT,
+  V_VMAP,
+  V_NUMGEN,
+  F_ADD_SRC,
+  RES_DROP,
+  RES_REJECT,
+  RES_PASS,
+  VS_STRIDE,
+  VS_FIRST,
+  VS_COUNT,
+  VS_SCHED,
+  VS_PERSIST,
+  SCHED_WLC,
+  SCHED_SH,
+  META_NAT_ENTRY,
+  META_FILTER_ENTRY,
+  META_LOCAL_TABLE,
+  META_IPVS_TABLE,
+  TABLE_STRIDE,
+  SLOT_STRIDE,
+  TEMPLATE_BASE,
+  PKT_SRC_LOCAL,
+  slotHash,
 } from './program.js';
 
 /** Packets as columns (struct of arrays). IPs are uint32 stored in int32. */
@@ -87,7 +144,9 @@ export class JsKernel {
 
   classify(p: PacketBatch, out: ClassifyResult): void {
     const meta = this.program.meta;
-    const nat = meta[META_NAT_ENTRY], filter = meta[META_FILTER_ENTRY], ipvs = meta[META_IPVS_TABLE];
+    const nat = meta[META_NAT_ENTRY],
+      filter = meta[META_FILTER_ENTRY],
+      ipvs = meta[META_IPVS_TABLE];
     for (let i = 0; i < p.n; i++) {
       this.nRules = 0;
       this.nLookups = 0;
@@ -105,25 +164,37 @@ export class JsKernel {
 
   private draw(): number {
     let x = this.rnd;
-    x ^= x << 13; x >>>= 0;
+    x ^= x << 13;
+    x >>>= 0;
     x ^= x >>> 17;
-    x ^= x << 5; x >>>= 0;
+    x ^= x << 5;
+    x >>>= 0;
     this.rnd = x;
     return x;
   }
 
   private keyA(sel: number, p: PacketBatch, i: number): number {
-    return sel === K_PROTO_DPORT || sel === K_DPORT ? 0 : (sel === K_SADDR_PROTO_DPORT || sel === K_SADDR ? p.src[i] : p.dst[i]);
+    return sel === K_PROTO_DPORT || sel === K_DPORT
+      ? 0
+      : sel === K_SADDR_PROTO_DPORT || sel === K_SADDR
+        ? p.src[i]
+        : p.dst[i];
   }
 
   private keyB(sel: number, p: PacketBatch, i: number): number {
-    return sel === K_DADDR || sel === K_SADDR ? 0 : sel === K_DPORT ? p.dport[i] : (p.proto[i] << 16) | p.dport[i];
+    return sel === K_DADDR || sel === K_SADDR
+      ? 0
+      : sel === K_DPORT
+        ? p.dport[i]
+        : (p.proto[i] << 16) | p.dport[i];
   }
 
   /** slot index of (a, b) in static table t, or -1 */
   private find(t: number, a: number, b: number): number {
-    const tb = this.program.tables, slots = this.program.slots;
-    const base = tb[t * TABLE_STRIDE], cap = tb[t * TABLE_STRIDE + 1];
+    const tb = this.program.tables,
+      slots = this.program.slots;
+    const base = tb[t * TABLE_STRIDE],
+      cap = tb[t * TABLE_STRIDE + 1];
     let s = slotHash(a, b) & (cap - 1);
     for (;;) {
       const o = (base + s) * SLOT_STRIDE;
@@ -150,10 +221,16 @@ export class JsKernel {
       const kb = this.dynB[s];
       if (kb === -1) {
         if (this.dynCount >= DYN_LIMIT) return; // full: the entry is not remembered
-        this.dynA[s] = a; this.dynB[s] = b; this.dynV[s] = v; this.dynCount++;
+        this.dynA[s] = a;
+        this.dynB[s] = b;
+        this.dynV[s] = v;
+        this.dynCount++;
         return;
       }
-      if (kb === b && this.dynA[s] === a) { this.dynV[s] = v; return; }
+      if (kb === b && this.dynA[s] === a) {
+        this.dynV[s] = v;
+        return;
+      }
       s = (s + 1) & (DYN_CAPACITY - 1);
     }
   }
@@ -184,26 +261,32 @@ export class JsKernel {
     }
     if ((f & F_SET) !== 0) {
       this.nLookups++;
-      const set = R[r + R_SET], sel = R[r + R_SET_MODE];
+      const set = R[r + R_SET],
+        sel = R[r + R_SET_MODE];
       let m: boolean;
       if ((f & F_SET_DYNAMIC) !== 0) m = this.dynFind(p.src[i], set) >= 0;
       else m = this.find(set, this.keyA(sel, p, i), this.keyB(sel, p, i)) >= 0;
       if (m === ((f & F_SET_NEG) !== 0)) return false;
     }
     if ((f & F_STAT) !== 0) {
-      if (((this.draw() & 0x7fffffff) >>> 0) >= (R[r + R_STAT] >>> 0)) return false;
+      if ((this.draw() & 0x7fffffff) >>> 0 >= R[r + R_STAT] >>> 0) return false;
     }
     return true;
   }
 
   /** Walks from `entry`; returns an endpoint id, RES_DROP, RES_REJECT, ACCEPTED or FELL_THROUGH. */
   private runChain(entry: number, p: PacketBatch, i: number): number {
-    const R = this.program.rules, C = this.program.chains;
-    let chain = entry, idx = 0, sp = 0;
+    const R = this.program.rules,
+      C = this.program.chains;
+    let chain = entry,
+      idx = 0,
+      sp = 0;
     for (;;) {
       if (idx >= C[2 * chain + 1]) {
         if (sp === 0) return FELL_THROUGH;
-        sp--; chain = this.stackChain[sp]; idx = this.stackIdx[sp];
+        sp--;
+        chain = this.stackChain[sp];
+        idx = this.stackIdx[sp];
         continue;
       }
       const r = (C[2 * chain] + idx) * RULE_STRIDE;
@@ -214,7 +297,8 @@ export class JsKernel {
         this.nLookups++;
         this.dynPut(p.src[i], R[r + R_SET], 1);
       }
-      let v = R[r + R_VERDICT], arg = R[r + R_ARG];
+      let v = R[r + R_VERDICT],
+        arg = R[r + R_ARG];
       if (v === V_VMAP) {
         this.nLookups++;
         const sel = R[r + R_ARG2];
@@ -224,28 +308,43 @@ export class JsKernel {
         arg = this.program.slots[o + 3];
       }
       switch (v) {
-        case V_CONTINUE: break;
+        case V_CONTINUE:
+          break;
         case V_JUMP:
           if (sp >= MAX_DEPTH) return RES_DROP;
-          this.stackChain[sp] = chain; this.stackIdx[sp] = idx; sp++;
-          chain = arg; idx = 0;
+          this.stackChain[sp] = chain;
+          this.stackIdx[sp] = idx;
+          sp++;
+          chain = arg;
+          idx = 0;
           break;
-        case V_GOTO: chain = arg; idx = 0; break;
+        case V_GOTO:
+          chain = arg;
+          idx = 0;
+          break;
         case V_RETURN:
           if (sp === 0) return FELL_THROUGH;
-          sp--; chain = this.stackChain[sp]; idx = this.stackIdx[sp];
+          sp--;
+          chain = this.stackChain[sp];
+          idx = this.stackIdx[sp];
           break;
-        case V_DNAT: return arg;
-        case V_ACCEPT: return ACCEPTED;
-        case V_DROP: return RES_DROP;
-        case V_REJECT: return RES_REJECT;
+        case V_DNAT:
+          return arg;
+        case V_ACCEPT:
+          return ACCEPTED;
+        case V_DROP:
+          return RES_DROP;
+        case V_REJECT:
+          return RES_REJECT;
         case V_NUMGEN: {
           const n = R[r + R_ARG2];
           const k = Math.floor((this.draw() * n) / 4294967296);
-          chain = this.program.lists[arg + k]; idx = 0;
+          chain = this.program.lists[arg + k];
+          idx = 0;
           break;
         }
-        default: return RES_DROP;
+        default:
+          return RES_DROP;
       }
     }
   }
@@ -256,7 +355,8 @@ export class JsKernel {
     if (o < 0) return FELL_THROUGH;
     const vs = this.program.slots[o + 3] * VS_STRIDE;
     const V = this.program.vs;
-    const first = V[vs + VS_FIRST], n = V[vs + VS_COUNT];
+    const first = V[vs + VS_FIRST],
+      n = V[vs + VS_COUNT];
     if (n === 0) return RES_REJECT; // ip_vs_leave: no destination → ICMP port unreachable
     const vsId = vs / VS_STRIDE;
     const persist = V[vs + VS_PERSIST] !== 0;
@@ -274,7 +374,7 @@ export class JsKernel {
       this.conns[first + j]++;
     } else if (sched === SCHED_SH) {
       this.nLookups++;
-      j = ((Math.imul(p.src[i], 0x61c88647) >>> 24) % n);
+      j = (Math.imul(p.src[i], 0x61c88647) >>> 24) % n;
     } else {
       j = this.rrCursor[vsId] % n;
       this.rrCursor[vsId] = (j + 1) % n;

@@ -18,9 +18,33 @@ interface DataplaneExports extends WebAssembly.Exports {
 }
 
 const H = {
-  RULES: 0, CHAINS: 1, TABLES: 2, SLOTS: 3, LISTS: 4, VS: 5, REALS: 6, META: 7, DYNA: 8, DYNB: 9, DYNV: 10,
-  RR: 11, CONNS: 12, DYNCOUNT: 13, DST: 14, SRC: 15, DPORT: 16, PROTO: 17, SEED: 18, FLAGS: 19, RES: 20,
-  NRULES: 21, NLOOK: 22, STACKC: 23, STACKI: 24, NVS: 25, NREALS: 26,
+  RULES: 0,
+  CHAINS: 1,
+  TABLES: 2,
+  SLOTS: 3,
+  LISTS: 4,
+  VS: 5,
+  REALS: 6,
+  META: 7,
+  DYNA: 8,
+  DYNB: 9,
+  DYNV: 10,
+  RR: 11,
+  CONNS: 12,
+  DYNCOUNT: 13,
+  DST: 14,
+  SRC: 15,
+  DPORT: 16,
+  PROTO: 17,
+  SEED: 18,
+  FLAGS: 19,
+  RES: 20,
+  NRULES: 21,
+  NLOOK: 22,
+  STACKC: 23,
+  STACKI: 24,
+  NVS: 25,
+  NREALS: 26,
 } as const;
 const HEADER_BYTES = 4096;
 const PAGE = 65536;
@@ -33,7 +57,10 @@ export class WasmKernel {
 
   constructor(readonly program: Program) {
     this.ex = instantiateKernel<DataplaneExports>('dataplane');
-    if (this.ex.dynCapacity() !== DYN_CAPACITY) throw new Error(`kubesim: build/dataplane.wasm is stale (dynamic table ${this.ex.dynCapacity()} ≠ ${DYN_CAPACITY}); run \`npm run build:wasm\``);
+    if (this.ex.dynCapacity() !== DYN_CAPACITY)
+      throw new Error(
+        `kubesim: build/dataplane.wasm is stale (dynamic table ${this.ex.dynCapacity()} ≠ ${DYN_CAPACITY}); run \`npm run build:wasm\``,
+      );
     let off = HEADER_BYTES;
     const place = (slot: number, words: number) => {
       this.header()[slot] = off;
@@ -42,14 +69,24 @@ export class WasmKernel {
       return at;
     };
     const arrays: [number, Int32Array][] = [
-      [H.RULES, program.rules], [H.CHAINS, program.chains], [H.TABLES, program.tables], [H.SLOTS, program.slots],
-      [H.LISTS, program.lists], [H.VS, program.vs], [H.REALS, program.reals], [H.META, program.meta],
+      [H.RULES, program.rules],
+      [H.CHAINS, program.chains],
+      [H.TABLES, program.tables],
+      [H.SLOTS, program.slots],
+      [H.LISTS, program.lists],
+      [H.VS, program.vs],
+      [H.REALS, program.reals],
+      [H.META, program.meta],
     ];
     const at: number[] = [];
     for (const [slot, a] of arrays) at.push(place(slot, a.length));
-    place(H.DYNA, DYN_CAPACITY); place(H.DYNB, DYN_CAPACITY); place(H.DYNV, DYN_CAPACITY);
-    place(H.RR, program.vs.length / VS_STRIDE); place(H.CONNS, program.reals.length);
-    place(H.STACKC, 64); place(H.STACKI, 64);
+    place(H.DYNA, DYN_CAPACITY);
+    place(H.DYNB, DYN_CAPACITY);
+    place(H.DYNV, DYN_CAPACITY);
+    place(H.RR, program.vs.length / VS_STRIDE);
+    place(H.CONNS, program.reals.length);
+    place(H.STACKC, 64);
+    place(H.STACKI, 64);
     this.packetBase = off;
     this.ensure(off);
     arrays.forEach(([, a], i) => new Int32Array(this.ex.memory.buffer, at[i], a.length).set(a));
@@ -74,7 +111,9 @@ export class WasmKernel {
     const cap = Math.max(n, 1024);
     this.ensure(this.packetBase + cap * 9 * 4);
     const h = this.header();
-    [H.DST, H.SRC, H.DPORT, H.PROTO, H.SEED, H.FLAGS, H.RES, H.NRULES, H.NLOOK].forEach((slot, k) => { h[slot] = this.packetBase + k * cap * 4; });
+    [H.DST, H.SRC, H.DPORT, H.PROTO, H.SEED, H.FLAGS, H.RES, H.NRULES, H.NLOOK].forEach((slot, k) => {
+      h[slot] = this.packetBase + k * cap * 4;
+    });
     this.capacity = cap;
   }
 

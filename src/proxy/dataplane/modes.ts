@@ -27,24 +27,41 @@ export interface ModelInput {
   node: ProxyNode;
 }
 
-export function compileMode(mode: ProxyMode, m: ModelInput, opts: ModeCompileOptions = {}): Program & { warnings: string[] } {
+export function compileMode(
+  mode: ProxyMode,
+  m: ModelInput,
+  opts: ModeCompileOptions = {},
+): Program & { warnings: string[] } {
   const nodeIPs = m.node.ips?.IPv4 ? [m.node.ips.IPv4] : [];
   if (mode === 'iptables') {
-    const r = renderIptables({ servicePorts: m.servicePorts, endpoints: m.endpoints, node: m.node }, { clusterCIDR: opts.clusterCIDR });
+    const r = renderIptables(
+      { servicePorts: m.servicePorts, endpoints: m.endpoints, node: m.node },
+      { clusterCIDR: opts.clusterCIDR },
+    );
     return compileIptables(r.text, { localIPs: nodeIPs });
   }
   if (mode === 'nftables') {
-    const r = new NftablesProxier({ clusterCIDR: opts.clusterCIDR, serviceCIDRs: opts.serviceCIDRs }).sync({ ...m, now: 0 });
+    const r = new NftablesProxier({ clusterCIDR: opts.clusterCIDR, serviceCIDRs: opts.serviceCIDRs }).sync({
+      ...m,
+      now: 0,
+    });
     const t = new NftTable();
     t.apply(r.script, 'nftables full sync');
     return compileNftables(t, { localIPs: nodeIPs });
   }
   if (mode === 'ipvs') {
     const r = new IpvsProxier({ clusterCIDR: opts.clusterCIDR, scheduler: opts.scheduler }).sync(m);
-    const ipsets = new Map([...r.state.ipsets].map(([name, entries]) => {
-      return [name, { type: ipsetType(name), entries }] as const;
-    }));
-    return compileIpvs({ ipvsadm: r.ipvsadm, iptables: r.iptables, ipsets, localIPs: [...nodeIPs, ...r.state.boundAddresses] });
+    const ipsets = new Map(
+      [...r.state.ipsets].map(([name, entries]) => {
+        return [name, { type: ipsetType(name), entries }] as const;
+      }),
+    );
+    return compileIpvs({
+      ipvsadm: r.ipvsadm,
+      iptables: r.iptables,
+      ipsets,
+      localIPs: [...nodeIPs, ...r.state.boundAddresses],
+    });
   }
   throw new Error(`unknown proxy mode "${String(mode)}" (expected ${PROXY_MODES.join(', ')})`);
 }

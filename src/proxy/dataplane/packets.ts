@@ -27,9 +27,12 @@ export function frontendsOf(servicePorts: ServicePortMap, node: ProxyNode): Fron
   for (const key of [...servicePorts.keys()].sort()) {
     const s: ServicePortInfo = servicePorts.get(key)!;
     out.push({ kind: 'clusterIP', ip: s.clusterIP, proto: s.protocol, port: s.port, servicePort: key });
-    for (const ip of s.externalIPs) out.push({ kind: 'externalIP', ip, proto: s.protocol, port: s.port, servicePort: key });
-    for (const ip of s.loadBalancerVIPs) out.push({ kind: 'loadBalancer', ip, proto: s.protocol, port: s.port, servicePort: key });
-    if (s.nodePort !== 0 && nodeIP) out.push({ kind: 'nodePort', ip: nodeIP, proto: s.protocol, port: s.nodePort, servicePort: key });
+    for (const ip of s.externalIPs)
+      out.push({ kind: 'externalIP', ip, proto: s.protocol, port: s.port, servicePort: key });
+    for (const ip of s.loadBalancerVIPs)
+      out.push({ kind: 'loadBalancer', ip, proto: s.protocol, port: s.port, servicePort: key });
+    if (s.nodePort !== 0 && nodeIP)
+      out.push({ kind: 'nodePort', ip: nodeIP, proto: s.protocol, port: s.nodePort, servicePort: key });
   }
   return out;
 }
@@ -54,8 +57,13 @@ export interface GeneratedPackets extends PacketBatch {
   frontends: Frontend[];
 }
 
-export function generatePackets(servicePorts: ServicePortMap, node: ProxyNode, opts: PacketGenOptions): GeneratedPackets {
-  if (!Number.isInteger(opts.n) || opts.n < 0) throw new TypeError(`generatePackets: options.n must be a non-negative integer, got ${String(opts.n)}`);
+export function generatePackets(
+  servicePorts: ServicePortMap,
+  node: ProxyNode,
+  opts: PacketGenOptions,
+): GeneratedPackets {
+  if (!Number.isInteger(opts.n) || opts.n < 0)
+    throw new TypeError(`generatePackets: options.n must be a non-negative integer, got ${String(opts.n)}`);
   const rng = new Rng(opts.seed ?? 1);
   const frontends = frontendsOf(servicePorts, node);
   const n = opts.n;
@@ -65,20 +73,36 @@ export function generatePackets(servicePorts: ServicePortMap, node: ProxyNode, o
   const nodeLocal = opts.nodeLocalShare ?? 0.02;
   const nodeIP = node.ips?.IPv4 ? ipToU32(node.ips.IPv4) : 0;
   const b: GeneratedPackets = {
-    n, frontends,
-    dst: new Int32Array(n), src: new Int32Array(n), dport: new Int32Array(n), proto: new Int32Array(n),
-    seed: new Int32Array(n), flags: new Int32Array(n), target: new Int32Array(n),
+    n,
+    frontends,
+    dst: new Int32Array(n),
+    src: new Int32Array(n),
+    dport: new Int32Array(n),
+    proto: new Int32Array(n),
+    seed: new Int32Array(n),
+    flags: new Int32Array(n),
+    target: new Int32Array(n),
   };
   // a few hundred distinct clients, so that session affinity has repeat visitors
   const pods = Array.from({ length: 512 }, () => ((podNet | (rng.nextU32() & ~podMask)) >>> 0) | 0);
-  const outside = Array.from({ length: 512 }, () => ((203 << 24) | (0 << 16) | (113 << 8) | rng.int(256)) + (rng.int(64) << 8) | 0);
+  const outside = Array.from(
+    { length: 512 },
+    () => (((203 << 24) | (0 << 16) | (113 << 8) | rng.int(256)) + (rng.int(64) << 8)) | 0,
+  );
   for (let i = 0; i < n; i++) {
     b.seed[i] = rng.nextU32() | 0;
     if (frontends.length === 0 || rng.next() < miss) {
       b.target[i] = -1;
       const f = frontends.length ? frontends[rng.int(frontends.length)] : null;
-      if (f && rng.next() < 0.5) { b.dst[i] = ipToU32(f.ip) | 0; b.dport[i] = 1 + rng.int(1023); b.proto[i] = PROTO_NUM[f.proto.toLowerCase()]; }
-      else { b.dst[i] = ((10 << 24) | (111 << 16) | rng.int(65536)) | 0; b.dport[i] = 80; b.proto[i] = 6; }
+      if (f && rng.next() < 0.5) {
+        b.dst[i] = ipToU32(f.ip) | 0;
+        b.dport[i] = 1 + rng.int(1023);
+        b.proto[i] = PROTO_NUM[f.proto.toLowerCase()];
+      } else {
+        b.dst[i] = (10 << 24) | (111 << 16) | rng.int(65536) | 0;
+        b.dport[i] = 80;
+        b.proto[i] = 6;
+      }
       b.src[i] = pods[rng.int(pods.length)];
       continue;
     }
@@ -88,8 +112,10 @@ export function generatePackets(servicePorts: ServicePortMap, node: ProxyNode, o
     b.dst[i] = ipToU32(f.ip) | 0;
     b.dport[i] = f.port;
     b.proto[i] = PROTO_NUM[f.proto.toLowerCase()];
-    if (rng.next() < nodeLocal && nodeIP) { b.src[i] = nodeIP | 0; b.flags[i] = PKT_SRC_LOCAL; }
-    else if (f.kind !== 'clusterIP' && rng.next() < extShare) b.src[i] = outside[rng.int(outside.length)];
+    if (rng.next() < nodeLocal && nodeIP) {
+      b.src[i] = nodeIP | 0;
+      b.flags[i] = PKT_SRC_LOCAL;
+    } else if (f.kind !== 'clusterIP' && rng.next() < extShare) b.src[i] = outside[rng.int(outside.length)];
     else b.src[i] = pods[rng.int(pods.length)];
   }
   return b;

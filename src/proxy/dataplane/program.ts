@@ -150,7 +150,7 @@ export function ipToU32(ip: string): number {
   let v = 0;
   for (const x of p) {
     if (!/^\d{1,3}$/.test(x) || Number(x) > 255) throw new Error(`not an IPv4 address: "${ip}"`);
-    v = (v * 256) + Number(x);
+    v = v * 256 + Number(x);
   }
   return v >>> 0;
 }
@@ -234,7 +234,10 @@ export class ProgramBuilder {
 
   dynamicSet(name: string): number {
     let id = this.dynSets.get(name);
-    if (id === undefined) { id = this.dynSets.size; this.dynSets.set(name, id); }
+    if (id === undefined) {
+      id = this.dynSets.size;
+      this.dynSets.set(name, id);
+    }
     return id;
   }
 
@@ -276,7 +279,10 @@ export class ProgramBuilder {
     }
     const rules = new Int32Array(total);
     let off = 0;
-    for (const r of this.chainRules) { rules.set(r, off); off += r.length; }
+    for (const r of this.chainRules) {
+      rules.set(r, off);
+      off += r.length;
+    }
     // static hash tables: open addressing, load factor <= 0.5
     const tables = new Int32Array(this.tablesKV.length * TABLE_STRIDE);
     let slotCount = 0;
@@ -300,7 +306,10 @@ export class ProgramBuilder {
         let s = slotHash(a, b) & (cap - 1);
         while (slots[(base + s) * SLOT_STRIDE + 1] !== -1) s = (s + 1) & (cap - 1);
         const o = (base + s) * SLOT_STRIDE;
-        slots[o] = a; slots[o + 1] = b; slots[o + 2] = v; slots[o + 3] = arg;
+        slots[o] = a;
+        slots[o + 1] = b;
+        slots[o + 2] = v;
+        slots[o + 3] = arg;
       }
       mapEntries += t.entries.size;
       base += cap;
@@ -312,10 +321,23 @@ export class ProgramBuilder {
     meta[META_DYN_SETS] = this.dynSets.size;
     meta[META_IPVS_TABLE] = this.meta.ipvsTable;
     return {
-      mode: this.mode, rules, chains, tables, slots,
-      lists: Int32Array.from(this.lists), vs: Int32Array.from(this.vs), reals: Int32Array.from(this.reals), meta,
-      endpoints: this.endpoints, chainNames: this.chainNames,
-      summary: { rules: total / RULE_STRIDE, chains: this.chainRules.length, mapEntries, virtualServers: this.vs.length / VS_STRIDE },
+      mode: this.mode,
+      rules,
+      chains,
+      tables,
+      slots,
+      lists: Int32Array.from(this.lists),
+      vs: Int32Array.from(this.vs),
+      reals: Int32Array.from(this.reals),
+      meta,
+      endpoints: this.endpoints,
+      chainNames: this.chainNames,
+      summary: {
+        rules: total / RULE_STRIDE,
+        chains: this.chainRules.length,
+        mapEntries,
+        virtualServers: this.vs.length / VS_STRIDE,
+      },
     };
   }
 }

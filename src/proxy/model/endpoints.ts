@@ -15,7 +15,13 @@
 import type { EndpointSlice } from '../../api/types.js';
 import { canonicalIP, ipFamilyOf, joinHostPort, type IPFamily } from './ip.js';
 import { ProxyModelError } from './service.js';
-import { namespacedName, servicePortKey, type EndpointInfo, type EndpointsMap, type Protocol } from './types.js';
+import {
+  namespacedName,
+  servicePortKey,
+  type EndpointInfo,
+  type EndpointsMap,
+  type Protocol,
+} from './types.js';
 
 /** The label that ties an EndpointSlice to its Service. */
 export const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
@@ -59,7 +65,11 @@ export function endpointSliceInfo(slice: EndpointSlice, remove: boolean): Endpoi
   const ports: SlicePort[] = (slice.ports ?? []).map((p, i) => {
     const name = p.name ?? '';
     if (name !== '' && !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(name)) {
-      throw new ProxyModelError(`EndpointSlice ${slice.metadata?.namespace ?? 'default'}/${slice.metadata?.name}`, `ports[${i}].name`, `"${name}" is not a valid port name`);
+      throw new ProxyModelError(
+        `EndpointSlice ${slice.metadata?.namespace ?? 'default'}/${slice.metadata?.name}`,
+        `ports[${i}].name`,
+        `"${name}" is not a valid port name`,
+      );
     }
     return { name, port: p.port ?? 0, protocol: (p.protocol ?? 'TCP') as Protocol };
   });
@@ -107,7 +117,10 @@ export class EndpointSliceCache {
   private readonly byService = new Map<string, ServiceSlices>();
   private readonly emptyHints: ReadonlySet<string> = new Set();
 
-  constructor(readonly nodeName: string, readonly family: IPFamily = 'IPv4') {}
+  constructor(
+    readonly nodeName: string,
+    readonly family: IPFamily = 'IPv4',
+  ) {}
 
   /** Records a slice add/update (remove=false) or delete (remove=true); true if it changes state. */
   updatePending(slice: EndpointSlice, remove: boolean): boolean {
@@ -116,7 +129,10 @@ export class EndpointSliceCache {
     const info = endpointSliceInfo(slice, remove);
     if (!this.infoChanged(keys.service, keys.slice, info)) return false;
     let t = this.byService.get(keys.service);
-    if (!t) { t = { applied: new Map(), pending: new Map() }; this.byService.set(keys.service, t); }
+    if (!t) {
+      t = { applied: new Map(), pending: new Map() };
+      this.byService.set(keys.service, t);
+    }
     t.pending.set(keys.slice, info);
     return true;
   }
@@ -171,7 +187,10 @@ export class EndpointSliceCache {
         if (!p.port) continue;
         const key = servicePortKey({ namespace, name, port: p.name, protocol: p.protocol });
         let set = byPort.get(key);
-        if (!set) { set = new Map(); byPort.set(key, set); }
+        if (!set) {
+          set = new Map();
+          byPort.set(key, set);
+        }
         this.addEndpoints(set, p.port, info.endpoints);
       }
     }
@@ -184,7 +203,11 @@ export class EndpointSliceCache {
     return out;
   }
 
-  private addEndpoints(set: Map<string, EndpointInfo>, port: number, endpoints: readonly SliceEndpoint[]): void {
+  private addEndpoints(
+    set: Map<string, EndpointInfo>,
+    port: number,
+    endpoints: readonly SliceEndpoint[],
+  ): void {
     for (const ep of endpoints) {
       if (ep.addresses.length === 0) continue;
       const ip = canonicalIP(ep.addresses[0]);
@@ -213,10 +236,18 @@ export class EndpointSliceCache {
 export function endpointListsEqual(a: readonly EndpointInfo[], b: readonly EndpointInfo[]): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) {
-    const x = a[i], y = b[i];
-    if (x.endpoint !== y.endpoint || x.isLocal !== y.isLocal || x.ready !== y.ready ||
-        x.serving !== y.serving || x.terminating !== y.terminating ||
-        !setEq(x.zoneHints, y.zoneHints) || !setEq(x.nodeHints, y.nodeHints)) return false;
+    const x = a[i],
+      y = b[i];
+    if (
+      x.endpoint !== y.endpoint ||
+      x.isLocal !== y.isLocal ||
+      x.ready !== y.ready ||
+      x.serving !== y.serving ||
+      x.terminating !== y.terminating ||
+      !setEq(x.zoneHints, y.zoneHints) ||
+      !setEq(x.nodeHints, y.nodeHints)
+    )
+      return false;
   }
   return true;
 }

@@ -18,7 +18,8 @@ export function parseIP(s: string): Uint8Array | null {
   const v4 = parseIPv4(s);
   if (!v4) return null;
   const out = new Uint8Array(16);
-  out[10] = 0xff; out[11] = 0xff;
+  out[10] = 0xff;
+  out[11] = 0xff;
   out.set(v4, 12);
   return out;
 }
@@ -70,7 +71,10 @@ function parseIPv6(s: string): Uint8Array | null {
     groups.push(...all);
   }
   const out = new Uint8Array(16);
-  for (let i = 0; i < 8; i++) { out[2 * i] = groups[i] >> 8; out[2 * i + 1] = groups[i] & 0xff; }
+  for (let i = 0; i < 8; i++) {
+    out[2 * i] = groups[i] >> 8;
+    out[2 * i + 1] = groups[i] & 0xff;
+  }
   if (tail4) out.set(tail4, 12);
   return out;
 }
@@ -86,17 +90,28 @@ export function formatIP(b: Uint8Array): string {
   if (isIPv4Bytes(b)) return `${b[12]}.${b[13]}.${b[14]}.${b[15]}`;
   const g: number[] = [];
   for (let i = 0; i < 8; i++) g.push((b[2 * i] << 8) | b[2 * i + 1]);
-  let bestStart = -1, bestLen = 0;
+  let bestStart = -1,
+    bestLen = 0;
   for (let i = 0; i < 8; ) {
-    if (g[i] !== 0) { i++; continue; }
+    if (g[i] !== 0) {
+      i++;
+      continue;
+    }
     let j = i;
     while (j < 8 && g[j] === 0) j++;
-    if (j - i > bestLen && j - i >= 2) { bestStart = i; bestLen = j - i; }
+    if (j - i > bestLen && j - i >= 2) {
+      bestStart = i;
+      bestLen = j - i;
+    }
     i = j;
   }
   let out = '';
   for (let i = 0; i < 8; i++) {
-    if (i === bestStart) { out += '::'; i += bestLen - 1; continue; }
+    if (i === bestStart) {
+      out += '::';
+      i += bestLen - 1;
+      continue;
+    }
     if (out !== '' && !out.endsWith(':')) out += ':';
     out += g[i].toString(16);
   }
@@ -140,7 +155,10 @@ export function parseCidr(s: string): Cidr | null {
   if (prefix > (family === 'IPv4' ? 32 : 128)) return null;
   const bits = family === 'IPv4' ? prefix + 96 : prefix;
   const network = maskBytes(addr, bits);
-  const base = family === 'IPv4' ? `${network[12]}.${network[13]}.${network[14]}.${network[15]}` : formatIPv6Raw(network);
+  const base =
+    family === 'IPv4'
+      ? `${network[12]}.${network[13]}.${network[14]}.${network[15]}`
+      : formatIPv6Raw(network);
   return { family, network, prefix, text: `${base}/${prefix}` };
 }
 

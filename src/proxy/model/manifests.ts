@@ -44,10 +44,13 @@ export async function loadProxyObjects(paths: readonly string[]): Promise<ProxyO
     if (e instanceof ApiManifestError) throw new ManifestError(e.message);
     throw e;
   }
-  addObjects(out, loaded.map((l) => ({
-    where: `${l.source.file}:${l.source.line}: document ${l.source.document + 1}${l.source.item !== undefined ? ` items[${l.source.item}]` : ''}`,
-    obj: l.object as unknown as Record<string, unknown>,
-  })));
+  addObjects(
+    out,
+    loaded.map((l) => ({
+      where: `${l.source.file}:${l.source.line}: document ${l.source.document + 1}${l.source.item !== undefined ? ` items[${l.source.item}]` : ''}`,
+      obj: l.object as unknown as Record<string, unknown>,
+    })),
+  );
   return out;
 }
 
@@ -68,16 +71,22 @@ function addObjects(out: ProxyObjects, objs: { where: string; obj: Record<string
     if (kind === 'Service') {
       if (!obj.spec || typeof obj.spec !== 'object') throw new ManifestError(`${where}: spec: missing`);
       const spec = obj.spec as Record<string, unknown>;
-      if (spec.ports !== undefined && !Array.isArray(spec.ports)) throw new ManifestError(`${where}: spec.ports: expected a list`);
+      if (spec.ports !== undefined && !Array.isArray(spec.ports))
+        throw new ManifestError(`${where}: spec.ports: expected a list`);
       meta.namespace = ns;
       out.services.push(obj as unknown as Service);
     } else if (kind === 'EndpointSlice') {
       const at = obj.addressType;
-      if (at !== 'IPv4' && at !== 'IPv6' && at !== 'FQDN') throw new ManifestError(`${where}: addressType: expected IPv4, IPv6 or FQDN, got ${JSON.stringify(at)}`);
-      if (obj.endpoints !== undefined && obj.endpoints !== null && !Array.isArray(obj.endpoints)) throw new ManifestError(`${where}: endpoints: expected a list`);
+      if (at !== 'IPv4' && at !== 'IPv6' && at !== 'FQDN')
+        throw new ManifestError(
+          `${where}: addressType: expected IPv4, IPv6 or FQDN, got ${JSON.stringify(at)}`,
+        );
+      if (obj.endpoints !== undefined && obj.endpoints !== null && !Array.isArray(obj.endpoints))
+        throw new ManifestError(`${where}: endpoints: expected a list`);
       if (obj.endpoints == null) obj.endpoints = [];
       (obj.endpoints as Record<string, unknown>[]).forEach((ep, i) => {
-        if (!ep || !Array.isArray(ep.addresses)) throw new ManifestError(`${where}: endpoints[${i}].addresses: expected a list`);
+        if (!ep || !Array.isArray(ep.addresses))
+          throw new ManifestError(`${where}: endpoints[${i}].addresses: expected a list`);
       });
       meta.namespace = ns;
       out.endpointSlices.push(obj as unknown as EndpointSlice);
@@ -101,5 +110,9 @@ export function proxyNodeFromNode(node: Node): ProxyNode {
     }
   }
   const zone = node.metadata?.labels?.[LABEL_TOPOLOGY_ZONE];
-  return { name: node.metadata.name ?? '', ips, topologyLabels: zone !== undefined ? { [LABEL_TOPOLOGY_ZONE]: zone } : {} };
+  return {
+    name: node.metadata.name ?? '',
+    ips,
+    topologyLabels: zone !== undefined ? { [LABEL_TOPOLOGY_ZONE]: zone } : {},
+  };
 }

@@ -15,8 +15,13 @@
 import type { Service } from '../../api/types.js';
 import { canonicalIP, ipFamilyOf, parseCidr, type Cidr, type IPFamily } from './ip.js';
 import {
-  namespacedName, servicePortKey, servicePortNameString,
-  type Protocol, type ServicePortInfo, type ServicePortMap, type ServicePortName,
+  namespacedName,
+  servicePortKey,
+  servicePortNameString,
+  type Protocol,
+  type ServicePortInfo,
+  type ServicePortMap,
+  type ServicePortName,
 } from './types.js';
 
 /** RFC 1123 label, as Kubernetes validates namespaces and Service names (≤ 63 characters) */
@@ -29,7 +34,11 @@ export const DEFAULT_CLIENT_IP_TIMEOUT_SECONDS = 10800;
 
 /** Bad input found while reading a Service or EndpointSlice: names object and field. */
 export class ProxyModelError extends Error {
-  constructor(readonly object: string, readonly field: string, detail: string) {
+  constructor(
+    readonly object: string,
+    readonly field: string,
+    detail: string,
+  ) {
     super(`${object}: ${field}: ${detail}`);
     this.name = 'ProxyModelError';
   }
@@ -46,7 +55,9 @@ export function shouldSkipService(svc: Service): boolean {
 /** Go apiservice.ExternallyAccessible. */
 function externallyAccessibleService(svc: Service): boolean {
   const t = svc.spec.type ?? 'ClusterIP';
-  return t === 'LoadBalancer' || t === 'NodePort' || (t === 'ClusterIP' && (svc.spec.externalIPs?.length ?? 0) > 0);
+  return (
+    t === 'LoadBalancer' || t === 'NodePort' || (t === 'ClusterIP' && (svc.spec.externalIPs?.length ?? 0) > 0)
+  );
 }
 
 /** Go proxyutil.GetClusterIPByFamily. */
@@ -77,14 +88,17 @@ export function servicePortsFromService(svc: Service, family: IPFamily = 'IPv4')
   if (clusterIPText === '') return out;
   const where = objName(svc);
   const clusterIP = canonicalIP(clusterIPText);
-  if (!clusterIP) throw new ProxyModelError(where, 'spec.clusterIP', `"${clusterIPText}" is not an IP address`);
+  if (!clusterIP)
+    throw new ProxyModelError(where, 'spec.clusterIP', `"${clusterIPText}" is not an IP address`);
   const namespace = svc.metadata?.namespace ?? 'default';
   const name = svc.metadata?.name;
   if (!name) throw new ProxyModelError(where, 'metadata.name', 'is required');
   // names end up in chain-name hashes and quoted rule comments: hold them to Kubernetes' own
   // validation (DNS labels), which also keeps the rules ASCII
-  if (!DNS_LABEL.test(name)) throw new ProxyModelError(where, 'metadata.name', `"${name}" is not a valid DNS label`);
-  if (!DNS_LABEL.test(namespace)) throw new ProxyModelError(where, 'metadata.namespace', `"${namespace}" is not a valid DNS label`);
+  if (!DNS_LABEL.test(name))
+    throw new ProxyModelError(where, 'metadata.name', `"${name}" is not a valid DNS label`);
+  if (!DNS_LABEL.test(namespace))
+    throw new ProxyModelError(where, 'metadata.namespace', `"${namespace}" is not a valid DNS label`);
   const spec = svc.spec;
   const type = (spec.type ?? 'ClusterIP') as ServicePortInfo['type'];
 
@@ -92,9 +106,10 @@ export function servicePortsFromService(svc: Service, family: IPFamily = 'IPv4')
   const externalPolicyLocal = accessible && spec.externalTrafficPolicy === 'Local';
   const internalPolicyLocal = spec.internalTrafficPolicy === 'Local';
   const sessionAffinity = spec.sessionAffinity === 'ClientIP' ? 'ClientIP' : 'None';
-  const stickyMaxAgeSeconds = sessionAffinity === 'ClientIP'
-    ? (spec.sessionAffinityConfig?.clientIP?.timeoutSeconds ?? DEFAULT_CLIENT_IP_TIMEOUT_SECONDS)
-    : 0;
+  const stickyMaxAgeSeconds =
+    sessionAffinity === 'ClientIP'
+      ? (spec.sessionAffinityConfig?.clientIP?.timeoutSeconds ?? DEFAULT_CLIENT_IP_TIMEOUT_SECONDS)
+      : 0;
 
   const externalIPs: string[] = [];
   (spec.externalIPs ?? []).forEach((ip, i) => {
@@ -113,26 +128,48 @@ export function servicePortsFromService(svc: Service, family: IPFamily = 'IPv4')
     if (!ing.ip) return;
     if (ing.ipMode !== undefined && ing.ipMode !== 'VIP') return; // Go proxyutil.IsVIPMode
     const c = canonicalIP(ing.ip);
-    if (!c) throw new ProxyModelError(where, `status.loadBalancer.ingress[${i}].ip`, `"${ing.ip}" is not an IP address`);
+    if (!c)
+      throw new ProxyModelError(
+        where,
+        `status.loadBalancer.ingress[${i}].ip`,
+        `"${ing.ip}" is not an IP address`,
+      );
     if (ipFamilyOf(c) === family) lbVIPs.push(c);
   });
-  const healthCheckNodePort = type === 'LoadBalancer' && externalPolicyLocal ? (spec.healthCheckNodePort ?? 0) : 0;
+  const healthCheckNodePort =
+    type === 'LoadBalancer' && externalPolicyLocal ? (spec.healthCheckNodePort ?? 0) : 0;
 
   const ports = spec.ports ?? [];
   ports.forEach((p, i) => {
     const protocol = (p.protocol ?? 'TCP') as Protocol;
     if (protocol !== 'TCP' && protocol !== 'UDP' && protocol !== 'SCTP') {
-      throw new ProxyModelError(where, `spec.ports[${i}].protocol`, `"${String(protocol)}" is not TCP, UDP or SCTP`);
+      throw new ProxyModelError(
+        where,
+        `spec.ports[${i}].protocol`,
+        `"${String(protocol)}" is not TCP, UDP or SCTP`,
+      );
     }
     if (!Number.isInteger(p.port) || p.port < 1 || p.port > 65535) {
-      throw new ProxyModelError(where, `spec.ports[${i}].port`, `${JSON.stringify(p.port)} is not a port number (1-65535)`);
+      throw new ProxyModelError(
+        where,
+        `spec.ports[${i}].port`,
+        `${JSON.stringify(p.port)} is not a port number (1-65535)`,
+      );
     }
     const nodePort = p.nodePort ?? 0;
     if (!Number.isInteger(nodePort) || nodePort < 0 || nodePort > 65535) {
-      throw new ProxyModelError(where, `spec.ports[${i}].nodePort`, `${JSON.stringify(p.nodePort)} is not a port number`);
+      throw new ProxyModelError(
+        where,
+        `spec.ports[${i}].nodePort`,
+        `${JSON.stringify(p.nodePort)} is not a port number`,
+      );
     }
     if (p.name !== undefined && p.name !== '' && !PORT_NAME.test(p.name)) {
-      throw new ProxyModelError(where, `spec.ports[${i}].name`, `"${p.name}" is not a valid port name (lower-case letters, digits, '-', at most 63)`);
+      throw new ProxyModelError(
+        where,
+        `spec.ports[${i}].name`,
+        `"${p.name}" is not a valid port name (lower-case letters, digits, '-', at most 63)`,
+      );
     }
     const spn: ServicePortName = { namespace, name, port: p.name ?? '', protocol };
     const externallyAccessible = nodePort !== 0 || lbVIPs.length > 0 || externalIPs.length > 0;
@@ -166,12 +203,24 @@ export function servicePortsFromService(svc: Service, family: IPFamily = 'IPv4')
 
 /** Structural equality of two service port infos (Go reflect.DeepEqual on BaseServicePortInfo). */
 export function servicePortInfoEqual(a: ServicePortInfo, b: ServicePortInfo): boolean {
-  return a.key === b.key && a.clusterIP === b.clusterIP && a.port === b.port && a.protocol === b.protocol &&
-    a.nodePort === b.nodePort && a.sessionAffinity === b.sessionAffinity &&
-    a.stickyMaxAgeSeconds === b.stickyMaxAgeSeconds && a.healthCheckNodePort === b.healthCheckNodePort &&
-    a.externalPolicyLocal === b.externalPolicyLocal && a.internalPolicyLocal === b.internalPolicyLocal &&
-    strArrEq(a.loadBalancerVIPs, b.loadBalancerVIPs) && strArrEq(a.externalIPs, b.externalIPs) &&
-    strArrEq(a.loadBalancerSourceRanges.map((c) => c.text), b.loadBalancerSourceRanges.map((c) => c.text));
+  return (
+    a.key === b.key &&
+    a.clusterIP === b.clusterIP &&
+    a.port === b.port &&
+    a.protocol === b.protocol &&
+    a.nodePort === b.nodePort &&
+    a.sessionAffinity === b.sessionAffinity &&
+    a.stickyMaxAgeSeconds === b.stickyMaxAgeSeconds &&
+    a.healthCheckNodePort === b.healthCheckNodePort &&
+    a.externalPolicyLocal === b.externalPolicyLocal &&
+    a.internalPolicyLocal === b.internalPolicyLocal &&
+    strArrEq(a.loadBalancerVIPs, b.loadBalancerVIPs) &&
+    strArrEq(a.externalIPs, b.externalIPs) &&
+    strArrEq(
+      a.loadBalancerSourceRanges.map((c) => c.text),
+      b.loadBalancerSourceRanges.map((c) => c.text),
+    )
+  );
 }
 
 function strArrEq(a: readonly string[], b: readonly string[]): boolean {

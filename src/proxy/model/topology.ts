@@ -46,18 +46,30 @@ export function categorizeEndpoints(
   topologyLabels: Readonly<Record<string, string>> | undefined,
   opts: CategorizeOptions = {},
 ): CategorizedEndpoints {
-  const res: CategorizedEndpoints = { clusterEndpoints: null, localEndpoints: null, allReachableEndpoints: EMPTY, hasAnyEndpoints: false };
+  const res: CategorizedEndpoints = {
+    clusterEndpoints: null,
+    localEndpoints: null,
+    allReachableEndpoints: EMPTY,
+    hasAnyEndpoints: false,
+  };
   if (!endpoints || endpoints.length === 0) return res;
   let topologyMode: TopologyMode = '';
   let useServingTerminating = false;
 
   if (svc.usesClusterEndpoints) {
     const zone = topologyLabels?.[LABEL_TOPOLOGY_ZONE] ?? '';
-    topologyMode = topologyModeFromHints(endpoints, nodeName, zone, opts.preferSameTrafficDistribution ?? true);
+    topologyMode = topologyModeFromHints(
+      endpoints,
+      nodeName,
+      zone,
+      opts.preferSameTrafficDistribution ?? true,
+    );
     // common case first: no topology filtering and every endpoint ready → the list itself
     let allReady = topologyMode === '';
     for (let i = 0; allReady && i < endpoints.length; i++) if (!endpoints[i].ready) allReady = false;
-    let cluster = allReady ? endpoints : endpoints.filter((ep) => ep.ready && availableForTopology(ep, topologyMode, nodeName, zone));
+    let cluster = allReady
+      ? endpoints
+      : endpoints.filter((ep) => ep.ready && availableForTopology(ep, topologyMode, nodeName, zone));
     if (cluster.length === 0) cluster = endpoints.filter((ep) => ep.serving && ep.terminating);
     res.clusterEndpoints = cluster;
     if (cluster.length > 0) res.hasAnyEndpoints = true;
@@ -68,7 +80,8 @@ export function categorizeEndpoints(
     return res;
   }
 
-  let hasLocalReady = false, hasLocalServingTerminating = false;
+  let hasLocalReady = false,
+    hasLocalServingTerminating = false;
   for (const ep of endpoints) {
     if (ep.ready) {
       res.hasAnyEndpoints = true;
@@ -102,8 +115,17 @@ export function categorizeEndpoints(
   return res;
 }
 
-function topologyModeFromHints(endpoints: readonly EndpointInfo[], nodeName: string, zone: string, preferSameNode: boolean): TopologyMode {
-  let hasReady = false, hasForNode = false, allNodeHints = true, hasForZone = false, allZoneHints = true;
+function topologyModeFromHints(
+  endpoints: readonly EndpointInfo[],
+  nodeName: string,
+  zone: string,
+  preferSameNode: boolean,
+): TopologyMode {
+  let hasReady = false,
+    hasForNode = false,
+    allNodeHints = true,
+    hasForZone = false,
+    allZoneHints = true;
   for (const ep of endpoints) {
     if (!ep.ready) continue;
     hasReady = true;
@@ -120,8 +142,11 @@ function topologyModeFromHints(endpoints: readonly EndpointInfo[], nodeName: str
 
 function availableForTopology(ep: EndpointInfo, mode: TopologyMode, nodeName: string, zone: string): boolean {
   switch (mode) {
-    case '': return true;
-    case 'PreferSameNode': return ep.nodeHints.has(nodeName);
-    case 'PreferSameZone': return ep.zoneHints.has(zone);
+    case '':
+      return true;
+    case 'PreferSameNode':
+      return ep.nodeHints.has(nodeName);
+    case 'PreferSameZone':
+      return ep.zoneHints.has(zone);
   }
 }

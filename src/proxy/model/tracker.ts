@@ -68,7 +68,10 @@ export class ServiceChangeTracker {
 export class EndpointsChangeTracker {
   readonly cache: EndpointSliceCache;
 
-  constructor(readonly nodeName: string, readonly family: IPFamily = 'IPv4') {
+  constructor(
+    readonly nodeName: string,
+    readonly family: IPFamily = 'IPv4',
+  ) {
     this.cache = new EndpointSliceCache(nodeName, family);
   }
 
@@ -96,7 +99,8 @@ export class EndpointsChangeTracker {
       for (const [k, v] of change.current) map.set(k, v);
       // which service ports' endpoint lists really differ (informational; kube-proxy rewrites the whole Service)
       for (const k of new Set([...change.previous.keys(), ...change.current.keys()])) {
-        const a = change.previous.get(k), b = change.current.get(k);
+        const a = change.previous.get(k),
+          b = change.current.get(k);
         if (!a || !b || !endpointListsEqual(a, b)) endpointsChanged.add(k);
       }
     }
@@ -127,7 +131,10 @@ export class ProxyState {
 
   private currentNode: ProxyNode;
 
-  constructor(node: ProxyNode, readonly family: IPFamily = 'IPv4') {
+  constructor(
+    node: ProxyNode,
+    readonly family: IPFamily = 'IPv4',
+  ) {
     this.currentNode = node;
     this.serviceChanges = new ServiceChangeTracker(family);
     this.endpointsChanges = new EndpointsChangeTracker(node.name, family);
@@ -146,16 +153,30 @@ export class ProxyState {
     this.currentNode = { ...this.currentNode, topologyLabels: { ...labels } };
   }
 
-  onServiceAdd(svc: Service): boolean { return this.serviceChanges.update(null, svc); }
-  onServiceUpdate(oldSvc: Service, svc: Service): boolean { return this.serviceChanges.update(oldSvc, svc); }
-  onServiceDelete(svc: Service): boolean { return this.serviceChanges.update(svc, null); }
-  onEndpointSliceAdd(slice: EndpointSlice): boolean { return this.endpointsChanges.endpointSliceUpdate(slice, false); }
-  onEndpointSliceUpdate(_old: EndpointSlice, slice: EndpointSlice): boolean { return this.endpointsChanges.endpointSliceUpdate(slice, false); }
-  onEndpointSliceDelete(slice: EndpointSlice): boolean { return this.endpointsChanges.endpointSliceUpdate(slice, true); }
+  onServiceAdd(svc: Service): boolean {
+    return this.serviceChanges.update(null, svc);
+  }
+  onServiceUpdate(oldSvc: Service, svc: Service): boolean {
+    return this.serviceChanges.update(oldSvc, svc);
+  }
+  onServiceDelete(svc: Service): boolean {
+    return this.serviceChanges.update(svc, null);
+  }
+  onEndpointSliceAdd(slice: EndpointSlice): boolean {
+    return this.endpointsChanges.endpointSliceUpdate(slice, false);
+  }
+  onEndpointSliceUpdate(_old: EndpointSlice, slice: EndpointSlice): boolean {
+    return this.endpointsChanges.endpointSliceUpdate(slice, false);
+  }
+  onEndpointSliceDelete(slice: EndpointSlice): boolean {
+    return this.endpointsChanges.endpointSliceUpdate(slice, true);
+  }
 
   /** True when a sync would find pending changes. */
   hasPendingChanges(): boolean {
-    return this.serviceChanges.pendingServices().length > 0 || this.endpointsChanges.pendingServices().length > 0;
+    return (
+      this.serviceChanges.pendingServices().length > 0 || this.endpointsChanges.pendingServices().length > 0
+    );
   }
 
   /** Merges pending changes into the maps (start of kube-proxy's syncProxyRules). */

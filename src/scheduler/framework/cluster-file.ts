@@ -37,33 +37,56 @@ function where(o: LoadedObject): string {
 
 function check(o: LoadedObject): void {
   const obj = o.object as unknown as Record<string, unknown>;
-  if (!obj.metadata || typeof (obj.metadata as { name?: unknown }).name !== 'string') throw new ClusterFileError(`${where(o)}: metadata.name: Required value`);
+  if (!obj.metadata || typeof (obj.metadata as { name?: unknown }).name !== 'string')
+    throw new ClusterFileError(`${where(o)}: metadata.name: Required value`);
   if (o.object.kind === 'Pod') {
     const spec = obj.spec as { containers?: unknown } | undefined;
-    if (!spec || !Array.isArray(spec.containers)) throw new ClusterFileError(`${where(o)}: spec.containers: Required value`);
+    if (!spec || !Array.isArray(spec.containers))
+      throw new ClusterFileError(`${where(o)}: spec.containers: Required value`);
   }
 }
 
 /** Sorts loaded objects into a {@link ClusterFile}; unknown kinds are ignored. */
 export function sortClusterObjects(objs: LoadedObject[]): ClusterFile {
-  const out: ClusterFile = { sources: new Map(), nodes: [], boundPods: [], pendingPods: [], services: [], replicaSets: [], others: [], namespaces: [] };
+  const out: ClusterFile = {
+    sources: new Map(),
+    nodes: [],
+    boundPods: [],
+    pendingPods: [],
+    services: [],
+    replicaSets: [],
+    others: [],
+    namespaces: [],
+  };
   for (const o of objs) {
     check(o);
     const obj = o.object;
     out.sources.set(obj, o.source);
     switch (obj.kind) {
-      case 'Node': out.nodes.push(obj as Node); break;
+      case 'Node':
+        out.nodes.push(obj as Node);
+        break;
       case 'Pod': {
         const p = obj as Pod;
         p.metadata.namespace ??= 'default';
         (p.spec.nodeName ? out.boundPods : out.pendingPods).push(p);
         break;
       }
-      case 'Service': out.services.push(obj as Service); break;
-      case 'ReplicaSet': out.replicaSets.push(obj as ReplicaSet); break;
-      case 'StatefulSet': case 'ReplicationController': out.others.push(obj); break;
-      case 'Namespace': out.namespaces.push(obj as Namespace); break;
-      default: break;
+      case 'Service':
+        out.services.push(obj as Service);
+        break;
+      case 'ReplicaSet':
+        out.replicaSets.push(obj as ReplicaSet);
+        break;
+      case 'StatefulSet':
+      case 'ReplicationController':
+        out.others.push(obj);
+        break;
+      case 'Namespace':
+        out.namespaces.push(obj as Namespace);
+        break;
+      default:
+        break;
     }
   }
   return out;

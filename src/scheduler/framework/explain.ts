@@ -58,7 +58,12 @@ export interface Explanation {
 
 const statusOf = (s: Status) => ({ plugin: s.plugin, code: CODE_NAMES[s.code], reasons: s.reasons });
 
-export function explainPod(algo: SchedulingAlgorithm, fwk: Framework, snapshot: ClusterSnapshot, pod: Pod): Explanation {
+export function explainPod(
+  algo: SchedulingAlgorithm,
+  fwk: Framework,
+  snapshot: ClusterSnapshot,
+  pod: Pod,
+): Explanation {
   const nodes = snapshot.list();
   const ex: Explanation = {
     pod: `${pod.metadata.namespace ?? 'default'}/${pod.metadata.name ?? ''}`,
@@ -93,7 +98,12 @@ export function explainPod(algo: SchedulingAlgorithm, fwk: Framework, snapshot: 
     }
     ex.reasonCounts.sort((a, b) => b.nodes - a.nodes || (a.reason < b.reason ? -1 : 1));
     if (out.postFilter?.nominatedNodeName) {
-      ex.preemption = { nominatedNodeName: out.postFilter.nominatedNodeName, victims: (out.postFilter.victims ?? []).map((v) => `${v.metadata.namespace ?? 'default'}/${v.metadata.name}`) };
+      ex.preemption = {
+        nominatedNodeName: out.postFilter.nominatedNodeName,
+        victims: (out.postFilter.victims ?? []).map(
+          (v) => `${v.metadata.namespace ?? 'default'}/${v.metadata.name}`,
+        ),
+      };
     }
   } else {
     ex.error = out.message;
@@ -109,9 +119,13 @@ export function explainPod(algo: SchedulingAlgorithm, fwk: Framework, snapshot: 
       e.filters = ex.filterPlugins.map((p) => ({ plugin: p, result: 'not run' }));
     } else {
       const verdicts = fwk.runAllFilters(state, pod, ni);
-      e.filters = verdicts.map((v, i) => v === undefined
-        ? { plugin: ex.filterPlugins[i], result: 'skip' }
-        : v === null ? { plugin: ex.filterPlugins[i], result: 'pass' } : { plugin: ex.filterPlugins[i], result: CODE_NAMES[v.code], reasons: v.reasons });
+      e.filters = verdicts.map((v, i) =>
+        v === undefined
+          ? { plugin: ex.filterPlugins[i], result: 'skip' }
+          : v === null
+            ? { plugin: ex.filterPlugins[i], result: 'pass' }
+            : { plugin: ex.filterPlugins[i], result: CODE_NAMES[v.code], reasons: v.reasons },
+      );
       const first = verdicts.find((v) => v);
       if (first) e.decisive = statusOf(first);
       else e.feasible = true;
@@ -123,19 +137,32 @@ export function explainPod(algo: SchedulingAlgorithm, fwk: Framework, snapshot: 
   if (!table && ex.chosen) {
     const ni = snapshot.get(ex.chosen)!;
     const r = algo.prioritize(fwk, state, pod, [ni]);
-    if ('table' in r) { table = r.table; scored = [ni]; }
+    if ('table' in r) {
+      table = r.table;
+      scored = [ni];
+    }
   }
   if (table && scored) {
     ex.skippedScorePlugins = table.skipped;
     const byName = new Map(ex.nodes.map((n) => [n.name, n]));
     scored.forEach((ni, i) => {
       const e = byName.get(ni.name)!;
-      e.scores = table!.plugins.map((p, k) => ({ plugin: p, raw: table!.raw[k][i], normalized: table!.normalized[k][i], weight: table!.weights[k] }));
+      e.scores = table!.plugins.map((p, k) => ({
+        plugin: p,
+        raw: table!.raw[k][i],
+        normalized: table!.normalized[k][i],
+        weight: table!.weights[k],
+      }));
       e.total = table!.total[i];
     });
   }
   const rank = (e: NodeExplanation) => (e.chosen ? 0 : e.total !== undefined ? 1 : e.feasible ? 2 : 3);
-  ex.nodes.sort((a, b) => rank(a) - rank(b) || (b.total ?? 0) - (a.total ?? 0)
-    || (a.decisive?.reasons.join() ?? '').localeCompare(b.decisive?.reasons.join() ?? '') || a.name.localeCompare(b.name));
+  ex.nodes.sort(
+    (a, b) =>
+      rank(a) - rank(b) ||
+      (b.total ?? 0) - (a.total ?? 0) ||
+      (a.decisive?.reasons.join() ?? '').localeCompare(b.decisive?.reasons.join() ?? '') ||
+      a.name.localeCompare(b.name),
+  );
   return ex;
 }

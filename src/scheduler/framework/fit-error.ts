@@ -32,7 +32,11 @@ export function newDiagnosis(): Diagnosis {
 
 export class FitError {
   readonly name = 'FitError';
-  constructor(readonly pod: Pod, readonly numAllNodes: number, readonly diagnosis: Diagnosis) {}
+  constructor(
+    readonly pod: Pod,
+    readonly numAllNodes: number,
+    readonly diagnosis: Diagnosis,
+  ) {}
 
   /** reason → number of nodes, over explicit and absent nodes */
   histogram(): Map<string, number> {
@@ -42,7 +46,8 @@ export class FitError {
     }
     const absent = this.numAllNodes - this.diagnosis.nodeToStatus.size;
     if (absent > 0 && this.diagnosis.absentNodesStatus) {
-      for (const r of this.diagnosis.absentNodesStatus.reasons) reasons.set(r, (reasons.get(r) ?? 0) + absent);
+      for (const r of this.diagnosis.absentNodesStatus.reasons)
+        reasons.set(r, (reasons.get(r) ?? 0) + absent);
     }
     return reasons;
   }

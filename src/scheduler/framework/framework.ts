@@ -11,9 +11,20 @@ import { CycleState } from './cycle-state.js';
 import type { NodeInfo, PodInfo } from './snapshot.js';
 import { Code, errorStatus, Status, type MaybeStatus } from './status.js';
 import {
-  MAX_NODE_SCORE, MIN_NODE_SCORE,
-  type BindPlugin, type FilterPlugin, type Handle, type PermitPlugin, type Plugin, type PostFilterPlugin,
-  type PostFilterResult, type PreFilterPlugin, type PreScorePlugin, type QueueSortPlugin, type ReservePlugin, type ScorePlugin,
+  MAX_NODE_SCORE,
+  MIN_NODE_SCORE,
+  type BindPlugin,
+  type FilterPlugin,
+  type Handle,
+  type PermitPlugin,
+  type Plugin,
+  type PostFilterPlugin,
+  type PostFilterResult,
+  type PreFilterPlugin,
+  type PreScorePlugin,
+  type QueueSortPlugin,
+  type ReservePlugin,
+  type ScorePlugin,
 } from './types.js';
 
 /** Plugin instances of a profile, per extension point, in execution order. */
@@ -57,7 +68,12 @@ export interface WindowFilter {
    * its FitError and preemption), and building ~a thousand statuses per cycle was the largest cost
    * of a cycle that succeeds. Call it before the next kernel run (it reads the kernel's output).
    */
-  run(state: CycleState, pod: Pod, start: number, numNodesToFind: number): { feasible: NodeInfo[]; filtered: () => [NodeInfo, Status][]; filteredCount: number; processed: number };
+  run(
+    state: CycleState,
+    pod: Pod,
+    start: number,
+    numNodesToFind: number,
+  ): { feasible: NodeInfo[]; filtered: () => [NodeInfo, Status][]; filteredCount: number; processed: number };
   /** per-node path: true when every covered filter passes on the node (one check instead of one call per plugin) */
   passesAll(state: CycleState, pod: Pod, ni: NodeInfo): boolean;
 }
@@ -69,7 +85,11 @@ export interface WindowFilter {
  * the running maximum, so selectHost needs no scan when there is no tie.
  */
 export interface FastScorer {
-  totals(state: CycleState, pod: Pod, nodes: readonly NodeInfo[]): { totals: () => number[]; best: number; ties: number } | undefined;
+  totals(
+    state: CycleState,
+    pod: Pod,
+    nodes: readonly NodeInfo[],
+  ): { totals: () => number[]; best: number; ties: number } | undefined;
 }
 
 export class Framework {
@@ -94,7 +114,8 @@ export class Framework {
   activeWindowFilter(state: CycleState): WindowFilter | undefined {
     const wf = this.windowFilter;
     if (!wf) return undefined;
-    for (const p of this.plugins.filter) if (!wf.covers.has(p.name) && !state.skipFilterPlugins.has(p.name)) return undefined;
+    for (const p of this.plugins.filter)
+      if (!wf.covers.has(p.name) && !state.skipFilterPlugins.has(p.name)) return undefined;
     return wf;
   }
 
@@ -109,7 +130,16 @@ export class Framework {
   /** every distinct plugin instance of the profile */
   allPlugins(): Plugin[] {
     const p = this.plugins;
-    const all: Plugin[] = [...p.preFilter, ...p.filter, ...p.postFilter, ...p.preScore, ...p.score.map((s) => s.plugin), ...p.reserve, ...p.permit, ...p.bind];
+    const all: Plugin[] = [
+      ...p.preFilter,
+      ...p.filter,
+      ...p.postFilter,
+      ...p.preScore,
+      ...p.score.map((s) => s.plugin),
+      ...p.reserve,
+      ...p.permit,
+      ...p.bind,
+    ];
     if (p.queueSort) all.push(p.queueSort);
     return [...new Set(all)];
   }
@@ -127,7 +157,10 @@ export class Framework {
         s = errorStatus(e);
       }
       if (s === null || s.code === Code.Success) continue;
-      if (s.code === Code.Skip) { state.skipFilterPlugins.add(pl.name); continue; }
+      if (s.code === Code.Skip) {
+        state.skipFilterPlugins.add(pl.name);
+        continue;
+      }
       if (s.isRejected()) return s.withPlugin(pl.name);
       return new Status(Code.Error, [`running PreFilter plugin "${pl.name}": ${s.message()}`], pl.name);
     }
@@ -149,7 +182,8 @@ export class Framework {
         s = errorStatus(e);
       }
       if (s === null || s.code === Code.Success) continue;
-      if (!s.isRejected()) return new Status(Code.Error, [`running "${pl.name}" filter plugin: ${s.message()}`], pl.name);
+      if (!s.isRejected())
+        return new Status(Code.Error, [`running "${pl.name}" filter plugin: ${s.message()}`], pl.name);
       return s.withPlugin(pl.name);
     }
     return null;
@@ -162,7 +196,13 @@ export class Framework {
    */
   runFilterWithNominatedPods(state: CycleState, pod: Pod, ni: NodeInfo): MaybeStatus {
     const snap = this.handle.snapshot;
-    const nominated = snap.nominator.size ? snap.nominator.podsFor(ni.name, pod.spec.priority ?? 0, `${pod.metadata.namespace ?? 'default'}/${pod.metadata.name ?? ''}`) : [];
+    const nominated = snap.nominator.size
+      ? snap.nominator.podsFor(
+          ni.name,
+          pod.spec.priority ?? 0,
+          `${pod.metadata.namespace ?? 'default'}/${pod.metadata.name ?? ''}`,
+        )
+      : [];
     if (nominated.length === 0) return this.runFilter(state, pod, ni);
     const s2 = state.clone();
     const added: string[] = [];
@@ -200,7 +240,11 @@ export class Framework {
    * RunPostFilterPlugins: the first success wins; rejections' reasons are collected;
    * UnschedulableAndUnresolvable stops the chain.
    */
-  runPostFilter(state: CycleState, pod: Pod, statuses: ReadonlyMap<string, Status>): { result?: PostFilterResult; status: Status } {
+  runPostFilter(
+    state: CycleState,
+    pod: Pod,
+    statuses: ReadonlyMap<string, Status>,
+  ): { result?: PostFilterResult; status: Status } {
     const reasons: string[] = [];
     let rejector = '';
     let result: PostFilterResult | undefined;
@@ -212,8 +256,10 @@ export class Framework {
         out = { status: errorStatus(e) };
       }
       const s = out.status;
-      if (s === null || s.code === Code.Success) return { result: out.result, status: new Status(Code.Success, [], pl.name) };
-      if (s.code === Code.UnschedulableAndUnresolvable) return { result: out.result, status: s.withPlugin(pl.name) };
+      if (s === null || s.code === Code.Success)
+        return { result: out.result, status: new Status(Code.Success, [], pl.name) };
+      if (s.code === Code.UnschedulableAndUnresolvable)
+        return { result: out.result, status: s.withPlugin(pl.name) };
       if (!s.isRejected()) return { status: s.withPlugin(pl.name) };
       if (out.result) result = out.result;
       reasons.push(...s.reasons);
@@ -251,7 +297,10 @@ export class Framework {
         s = errorStatus(e);
       }
       if (s === null || s.code === Code.Success) continue;
-      if (s.code === Code.Skip) { state.skipScorePlugins.add(pl.name); continue; }
+      if (s.code === Code.Skip) {
+        state.skipScorePlugins.add(pl.name);
+        continue;
+      }
       return new Status(Code.Error, [`running PreScore plugin "${pl.name}": ${s.message()}`], pl.name);
     }
     return null;
@@ -261,16 +310,37 @@ export class Framework {
    * RunScorePlugins: raw scores, NormalizeScore, range check, × weight, summed per node
    * (upstream prioritizeNodes without extenders).
    */
-  runScore(state: CycleState, pod: Pod, nodes: readonly NodeInfo[]): { table: ScoreTable; status: MaybeStatus } {
-    const table: ScoreTable = { plugins: [], weights: [], raw: [], normalized: [], total: new Array(nodes.length).fill(0), skipped: [] };
+  runScore(
+    state: CycleState,
+    pod: Pod,
+    nodes: readonly NodeInfo[],
+  ): { table: ScoreTable; status: MaybeStatus } {
+    const table: ScoreTable = {
+      plugins: [],
+      weights: [],
+      raw: [],
+      normalized: [],
+      total: new Array(nodes.length).fill(0),
+      skipped: [],
+    };
     for (const { plugin: pl, weight } of this.plugins.score) {
-      if (state.skipScorePlugins.has(pl.name)) { table.skipped.push(pl.name); continue; }
+      if (state.skipScorePlugins.has(pl.name)) {
+        table.skipped.push(pl.name);
+        continue;
+      }
       const scores = new Array<number>(nodes.length).fill(0);
       try {
         if (pl.scoreAll) pl.scoreAll(state, pod, nodes, scores);
         else for (let i = 0; i < nodes.length; i++) scores[i] = pl.score(state, pod, nodes[i]);
       } catch (e) {
-        return { table, status: new Status(Code.Error, [`running Score plugin "${pl.name}": ${errorStatus(e).message()}`], pl.name) };
+        return {
+          table,
+          status: new Status(
+            Code.Error,
+            [`running Score plugin "${pl.name}": ${errorStatus(e).message()}`],
+            pl.name,
+          ),
+        };
       }
       const raw = scores.slice();
       if (pl.normalizeScore) {
@@ -280,12 +350,29 @@ export class Framework {
         } catch (e) {
           s = errorStatus(e);
         }
-        if (s !== null && !s.isSuccess()) return { table, status: new Status(Code.Error, [`running Normalize on Score plugin "${pl.name}": ${s.message()}`], pl.name) };
+        if (s !== null && !s.isSuccess())
+          return {
+            table,
+            status: new Status(
+              Code.Error,
+              [`running Normalize on Score plugin "${pl.name}": ${s.message()}`],
+              pl.name,
+            ),
+          };
       }
       for (let i = 0; i < nodes.length; i++) {
         const v = scores[i];
         if (v > MAX_NODE_SCORE || v < MIN_NODE_SCORE) {
-          return { table, status: new Status(Code.Error, [`applying score defaultWeights on Score plugins: plugin "${pl.name}" returns an invalid score ${v}, it should in the range of [${MIN_NODE_SCORE}, ${MAX_NODE_SCORE}] after normalizing`], pl.name) };
+          return {
+            table,
+            status: new Status(
+              Code.Error,
+              [
+                `applying score defaultWeights on Score plugins: plugin "${pl.name}" returns an invalid score ${v}, it should in the range of [${MIN_NODE_SCORE}, ${MAX_NODE_SCORE}] after normalizing`,
+              ],
+              pl.name,
+            ),
+          };
         }
         table.total[i] += v * weight;
       }
@@ -301,7 +388,11 @@ export class Framework {
   runReserve(state: CycleState, pod: Pod, nodeName: string): MaybeStatus {
     for (const pl of this.plugins.reserve) {
       let s: MaybeStatus;
-      try { s = pl.reserve(state, pod, nodeName); } catch (e) { s = errorStatus(e); }
+      try {
+        s = pl.reserve(state, pod, nodeName);
+      } catch (e) {
+        s = errorStatus(e);
+      }
       if (s !== null && !s.isSuccess()) return s.withPlugin(pl.name);
     }
     return null;
@@ -310,14 +401,22 @@ export class Framework {
   /** RunReservePluginsUnreserve: in reverse order */
   runUnreserve(state: CycleState, pod: Pod, nodeName: string): void {
     for (let i = this.plugins.reserve.length - 1; i >= 0; i--) {
-      try { this.plugins.reserve[i].unreserve(state, pod, nodeName); } catch { /* unreserve must not fail */ }
+      try {
+        this.plugins.reserve[i].unreserve(state, pod, nodeName);
+      } catch {
+        /* unreserve must not fail */
+      }
     }
   }
 
   runPermit(state: CycleState, pod: Pod, nodeName: string): MaybeStatus {
     for (const pl of this.plugins.permit) {
       let s: MaybeStatus;
-      try { s = pl.permit(state, pod, nodeName); } catch (e) { s = errorStatus(e); }
+      try {
+        s = pl.permit(state, pod, nodeName);
+      } catch (e) {
+        s = errorStatus(e);
+      }
       if (s !== null && !s.isSuccess()) return s.withPlugin(pl.name);
     }
     return null;
@@ -328,7 +427,11 @@ export class Framework {
     if (this.plugins.bind.length === 0) return new Status(Code.Error, ['no bind plugin is enabled']);
     for (const pl of this.plugins.bind) {
       let s: MaybeStatus;
-      try { s = await pl.bind(state, pod, nodeName); } catch (e) { s = errorStatus(e); }
+      try {
+        s = await pl.bind(state, pod, nodeName);
+      } catch (e) {
+        s = errorStatus(e);
+      }
       if (s !== null && s.code === Code.Skip) continue;
       return s === null || s.isSuccess() ? null : s.withPlugin(pl.name);
     }

@@ -8,7 +8,16 @@
  * engine's kernels. PodTopologySpread needs node affinity and taints only to decide which nodes
  * count as spreading domains (nodeAffinityPolicy / nodeTaintsPolicy).
  */
-import type { LabelSelector, Labels, Node, NodeSelectorRequirement, NodeSelectorTerm, Pod, Taint, Toleration } from '../../api/types.js';
+import type {
+  LabelSelector,
+  Labels,
+  Node,
+  NodeSelectorRequirement,
+  NodeSelectorTerm,
+  Pod,
+  Taint,
+  Toleration,
+} from '../../api/types.js';
 
 /** A compiled label selector. */
 export interface Selector {
@@ -41,12 +50,20 @@ class RequirementSelector implements Selector {
   }
   matches(labels: Labels | undefined): boolean {
     for (const r of this.reqs) {
-      const has = labels !== undefined && Object.prototype.hasOwnProperty.call(labels, r.key);
+      const has = labels !== undefined && Object.hasOwn(labels, r.key);
       switch (r.op) {
-        case 'In': if (!has || !r.values.has(labels![r.key])) return false; break;
-        case 'NotIn': if (has && r.values.has(labels![r.key])) return false; break;
-        case 'Exists': if (!has) return false; break;
-        case 'DoesNotExist': if (has) return false; break;
+        case 'In':
+          if (!has || !r.values.has(labels![r.key])) return false;
+          break;
+        case 'NotIn':
+          if (has && r.values.has(labels![r.key])) return false;
+          break;
+        case 'Exists':
+          if (!has) return false;
+          break;
+        case 'DoesNotExist':
+          if (has) return false;
+          break;
       }
     }
     return true;
@@ -73,17 +90,24 @@ export class SelectorError extends Error {
 export function compileSelector(sel: LabelSelector | undefined | null): Selector {
   if (sel === undefined || sel === null) return NOTHING;
   const reqs: Requirement[] = [];
-  for (const [k, v] of Object.entries(sel.matchLabels ?? {})) reqs.push({ key: k, op: 'In', values: new Set([String(v)]) });
+  for (const [k, v] of Object.entries(sel.matchLabels ?? {}))
+    reqs.push({ key: k, op: 'In', values: new Set([String(v)]) });
   for (const e of sel.matchExpressions ?? []) {
     const values = e.values ?? [];
     switch (e.operator) {
       case 'In':
       case 'NotIn':
-        if (values.length === 0) throw new SelectorError(`values: Invalid value: []: for '${e.operator}', 'NotIn' operators, values set can't be empty`);
+        if (values.length === 0)
+          throw new SelectorError(
+            `values: Invalid value: []: for '${e.operator}', 'NotIn' operators, values set can't be empty`,
+          );
         break;
       case 'Exists':
       case 'DoesNotExist':
-        if (values.length > 0) throw new SelectorError(`values: Invalid value: ${JSON.stringify(values)}: values set must be empty for exists and does not exist`);
+        if (values.length > 0)
+          throw new SelectorError(
+            `values: Invalid value: ${JSON.stringify(values)}: values set must be empty for exists and does not exist`,
+          );
         break;
       default:
         throw new SelectorError(`"${String(e.operator)}" is not a valid label selector operator`);
@@ -107,10 +131,14 @@ function matchNodeRequirement(req: NodeSelectorRequirement, value: string | unde
   const has = value !== undefined;
   const values = req.values ?? [];
   switch (req.operator) {
-    case 'In': return has && values.includes(value!);
-    case 'NotIn': return !has || !values.includes(value!);
-    case 'Exists': return has;
-    case 'DoesNotExist': return !has;
+    case 'In':
+      return has && values.includes(value!);
+    case 'NotIn':
+      return !has || !values.includes(value!);
+    case 'Exists':
+      return has;
+    case 'DoesNotExist':
+      return !has;
     case 'Gt':
     case 'Lt': {
       if (!has || values.length !== 1) return false;
@@ -119,7 +147,8 @@ function matchNodeRequirement(req: NodeSelectorRequirement, value: string | unde
       if (!/^-?\d+$/.test(value!) || !/^-?\d+$/.test(values[0])) return false;
       return req.operator === 'Gt' ? a > b : a < b;
     }
-    default: return false;
+    default:
+      return false;
   }
 }
 
@@ -130,7 +159,7 @@ export function nodeSelectorTermMatches(term: NodeSelectorTerm, node: Node): boo
   if (exprs.length === 0 && fields.length === 0) return false;
   const labels = node.metadata.labels ?? {};
   for (const r of exprs) {
-    if (!matchNodeRequirement(r, Object.prototype.hasOwnProperty.call(labels, r.key) ? labels[r.key] : undefined)) return false;
+    if (!matchNodeRequirement(r, Object.hasOwn(labels, r.key) ? labels[r.key] : undefined)) return false;
   }
   for (const r of fields) {
     // metadata.name is the only supported field selector
@@ -153,7 +182,8 @@ export function compileRequiredNodeAffinity(pod: Pod): (node: Node) => boolean {
   const sel = pod.spec.nodeSelector;
   const keys = sel ? Object.keys(sel) : [];
   const values = keys.map((k) => sel![k]);
-  const terms = pod.spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms;
+  const terms =
+    pod.spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms;
   if (keys.length === 0 && terms === undefined) return () => true;
   return (node: Node) => {
     if (keys.length) {
@@ -170,7 +200,7 @@ export function compileRequiredNodeAffinity(pod: Pod): (node: Node) => boolean {
 /** true when the object has at least one own key (without allocating a key array) */
 export function hasAnyKey(o: object | undefined): boolean {
   if (!o) return false;
-  for (const k in o) if (Object.prototype.hasOwnProperty.call(o, k)) return true;
+  for (const k in o) if (Object.hasOwn(o, k)) return true;
   return false;
 }
 
@@ -190,11 +220,18 @@ export function toleratesTaint(t: Toleration, taint: Taint): boolean {
  * The first NoSchedule/NoExecute taint of `node` that no toleration tolerates
  * (FindMatchingUntoleratedTaint with DoNotScheduleTaintsFilterFunc), or undefined.
  */
-export function untoleratedTaint(node: Node, tolerations: readonly Toleration[] | undefined): Taint | undefined {
+export function untoleratedTaint(
+  node: Node,
+  tolerations: readonly Toleration[] | undefined,
+): Taint | undefined {
   for (const taint of node.spec?.taints ?? []) {
     if (taint.effect !== 'NoSchedule' && taint.effect !== 'NoExecute') continue;
     let ok = false;
-    for (const t of tolerations ?? []) if (toleratesTaint(t, taint)) { ok = true; break; }
+    for (const t of tolerations ?? [])
+      if (toleratesTaint(t, taint)) {
+        ok = true;
+        break;
+      }
     if (!ok) return taint;
   }
   return undefined;

@@ -27,12 +27,16 @@ export const MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5;
  * all nodes under 100; otherwise percentage% of them (adaptive when 0: 50 − nodes/125, at least 5),
  * and never fewer than 100. Integer arithmetic as in Go.
  */
-export function numFeasibleNodesToFind(percentageOfNodesToScore: number | undefined, numAllNodes: number): number {
+export function numFeasibleNodesToFind(
+  percentageOfNodesToScore: number | undefined,
+  numAllNodes: number,
+): number {
   if (numAllNodes < MIN_FEASIBLE_NODES_TO_FIND) return numAllNodes;
   let percentage = percentageOfNodesToScore ?? 0;
   if (percentage === 0) {
     percentage = 50 - Math.trunc(numAllNodes / 125);
-    if (percentage < MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND) percentage = MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND;
+    if (percentage < MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND)
+      percentage = MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND;
   }
   const numNodes = Math.trunc((numAllNodes * percentage) / 100);
   if (numNodes < MIN_FEASIBLE_NODES_TO_FIND) return MIN_FEASIBLE_NODES_TO_FIND;
@@ -100,29 +104,50 @@ export class SchedulingAlgorithm {
       feasible = r.feasible;
       filteredCount = r.filteredCount;
     }
-    if (feasible.length === 0) return { kind: 'unschedulable', fitError: new FitError(pod, nodes.length, diagnosis) };
+    if (feasible.length === 0)
+      return { kind: 'unschedulable', fitError: new FitError(pod, nodes.length, diagnosis) };
 
     const evaluatedNodes = feasible.length + (filteredCount ?? diagnosis.nodeToStatus.size);
     if (feasible.length === 1) {
-      return { kind: 'scheduled', result: { suggestedHost: feasible[0].name, evaluatedNodes, feasibleNodes: 1 } };
+      return {
+        kind: 'scheduled',
+        result: { suggestedHost: feasible[0].name, evaluatedNodes, feasibleNodes: 1 },
+      };
     }
     const pr = this.prioritize(fwk, state, pod, feasible);
     if ('error' in pr) return { kind: 'error', message: pr.error.message(), plugin: pr.error.plugin };
     if ('fast' in pr) {
       const f = pr.fast;
       const host = f.ties === 0 ? feasible[f.best].name : this.selectHost(feasible, f.totals());
-      return { kind: 'scheduled', result: { suggestedHost: host, evaluatedNodes, feasibleNodes: feasible.length } };
+      return {
+        kind: 'scheduled',
+        result: { suggestedHost: host, evaluatedNodes, feasibleNodes: feasible.length },
+      };
     }
     const host = this.selectHost(feasible, pr.table.total);
-    return { kind: 'scheduled', result: { suggestedHost: host, evaluatedNodes, feasibleNodes: feasible.length, scores: pr.table, scoredNodes: feasible } };
+    return {
+      kind: 'scheduled',
+      result: {
+        suggestedHost: host,
+        evaluatedNodes,
+        feasibleNodes: feasible.length,
+        scores: pr.table,
+        scoredNodes: feasible,
+      },
+    };
   }
 
   /**
    * findNodesThatPassFilters: visit nodes from nextStartNodeIndex, stop once enough fit, advance
    * the start index by the number of nodes processed.
    */
-  findNodesThatPassFilters(fwk: Framework, state: CycleState, pod: Pod, nodes: readonly NodeInfo[], diagnosis = newDiagnosis()):
-    { feasible: NodeInfo[]; error?: Status; filteredCount?: number } {
+  findNodesThatPassFilters(
+    fwk: Framework,
+    state: CycleState,
+    pod: Pod,
+    nodes: readonly NodeInfo[],
+    diagnosis = newDiagnosis(),
+  ): { feasible: NodeInfo[]; error?: Status; filteredCount?: number } {
     const n = nodes.length;
     const toFind = numFeasibleNodesToFind(fwk.percentageOfNodesToScore ?? this.percentageOfNodesToScore, n);
     const feasible: NodeInfo[] = [];
@@ -132,7 +157,9 @@ export class SchedulingAlgorithm {
       this.nextStartNodeIndex = (start + feasible.length) % n;
       return { feasible };
     }
-    const wf = this.snapshot.nominator.any(pod.spec.priority ?? 0) ? undefined : fwk.activeWindowFilter(state);
+    const wf = this.snapshot.nominator.any(pod.spec.priority ?? 0)
+      ? undefined
+      : fwk.activeWindowFilter(state);
     if (wf) {
       let r: ReturnType<typeof wf.run>;
       try {
@@ -159,7 +186,10 @@ export class SchedulingAlgorithm {
       const ni = nodes[(start + i) % n];
       processed++;
       const s = fwk.runFilterWithNominatedPods(state, pod, ni);
-      if (s === null) { feasible.push(ni); continue; }
+      if (s === null) {
+        feasible.push(ni);
+        continue;
+      }
       if (s.code === Code.Error) return { feasible: [], error: s };
       failedNodes.push(ni);
       failed.push(s);
@@ -174,10 +204,23 @@ export class SchedulingAlgorithm {
     return { feasible, filteredCount: failed.length };
   }
 
-  prioritize(fwk: Framework, state: CycleState, pod: Pod, feasible: readonly NodeInfo[]):
-    { table: ScoreTable } | { fast: NonNullable<ReturnType<FastScorer['totals']>> } | { error: Status } {
+  prioritize(
+    fwk: Framework,
+    state: CycleState,
+    pod: Pod,
+    feasible: readonly NodeInfo[],
+  ): { table: ScoreTable } | { fast: NonNullable<ReturnType<FastScorer['totals']>> } | { error: Status } {
     if (!fwk.hasScorePlugins()) {
-      return { table: { plugins: [], weights: [], raw: [], normalized: [], total: new Array(feasible.length).fill(1), skipped: [] } };
+      return {
+        table: {
+          plugins: [],
+          weights: [],
+          raw: [],
+          normalized: [],
+          total: new Array(feasible.length).fill(1),
+          skipped: [],
+        },
+      };
     }
     const ps = fwk.runPreScore(state, pod, feasible);
     if (ps !== null) return { error: ps };
@@ -200,8 +243,10 @@ export class SchedulingAlgorithm {
     let best = 0;
     let cnt = 1;
     for (let i = 1; i < nodes.length; i++) {
-      if (totals[i] > totals[best]) { best = i; cnt = 1; }
-      else if (totals[i] === totals[best]) {
+      if (totals[i] > totals[best]) {
+        best = i;
+        cnt = 1;
+      } else if (totals[i] === totals[best]) {
         cnt++;
         if (this.rng.int(cnt) === 0) best = i;
       }
@@ -220,15 +265,31 @@ export type CycleOutcome =
  * schedulePod, then — when no node fits — the PostFilter plugins (preemption), whose message
  * joins the FitError as upstream does ("… preemption: 0/5 nodes are available: …").
  */
-export function runSchedulingCycle(algo: SchedulingAlgorithm, fwk: Framework, pod: Pod, state = fwk.newCycleState()): CycleOutcome {
+export function runSchedulingCycle(
+  algo: SchedulingAlgorithm,
+  fwk: Framework,
+  pod: Pod,
+  state = fwk.newCycleState(),
+): CycleOutcome {
   const out = algo.schedulePod(fwk, state, pod);
-  if (out.kind === 'scheduled') return { kind: 'scheduled', nodeName: out.result.suggestedHost, result: out.result, state };
+  if (out.kind === 'scheduled')
+    return { kind: 'scheduled', nodeName: out.result.suggestedHost, result: out.result, state };
   if (out.kind === 'error') return { ...out, state };
   const fe = out.fitError;
   if (fwk.plugins.postFilter.length === 0) return { kind: 'unschedulable', fitError: fe, state };
   const pf = fwk.runPostFilter(state, pod, fe.diagnosis.nodeToStatus);
-  if (pf.status.code === Code.Error) return { kind: 'error', message: pf.status.message(), plugin: pf.status.plugin, state };
+  if (pf.status.code === Code.Error)
+    return { kind: 'error', message: pf.status.message(), plugin: pf.status.plugin, state };
   const msg = pf.status.message();
   if (msg) fe.diagnosis.postFilterMsg = msg;
-  return { kind: 'unschedulable', fitError: fe, postFilter: pf.status.isSuccess() ? pf.result : pf.result?.nominatedNodeName !== undefined ? pf.result : undefined, state };
+  return {
+    kind: 'unschedulable',
+    fitError: fe,
+    postFilter: pf.status.isSuccess()
+      ? pf.result
+      : pf.result?.nominatedNodeName !== undefined
+        ? pf.result
+        : undefined,
+    state,
+  };
 }

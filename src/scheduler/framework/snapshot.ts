@@ -11,7 +11,14 @@
  * (percentageOfNodesToScore) still sees every zone. Example with zones a, b:
  *   added: a1 a2 a3 b1 b2   →   order: a1 b1 a2 b2 a3
  */
-import type { Labels, Namespace, Node, Pod, PodAffinityTerm, WeightedPodAffinityTerm } from '../../api/types.js';
+import type {
+  Labels,
+  Namespace,
+  Node,
+  Pod,
+  PodAffinityTerm,
+  WeightedPodAffinityTerm,
+} from '../../api/types.js';
 import { compileSelector, EVERYTHING, NOTHING, SelectorError, type Selector } from './labels.js';
 
 export const LABEL_HOSTNAME = 'kubernetes.io/hostname';
@@ -47,18 +54,22 @@ function newAffinityTerm(pod: Pod, term: PodAffinityTerm): AffinityTerm {
   // matchLabelKeys / mismatchLabelKeys (KEP-3633): merged into the selector from the pod's own labels
   if (labelSelector && (term.matchLabelKeys?.length || term.mismatchLabelKeys?.length)) {
     const exprs = [...(labelSelector.matchExpressions ?? [])];
-    for (const k of term.matchLabelKeys ?? []) if (k in podLabels) exprs.push({ key: k, operator: 'In', values: [podLabels[k]] });
-    for (const k of term.mismatchLabelKeys ?? []) if (k in podLabels) exprs.push({ key: k, operator: 'NotIn', values: [podLabels[k]] });
+    for (const k of term.matchLabelKeys ?? [])
+      if (k in podLabels) exprs.push({ key: k, operator: 'In', values: [podLabels[k]] });
+    for (const k of term.mismatchLabelKeys ?? [])
+      if (k in podLabels) exprs.push({ key: k, operator: 'NotIn', values: [podLabels[k]] });
     labelSelector = { ...labelSelector, matchExpressions: exprs };
   }
   const namespaces = new Set<string>();
-  if ((term.namespaces ?? []).length === 0 && term.namespaceSelector === undefined) namespaces.add(pod.metadata.namespace ?? 'default');
+  if ((term.namespaces ?? []).length === 0 && term.namespaceSelector === undefined)
+    namespaces.add(pod.metadata.namespace ?? 'default');
   else for (const n of term.namespaces ?? []) namespaces.add(n);
   return {
     namespaces,
     selector: compileSelector(labelSelector),
     topologyKey: term.topologyKey,
-    namespaceSelector: term.namespaceSelector === undefined ? NOTHING : compileSelector(term.namespaceSelector),
+    namespaceSelector:
+      term.namespaceSelector === undefined ? NOTHING : compileSelector(term.namespaceSelector),
   };
 }
 
@@ -81,10 +92,17 @@ export class PodInfo {
   constructor(readonly pod: Pod) {
     this.key = podKey(pod);
     const a = pod.spec.affinity;
-    let req: AffinityTerm[] = [], anti: AffinityTerm[] = [], pref: WeightedAffinityTerm[] = [], prefAnti: WeightedAffinityTerm[] = [];
+    let req: AffinityTerm[] = [],
+      anti: AffinityTerm[] = [],
+      pref: WeightedAffinityTerm[] = [],
+      prefAnti: WeightedAffinityTerm[] = [];
     try {
-      req = (a?.podAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? []).map((t) => newAffinityTerm(pod, t));
-      anti = (a?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? []).map((t) => newAffinityTerm(pod, t));
+      req = (a?.podAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? []).map((t) =>
+        newAffinityTerm(pod, t),
+      );
+      anti = (a?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? []).map((t) =>
+        newAffinityTerm(pod, t),
+      );
       pref = weighted(pod, a?.podAffinity?.preferredDuringSchedulingIgnoredDuringExecution);
       prefAnti = weighted(pod, a?.podAntiAffinity?.preferredDuringSchedulingIgnoredDuringExecution);
     } catch (e) {
@@ -146,7 +164,10 @@ export class NodeInfo {
     const i = this.pods.findIndex((p) => p.key === key);
     if (i < 0) return undefined;
     const [pi] = this.pods.splice(i, 1);
-    const drop = (list: PodInfo[]) => { const j = list.indexOf(pi); if (j >= 0) list.splice(j, 1); };
+    const drop = (list: PodInfo[]) => {
+      const j = list.indexOf(pi);
+      if (j >= 0) list.splice(j, 1);
+    };
     drop(this.podsWithAffinity);
     drop(this.podsWithRequiredAntiAffinity);
     this.generation++;
@@ -169,7 +190,8 @@ export function zoneKey(node: Node): string {
  */
 function toggled(list: readonly NodeInfo[], ni: NodeInfo, delta: 1 | -1): NodeInfo[] {
   if (delta < 0) return list.filter((n) => n !== ni);
-  let lo = 0, hi = list.length;
+  let lo = 0,
+    hi = list.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     if (list[mid].index < ni.index) lo = mid + 1;
@@ -235,7 +257,9 @@ export class ClusterSnapshot {
       for (let i = 0; out.length < this.byName.size; i++) {
         for (const l of lists) if (i < l.length) out.push(l[i]);
       }
-      out.forEach((ni, i) => { ni.index = i; });
+      out.forEach((ni, i) => {
+        ni.index = i;
+      });
       this.ordered = out;
     }
     return this.ordered;
@@ -279,8 +303,14 @@ export class ClusterSnapshot {
   private trackAffinity(pi: PodInfo, ni: NodeInfo, delta: 1 | -1): void {
     // a node enters a list with its first such pod and leaves it with its last
     const edge = delta > 0 ? 1 : 0;
-    if (pi.hasAffinity && this.withAffinity && ni.podsWithAffinity.length === edge) this.withAffinity = toggled(this.withAffinity, ni, delta);
-    if (pi.hasRequiredAntiAffinity && this.withRequiredAnti && ni.podsWithRequiredAntiAffinity.length === edge) this.withRequiredAnti = toggled(this.withRequiredAnti, ni, delta);
+    if (pi.hasAffinity && this.withAffinity && ni.podsWithAffinity.length === edge)
+      this.withAffinity = toggled(this.withAffinity, ni, delta);
+    if (
+      pi.hasRequiredAntiAffinity &&
+      this.withRequiredAnti &&
+      ni.podsWithRequiredAntiAffinity.length === edge
+    )
+      this.withRequiredAnti = toggled(this.withRequiredAnti, ni, delta);
   }
 
   setNamespace(ns: Namespace): void {
@@ -290,12 +320,18 @@ export class ClusterSnapshot {
   addNode(node: Node): NodeInfo {
     const name = node.metadata.name ?? '';
     const existing = this.byName.get(name);
-    if (existing) { this.updateNode(node); return existing; }
+    if (existing) {
+      this.updateNode(node);
+      return existing;
+    }
     const ni = new NodeInfo(node);
     this.byName.set(name, ni);
     const z = zoneKey(node);
     let zl = this.zones.get(z);
-    if (!zl) { zl = []; this.zones.set(z, zl); }
+    if (!zl) {
+      zl = [];
+      this.zones.set(z, zl);
+    }
     zl.push(ni);
     this.reordered();
     this.nodesVer++;
@@ -307,13 +343,19 @@ export class ClusterSnapshot {
 
   updateNode(node: Node): void {
     const ni = this.byName.get(node.metadata.name ?? '');
-    if (!ni) { this.addNode(node); return; }
+    if (!ni) {
+      this.addNode(node);
+      return;
+    }
     const old = ni.node;
     if (zoneKey(old) !== zoneKey(node)) {
       this.removeFromZone(ni, zoneKey(old));
       const z = zoneKey(node);
       let zl = this.zones.get(z);
-      if (!zl) { zl = []; this.zones.set(z, zl); }
+      if (!zl) {
+        zl = [];
+        this.zones.set(z, zl);
+      }
       zl.push(ni);
       this.reordered();
     }
@@ -392,7 +434,7 @@ export class ClusterSnapshot {
     const labels = pi.pod.metadata.labels;
     if (!labels) return;
     for (const k in labels) {
-      if (!Object.prototype.hasOwnProperty.call(labels, k)) continue;
+      if (!Object.hasOwn(labels, k)) continue;
       let byValue = this.byLabel.get(k);
       let set = byValue?.get(labels[k]);
       if (ni) {
@@ -421,8 +463,18 @@ export class ClusterSnapshot {
       const byValue = this.byLabel.get(r.key);
       const sets: Set<PodInfo>[] = [];
       let size = 0;
-      if (byValue) for (const v of r.values) { const set = byValue.get(v); if (set) { sets.push(set); size += set.size; } }
-      if (size < bestSize) { best = sets; bestSize = size; }
+      if (byValue)
+        for (const v of r.values) {
+          const set = byValue.get(v);
+          if (set) {
+            sets.push(set);
+            size += set.size;
+          }
+        }
+      if (size < bestSize) {
+        best = sets;
+        bestSize = size;
+      }
     }
     return best;
   }
@@ -458,7 +510,10 @@ export class Nominator {
     this.delete(key);
     if (!nodeName) return;
     let m = this.byNode.get(nodeName);
-    if (!m) { m = new Map(); this.byNode.set(nodeName, m); }
+    if (!m) {
+      m = new Map();
+      this.byNode.set(nodeName, m);
+    }
     m.set(key, pod);
     this.nodeOf.set(key, nodeName);
   }
@@ -487,7 +542,8 @@ export class Nominator {
 
   /** whether any nominated pod could affect a pod of this priority */
   any(priority: number): boolean {
-    for (const m of this.byNode.values()) for (const p of m.values()) if ((p.spec.priority ?? 0) >= priority) return true;
+    for (const m of this.byNode.values())
+      for (const p of m.values()) if ((p.spec.priority ?? 0) >= priority) return true;
     return false;
   }
 }

@@ -18,13 +18,25 @@ export enum Code {
   Pending = 6,
 }
 
-export const CODE_NAMES: readonly string[] = ['Success', 'Error', 'Unschedulable', 'UnschedulableAndUnresolvable', 'Wait', 'Skip', 'Pending'];
+export const CODE_NAMES: readonly string[] = [
+  'Success',
+  'Error',
+  'Unschedulable',
+  'UnschedulableAndUnresolvable',
+  'Wait',
+  'Skip',
+  'Pending',
+];
 
 export class Status {
   /** name of the plugin that produced this status (set by the framework) */
   plugin: string;
 
-  constructor(readonly code: Code, readonly reasons: readonly string[] = [], plugin = '') {
+  constructor(
+    readonly code: Code,
+    readonly reasons: readonly string[] = [],
+    plugin = '',
+  ) {
     this.plugin = plugin;
   }
 
@@ -39,7 +51,11 @@ export class Status {
 
   /** Unschedulable, UnschedulableAndUnresolvable or Pending (upstream IsRejected) */
   isRejected(): boolean {
-    return this.code === Code.Unschedulable || this.code === Code.UnschedulableAndUnresolvable || this.code === Code.Pending;
+    return (
+      this.code === Code.Unschedulable ||
+      this.code === Code.UnschedulableAndUnresolvable ||
+      this.code === Code.Pending
+    );
   }
 
   isSkip(): boolean {
@@ -52,7 +68,11 @@ export class Status {
   }
 
   toJSON(): { code: string; reasons: readonly string[]; plugin?: string } {
-    return { code: CODE_NAMES[this.code], reasons: this.reasons, ...(this.plugin ? { plugin: this.plugin } : {}) };
+    return {
+      code: CODE_NAMES[this.code],
+      reasons: this.reasons,
+      ...(this.plugin ? { plugin: this.plugin } : {}),
+    };
   }
 }
 

@@ -41,7 +41,11 @@ export interface PostFilterResult {
 }
 
 export interface PostFilterPlugin extends Plugin {
-  postFilter(state: CycleState, pod: Pod, statuses: ReadonlyMap<string, Status>): { result?: PostFilterResult; status: MaybeStatus };
+  postFilter(
+    state: CycleState,
+    pod: Pod,
+    statuses: ReadonlyMap<string, Status>,
+  ): { result?: PostFilterResult; status: MaybeStatus };
 }
 
 export interface PreScorePlugin extends Plugin {
@@ -91,8 +95,12 @@ export interface QueueSortPlugin extends Plugin {
 
 /** Cluster event kinds the queue understands (upstream framework.ClusterEvent, simplified). */
 export type ClusterEventKind =
-  | 'NodeAdd' | 'NodeUpdate' | 'NodeDelete'
-  | 'AssignedPodAdd' | 'AssignedPodUpdate' | 'AssignedPodDelete'
+  | 'NodeAdd'
+  | 'NodeUpdate'
+  | 'NodeDelete'
+  | 'AssignedPodAdd'
+  | 'AssignedPodUpdate'
+  | 'AssignedPodDelete'
   | 'UnscheduledPodUpdate';
 
 export interface EnqueueExtensions extends Plugin {

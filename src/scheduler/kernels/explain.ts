@@ -35,22 +35,52 @@ export interface NodeExplanation {
 export function explainNode(table: NodeTable, pod: Pod, slot: number): NodeExplanation {
   const node = table.node(slot);
   const tols = pod.spec?.tolerations ?? [];
-  const untoleratedTaint = table.nodeTaints(slot).find((t) => (t.effect === 'NoSchedule' || t.effect === 'NoExecute') && !tols.some((tol) => toleratesTaint(tol, t)));
-  const unschedulable = node.spec?.unschedulable === true && !tols.some((tol) => toleratesTaint(tol, { key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule' }));
+  const untoleratedTaint = table
+    .nodeTaints(slot)
+    .find(
+      (t) =>
+        (t.effect === 'NoSchedule' || t.effect === 'NoExecute') &&
+        !tols.some((tol) => toleratesTaint(tol, t)),
+    );
+  const unschedulable =
+    node.spec?.unschedulable === true &&
+    !tols.some((tol) =>
+      toleratesTaint(tol, { key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule' }),
+    );
   const used = table.usedPorts(slot);
-  const conflictingPorts = podHostPorts(pod).filter((w) => used.some((u) => u.protocol === w.protocol && u.port === w.port && (w.ip === '0.0.0.0' || u.ip === '0.0.0.0' || u.ip === w.ip)));
+  const conflictingPorts = podHostPorts(pod).filter((w) =>
+    used.some(
+      (u) =>
+        u.protocol === w.protocol &&
+        u.port === w.port &&
+        (w.ip === '0.0.0.0' || u.ip === '0.0.0.0' || u.ip === w.ip),
+    ),
+  );
   const insufficient: InsufficientResource[] = [];
   const podsUsed = table.requested(slot, 'pods');
   const podsCap = table.allocatable(slot, 'pods');
-  if (podsUsed + 1 > podsCap) insufficient.push({ resourceName: 'pods', reason: resourceReason('pods'), requested: 1, used: podsUsed, capacity: podsCap });
+  if (podsUsed + 1 > podsCap)
+    insufficient.push({
+      resourceName: 'pods',
+      reason: resourceReason('pods'),
+      requested: 1,
+      used: podsUsed,
+      capacity: podsCap,
+    });
   const req = podRequests(pod);
-  const order = ['cpu', 'memory', 'ephemeral-storage', ...[...req.keys()].filter((k) => isScalarResourceName(k)).sort()];
+  const order = [
+    'cpu',
+    'memory',
+    'ephemeral-storage',
+    ...[...req.keys()].filter((k) => isScalarResourceName(k)).sort(),
+  ];
   for (const r of order) {
     const q = req.get(r) ?? 0;
     if (q <= 0) continue;
     const u = table.requested(slot, r);
     const c = table.allocatable(slot, r);
-    if (q > c - u) insufficient.push({ resourceName: r, reason: resourceReason(r), requested: q, used: u, capacity: c });
+    if (q > c - u)
+      insufficient.push({ resourceName: r, reason: resourceReason(r), requested: q, used: u, capacity: c });
   }
   return { node: table.nodeName(slot), unschedulable, untoleratedTaint, conflictingPorts, insufficient };
 }

@@ -18,9 +18,25 @@ export { explainNode } from './explain.js';
 export type { NodeExplanation, InsufficientResource } from './explain.js';
 export { NodeTable, podKey, zoneKey, podHostPorts } from '../nodetable/table.js';
 export type { NodeTableOptions, HostPort } from '../nodetable/table.js';
-export { compilePod, resolveScoring, PodQuery, QueryArena, PodQueryError, toleratesTaint, normalizedImageName, defaultArena } from '../nodetable/podquery.js';
+export {
+  compilePod,
+  resolveScoring,
+  PodQuery,
+  QueryArena,
+  PodQueryError,
+  toleratesTaint,
+  normalizedImageName,
+  defaultArena,
+} from '../nodetable/podquery.js';
 export type { ResolvedScoring } from '../nodetable/podquery.js';
-export { podRequests, nonZeroCpuMem, nodeAllocatable, ResourceParseError, DEFAULT_MILLI_CPU_REQUEST, DEFAULT_MEMORY_REQUEST } from '../nodetable/resources.js';
+export {
+  podRequests,
+  nonZeroCpuMem,
+  nodeAllocatable,
+  ResourceParseError,
+  DEFAULT_MILLI_CPU_REQUEST,
+  DEFAULT_MEMORY_REQUEST,
+} from '../nodetable/resources.js';
 
 /** A kernel by name: 'js' (reference) or 'wasm' (needs build/scheduler.wasm; `npm run build:wasm`). */
 export function createKernel(name: KernelName): JsKernel | WasmKernel {

@@ -1,7 +1,7 @@
 import type { NodeTable } from '../nodetable/table.js';
 import type { PodQuery } from '../nodetable/podquery.js';
 import * as L from '../nodetable/layout.js';
-import { KernelOutput } from './output.js';
+import type { KernelOutput } from './output.js';
 import type { FilterScoreOptions, Kernel } from './types.js';
 import { MAX_NODE_SCORE, NodeStatus, REASON_RESOURCE_BASE, ReasonBit, ScorePlugin } from './types.js';
 
@@ -44,7 +44,12 @@ let fractions = new Float64Array(8);
 export class JsKernel implements Kernel<NodeTable, PodQuery, KernelOutput> {
   readonly name = 'js' as const;
 
-  filterAndScore(table: NodeTable, query: PodQuery, out: KernelOutput, opts: FilterScoreOptions = {}): number {
+  filterAndScore(
+    table: NodeTable,
+    query: PodQuery,
+    out: KernelOutput,
+    opts: FilterScoreOptions = {},
+  ): number {
     query.assertFresh();
     table.prepare();
     out.ensure();
@@ -54,7 +59,10 @@ export class JsKernel implements Kernel<NodeTable, PodQuery, KernelOutput> {
       return 0;
     }
     const mem = table.mem;
-    const i32 = mem.i32, u32 = mem.u32, f64 = mem.f64, u8 = mem.u8;
+    const i32 = mem.i32,
+      u32 = mem.u32,
+      f64 = mem.f64,
+      u8 = mem.u8;
     const H = table.header >> 2;
     const cap = i32[H + L.H_NODE_CAP];
     const taintWords = i32[H + L.H_TAINT_WORDS];
@@ -109,19 +117,29 @@ export class JsKernel implements Kernel<NodeTable, PodQuery, KernelOutput> {
       const op = i32[at];
       const arg = i32[at + 2];
       switch (op) {
-        case L.OP_NAME_EQ: return s === arg;
-        case L.OP_NAME_NE: return s !== arg;
-        case L.OP_TRUE: return true;
-        case L.OP_FALSE: return false;
+        case L.OP_NAME_EQ:
+          return s === arg;
+        case L.OP_NAME_NE:
+          return s !== arg;
+        case L.OP_TRUE:
+          return true;
+        case L.OP_FALSE:
+          return false;
       }
       const v = i32[labelsB + i32[at + 1] * cap + s];
       switch (op) {
-        case L.OP_EXISTS: return v !== 0;
-        case L.OP_NOT_EXISTS: return v === 0;
-        case L.OP_EQ: return v === arg;
-        case L.OP_NE: return v !== arg;
-        case L.OP_IN: return (u32[(arg >> 2) + (v >>> 5)] & (1 << (v & 31))) !== 0;
-        default: return (u32[(arg >> 2) + (v >>> 5)] & (1 << (v & 31))) === 0; // OP_NOT_IN
+        case L.OP_EXISTS:
+          return v !== 0;
+        case L.OP_NOT_EXISTS:
+          return v === 0;
+        case L.OP_EQ:
+          return v === arg;
+        case L.OP_NE:
+          return v !== arg;
+        case L.OP_IN:
+          return (u32[(arg >> 2) + (v >>> 5)] & (1 << (v & 31))) !== 0;
+        default:
+          return (u32[(arg >> 2) + (v >>> 5)] & (1 << (v & 31))) === 0; // OP_NOT_IN
       }
     };
     const allHold = (first: number, count: number, s: number): boolean => {
@@ -133,14 +151,18 @@ export class JsKernel implements Kernel<NodeTable, PodQuery, KernelOutput> {
     const filterNode = (s: number): number => {
       let reasons = 0;
       // NodeUnschedulable
-      if ((u8[flagsB + s] & L.F_UNSCHEDULABLE) !== 0 && (qf & L.QF_TOL_UNSCHEDULABLE) === 0) reasons |= ReasonBit.NodeUnschedulable;
+      if ((u8[flagsB + s] & L.F_UNSCHEDULABLE) !== 0 && (qf & L.QF_TOL_UNSCHEDULABLE) === 0)
+        reasons |= ReasonBit.NodeUnschedulable;
       // NodeName
       if ((reasons === 0 || allReasons) && qNodeName !== -1 && qNodeName !== s) reasons |= ReasonBit.NodeName;
       // TaintToleration (NoSchedule / NoExecute)
       if (reasons === 0 || allReasons) {
         const t = taintsB + s * taintWords;
         for (let w = 0; w < taintWords; w++) {
-          if ((u32[t + w] & u32[blockB + w]) !== 0) { reasons |= ReasonBit.TaintToleration; break; }
+          if ((u32[t + w] & u32[blockB + w]) !== 0) {
+            reasons |= ReasonBit.TaintToleration;
+            break;
+          }
         }
       }
       // NodeAffinity: nodeSelector AND (OR of required terms)
@@ -149,22 +171,31 @@ export class JsKernel implements Kernel<NodeTable, PodQuery, KernelOutput> {
         if (ok && (qf & L.QF_HAS_REQUIRED) !== 0) {
           ok = false;
           for (let t = 0; t < numTerms; t++) {
-            if (allHold(i32[termsB + t * 2], i32[termsB + t * 2 + 1], s)) { ok = true; break; }
+            if (allHold(i32[termsB + t * 2], i32[termsB + t * 2 + 1], s)) {
+              ok = true;
+              break;
+            }
           }
         }
         if (!ok) reasons |= ReasonBit.NodeAffinity;
       }
       // NodePorts
-      if ((reasons === 0 || allReasons) && (qf & L.QF_HAS_PORTS) !== 0 && (u32[portsB + (s >>> 5)] & (1 << (s & 31))) !== 0) {
+      if (
+        (reasons === 0 || allReasons) &&
+        (qf & L.QF_HAS_PORTS) !== 0 &&
+        (u32[portsB + (s >>> 5)] & (1 << (s & 31))) !== 0
+      ) {
         reasons |= ReasonBit.NodePorts;
       }
       // NodeResourcesFit: every insufficient resource is reported
       if (reasons === 0 || allReasons) {
-        if (f64[reqB + L.R_PODS * cap + s] + 1 > f64[allocB + L.R_PODS * cap + s]) reasons |= 1 << (REASON_RESOURCE_BASE + L.R_PODS);
+        if (f64[reqB + L.R_PODS * cap + s] + 1 > f64[allocB + L.R_PODS * cap + s])
+          reasons |= 1 << (REASON_RESOURCE_BASE + L.R_PODS);
         if ((qf & L.QF_REQ_ZERO) === 0) {
           for (let k = 0; k < numReq; k++) {
             const r = i32[reqListB + k];
-            if (f64[qReqB + r] > f64[allocB + r * cap + s] - f64[reqB + r * cap + s]) reasons |= 1 << (REASON_RESOURCE_BASE + r);
+            if (f64[qReqB + r] > f64[allocB + r * cap + s] - f64[reqB + r * cap + s])
+              reasons |= 1 << (REASON_RESOURCE_BASE + r);
           }
         }
       }
@@ -186,7 +217,10 @@ export class JsKernel implements Kernel<NodeTable, PodQuery, KernelOutput> {
       u32[reasonsB + s] = 0;
       i32[feasB + feasibleCount++] = s;
       if (!skipScore) {
-        i32[rawB + ScorePlugin.TaintToleration * ocap + s] = i32[Q + L.Q_W + ScorePlugin.TaintToleration] === 0 || (qf & L.QF_HAS_PREFER_TAINTS) === 0 ? 0 : countPrefer(u32, taintsB + s * taintWords, preferB, taintWords);
+        i32[rawB + ScorePlugin.TaintToleration * ocap + s] =
+          i32[Q + L.Q_W + ScorePlugin.TaintToleration] === 0 || (qf & L.QF_HAS_PREFER_TAINTS) === 0
+            ? 0
+            : countPrefer(u32, taintsB + s * taintWords, preferB, taintWords);
         let aff = 0;
         if (i32[Q + L.Q_W + ScorePlugin.NodeAffinity] !== 0) {
           for (let p = 0; p < numPref; p++) {
@@ -195,9 +229,18 @@ export class JsKernel implements Kernel<NodeTable, PodQuery, KernelOutput> {
           }
         }
         i32[rawB + ScorePlugin.NodeAffinity * ocap + s] = aff;
-        i32[rawB + ScorePlugin.NodeResourcesFit * ocap + s] = i32[Q + L.Q_W + ScorePlugin.NodeResourcesFit] === 0 ? 0 : fitScore(i32, f64, Q, allocB, invB, reqB, nzCpuB, nzMemB, cap, s);
-        i32[rawB + ScorePlugin.NodeResourcesBalancedAllocation * ocap + s] = i32[Q + L.Q_W + ScorePlugin.NodeResourcesBalancedAllocation] === 0 || (qf & L.QF_BEST_EFFORT) !== 0 ? 0 : balancedScore(i32, f64, Q, allocB, reqB, cap, s);
-        i32[rawB + ScorePlugin.ImageLocality * ocap + s] = i32[Q + L.Q_W + ScorePlugin.ImageLocality] === 0 ? 0 : imageScore(i32, u32, f64, Q, imagesB, nodeWords, s);
+        i32[rawB + ScorePlugin.NodeResourcesFit * ocap + s] =
+          i32[Q + L.Q_W + ScorePlugin.NodeResourcesFit] === 0
+            ? 0
+            : fitScore(i32, f64, Q, allocB, invB, reqB, nzCpuB, nzMemB, cap, s);
+        i32[rawB + ScorePlugin.NodeResourcesBalancedAllocation * ocap + s] =
+          i32[Q + L.Q_W + ScorePlugin.NodeResourcesBalancedAllocation] === 0 || (qf & L.QF_BEST_EFFORT) !== 0
+            ? 0
+            : balancedScore(i32, f64, Q, allocB, reqB, cap, s);
+        i32[rawB + ScorePlugin.ImageLocality * ocap + s] =
+          i32[Q + L.Q_W + ScorePlugin.ImageLocality] === 0
+            ? 0
+            : imageScore(i32, u32, f64, Q, imagesB, nodeWords, s);
       }
       if (feasibleCount >= toFind) break;
     }
@@ -216,13 +259,27 @@ function countPrefer(u32: Uint32Array, t: number, prefer: number, words: number)
   let c = 0;
   for (let w = 0; w < words; w++) {
     let x = u32[t + w] & u32[prefer + w];
-    while (x !== 0) { x &= x - 1; c++; }
+    while (x !== 0) {
+      x &= x - 1;
+      c++;
+    }
   }
   return c;
 }
 
 /** NodeResourcesFit score: LeastAllocated / MostAllocated / RequestedToCapacityRatio over the configured resources */
-function fitScore(i32: Int32Array, f64: Float64Array, Q: number, allocB: number, invB: number, reqB: number, nzCpuB: number, nzMemB: number, cap: number, s: number): number {
+function fitScore(
+  i32: Int32Array,
+  f64: Float64Array,
+  Q: number,
+  allocB: number,
+  invB: number,
+  reqB: number,
+  nzCpuB: number,
+  nzMemB: number,
+  cap: number,
+  s: number,
+): number {
   const num = i32[Q + L.Q_FIT_NUM];
   const type = i32[Q + L.Q_FIT_TYPE];
   const resB = i32[Q + L.Q_OFF_FIT_RES] >> 2;
@@ -239,7 +296,13 @@ function fitScore(i32: Int32Array, f64: Float64Array, Q: number, allocB: number,
     const r = i32[resB + i];
     const alloc = f64[allocB + r * cap + s];
     if (alloc === 0) continue;
-    const requested = pod + (kind === L.K_NONZERO_CPU ? f64[nzCpuB + s] : kind === L.K_NONZERO_MEM ? f64[nzMemB + s] : f64[reqB + r * cap + s]);
+    const requested =
+      pod +
+      (kind === L.K_NONZERO_CPU
+        ? f64[nzCpuB + s]
+        : kind === L.K_NONZERO_MEM
+          ? f64[nzMemB + s]
+          : f64[reqB + r * cap + s]);
     const w = i32[wB + i];
     const inv = f64[invB + r * cap + s];
     if (type === 0) {
@@ -269,7 +332,8 @@ function brokenLinear(i32: Int32Array, Q: number, p: number): number {
   for (let i = 0; i < num; i++) {
     if (p <= i32[uB + i]) {
       if (i === 0) return i32[sB];
-      const s0 = i32[sB + i - 1], u0 = i32[uB + i - 1];
+      const s0 = i32[sB + i - 1],
+        u0 = i32[uB + i - 1];
       return s0 + Math.trunc(((i32[sB + i] - s0) * (p - u0)) / (i32[uB + i] - u0));
     }
   }
@@ -277,7 +341,15 @@ function brokenLinear(i32: Int32Array, Q: number, p: number): number {
 }
 
 /** NodeResourcesBalancedAllocation: (1 - std of the requested/allocatable fractions) × 100, truncated */
-function balancedScore(i32: Int32Array, f64: Float64Array, Q: number, allocB: number, reqB: number, cap: number, s: number): number {
+function balancedScore(
+  i32: Int32Array,
+  f64: Float64Array,
+  Q: number,
+  allocB: number,
+  reqB: number,
+  cap: number,
+  s: number,
+): number {
   const num = i32[Q + L.Q_BAL_NUM];
   const resB = i32[Q + L.Q_OFF_BAL_RES] >> 2;
   const kindB = i32[Q + L.Q_OFF_BAL_KIND] >> 2;
@@ -310,7 +382,15 @@ function balancedScore(i32: Int32Array, f64: Float64Array, Q: number, allocB: nu
 }
 
 /** ImageLocality: Σ scaled image scores of the pod's images present on the node, clamped and scaled to 0..100 */
-function imageScore(i32: Int32Array, u32: Uint32Array, f64: Float64Array, Q: number, imagesB: number, nodeWords: number, s: number): number {
+function imageScore(
+  i32: Int32Array,
+  u32: Uint32Array,
+  f64: Float64Array,
+  Q: number,
+  imagesB: number,
+  nodeWords: number,
+  s: number,
+): number {
   const num = i32[Q + L.Q_NUM_IMAGES];
   const idB = i32[Q + L.Q_OFF_IMG] >> 2;
   const scB = i32[Q + L.Q_OFF_IMGSCORE] >> 3;
@@ -334,7 +414,10 @@ function selectBest(i32: Int32Array, feasB: number, count: number, totalB: numbe
   for (let i = 1; i < count; i++) {
     const s = i32[feasB + i];
     const t = i32[totalB + s];
-    if (t > bestTotal) { best = s; bestTotal = t; } else if (t === bestTotal) ties++;
+    if (t > bestTotal) {
+      best = s;
+      bestTotal = t;
+    } else if (t === bestTotal) ties++;
   }
   i32[O + L.O_BEST] = best;
   i32[O + L.O_BEST_TOTAL] = bestTotal;
@@ -342,7 +425,16 @@ function selectBest(i32: Int32Array, feasB: number, count: number, totalB: numbe
 }
 
 /** NormalizeScore (TaintToleration reversed, NodeAffinity) over the feasible nodes, then the weighted total */
-function normalizeAndTotal(i32: Int32Array, Q: number, feasB: number, count: number, rawB: number, normB: number, totalB: number, ocap: number): void {
+function normalizeAndTotal(
+  i32: Int32Array,
+  Q: number,
+  feasB: number,
+  count: number,
+  rawB: number,
+  normB: number,
+  totalB: number,
+  ocap: number,
+): void {
   let maxTaint = 0;
   let maxAff = 0;
   const tRaw = rawB + ScorePlugin.TaintToleration * ocap;
@@ -352,12 +444,19 @@ function normalizeAndTotal(i32: Int32Array, Q: number, feasB: number, count: num
     if (i32[tRaw + s] > maxTaint) maxTaint = i32[tRaw + s];
     if (i32[aRaw + s] > maxAff) maxAff = i32[aRaw + s];
   }
-  const w0 = i32[Q + L.Q_W], w1 = i32[Q + L.Q_W + 1], w2 = i32[Q + L.Q_W + 2], w3 = i32[Q + L.Q_W + 3], w4 = i32[Q + L.Q_W + 4];
+  const w0 = i32[Q + L.Q_W],
+    w1 = i32[Q + L.Q_W + 1],
+    w2 = i32[Q + L.Q_W + 2],
+    w3 = i32[Q + L.Q_W + 3],
+    w4 = i32[Q + L.Q_W + 4];
   for (let i = 0; i < count; i++) {
     const s = i32[feasB + i];
-    const t = maxTaint === 0 ? MAX_NODE_SCORE : MAX_NODE_SCORE - idiv(MAX_NODE_SCORE * i32[tRaw + s], maxTaint);
+    const t =
+      maxTaint === 0 ? MAX_NODE_SCORE : MAX_NODE_SCORE - idiv(MAX_NODE_SCORE * i32[tRaw + s], maxTaint);
     const a = maxAff === 0 ? 0 : idiv(MAX_NODE_SCORE * i32[aRaw + s], maxAff);
-    const f = i32[rawB + 2 * ocap + s], b = i32[rawB + 3 * ocap + s], im = i32[rawB + 4 * ocap + s];
+    const f = i32[rawB + 2 * ocap + s],
+      b = i32[rawB + 3 * ocap + s],
+      im = i32[rawB + 4 * ocap + s];
     i32[normB + s] = w0 === 0 ? 0 : t;
     i32[normB + ocap + s] = a;
     i32[normB + 2 * ocap + s] = f;

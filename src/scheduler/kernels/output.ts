@@ -14,7 +14,14 @@ export class KernelOutput implements KernelOutputColumns {
   addr = 0;
   private cap = 0;
   private buf: ArrayBuffer | undefined;
-  private views!: { status: Uint8Array; reasons: Uint32Array; feasible: Int32Array; total: Int32Array; raw: Int32Array[]; norm: Int32Array[] };
+  private views!: {
+    status: Uint8Array;
+    reasons: Uint32Array;
+    feasible: Int32Array;
+    total: Int32Array;
+    raw: Int32Array[];
+    norm: Int32Array[];
+  };
 
   constructor(readonly table: NodeTable) {
     this.ensure();
@@ -67,12 +74,24 @@ export class KernelOutput implements KernelOutputColumns {
     return this.views;
   }
 
-  get status(): Uint8Array { return this.v().status; }
-  get reasons(): Uint32Array { return this.v().reasons; }
-  get feasible(): Int32Array { return this.v().feasible; }
-  get total(): Int32Array { return this.v().total; }
-  raw(plugin: number): Int32Array { return this.v().raw[plugin]; }
-  normalized(plugin: number): Int32Array { return this.v().norm[plugin]; }
+  get status(): Uint8Array {
+    return this.v().status;
+  }
+  get reasons(): Uint32Array {
+    return this.v().reasons;
+  }
+  get feasible(): Int32Array {
+    return this.v().feasible;
+  }
+  get total(): Int32Array {
+    return this.v().total;
+  }
+  raw(plugin: number): Int32Array {
+    return this.v().raw[plugin];
+  }
+  normalized(plugin: number): Int32Array {
+    return this.v().norm[plugin];
+  }
 
   get feasibleCount(): number {
     return this.table.mem.i32[(this.addr >> 2) + L.O_FEASIBLE_COUNT];
@@ -83,10 +102,16 @@ export class KernelOutput implements KernelOutputColumns {
    * with the highest total. selectHost picks it when {@link tieEvents} is 0; otherwise its
    * reservoir sampling over the ties decides.
    */
-  get bestSlot(): number { return this.table.mem.i32[(this.addr >> 2) + L.O_BEST]; }
-  get bestTotal(): number { return this.table.mem.i32[(this.addr >> 2) + L.O_BEST_TOTAL]; }
+  get bestSlot(): number {
+    return this.table.mem.i32[(this.addr >> 2) + L.O_BEST];
+  }
+  get bestTotal(): number {
+    return this.table.mem.i32[(this.addr >> 2) + L.O_BEST_TOTAL];
+  }
   /** how many examined feasible nodes tied with the running maximum (selectHost's random draws) */
-  get tieEvents(): number { return this.table.mem.i32[(this.addr >> 2) + L.O_TIE_EVENTS]; }
+  get tieEvents(): number {
+    return this.table.mem.i32[(this.addr >> 2) + L.O_TIE_EVENTS];
+  }
 
   set feasibleCount(n: number) {
     this.table.mem.i32[(this.addr >> 2) + L.O_FEASIBLE_COUNT] = n;

@@ -1,7 +1,9 @@
 import type { NodeTable } from '../nodetable/table.js';
 import { REASON_PLUGIN, REASON_RESOURCE_BASE, REASON_TEXT, resourceReason } from './types.js';
 
-const PLUGIN_BITS = Object.keys(REASON_TEXT).map(Number).sort((a, b) => a - b);
+const PLUGIN_BITS = Object.keys(REASON_TEXT)
+  .map(Number)
+  .sort((a, b) => a - b);
 
 /**
  * Upstream reason strings for a node's failed-filter bitmask, in plugin order (NodeResourcesFit's
@@ -32,9 +34,16 @@ export function failedPlugins(bits: number): string[] {
  * untolerated taint(s)." — reasons counted over nodes; like upstream's sortReasonsHistogram the
  * "<count> <reason>" strings themselves are sorted (byte order, so "10 …" sorts before "2 …").
  */
-export function fitErrorMessage(table: NodeTable, numAllNodes: number, reasonsPerNode: Iterable<number>): string {
+export function fitErrorMessage(
+  table: NodeTable,
+  numAllNodes: number,
+  reasonsPerNode: Iterable<number>,
+): string {
   const hist = new Map<string, number>();
-  for (const bits of reasonsPerNode) for (const r of reasonStrings(table, bits)) hist.set(r, (hist.get(r) ?? 0) + 1);
+  for (const bits of reasonsPerNode)
+    for (const r of reasonStrings(table, bits)) hist.set(r, (hist.get(r) ?? 0) + 1);
   const parts = [...hist.entries()].map(([r, c]) => `${c} ${r}`).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  return parts.length ? `0/${numAllNodes} nodes are available: ${parts.join(', ')}.` : `0/${numAllNodes} nodes are available:`;
+  return parts.length
+    ? `0/${numAllNodes} nodes are available: ${parts.join(', ')}.`
+    : `0/${numAllNodes} nodes are available:`;
 }

@@ -93,12 +93,18 @@ export const ScorePlugin = {
 } as const;
 export type ScorePluginName = keyof typeof ScorePlugin;
 export const SCORE_PLUGINS: readonly ScorePluginName[] = [
-  'TaintToleration', 'NodeAffinity', 'NodeResourcesFit', 'NodeResourcesBalancedAllocation', 'ImageLocality',
+  'TaintToleration',
+  'NodeAffinity',
+  'NodeResourcesFit',
+  'NodeResourcesBalancedAllocation',
+  'ImageLocality',
 ];
 export const NUM_SCORE_PLUGINS = 5;
 
 /** kube-scheduler's default profile weights (pkg/scheduler/apis/config/v1/default_plugins.go). */
-export const DEFAULT_SCORE_WEIGHTS: Readonly<Record<ScorePluginName | 'PodTopologySpread' | 'InterPodAffinity', number>> = {
+export const DEFAULT_SCORE_WEIGHTS: Readonly<
+  Record<ScorePluginName | 'PodTopologySpread' | 'InterPodAffinity', number>
+> = {
   TaintToleration: 3,
   NodeAffinity: 2,
   NodeResourcesFit: 1,
@@ -224,7 +230,11 @@ export interface NodeTableView {
  * A kernel runs every node-local filter and score plugin for one compiled pod over the table,
  * allocating nothing per node. Returns the number of nodes processed.
  */
-export interface Kernel<Table = unknown, Query = unknown, Output extends KernelOutputColumns = KernelOutputColumns> {
+export interface Kernel<
+  Table = unknown,
+  Query = unknown,
+  Output extends KernelOutputColumns = KernelOutputColumns,
+> {
   readonly name: KernelName;
   filterAndScore(table: Table, query: Query, out: Output, opts?: FilterScoreOptions): number;
 }

@@ -7,7 +7,9 @@ export class Interner {
   private readonly ids = new Map<string, number>();
   readonly values: string[] = [];
 
-  get size(): number { return this.values.length; }
+  get size(): number {
+    return this.values.length;
+  }
 
   /** id of `s`, interning it if new */
   intern(s: string): number {

@@ -25,7 +25,11 @@ export class TableMemory {
    * run the shared-memory kernel build on the same columns (src/scheduler/shard). Default false.
    */
   constructor(initialBytes = 4 * PAGE * 16, shared = false) {
-    this.memory = new WebAssembly.Memory({ initial: Math.ceil(initialBytes / PAGE), maximum: 65536, ...(shared ? { shared: true } : {}) });
+    this.memory = new WebAssembly.Memory({
+      initial: Math.ceil(initialBytes / PAGE),
+      maximum: 65536,
+      ...(shared ? { shared: true } : {}),
+    });
     this.buf = this.memory.buffer;
     this.remap();
   }
@@ -46,13 +50,23 @@ export class TableMemory {
     if (this.buf !== this.memory.buffer) this.remap();
   }
 
-  get u8(): Uint8Array { return this._u8; }
-  get i32(): Int32Array { return this._i32; }
-  get u32(): Uint32Array { return this._u32; }
-  get f64(): Float64Array { return this._f64; }
+  get u8(): Uint8Array {
+    return this._u8;
+  }
+  get i32(): Int32Array {
+    return this._i32;
+  }
+  get u32(): Uint32Array {
+    return this._u32;
+  }
+  get f64(): Float64Array {
+    return this._f64;
+  }
 
   /** Bytes in use (high-water mark of the allocator). */
-  get used(): number { return this.top; }
+  get used(): number {
+    return this.top;
+  }
 
   /** A zero-filled region of `bytes` bytes, 64-byte aligned. */
   alloc(bytes: number): number {

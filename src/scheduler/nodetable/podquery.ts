@@ -15,7 +15,10 @@ export class PodQueryError extends Error {
 
 /** upstream config.MaxCustomPriorityScore: RequestedToCapacityRatio shape scores are 0..10 */
 export const MAX_CUSTOM_PRIORITY_SCORE = 10;
-const DEFAULT_RESOURCES: ResourceSpec[] = [{ name: 'cpu', weight: 1 }, { name: 'memory', weight: 1 }];
+const DEFAULT_RESOURCES: ResourceSpec[] = [
+  { name: 'cpu', weight: 1 },
+  { name: 'memory', weight: 1 },
+];
 
 /** A validated {@link ScoringConfig} with defaults filled in; build once per profile. */
 export interface ResolvedScoring {
@@ -30,30 +33,42 @@ export interface ResolvedScoring {
 export function resolveScoring(config: ScoringConfig = {}): ResolvedScoring {
   const weights = SCORE_PLUGINS.map((p) => {
     const w = config.weights?.[p] ?? DEFAULT_SCORE_WEIGHTS[p];
-    if (!Number.isInteger(w) || w < 0) throw new TypeError(`scoring.weights.${p}: must be a non-negative integer, got ${w}`);
+    if (!Number.isInteger(w) || w < 0)
+      throw new TypeError(`scoring.weights.${p}: must be a non-negative integer, got ${w}`);
     return w;
   });
   const fit = config.fit ?? { type: 'LeastAllocated' };
   const fitType = ['LeastAllocated', 'MostAllocated', 'RequestedToCapacityRatio'].indexOf(fit.type);
-  if (fitType < 0) throw new TypeError(`scoring.fit.type: must be LeastAllocated, MostAllocated or RequestedToCapacityRatio, got ${fit.type}`);
+  if (fitType < 0)
+    throw new TypeError(
+      `scoring.fit.type: must be LeastAllocated, MostAllocated or RequestedToCapacityRatio, got ${fit.type}`,
+    );
   const checkRes = (list: ResourceSpec[], field: string) => {
     list.forEach((r, i) => {
       if (!r.name) throw new TypeError(`${field}[${i}].name: required`);
-      if (!Number.isInteger(r.weight) || r.weight < 1 || r.weight > 100) throw new TypeError(`${field}[${i}].weight: must be an integer in 1..100, got ${r.weight}`);
+      if (!Number.isInteger(r.weight) || r.weight < 1 || r.weight > 100)
+        throw new TypeError(`${field}[${i}].weight: must be an integer in 1..100, got ${r.weight}`);
     });
     return list;
   };
   const fitResources = checkRes(fit.resources ?? DEFAULT_RESOURCES, 'scoring.fit.resources');
   const shape = fit.shape ?? [];
   if (fitType === 2) {
-    if (shape.length === 0) throw new TypeError('scoring.fit.shape: RequestedToCapacityRatio needs at least one point');
+    if (shape.length === 0)
+      throw new TypeError('scoring.fit.shape: RequestedToCapacityRatio needs at least one point');
     shape.forEach((p, i) => {
-      if (!Number.isInteger(p.utilization) || p.utilization < 0 || p.utilization > 100) throw new TypeError(`scoring.fit.shape[${i}].utilization: must be an integer in 0..100`);
-      if (!Number.isInteger(p.score) || p.score < 0 || p.score > MAX_CUSTOM_PRIORITY_SCORE) throw new TypeError(`scoring.fit.shape[${i}].score: must be an integer in 0..10`);
-      if (i > 0 && p.utilization <= shape[i - 1].utilization) throw new TypeError(`scoring.fit.shape[${i}].utilization: must be greater than the previous point's`);
+      if (!Number.isInteger(p.utilization) || p.utilization < 0 || p.utilization > 100)
+        throw new TypeError(`scoring.fit.shape[${i}].utilization: must be an integer in 0..100`);
+      if (!Number.isInteger(p.score) || p.score < 0 || p.score > MAX_CUSTOM_PRIORITY_SCORE)
+        throw new TypeError(`scoring.fit.shape[${i}].score: must be an integer in 0..10`);
+      if (i > 0 && p.utilization <= shape[i - 1].utilization)
+        throw new TypeError(`scoring.fit.shape[${i}].utilization: must be greater than the previous point's`);
     });
   }
-  const balancedResources = checkRes(config.balancedResources ?? DEFAULT_RESOURCES, 'scoring.balancedResources');
+  const balancedResources = checkRes(
+    config.balancedResources ?? DEFAULT_RESOURCES,
+    'scoring.balancedResources',
+  );
   return { weights, fitType, fitResources, shape, balancedResources };
 }
 
@@ -117,19 +132,25 @@ function labelExpr(table: NodeTable, r: NodeSelectorRequirement, where: Where): 
   switch (r.operator) {
     case 'In':
     case 'NotIn':
-      if (values.length === 0) throw new PodQueryError(`${where()}: for 'in', 'notin' operators, values set can't be empty`);
+      if (values.length === 0)
+        throw new PodQueryError(`${where()}: for 'in', 'notin' operators, values set can't be empty`);
       break;
     case 'Exists':
     case 'DoesNotExist':
-      if (values.length !== 0) throw new PodQueryError(`${where()}: values set must be empty for exists and does not exist`);
+      if (values.length !== 0)
+        throw new PodQueryError(`${where()}: values set must be empty for exists and does not exist`);
       break;
     case 'Gt':
     case 'Lt':
-      if (values.length !== 1) throw new PodQueryError(`${where()}: for 'Gt', 'Lt' operators, exactly one value is required`);
-      if (parseInt64(values[0]) === undefined) throw new PodQueryError(`${where()}: for 'Gt', 'Lt' operators, the value must be an integer`);
+      if (values.length !== 1)
+        throw new PodQueryError(`${where()}: for 'Gt', 'Lt' operators, exactly one value is required`);
+      if (parseInt64(values[0]) === undefined)
+        throw new PodQueryError(`${where()}: for 'Gt', 'Lt' operators, the value must be an integer`);
       break;
     default:
-      throw new PodQueryError(`${where()}: ${JSON.stringify(r.operator)} is not a valid label selector operator`);
+      throw new PodQueryError(
+        `${where()}: ${JSON.stringify(r.operator)} is not a valid label selector operator`,
+      );
   }
   const k = table.labelKeys.get(r.key);
   if (k < 0) {
@@ -171,7 +192,10 @@ function labelExpr(table: NodeTable, r: NodeSelectorRequirement, where: Where): 
 
 function fieldExpr(table: NodeTable, r: NodeSelectorRequirement, where: Where): Expr {
   const values = r.values ?? [];
-  if (r.operator !== 'In' && r.operator !== 'NotIn') throw new PodQueryError(`${where()}.operator: ${JSON.stringify(r.operator)} is not a valid selector operator`);
+  if (r.operator !== 'In' && r.operator !== 'NotIn')
+    throw new PodQueryError(
+      `${where()}.operator: ${JSON.stringify(r.operator)} is not a valid selector operator`,
+    );
   if (values.length !== 1) throw new PodQueryError(`${where()}.values: must have one element`);
   const neg = r.operator === 'NotIn';
   if (r.key !== 'metadata.name') {
@@ -230,8 +254,14 @@ export class PodQuery {
 
   /** Throws if the table or the arena changed since this query was compiled. */
   assertFresh(): void {
-    if (this.arena.seq !== this.seq) throw new Error(`PodQuery for ${this.pod.metadata?.name}: superseded by a later compilePod into the same arena`);
-    if (this.table.generation !== this.generation) throw new Error(`PodQuery for ${this.pod.metadata?.name}: the NodeTable changed since it was compiled; compile again`);
+    if (this.arena.seq !== this.seq)
+      throw new Error(
+        `PodQuery for ${this.pod.metadata?.name}: superseded by a later compilePod into the same arena`,
+      );
+    if (this.table.generation !== this.generation)
+      throw new Error(
+        `PodQuery for ${this.pod.metadata?.name}: the NodeTable changed since it was compiled; compile again`,
+      );
   }
 }
 
@@ -282,10 +312,18 @@ function noTolerationMasks(table: NodeTable): NoTolerationMasks {
   const words = table.taintWords;
   let m = noTolerationCache.get(table);
   if (m && m.taints === list.length && m.words === words) return m;
-  m = { taints: list.length, words, block: new Uint32Array(words), prefer: new Uint32Array(words), anyPrefer: false };
+  m = {
+    taints: list.length,
+    words,
+    block: new Uint32Array(words),
+    prefer: new Uint32Array(words),
+    anyPrefer: false,
+  };
   for (let id = 0; id < list.length; id++) {
-    if (list[id].effect === 'PreferNoSchedule') { m.prefer[id >>> 5] |= 1 << (id & 31); m.anyPrefer = true; }
-    else m.block[id >>> 5] |= 1 << (id & 31);
+    if (list[id].effect === 'PreferNoSchedule') {
+      m.prefer[id >>> 5] |= 1 << (id & 31);
+      m.anyPrefer = true;
+    } else m.block[id >>> 5] |= 1 << (id & 31);
   }
   noTolerationCache.set(table, m);
   return m;
@@ -330,7 +368,12 @@ const EMPTY_SPEC = { containers: [] } as unknown as NonNullable<Pod['spec']>;
  * masks are cached per table, and the binary form is written in place.
  * @throws PodQueryError for an invalid preferred affinity term; ResourceParseError for a bad quantity (naming the field)
  */
-export function compilePod(table: NodeTable, pod: Pod, scoring: ResolvedScoring = DEFAULT_SCORING, arena = defaultArena(table)): PodQuery {
+export function compilePod(
+  table: NodeTable,
+  pod: Pod,
+  scoring: ResolvedScoring = DEFAULT_SCORING,
+  arena = defaultArena(table),
+): PodQuery {
   const spec = pod.spec ?? EMPTY_SPEC;
   let flags = 0;
 
@@ -342,7 +385,11 @@ export function compilePod(table: NodeTable, pod: Pod, scoring: ResolvedScoring 
   if (numReq === 0) flags |= L.QF_REQ_ZERO;
 
   // ---- node name
-  const nodeName = spec.nodeName ? (table.nodeIndex(spec.nodeName) >= 0 ? table.nodeIndex(spec.nodeName) : -2) : -1;
+  const nodeName = spec.nodeName
+    ? table.nodeIndex(spec.nodeName) >= 0
+      ? table.nodeIndex(spec.nodeName)
+      : -2
+    : -1;
 
   // ---- node affinity: nodeSelector AND (OR of required terms); preferred terms
   let sel: Expr[] | undefined;
@@ -367,7 +414,8 @@ export function compilePod(table: NodeTable, pod: Pod, scoring: ResolvedScoring 
       terms = [];
       (required.nodeSelectorTerms ?? []).forEach((t, i) => {
         if (isEmptyTerm(t)) return; // an empty term selects no objects
-        const where = () => `${name()}: spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[${i}]`;
+        const where = () =>
+          `${name()}: spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[${i}]`;
         try {
           const c = compileTerm(table, t, where);
           if (c) terms!.push(c);
@@ -381,7 +429,12 @@ export function compilePod(table: NodeTable, pod: Pod, scoring: ResolvedScoring 
     prefs = [];
     (nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution ?? []).forEach((p, i) => {
       if (!p.weight || isEmptyTerm(p.preference)) return;
-      const c = compileTerm(table, p.preference, () => `${name()}: spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[${i}].preference`);
+      const c = compileTerm(
+        table,
+        p.preference,
+        () =>
+          `${name()}: spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[${i}].preference`,
+      );
       if (c) prefs!.push({ exprs: c, weight: p.weight });
     });
   }
@@ -427,39 +480,65 @@ export function compilePod(table: NodeTable, pod: Pod, scoring: ResolvedScoring 
   const balRes = scoring.balancedResources;
   const numImgs = imgIds.length;
   let size = L.Q_HEADER_INTS * 4;
-  const oBlock = size; size += pad8(taintWords * 4);
-  const oPrefer = size; size += pad8(taintWords * 4);
-  const oExpr = size; size += pad8(numExprs * 16);
-  const oTerms = size; size += pad8(numTerms * 8);
-  const oPref = size; size += pad8(numPrefs * 16);
-  const oReq = size; size += pad8(numRes * 8);
-  const oReqList = size; size += pad8(numReq * 4);
-  const oPorts = size; size += pad8(ports.length > 0 ? nodeWords * 4 : 0);
-  const oImg = size; size += pad8(numImgs * 4);
-  const oImgScore = size; size += pad8(numImgs * 8);
-  const oFitRes = size; size += pad8(fitRes.length * 4);
-  const oFitKind = size; size += pad8(fitRes.length * 4);
-  const oFitW = size; size += pad8(fitRes.length * 4);
-  const oFitReq = size; size += pad8(fitRes.length * 8);
-  const oShapeU = size; size += pad8(shape.length * 4);
-  const oShapeS = size; size += pad8(shape.length * 4);
-  const oBalRes = size; size += pad8(balRes.length * 4);
-  const oBalKind = size; size += pad8(balRes.length * 4);
-  const oBalReq = size; size += pad8(balRes.length * 8);
+  const oBlock = size;
+  size += pad8(taintWords * 4);
+  const oPrefer = size;
+  size += pad8(taintWords * 4);
+  const oExpr = size;
+  size += pad8(numExprs * 16);
+  const oTerms = size;
+  size += pad8(numTerms * 8);
+  const oPref = size;
+  size += pad8(numPrefs * 16);
+  const oReq = size;
+  size += pad8(numRes * 8);
+  const oReqList = size;
+  size += pad8(numReq * 4);
+  const oPorts = size;
+  size += pad8(ports.length > 0 ? nodeWords * 4 : 0);
+  const oImg = size;
+  size += pad8(numImgs * 4);
+  const oImgScore = size;
+  size += pad8(numImgs * 8);
+  const oFitRes = size;
+  size += pad8(fitRes.length * 4);
+  const oFitKind = size;
+  size += pad8(fitRes.length * 4);
+  const oFitW = size;
+  size += pad8(fitRes.length * 4);
+  const oFitReq = size;
+  size += pad8(fitRes.length * 8);
+  const oShapeU = size;
+  size += pad8(shape.length * 4);
+  const oShapeS = size;
+  size += pad8(shape.length * 4);
+  const oBalRes = size;
+  size += pad8(balRes.length * 4);
+  const oBalKind = size;
+  size += pad8(balRes.length * 4);
+  const oBalReq = size;
+  size += pad8(balRes.length * 8);
   const oSets = size;
-  for (let e = 0; e < numExprs; e++) if (exprs![e].set) size += pad8(((table.labelValues[exprs![e].key].size + 1 + 31) >>> 5) * 4);
+  for (let e = 0; e < numExprs; e++)
+    if (exprs![e].set) size += pad8(((table.labelValues[exprs![e].key].size + 1 + 31) >>> 5) * 4);
 
   const base = arena.reserve(size); // zero-filled
   const mem = table.mem;
-  const i32 = mem.i32, u32 = mem.u32, f64 = mem.f64;
+  const i32 = mem.i32,
+    u32 = mem.u32,
+    f64 = mem.f64;
   const h = base >> 2;
 
   // ---- taints
   const tols = spec.tolerations;
-  const bw = (base + oBlock) >> 2, pw = (base + oPrefer) >> 2;
+  const bw = (base + oBlock) >> 2,
+    pw = (base + oPrefer) >> 2;
   if (!tols || tols.length === 0) {
     const m = noTolerationMasks(table);
-    for (let w = 0; w < taintWords; w++) { u32[bw + w] = m.block[w]; u32[pw + w] = m.prefer[w]; }
+    for (let w = 0; w < taintWords; w++) {
+      u32[bw + w] = m.block[w];
+      u32[pw + w] = m.prefer[w];
+    }
     if (m.anyPrefer) flags |= L.QF_HAS_PREFER_TAINTS;
   } else {
     if (toleratedByAny(tols, UNSCHEDULABLE_TAINT)) flags |= L.QF_TOL_UNSCHEDULABLE;
@@ -468,13 +547,17 @@ export function compilePod(table: NodeTable, pod: Pod, scoring: ResolvedScoring 
     for (let id = 0; id < list.length; id++) {
       const t = list[id];
       if (t.effect === 'PreferNoSchedule') {
-        if (!toleratedByAny(preferTols, t)) { u32[pw + (id >>> 5)] |= 1 << (id & 31); flags |= L.QF_HAS_PREFER_TAINTS; }
+        if (!toleratedByAny(preferTols, t)) {
+          u32[pw + (id >>> 5)] |= 1 << (id & 31);
+          flags |= L.QF_HAS_PREFER_TAINTS;
+        }
       } else if (!toleratedByAny(tols, t)) u32[bw + (id >>> 5)] |= 1 << (id & 31);
     }
   }
 
   // ---- filter requests
-  const rq = (base + oReq) >> 3, rl = (base + oReqList) >> 2;
+  const rq = (base + oReq) >> 3,
+    rl = (base + oReqList) >> 2;
   for (let i = 0, n = 0; i < pairs.length; i += 2) {
     if (!filterChecks(table, pairs[i], pairs[i + 1])) continue;
     f64[rq + pairs[i]] = pairs[i + 1];
@@ -482,16 +565,31 @@ export function compilePod(table: NodeTable, pod: Pod, scoring: ResolvedScoring 
   }
 
   // ---- score inputs: NodeResourcesFit (non-zero cpu/memory) and BalancedAllocation (actual requests)
-  const fr = (base + oFitRes) >> 2, fk = (base + oFitKind) >> 2, fw = (base + oFitW) >> 2, fq = (base + oFitReq) >> 3;
+  const fr = (base + oFitRes) >> 2,
+    fk = (base + oFitKind) >> 2,
+    fw = (base + oFitW) >> 2,
+    fq = (base + oFitReq) >> 3;
   for (let i = 0; i < fitRes.length; i++) {
     const row = scoreRow(table, fitRes[i].name);
     i32[fr + i] = row;
-    i32[fk + i] = row === L.R_CPU ? L.K_NONZERO_CPU : row === L.R_MEMORY ? L.K_NONZERO_MEM : row < 0 ? L.K_SKIP : row === L.R_EPHEMERAL ? L.K_REQUESTED : L.K_SCALAR;
+    i32[fk + i] =
+      row === L.R_CPU
+        ? L.K_NONZERO_CPU
+        : row === L.R_MEMORY
+          ? L.K_NONZERO_MEM
+          : row < 0
+            ? L.K_SKIP
+            : row === L.R_EPHEMERAL
+              ? L.K_REQUESTED
+              : L.K_SCALAR;
     i32[fw + i] = fitRes[i].weight;
-    f64[fq + i] = row === L.R_CPU ? acct.nzCpu : row === L.R_MEMORY ? acct.nzMem : row < 0 ? 0 : pairAmount(pairs, row);
+    f64[fq + i] =
+      row === L.R_CPU ? acct.nzCpu : row === L.R_MEMORY ? acct.nzMem : row < 0 ? 0 : pairAmount(pairs, row);
   }
   let balZero = true;
-  const br = (base + oBalRes) >> 2, bk = (base + oBalKind) >> 2, bq = (base + oBalReq) >> 3;
+  const br = (base + oBalRes) >> 2,
+    bk = (base + oBalKind) >> 2,
+    bq = (base + oBalReq) >> 3;
   for (let i = 0; i < balRes.length; i++) {
     const row = scoreRow(table, balRes[i].name);
     const amount = row < 0 ? 0 : pairAmount(pairs, row);
@@ -508,7 +606,10 @@ export function compilePod(table: NodeTable, pod: Pod, scoring: ResolvedScoring 
   }
 
   // ---- images, ports, expressions
-  for (let i = 0; i < numImgs; i++) { i32[((base + oImg) >> 2) + i] = imgIds[i]; f64[((base + oImgScore) >> 3) + i] = imgScores[i]; }
+  for (let i = 0; i < numImgs; i++) {
+    i32[((base + oImg) >> 2) + i] = imgIds[i];
+    f64[((base + oImgScore) >> 3) + i] = imgScores[i];
+  }
   if (ports.length > 0) for (const p of ports) table.markPortConflicts(p, u32, (base + oPorts) >> 2);
   if (exprs) {
     let setAt = base + oSets;

@@ -43,9 +43,15 @@ function amount(name: string, q: string | number, where: string | Pod, field?: P
     cache.set(q, v);
     return v;
   } catch (e) {
-    const at = typeof where === 'string' ? where
-      : field === 'overhead' ? `${podName(where)}: spec.overhead` : `${podName(where)}: spec.${field}[${index}].resources.requests`;
-    throw new ResourceParseError(`${at}: invalid quantity ${JSON.stringify(q)} for ${name}: ${(e as Error).message}`);
+    const at =
+      typeof where === 'string'
+        ? where
+        : field === 'overhead'
+          ? `${podName(where)}: spec.overhead`
+          : `${podName(where)}: spec.${field}[${index}].resources.requests`;
+    throw new ResourceParseError(
+      `${at}: invalid quantity ${JSON.stringify(q)} for ${name}: ${(e as Error).message}`,
+    );
   }
 }
 
@@ -60,7 +66,13 @@ function maxList(into: ResourceAmounts, list: ResourceAmounts): void {
   }
 }
 
-function containerRequests(c: Container, nonMissing: boolean, pod: Pod, list: PodField, index: number): ResourceAmounts {
+function containerRequests(
+  c: Container,
+  nonMissing: boolean,
+  pod: Pod,
+  list: PodField,
+  index: number,
+): ResourceAmounts {
   const out: ResourceAmounts = new Map();
   const req = c.resources?.requests;
   if (req) for (const k of Object.keys(req)) out.set(k, amount(k, req[k], pod, list, index));
@@ -107,12 +119,19 @@ export function podRequests(pod: Pod, nonMissing = false): ResourceAmounts {
   maxList(reqs, initMax);
   const overhead = pod.spec?.overhead;
   if (overhead) {
-    for (const k of Object.keys(overhead)) reqs.set(k, (reqs.get(k) ?? 0) + amount(k, overhead[k], pod, 'overhead'));
+    for (const k of Object.keys(overhead))
+      reqs.set(k, (reqs.get(k) ?? 0) + amount(k, overhead[k], pod, 'overhead'));
   }
   return reqs;
 }
 
-function cpuMem(c: Container, pod: Pod, list: PodField, index: number, out: [number, number]): [number, number] {
+function cpuMem(
+  c: Container,
+  pod: Pod,
+  list: PodField,
+  index: number,
+  out: [number, number],
+): [number, number] {
   const req = c.resources?.requests;
   const cpu = req?.cpu;
   const mem = req?.memory;
@@ -127,14 +146,18 @@ function cpuMem(c: Container, pod: Pod, list: PodField, index: number, out: [num
  */
 export function nonZeroCpuMem(pod: Pod): { cpu: number; memory: number } {
   const cm: [number, number] = [0, 0];
-  let cpu = 0, mem = 0;
+  let cpu = 0,
+    mem = 0;
   const containers = pod.spec?.containers ?? [];
   for (let i = 0; i < containers.length; i++) {
     cpuMem(containers[i], pod, 'containers', i, cm);
     cpu += cm[0];
     mem += cm[1];
   }
-  let sideCpu = 0, sideMem = 0, initCpu = -1, initMem = -1;
+  let sideCpu = 0,
+    sideMem = 0,
+    initCpu = -1,
+    initMem = -1;
   const inits = pod.spec?.initContainers ?? [];
   for (let i = 0; i < inits.length; i++) {
     cpuMem(inits[i], pod, 'initContainers', i, cm);
@@ -176,33 +199,44 @@ export interface PodResourceSums {
   nzMem: number;
 }
 
-export function podResourceSums(pod: Pod, into: PodResourceSums = { names: [], amounts: [], nzCpu: 0, nzMem: 0 }): PodResourceSums {
+export function podResourceSums(
+  pod: Pod,
+  into: PodResourceSums = { names: [], amounts: [], nzCpu: 0, nzMem: 0 },
+): PodResourceSums {
   const spec = pod.spec;
   const names = into.names;
   const amounts = into.amounts;
   names.length = 0;
   amounts.length = 0;
   if ((spec?.initContainers?.length ?? 0) > 0 || spec?.overhead) {
-    for (const [k, v] of podRequests(pod)) { names.push(k); amounts.push(v); }
+    for (const [k, v] of podRequests(pod)) {
+      names.push(k);
+      amounts.push(v);
+    }
     const nz = nonZeroCpuMem(pod);
     into.nzCpu = nz.cpu;
     into.nzMem = nz.memory;
     return into;
   }
-  let nzCpu = 0, nzMem = 0;
+  let nzCpu = 0,
+    nzMem = 0;
   const containers = spec?.containers ?? [];
   for (let i = 0; i < containers.length; i++) {
     const req = containers[i].resources?.requests;
-    let cpu = DEFAULT_MILLI_CPU_REQUEST, mem = DEFAULT_MEMORY_REQUEST;
+    let cpu = DEFAULT_MILLI_CPU_REQUEST,
+      mem = DEFAULT_MEMORY_REQUEST;
     if (req) {
       for (const k in req) {
-        if (!Object.prototype.hasOwnProperty.call(req, k)) continue;
+        if (!Object.hasOwn(req, k)) continue;
         const v = amount(k, req[k], pod, 'containers', i);
         if (k === 'cpu') cpu = v;
         else if (k === 'memory') mem = v;
         let j = 0;
         while (j < names.length && names[j] !== k) j++;
-        if (j === names.length) { names.push(k); amounts.push(v); } else amounts[j] += v;
+        if (j === names.length) {
+          names.push(k);
+          amounts.push(v);
+        } else amounts[j] += v;
       }
     }
     nzCpu += cpu;

@@ -194,9 +194,16 @@ export class NodeTable implements NodeTableView {
   generation = 0;
 
   constructor(options: NodeTableOptions = {}) {
-    this.options = { initialCapacity: options.initialCapacity ?? 1024, synthesizeConditionTaints: options.synthesizeConditionTaints ?? false, sharedMemory: options.sharedMemory ?? false };
+    this.options = {
+      initialCapacity: options.initialCapacity ?? 1024,
+      synthesizeConditionTaints: options.synthesizeConditionTaints ?? false,
+      sharedMemory: options.sharedMemory ?? false,
+    };
     this.mem = new TableMemory(undefined, this.options.sharedMemory);
-    for (const r of ['cpu', 'memory', 'ephemeral-storage', 'pods']) { this.resources.intern(r); this.scalarRows.push(false); }
+    for (const r of ['cpu', 'memory', 'ephemeral-storage', 'pods']) {
+      this.resources.intern(r);
+      this.scalarRows.push(false);
+    }
     this.dims = { nodeCap: 0, resCap: 0, keyCap: 0, taintWords: 0, imageCap: 0, topoCap: 0 };
     this.relayout({
       nodeCap: Math.max(32, (this.options.initialCapacity + 31) & ~31),
@@ -298,7 +305,9 @@ export class NodeTable implements NodeTableView {
     let r = this.resources.get(name);
     if (r >= 0) return r;
     if (this.resources.size >= MAX_RESOURCES) {
-      throw new ResourceParseError(`resource ${name}: the NodeTable tracks at most ${MAX_RESOURCES} distinct resources`);
+      throw new ResourceParseError(
+        `resource ${name}: the NodeTable tracks at most ${MAX_RESOURCES} distinct resources`,
+      );
     }
     r = this.resources.intern(name);
     this.scalarRows[r] = isScalarResourceName(name);
@@ -514,8 +523,10 @@ export class NodeTable implements NodeTableView {
       const ready = node.status?.conditions?.find((c) => c.type === 'Ready');
       const status = ready?.status ?? 'Unknown';
       const has = (k: string) => taints.some((t) => t.key === k && t.effect === 'NoSchedule');
-      if (status === 'False' && !has('node.kubernetes.io/not-ready')) taints.push({ key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule' });
-      if (status === 'Unknown' && !has('node.kubernetes.io/unreachable')) taints.push({ key: 'node.kubernetes.io/unreachable', effect: 'NoSchedule' });
+      if (status === 'False' && !has('node.kubernetes.io/not-ready'))
+        taints.push({ key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule' });
+      if (status === 'Unknown' && !has('node.kubernetes.io/unreachable'))
+        taints.push({ key: 'node.kubernetes.io/unreachable', effect: 'NoSchedule' });
     }
     entry.taintIds = taints.map((t) => this.taintIndex(t));
     const labels = node.metadata?.labels ?? {};
@@ -532,7 +543,10 @@ export class NodeTable implements NodeTableView {
 
     const { nodeCap, taintWords } = this.dims;
     const mem = this.mem;
-    const f64 = mem.f64, i32 = mem.i32, u32 = mem.u32, u8 = mem.u8;
+    const f64 = mem.f64,
+      i32 = mem.i32,
+      u32 = mem.u32,
+      u8 = mem.u8;
     const allocBase = this.hdr(L.H_OFF_ALLOC) >> 3;
     const invBase = this.hdr(L.H_OFF_ALLOCINV) >> 3;
     for (const [r, v] of allocIdx) {
@@ -562,7 +576,9 @@ export class NodeTable implements NodeTableView {
   private refreshFree(slot: number): void {
     const { nodeCap, resCap } = this.dims;
     const f64 = this.mem.f64;
-    const a = this.hdr(L.H_OFF_ALLOC) >> 3, q = this.hdr(L.H_OFF_REQ) >> 3, f = this.hdr(L.H_OFF_FREE) >> 3;
+    const a = this.hdr(L.H_OFF_ALLOC) >> 3,
+      q = this.hdr(L.H_OFF_REQ) >> 3,
+      f = this.hdr(L.H_OFF_FREE) >> 3;
     for (let r = 0; r < resCap; r++) {
       const at = r * nodeCap + slot;
       f64[f + at] = f64[a + at] - f64[q + at];
@@ -572,7 +588,9 @@ export class NodeTable implements NodeTableView {
   private clearNode(slot: number, entry: NodeEntry): void {
     const { nodeCap, taintWords, resCap, keyCap } = this.dims;
     const mem = this.mem;
-    const f64 = mem.f64, i32 = mem.i32, u32 = mem.u32;
+    const f64 = mem.f64,
+      i32 = mem.i32,
+      u32 = mem.u32;
     const allocBase = this.hdr(L.H_OFF_ALLOC) >> 3;
     const invBase = this.hdr(L.H_OFF_ALLOCINV) >> 3;
     for (let r = 0; r < resCap; r++) {
@@ -670,12 +688,19 @@ export class NodeTable implements NodeTableView {
     const sums = podResourceSums(pod, this.sums);
     const req: number[] = [];
     for (let i = 0; i < sums.names.length; i++) {
-      const k = sums.names[i], v = sums.amounts[i];
+      const k = sums.names[i],
+        v = sums.amounts[i];
       if (k === 'pods' || v === 0) continue;
       req.push(this.resourceIndex(k), v);
     }
     const ports = podHostPorts(pod);
-    return { table: this, req, nzCpu: sums.nzCpu, nzMem: sums.nzMem, ports: ports.length === 0 ? NO_PORTS : ports };
+    return {
+      table: this,
+      req,
+      nzCpu: sums.nzCpu,
+      nzMem: sums.nzMem,
+      ports: ports.length === 0 ? NO_PORTS : ports,
+    };
   }
 
   /** Forgets a pod (by object or "namespace/name"); returns whether it was known. */
@@ -702,7 +727,9 @@ export class NodeTable implements NodeTableView {
   private applyPod(p: PodEntry, slot: number, sign: 1 | -1): void {
     const { nodeCap } = this.dims;
     const f64 = this.mem.f64;
-    const req = this.hdr(L.H_OFF_REQ) >> 3, alloc = this.hdr(L.H_OFF_ALLOC) >> 3, free = this.hdr(L.H_OFF_FREE) >> 3;
+    const req = this.hdr(L.H_OFF_REQ) >> 3,
+      alloc = this.hdr(L.H_OFF_ALLOC) >> 3,
+      free = this.hdr(L.H_OFF_FREE) >> 3;
     const a = p.acct;
     const pairs = a.req;
     for (let i = 0; i < pairs.length; i += 2) {
@@ -730,7 +757,10 @@ export class NodeTable implements NodeTableView {
       p.slot = slot;
     } else {
       const last = list.pop()!;
-      if (last !== p) { list[p.at] = last; last.at = p.at; }
+      if (last !== p) {
+        list[p.at] = last;
+        last.at = p.at;
+      }
       p.at = -1;
       p.slot = -1;
     }
@@ -783,7 +813,10 @@ export class NodeTable implements NodeTableView {
   /** non-zero requested milli-CPU and memory (scoring) */
   nonZeroRequested(slot: number): { cpu: number; memory: number } {
     const f64 = this.mem.f64;
-    return { cpu: f64[(this.hdr(L.H_OFF_NZCPU) >> 3) + slot], memory: f64[(this.hdr(L.H_OFF_NZMEM) >> 3) + slot] };
+    return {
+      cpu: f64[(this.hdr(L.H_OFF_NZCPU) >> 3) + slot],
+      memory: f64[(this.hdr(L.H_OFF_NZMEM) >> 3) + slot],
+    };
   }
 
   /** taints of a node as the table holds them (including synthesized condition taints), in spec order */

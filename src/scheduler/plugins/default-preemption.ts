@@ -25,7 +25,10 @@ export const MSG_NO_VICTIMS = 'No preemption victims found for incoming pod';
 const NOT_HELPFUL = new Status(Code.UnschedulableAndUnresolvable, [MSG_NOT_HELPFUL]);
 const NO_VICTIMS = new Status(Code.UnschedulableAndUnresolvable, [MSG_NO_VICTIMS]);
 /** selectVictimsOnNode's answer for a node without lower-priority pods (shared: never modified) */
-const NO_VICTIMS_ON_NODE: { victims: Pod[]; status: MaybeStatus } = Object.freeze({ victims: Object.freeze([]) as unknown as Pod[], status: NO_VICTIMS });
+const NO_VICTIMS_ON_NODE: { victims: Pod[]; status: MaybeStatus } = Object.freeze({
+  victims: Object.freeze([]) as unknown as Pod[],
+  status: NO_VICTIMS,
+});
 
 export interface DefaultPreemptionArgs {
   minCandidateNodesPercentage?: number;
@@ -47,7 +50,8 @@ const startOf = (p: Pod) => {
 
 /** upstream MoreImportantPod: higher priority, then earlier start */
 export function moreImportantPod(a: Pod, b: Pod): boolean {
-  const pa = priorityOf(a), pb = priorityOf(b);
+  const pa = priorityOf(a),
+    pb = priorityOf(b);
   if (pa !== pb) return pa > pb;
   return startOf(a) < startOf(b);
 }
@@ -57,12 +61,24 @@ export class DefaultPreemption implements PostFilterPlugin {
   private readonly minPct: number;
   private readonly minAbs: number;
 
-  constructor(args: DefaultPreemptionArgs | undefined, private readonly handle: Handle) {
+  constructor(
+    args: DefaultPreemptionArgs | undefined,
+    private readonly handle: Handle,
+  ) {
     this.minPct = args?.minCandidateNodesPercentage ?? 10;
     this.minAbs = args?.minCandidateNodesAbsolute ?? 100;
-    if (!Number.isInteger(this.minPct) || this.minPct < 0 || this.minPct > 100) throw new Error(`DefaultPreemptionArgs: minCandidateNodesPercentage: Invalid value: ${this.minPct}: not in valid range [0, 100]`);
-    if (!Number.isInteger(this.minAbs) || this.minAbs < 0) throw new Error(`DefaultPreemptionArgs: minCandidateNodesAbsolute: Invalid value: ${this.minAbs}: not in valid range [0, inf)`);
-    if (this.minPct === 0 && this.minAbs === 0) throw new Error('DefaultPreemptionArgs: minCandidateNodesPercentage and minCandidateNodesAbsolute cannot be both zero');
+    if (!Number.isInteger(this.minPct) || this.minPct < 0 || this.minPct > 100)
+      throw new Error(
+        `DefaultPreemptionArgs: minCandidateNodesPercentage: Invalid value: ${this.minPct}: not in valid range [0, 100]`,
+      );
+    if (!Number.isInteger(this.minAbs) || this.minAbs < 0)
+      throw new Error(
+        `DefaultPreemptionArgs: minCandidateNodesAbsolute: Invalid value: ${this.minAbs}: not in valid range [0, inf)`,
+      );
+    if (this.minPct === 0 && this.minAbs === 0)
+      throw new Error(
+        'DefaultPreemptionArgs: minCandidateNodesPercentage and minCandidateNodesAbsolute cannot be both zero',
+      );
   }
 
   static factory(args: Record<string, unknown> | undefined, h: Handle): DefaultPreemption {
@@ -85,9 +101,15 @@ export class DefaultPreemption implements PostFilterPlugin {
     return n;
   }
 
-  postFilter(state: CycleState, pod: Pod, statuses: ReadonlyMap<string, Status>): { result?: PostFilterResult; status: MaybeStatus } {
+  postFilter(
+    state: CycleState,
+    pod: Pod,
+    statuses: ReadonlyMap<string, Status>,
+  ): { result?: PostFilterResult; status: MaybeStatus } {
     if (pod.spec.preemptionPolicy === 'Never') {
-      return { status: new Status(Code.Unschedulable, ['preemption: not eligible due to preemptionPolicy=Never.']) };
+      return {
+        status: new Status(Code.Unschedulable, ['preemption: not eligible due to preemptionPolicy=Never.']),
+      };
     }
     const all = this.snapshot.list();
     if (all.length === 0) return { status: new Status(Code.Error, ['no nodes available']) };
@@ -95,7 +117,9 @@ export class DefaultPreemption implements PostFilterPlugin {
     // the per-node statuses only feed the "preemption: 0/N nodes are available: …" message, so
     // they are counted by reason as they come instead of kept per node
     const reasons = new Map<string, number>();
-    const count = (s: Status, n = 1) => { for (const r of s.reasons) reasons.set(r, (reasons.get(r) ?? 0) + n); };
+    const count = (s: Status, n = 1) => {
+      for (const r of s.reasons) reasons.set(r, (reasons.get(r) ?? 0) + n);
+    };
     let notHelpful = 0;
     const potential: NodeInfo[] = [];
     for (const ni of all) {
@@ -111,7 +135,8 @@ export class DefaultPreemption implements PostFilterPlugin {
       for (let i = 0; i < potential.length && candidates.length < want; i++) {
         const ni = potential[(offset + i) % potential.length];
         const r = this.selectVictimsOnNode(state, pod, ni);
-        if (r.status === null) candidates.push({ nodeName: ni.name, victims: r.victims, numPDBViolations: 0 });
+        if (r.status === null)
+          candidates.push({ nodeName: ni.name, victims: r.victims, numPDBViolations: 0 });
         else if (r.status.code === Code.Error) return { status: r.status };
         else if (r.status === NO_VICTIMS) noVictims++;
         else count(r.status);
@@ -121,7 +146,10 @@ export class DefaultPreemption implements PostFilterPlugin {
       if (notHelpful > 0) count(NOT_HELPFUL, notHelpful);
       if (noVictims > 0) count(NO_VICTIMS, noVictims);
       const msg = formatFitError(all.length, diag, reasons);
-      return { result: { nominatedNodeName: '' }, status: new Status(Code.Unschedulable, ['preemption: ' + msg]) };
+      return {
+        result: { nominatedNodeName: '' },
+        status: new Status(Code.Unschedulable, ['preemption: ' + msg]),
+      };
     }
     const best = pickOneNodeForPreemption(candidates);
     return { result: { nominatedNodeName: best.nodeName, victims: best.victims }, status: null };
@@ -133,12 +161,17 @@ export class DefaultPreemption implements PostFilterPlugin {
    */
   selectVictimsOnNode(state: CycleState, pod: Pod, ni: NodeInfo): { victims: Pod[]; status: MaybeStatus } {
     const fwk = this.handle.framework;
-    if (!fwk) return { victims: [], status: new Status(Code.Error, ['DefaultPreemption: no framework in handle']) };
+    if (!fwk)
+      return { victims: [], status: new Status(Code.Error, ['DefaultPreemption: no framework in handle']) };
     const prio = priorityOf(pod);
     // most nodes of a cluster where nothing has a lower priority: answer without allocating
     // (the dry run visits every potential node until it has enough candidates)
     let anyLower = false;
-    for (const p of ni.pods) if (priorityOf(p.pod) < prio) { anyLower = true; break; }
+    for (const p of ni.pods)
+      if (priorityOf(p.pod) < prio) {
+        anyLower = true;
+        break;
+      }
     if (!anyLower) return NO_VICTIMS_ON_NODE;
     const lower: PodInfo[] = ni.pods.filter((p) => priorityOf(p.pod) < prio);
     const s = state.clone();
@@ -158,7 +191,9 @@ export class DefaultPreemption implements PostFilterPlugin {
       const fits = fwk.runFilterWithNominatedPods(s, pod, ni);
       if (fits !== null) return { victims: [], status: fits };
       // reprieve from the most important down
-      const order = [...lower].sort((a, b) => (moreImportantPod(a.pod, b.pod) ? -1 : moreImportantPod(b.pod, a.pod) ? 1 : 0));
+      const order = [...lower].sort((a, b) =>
+        moreImportantPod(a.pod, b.pod) ? -1 : moreImportantPod(b.pod, a.pod) ? 1 : 0,
+      );
       const victims: Pod[] = [];
       for (const pi of order) {
         restore(pi);

@@ -9,22 +9,48 @@
  */
 import type { Labels, Pod } from '../../api/types.js';
 import type { CycleState, StateData } from '../framework/cycle-state.js';
-import { termMatches, PodInfo, type AffinityTerm, type ClusterSnapshot, type NodeInfo, type WeightedAffinityTerm } from '../framework/snapshot.js';
+import {
+  termMatches,
+  PodInfo,
+  type AffinityTerm,
+  type ClusterSnapshot,
+  type NodeInfo,
+  type WeightedAffinityTerm,
+} from '../framework/snapshot.js';
 import { Code, SKIP, Status, type MaybeStatus } from '../framework/status.js';
 import { hasAnyKey, NOTHING } from '../framework/labels.js';
 import {
-  MAX_NODE_SCORE, type ClusterEventKind, type EnqueueExtensions, type FilterPlugin, type Handle, type PreFilterPlugin,
-  type PreScorePlugin, type ScorePlugin,
+  MAX_NODE_SCORE,
+  type ClusterEventKind,
+  type EnqueueExtensions,
+  type FilterPlugin,
+  type Handle,
+  type PreFilterPlugin,
+  type PreScorePlugin,
+  type ScorePlugin,
 } from '../framework/types.js';
 
 export const NAME = 'InterPodAffinity';
-export const ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH = "node(s) didn't satisfy existing pods anti-affinity rules";
+export const ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH =
+  "node(s) didn't satisfy existing pods anti-affinity rules";
 export const ERR_REASON_AFFINITY_RULES_NOT_MATCH = "node(s) didn't match pod affinity rules";
 export const ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH = "node(s) didn't match pod anti-affinity rules";
 
-const AFFINITY_NOT_MATCH = new Status(Code.UnschedulableAndUnresolvable, [ERR_REASON_AFFINITY_RULES_NOT_MATCH], NAME);
-const ANTI_AFFINITY_NOT_MATCH = new Status(Code.Unschedulable, [ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH], NAME);
-const EXISTING_ANTI_AFFINITY_NOT_MATCH = new Status(Code.Unschedulable, [ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH], NAME);
+const AFFINITY_NOT_MATCH = new Status(
+  Code.UnschedulableAndUnresolvable,
+  [ERR_REASON_AFFINITY_RULES_NOT_MATCH],
+  NAME,
+);
+const ANTI_AFFINITY_NOT_MATCH = new Status(
+  Code.Unschedulable,
+  [ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH],
+  NAME,
+);
+const EXISTING_ANTI_AFFINITY_NOT_MATCH = new Status(
+  Code.Unschedulable,
+  [ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH],
+  NAME,
+);
 
 export interface InterPodAffinityArgs {
   /** weight of existing pods' required affinity terms that the incoming pod matches (default 1, 0..100) */
@@ -42,23 +68,38 @@ const hasOwn = Object.prototype.hasOwnProperty;
 
 function add(m: Counts, k: string, n: number): void {
   const v = (m.get(k) ?? 0) + n;
-  if (v === 0) m.delete(k); else m.set(k, v);
+  if (v === 0) m.delete(k);
+  else m.set(k, v);
 }
 
 /** updateWithAffinityTerms: +value on each term's pair when `target` matches ALL terms */
-function updateWithAffinityTerms(m: Counts, target: Pod, nsLabels: Labels | undefined, node: NodeInfo, terms: readonly AffinityTerm[], value: number): void {
+function updateWithAffinityTerms(
+  m: Counts,
+  target: Pod,
+  nsLabels: Labels | undefined,
+  node: NodeInfo,
+  terms: readonly AffinityTerm[],
+  value: number,
+): void {
   if (!podMatchesAllAffinityTerms(terms, target, nsLabels)) return;
   const labels = node.labels;
   for (const t of terms) {
-    if (Object.prototype.hasOwnProperty.call(labels, t.topologyKey)) add(m, pair(t.topologyKey, labels[t.topologyKey]), value);
+    if (Object.hasOwn(labels, t.topologyKey)) add(m, pair(t.topologyKey, labels[t.topologyKey]), value);
   }
 }
 
 /** updateWithAntiAffinityTerms: +value on the pair of each term `target` matches */
-function updateWithAntiAffinityTerms(m: Counts, target: Pod, nsLabels: Labels | undefined, node: NodeInfo, terms: readonly AffinityTerm[], value: number): void {
+function updateWithAntiAffinityTerms(
+  m: Counts,
+  target: Pod,
+  nsLabels: Labels | undefined,
+  node: NodeInfo,
+  terms: readonly AffinityTerm[],
+  value: number,
+): void {
   const labels = node.labels;
   for (const t of terms) {
-    if (termMatches(t, target, nsLabels) && Object.prototype.hasOwnProperty.call(labels, t.topologyKey)) {
+    if (termMatches(t, target, nsLabels) && Object.hasOwn(labels, t.topologyKey)) {
       add(m, pair(t.topologyKey, labels[t.topologyKey]), value);
     }
   }
@@ -85,14 +126,35 @@ class PreFilterState implements StateData {
   ) {}
 
   clone(): PreFilterState {
-    return new PreFilterState(this.podInfo, this.requiredAffinityTerms, this.requiredAntiAffinityTerms, this.namespaceLabels,
-      new Map(this.existingAntiAffinityCounts), new Map(this.affinityCounts), new Map(this.antiAffinityCounts));
+    return new PreFilterState(
+      this.podInfo,
+      this.requiredAffinityTerms,
+      this.requiredAntiAffinityTerms,
+      this.namespaceLabels,
+      new Map(this.existingAntiAffinityCounts),
+      new Map(this.affinityCounts),
+      new Map(this.antiAffinityCounts),
+    );
   }
 
   updateWithPod(pi: PodInfo, node: NodeInfo, mult: number): void {
-    updateWithAntiAffinityTerms(this.existingAntiAffinityCounts, this.podInfo.pod, this.namespaceLabels, node, pi.requiredAntiAffinityTerms, mult);
+    updateWithAntiAffinityTerms(
+      this.existingAntiAffinityCounts,
+      this.podInfo.pod,
+      this.namespaceLabels,
+      node,
+      pi.requiredAntiAffinityTerms,
+      mult,
+    );
     updateWithAffinityTerms(this.affinityCounts, pi.pod, undefined, node, this.requiredAffinityTerms, mult);
-    updateWithAntiAffinityTerms(this.antiAffinityCounts, pi.pod, undefined, node, this.requiredAntiAffinityTerms, mult);
+    updateWithAntiAffinityTerms(
+      this.antiAffinityCounts,
+      pi.pod,
+      undefined,
+      node,
+      this.requiredAntiAffinityTerms,
+      mult,
+    );
   }
 }
 
@@ -104,14 +166,22 @@ interface PreScoreState {
   values: Map<string, number>[];
 }
 
-export class InterPodAffinity implements PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExtensions {
+export class InterPodAffinity
+  implements PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExtensions
+{
   readonly name = NAME;
   private readonly hardPodAffinityWeight: number;
   private readonly ignorePreferredTermsOfExistingPods: boolean;
 
-  constructor(args: InterPodAffinityArgs | undefined, private readonly snapshot: ClusterSnapshot) {
+  constructor(
+    args: InterPodAffinityArgs | undefined,
+    private readonly snapshot: ClusterSnapshot,
+  ) {
     const w = args?.hardPodAffinityWeight ?? 1;
-    if (!Number.isInteger(w) || w < 0 || w > 100) throw new Error(`InterPodAffinityArgs: hardPodAffinityWeight: Invalid value: ${w}: not in valid range [0, 100]`);
+    if (!Number.isInteger(w) || w < 0 || w > 100)
+      throw new Error(
+        `InterPodAffinityArgs: hardPodAffinityWeight: Invalid value: ${w}: not in valid range [0, 100]`,
+      );
     this.hardPodAffinityWeight = w;
     this.ignorePreferredTermsOfExistingPods = args?.ignorePreferredTermsOfExistingPods ?? false;
   }
@@ -135,7 +205,8 @@ export class InterPodAffinity implements PreFilterPlugin, FilterPlugin, PreScore
   private mergeNamespaces(t: AffinityTerm): AffinityTerm {
     if (t.namespaceSelector.empty || t.namespaceSelector.nothing) return t;
     const namespaces = new Set(t.namespaces);
-    for (const [name, labels] of this.snapshot.namespaces) if (t.namespaceSelector.matches(labels)) namespaces.add(name);
+    for (const [name, labels] of this.snapshot.namespaces)
+      if (t.namespaceSelector.matches(labels)) namespaces.add(name);
     return { ...t, namespaces, namespaceSelector: NOTHING };
   }
 
@@ -143,7 +214,8 @@ export class InterPodAffinity implements PreFilterPlugin, FilterPlugin, PreScore
 
   preFilter(state: CycleState, pod: Pod, nodes: readonly NodeInfo[]): MaybeStatus {
     const pi = new PodInfo(pod);
-    if (pi.parseError) return new Status(Code.UnschedulableAndUnresolvable, [`parsing pod: ${pi.parseError}`]);
+    if (pi.parseError)
+      return new Status(Code.UnschedulableAndUnresolvable, [`parsing pod: ${pi.parseError}`]);
     const req = pi.requiredAffinityTerms.map((t) => this.mergeNamespaces(t));
     const anti = pi.requiredAntiAffinityTerms.map((t) => this.mergeNamespaces(t));
     const nsLabels = this.namespaceLabels(pod);
@@ -178,17 +250,24 @@ export class InterPodAffinity implements PreFilterPlugin, FilterPlugin, PreScore
         }
       }
       if (reqCandidates) {
-        for (const set of reqCandidates) for (const ep of set) if (ep.node) updateWithAffinityTerms(affinity, ep.pod, undefined, ep.node, req, 1);
+        for (const set of reqCandidates)
+          for (const ep of set)
+            if (ep.node) updateWithAffinityTerms(affinity, ep.pod, undefined, ep.node, req, 1);
       }
       for (let i = 0; i < anti.length; i++) {
         const cands = antiCandidates[i];
         if (!cands) continue;
         const one = [anti[i]];
-        for (const set of cands) for (const ep of set) if (ep.node) updateWithAntiAffinityTerms(antiAffinity, ep.pod, undefined, ep.node, one, 1);
+        for (const set of cands)
+          for (const ep of set)
+            if (ep.node) updateWithAntiAffinityTerms(antiAffinity, ep.pod, undefined, ep.node, one, 1);
       }
     }
     if (existing.size === 0 && req.length === 0 && anti.length === 0) return SKIP;
-    state.write(PRE_FILTER_KEY, new PreFilterState(pi, req, anti, nsLabels, existing, affinity, antiAffinity));
+    state.write(
+      PRE_FILTER_KEY,
+      new PreFilterState(pi, req, anti, nsLabels, existing, affinity, antiAffinity),
+    );
     return null;
   }
 
@@ -208,24 +287,29 @@ export class InterPodAffinity implements PreFilterPlugin, FilterPlugin, PreScore
     // the incoming pod's required affinity
     let podsExist = true;
     for (const t of s.requiredAffinityTerms) {
-      if (!Object.prototype.hasOwnProperty.call(labels, t.topologyKey)) return AFFINITY_NOT_MATCH;
+      if (!Object.hasOwn(labels, t.topologyKey)) return AFFINITY_NOT_MATCH;
       if ((s.affinityCounts.get(pair(t.topologyKey, labels[t.topologyKey])) ?? 0) <= 0) podsExist = false;
     }
     if (!podsExist) {
       // the first pod of a group with affinity to itself may go anywhere that has the topology labels
-      if (!(s.affinityCounts.size === 0 && podMatchesAllAffinityTerms(s.requiredAffinityTerms, s.podInfo.pod))) return AFFINITY_NOT_MATCH;
+      if (
+        !(s.affinityCounts.size === 0 && podMatchesAllAffinityTerms(s.requiredAffinityTerms, s.podInfo.pod))
+      )
+        return AFFINITY_NOT_MATCH;
     }
     // the incoming pod's required anti-affinity
     if (s.antiAffinityCounts.size > 0) {
       for (const t of s.requiredAntiAffinityTerms) {
-        if (!Object.prototype.hasOwnProperty.call(labels, t.topologyKey)) continue;
-        if ((s.antiAffinityCounts.get(pair(t.topologyKey, labels[t.topologyKey])) ?? 0) > 0) return ANTI_AFFINITY_NOT_MATCH;
+        if (!Object.hasOwn(labels, t.topologyKey)) continue;
+        if ((s.antiAffinityCounts.get(pair(t.topologyKey, labels[t.topologyKey])) ?? 0) > 0)
+          return ANTI_AFFINITY_NOT_MATCH;
       }
     }
     // existing pods' required anti-affinity
     if (s.existingAntiAffinityCounts.size > 0) {
       for (const k in labels) {
-        if ((s.existingAntiAffinityCounts.get(pair(k, labels[k])) ?? 0) > 0) return EXISTING_ANTI_AFFINITY_NOT_MATCH;
+        if ((s.existingAntiAffinityCounts.get(pair(k, labels[k])) ?? 0) > 0)
+          return EXISTING_ANTI_AFFINITY_NOT_MATCH;
       }
     }
     return null;
@@ -235,19 +319,30 @@ export class InterPodAffinity implements PreFilterPlugin, FilterPlugin, PreScore
 
   preScore(state: CycleState, pod: Pod, _filtered: readonly NodeInfo[]): MaybeStatus {
     const a = pod.spec.affinity;
-    const hasPreferredAffinity = (a?.podAffinity?.preferredDuringSchedulingIgnoredDuringExecution?.length ?? 0) > 0;
-    const hasPreferredAnti = (a?.podAntiAffinity?.preferredDuringSchedulingIgnoredDuringExecution?.length ?? 0) > 0;
+    const hasPreferredAffinity =
+      (a?.podAffinity?.preferredDuringSchedulingIgnoredDuringExecution?.length ?? 0) > 0;
+    const hasPreferredAnti =
+      (a?.podAntiAffinity?.preferredDuringSchedulingIgnoredDuringExecution?.length ?? 0) > 0;
     const hasConstraints = hasPreferredAffinity || hasPreferredAnti;
     if (this.ignorePreferredTermsOfExistingPods && !hasConstraints) return SKIP;
     const nodes = hasConstraints ? this.snapshot.list() : this.snapshot.havePodsWithAffinity();
     const pi = new PodInfo(pod);
-    const prefAff: WeightedAffinityTerm[] = pi.preferredAffinityTerms.map((t) => ({ ...this.mergeNamespaces(t), weight: t.weight }));
-    const prefAnti: WeightedAffinityTerm[] = pi.preferredAntiAffinityTerms.map((t) => ({ ...this.mergeNamespaces(t), weight: t.weight }));
+    const prefAff: WeightedAffinityTerm[] = pi.preferredAffinityTerms.map((t) => ({
+      ...this.mergeNamespaces(t),
+      weight: t.weight,
+    }));
+    const prefAnti: WeightedAffinityTerm[] = pi.preferredAntiAffinityTerms.map((t) => ({
+      ...this.mergeNamespaces(t),
+      weight: t.weight,
+    }));
     const nsLabels = this.namespaceLabels(pod);
     const topologyScore = new Map<string, Map<string, number>>();
     const add = (key: string, value: string, delta: number) => {
       let m = topologyScore.get(key);
-      if (!m) { m = new Map(); topologyScore.set(key, m); }
+      if (!m) {
+        m = new Map();
+        topologyScore.set(key, m);
+      }
       m.set(value, (m.get(value) ?? 0) + delta);
     };
     const hard = this.hardPodAffinityWeight;
@@ -256,13 +351,21 @@ export class InterPodAffinity implements PreFilterPlugin, FilterPlugin, PreScore
     // match), else every pod of every node — the same (pod, term) pairs either way
     const incoming = (t: WeightedAffinityTerm, sign: 1 | -1) => {
       const visit = (ep: PodInfo, labels: Labels) => {
-        if (hasOwn.call(labels, t.topologyKey) && termMatches(t, ep.pod, undefined)) add(t.topologyKey, labels[t.topologyKey], sign * t.weight);
+        if (hasOwn.call(labels, t.topologyKey) && termMatches(t, ep.pod, undefined))
+          add(t.topologyKey, labels[t.topologyKey], sign * t.weight);
       };
       const candidates = this.snapshot.candidatePods(t.selector);
       if (candidates) {
-        for (const set of candidates) for (const ep of set) { const labels = ep.node?.node.metadata.labels; if (labels) visit(ep, labels); }
+        for (const set of candidates)
+          for (const ep of set) {
+            const labels = ep.node?.node.metadata.labels;
+            if (labels) visit(ep, labels);
+          }
       } else {
-        for (const ni of nodes) { const labels = ni.node.metadata.labels; if (labels) for (const ep of ni.pods) visit(ep, labels); }
+        for (const ni of nodes) {
+          const labels = ni.node.metadata.labels;
+          if (labels) for (const ep of ni.pods) visit(ep, labels);
+        }
       }
     };
     for (const t of prefAff) incoming(t, 1);
@@ -272,13 +375,24 @@ export class InterPodAffinity implements PreFilterPlugin, FilterPlugin, PreScore
       const labels = ni.node.metadata.labels;
       if (!labels || !hasAnyKey(labels)) continue;
       for (const ep of ni.podsWithAffinity) {
-        if (hard > 0) for (const t of ep.requiredAffinityTerms) if (hasOwn.call(labels, t.topologyKey) && termMatches(t, pod, nsLabels)) add(t.topologyKey, labels[t.topologyKey], hard);
-        for (const t of ep.preferredAffinityTerms) if (hasOwn.call(labels, t.topologyKey) && termMatches(t, pod, nsLabels)) add(t.topologyKey, labels[t.topologyKey], t.weight);
-        for (const t of ep.preferredAntiAffinityTerms) if (hasOwn.call(labels, t.topologyKey) && termMatches(t, pod, nsLabels)) add(t.topologyKey, labels[t.topologyKey], -t.weight);
+        if (hard > 0)
+          for (const t of ep.requiredAffinityTerms)
+            if (hasOwn.call(labels, t.topologyKey) && termMatches(t, pod, nsLabels))
+              add(t.topologyKey, labels[t.topologyKey], hard);
+        for (const t of ep.preferredAffinityTerms)
+          if (hasOwn.call(labels, t.topologyKey) && termMatches(t, pod, nsLabels))
+            add(t.topologyKey, labels[t.topologyKey], t.weight);
+        for (const t of ep.preferredAntiAffinityTerms)
+          if (hasOwn.call(labels, t.topologyKey) && termMatches(t, pod, nsLabels))
+            add(t.topologyKey, labels[t.topologyKey], -t.weight);
       }
     }
     if (topologyScore.size === 0) return SKIP;
-    state.write(PRE_SCORE_KEY, { topologyScore, keys: [...topologyScore.keys()], values: [...topologyScore.values()] } satisfies PreScoreState);
+    state.write(PRE_SCORE_KEY, {
+      topologyScore,
+      keys: [...topologyScore.keys()],
+      values: [...topologyScore.values()],
+    } satisfies PreScoreState);
     return null;
   }
 
@@ -298,7 +412,10 @@ export class InterPodAffinity implements PreFilterPlugin, FilterPlugin, PreScore
     if (!s || s.topologyScore.size === 0) return null;
     let min = Infinity;
     let max = -Infinity;
-    for (const v of scores) { if (v > max) max = v; if (v < min) min = v; }
+    for (const v of scores) {
+      if (v > max) max = v;
+      if (v < min) min = v;
+    }
     const diff = max - min;
     for (let i = 0; i < scores.length; i++) {
       scores[i] = diff > 0 ? Math.trunc(MAX_NODE_SCORE * ((scores[i] - min) / diff)) : 0;

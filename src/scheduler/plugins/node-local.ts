@@ -16,14 +16,32 @@ import { untoleratedTaint } from '../framework/labels.js';
 import type { ClusterSnapshot, NodeInfo, PodInfo, SnapshotListener } from '../framework/snapshot.js';
 import { Code, Status, type MaybeStatus } from '../framework/status.js';
 import {
-  MAX_NODE_SCORE, type ClusterEventKind, type EnqueueExtensions, type FilterPlugin, type Handle, type ScorePlugin,
+  MAX_NODE_SCORE,
+  type ClusterEventKind,
+  type EnqueueExtensions,
+  type FilterPlugin,
+  type Handle,
+  type ScorePlugin,
 } from '../framework/types.js';
 import { JsKernel } from '../kernels/js.js';
 import { KernelOutput } from '../kernels/output.js';
-import { NodeStatus, REASON_RESOURCE_BASE, REASON_TEXT, ReasonBit, resourceReason, ScorePlugin as SP } from '../kernels/types.js';
+import {
+  NodeStatus,
+  REASON_RESOURCE_BASE,
+  REASON_TEXT,
+  ReasonBit,
+  resourceReason,
+  ScorePlugin as SP,
+} from '../kernels/types.js';
 import type { Kernel, ScoringConfig, ScorePluginName } from '../kernels/types.js';
 import { WasmKernel } from '../kernels/wasm.js';
-import { compilePod, QueryArena, resolveScoring, type PodQuery, type ResolvedScoring } from '../nodetable/podquery.js';
+import {
+  compilePod,
+  QueryArena,
+  resolveScoring,
+  type PodQuery,
+  type ResolvedScoring,
+} from '../nodetable/podquery.js';
 import { NodeTable, type NodeTableOptions } from '../nodetable/table.js';
 
 export type KernelChoice = 'js' | 'wasm';
@@ -37,7 +55,11 @@ export class SchedulingEngine implements SnapshotListener {
   /** NodeInfo by table slot */
   readonly bySlot: (NodeInfo | undefined)[] = [];
 
-  constructor(readonly snapshot: ClusterSnapshot, kernel: KernelChoice = 'js', tableOptions: NodeTableOptions = {}) {
+  constructor(
+    readonly snapshot: ClusterSnapshot,
+    kernel: KernelChoice = 'js',
+    tableOptions: NodeTableOptions = {},
+  ) {
     this.table = new NodeTable(tableOptions);
     this.kernel = kernel === 'wasm' ? new WasmKernel() : new JsKernel();
     this.out = new KernelOutput(this.table);
@@ -138,7 +160,10 @@ export class NodeLocalRunner {
   private genericTaintStatus?: Status;
   private readonly constStatuses = new Map<string, Status>();
 
-  constructor(readonly engine: SchedulingEngine, config: ScoringConfig) {
+  constructor(
+    readonly engine: SchedulingEngine,
+    config: ScoringConfig,
+  ) {
     this.scoring = resolveScoring(config);
   }
 
@@ -165,16 +190,45 @@ export class NodeLocalRunner {
     const out = this.engine.out;
     if (run && !current) {
       // the table changed since the cycle's run: a what-if question about this node
-      this.engine.kernel.filterAndScore(table, q, out, { start: pos, maxNodes: 1, allReasons: true, skipScore: true });
-      const single: KernelRun = { full: false, processed: 1, start: pos, generation: table.generation, reasons: out.reasons, status: out.status, raw: false, single: ni.slot };
+      this.engine.kernel.filterAndScore(table, q, out, {
+        start: pos,
+        maxNodes: 1,
+        allReasons: true,
+        skipScore: true,
+      });
+      const single: KernelRun = {
+        full: false,
+        processed: 1,
+        start: pos,
+        generation: table.generation,
+        reasons: out.reasons,
+        status: out.status,
+        raw: false,
+        single: ni.slot,
+      };
       state.write(RUN_KEY, single);
       return single;
     }
     // the next chunk from here, every reason and the raw scores: a cycle that stops after
     // numFeasibleNodesToFind nodes costs one or two chunks instead of a pass over every node
-    const processed = this.engine.kernel.filterAndScore(table, q, out, { start: pos, maxNodes: CHUNK_NODES, allReasons: true, output: 'raw' });
-    const chunks = current && run.chunks ? [...run.chunks, { start: pos, processed }] : [{ start: pos, processed }];
-    const chunked: KernelRun = { full: false, processed, start: pos, generation: table.generation, reasons: out.reasons, status: out.status, raw: true, chunks };
+    const processed = this.engine.kernel.filterAndScore(table, q, out, {
+      start: pos,
+      maxNodes: CHUNK_NODES,
+      allReasons: true,
+      output: 'raw',
+    });
+    const chunks =
+      current && run.chunks ? [...run.chunks, { start: pos, processed }] : [{ start: pos, processed }];
+    const chunked: KernelRun = {
+      full: false,
+      processed,
+      start: pos,
+      generation: table.generation,
+      reasons: out.reasons,
+      status: out.status,
+      raw: true,
+      chunks,
+    };
     state.write(RUN_KEY, chunked);
     return chunked;
   }
@@ -189,7 +243,8 @@ export class NodeLocalRunner {
     const n = table.size;
     const chunks = run.chunks;
     if (!chunks) return (pos - run.start + n) % n < run.processed; // a sampling window
-    for (let i = 0; i < chunks.length; i++) if ((pos - chunks[i].start + n) % n < chunks[i].processed) return true;
+    for (let i = 0; i < chunks.length; i++)
+      if ((pos - chunks[i].start + n) % n < chunks[i].processed) return true;
     return false;
   }
 
@@ -198,9 +253,20 @@ export class NodeLocalRunner {
     const cur = state.tryRead<KernelRun>(RUN_KEY);
     if (cur && cur.full && cur.generation === this.engine.table.generation) return cur;
     const q = this.compile(pod);
-    this.engine.kernel.filterAndScore(this.engine.table, q, this.engine.out, { allReasons: true, output: 'raw' });
+    this.engine.kernel.filterAndScore(this.engine.table, q, this.engine.out, {
+      allReasons: true,
+      output: 'raw',
+    });
     const out = this.engine.out;
-    const run: KernelRun = { full: true, processed: this.engine.table.size, start: 0, generation: this.engine.table.generation, reasons: out.reasons, status: out.status, raw: true };
+    const run: KernelRun = {
+      full: true,
+      processed: this.engine.table.size,
+      start: 0,
+      generation: this.engine.table.generation,
+      reasons: out.reasons,
+      status: out.status,
+      raw: true,
+    };
     state.write(RUN_KEY, run);
     return run;
   }
@@ -213,9 +279,23 @@ export class NodeLocalRunner {
    */
   runWindow(state: CycleState, pod: Pod, start: number, numNodesToFind: number): KernelRun {
     const q = this.compile(pod);
-    const processed = this.engine.kernel.filterAndScore(this.engine.table, q, this.engine.out, { start, numNodesToFind, output: 'total' });
+    const processed = this.engine.kernel.filterAndScore(this.engine.table, q, this.engine.out, {
+      start,
+      numNodesToFind,
+      output: 'total',
+    });
     const out = this.engine.out;
-    const run: KernelRun = { full: false, processed, start, generation: this.engine.table.generation, reasons: out.reasons, status: out.status, totals: true, raw: false, toFind: numNodesToFind };
+    const run: KernelRun = {
+      full: false,
+      processed,
+      start,
+      generation: this.engine.table.generation,
+      reasons: out.reasons,
+      status: out.status,
+      totals: true,
+      raw: false,
+      toFind: numNodesToFind,
+    };
     state.write(RUN_KEY, run);
     return run;
   }
@@ -223,14 +303,24 @@ export class NodeLocalRunner {
   /** the window's raw score columns: the same window (same table, same query) again in 'raw' mode */
   rawForWindow(state: CycleState, pod: Pod, run: KernelRun): void {
     const q = this.compile(pod);
-    const processed = this.engine.kernel.filterAndScore(this.engine.table, q, this.engine.out, { start: run.start, numNodesToFind: run.toFind, output: 'raw' });
-    if (processed !== run.processed) throw new Error(`kubesim: repeating the kernel window gave ${processed} nodes, not ${run.processed}`);
+    const processed = this.engine.kernel.filterAndScore(this.engine.table, q, this.engine.out, {
+      start: run.start,
+      numNodesToFind: run.toFind,
+      output: 'raw',
+    });
+    if (processed !== run.processed)
+      throw new Error(`kubesim: repeating the kernel window gave ${processed} nodes, not ${run.processed}`);
     // 'raw' does not write the totals: the fast scorer must not read them any more
     state.write(RUN_KEY, { ...run, raw: true, totals: false });
   }
 
   /** the status a node-local filter plugin returns for a node, from the reason bits */
-  filterStatus(plugin: string, pod: Pod, ni: NodeInfo, reasons: Uint32Array = this.engine.out.reasons): MaybeStatus {
+  filterStatus(
+    plugin: string,
+    pod: Pod,
+    ni: NodeInfo,
+    reasons: Uint32Array = this.engine.out.reasons,
+  ): MaybeStatus {
     const bits = reasons[ni.slot] & KERNEL_FILTERS[plugin];
     if (bits === 0) return null;
     if (plugin === 'NodeResourcesFit') {
@@ -240,7 +330,8 @@ export class NodeLocalRunner {
         const reasons: string[] = [];
         // upstream fitsRequest order: pods first, then cpu, memory, ephemeral-storage, extended
         const order = [3, 0, 1, 2, ...names.map((_, i) => i).filter((i) => i > 3)];
-        for (const r of order) if (bits & (1 << (REASON_RESOURCE_BASE + r))) reasons.push(resourceReason(names[r]));
+        for (const r of order)
+          if (bits & (1 << (REASON_RESOURCE_BASE + r))) reasons.push(resourceReason(names[r]));
         s = new Status(Code.Unschedulable, reasons, plugin);
         this.fitStatuses.set(bits, s);
       }
@@ -249,16 +340,28 @@ export class NodeLocalRunner {
     if (plugin === 'TaintToleration') {
       // upstream names the first untolerated NoSchedule/NoExecute taint
       const t = untoleratedTaint(ni.node, pod.spec.tolerations);
-      if (!t) return (this.genericTaintStatus ??= new Status(Code.UnschedulableAndUnresolvable, [REASON_TEXT[bits]], plugin));
+      if (!t)
+        return (this.genericTaintStatus ??= new Status(
+          Code.UnschedulableAndUnresolvable,
+          [REASON_TEXT[bits]],
+          plugin,
+        ));
       let s = this.taintStatuses.get(t);
       if (!s) {
-        s = new Status(Code.UnschedulableAndUnresolvable, [`node(s) had untolerated taint {${t.key}: ${t.value ?? ''}}`], plugin);
+        s = new Status(
+          Code.UnschedulableAndUnresolvable,
+          [`node(s) had untolerated taint {${t.key}: ${t.value ?? ''}}`],
+          plugin,
+        );
         this.taintStatuses.set(t, s);
       }
       return s;
     }
     let s = this.constStatuses.get(plugin);
-    if (!s) { s = new Status(FILTER_CODE[plugin], [REASON_TEXT[bits]], plugin); this.constStatuses.set(plugin, s); }
+    if (!s) {
+      s = new Status(FILTER_CODE[plugin], [REASON_TEXT[bits]], plugin);
+      this.constStatuses.set(plugin, s);
+    }
     return s;
   }
 }
@@ -279,7 +382,10 @@ export function defaultNormalizeScore(maxPriority: number, reverse: boolean, sco
 }
 
 const SCORE_INDEX: Readonly<Record<string, number>> = SP;
-const NORMALIZE: Readonly<Record<string, boolean | undefined>> = { TaintToleration: true, NodeAffinity: false };
+const NORMALIZE: Readonly<Record<string, boolean | undefined>> = {
+  TaintToleration: true,
+  NodeAffinity: false,
+};
 
 const EVENTS: Readonly<Record<string, ClusterEventKind[]>> = {
   NodeUnschedulable: ['NodeAdd', 'NodeUpdate'],
@@ -292,7 +398,10 @@ const EVENTS: Readonly<Record<string, ClusterEventKind[]>> = {
 
 /** One node-local plugin; implements Filter and/or Score depending on `name`. */
 export class NodeLocalPlugin implements FilterPlugin, ScorePlugin, EnqueueExtensions {
-  constructor(readonly name: string, private readonly runner: NodeLocalRunner) {}
+  constructor(
+    readonly name: string,
+    private readonly runner: NodeLocalRunner,
+  ) {}
 
   /** the engine runner this plugin reads (the fast scorer checks all plugins share one) */
   runnerOf(): NodeLocalRunner {
@@ -318,7 +427,13 @@ export class NodeLocalPlugin implements FilterPlugin, ScorePlugin, EnqueueExtens
     const run = state.tryRead<KernelRun>(RUN_KEY);
     // (raw columns are valid for every node the run found feasible)
     const runner = this.runner;
-    if (!run || run.generation !== runner.engine.table.generation || run.single !== undefined || (run.chunks && !nodes.every((ni) => runner.covers(run, ni.slot)))) runner.ensureFull(state, pod);
+    if (
+      !run ||
+      run.generation !== runner.engine.table.generation ||
+      run.single !== undefined ||
+      (run.chunks && !nodes.every((ni) => runner.covers(run, ni.slot)))
+    )
+      runner.ensureFull(state, pod);
     else if (!run.raw) runner.rawForWindow(state, pod, run);
     const col = this.runner.engine.out.raw(SCORE_INDEX[this.name]);
     for (let i = 0; i < nodes.length; i++) out[i] = col[nodes[i].slot];
@@ -332,23 +447,43 @@ export class NodeLocalPlugin implements FilterPlugin, ScorePlugin, EnqueueExtens
 }
 
 export const NODE_LOCAL_FILTERS = Object.keys(KERNEL_FILTERS);
-export const NODE_LOCAL_SCORES: readonly ScorePluginName[] = ['TaintToleration', 'NodeAffinity', 'NodeResourcesFit', 'NodeResourcesBalancedAllocation', 'ImageLocality'];
+export const NODE_LOCAL_SCORES: readonly ScorePluginName[] = [
+  'TaintToleration',
+  'NodeAffinity',
+  'NodeResourcesFit',
+  'NodeResourcesBalancedAllocation',
+  'ImageLocality',
+];
 
 /** Per-profile runner, created on first use from the handle's engine and the profile's config. */
 const runners = new WeakMap<Handle, NodeLocalRunner>();
 
 /** Scoring config of a profile from its score weights and plugin args (NodeResourcesFitArgs, …). */
-export function scoringConfigFromArgs(weights: ReadonlyMap<string, number>, args: ReadonlyMap<string, Record<string, unknown>>): ScoringConfig {
+export function scoringConfigFromArgs(
+  weights: ReadonlyMap<string, number>,
+  args: ReadonlyMap<string, Record<string, unknown>>,
+): ScoringConfig {
   const cfg: ScoringConfig = { weights: {} };
   for (const p of NODE_LOCAL_SCORES) cfg.weights![p] = weights.get(p) ?? 0;
   const fit = args.get('NodeResourcesFit');
   if (fit) {
     if (fit.ignoredResources !== undefined || fit.ignoredResourceGroups !== undefined) {
-      throw new Error('NodeResourcesFitArgs: ignoredResources/ignoredResourceGroups are not supported by kubesim');
+      throw new Error(
+        'NodeResourcesFitArgs: ignoredResources/ignoredResourceGroups are not supported by kubesim',
+      );
     }
-    const ss = fit.scoringStrategy as { type?: string; resources?: { name: string; weight?: number }[]; requestedToCapacityRatio?: { shape?: { utilization: number; score: number }[] } } | undefined;
+    const ss = fit.scoringStrategy as
+      | {
+          type?: string;
+          resources?: { name: string; weight?: number }[];
+          requestedToCapacityRatio?: { shape?: { utilization: number; score: number }[] };
+        }
+      | undefined;
     if (ss) {
-      const type = (ss.type ?? 'LeastAllocated') as 'LeastAllocated' | 'MostAllocated' | 'RequestedToCapacityRatio';
+      const type = (ss.type ?? 'LeastAllocated') as
+        | 'LeastAllocated'
+        | 'MostAllocated'
+        | 'RequestedToCapacityRatio';
       cfg.fit = {
         type,
         resources: ss.resources?.map((r) => ({ name: r.name, weight: r.weight ?? 1 })),
@@ -357,9 +492,14 @@ export function scoringConfigFromArgs(weights: ReadonlyMap<string, number>, args
     }
   }
   const bal = args.get('NodeResourcesBalancedAllocation');
-  if (bal?.resources) cfg.balancedResources = (bal.resources as { name: string; weight?: number }[]).map((r) => ({ name: r.name, weight: r.weight ?? 1 }));
+  if (bal?.resources)
+    cfg.balancedResources = (bal.resources as { name: string; weight?: number }[]).map((r) => ({
+      name: r.name,
+      weight: r.weight ?? 1,
+    }));
   const na = args.get('NodeAffinity');
-  if (na?.addedAffinity !== undefined) throw new Error('NodeAffinityArgs: addedAffinity is not supported by kubesim');
+  if (na?.addedAffinity !== undefined)
+    throw new Error('NodeAffinityArgs: addedAffinity is not supported by kubesim');
   return cfg;
 }
 
@@ -374,8 +514,12 @@ export function runnerFor(h: Handle): NodeLocalRunner {
   let r = runners.get(h);
   if (!r) {
     const nh = h as NodeLocalHandle;
-    if (!(nh.engine instanceof SchedulingEngine)) throw new Error('node-local plugins need a SchedulingEngine in the framework handle');
-    r = new NodeLocalRunner(nh.engine, scoringConfigFromArgs(nh.scoreWeights ?? new Map(), nh.pluginArgs ?? new Map()));
+    if (!(nh.engine instanceof SchedulingEngine))
+      throw new Error('node-local plugins need a SchedulingEngine in the framework handle');
+    r = new NodeLocalRunner(
+      nh.engine,
+      scoringConfigFromArgs(nh.scoreWeights ?? new Map(), nh.pluginArgs ?? new Map()),
+    );
     runners.set(h, r);
   }
   return r;
@@ -391,14 +535,25 @@ export function nodeOfSlot(engine: SchedulingEngine, slot: number): Node {
 }
 
 /** The kernel's filter order (kernels/types.ts): the window filter applies only in this order. */
-const KERNEL_ORDER = ['NodeUnschedulable', 'NodeName', 'TaintToleration', 'NodeAffinity', 'NodePorts', 'NodeResourcesFit'];
+const KERNEL_ORDER = [
+  'NodeUnschedulable',
+  'NodeName',
+  'TaintToleration',
+  'NodeAffinity',
+  'NodePorts',
+  'NodeResourcesFit',
+];
 
 /**
  * The fast path: when a profile's node-local filters are exactly the kernel's six, in the kernel's
  * order, and no other filter is active for the pod, the kernel runs upstream's sampling window
  * itself (start index, stop after numNodesToFind feasible nodes) in one call.
  */
-export function kernelWindowFilter(runner: NodeLocalRunner, filterNames: readonly string[], plugins: readonly FilterPlugin[]): WindowFilter | undefined {
+export function kernelWindowFilter(
+  runner: NodeLocalRunner,
+  filterNames: readonly string[],
+  plugins: readonly FilterPlugin[],
+): WindowFilter | undefined {
   const local = filterNames.filter((n) => n in KERNEL_FILTERS);
   if (local.length !== KERNEL_ORDER.length || local.some((n, i) => n !== KERNEL_ORDER[i])) return undefined;
   void plugins;
@@ -412,7 +567,10 @@ export function kernelWindowFilter(runner: NodeLocalRunner, filterNames: readonl
       const r = runner.runWindow(state, pod, start, numNodesToFind);
       const out = engine.out;
       // typed-array views are re-validated on every getter call: read them once
-      const fs = out.feasible, status = out.status, reasons = out.reasons, count = out.feasibleCount;
+      const fs = out.feasible,
+        status = out.status,
+        reasons = out.reasons,
+        count = out.feasibleCount;
       const bySlot = engine.bySlot;
       const feasible: NodeInfo[] = new Array(count);
       for (let i = 0; i < count; i++) feasible[i] = bySlot[fs[i]]!;
@@ -426,7 +584,10 @@ export function kernelWindowFilter(runner: NodeLocalRunner, filterNames: readonl
           const ni = bySlot[slot]!;
           for (const name of KERNEL_ORDER) {
             const s = runner.filterStatus(name, pod, ni, reasons);
-            if (s) { list.push([ni, s]); break; }
+            if (s) {
+              list.push([ni, s]);
+              break;
+            }
           }
         }
         return list;
@@ -465,7 +626,10 @@ export function kernelFastScorer(runner: NodeLocalRunner, fwk: Framework): FastS
       return {
         best: bestIndex,
         ties: out.tieEvents,
-        totals: () => { const t = out.total; return nodes.map((n) => t[n.slot]); },
+        totals: () => {
+          const t = out.total;
+          return nodes.map((n) => t[n.slot]);
+        },
       };
     },
   };

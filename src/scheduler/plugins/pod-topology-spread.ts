@@ -14,13 +14,33 @@
  */
 import type { LabelSelector, Labels, Pod, TopologySpreadConstraint } from '../../api/types.js';
 import type { CycleState, StateData } from '../framework/cycle-state.js';
-import { compileRequiredNodeAffinity, compileSelector, EVERYTHING, SelectorError, untoleratedTaint, type Selector } from '../framework/labels.js';
+import {
+  compileRequiredNodeAffinity,
+  compileSelector,
+  EVERYTHING,
+  SelectorError,
+  untoleratedTaint,
+  type Selector,
+} from '../framework/labels.js';
 import type { Node } from '../../api/types.js';
-import { LABEL_HOSTNAME, LABEL_ZONE, type ClusterSnapshot, type NodeInfo, type PodInfo } from '../framework/snapshot.js';
+import {
+  LABEL_HOSTNAME,
+  LABEL_ZONE,
+  type ClusterSnapshot,
+  type NodeInfo,
+  type PodInfo,
+} from '../framework/snapshot.js';
 import { Code, errorStatus, SKIP, Status, type MaybeStatus } from '../framework/status.js';
 import {
-  MAX_NODE_SCORE, type ClusterEventKind, type ClusterObjects, type EnqueueExtensions, type FilterPlugin, type Handle,
-  type PreFilterPlugin, type PreScorePlugin, type ScorePlugin,
+  MAX_NODE_SCORE,
+  type ClusterEventKind,
+  type ClusterObjects,
+  type EnqueueExtensions,
+  type FilterPlugin,
+  type Handle,
+  type PreFilterPlugin,
+  type PreScorePlugin,
+  type ScorePlugin,
 } from '../framework/types.js';
 
 export const NAME = 'PodTopologySpread';
@@ -28,7 +48,11 @@ export const ERR_REASON_CONSTRAINTS_NOT_MATCH = "node(s) didn't match pod topolo
 export const ERR_REASON_NODE_LABEL_NOT_MATCH = ERR_REASON_CONSTRAINTS_NOT_MATCH + ' (missing required label)';
 
 const CONSTRAINTS_NOT_MATCH = new Status(Code.Unschedulable, [ERR_REASON_CONSTRAINTS_NOT_MATCH], NAME);
-const NODE_LABEL_NOT_MATCH = new Status(Code.UnschedulableAndUnresolvable, [ERR_REASON_NODE_LABEL_NOT_MATCH], NAME);
+const NODE_LABEL_NOT_MATCH = new Status(
+  Code.UnschedulableAndUnresolvable,
+  [ERR_REASON_NODE_LABEL_NOT_MATCH],
+  NAME,
+);
 
 /** upstream systemDefaultConstraints */
 export const SYSTEM_DEFAULT_CONSTRAINTS: TopologySpreadConstraint[] = [
@@ -56,26 +80,35 @@ interface Constraint {
 
 /** Two lowest-count domains of a constraint (upstream criticalPaths). */
 class CriticalPaths {
-  v0 = ''; n0 = 0x7fffffff;
-  v1 = ''; n1 = 0x7fffffff;
+  v0 = '';
+  n0 = 0x7fffffff;
+  v1 = '';
+  n1 = 0x7fffffff;
 
   update(tpVal: string, num: number): void {
     if (tpVal === this.v0 || tpVal === this.v1) {
-      if (tpVal === this.v0) this.n0 = num; else this.n1 = num;
+      if (tpVal === this.v0) this.n0 = num;
+      else this.n1 = num;
       if (this.n0 > this.n1) {
         [this.v0, this.n0, this.v1, this.n1] = [this.v1, this.n1, this.v0, this.n0];
       }
     } else if (num < this.n0) {
-      this.v1 = this.v0; this.n1 = this.n0;
-      this.v0 = tpVal; this.n0 = num;
+      this.v1 = this.v0;
+      this.n1 = this.n0;
+      this.v0 = tpVal;
+      this.n0 = num;
     } else if (num < this.n1) {
-      this.v1 = tpVal; this.n1 = num;
+      this.v1 = tpVal;
+      this.n1 = num;
     }
   }
 
   clone(): CriticalPaths {
     const c = new CriticalPaths();
-    c.v0 = this.v0; c.n0 = this.n0; c.v1 = this.v1; c.n1 = this.n1;
+    c.v0 = this.v0;
+    c.n0 = this.n0;
+    c.v1 = this.v1;
+    c.n1 = this.n1;
     return c;
   }
 }
@@ -102,7 +135,13 @@ class PreFilterState implements StateData {
   }
 
   clone(): PreFilterState {
-    return new PreFilterState(this.constraints, this.criticalPaths.map((p) => p.clone()), this.tpValueToMatchNum.map((m) => new Map(m)), this.selfPod, this.selfMatch);
+    return new PreFilterState(
+      this.constraints,
+      this.criticalPaths.map((p) => p.clone()),
+      this.tpValueToMatchNum.map((m) => new Map(m)),
+      this.selfPod,
+      this.selfMatch,
+    );
   }
 }
 
@@ -124,14 +163,18 @@ const PRE_FILTER_KEY = 'PreFilter' + NAME;
 const PRE_SCORE_KEY = 'PreScore' + NAME;
 
 function hasKeys(labels: Labels, constraints: readonly Constraint[]): boolean {
-  for (const c of constraints) if (!Object.prototype.hasOwnProperty.call(labels, c.topologyKey)) return false;
+  for (const c of constraints) if (!Object.hasOwn(labels, c.topologyKey)) return false;
   return true;
 }
 
 /** upstream countPodsMatchSelector's condition for one pod */
 function podCounts(p: PodInfo, selector: Selector, ns: string): boolean {
   // terminating pods do not count (kubernetes#87621)
-  return !p.pod.metadata.deletionTimestamp && (p.pod.metadata.namespace ?? 'default') === ns && selector.matches(p.pod.metadata.labels);
+  return (
+    !p.pod.metadata.deletionTimestamp &&
+    (p.pod.metadata.namespace ?? 'default') === ns &&
+    selector.matches(p.pod.metadata.labels)
+  );
 }
 
 function countPodsMatchSelector(pods: readonly PodInfo[], selector: Selector, ns: string): number {
@@ -146,7 +189,11 @@ function countPodsMatchSelector(pods: readonly PodInfo[], selector: Selector, ns
  * pod of every node per constraint, per cycle). A node absent from the map has 0. Undefined when the
  * selector has no In requirement — the caller counts node by node.
  */
-function matchCountsByNode(snapshot: ClusterSnapshot, selector: Selector, ns: string): Map<NodeInfo, number> | undefined {
+function matchCountsByNode(
+  snapshot: ClusterSnapshot,
+  selector: Selector,
+  ns: string,
+): Map<NodeInfo, number> | undefined {
   const candidates = snapshot.candidatePods(selector);
   if (!candidates) return undefined;
   const counts = new Map<NodeInfo, number>();
@@ -198,15 +245,24 @@ function goRound(x: number): number {
   return x < 0 ? -Math.round(-x) : Math.round(x);
 }
 
-export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExtensions {
+export class PodTopologySpread
+  implements PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExtensions
+{
   readonly name = NAME;
   private readonly defaultConstraints: TopologySpreadConstraint[];
   private readonly systemDefaulted: boolean;
 
-  constructor(args: PodTopologySpreadArgs | undefined, private readonly snapshot: ClusterSnapshot, private readonly objects: ClusterObjects = {}) {
+  constructor(
+    args: PodTopologySpreadArgs | undefined,
+    private readonly snapshot: ClusterSnapshot,
+    private readonly objects: ClusterObjects = {},
+  ) {
     const type = args?.defaultingType ?? 'System';
     if (type === 'System') {
-      if (args?.defaultConstraints?.length) throw new Error('PodTopologySpreadArgs: defaultConstraints: Invalid value: when .defaultingType is "System", .defaultConstraints must be empty');
+      if (args?.defaultConstraints?.length)
+        throw new Error(
+          'PodTopologySpreadArgs: defaultConstraints: Invalid value: when .defaultingType is "System", .defaultConstraints must be empty',
+        );
       this.defaultConstraints = SYSTEM_DEFAULT_CONSTRAINTS;
       this.systemDefaulted = true;
     } else {
@@ -220,7 +276,14 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
   }
 
   eventsToRegister(): ClusterEventKind[] {
-    return ['AssignedPodAdd', 'AssignedPodUpdate', 'AssignedPodDelete', 'NodeAdd', 'NodeDelete', 'NodeUpdate'];
+    return [
+      'AssignedPodAdd',
+      'AssignedPodUpdate',
+      'AssignedPodDelete',
+      'NodeAdd',
+      'NodeDelete',
+      'NodeUpdate',
+    ];
   }
 
   // ------------------------------------------------------------ eligible domains
@@ -235,21 +298,37 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
    * required, and — only where a policy is Honor — the pod's required node affinity / tolerations.
    * Undefined when `nodes` is not the snapshot's list (positions would not be node indexes).
    */
-  private domains(constraints: readonly Constraint[], pod: Pod, nodes: readonly NodeInfo[], requireAllKeys: boolean): Domains | undefined {
+  private domains(
+    constraints: readonly Constraint[],
+    pod: Pod,
+    nodes: readonly NodeInfo[],
+    requireAllKeys: boolean,
+  ): Domains | undefined {
     if (nodes !== this.snapshot.list()) return undefined;
-    if (this.domainCacheVersion !== this.snapshot.nodesVersion || this.domainCacheList !== nodes || this.domainCache.size >= MAX_DOMAIN_ENTRIES) {
+    if (
+      this.domainCacheVersion !== this.snapshot.nodesVersion ||
+      this.domainCacheList !== nodes ||
+      this.domainCache.size >= MAX_DOMAIN_ENTRIES
+    ) {
       this.domainCache.clear();
       this.domainCacheVersion = this.snapshot.nodesVersion;
       this.domainCacheList = nodes;
     }
-    let honorAffinity = false, honorTaints = false;
+    let honorAffinity = false,
+      honorTaints = false;
     let key = requireAllKeys ? 'all' : 'any';
     for (const c of constraints) {
       key += '\0' + c.topologyKey + '\0' + c.nodeAffinityPolicy + '\0' + c.nodeTaintsPolicy;
       if (c.nodeAffinityPolicy === 'Honor') honorAffinity = true;
       if (c.nodeTaintsPolicy === 'Honor') honorTaints = true;
     }
-    if (honorAffinity) key += '\0' + JSON.stringify([pod.spec.nodeSelector ?? null, pod.spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? null]);
+    if (honorAffinity)
+      key +=
+        '\0' +
+        JSON.stringify([
+          pod.spec.nodeSelector ?? null,
+          pod.spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? null,
+        ]);
     if (honorTaints) key += '\0' + JSON.stringify(pod.spec.tolerations ?? null);
     let d = this.domainCache.get(key);
     if (!d) {
@@ -259,7 +338,12 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
     return d;
   }
 
-  private computeDomains(constraints: readonly Constraint[], pod: Pod, nodes: readonly NodeInfo[], requireAllKeys: boolean): Domains {
+  private computeDomains(
+    constraints: readonly Constraint[],
+    pod: Pod,
+    nodes: readonly NodeInfo[],
+    requireAllKeys: boolean,
+  ): Domains {
     const affinity = compileRequiredNodeAffinity(pod);
     const eligible = constraints.map(() => new Uint8Array(nodes.length));
     const values = constraints.map((): string[] => []);
@@ -273,7 +357,10 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
         if (!this.matchNodeInclusionPolicies(c, pod, ni, affinity)) continue;
         eligible[i][j] = 1;
         const v = labels[c.topologyKey];
-        if (!seen[i].has(v)) { seen[i].add(v); values[i].push(v); }
+        if (!seen[i].has(v)) {
+          seen[i].add(v);
+          values[i].push(v);
+        }
       }
     }
     return { eligible, values };
@@ -292,7 +379,8 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
    * it, and a node that comes back is a new NodeInfo starting at generation 0).
    */
   private nodeCounter(c: Constraint, ns: string, nodes: readonly NodeInfo[]): (j: number) => number {
-    if (c.selectorKey === '' || nodes !== this.snapshot.list()) return (j) => countPodsMatchSelector(nodes[j].pods, c.selector, ns);
+    if (c.selectorKey === '' || nodes !== this.snapshot.list())
+      return (j) => countPodsMatchSelector(nodes[j].pods, c.selector, ns);
     if (this.countCacheList !== nodes || this.countCache.size >= MAX_COUNT_ENTRIES) {
       this.countCache.clear();
       this.countCacheList = nodes;
@@ -317,7 +405,12 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
 
   // ------------------------------------------------------------ constraints
 
-  private filterConstraints(list: readonly TopologySpreadConstraint[], podLabels: Labels, action: string, selectorOverride?: Selector): Constraint[] {
+  private filterConstraints(
+    list: readonly TopologySpreadConstraint[],
+    podLabels: Labels,
+    action: string,
+    selectorOverride?: Selector,
+  ): Constraint[] {
     const out: Constraint[] = [];
     for (const c of list) {
       if (c.whenUnsatisfiable !== action) continue;
@@ -328,7 +421,8 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
         let sel: LabelSelector | undefined = c.labelSelector;
         if (sel && c.matchLabelKeys?.length) {
           const exprs = [...(sel.matchExpressions ?? [])];
-          for (const k of c.matchLabelKeys) if (k in podLabels) exprs.push({ key: k, operator: 'In', values: [podLabels[k]] });
+          for (const k of c.matchLabelKeys)
+            if (k in podLabels) exprs.push({ key: k, operator: 'In', values: [podLabels[k]] });
           sel = { ...sel, matchExpressions: exprs };
         }
         selector = compileSelector(sel);
@@ -362,15 +456,23 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
       Object.assign(matchLabels, sel);
       any = true;
     }
-    const controllers = [...(this.objects.replicaSets ?? []), ...(this.objects.others ?? [])] as { metadata: { namespace?: string }; spec?: { selector?: unknown } }[];
+    const controllers = [...(this.objects.replicaSets ?? []), ...(this.objects.others ?? [])] as {
+      metadata: { namespace?: string };
+      spec?: { selector?: unknown };
+    }[];
     for (const c of controllers) {
       if ((c.metadata.namespace ?? 'default') !== ns) continue;
       const sel = c.spec?.selector as LabelSelector | undefined;
       if (!sel) continue;
       let compiled: Selector;
-      try { compiled = compileSelector(sel); } catch { continue; }
+      try {
+        compiled = compileSelector(sel);
+      } catch {
+        continue;
+      }
       if (compiled.empty || !compiled.matches(labels)) continue;
-      for (const [k, v] of Object.entries(sel.matchLabels ?? {})) exprs.push({ key: k, operator: 'In', values: [v] });
+      for (const [k, v] of Object.entries(sel.matchLabels ?? {}))
+        exprs.push({ key: k, operator: 'In', values: [v] });
       exprs.push(...(sel.matchExpressions ?? []));
       any = true;
     }
@@ -384,7 +486,10 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
     if (cs.length === 0) return [];
     const sel = this.defaultSelector(pod);
     if (!sel || sel.selector.empty) return [];
-    for (const c of cs) { c.selector = sel.selector; c.selectorKey = sel.key; }
+    for (const c of cs) {
+      c.selector = sel.selector;
+      c.selectorKey = sel.key;
+    }
     return cs;
   }
 
@@ -394,9 +499,15 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
     return this.buildDefaultConstraints(pod, action);
   }
 
-  private matchNodeInclusionPolicies(c: Constraint, pod: Pod, ni: NodeInfo, affinity: (n: Node) => boolean): boolean {
+  private matchNodeInclusionPolicies(
+    c: Constraint,
+    pod: Pod,
+    ni: NodeInfo,
+    affinity: (n: Node) => boolean,
+  ): boolean {
     if (c.nodeAffinityPolicy === 'Honor' && !affinity(ni.node)) return false;
-    if (c.nodeTaintsPolicy === 'Honor' && untoleratedTaint(ni.node, pod.spec.tolerations) !== undefined) return false;
+    if (c.nodeTaintsPolicy === 'Honor' && untoleratedTaint(ni.node, pod.spec.tolerations) !== undefined)
+      return false;
     return true;
   }
 
@@ -427,7 +538,13 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
   }
 
   /** TpValueToMatchNum from cached domains: every domain at 0 (node order), then the matching pods */
-  private countFromDomains(d: Domains, constraints: readonly Constraint[], ns: string, nodes: readonly NodeInfo[], counts: Map<string, number>[]): void {
+  private countFromDomains(
+    d: Domains,
+    constraints: readonly Constraint[],
+    ns: string,
+    nodes: readonly NodeInfo[],
+    counts: Map<string, number>[],
+  ): void {
     for (let i = 0; i < constraints.length; i++) {
       const c = constraints[i];
       const m = counts[i];
@@ -455,7 +572,13 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
   }
 
   /** TpValueToMatchNum node by node (any node list; the reference for {@link countFromDomains}) */
-  private countPerNode(constraints: readonly Constraint[], pod: Pod, ns: string, nodes: readonly NodeInfo[], counts: Map<string, number>[]): void {
+  private countPerNode(
+    constraints: readonly Constraint[],
+    pod: Pod,
+    ns: string,
+    nodes: readonly NodeInfo[],
+    counts: Map<string, number>[],
+  ): void {
     const byNode = constraints.map((c) => matchCountsByNode(this.snapshot, c.selector, ns));
     const affinity = compileRequiredNodeAffinity(pod);
     for (const ni of nodes) {
@@ -466,7 +589,10 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
         if (!this.matchNodeInclusionPolicies(c, pod, ni, affinity)) continue;
         const v = labels[c.topologyKey];
         const m = byNode[i];
-        counts[i].set(v, (counts[i].get(v) ?? 0) + (m ? m.get(ni) ?? 0 : countPodsMatchSelector(ni.pods, c.selector, ns)));
+        counts[i].set(
+          v,
+          (counts[i].get(v) ?? 0) + (m ? (m.get(ni) ?? 0) : countPodsMatchSelector(ni.pods, c.selector, ns)),
+        );
       }
     }
   }
@@ -502,7 +628,7 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
     const labels = ni.labels;
     for (let i = 0; i < s.constraints.length; i++) {
       const c = s.constraints[i];
-      if (!Object.prototype.hasOwnProperty.call(labels, c.topologyKey)) return NODE_LABEL_NOT_MATCH;
+      if (!Object.hasOwn(labels, c.topologyKey)) return NODE_LABEL_NOT_MATCH;
       const minMatch = s.minMatchNum(i, c.minDomains);
       const self = s.self(i, pod);
       const matchNum = s.tpValueToMatchNum[i].get(labels[c.topologyKey]) ?? 0;
@@ -521,7 +647,8 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
     try {
       constraints = this.getConstraints(pod, 'ScheduleAnyway');
     } catch (e) {
-      if (e instanceof SelectorError) return errorStatus(`obtaining pod's soft topology spread constraints: ${e.message}`);
+      if (e instanceof SelectorError)
+        return errorStatus(`obtaining pod's soft topology spread constraints: ${e.message}`);
       throw e;
     }
     if (constraints.length === 0) return SKIP;
@@ -535,19 +662,30 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
       topologyValueToPodCounts: constraints.map(() => new Map()),
       topologyNormalizingWeight: [],
     };
-    s.counters = constraints.map((c, i) => (s.nodeCounts[i] || c.topologyKey !== LABEL_HOSTNAME ? undefined : this.nodeCounter(c, ns, all)));
+    s.counters = constraints.map((c, i) =>
+      s.nodeCounts[i] || c.topologyKey !== LABEL_HOSTNAME ? undefined : this.nodeCounter(c, ns, all),
+    );
     const topoSize = constraints.map(() => 0);
     for (const ni of filtered) {
-      if (requireAll && !hasKeys(ni.labels, constraints)) { s.ignoredNodes.add(ni.name); continue; }
+      if (requireAll && !hasKeys(ni.labels, constraints)) {
+        s.ignoredNodes.add(ni.name);
+        continue;
+      }
       for (let i = 0; i < constraints.length; i++) {
         const c = constraints[i];
         if (c.topologyKey === LABEL_HOSTNAME) continue;
         const v = ni.labels[c.topologyKey] ?? ''; // a missing label reads as "" (Go's map zero value)
-        if (!s.topologyValueToPodCounts[i].has(v)) { s.topologyValueToPodCounts[i].set(v, 0); topoSize[i]++; }
+        if (!s.topologyValueToPodCounts[i].has(v)) {
+          s.topologyValueToPodCounts[i].set(v, 0);
+          topoSize[i]++;
+        }
       }
     }
     s.topologyNormalizingWeight = constraints.map((c, i) =>
-      topologyNormalizingWeight(c.topologyKey === LABEL_HOSTNAME ? filtered.length - s.ignoredNodes.size : topoSize[i]));
+      topologyNormalizingWeight(
+        c.topologyKey === LABEL_HOSTNAME ? filtered.length - s.ignoredNodes.size : topoSize[i],
+      ),
+    );
     const d = this.domains(constraints, pod, all, requireAll);
     if (d) {
       // only the matching pods on eligible nodes add to the domains seen among the filtered nodes
@@ -588,7 +726,7 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
         const cur = m.get(v);
         if (cur === undefined) continue;
         const byNode = s.nodeCounts[i];
-        m.set(v, cur + (byNode ? byNode.get(ni) ?? 0 : countPodsMatchSelector(ni.pods, c.selector, ns)));
+        m.set(v, cur + (byNode ? (byNode.get(ni) ?? 0) : countPodsMatchSelector(ni.pods, c.selector, ns)));
       }
     }
     state.write(PRE_SCORE_KEY, s);
@@ -603,11 +741,14 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
     let score = 0;
     for (let i = 0; i < s.constraints.length; i++) {
       const c = s.constraints[i];
-      if (!Object.prototype.hasOwnProperty.call(labels, c.topologyKey)) continue;
+      if (!Object.hasOwn(labels, c.topologyKey)) continue;
       const byNode = s.nodeCounts[i];
-      const cnt = c.topologyKey === LABEL_HOSTNAME
-        ? (byNode ? byNode.get(ni) ?? 0 : this.hostCount(s, i, ni, ns))
-        : s.topologyValueToPodCounts[i].get(labels[c.topologyKey]) ?? 0;
+      const cnt =
+        c.topologyKey === LABEL_HOSTNAME
+          ? byNode
+            ? (byNode.get(ni) ?? 0)
+            : this.hostCount(s, i, ni, ns)
+          : (s.topologyValueToPodCounts[i].get(labels[c.topologyKey]) ?? 0);
       score += cnt * s.topologyNormalizingWeight[i] + (c.maxSkew - 1);
     }
     return goRound(score);
@@ -633,8 +774,14 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
       if (scores[i] > maxScore) maxScore = scores[i];
     }
     for (let i = 0; i < scores.length; i++) {
-      if (ignored[i]) { scores[i] = 0; continue; }
-      if (maxScore === 0) { scores[i] = MAX_NODE_SCORE; continue; }
+      if (ignored[i]) {
+        scores[i] = 0;
+        continue;
+      }
+      if (maxScore === 0) {
+        scores[i] = MAX_NODE_SCORE;
+        continue;
+      }
       scores[i] = Math.trunc((MAX_NODE_SCORE * (maxScore + minScore - scores[i])) / maxScore);
     }
     return null;

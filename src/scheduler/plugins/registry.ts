@@ -9,19 +9,41 @@
  */
 import type { Pod } from '../../api/types.js';
 import {
-  expandProfilePlugins, type ExtensionPoint, type ProfileConfig, type SchedulerConfig, ConfigError,
+  expandProfilePlugins,
+  type ExtensionPoint,
+  type ProfileConfig,
+  type SchedulerConfig,
+  ConfigError,
 } from '../config.js';
 import { Framework, type ProfilePlugins } from '../framework/framework.js';
 import type { CycleState } from '../framework/cycle-state.js';
 import type { MaybeStatus } from '../framework/status.js';
 import type {
-  BindPlugin, FilterPlugin, Handle, Plugin, PluginFactory, PostFilterPlugin, PreFilterPlugin, PreScorePlugin,
-  QueuedPodInfo, QueueSortPlugin, ReservePlugin, ScorePlugin, PermitPlugin,
+  BindPlugin,
+  FilterPlugin,
+  Handle,
+  Plugin,
+  PluginFactory,
+  PostFilterPlugin,
+  PreFilterPlugin,
+  PreScorePlugin,
+  QueuedPodInfo,
+  QueueSortPlugin,
+  ReservePlugin,
+  ScorePlugin,
+  PermitPlugin,
 } from '../framework/types.js';
 import { prioritySortLess } from '../queue.js';
 import { DefaultPreemption } from './default-preemption.js';
 import { InterPodAffinity } from './inter-pod-affinity.js';
-import { kernelFastScorer, kernelWindowFilter, nodeLocalFactory, runnerFor, type NodeLocalHandle, type SchedulingEngine } from './node-local.js';
+import {
+  kernelFastScorer,
+  kernelWindowFilter,
+  nodeLocalFactory,
+  runnerFor,
+  type NodeLocalHandle,
+  type SchedulingEngine,
+} from './node-local.js';
 import { PodTopologySpread } from './pod-topology-spread.js';
 
 /** PrioritySort: the default QueueSort. */
@@ -61,7 +83,8 @@ const PFS: ExtensionPoint[] = ['preFilter', 'filter', 'preScore', 'score'];
 /** The in-tree plugins kubesim knows, with the extension points they implement upstream. */
 export function inTreeRegistry(): Map<string, RegistryEntry> {
   const m = new Map<string, RegistryEntry>();
-  const add = (name: string, points: ExtensionPoint[], factory: PluginFactory, modelled = true) => m.set(name, { factory, points, modelled });
+  const add = (name: string, points: ExtensionPoint[], factory: PluginFactory, modelled = true) =>
+    m.set(name, { factory, points, modelled });
   add('SchedulingGates', ['preEnqueue'], () => new NotModelled('SchedulingGates'), false);
   add('PrioritySort', ['queueSort'], () => new PrioritySort());
   add('NodeUnschedulable', ['filter'], nodeLocalFactory('NodeUnschedulable'));
@@ -70,10 +93,19 @@ export function inTreeRegistry(): Map<string, RegistryEntry> {
   add('NodeAffinity', PFS, nodeLocalFactory('NodeAffinity'));
   add('NodePorts', PF, nodeLocalFactory('NodePorts'));
   add('NodeResourcesFit', PFS, nodeLocalFactory('NodeResourcesFit'));
-  add('NodeResourcesBalancedAllocation', ['preScore', 'score'], nodeLocalFactory('NodeResourcesBalancedAllocation'));
+  add(
+    'NodeResourcesBalancedAllocation',
+    ['preScore', 'score'],
+    nodeLocalFactory('NodeResourcesBalancedAllocation'),
+  );
   add('ImageLocality', ['score'], nodeLocalFactory('ImageLocality'));
   for (const v of ['VolumeRestrictions', 'NodeVolumeLimits']) add(v, PF, () => new NotModelled(v), false);
-  add('VolumeBinding', ['preFilter', 'filter', 'reserve', 'preBind', 'preScore', 'score'], () => new NotModelled('VolumeBinding'), false);
+  add(
+    'VolumeBinding',
+    ['preFilter', 'filter', 'reserve', 'preBind', 'preScore', 'score'],
+    () => new NotModelled('VolumeBinding'),
+    false,
+  );
   add('VolumeZone', PF, () => new NotModelled('VolumeZone'), false);
   add('PodTopologySpread', PFS, PodTopologySpread.factory);
   add('InterPodAffinity', PFS, InterPodAffinity.factory);
@@ -120,17 +152,27 @@ export function buildFrameworks(cfg: SchedulerConfig, opts: BuildOptions): Map<s
   const inTree = inTreeRegistry();
   const out = new Map<string, Framework>();
   for (const prof0 of cfg.profiles) {
-    const prof: ProfileConfig = structuredClone({ ...prof0, pluginConfig: undefined }) as unknown as ProfileConfig;
+    const prof: ProfileConfig = structuredClone({
+      ...prof0,
+      pluginConfig: undefined,
+    }) as unknown as ProfileConfig;
     prof.pluginConfig = prof0.pluginConfig;
-    for (const [name, weight] of opts.extraScore ?? []) ((prof.plugins.score ??= {}).enabled ??= []).push({ name, weight });
+    for (const [name, weight] of opts.extraScore ?? [])
+      ((prof.plugins.score ??= {}).enabled ??= []).push({ name, weight });
     for (const name of opts.extraFilter ?? []) ((prof.plugins.filter ??= {}).enabled ??= []).push({ name });
 
     // out-of-tree plugins are instantiated first so that their points can be judged by their methods
-    const handle: NodeLocalHandle = { ...opts.base, engine: opts.engine, scoreWeights: new Map(), pluginArgs: prof.pluginConfig } as NodeLocalHandle;
+    const handle: NodeLocalHandle = {
+      ...opts.base,
+      engine: opts.engine,
+      scoreWeights: new Map(),
+      pluginArgs: prof.pluginConfig,
+    } as NodeLocalHandle;
     const instances = new Map<string, Plugin>();
     const outPoints = new Map<string, ExtensionPoint[]>();
     for (const [name, factory] of opts.outOfTree ?? []) {
-      if (inTree.has(name)) throw new ConfigError(`plugin "${name}" is an in-tree plugin name; choose another name`);
+      if (inTree.has(name))
+        throw new ConfigError(`plugin "${name}" is an in-tree plugin name; choose another name`);
       const inst = factory(prof.pluginConfig.get(name), handle);
       instances.set(name, inst);
       outPoints.set(name, pointsOf(inst));
@@ -143,7 +185,10 @@ export function buildFrameworks(cfg: SchedulerConfig, opts: BuildOptions): Map<s
     };
     const points = expandProfilePlugins(prof, implementsPoint);
     for (const name of prof.pluginConfig.keys()) {
-      if (!inTree.has(name) && !outPoints.has(name)) throw new ConfigError(`profile "${prof.schedulerName}": pluginConfig: plugin "${name}" does not exist`);
+      if (!inTree.has(name) && !outPoints.has(name))
+        throw new ConfigError(
+          `profile "${prof.schedulerName}": pluginConfig: plugin "${name}" does not exist`,
+        );
     }
     (handle.scoreWeights as Map<string, number>).clear();
     for (const s of points.score) (handle.scoreWeights as Map<string, number>).set(s.name, s.weight);
@@ -155,7 +200,9 @@ export function buildFrameworks(cfg: SchedulerConfig, opts: BuildOptions): Map<s
         try {
           p = e.factory(prof.pluginConfig.get(name), handle);
         } catch (err) {
-          throw new ConfigError(`profile "${prof.schedulerName}": plugin "${name}": ${(err as Error).message}`);
+          throw new ConfigError(
+            `profile "${prof.schedulerName}": plugin "${name}": ${(err as Error).message}`,
+          );
         }
         instances.set(name, p);
       }
@@ -170,7 +217,8 @@ export function buildFrameworks(cfg: SchedulerConfig, opts: BuildOptions): Map<s
       filter: pick<FilterPlugin>('filter', 'filter'),
       postFilter: pick<PostFilterPlugin>('postFilter', 'postFilter'),
       preScore: pick<PreScorePlugin>('preScore', 'preScore'),
-      score: points.score.map((r) => ({ plugin: get(r.name) as ScorePlugin, weight: r.weight }))
+      score: points.score
+        .map((r) => ({ plugin: get(r.name) as ScorePlugin, weight: r.weight }))
         .filter((s) => has(s.plugin, 'score') || has(s.plugin, 'scoreAll')),
       reserve: pick<ReservePlugin>('reserve', 'reserve'),
       permit: pick<PermitPlugin>('permit', 'permit'),
@@ -178,7 +226,11 @@ export function buildFrameworks(cfg: SchedulerConfig, opts: BuildOptions): Map<s
     };
     const fwk = new Framework(prof.schedulerName, plugins, handle, prof.percentageOfNodesToScore);
     if (plugins.filter.some((p) => p.name === 'NodeResourcesFit')) {
-      fwk.windowFilter = kernelWindowFilter(runnerFor(handle), plugins.filter.map((p) => p.name), plugins.filter);
+      fwk.windowFilter = kernelWindowFilter(
+        runnerFor(handle),
+        plugins.filter.map((p) => p.name),
+        plugins.filter,
+      );
       if (fwk.windowFilter) fwk.fastScorer = kernelFastScorer(runnerFor(handle), fwk);
     }
     handle.framework = fwk;

@@ -20,7 +20,14 @@ import { pathToFileURL } from 'node:url';
 import type { CycleState } from '../framework/cycle-state.js';
 import type { NodeInfo } from '../framework/snapshot.js';
 import { Code, Status, type MaybeStatus } from '../framework/status.js';
-import { MAX_NODE_SCORE, type FilterPlugin, type Handle, type Plugin, type PluginFactory, type ScorePlugin } from '../framework/types.js';
+import {
+  MAX_NODE_SCORE,
+  type FilterPlugin,
+  type Handle,
+  type Plugin,
+  type PluginFactory,
+  type ScorePlugin,
+} from '../framework/types.js';
 import { defaultNormalizeScore, type NodeLocalHandle, type SchedulingEngine } from './node-local.js';
 import { podRequests } from '../nodetable/resources.js';
 
@@ -39,7 +46,8 @@ export interface ScorePluginDef {
 
 function normalizer(kind: Normalization | undefined) {
   return (_s: CycleState, _p: Pod, _n: readonly NodeInfo[], scores: number[]): MaybeStatus => {
-    if (kind === 'default' || kind === 'reverse') defaultNormalizeScore(MAX_NODE_SCORE, kind === 'reverse', scores);
+    if (kind === 'default' || kind === 'reverse')
+      defaultNormalizeScore(MAX_NODE_SCORE, kind === 'reverse', scores);
     return null;
   };
 }
@@ -50,15 +58,27 @@ class TsPlugin implements Plugin {
   constructor(private readonly def: ScorePluginDef) {
     this.name = def.name;
     if (def.score) {
-      (this as unknown as ScorePlugin).score = (_s, pod, ni) => def.score!(pod, ni.node, ni.pods.map((p) => p.pod));
+      (this as unknown as ScorePlugin).score = (_s, pod, ni) =>
+        def.score!(
+          pod,
+          ni.node,
+          ni.pods.map((p) => p.pod),
+        );
       (this as unknown as ScorePlugin).normalizeScore = normalizer(def.normalize);
     }
     if (def.filter) {
       (this as unknown as FilterPlugin).filter = (_s, pod, ni) => {
-        const r = def.filter!(pod, ni.node, ni.pods.map((p) => p.pod));
+        const r = def.filter!(
+          pod,
+          ni.node,
+          ni.pods.map((p) => p.pod),
+        );
         if (r === undefined) return null;
         let st = this.statuses.get(r);
-        if (!st) { st = new Status(Code.Unschedulable, [r], this.name); this.statuses.set(r, st); }
+        if (!st) {
+          st = new Status(Code.Unschedulable, [r], this.name);
+          this.statuses.set(r, st);
+        }
         return st;
       };
     }
@@ -67,13 +87,22 @@ class TsPlugin implements Plugin {
 
 /** A plugin factory for a TS plugin object. */
 export function tsPlugin(def: ScorePluginDef): PluginFactory {
-  if (!def || typeof def.name !== 'string' || !def.name) throw new TypeError('user plugin: name must be a non-empty string');
-  if (typeof def.score !== 'function' && typeof def.filter !== 'function') throw new TypeError(`user plugin "${def.name}": needs a score and/or filter function`);
+  if (!def || typeof def.name !== 'string' || !def.name)
+    throw new TypeError('user plugin: name must be a non-empty string');
+  if (typeof def.score !== 'function' && typeof def.filter !== 'function')
+    throw new TypeError(`user plugin "${def.name}": needs a score and/or filter function`);
   return () => new TsPlugin(def);
 }
 
 interface WasmScoreExports {
-  score(table: number, slots: number, count: number, out: number, podMilliCpu: number, podMemory: number): void;
+  score(
+    table: number,
+    slots: number,
+    count: number,
+    out: number,
+    podMilliCpu: number,
+    podMemory: number,
+  ): void;
   heapBase?(): number;
 }
 
@@ -83,19 +112,30 @@ export class WasmScorePlugin implements ScorePlugin {
   private scratch = 0;
   private scratchCap = 0;
 
-  constructor(readonly name: string, private readonly module: WebAssembly.Module, private readonly engine: SchedulingEngine, private readonly normalize: Normalization = 'none') {}
+  constructor(
+    readonly name: string,
+    private readonly module: WebAssembly.Module,
+    private readonly engine: SchedulingEngine,
+    private readonly normalize: Normalization = 'none',
+  ) {}
 
   private exportsOf(): WasmScoreExports {
     if (!this.ex) {
       const inst = new WebAssembly.Instance(this.module, {
         env: {
           memory: this.engine.table.mem.memory,
-          abort: (_m: number, _f: number, line: number, col: number) => { throw new Error(`WASM plugin ${this.name} aborted at ${line}:${col}`); },
+          abort: (_m: number, _f: number, line: number, col: number) => {
+            throw new Error(`WASM plugin ${this.name} aborted at ${line}:${col}`);
+          },
         },
       });
       const ex = inst.exports as unknown as WasmScoreExports;
-      if (typeof ex.score !== 'function') throw new Error(`WASM plugin ${this.name}: the module exports no score function`);
-      if (ex.heapBase && ex.heapBase() > 65536) throw new Error(`WASM plugin ${this.name}: static data ends at ${ex.heapBase()}, beyond the reserved 65536 bytes`);
+      if (typeof ex.score !== 'function')
+        throw new Error(`WASM plugin ${this.name}: the module exports no score function`);
+      if (ex.heapBase && ex.heapBase() > 65536)
+        throw new Error(
+          `WASM plugin ${this.name}: static data ends at ${ex.heapBase()}, beyond the reserved 65536 bytes`,
+        );
       this.ex = ex;
     }
     return this.ex;
@@ -111,8 +151,12 @@ export class WasmScorePlugin implements ScorePlugin {
     const ex = this.exportsOf();
     const mem = this.engine.table.mem;
     const n = nodes.length;
-    if (n * 8 > this.scratchCap) { this.scratchCap = Math.max(n * 8, 4096); this.scratch = mem.alloc(this.scratchCap); }
-    const slots = this.scratch, res = this.scratch + n * 4;
+    if (n * 8 > this.scratchCap) {
+      this.scratchCap = Math.max(n * 8, 4096);
+      this.scratch = mem.alloc(this.scratchCap);
+    }
+    const slots = this.scratch,
+      res = this.scratch + n * 4;
     const i32 = mem.i32;
     for (let i = 0; i < n; i++) i32[(slots >> 2) + i] = nodes[i].slot;
     const req = podRequests(pod);
@@ -128,7 +172,11 @@ export class WasmScorePlugin implements ScorePlugin {
 }
 
 /** A plugin factory for a compiled WASM score module. */
-export function wasmScorePlugin(name: string, wasm: BufferSource | WebAssembly.Module, normalize: Normalization = 'none'): PluginFactory {
+export function wasmScorePlugin(
+  name: string,
+  wasm: BufferSource | WebAssembly.Module,
+  normalize: Normalization = 'none',
+): PluginFactory {
   const module = wasm instanceof WebAssembly.Module ? wasm : new WebAssembly.Module(wasm);
   return (_args: Record<string, unknown> | undefined, h: Handle) => {
     const engine = (h as NodeLocalHandle).engine;
@@ -156,15 +204,36 @@ export async function loadUserPlugin(spec: string): Promise<LoadedUserPlugin> {
   if (weight < 1 || weight > 100) throw new Error(`--plugin ${spec}: weight must be in 1..100`);
   if (path.endsWith('.wasm')) {
     let bytes: Buffer;
-    try { bytes = readFileSync(path); } catch (e) { throw new Error(`--plugin ${spec}: cannot read ${path}: ${(e as Error).message}`); }
+    try {
+      bytes = readFileSync(path);
+    } catch (e) {
+      throw new Error(`--plugin ${spec}: cannot read ${path}: ${(e as Error).message}`);
+    }
     const name = path.replace(/^.*[\\/]/, '').replace(/\.wasm$/, '');
     let mod: WebAssembly.Module;
-    try { mod = new WebAssembly.Module(new Uint8Array(bytes)); } catch (e) { throw new Error(`--plugin ${spec}: not a valid WebAssembly module: ${(e as Error).message}`); }
+    try {
+      mod = new WebAssembly.Module(new Uint8Array(bytes));
+    } catch (e) {
+      throw new Error(`--plugin ${spec}: not a valid WebAssembly module: ${(e as Error).message}`);
+    }
     return { name, factory: wasmScorePlugin(name, mod), weight, isScore: true, isFilter: false };
   }
   let mod: Record<string, unknown>;
-  try { mod = await import(pathToFileURL(path).href); } catch (e) { throw new Error(`--plugin ${spec}: cannot import ${path}: ${(e as Error).message}`); }
+  try {
+    mod = await import(pathToFileURL(path).href);
+  } catch (e) {
+    throw new Error(`--plugin ${spec}: cannot import ${path}: ${(e as Error).message}`);
+  }
   const def = (mod.default ?? mod.plugin) as ScorePluginDef | undefined;
-  if (!def || typeof def !== 'object') throw new Error(`--plugin ${spec}: the module has no default (or "plugin") export with {name, score, filter}`);
-  return { name: def.name, factory: tsPlugin(def), weight, isScore: typeof def.score === 'function', isFilter: typeof def.filter === 'function' };
+  if (!def || typeof def !== 'object')
+    throw new Error(
+      `--plugin ${spec}: the module has no default (or "plugin") export with {name, score, filter}`,
+    );
+  return {
+    name: def.name,
+    factory: tsPlugin(def),
+    weight,
+    isScore: typeof def.score === 'function',
+    isFilter: typeof def.filter === 'function',
+  };
 }

@@ -34,7 +34,13 @@ export interface MergeRecord {
  * selectHost and the framework's ScheduleOne. Returns the chosen node slot, or -1 if no node is
  * feasible. Allocates nothing unless `record` is given.
  */
-export function mergeAndSelect(i32: Int32Array, queryAddr: number, outs: readonly number[], rng: Rng, record?: MergeRecord): number {
+export function mergeAndSelect(
+  i32: Int32Array,
+  queryAddr: number,
+  outs: readonly number[],
+  rng: Rng,
+  record?: MergeRecord,
+): number {
   const Q = queryAddr >> 2;
   const w0 = i32[Q + L.Q_W + ScorePlugin.TaintToleration];
   const w1 = i32[Q + L.Q_W + ScorePlugin.NodeAffinity];
@@ -72,9 +78,15 @@ export function mergeAndSelect(i32: Int32Array, queryAddr: number, outs: readonl
     for (let i = 0; i < count; i++) {
       const s = i32[feas + i];
       // helper.DefaultNormalizeScore: reversed for TaintToleration, plain for NodeAffinity
-      const t = maxTaint === 0 ? MAX_NODE_SCORE : MAX_NODE_SCORE - idiv(MAX_NODE_SCORE * i32[raw + s], maxTaint);
+      const t =
+        maxTaint === 0 ? MAX_NODE_SCORE : MAX_NODE_SCORE - idiv(MAX_NODE_SCORE * i32[raw + s], maxTaint);
       const a = maxAff === 0 ? 0 : idiv(MAX_NODE_SCORE * i32[raw + ocap + s], maxAff);
-      const total = (w0 === 0 ? 0 : w0 * t) + w1 * a + w2 * i32[raw + 2 * ocap + s] + w3 * i32[raw + 3 * ocap + s] + w4 * i32[raw + 4 * ocap + s];
+      const total =
+        (w0 === 0 ? 0 : w0 * t) +
+        w1 * a +
+        w2 * i32[raw + 2 * ocap + s] +
+        w3 * i32[raw + 3 * ocap + s] +
+        w4 * i32[raw + 4 * ocap + s];
       if (record) {
         record.feasible.push(s);
         record.totals.push(total);

@@ -31,7 +31,10 @@ export class ReferenceScheduler {
   /** nodes processed by the last call */
   lastProcessed = 0;
 
-  constructor(readonly table: NodeTable, opts: ReferenceOptions = {}) {
+  constructor(
+    readonly table: NodeTable,
+    opts: ReferenceOptions = {},
+  ) {
     this.rng = new Rng(opts.seed ?? 1);
     this.kernel = opts.kernel ?? new WasmKernel();
     this.scoring = opts.scoring;

@@ -72,7 +72,14 @@ export interface ShardOptions {
 }
 
 interface SharedExports {
-  filterAndScore(table: number, query: number, out: number, start: number, numToFind: number, flags: number): number;
+  filterAndScore(
+    table: number,
+    query: number,
+    out: number,
+    start: number,
+    numToFind: number,
+    flags: number,
+  ): number;
   heapBase(): number;
 }
 
@@ -82,9 +89,12 @@ interface SharedExports {
  * several threads can run on one memory at once; a module with static data would be refused here.
  */
 export function assertShardingAvailable(table: NodeTable): WebAssembly.Module {
-  if (typeof SharedArrayBuffer === 'undefined') throw new ShardError('sharding needs SharedArrayBuffer, which this JavaScript runtime does not provide');
+  if (typeof SharedArrayBuffer === 'undefined')
+    throw new ShardError('sharding needs SharedArrayBuffer, which this JavaScript runtime does not provide');
   if (!((table.mem.memory.buffer as unknown) instanceof SharedArrayBuffer)) {
-    throw new ShardError('the NodeTable memory is not shared: create it with new NodeTable({ sharedMemory: true })');
+    throw new ShardError(
+      'the NodeTable memory is not shared: create it with new NodeTable({ sharedMemory: true })',
+    );
   }
   let module: WebAssembly.Module;
   try {
@@ -94,7 +104,9 @@ export function assertShardingAvailable(table: NodeTable): WebAssembly.Module {
   }
   // static data in linear memory would be shared (and raced on) by every thread's instance
   if (dataSegmentCount(readFileSync(wasmPath('scheduler_shared'))) > 0) {
-    throw new ShardError('build/scheduler_shared.wasm keeps static data in linear memory, which every thread would share; it cannot be sharded safely');
+    throw new ShardError(
+      'build/scheduler_shared.wasm keeps static data in linear memory, which every thread would share; it cannot be sharded safely',
+    );
   }
   return module;
 }
@@ -102,8 +114,14 @@ export function assertShardingAvailable(table: NodeTable): WebAssembly.Module {
 /** Number of data segments a WebAssembly binary declares (data section, id 11; 0 if absent). */
 export function dataSegmentCount(bytes: Uint8Array): number {
   const leb = (at: number): [number, number] => {
-    let v = 0, shift = 0, b: number;
-    do { b = bytes[at++]; v += (b & 0x7f) * 2 ** shift; shift += 7; } while (b & 0x80);
+    let v = 0,
+      shift = 0,
+      b: number;
+    do {
+      b = bytes[at++];
+      v += (b & 0x7f) * 2 ** shift;
+      shift += 7;
+    } while (b & 0x80);
     return [v, at];
   };
   let at = 8; // magic + version
@@ -134,8 +152,13 @@ export class ShardedScheduler {
   /** nodes processed by the last call, summed over shards (== table.size for a full scan) */
   lastProcessed = 0;
 
-  private constructor(readonly table: NodeTable, opts: ShardOptions, module: WebAssembly.Module) {
-    if (!Number.isInteger(opts.shards) || opts.shards < 1) throw new ShardError(`shards must be a positive integer, got ${opts.shards}`);
+  private constructor(
+    readonly table: NodeTable,
+    opts: ShardOptions,
+    module: WebAssembly.Module,
+  ) {
+    if (!Number.isInteger(opts.shards) || opts.shards < 1)
+      throw new ShardError(`shards must be a positive integer, got ${opts.shards}`);
     this.shards = opts.shards;
     this.rng = new Rng(opts.seed ?? 1);
     this.scoring = opts.scoring;
@@ -153,12 +176,24 @@ export class ShardedScheduler {
     this.ctrl = new Int32Array(new SharedArrayBuffer((Ctrl.WORKER_BASE + numWorkers * Ctrl.WORKER_INTS) * 4));
     if (useMain) {
       const instance = new WebAssembly.Instance(module, {
-        env: { memory: mem.memory, abort(_m: number, _f: number, line: number, col: number): never { throw new ShardError(`scheduler_shared aborted at ${line}:${col}`); } },
+        env: {
+          memory: mem.memory,
+          abort(_m: number, _f: number, line: number, col: number): never {
+            throw new ShardError(`scheduler_shared aborted at ${line}:${col}`);
+          },
+        },
       });
       this.main = instance.exports as unknown as SharedExports;
     }
     for (let w = 0; w < numWorkers; w++) {
-      const data: ShardWorkerData = { module, memory: mem.memory, ctrl: this.ctrl.buffer as SharedArrayBuffer, index: w, spin: opts.spin ?? 2000, wakeSpin: this.wakeSpin };
+      const data: ShardWorkerData = {
+        module,
+        memory: mem.memory,
+        ctrl: this.ctrl.buffer as SharedArrayBuffer,
+        index: w,
+        spin: opts.spin ?? 2000,
+        wakeSpin: this.wakeSpin,
+      };
       const worker = new Worker(SHARD_WORKER_SOURCE, { eval: true, workerData: data });
       worker.unref(); // a forgotten close() must not keep the process alive
       this.workers.push(worker);
@@ -184,13 +219,19 @@ export class ShardedScheduler {
   private async ready(): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new ShardError(`shard workers did not start within ${this.timeoutMs} ms`)), this.timeoutMs);
+      timer = setTimeout(
+        () => reject(new ShardError(`shard workers did not start within ${this.timeoutMs} ms`)),
+        this.timeoutMs,
+      );
     });
-    const started = this.workers.map((w) => new Promise<void>((resolve, reject) => {
-      w.once('message', () => resolve());
-      w.once('error', (e) => reject(new ShardError(`shard worker failed to start: ${e.message}`)));
-      w.once('exit', (code) => reject(new ShardError(`shard worker exited during start (code ${code})`)));
-    }));
+    const started = this.workers.map(
+      (w) =>
+        new Promise<void>((resolve, reject) => {
+          w.once('message', () => resolve());
+          w.once('error', (e) => reject(new ShardError(`shard worker failed to start: ${e.message}`)));
+          w.once('exit', (code) => reject(new ShardError(`shard worker exited during start (code ${code})`)));
+        }),
+    );
     try {
       await Promise.race([Promise.all(started), timeout]);
     } finally {
@@ -247,7 +288,8 @@ export class ShardedScheduler {
       Atomics.notify(ctrl, Ctrl.SEQ);
     }
     let processed = 0;
-    if (this.main) processed += this.main.filterAndScore(this.headers[0], q.addr, this.outAddrs[0], 0, 0, L.KF_RAW_ONLY);
+    if (this.main)
+      processed += this.main.filterAndScore(this.headers[0], q.addr, this.outAddrs[0], 0, 0, L.KF_RAW_ONLY);
     const want = this.workers.length;
     for (;;) {
       const d = Atomics.load(ctrl, Ctrl.DONE);

@@ -31,7 +31,10 @@ export function registerStoreCommands(store: Command): void {
   if (store.commands.some((c) => c.name() === 'record')) return;
   store
     .command('record')
-    .argument('[ops]', 'JSON file with {"name", "description", "ops": [...]} in the golden-trace op vocabulary (or an existing trace: its ops are recorded again)')
+    .argument(
+      '[ops]',
+      'JSON file with {"name", "description", "ops": [...]} in the golden-trace op vocabulary (or an existing trace: its ops are recorded again)',
+    )
     .description(
       'run an op sequence on a freshly launched real etcd (needs the etcd binary, e.g. Debian etcd-server) and write the ' +
         'etcd-golden-trace/v1 file: every answer, every watch event, lease TTLs as {"$range"} matchers. ' +
@@ -41,7 +44,10 @@ export function registerStoreCommands(store: Command): void {
     .option('-o, --output <file>', 'write the trace to this file (default: stdout; not with --builtin all)')
     .option('--out-dir <dir>', 'with --builtin all: write <name>.json files here', 'test/fixtures/etcd')
     .option('--etcd <binary>', 'etcd binary (default: $KUBESIM_ETCD_BIN, etcd on PATH, /usr/bin/etcd)')
-    .option('--check', 'replay each recorded trace on the in-memory store and report differences (exit 1 if any)')
+    .option(
+      '--check',
+      'replay each recorded trace on the in-memory store and report differences (exit 1 if any)',
+    )
     .action(async (file: string | undefined, o: RecordCliOptions) => {
       const sets = selectSets(file, o);
       let failed = 0;
@@ -55,7 +61,8 @@ export function registerStoreCommands(store: Command): void {
           throw new CliError(`recording ${set.name}: ${(e as Error).message}`);
         }
         const text = JSON.stringify(trace, null, 2) + '\n';
-        const target = o.builtin === 'all' ? join(o.outDir ?? 'test/fixtures/etcd', `${set.name}.json`) : o.output;
+        const target =
+          o.builtin === 'all' ? join(o.outDir ?? 'test/fixtures/etcd', `${set.name}.json`) : o.output;
         if (target) {
           if (o.builtin === 'all') mkdirSync(o.outDir ?? 'test/fixtures/etcd', { recursive: true });
           writeFileSync(target, text);
@@ -72,7 +79,9 @@ export function registerStoreCommands(store: Command): void {
           const diffs = compareTrace(trace, await replayOnMemory(trace));
           if (diffs.length > 0) {
             failed++;
-            process.stderr.write(`  MemoryStore differs in ${diffs.length} place(s):\n${formatDifferences(diffs)}\n`);
+            process.stderr.write(
+              `  MemoryStore differs in ${diffs.length} place(s):\n${formatDifferences(diffs)}\n`,
+            );
           } else {
             process.stderr.write('  MemoryStore matches\n');
           }
@@ -85,12 +94,16 @@ export function registerStoreCommands(store: Command): void {
 function selectSets(file: string | undefined, o: RecordCliOptions): TraceOpSet[] {
   if (file && o.builtin) throw new CliError('give either an ops file or --builtin, not both');
   if (o.builtin === 'all') {
-    if (o.output) throw new CliError('--builtin all writes one file per set into --out-dir; -o is for a single trace');
+    if (o.output)
+      throw new CliError('--builtin all writes one file per set into --out-dir; -o is for a single trace');
     return [...traceOpSets];
   }
   if (o.builtin) {
     const set = traceOpSet(o.builtin);
-    if (!set) throw new CliError(`unknown built-in op set "${o.builtin}" (known: ${traceOpSets.map((s) => s.name).join(', ')}, all)`);
+    if (!set)
+      throw new CliError(
+        `unknown built-in op set "${o.builtin}" (known: ${traceOpSets.map((s) => s.name).join(', ')}, all)`,
+      );
     return [set];
   }
   if (!file) throw new CliError('give an ops file or --builtin <name|all> (see kubesim store record --help)');

@@ -64,7 +64,10 @@ const FILTER = { NOPUT: 0, NODELETE: 1 } as const;
 function enumNumber<T extends Record<string, number>>(table: T, value: string, what: string): T[keyof T] {
   const n = table[value];
   if (n === undefined) {
-    throw new StoreError(`invalid ${what} ${JSON.stringify(value)} (expected one of ${Object.keys(table).join(', ')})`, GrpcCode.INVALID_ARGUMENT);
+    throw new StoreError(
+      `invalid ${what} ${JSON.stringify(value)} (expected one of ${Object.keys(table).join(', ')})`,
+      GrpcCode.INVALID_ARGUMENT,
+    );
   }
   return n as T[keyof T];
 }
@@ -203,9 +206,13 @@ export function toCompare(c: Compare, ctx: ConvertContext): ICompare {
 export function toRequestOp(op: RequestOp, ctx: ConvertContext): IRequestOp {
   if ('requestRange' in op) return { request_range: toRangeRequest(op.requestRange, ctx) };
   if ('requestPut' in op) return { request_put: toPutRequest(op.requestPut, ctx) };
-  if ('requestDeleteRange' in op) return { request_delete_range: toDeleteRequest(op.requestDeleteRange, ctx) };
+  if ('requestDeleteRange' in op)
+    return { request_delete_range: toDeleteRequest(op.requestDeleteRange, ctx) };
   if ('requestTxn' in op) return { request_txn: toTxnRequest(op.requestTxn, ctx) };
-  throw new StoreError('txn: request op must hold one of requestRange, requestPut, requestDeleteRange, requestTxn', GrpcCode.INVALID_ARGUMENT);
+  throw new StoreError(
+    'txn: request op must hold one of requestRange, requestPut, requestDeleteRange, requestTxn',
+    GrpcCode.INVALID_ARGUMENT,
+  );
 }
 
 export function toTxnRequest(t: TxnRequest, ctx: ConvertContext): ITxnRequest {
@@ -223,9 +230,11 @@ interface RawTxnResponse {
 }
 
 function fromResponseOp(r: IResponseOp, ctx: ConvertContext): ResponseOp {
-  if (r.response_range) return { responseRange: fromRangeResponse(r.response_range as RawRangeResponse, ctx) };
+  if (r.response_range)
+    return { responseRange: fromRangeResponse(r.response_range as RawRangeResponse, ctx) };
   if (r.response_put) return { responsePut: fromPutResponse(r.response_put as RawPutResponse, ctx) };
-  if (r.response_delete_range) return { responseDeleteRange: fromDeleteResponse(r.response_delete_range as RawDeleteResponse, ctx) };
+  if (r.response_delete_range)
+    return { responseDeleteRange: fromDeleteResponse(r.response_delete_range as RawDeleteResponse, ctx) };
   if (r.response_txn) return { responseTxn: fromTxnResponse(r.response_txn as RawTxnResponse, ctx) };
   throw new StoreError('etcd returned an empty ResponseOp', GrpcCode.FAILED_PRECONDITION);
 }
@@ -245,7 +254,8 @@ export function toWatchCreate(w: WatchCreateRequest, ctx: ConvertContext): IWatc
   if (rangeEnd) out.range_end = rangeEnd;
   if (w.startRevision && w.startRevision > 0) out.start_revision = w.startRevision;
   if (w.progressNotify) out.progress_notify = true;
-  if (w.filters && w.filters.length > 0) out.filters = w.filters.map((f) => enumNumber(FILTER, f, 'watch filter'));
+  if (w.filters && w.filters.length > 0)
+    out.filters = w.filters.map((f) => enumNumber(FILTER, f, 'watch filter'));
   if (w.prevKv) out.prev_kv = true;
   if (w.fragment) out.fragment = true;
   return out;

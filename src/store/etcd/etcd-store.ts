@@ -11,7 +11,15 @@
  * Retries and circuit breakers of etcd3 are switched off: a request is sent exactly once, so the
  * answers (and the revisions they create) are what etcd did for that one request.
  */
-import { Etcd3, type IDuplexStream, type IEvent, type ILeaseKeepAliveRequest, type ILeaseKeepAliveResponse, type IWatchRequest, type IWatchResponse } from 'etcd3';
+import {
+  Etcd3,
+  type IDuplexStream,
+  type IEvent,
+  type ILeaseKeepAliveRequest,
+  type ILeaseKeepAliveResponse,
+  type IWatchRequest,
+  type IWatchResponse,
+} from 'etcd3';
 import {
   GrpcCode,
   StoreError,
@@ -86,7 +94,13 @@ export class EtcdStore implements KvStore {
   private readonly callTimeoutMs: number;
   private readonly watchers = new Set<EtcdWatcher>();
   private nextWatchId = 0;
-  private keepAlive?: { stream: KeepAliveStream; pending: Map<string, Array<{ resolve: (r: ILeaseKeepAliveResponse) => void; reject: (e: Error) => void }>> };
+  private keepAlive?: {
+    stream: KeepAliveStream;
+    pending: Map<
+      string,
+      Array<{ resolve: (r: ILeaseKeepAliveResponse) => void; reject: (e: Error) => void }>
+    >;
+  };
   private closed = false;
 
   constructor(readonly options: EtcdStoreOptions) {
@@ -96,8 +110,13 @@ export class EtcdStore implements KvStore {
     if (options.prefix !== undefined && typeof options.prefix !== 'string') {
       throw new TypeError(`EtcdStore: options.prefix must be a string, got ${typeof options.prefix}`);
     }
-    if (options.callTimeoutMs !== undefined && !(Number.isFinite(options.callTimeoutMs) && options.callTimeoutMs >= 0)) {
-      throw new TypeError(`EtcdStore: options.callTimeoutMs must be a number >= 0, got ${String(options.callTimeoutMs)}`);
+    if (
+      options.callTimeoutMs !== undefined &&
+      !(Number.isFinite(options.callTimeoutMs) && options.callTimeoutMs >= 0)
+    ) {
+      throw new TypeError(
+        `EtcdStore: options.callTimeoutMs must be a number >= 0, got ${String(options.callTimeoutMs)}`,
+      );
     }
     const hosts = options.endpoints;
     this.client = new Etcd3({
@@ -138,7 +157,9 @@ export class EtcdStore implements KvStore {
   }
 
   async deleteRange(req: DeleteRangeRequest): Promise<DeleteRangeResponse> {
-    const r = await this.call(() => this.client.kv.deleteRange(toDeleteRequest(req, this.ctx), this.callOptions()));
+    const r = await this.call(() =>
+      this.client.kv.deleteRange(toDeleteRequest(req, this.ctx), this.callOptions()),
+    );
     return fromDeleteResponse(r, this.ctx);
   }
 
@@ -176,7 +197,9 @@ export class EtcdStore implements KvStore {
       stream.cancel();
       throw new StoreError('store is closed', GrpcCode.FAILED_PRECONDITION);
     }
-    const watcher = new EtcdWatcher(this.nextWatchId++, stream, this.ctx, onResponse, () => this.watchers.delete(watcher));
+    const watcher = new EtcdWatcher(this.nextWatchId++, stream, this.ctx, onResponse, () =>
+      this.watchers.delete(watcher),
+    );
     this.watchers.add(watcher);
     try {
       await watcher.start(create);
@@ -189,27 +212,45 @@ export class EtcdStore implements KvStore {
 
   async leaseGrant(ttl: number, id?: LeaseId): Promise<LeaseGrantResponse> {
     const r = await this.call(() =>
-      this.client.leaseClient.leaseGrant({ TTL: ttl, ID: id ? this.ctx.leases.toEtcd(id) : 0 }, this.callOptions()),
+      this.client.leaseClient.leaseGrant(
+        { TTL: ttl, ID: id ? this.ctx.leases.toEtcd(id) : 0 },
+        this.callOptions(),
+      ),
     );
     if (r.error) throw new StoreError(r.error.replace(/^etcdserver: /, ''), GrpcCode.FAILED_PRECONDITION);
-    return { header: { revision: headerRevision(r.header) }, id: this.ctx.leases.toLocal(r.ID), ttl: num(r.TTL) };
+    return {
+      header: { revision: headerRevision(r.header) },
+      id: this.ctx.leases.toLocal(r.ID),
+      ttl: num(r.TTL),
+    };
   }
 
   async leaseRevoke(id: LeaseId): Promise<LeaseRevokeResponse> {
-    const r = await this.call(() => this.client.leaseClient.leaseRevoke({ ID: this.ctx.leases.toEtcd(id) }, this.callOptions()));
+    const r = await this.call(() =>
+      this.client.leaseClient.leaseRevoke({ ID: this.ctx.leases.toEtcd(id) }, this.callOptions()),
+    );
     return { header: { revision: headerRevision(r.header) } };
   }
 
   async leaseTimeToLive(id: LeaseId, opts?: { keys?: boolean }): Promise<LeaseTimeToLiveResponse> {
     const r = await this.call(() =>
-      this.client.leaseClient.leaseTimeToLive({ ID: this.ctx.leases.toEtcd(id), keys: !!opts?.keys }, this.callOptions()),
+      this.client.leaseClient.leaseTimeToLive(
+        { ID: this.ctx.leases.toEtcd(id), keys: !!opts?.keys },
+        this.callOptions(),
+      ),
     );
     // etcd lists a lease's keys in map order; sorted here so answers are deterministic.
     const keys = (r.keys ?? [])
       .filter((k) => this.ctx.keys.owns(k))
       .map((k) => this.ctx.keys.fromEtcd(k))
       .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-    return { header: { revision: headerRevision(r.header) }, id, ttl: num(r.TTL), grantedTtl: num(r.grantedTTL), keys };
+    return {
+      header: { revision: headerRevision(r.header) },
+      id,
+      ttl: num(r.TTL),
+      grantedTtl: num(r.grantedTTL),
+      keys,
+    };
   }
 
   /** One keep-alive round trip on the shared keep-alive stream (etcd answers in request order). */
@@ -238,7 +279,13 @@ export class EtcdStore implements KvStore {
       stream.end();
       return this.keepAlive;
     }
-    const ka = { stream, pending: new Map<string, Array<{ resolve: (r: ILeaseKeepAliveResponse) => void; reject: (e: Error) => void }>>() };
+    const ka = {
+      stream,
+      pending: new Map<
+        string,
+        Array<{ resolve: (r: ILeaseKeepAliveResponse) => void; reject: (e: Error) => void }>
+      >(),
+    };
     this.keepAlive = ka;
     const failAll = (err: Error) => {
       if (this.keepAlive === ka) this.keepAlive = undefined;
@@ -252,7 +299,9 @@ export class EtcdStore implements KvStore {
       p?.resolve(resp);
     });
     stream.on('error', (e: Error) => failAll(toStoreError(e)));
-    stream.on('end', () => failAll(new StoreError('lease keep-alive stream ended', GrpcCode.FAILED_PRECONDITION)));
+    stream.on('end', () =>
+      failAll(new StoreError('lease keep-alive stream ended', GrpcCode.FAILED_PRECONDITION)),
+    );
     return ka;
   }
 
@@ -265,7 +314,8 @@ export class EtcdStore implements KvStore {
       const ka = this.keepAlive;
       this.keepAlive = undefined;
       ka.stream.end();
-      for (const q of ka.pending.values()) for (const p of q) p.reject(new StoreError('store is closed', GrpcCode.FAILED_PRECONDITION));
+      for (const q of ka.pending.values())
+        for (const p of q) p.reject(new StoreError('store is closed', GrpcCode.FAILED_PRECONDITION));
     }
     this.client.close();
   }
@@ -318,13 +368,22 @@ class EtcdWatcher implements Watcher {
         if (this.state === 'creating') {
           this.state = 'done';
           this.onDone();
-          reject(err ?? new StoreError('watch stream ended before the watch was created', GrpcCode.FAILED_PRECONDITION));
+          reject(
+            err ??
+              new StoreError('watch stream ended before the watch was created', GrpcCode.FAILED_PRECONDITION),
+          );
           return;
         }
         if (this.state === 'active') {
           const reason = err ? toStoreError(err).message : 'watch stream ended';
           this.finish();
-          this.onResponse({ header: { revision: 0 }, watchId: this.watchId, events: [], canceled: true, cancelReason: reason });
+          this.onResponse({
+            header: { revision: 0 },
+            watchId: this.watchId,
+            events: [],
+            canceled: true,
+            cancelReason: reason,
+          });
         }
       };
       this.stream.on('error', (e: Error) => onEnd(e));
@@ -355,11 +414,20 @@ class EtcdWatcher implements Watcher {
       this.onResponse({ header: { revision }, watchId: this.watchId, events: [], progress: true });
       return;
     }
-    this.onResponse({ header: { revision }, watchId: this.watchId, events: all.map((e) => fromEvent(e, this.ctx)) });
+    this.onResponse({
+      header: { revision },
+      watchId: this.watchId,
+      events: all.map((e) => fromEvent(e, this.ctx)),
+    });
   }
 
   private deliverCancel(resp: IWatchResponse): void {
-    const out: WatchResponse = { header: { revision: headerRevision(resp.header) }, watchId: this.watchId, events: [], canceled: true };
+    const out: WatchResponse = {
+      header: { revision: headerRevision(resp.header) },
+      watchId: this.watchId,
+      events: [],
+      canceled: true,
+    };
     const compactRevision = num(resp.compact_revision);
     if (compactRevision > 0) out.compactRevision = compactRevision;
     if (resp.cancel_reason) out.cancelReason = resp.cancel_reason.replace(/^etcdserver: /, '');
@@ -387,7 +455,8 @@ class EtcdWatcher implements Watcher {
 
   async cancel(): Promise<void> {
     if (this.state === 'done') return;
-    if (this.state === 'creating') this.abortStart?.(new StoreError('watch canceled before it was created', GrpcCode.FAILED_PRECONDITION));
+    if (this.state === 'creating')
+      this.abortStart?.(new StoreError('watch canceled before it was created', GrpcCode.FAILED_PRECONDITION));
     if (this.state === 'active') {
       try {
         this.stream.write({ cancel_request: { watch_id: this.etcdWatchId } });

@@ -44,7 +44,9 @@ export interface LaunchedEtcd {
 /** Thrown when no etcd binary exists; tests turn it into a skip (or a failure under KUBESIM_REQUIRE_ETCD=1). */
 export class EtcdNotFoundError extends Error {
   constructor(readonly tried: string[]) {
-    super(`etcd binary not found (tried ${tried.join(', ')}); install Debian's etcd-server or set KUBESIM_ETCD_BIN`);
+    super(
+      `etcd binary not found (tried ${tried.join(', ')}); install Debian's etcd-server or set KUBESIM_ETCD_BIN`,
+    );
     this.name = 'EtcdNotFoundError';
   }
 }
@@ -160,18 +162,30 @@ async function launchOnce(binary: string, opts: LaunchEtcdOptions): Promise<Laun
   const client = `http://127.0.0.1:${clientPort}`;
   const peer = `http://127.0.0.1:${peerPort}`;
   const args = [
-    '--name', 'kubesim',
-    '--data-dir', dataDir,
-    '--listen-client-urls', client,
-    '--advertise-client-urls', client,
-    '--listen-peer-urls', peer,
-    '--initial-advertise-peer-urls', peer,
-    '--initial-cluster', `kubesim=${peer}`,
-    '--initial-cluster-state', 'new',
-    '--experimental-watch-progress-notify-interval', opts.progressNotifyInterval ?? '1s',
-    '--logger', 'zap',
-    '--log-outputs', 'stderr',
-    '--log-level', 'error',
+    '--name',
+    'kubesim',
+    '--data-dir',
+    dataDir,
+    '--listen-client-urls',
+    client,
+    '--advertise-client-urls',
+    client,
+    '--listen-peer-urls',
+    peer,
+    '--initial-advertise-peer-urls',
+    peer,
+    '--initial-cluster',
+    `kubesim=${peer}`,
+    '--initial-cluster-state',
+    'new',
+    '--experimental-watch-progress-notify-interval',
+    opts.progressNotifyInterval ?? '1s',
+    '--logger',
+    'zap',
+    '--log-outputs',
+    'stderr',
+    '--log-level',
+    'error',
     ...(opts.extraArgs ?? []),
   ];
   const child: ChildProcess = spawn(binary, args, { stdio: ['ignore', 'ignore', 'pipe'], detached: false });
@@ -225,7 +239,9 @@ async function launchOnce(binary: string, opts: LaunchEtcdOptions): Promise<Laun
     if (await healthy(client)) break;
     if (Date.now() > deadline) {
       await stop();
-      throw new Error(`etcd did not become healthy within ${opts.startTimeoutMs ?? 20_000} ms:\n${stderrTail}`);
+      throw new Error(
+        `etcd did not become healthy within ${opts.startTimeoutMs ?? 20_000} ms:\n${stderrTail}`,
+      );
     }
     await sleep(50);
   }

@@ -169,7 +169,10 @@ export function randomOps(seed: number, opts: RandomOpsOptions = {}): TraceOp[] 
       // etcd syncs catching-up watchers every 100 ms and reads prevKv when it sends an event: a
       // compaction right behind a watch or a write would make the outcome timing-dependent there
       if (watchers.length > 0) ops.push({ op: 'sleep', ms: 300, note: 'let etcd deliver before compacting' });
-      op = { op: 'compact', revision: chance(0.8) ? rng.range(Math.max(1, compacted), revBound) : revBound + 1 };
+      op = {
+        op: 'compact',
+        revision: chance(0.8) ? rng.range(Math.max(1, compacted), revBound) : revBound + 1,
+      };
       if (chance(0.3)) op.physical = true;
       compacted = Math.max(compacted, Math.min(op.revision as number, revBound));
     } else if (r < 0.88 && opts.watches !== false) {
@@ -178,7 +181,8 @@ export function randomOps(seed: number, opts: RandomOpsOptions = {}): TraceOp[] 
       // an empty watch range (rangeEnd <= key) is rejected by etcd at creation: not part of the mix
       if (kr.rangeEnd !== undefined && kr.rangeEnd !== '\u0000' && kr.rangeEnd <= kr.key) delete kr.rangeEnd;
       op = { op: 'watch', id, ...kr };
-      if (chance(0.5)) op.startRevision = chance(0.2) ? 0 : rng.range(Math.max(1, compacted - 1), revBound + 1);
+      if (chance(0.5))
+        op.startRevision = chance(0.2) ? 0 : rng.range(Math.max(1, compacted - 1), revBound + 1);
       if (chance(0.4)) op.prevKv = true;
       if (chance(0.2)) op.filters = [rng.pick(['NOPUT', 'NODELETE'])];
       watchers.push(id);
@@ -228,5 +232,7 @@ function stripIgnoreFlags(op: TraceOp): void {
     delete op.ignoreValue;
     delete op.ignoreLease;
   }
-  if (op.op === 'txn') for (const o of [...((op.success as TraceOp[]) ?? []), ...((op.failure as TraceOp[]) ?? [])]) stripIgnoreFlags(o);
+  if (op.op === 'txn')
+    for (const o of [...((op.success as TraceOp[]) ?? []), ...((op.failure as TraceOp[]) ?? [])])
+      stripIgnoreFlags(o);
 }

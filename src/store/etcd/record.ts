@@ -6,7 +6,13 @@
  */
 import { readFileSync } from 'node:fs';
 import { replayTrace, type ReplayHooks, type ReplayOptions } from '../trace/replay.js';
-import { parseTrace, TRACE_FORMAT, type GoldenTrace, type TraceOp, type TraceResult } from '../trace/format.js';
+import {
+  parseTrace,
+  TRACE_FORMAT,
+  type GoldenTrace,
+  type TraceOp,
+  type TraceResult,
+} from '../trace/format.js';
 import type { KvStore, LeaseId } from '../types.js';
 import { EtcdStore } from './etcd-store.js';
 import { launchEtcd, type LaunchEtcdOptions, type LaunchedEtcd } from './launcher.js';
@@ -77,7 +83,8 @@ export function realTimeHooks(store: KvStore, lastResponseAt: () => number, maxW
       for (;;) {
         const t = await store.leaseTimeToLive(id);
         if (t.ttl === -1) break;
-        if (Date.now() > deadline) throw new Error(`lease ${id} did not expire within ${maxWaitMs} ms (ttl ${t.ttl})`);
+        if (Date.now() > deadline)
+          throw new Error(`lease ${id} did not expire within ${maxWaitMs} ms (ttl ${t.ttl})`);
         await sleep(t.ttl > 1 ? (t.ttl - 1) * 1000 : 100);
       }
       await sleep(100);
@@ -86,13 +93,18 @@ export function realTimeHooks(store: KvStore, lastResponseAt: () => number, maxW
     async settle() {
       const start = Date.now();
       await sleep(ETCD_SETTLE.minMs);
-      while (Date.now() - lastResponseAt() < ETCD_SETTLE.quietMs && Date.now() - start < ETCD_SETTLE.maxMs) await sleep(25);
+      while (Date.now() - lastResponseAt() < ETCD_SETTLE.quietMs && Date.now() - start < ETCD_SETTLE.maxMs)
+        await sleep(25);
     },
   };
 }
 
 /** Replay `trace` on `store` (a store on a real etcd at revision 1) with {@link realTimeHooks}. */
-export function replayOnEtcdStore(store: KvStore, trace: GoldenTrace, opts: ReplayOptions = {}): Promise<TraceResult> {
+export function replayOnEtcdStore(
+  store: KvStore,
+  trace: GoldenTrace,
+  opts: ReplayOptions = {},
+): Promise<TraceResult> {
   const observed = observeWatchResponses(store);
   return replayTrace(observed.store, trace, realTimeHooks(store, observed.lastResponseAt), opts);
 }
@@ -105,8 +117,14 @@ export interface RecordOptions {
   replay?: ReplayOptions;
 }
 
-async function withFreshEtcd<T>(opts: RecordOptions, fn: (store: EtcdStore, etcd: LaunchedEtcd) => Promise<T>): Promise<T> {
-  const etcd = await launchEtcd({ progressNotifyInterval: RECORDING_LIMITS.progressNotifyInterval, ...opts.launch });
+async function withFreshEtcd<T>(
+  opts: RecordOptions,
+  fn: (store: EtcdStore, etcd: LaunchedEtcd) => Promise<T>,
+): Promise<T> {
+  const etcd = await launchEtcd({
+    progressNotifyInterval: RECORDING_LIMITS.progressNotifyInterval,
+    ...opts.launch,
+  });
   const store = new EtcdStore({ endpoints: etcd.endpoint });
   try {
     const rev = await store.currentRevision();
@@ -134,7 +152,8 @@ export function replayOnEtcd(trace: GoldenTrace, opts: RecordOptions = {}): Prom
 export function addTimeMatchers(ops: TraceOp[], expected: unknown[]): unknown[] {
   return expected.map((answer, i) => {
     const op = ops[i]!;
-    if (op.op !== 'leaseTimeToLive' || typeof answer !== 'object' || answer === null || 'error' in answer) return answer;
+    if (op.op !== 'leaseTimeToLive' || typeof answer !== 'object' || answer === null || 'error' in answer)
+      return answer;
     const a = answer as { ttl: number; grantedTTL: number };
     if (a.ttl === -1) return answer;
     return { ...a, ttl: { $range: [Math.max(0, a.grantedTTL - TTL_SLACK_SECONDS), a.grantedTTL] } };
@@ -146,9 +165,13 @@ export function addTimeMatchers(ops: TraceOp[], expected: unknown[]): unknown[] 
  * such answers describe the transport, not etcd semantics, and must never become a golden trace.
  */
 export function assertEtcdAnswered(name: string, ops: TraceOp[], expected: unknown[]): void {
-  const i = expected.findIndex((a) => typeof a === 'object' && a !== null && (a as { error?: { code?: number } }).error?.code === 14);
+  const i = expected.findIndex(
+    (a) => typeof a === 'object' && a !== null && (a as { error?: { code?: number } }).error?.code === 14,
+  );
   if (i >= 0) {
-    throw new Error(`${name}: etcd stopped answering at ops[${i}] (${ops[i]?.op}): ${JSON.stringify((expected[i] as { error: unknown }).error)}; did it crash on ${JSON.stringify(ops[i])}?`);
+    throw new Error(
+      `${name}: etcd stopped answering at ops[${i}] (${ops[i]?.op}): ${JSON.stringify((expected[i] as { error: unknown }).error)}; did it crash on ${JSON.stringify(ops[i])}?`,
+    );
   }
 }
 
@@ -171,7 +194,12 @@ function recordingWarnings(result: TraceResult): string[] {
 /** Record `set` on a freshly launched real etcd and return the golden trace. */
 export async function recordTrace(set: TraceOpSet, opts: RecordOptions = {}): Promise<GoldenTrace> {
   return withFreshEtcd(opts, async (store, etcd) => {
-    const input: GoldenTrace = { format: TRACE_FORMAT, name: set.name, description: set.description, ops: set.ops };
+    const input: GoldenTrace = {
+      format: TRACE_FORMAT,
+      name: set.name,
+      description: set.description,
+      ops: set.ops,
+    };
     parseTrace(input, set.name); // the ops must be valid before anything runs
     const result = await replayOnEtcdStore(store, input, opts.replay);
     assertEtcdAnswered(set.name, set.ops, result.expected);
@@ -182,11 +210,13 @@ export async function recordTrace(set: TraceOpSet, opts: RecordOptions = {}): Pr
       description: set.description,
       recordedWith: {
         etcdVersion: etcd.version,
-        transport: 'gRPC: etcd3 npm package (raw KV/Watch/Lease clients, no retries) through kubesim EtcdStore',
+        transport:
+          'gRPC: etcd3 npm package (raw KV/Watch/Lease clients, no retries) through kubesim EtcdStore',
         server: `single member on 127.0.0.1, data dir ${etcd.dataDir.startsWith('/dev/shm/') ? 'on tmpfs' : 'on disk'}, started by kubesim launchEtcd (src/store/etcd/launcher.ts)`,
         limits: {
           ...RECORDING_LIMITS,
-          progressNotifyInterval: progressFlag >= 0 ? etcd.args[progressFlag + 1]! : RECORDING_LIMITS.progressNotifyInterval,
+          progressNotifyInterval:
+            progressFlag >= 0 ? etcd.args[progressFlag + 1]! : RECORDING_LIMITS.progressNotifyInterval,
         },
       },
       initialRevision: 1,
@@ -211,7 +241,8 @@ export function loadOpSet(file: string): TraceOpSet {
   } catch (e) {
     throw new Error(`${file}: ${(e as Error).message}`);
   }
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new Error(`${file}: expected a JSON object with "ops"`);
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    throw new Error(`${file}: expected a JSON object with "ops"`);
   const o = raw as Record<string, unknown>;
   const name = typeof o.name === 'string' ? o.name : file.replace(/^.*\//, '').replace(/\.json$/, '');
   const trace = parseTrace({ format: TRACE_FORMAT, name, ops: o.ops }, file);

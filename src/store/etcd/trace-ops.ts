@@ -24,7 +24,12 @@ export interface TraceOpSet {
 
 // ---- small builders, so the sequences read like the scenario they test ----------------------
 
-const put = (key: string, value: string, extra: Record<string, unknown> = {}): TraceOp => ({ op: 'put', key, value, ...extra });
+const put = (key: string, value: string, extra: Record<string, unknown> = {}): TraceOp => ({
+  op: 'put',
+  key,
+  value,
+  ...extra,
+});
 const get = (key: string, extra: Record<string, unknown> = {}): TraceOp => ({ op: 'range', key, ...extra });
 const del = (key: string, extra: Record<string, unknown> = {}): TraceOp => ({ op: 'delete', key, ...extra });
 
@@ -42,14 +47,25 @@ const allKeys = { key: '\u0000', allKeys: true, rangeEnd: '\u0000' };
 const note = (n: string) => ({ note: n });
 
 /** txn branch elements: the same objects as top-level ops, without ids */
-const cmp = (key: string, target: string, result: string, operand: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+const cmp = (
+  key: string,
+  target: string,
+  result: string,
+  operand: Record<string, unknown>,
+  extra: Record<string, unknown> = {},
+) => ({
   key,
   target,
   result,
   ...operand,
   ...extra,
 });
-const txn = (compare: unknown[], success: TraceOp[], failure: TraceOp[] = [], extra: Record<string, unknown> = {}): TraceOp => ({
+const txn = (
+  compare: unknown[],
+  success: TraceOp[],
+  failure: TraceOp[] = [],
+  extra: Record<string, unknown> = {},
+): TraceOp => ({
   op: 'txn',
   compare,
   success,
@@ -89,7 +105,11 @@ const kvBasic: TraceOpSet = {
     del('', note('and for deletes')),
     put('missing', '', { ignoreValue: true, ...note('ignoreValue needs an existing key') }),
     put('a', 'zzz', { ignoreValue: true, ...note('ignoreValue with a value') }),
-    put('a', '', { ignoreValue: true, prevKv: true, ...note('ignoreValue keeps the value, bumps version and modRevision') }),
+    put('a', '', {
+      ignoreValue: true,
+      prevKv: true,
+      ...note('ignoreValue keeps the value, bumps version and modRevision'),
+    }),
     get('a'),
     put('d', 'v', { lease: 'Lmissing', ...note('unknown lease') }),
     put('p/1', '1'),
@@ -145,8 +165,17 @@ const rangeOpts: TraceOpSet = {
     get('r/', { ...prefix('r/'), sortOrder: 'DESCEND', sortTarget: 'MOD', limit: 3 }),
     get('r/', { ...prefix('r/'), sortOrder: 'ASCEND', sortTarget: 'VALUE' }),
     get('r/', { ...prefix('r/'), sortOrder: 'DESCEND', sortTarget: 'VALUE', limit: 1 }),
-    get('r/', { ...prefix('r/'), sortOrder: 'NONE', sortTarget: 'VALUE', ...note('target other than KEY with order NONE sorts ASCEND') }),
-    get('r/', { ...prefix('r/'), sortTarget: 'MOD', ...note('sortOrder absent = NONE; target MOD → ascending') }),
+    get('r/', {
+      ...prefix('r/'),
+      sortOrder: 'NONE',
+      sortTarget: 'VALUE',
+      ...note('target other than KEY with order NONE sorts ASCEND'),
+    }),
+    get('r/', {
+      ...prefix('r/'),
+      sortTarget: 'MOD',
+      ...note('sortOrder absent = NONE; target MOD → ascending'),
+    }),
     get('r/', {
       ...prefix('r/'),
       sortOrder: 'NONE',
@@ -157,11 +186,27 @@ const rangeOpts: TraceOpSet = {
     }),
     get('r/', { ...prefix('r/'), minModRevision: 6 }),
     get('r/', { ...prefix('r/'), maxModRevision: 6 }),
-    get('r/', { ...prefix('r/'), minModRevision: 5, maxModRevision: 8, ...note('count ignores the filters') }),
+    get('r/', {
+      ...prefix('r/'),
+      minModRevision: 5,
+      maxModRevision: 8,
+      ...note('count ignores the filters'),
+    }),
     get('r/', { ...prefix('r/'), minCreateRevision: 4 }),
     get('r/', { ...prefix('r/'), maxCreateRevision: 4 }),
-    get('r/', { ...prefix('r/'), minCreateRevision: 3, maxCreateRevision: 5, limit: 1, ...note('filters then limit: more=true') }),
-    get('r/', { ...prefix('r/'), minModRevision: 9, limit: 1, ...note('one key passes the filter: more=false, count=5') }),
+    get('r/', {
+      ...prefix('r/'),
+      minCreateRevision: 3,
+      maxCreateRevision: 5,
+      limit: 1,
+      ...note('filters then limit: more=true'),
+    }),
+    get('r/', {
+      ...prefix('r/'),
+      minModRevision: 9,
+      limit: 1,
+      ...note('one key passes the filter: more=false, count=5'),
+    }),
     get('r/', { ...prefix('r/'), revision: 5, ...note('historical: r/d and r/e v2 not there yet') }),
     get('r/', { ...prefix('r/'), revision: 5, sortOrder: 'DESCEND', sortTarget: 'VALUE', limit: 2 }),
     get('r/', { ...prefix('r/'), revision: 1, ...note('revision 1: before any write') }),
@@ -172,14 +217,23 @@ const rangeOpts: TraceOpSet = {
     get('r/a', { rangeEnd: 'r/a', ...note('rangeEnd == key: empty') }),
     get('', { ...allKeys, limit: 1, sortOrder: 'DESCEND', sortTarget: 'MOD' }),
     del('r/a'),
-    get('r/', { ...prefix('r/'), revision: 9, sortOrder: 'ASCEND', sortTarget: 'VERSION', ...note('deleted key still visible at its old revision') }),
+    get('r/', {
+      ...prefix('r/'),
+      revision: 9,
+      sortOrder: 'ASCEND',
+      sortTarget: 'VERSION',
+      ...note('deleted key still visible at its old revision'),
+    }),
     get('r/', { ...prefix('r/'), sortOrder: 'ASCEND', sortTarget: 'VERSION' }),
   ],
 };
 
 function manyOps(n: number, kind: 'put' | 'range'): TraceOp[] {
   const out: TraceOp[] = [];
-  for (let i = 0; i < n; i++) out.push(kind === 'put' ? put(`m/${String(i).padStart(3, '0')}`, 'v') : get(`m/${String(i).padStart(3, '0')}`));
+  for (let i = 0; i < n; i++)
+    out.push(
+      kind === 'put' ? put(`m/${String(i).padStart(3, '0')}`, 'v') : get(`m/${String(i).padStart(3, '0')}`),
+    );
   return out;
 }
 
@@ -192,46 +246,162 @@ const txnSet: TraceOpSet = {
     put('t/a', '1'), // 2
     put('t/b', '2'), // 3
     put('t/a', '11'), // 4 (t/a version 2)
-    txn([cmp('t/a', 'VALUE', 'EQUAL', { value: '11' })], [put('t/c', '3'), get('t/c'), get('t/a')], [get('t/a')], note('succeeds; the range sees the put of the same txn')),
-    txn([cmp('t/a', 'VALUE', 'EQUAL', { value: 'nope' })], [put('t/c', 'x')], [get('t/a'), get('t/', { ...prefix('t/'), countOnly: true })], note('fails: failure branch, read-only → no new revision')),
+    txn(
+      [cmp('t/a', 'VALUE', 'EQUAL', { value: '11' })],
+      [put('t/c', '3'), get('t/c'), get('t/a')],
+      [get('t/a')],
+      note('succeeds; the range sees the put of the same txn'),
+    ),
+    txn(
+      [cmp('t/a', 'VALUE', 'EQUAL', { value: 'nope' })],
+      [put('t/c', 'x')],
+      [get('t/a'), get('t/', { ...prefix('t/'), countOnly: true })],
+      note('fails: failure branch, read-only → no new revision'),
+    ),
     txn([cmp('t/a', 'VERSION', 'EQUAL', { version: 2 })], [put('t/a', '12', { prevKv: true })]),
-    txn([cmp('t/a', 'VERSION', 'GREATER', { version: 2 }), cmp('t/b', 'VERSION', 'LESS', { version: 2 })], [del('t/b', { prevKv: true })], [], note('conjunction of two compares')),
+    txn(
+      [cmp('t/a', 'VERSION', 'GREATER', { version: 2 }), cmp('t/b', 'VERSION', 'LESS', { version: 2 })],
+      [del('t/b', { prevKv: true })],
+      [],
+      note('conjunction of two compares'),
+    ),
     txn([cmp('t/a', 'CREATE', 'EQUAL', { createRevision: 2 })], [get('t/a')]),
     txn([cmp('t/a', 'CREATE', 'LESS', { createRevision: 2 })], [get('t/a')], [get('t/b')]),
     txn([cmp('t/a', 'MOD', 'GREATER', { modRevision: 3 })], [get('t/a', { keysOnly: true })]),
     txn([cmp('t/a', 'MOD', 'NOT_EQUAL', { modRevision: 3 })], [put('t/d', 'd')]),
-    txn([cmp('t/a', 'VALUE', 'NOT_EQUAL', { value: 'x' }), cmp('t/a', 'VALUE', 'GREATER', { value: '1' }), cmp('t/a', 'VALUE', 'LESS', { value: '2' })], [get('t/a')], [], note('byte-wise value compares')),
-    txn([cmp('t/zz', 'VALUE', 'NOT_EQUAL', { value: 'x' })], [get('t/zz')], [put('t/e', 'e')], note('any VALUE compare on a missing key is false, even NOT_EQUAL')),
-    txn([cmp('t/new', 'VERSION', 'EQUAL', { version: 0 })], [put('t/new', 'created')], [get('t/new')], note('create-if-absent (version 0)')),
-    txn([cmp('t/new', 'VERSION', 'EQUAL', { version: 0 })], [put('t/new', 'again')], [get('t/new')], note('the second create-if-absent fails')),
-    txn([cmp('t/zz', 'CREATE', 'EQUAL', { createRevision: 0 }), cmp('t/zz', 'MOD', 'EQUAL', { modRevision: 0 }), cmp('t/zz', 'LEASE', 'EQUAL', { lease: null })], [get('t/zz')], [], note('missing key: create/mod/lease compare as 0')),
-    txn([cmp('t/a', 'VERSION', 'GREATER', { version: 0 }, { rangeEnd: 't/e' })], [get('t/', { ...prefix('t/') })], [get('t/', { ...prefix('t/'), keysOnly: true })], note('range compare: every key in [t/a, t/e) must satisfy it')),
-    txn([cmp('t/a', 'MOD', 'LESS', { modRevision: 7 }, { rangeEnd: 't/e' })], [put('t/x', 'x')], [get('t/a', { rangeEnd: 't/e' })], note('one key in the range fails the compare')),
-    txn([cmp('t/q', 'VERSION', 'EQUAL', { version: 5 }, { rangeEnd: 't/r' })], [put('t/x', 'vacuous')], [], note('range compare over an empty range: compared as one missing key (version 0 != 5), so false')),
+    txn(
+      [
+        cmp('t/a', 'VALUE', 'NOT_EQUAL', { value: 'x' }),
+        cmp('t/a', 'VALUE', 'GREATER', { value: '1' }),
+        cmp('t/a', 'VALUE', 'LESS', { value: '2' }),
+      ],
+      [get('t/a')],
+      [],
+      note('byte-wise value compares'),
+    ),
+    txn(
+      [cmp('t/zz', 'VALUE', 'NOT_EQUAL', { value: 'x' })],
+      [get('t/zz')],
+      [put('t/e', 'e')],
+      note('any VALUE compare on a missing key is false, even NOT_EQUAL'),
+    ),
+    txn(
+      [cmp('t/new', 'VERSION', 'EQUAL', { version: 0 })],
+      [put('t/new', 'created')],
+      [get('t/new')],
+      note('create-if-absent (version 0)'),
+    ),
+    txn(
+      [cmp('t/new', 'VERSION', 'EQUAL', { version: 0 })],
+      [put('t/new', 'again')],
+      [get('t/new')],
+      note('the second create-if-absent fails'),
+    ),
+    txn(
+      [
+        cmp('t/zz', 'CREATE', 'EQUAL', { createRevision: 0 }),
+        cmp('t/zz', 'MOD', 'EQUAL', { modRevision: 0 }),
+        cmp('t/zz', 'LEASE', 'EQUAL', { lease: null }),
+      ],
+      [get('t/zz')],
+      [],
+      note('missing key: create/mod/lease compare as 0'),
+    ),
+    txn(
+      [cmp('t/a', 'VERSION', 'GREATER', { version: 0 }, { rangeEnd: 't/e' })],
+      [get('t/', { ...prefix('t/') })],
+      [get('t/', { ...prefix('t/'), keysOnly: true })],
+      note('range compare: every key in [t/a, t/e) must satisfy it'),
+    ),
+    txn(
+      [cmp('t/a', 'MOD', 'LESS', { modRevision: 7 }, { rangeEnd: 't/e' })],
+      [put('t/x', 'x')],
+      [get('t/a', { rangeEnd: 't/e' })],
+      note('one key in the range fails the compare'),
+    ),
+    txn(
+      [cmp('t/q', 'VERSION', 'EQUAL', { version: 5 }, { rangeEnd: 't/r' })],
+      [put('t/x', 'vacuous')],
+      [],
+      note('range compare over an empty range: compared as one missing key (version 0 != 5), so false'),
+    ),
     txn([], [], [], note('empty txn: succeeds, no revision')),
     txn([], [get('t/a'), get('t/none')], [], note('read-only txn: no revision')),
-    txn([], [put('t/f', 'f'), del('t/f', { prevKv: true })], [], note('put then delete of the same key: duplicate key')),
-    txn([], [del('t/', { ...prefix('t/') }), put('t/a', 'again')], [], note('put inside a deleted range: duplicate key')),
+    txn(
+      [],
+      [put('t/f', 'f'), del('t/f', { prevKv: true })],
+      [],
+      note('put then delete of the same key: duplicate key'),
+    ),
+    txn(
+      [],
+      [del('t/', { ...prefix('t/') }), put('t/a', 'again')],
+      [],
+      note('put inside a deleted range: duplicate key'),
+    ),
     txn([], [put('t/g', '1'), put('t/g', '2')], [], note('two puts of one key: duplicate key')),
-    txn([], [del('t/a'), del('t/', { ...prefix('t/'), prevKv: true })], [], note('overlapping deletes are allowed')),
+    txn(
+      [],
+      [del('t/a'), del('t/', { ...prefix('t/'), prevKv: true })],
+      [],
+      note('overlapping deletes are allowed'),
+    ),
     get('t/', { ...prefix('t/') }),
-    txn([], [put('t/h', 'h'), del('t/none'), put('t/i', 'i', { prevKv: true }), get('t/', { ...prefix('t/') })], [], note('inner put/delete/range responses carry the revision seen at that point')),
-    txn([], [put('t/h', 'h2', { prevKv: true }), txn([cmp('t/h', 'VALUE', 'EQUAL', { value: 'h2' })], [put('t/j', 'j'), get('t/h')], [get('t/i')])], [], {
-      note: 'nested txn sees the outer put; its own response has no header',
+    txn(
+      [],
+      [put('t/h', 'h'), del('t/none'), put('t/i', 'i', { prevKv: true }), get('t/', { ...prefix('t/') })],
+      [],
+      note('inner put/delete/range responses carry the revision seen at that point'),
+    ),
+    txn(
+      [],
+      [
+        put('t/h', 'h2', { prevKv: true }),
+        txn([cmp('t/h', 'VALUE', 'EQUAL', { value: 'h2' })], [put('t/j', 'j'), get('t/h')], [get('t/i')]),
+      ],
+      [],
+      {
+        note: 'nested txn sees the outer put; its own response has no header',
+        quirk: 'nested-txn-header-revision-0',
+      },
+    ),
+    txn([cmp('t/i', 'VERSION', 'EQUAL', { version: 99 })], [], [txn([], [put('t/k', 'k')], []), get('t/k')], {
+      note: 'nested txn in the failure branch',
       quirk: 'nested-txn-header-revision-0',
     }),
-    txn([cmp('t/i', 'VERSION', 'EQUAL', { version: 99 })], [], [txn([], [put('t/k', 'k')], []), get('t/k')], { note: 'nested txn in the failure branch', quirk: 'nested-txn-header-revision-0' }),
-    txn([], [put('t/h', 'h3'), txn([], [put('t/h', 'h4')], [])], [], note('the same key put in an outer and a nested txn: duplicate key')),
-    txn([], [put('t/l', 'l'), txn([cmp('t/l', 'VERSION', 'EQUAL', { version: 0 })], [put('t/m', 'in-success')], [put('t/m', 'in-failure')])], [], {
-      note: 'a key put in both branches of a nested txn is not a duplicate',
-      quirk: 'nested-txn-header-revision-0',
-    }),
+    txn(
+      [],
+      [put('t/h', 'h3'), txn([], [put('t/h', 'h4')], [])],
+      [],
+      note('the same key put in an outer and a nested txn: duplicate key'),
+    ),
+    txn(
+      [],
+      [
+        put('t/l', 'l'),
+        txn(
+          [cmp('t/l', 'VERSION', 'EQUAL', { version: 0 })],
+          [put('t/m', 'in-success')],
+          [put('t/m', 'in-failure')],
+        ),
+      ],
+      [],
+      {
+        note: 'a key put in both branches of a nested txn is not a duplicate',
+        quirk: 'nested-txn-header-revision-0',
+      },
+    ),
     txn([], [get('t/a', { revision: 100 })], [], note('a future-revision read fails the whole txn')),
     txn([], [put('t/n', 'v', { lease: 'Lmissing' })], [], note('unknown lease inside a txn')),
     txn([], [put('t/n', '', { ignoreValue: true })], [], note('ignoreValue on a missing key inside a txn')),
     txn([], manyOps(128, 'put'), [], note('128 ops: the limit')),
     txn([], manyOps(129, 'range'), [], note('129 ops: too many')),
-    txn([cmp('t/a', 'VERSION', 'GREATER', { version: 0 })], [], manyOps(129, 'range'), note('too many ops in the failure branch (checked even though unused)')),
+    txn(
+      [cmp('t/a', 'VERSION', 'GREATER', { version: 0 })],
+      [],
+      manyOps(129, 'range'),
+      note('too many ops in the failure branch (checked even though unused)'),
+    ),
     get('m/', { ...prefix('m/'), countOnly: true }),
     get('t/', { ...prefix('t/') }),
   ],
@@ -291,10 +461,25 @@ const watchSet: TraceOpSet = {
     { op: 'watch', id: 'wPrefix', key: 'w/', ...prefix('w/') },
     { op: 'watch', id: 'wKey', key: 'w/a', prevKv: true },
     { op: 'watch', id: 'wFrom', key: 'w/b', ...fromKey },
-    { op: 'watch', id: 'wHistory', key: 'w/', ...prefix('w/'), startRevision: 2, prevKv: true, note: 'replays revisions 2..4 first' },
+    {
+      op: 'watch',
+      id: 'wHistory',
+      key: 'w/',
+      ...prefix('w/'),
+      startRevision: 2,
+      prevKv: true,
+      note: 'replays revisions 2..4 first',
+    },
     { op: 'watch', id: 'wNoPut', key: 'w/', ...prefix('w/'), filters: ['NOPUT'] },
     { op: 'watch', id: 'wNoDelete', key: 'w/', ...prefix('w/'), filters: ['NODELETE'], prevKv: true },
-    { op: 'watch', id: 'wFuture', key: 'w/', ...prefix('w/'), startRevision: 8, note: 'start in the future: first event at revision 8' },
+    {
+      op: 'watch',
+      id: 'wFuture',
+      key: 'w/',
+      ...prefix('w/'),
+      startRevision: 8,
+      note: 'start in the future: first event at revision 8',
+    },
     { op: 'watch', id: 'wProgress', key: 'nothing/', ...prefix('nothing/'), progressNotify: true },
     put('w/c', '1'), // 5
     put('x', 'outside', note('outside every watched range except wFrom')), // 6
@@ -302,12 +487,27 @@ const watchSet: TraceOpSet = {
     put('w/a', '3', note('identical value: still an event')), // 8
     del('w/zzz', note('deleting nothing: no event')),
     del('w/', { ...prefix('w/'), note: 'one revision, DELETE events in key order' }), // 9
-    { op: 'sleep', ms: 2500, note: 'etcd sends a progress notification per second to an idle progressNotify watcher' },
+    {
+      op: 'sleep',
+      ms: 2500,
+      note: 'etcd sends a progress notification per second to an idle progressNotify watcher',
+    },
     { op: 'watchCancel', id: 'wPrefix' },
     { op: 'watchCancel', id: 'wKey' },
     put('w/a', 'after-cancel'), // 10
-    txn([cmp('w/a', 'VERSION', 'EQUAL', { version: 99 })], [put('w/q', 'q')], [get('w/a')], note('failed txn: no events')),
-    { op: 'watch', id: 'wLate', key: 'w/a', startRevision: 1, note: 'startRevision 1 replays the full history of w/a' },
+    txn(
+      [cmp('w/a', 'VERSION', 'EQUAL', { version: 99 })],
+      [put('w/q', 'q')],
+      [get('w/a')],
+      note('failed txn: no events'),
+    ),
+    {
+      op: 'watch',
+      id: 'wLate',
+      key: 'w/a',
+      startRevision: 1,
+      note: 'startRevision 1 replays the full history of w/a',
+    },
     { op: 'watch', id: 'wNow', key: 'w/', ...prefix('w/'), startRevision: 0, prevKv: true },
     put('w/a', 'last', { prevKv: true }), // 11
     put('w/p', '1'), // 12
@@ -327,7 +527,15 @@ const watchSet: TraceOpSet = {
       quirk: 'fromkey-delete-skips-duplicate-check',
       note: 'a key created and deleted in one txn: its DELETE event has no prevKv (w/r did not exist at revision 15)',
     }), // 16
-    { op: 'watch', id: 'wReplay', key: 'w/', ...prefix('w/'), startRevision: 12, prevKv: true, note: 'the same events (12..16) replayed from history: prevKv is read at modRevision-1 here too' },
+    {
+      op: 'watch',
+      id: 'wReplay',
+      key: 'w/',
+      ...prefix('w/'),
+      startRevision: 12,
+      prevKv: true,
+      note: 'the same events (12..16) replayed from history: prevKv is read at modRevision-1 here too',
+    },
   ],
 };
 
@@ -343,8 +551,21 @@ const watchCompactSet: TraceOpSet = {
     del('c/b'), // 5
     put('c/c', '1'), // 6
     { op: 'compact', revision: 5, physical: true, note: 'compact at the revision whose change was a delete' },
-    { op: 'watch', id: 'wOld', key: 'c/', ...prefix('c/'), startRevision: 3, note: 'below the compact revision: canceled' },
-    { op: 'watch', id: 'wOlder', key: 'c/a', startRevision: 1, note: 'revision 1 < compact revision: canceled' },
+    {
+      op: 'watch',
+      id: 'wOld',
+      key: 'c/',
+      ...prefix('c/'),
+      startRevision: 3,
+      note: 'below the compact revision: canceled',
+    },
+    {
+      op: 'watch',
+      id: 'wOlder',
+      key: 'c/a',
+      startRevision: 1,
+      note: 'revision 1 < compact revision: canceled',
+    },
     {
       op: 'watch',
       id: 'wAtTomb',
@@ -362,9 +583,21 @@ const watchCompactSet: TraceOpSet = {
       note: 'let etcd sync the catching-up watchers (every 100 ms) and send live events (prevKv is read at send time) before compacting again; otherwise the outcome depends on timing',
     },
     put('c/a', '3'), // 7
-    { op: 'sleep', ms: 300, note: 'wAfter reads the prevKv of revision 7 at send time: send before the next compaction' },
+    {
+      op: 'sleep',
+      ms: 300,
+      note: 'wAfter reads the prevKv of revision 7 at send time: send before the next compaction',
+    },
     { op: 'compact', revision: 7 },
-    { op: 'watch', id: 'wAtPut', key: 'c/', ...prefix('c/'), startRevision: 7, prevKv: true, note: 'at the compact revision of a put: delivered; its prevKv (revision 4) is compacted' },
+    {
+      op: 'watch',
+      id: 'wAtPut',
+      key: 'c/',
+      ...prefix('c/'),
+      startRevision: 7,
+      prevKv: true,
+      note: 'at the compact revision of a put: delivered; its prevKv (revision 4) is compacted',
+    },
     { op: 'watch', id: 'wBelow', key: 'c/', ...prefix('c/'), startRevision: 6 },
     put('c/d', '1'), // 8
   ],
@@ -404,9 +637,19 @@ const leaseSet: TraceOpSet = {
     { op: 'leaseKeepAlive', lease: 'L2' },
     { op: 'leaseKeepAlive', lease: 'Lmissing', note: 'unknown lease: ttl 0, no error' },
     { op: 'leaseRevoke', lease: 'Lmissing', note: 'revoking an unknown lease' },
-    txn([cmp('l/a', 'LEASE', 'EQUAL', { lease: 'L2' }), cmp('l/e', 'LEASE', 'EQUAL', { lease: null })], [get('l/a')], [get('l/e')], note('LEASE compares')),
+    txn(
+      [cmp('l/a', 'LEASE', 'EQUAL', { lease: 'L2' }), cmp('l/e', 'LEASE', 'EQUAL', { lease: null })],
+      [get('l/a')],
+      [get('l/e')],
+      note('LEASE compares'),
+    ),
     txn([cmp('l/a', 'LEASE', 'NOT_EQUAL', { lease: 'L2' })], [], [put('l/g', 'g', { lease: 'L2' })]), // 12
-    txn([cmp('l/a', 'LEASE', 'EQUAL', { lease: 'Lmissing' })], [], [get('l/g')], note('compare against a lease that does not exist')),
+    txn(
+      [cmp('l/a', 'LEASE', 'EQUAL', { lease: 'Lmissing' })],
+      [],
+      [get('l/g')],
+      note('compare against a lease that does not exist'),
+    ),
     { op: 'leaseRevoke', lease: 'L2', note: 'l/a, l/b, l/c, l/d, l/g deleted in ONE revision, in key order' }, // 13
     get('l/', { ...prefix('l/') }),
     { op: 'leaseRevoke', lease: 'L2', note: 'already revoked' },
@@ -430,7 +673,15 @@ const leaseSet: TraceOpSet = {
 };
 
 /** Every built-in set, in recording order. */
-export const traceOpSets: readonly TraceOpSet[] = [kvBasic, rangeOpts, txnSet, compactSet, watchSet, watchCompactSet, leaseSet];
+export const traceOpSets: readonly TraceOpSet[] = [
+  kvBasic,
+  rangeOpts,
+  txnSet,
+  compactSet,
+  watchSet,
+  watchCompactSet,
+  leaseSet,
+];
 
 /** The built-in set with this name, or undefined. */
 export function traceOpSet(name: string): TraceOpSet | undefined {

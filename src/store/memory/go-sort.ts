@@ -11,7 +11,11 @@
 
 type Less<T> = (a: T, b: T) => boolean;
 
-const enum Hint { Unknown, Increasing, Decreasing }
+const enum Hint {
+  Unknown,
+  Increasing,
+  Decreasing,
+}
 
 /** bits.Len(uint(n)) */
 const bitsLen = (n: number) => (n === 0 ? 0 : 32 - Math.clz32(n));
@@ -24,7 +28,10 @@ export function goSort<T>(data: T[], less: Less<T>): void {
 }
 
 class GoSorter<T> {
-  constructor(private readonly d: T[], private readonly lessFn: Less<T>) {}
+  constructor(
+    private readonly d: T[],
+    private readonly lessFn: Less<T>,
+  ) {}
 
   private less(i: number, j: number): boolean {
     return this.lessFn(this.d[i], this.d[j]);
@@ -55,7 +62,9 @@ class GoSorter<T> {
   }
 
   private heapSort(a: number, b: number): void {
-    const first = a, lo = 0, hi = b - a;
+    const first = a,
+      lo = 0,
+      hi = b - a;
     for (let i = Math.trunc((hi - 1) / 2); i >= 0; i--) this.siftDown(i, hi, first);
     for (let i = hi - 1; i >= 0; i--) {
       this.swap(first, first + i);
@@ -84,7 +93,7 @@ class GoSorter<T> {
       let [pivot, hint] = this.choosePivot(a, b);
       if (hint === Hint.Decreasing) {
         this.reverseRange(a, b);
-        pivot = (b - 1) - (pivot - a);
+        pivot = b - 1 - (pivot - a);
         hint = Hint.Increasing;
       }
       if (wasBalanced && wasPartitioned && hint === Hint.Increasing) {
@@ -96,7 +105,8 @@ class GoSorter<T> {
       }
       const [mid, alreadyPartitioned] = this.partition(a, b, pivot);
       wasPartitioned = alreadyPartitioned;
-      const leftLen = mid - a, rightLen = b - mid;
+      const leftLen = mid - a,
+        rightLen = b - mid;
       const balanceThreshold = Math.trunc(length / 8);
       if (leftLen < rightLen) {
         wasBalanced = leftLen >= balanceThreshold;
@@ -112,7 +122,8 @@ class GoSorter<T> {
 
   private partition(a: number, b: number, pivot: number): [number, boolean] {
     this.swap(a, pivot);
-    let i = a + 1, j = b - 1;
+    let i = a + 1,
+      j = b - 1;
     while (i <= j && this.less(i, a)) i++;
     while (i <= j && !this.less(j, a)) j--;
     if (i > j) {
@@ -136,7 +147,8 @@ class GoSorter<T> {
 
   private partitionEqual(a: number, b: number, pivot: number): number {
     this.swap(a, pivot);
-    let i = a + 1, j = b - 1;
+    let i = a + 1,
+      j = b - 1;
     for (;;) {
       while (i <= j && !this.less(a, i)) i++;
       while (i <= j && this.less(a, j)) j--;
@@ -149,7 +161,8 @@ class GoSorter<T> {
   }
 
   private partialInsertionSort(a: number, b: number): boolean {
-    const maxSteps = 5, shortestShifting = 50;
+    const maxSteps = 5,
+      shortestShifting = 50;
     let i = a + 1;
     for (let step = 0; step < maxSteps; step++) {
       while (i < b && !this.less(i, i - 1)) i++;
@@ -191,7 +204,8 @@ class GoSorter<T> {
   }
 
   private choosePivot(a: number, b: number): [number, Hint] {
-    const shortestNinther = 50, maxSwaps = 4 * 3;
+    const shortestNinther = 50,
+      maxSwaps = 4 * 3;
     const l = b - a;
     const swaps = { n: 0 };
     let i = a + Math.trunc(l / 4) * 1;
@@ -212,9 +226,18 @@ class GoSorter<T> {
 
   /** Go's median via order2: returns the index holding the median of the three */
   private median(a: number, b: number, c: number, swaps: { n: number }): number {
-    if (this.less(b, a)) { swaps.n++; [a, b] = [b, a]; }
-    if (this.less(c, b)) { swaps.n++; [b, c] = [c, b]; }
-    if (this.less(b, a)) { swaps.n++; [a, b] = [b, a]; }
+    if (this.less(b, a)) {
+      swaps.n++;
+      [a, b] = [b, a];
+    }
+    if (this.less(c, b)) {
+      swaps.n++;
+      [b, c] = [c, b];
+    }
+    if (this.less(b, a)) {
+      swaps.n++;
+      [a, b] = [b, a];
+    }
     return b;
   }
 

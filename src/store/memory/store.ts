@@ -55,7 +55,13 @@ import {
 import { Lessor, MIN_LEASE_TTL_SECONDS } from './lessor.js';
 import { goSort } from './go-sort.js';
 import {
-  checkIntervals, checkPut, comparator, compareKv, isReadOnly, needsIntervalCheck, ZERO_KV,
+  checkIntervals,
+  checkPut,
+  comparator,
+  compareKv,
+  isReadOnly,
+  needsIntervalCheck,
+  ZERO_KV,
 } from './txn-checks.js';
 import { WatchHub, type ChangeLog } from './watch-hub.js';
 
@@ -91,10 +97,15 @@ type History = KeyValue[];
 
 /** index of the last record with modRevision <= rev, or -1 */
 function indexAt(h: History, rev: number): number {
-  let lo = 0, hi = h.length - 1, found = -1;
+  let lo = 0,
+    hi = h.length - 1,
+    found = -1;
   while (lo <= hi) {
     const mid = (lo + hi) >> 1;
-    if (h[mid].modRevision <= rev) { found = mid; lo = mid + 1; } else hi = mid - 1;
+    if (h[mid].modRevision <= rev) {
+      found = mid;
+      lo = mid + 1;
+    } else hi = mid - 1;
   }
   return found;
 }
@@ -120,7 +131,11 @@ export class MemoryStore implements KvStore, ChangeLog {
   constructor(opts: MemoryStoreOptions = {}) {
     this.clock = opts.clock ?? new WallClock();
     this.maxTxnOps = opts.maxTxnOps ?? 128;
-    this.lessor = new Lessor(this.clock, (id) => this.expireLease(id), opts.minLeaseTtlSeconds ?? MIN_LEASE_TTL_SECONDS);
+    this.lessor = new Lessor(
+      this.clock,
+      (id) => this.expireLease(id),
+      opts.minLeaseTtlSeconds ?? MIN_LEASE_TTL_SECONDS,
+    );
     this.hub = new WatchHub(this, this.clock, opts.progressNotifyIntervalMs ?? 600_000);
   }
 
@@ -217,7 +232,10 @@ export class MemoryStore implements KvStore, ChangeLog {
       if (keepFrom > 0) h.splice(0, keepFrom);
       if (h.length === 0) drop.push(key);
     });
-    for (const key of drop) { this.tree.delete(key); this.byKey.delete(key); }
+    for (const key of drop) {
+      this.tree.delete(key);
+      this.byKey.delete(key);
+    }
     // the change log keeps revisions >= rev, minus the tombstones at rev (physically removed in etcd)
     const cut = this.logIndexOf(rev);
     let end = cut;
@@ -284,35 +302,67 @@ export class MemoryStore implements KvStore, ChangeLog {
   // ───────────────────────────── KvStore (async) ─────────────────────────────
 
   range(req: RangeRequest): Promise<RangeResponse> {
-    try { return Promise.resolve(this.rangeSync(req)); } catch (e) { return Promise.reject(e); }
+    try {
+      return Promise.resolve(this.rangeSync(req));
+    } catch (e) {
+      return Promise.reject(e);
+    }
   }
 
   put(req: PutRequest): Promise<PutResponse> {
-    try { return Promise.resolve(this.putSync(req)); } catch (e) { return Promise.reject(e); }
+    try {
+      return Promise.resolve(this.putSync(req));
+    } catch (e) {
+      return Promise.reject(e);
+    }
   }
 
   deleteRange(req: DeleteRangeRequest): Promise<DeleteRangeResponse> {
-    try { return Promise.resolve(this.deleteRangeSync(req)); } catch (e) { return Promise.reject(e); }
+    try {
+      return Promise.resolve(this.deleteRangeSync(req));
+    } catch (e) {
+      return Promise.reject(e);
+    }
   }
 
   txn(req: TxnRequest): Promise<TxnResponse> {
-    try { return Promise.resolve(this.txnSync(req)); } catch (e) { return Promise.reject(e); }
+    try {
+      return Promise.resolve(this.txnSync(req));
+    } catch (e) {
+      return Promise.reject(e);
+    }
   }
 
   compact(req: CompactionRequest): Promise<CompactionResponse> {
-    try { return Promise.resolve(this.compactSync(req)); } catch (e) { return Promise.reject(e); }
+    try {
+      return Promise.resolve(this.compactSync(req));
+    } catch (e) {
+      return Promise.reject(e);
+    }
   }
 
   watch(req: WatchCreateRequest, onResponse: (resp: WatchResponse) => void): Promise<Watcher> {
-    try { return Promise.resolve(this.watchSync(req, onResponse)); } catch (e) { return Promise.reject(e); }
+    try {
+      return Promise.resolve(this.watchSync(req, onResponse));
+    } catch (e) {
+      return Promise.reject(e);
+    }
   }
 
   leaseGrant(ttl: number, id?: LeaseId): Promise<LeaseGrantResponse> {
-    try { return Promise.resolve(this.leaseGrantSync(ttl, id)); } catch (e) { return Promise.reject(e); }
+    try {
+      return Promise.resolve(this.leaseGrantSync(ttl, id));
+    } catch (e) {
+      return Promise.reject(e);
+    }
   }
 
   leaseRevoke(id: LeaseId): Promise<LeaseRevokeResponse> {
-    try { return Promise.resolve(this.leaseRevokeSync(id)); } catch (e) { return Promise.reject(e); }
+    try {
+      return Promise.resolve(this.leaseRevokeSync(id));
+    } catch (e) {
+      return Promise.reject(e);
+    }
   }
 
   leaseKeepAlive(id: LeaseId): Promise<LeaseKeepAliveResponse> {
@@ -351,10 +401,12 @@ export class MemoryStore implements KvStore, ChangeLog {
 
   logIndexOf(rev: number): number {
     const log = this.log;
-    let lo = 0, hi = log.length;
+    let lo = 0,
+      hi = log.length;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      if (log[mid].modRevision < rev) lo = mid + 1; else hi = mid;
+      if (log[mid].modRevision < rev) lo = mid + 1;
+      else hi = mid;
     }
     return lo;
   }
@@ -418,7 +470,14 @@ export class MemoryStore implements KvStore, ChangeLog {
 
   /** add a tombstone for a live key (etcd storeTxnWrite.delete) */
   private tombstone(h: History, prev: KeyValue): void {
-    const kv: KeyValue = { key: prev.key, value: EMPTY, createRevision: 0, modRevision: this.rev + 1, version: 0, lease: 0 };
+    const kv: KeyValue = {
+      key: prev.key,
+      value: EMPTY,
+      createRevision: 0,
+      modRevision: this.rev + 1,
+      version: 0,
+      lease: 0,
+    };
     h.push(kv);
     this.log.push(kv);
     this.changes++;
@@ -429,7 +488,7 @@ export class MemoryStore implements KvStore, ChangeLog {
   private doPut(req: PutRequest): PutResponse {
     const prev = req.ignoreValue || req.ignoreLease || req.prevKv ? this.live(req.key) : undefined;
     const value = req.ignoreValue ? prev!.value : req.value;
-    const lease = req.ignoreLease ? prev!.lease : req.lease ?? 0;
+    const lease = req.ignoreLease ? prev!.lease : (req.lease ?? 0);
     this.write(req.key, value, lease);
     const resp: PutResponse = { header: { revision: this.rev + 1 } };
     if (req.prevKv && prev !== undefined) resp.prevKv = prev;
@@ -458,9 +517,14 @@ export class MemoryStore implements KvStore, ChangeLog {
       if (h !== undefined) fn(h);
     } else if (end === '') {
       const max = this.tree.maxKey();
-      if (max !== undefined && max >= key) this.tree.forRange(key, max, true, (_k, h) => { fn(h); });
+      if (max !== undefined && max >= key)
+        this.tree.forRange(key, max, true, (_k, h) => {
+          fn(h);
+        });
     } else if (end > key) {
-      this.tree.forRange(key, end, false, (_k, h) => { fn(h); });
+      this.tree.forRange(key, end, false, (_k, h) => {
+        fn(h);
+      });
     }
   }
 
@@ -475,7 +539,12 @@ export class MemoryStore implements KvStore, ChangeLog {
     const limit = req.limit !== undefined && req.limit > 0 ? req.limit : 0;
     const sortOrder = req.sortOrder ?? 'NONE';
     const sortTarget = req.sortTarget ?? 'KEY';
-    const hasFilter = !!(req.minModRevision || req.maxModRevision || req.minCreateRevision || req.maxCreateRevision);
+    const hasFilter = !!(
+      req.minModRevision ||
+      req.maxModRevision ||
+      req.minCreateRevision ||
+      req.maxCreateRevision
+    );
     // etcd fetches everything when it must sort (by the *requested* order) or filter, else limit+1 for `more`
     const fetch = sortOrder !== 'NONE' || hasFilter ? 0 : limit > 0 ? limit + 1 : 0;
     const countOnly = !!req.countOnly;
@@ -494,10 +563,19 @@ export class MemoryStore implements KvStore, ChangeLog {
       if (!countOnly && (fetch === 0 || kvs.length < fetch)) kvs.push(kv);
     });
     if (hasFilter) {
-      const { maxModRevision: maxMod, minModRevision: minMod, maxCreateRevision: maxCr, minCreateRevision: minCr } = req;
-      kvs = kvs.filter((kv) =>
-        !(maxMod && kv.modRevision > maxMod) && !(minMod && kv.modRevision < minMod)
-        && !(maxCr && kv.createRevision > maxCr) && !(minCr && kv.createRevision < minCr));
+      const {
+        maxModRevision: maxMod,
+        minModRevision: minMod,
+        maxCreateRevision: maxCr,
+        minCreateRevision: minCr,
+      } = req;
+      kvs = kvs.filter(
+        (kv) =>
+          !(maxMod && kv.modRevision > maxMod) &&
+          !(minMod && kv.modRevision < minMod) &&
+          !(maxCr && kv.createRevision > maxCr) &&
+          !(minCr && kv.createRevision < minCr),
+      );
     }
     // a non-KEY target with order NONE sorts ascending (keys already come in ascending key order)
     const order = sortTarget !== 'KEY' && sortOrder === 'NONE' ? 'ASCEND' : sortOrder;
@@ -532,7 +610,9 @@ export class MemoryStore implements KvStore, ChangeLog {
 
   /** etcd v3rpc checkTxnRequest (recursive; nested txns get the remaining op budget) */
   private checkTxn(req: TxnRequest, maxOps: number): void {
-    const cmps = req.compare ?? [], succ = req.success ?? [], fail = req.failure ?? [];
+    const cmps = req.compare ?? [],
+      succ = req.success ?? [],
+      fail = req.failure ?? [];
     const opc = Math.max(cmps.length, succ.length, fail.length);
     if (opc > maxOps) throw StoreErrors.tooManyOps();
     for (const c of cmps) if (!c.key) throw StoreErrors.keyNotProvided();
@@ -541,10 +621,12 @@ export class MemoryStore implements KvStore, ChangeLog {
   }
 
   private checkRequestOp(op: RequestOp, maxOps: number): void {
-    if ('requestRange' in op) { if (!op.requestRange.key) throw StoreErrors.keyNotProvided(); }
-    else if ('requestPut' in op) checkPut(op.requestPut);
-    else if ('requestDeleteRange' in op) { if (!op.requestDeleteRange.key) throw StoreErrors.keyNotProvided(); }
-    else if ('requestTxn' in op) this.checkTxn(op.requestTxn, maxOps);
+    if ('requestRange' in op) {
+      if (!op.requestRange.key) throw StoreErrors.keyNotProvided();
+    } else if ('requestPut' in op) checkPut(op.requestPut);
+    else if ('requestDeleteRange' in op) {
+      if (!op.requestDeleteRange.key) throw StoreErrors.keyNotProvided();
+    } else if ('requestTxn' in op) this.checkTxn(op.requestTxn, maxOps);
     else throw StoreErrors.keyNotFound(); // etcd: an empty RequestOp
   }
 
@@ -584,7 +666,13 @@ export class MemoryStore implements KvStore, ChangeLog {
    * walks the ops of the chosen path (etcd checkRequests): the put checks, or the range checks.
    * `deleted` collects the delete ranges met so far on the path, in op order.
    */
-  private checkPath(req: TxnRequest, path: boolean[], pos: { i: number }, puts: boolean, deleted: { key: string; end: string | null }[]): void {
+  private checkPath(
+    req: TxnRequest,
+    path: boolean[],
+    pos: { i: number },
+    puts: boolean,
+    deleted: { key: string; end: string | null }[],
+  ): void {
     const ops = path[pos.i++] ? req.success : req.failure;
     if (ops === undefined) return;
     for (const op of ops) {
@@ -605,7 +693,8 @@ export class MemoryStore implements KvStore, ChangeLog {
     // A delete to the end of the keyspace ("\0") slips past etcd's duplicate-key check, and etcd
     // 3.4.23 then panics applying an ignoreValue/ignoreLease put of a key it deleted. Rejecting the
     // txn here, before anything is applied, keeps it atomic (docs/store-etcd.md).
-    if ((p.ignoreValue || p.ignoreLease) && deleted.some((d) => inRange(p.key, d.key, d.end))) throw StoreErrors.keyNotFound();
+    if ((p.ignoreValue || p.ignoreLease) && deleted.some((d) => inRange(p.key, d.key, d.end)))
+      throw StoreErrors.keyNotFound();
     if (p.lease && !this.lessor.lookup(p.lease)) throw StoreErrors.leaseNotFound();
   }
 
@@ -623,7 +712,8 @@ export class MemoryStore implements KvStore, ChangeLog {
     for (const op of ops) {
       if ('requestRange' in op) out.push({ responseRange: this.doRange(op.requestRange) });
       else if ('requestPut' in op) out.push({ responsePut: this.doPut(op.requestPut) });
-      else if ('requestDeleteRange' in op) out.push({ responseDeleteRange: this.doDelete(op.requestDeleteRange) });
+      else if ('requestDeleteRange' in op)
+        out.push({ responseDeleteRange: this.doDelete(op.requestDeleteRange) });
       else {
         const succeeded = path[pos.i];
         const responses = this.applyTxn(op.requestTxn, path, pos);

@@ -3,7 +3,14 @@
  * v3rpc's request validation (checkPutRequest, checkIntervals), isTxnReadonly, applyCompare's
  * comparison of one KeyValue, and the range sort orders. Pure functions over requests.
  */
-import { StoreErrors, type Compare, type KeyValue, type PutRequest, type RequestOp, type TxnRequest } from '../types.js';
+import {
+  StoreErrors,
+  type Compare,
+  type KeyValue,
+  type PutRequest,
+  type RequestOp,
+  type TxnRequest,
+} from '../types.js';
 
 const EMPTY = new Uint8Array(0);
 
@@ -18,7 +25,14 @@ export function compareBytes(a: Uint8Array, b: Uint8Array): number {
 }
 
 /** what a compare sees for a missing key (etcd: the zero mvccpb.KeyValue) */
-export const ZERO_KV: KeyValue = { key: '', value: EMPTY, createRevision: 0, modRevision: 0, version: 0, lease: 0 };
+export const ZERO_KV: KeyValue = {
+  key: '',
+  value: EMPTY,
+  createRevision: 0,
+  modRevision: 0,
+  version: 0,
+  lease: 0,
+};
 
 export function checkPut(req: PutRequest): void {
   if (!req.key) throw StoreErrors.keyNotProvided();
@@ -29,29 +43,50 @@ export function checkPut(req: PutRequest): void {
 export function compareKv(c: Compare, kv: KeyValue): boolean {
   let r: number;
   switch (c.target) {
-    case 'VALUE': r = compareBytes(kv.value, c.value ?? EMPTY); break;
-    case 'VERSION': r = Math.sign(kv.version - (c.version ?? 0)); break;
-    case 'CREATE': r = Math.sign(kv.createRevision - (c.createRevision ?? 0)); break;
-    case 'MOD': r = Math.sign(kv.modRevision - (c.modRevision ?? 0)); break;
-    case 'LEASE': r = Math.sign(kv.lease - (c.lease ?? 0)); break;
-    default: r = 0;
+    case 'VALUE':
+      r = compareBytes(kv.value, c.value ?? EMPTY);
+      break;
+    case 'VERSION':
+      r = Math.sign(kv.version - (c.version ?? 0));
+      break;
+    case 'CREATE':
+      r = Math.sign(kv.createRevision - (c.createRevision ?? 0));
+      break;
+    case 'MOD':
+      r = Math.sign(kv.modRevision - (c.modRevision ?? 0));
+      break;
+    case 'LEASE':
+      r = Math.sign(kv.lease - (c.lease ?? 0));
+      break;
+    default:
+      r = 0;
   }
   switch (c.result) {
-    case 'EQUAL': return r === 0;
-    case 'NOT_EQUAL': return r !== 0;
-    case 'GREATER': return r > 0;
-    case 'LESS': return r < 0;
-    default: return true;
+    case 'EQUAL':
+      return r === 0;
+    case 'NOT_EQUAL':
+      return r !== 0;
+    case 'GREATER':
+      return r > 0;
+    case 'LESS':
+      return r < 0;
+    default:
+      return true;
   }
 }
 
 export function comparator(target: string): (a: KeyValue, b: KeyValue) => number {
   switch (target) {
-    case 'VERSION': return (a, b) => a.version - b.version;
-    case 'CREATE': return (a, b) => a.createRevision - b.createRevision;
-    case 'MOD': return (a, b) => a.modRevision - b.modRevision;
-    case 'VALUE': return (a, b) => compareBytes(a.value, b.value);
-    default: return (a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+    case 'VERSION':
+      return (a, b) => a.version - b.version;
+    case 'CREATE':
+      return (a, b) => a.createRevision - b.createRevision;
+    case 'MOD':
+      return (a, b) => a.modRevision - b.modRevision;
+    case 'VALUE':
+      return (a, b) => compareBytes(a.value, b.value);
+    default:
+      return (a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
   }
 }
 
@@ -71,7 +106,8 @@ function branchReadOnly(ops: RequestOp[] | undefined): boolean {
 
 /** a branch with at most one write and no nested txn cannot hold duplicates (the common CAS shape) */
 export function needsIntervalCheck(ops: RequestOp[] | undefined): boolean {
-  if (ops === undefined || ops.length < 2) return ops !== undefined && ops.length === 1 && 'requestTxn' in ops[0];
+  if (ops === undefined || ops.length < 2)
+    return ops !== undefined && ops.length === 1 && 'requestTxn' in ops[0];
   let writes = 0;
   for (const op of ops) {
     if ('requestTxn' in op) return true;

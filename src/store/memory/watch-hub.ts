@@ -171,7 +171,8 @@ export class WatchHub {
       const type = isDelete ? 'DELETE' : 'PUT';
       // prevKv as etcd's v3rpc reads it: the key at modRevision-1, unless that is compacted, never
       // for a creation; looked up once per event, and only when a prevKv watcher matches
-      let prev: KeyValue | null | undefined = kv.version === 1 || kv.modRevision - 1 < compactRev ? null : undefined;
+      let prev: KeyValue | null | undefined =
+        kv.version === 1 || kv.modRevision - 1 < compactRev ? null : undefined;
       let ev: WatchEvent | null = null;
       let evPrev: WatchEvent | null = null;
       const list = this.exact.get(kv.key);
@@ -180,8 +181,8 @@ export class WatchHub {
           const w = list[j];
           if ((isDelete ? w.noDelete : w.noPut) || kv.modRevision < w.nextRev) continue;
           if (w.wantPrev && prev === undefined) prev = this.log.prevKvOf(kv);
-          if (w.wantPrev && prev) w.pending.push(evPrev ??= { type, kv, prevKv: prev });
-          else w.pending.push(ev ??= { type, kv });
+          if (w.wantPrev && prev) w.pending.push((evPrev ??= { type, kv, prevKv: prev }));
+          else w.pending.push((ev ??= { type, kv }));
           w.quiet = false;
           if (!w.dirty) this.markDirty(w);
         }
@@ -194,8 +195,8 @@ export class WatchHub {
           const w = ws[j];
           if ((isDelete ? w.noDelete : w.noPut) || kv.modRevision < w.nextRev) continue;
           if (w.wantPrev && prev === undefined) prev = this.log.prevKvOf(kv);
-          if (w.wantPrev && prev) w.pending.push(evPrev ??= { type, kv, prevKv: prev });
-          else w.pending.push(ev ??= { type, kv });
+          if (w.wantPrev && prev) w.pending.push((evPrev ??= { type, kv, prevKv: prev }));
+          else w.pending.push((ev ??= { type, kv }));
           w.quiet = false;
           if (!w.dirty) this.markDirty(w);
         }
@@ -273,7 +274,7 @@ export class WatchHub {
     if (this.closed) return;
     const list = this.dirty;
     this.dirty = this.spare;
-    let error: unknown = undefined;
+    let error: unknown;
     for (let i = 0; i < list.length; i++) {
       const w = list[i];
       w.dirty = false;
@@ -285,7 +286,11 @@ export class WatchHub {
       }
       if (w.progressWanted && w.synced && !w.canceled && w.pending.length === 0) {
         w.progressWanted = false;
-        error = deliver(w, { header: { revision: this.log.revision }, watchId: w.watchId, events: [], progress: true }, error);
+        error = deliver(
+          w,
+          { header: { revision: this.log.revision }, watchId: w.watchId, events: [], progress: true },
+          error,
+        );
       }
     }
     list.length = 0;
@@ -300,12 +305,23 @@ export class WatchHub {
     const compactRev = this.log.compactRevision;
     let more = false;
     for (const w of [...this.unsynced]) {
-      if (w.canceled) { this.unsynced.delete(w); continue; }
+      if (w.canceled) {
+        this.unsynced.delete(w);
+        continue;
+      }
       if (w.nextRev < compactRev) {
         this.cancel(w);
-        error = deliver(w, {
-          header: { revision: cur }, watchId: w.watchId, events: [], canceled: true, compactRevision: compactRev,
-        }, error);
+        error = deliver(
+          w,
+          {
+            header: { revision: cur },
+            watchId: w.watchId,
+            events: [],
+            canceled: true,
+            compactRevision: compactRev,
+          },
+          error,
+        );
         continue;
       }
       const events: WatchEvent[] = [];
@@ -323,8 +339,13 @@ export class WatchHub {
         if (!inRange(kv.key, w.key, w.end)) continue;
         const isDelete = kv.version === 0;
         if (isDelete ? w.noDelete : w.noPut) continue;
-        const prev = w.wantPrev && kv.version !== 1 && kv.modRevision - 1 >= compactRev ? this.log.prevKvOf(kv) : null;
-        events.push(prev !== null ? { type: isDelete ? 'DELETE' : 'PUT', kv, prevKv: prev } : { type: isDelete ? 'DELETE' : 'PUT', kv });
+        const prev =
+          w.wantPrev && kv.version !== 1 && kv.modRevision - 1 >= compactRev ? this.log.prevKvOf(kv) : null;
+        events.push(
+          prev !== null
+            ? { type: isDelete ? 'DELETE' : 'PUT', kv, prevKv: prev }
+            : { type: isDelete ? 'DELETE' : 'PUT', kv },
+        );
       }
       // update state before calling back, so a write made by the callback is neither lost nor duplicated
       if (i >= kvs.length) {
@@ -344,7 +365,10 @@ export class WatchHub {
     if (more && !this.catchUpQueued) {
       // yield to I/O between batches, as etcd's 100 ms syncWatchers loop does
       this.catchUpQueued = true;
-      setImmediate(() => { this.catchUpQueued = false; this.schedule(); });
+      setImmediate(() => {
+        this.catchUpQueued = false;
+        this.schedule();
+      });
     }
     return error;
   }

@@ -54,7 +54,12 @@ export interface GoldenTrace extends Partial<TraceResult> {
   description?: string;
   recordedWith?: {
     etcdVersion?: string;
-    limits?: { maxTxnOps?: number; minLeaseTTLSeconds?: number; maxLeaseTTLSeconds?: number; progressNotifyInterval?: string };
+    limits?: {
+      maxTxnOps?: number;
+      minLeaseTTLSeconds?: number;
+      maxLeaseTTLSeconds?: number;
+      progressNotifyInterval?: string;
+    };
     [k: string]: unknown;
   };
   initialRevision?: number;
@@ -72,16 +77,41 @@ export class TraceFormatError extends Error {
 }
 
 const KNOWN_OPS = new Set([
-  'put', 'range', 'delete', 'txn', 'compact', 'leaseGrant', 'leaseRevoke', 'leaseKeepAlive', 'leaseTimeToLive',
-  'leaseExpire', 'watch', 'watchCancel', 'sleep',
+  'put',
+  'range',
+  'delete',
+  'txn',
+  'compact',
+  'leaseGrant',
+  'leaseRevoke',
+  'leaseKeepAlive',
+  'leaseTimeToLive',
+  'leaseExpire',
+  'watch',
+  'watchCancel',
+  'sleep',
 ]);
 const BRANCH_OPS = new Set(['put', 'range', 'delete', 'txn']);
 
 /** gRPC status code names for the `codeName` of errors. */
 export const GRPC_CODE_NAMES: Record<number, string> = {
-  0: 'OK', 1: 'CANCELLED', 2: 'UNKNOWN', 3: 'INVALID_ARGUMENT', 4: 'DEADLINE_EXCEEDED', 5: 'NOT_FOUND',
-  6: 'ALREADY_EXISTS', 7: 'PERMISSION_DENIED', 8: 'RESOURCE_EXHAUSTED', 9: 'FAILED_PRECONDITION', 10: 'ABORTED',
-  11: 'OUT_OF_RANGE', 12: 'UNIMPLEMENTED', 13: 'INTERNAL', 14: 'UNAVAILABLE', 15: 'DATA_LOSS', 16: 'UNAUTHENTICATED',
+  0: 'OK',
+  1: 'CANCELLED',
+  2: 'UNKNOWN',
+  3: 'INVALID_ARGUMENT',
+  4: 'DEADLINE_EXCEEDED',
+  5: 'NOT_FOUND',
+  6: 'ALREADY_EXISTS',
+  7: 'PERMISSION_DENIED',
+  8: 'RESOURCE_EXHAUSTED',
+  9: 'FAILED_PRECONDITION',
+  10: 'ABORTED',
+  11: 'OUT_OF_RANGE',
+  12: 'UNIMPLEMENTED',
+  13: 'INTERNAL',
+  14: 'UNAVAILABLE',
+  15: 'DATA_LOSS',
+  16: 'UNAUTHENTICATED',
 };
 
 /** Parse "1s", "500ms", "2m" (Go duration subset used in `recordedWith.limits`) into milliseconds. */
@@ -98,19 +128,24 @@ export function parseDurationMs(s: string): number | undefined {
  * that `expected` (when present) has one entry per op.
  */
 export function parseTrace(json: unknown, source = 'trace'): GoldenTrace {
-  const fail = (msg: string): never => { throw new TraceFormatError(`${source}: ${msg}`); };
+  const fail = (msg: string): never => {
+    throw new TraceFormatError(`${source}: ${msg}`);
+  };
   if (typeof json !== 'object' || json === null || Array.isArray(json)) fail('not a JSON object');
   const t = json as Record<string, unknown>;
-  if (t.format !== TRACE_FORMAT) fail(`field "format" is ${JSON.stringify(t.format)}, expected "${TRACE_FORMAT}"`);
+  if (t.format !== TRACE_FORMAT)
+    fail(`field "format" is ${JSON.stringify(t.format)}, expected "${TRACE_FORMAT}"`);
   if (!Array.isArray(t.ops)) fail('field "ops" must be an array');
   const ops = t.ops as unknown[];
   ops.forEach((op, i) => checkOp(op, `ops[${i}]`, fail, false));
   if (t.expected !== undefined) {
     if (!Array.isArray(t.expected)) fail('field "expected" must be an array');
-    if ((t.expected as unknown[]).length !== ops.length) fail(`"expected" has ${(t.expected as unknown[]).length} entries for ${ops.length} ops`);
+    if ((t.expected as unknown[]).length !== ops.length)
+      fail(`"expected" has ${(t.expected as unknown[]).length} entries for ${ops.length} ops`);
   }
   for (const f of ['watchEvents', 'watchMeta'] as const) {
-    if (t[f] !== undefined && (typeof t[f] !== 'object' || t[f] === null || Array.isArray(t[f]))) fail(`field "${f}" must be an object keyed by watch id`);
+    if (t[f] !== undefined && (typeof t[f] !== 'object' || t[f] === null || Array.isArray(t[f])))
+      fail(`field "${f}" must be an object keyed by watch id`);
   }
   return { name: typeof t.name === 'string' ? t.name : source, ...t } as GoldenTrace;
 }
@@ -121,47 +156,79 @@ function checkOp(raw: unknown, where: string, fail: (m: string) => never, inTxn:
   const name = op.op;
   if (typeof name !== 'string') fail(`${where}: field "op" is missing`);
   const allowed = inTxn ? BRANCH_OPS : KNOWN_OPS;
-  if (!allowed.has(name as string)) fail(`${where}: unknown op ${JSON.stringify(name)}${inTxn ? ' in a txn branch' : ''}`);
+  if (!allowed.has(name as string))
+    fail(`${where}: unknown op ${JSON.stringify(name)}${inTxn ? ' in a txn branch' : ''}`);
   const str = (f: string, optional = false) => {
     if (op[f] === undefined && optional) return;
     if (typeof op[f] !== 'string') fail(`${where} (${name}): field "${f}" must be a string`);
   };
   const num = (f: string, optional = false) => {
     if (op[f] === undefined && optional) return;
-    if (typeof op[f] !== 'number' || !Number.isFinite(op[f])) fail(`${where} (${name}): field "${f}" must be a number`);
+    if (typeof op[f] !== 'number' || !Number.isFinite(op[f]))
+      fail(`${where} (${name}): field "${f}" must be a number`);
   };
   const lease = (f: string, optional = false) => {
     if (op[f] === undefined && optional) return;
-    if (op[f] !== null && typeof op[f] !== 'string') fail(`${where} (${name}): field "${f}" must be a lease symbol or null`);
+    if (op[f] !== null && typeof op[f] !== 'string')
+      fail(`${where} (${name}): field "${f}" must be a lease symbol or null`);
   };
   switch (name) {
-    case 'put': str('key'); str('value', !!op.ignoreValue); lease('lease', true); break;
-    case 'range': case 'delete': str('key'); str('rangeEnd', true); num('revision', true); num('limit', true); break;
+    case 'put':
+      str('key');
+      str('value', !!op.ignoreValue);
+      lease('lease', true);
+      break;
+    case 'range':
+    case 'delete':
+      str('key');
+      str('rangeEnd', true);
+      num('revision', true);
+      num('limit', true);
+      break;
     case 'txn':
       for (const f of ['compare', 'success', 'failure']) {
-        if (op[f] !== undefined && !Array.isArray(op[f])) fail(`${where} (txn): field "${f}" must be an array`);
+        if (op[f] !== undefined && !Array.isArray(op[f]))
+          fail(`${where} (txn): field "${f}" must be an array`);
       }
       ((op.compare as unknown[]) ?? []).forEach((c, i) => {
         const cw = `${where}.compare[${i}]`;
         if (typeof c !== 'object' || c === null) fail(`${cw} is not an object`);
         const cc = c as Record<string, unknown>;
         if (typeof cc.key !== 'string') fail(`${cw}: field "key" must be a string`);
-        if (!['VALUE', 'VERSION', 'CREATE', 'MOD', 'LEASE'].includes(cc.target as string)) fail(`${cw}: field "target" must be VALUE, VERSION, CREATE, MOD or LEASE`);
-        if (!['EQUAL', 'NOT_EQUAL', 'GREATER', 'LESS'].includes(cc.result as string)) fail(`${cw}: field "result" must be EQUAL, NOT_EQUAL, GREATER or LESS`);
+        if (!['VALUE', 'VERSION', 'CREATE', 'MOD', 'LEASE'].includes(cc.target as string))
+          fail(`${cw}: field "target" must be VALUE, VERSION, CREATE, MOD or LEASE`);
+        if (!['EQUAL', 'NOT_EQUAL', 'GREATER', 'LESS'].includes(cc.result as string))
+          fail(`${cw}: field "result" must be EQUAL, NOT_EQUAL, GREATER or LESS`);
       });
       ((op.success as unknown[]) ?? []).forEach((o, i) => checkOp(o, `${where}.success[${i}]`, fail, true));
       ((op.failure as unknown[]) ?? []).forEach((o, i) => checkOp(o, `${where}.failure[${i}]`, fail, true));
       break;
-    case 'compact': num('revision'); break;
-    case 'leaseGrant': str('lease'); num('ttl'); break;
-    case 'leaseRevoke': case 'leaseKeepAlive': case 'leaseTimeToLive': case 'leaseExpire': str('lease'); break;
+    case 'compact':
+      num('revision');
+      break;
+    case 'leaseGrant':
+      str('lease');
+      num('ttl');
+      break;
+    case 'leaseRevoke':
+    case 'leaseKeepAlive':
+    case 'leaseTimeToLive':
+    case 'leaseExpire':
+      str('lease');
+      break;
     case 'watch':
-      if (typeof op.id !== 'string' && typeof op.id !== 'number') fail(`${where} (watch): field "id" must be a string or number`);
-      str('key'); str('rangeEnd', true); num('startRevision', true);
+      if (typeof op.id !== 'string' && typeof op.id !== 'number')
+        fail(`${where} (watch): field "id" must be a string or number`);
+      str('key');
+      str('rangeEnd', true);
+      num('startRevision', true);
       break;
     case 'watchCancel':
-      if (typeof op.id !== 'string' && typeof op.id !== 'number') fail(`${where} (watchCancel): field "id" must be a string or number`);
+      if (typeof op.id !== 'string' && typeof op.id !== 'number')
+        fail(`${where} (watchCancel): field "id" must be a string or number`);
       break;
-    case 'sleep': num('ms'); break;
+    case 'sleep':
+      num('ms');
+      break;
   }
 }

@@ -9,11 +9,33 @@
  * default the replayer waits until no watch response arrived for `quietMs`.
  */
 import type {
-  Compare, KeyValue, KvStore, LeaseId, RangeRequest, RequestOp, ResponseOp, TxnRequest, WatchEvent, WatchResponse, Watcher,
-  RangeResponse, PutResponse, DeleteRangeResponse, TxnResponse, SortOrder, SortTarget, WatchFilter,
+  Compare,
+  KeyValue,
+  KvStore,
+  LeaseId,
+  RangeRequest,
+  RequestOp,
+  ResponseOp,
+  TxnRequest,
+  WatchEvent,
+  WatchResponse,
+  Watcher,
+  RangeResponse,
+  PutResponse,
+  DeleteRangeResponse,
+  TxnResponse,
+  SortOrder,
+  SortTarget,
+  WatchFilter,
 } from '../types.js';
 import {
-  GRPC_CODE_NAMES, type GoldenTrace, type TraceKv, type TraceOp, type TraceResult, type TraceWatchEvent, type TraceWatchMeta,
+  GRPC_CODE_NAMES,
+  type GoldenTrace,
+  type TraceKv,
+  type TraceOp,
+  type TraceResult,
+  type TraceWatchEvent,
+  type TraceWatchMeta,
 } from './format.js';
 
 export interface ReplayHooks {
@@ -83,16 +105,27 @@ interface WatchState {
  * Replay `trace.ops` on `store` (which must be empty, at revision 1) and return
  * `{ expected, watchEvents, watchMeta }` in the trace's shapes.
  */
-export async function replayTrace(store: KvStore, trace: GoldenTrace, hooks: ReplayHooks, opts: ReplayOptions = {}): Promise<TraceResult> {
+export async function replayTrace(
+  store: KvStore,
+  trace: GoldenTrace,
+  hooks: ReplayHooks,
+  opts: ReplayOptions = {},
+): Promise<TraceResult> {
   const leases = new LeaseNames();
   const watches = new Map<string, WatchState>();
   const expected: unknown[] = [];
   let lastResponseAt = Date.now();
 
   const kv = (k: KeyValue): TraceKv => ({
-    key: k.key, value: dec.decode(k.value), createRevision: k.createRevision, modRevision: k.modRevision, version: k.version, lease: leases.name(k.lease),
+    key: k.key,
+    value: dec.decode(k.value),
+    createRevision: k.createRevision,
+    modRevision: k.modRevision,
+    version: k.version,
+    lease: leases.name(k.lease),
   });
-  const event = (e: WatchEvent): TraceWatchEvent => (e.prevKv ? { type: e.type, kv: kv(e.kv), prevKv: kv(e.prevKv) } : { type: e.type, kv: kv(e.kv) });
+  const event = (e: WatchEvent): TraceWatchEvent =>
+    e.prevKv ? { type: e.type, kv: kv(e.kv), prevKv: kv(e.prevKv) } : { type: e.type, kv: kv(e.kv) };
 
   const settle = async () => {
     if (hooks.settle) return hooks.settle();
@@ -107,20 +140,44 @@ export async function replayTrace(store: KvStore, trace: GoldenTrace, hooks: Rep
   const rangeReq = (op: Record<string, unknown>): RangeRequest => {
     const r: RangeRequest = { key: op.key as string };
     if (op.rangeEnd !== undefined) r.rangeEnd = op.rangeEnd as string;
-    for (const f of ['limit', 'revision', 'minModRevision', 'maxModRevision', 'minCreateRevision', 'maxCreateRevision'] as const) {
+    for (const f of [
+      'limit',
+      'revision',
+      'minModRevision',
+      'maxModRevision',
+      'minCreateRevision',
+      'maxCreateRevision',
+    ] as const) {
       if (op[f] !== undefined) r[f] = op[f] as number;
     }
-    for (const f of ['serializable', 'keysOnly', 'countOnly'] as const) if (op[f] !== undefined) r[f] = !!op[f];
+    for (const f of ['serializable', 'keysOnly', 'countOnly'] as const)
+      if (op[f] !== undefined) r[f] = !!op[f];
     if (op.sortOrder !== undefined) r.sortOrder = op.sortOrder as SortOrder;
     if (op.sortTarget !== undefined) r.sortTarget = op.sortTarget as SortTarget;
     return r;
   };
-  const rangeOut = (r: RangeResponse) => ({ revision: r.header.revision, kvs: r.kvs.map(kv), count: r.count, more: r.more });
-  const putOut = (r: PutResponse) => ({ revision: r.header.revision, prevKv: r.prevKv ? kv(r.prevKv) : null });
-  const deleteOut = (r: DeleteRangeResponse) => ({ revision: r.header.revision, deleted: r.deleted, prevKvs: r.prevKvs.map(kv) });
+  const rangeOut = (r: RangeResponse) => ({
+    revision: r.header.revision,
+    kvs: r.kvs.map(kv),
+    count: r.count,
+    more: r.more,
+  });
+  const putOut = (r: PutResponse) => ({
+    revision: r.header.revision,
+    prevKv: r.prevKv ? kv(r.prevKv) : null,
+  });
+  const deleteOut = (r: DeleteRangeResponse) => ({
+    revision: r.header.revision,
+    deleted: r.deleted,
+    prevKvs: r.prevKvs.map(kv),
+  });
 
   const compare = (c: Record<string, unknown>): Compare => {
-    const out: Compare = { key: c.key as string, target: c.target as Compare['target'], result: c.result as Compare['result'] };
+    const out: Compare = {
+      key: c.key as string,
+      target: c.target as Compare['target'],
+      result: c.result as Compare['result'],
+    };
     if (c.rangeEnd !== undefined) out.rangeEnd = c.rangeEnd as string;
     if (c.value !== undefined) out.value = enc.encode(c.value as string);
     if (c.version !== undefined) out.version = c.version as number;
@@ -131,15 +188,29 @@ export async function replayTrace(store: KvStore, trace: GoldenTrace, hooks: Rep
   };
   const requestOp = (o: Record<string, unknown>): RequestOp => {
     switch (o.op) {
-      case 'range': return { requestRange: rangeReq(o) };
-      case 'put': return {
-        requestPut: {
-          key: o.key as string, value: enc.encode((o.value as string | undefined) ?? ''), lease: leases.id(o.lease),
-          prevKv: !!o.prevKv, ignoreValue: !!o.ignoreValue, ignoreLease: !!o.ignoreLease,
-        },
-      };
-      case 'delete': return { requestDeleteRange: { key: o.key as string, rangeEnd: o.rangeEnd as string | undefined, prevKv: !!o.prevKv } };
-      default: return { requestTxn: txnReq(o) };
+      case 'range':
+        return { requestRange: rangeReq(o) };
+      case 'put':
+        return {
+          requestPut: {
+            key: o.key as string,
+            value: enc.encode((o.value as string | undefined) ?? ''),
+            lease: leases.id(o.lease),
+            prevKv: !!o.prevKv,
+            ignoreValue: !!o.ignoreValue,
+            ignoreLease: !!o.ignoreLease,
+          },
+        };
+      case 'delete':
+        return {
+          requestDeleteRange: {
+            key: o.key as string,
+            rangeEnd: o.rangeEnd as string | undefined,
+            prevKv: !!o.prevKv,
+          },
+        };
+      default:
+        return { requestTxn: txnReq(o) };
     }
   };
   const txnReq = (o: Record<string, unknown>): TxnRequest => ({
@@ -153,7 +224,11 @@ export async function replayTrace(store: KvStore, trace: GoldenTrace, hooks: Rep
     if ('responseDeleteRange' in r) return { delete: deleteOut(r.responseDeleteRange) };
     return { txn: txnOut(r.responseTxn) };
   };
-  const txnOut = (r: TxnResponse): unknown => ({ revision: r.header.revision, succeeded: r.succeeded, responses: r.responses.map(responseOp) });
+  const txnOut = (r: TxnResponse): unknown => ({
+    revision: r.header.revision,
+    succeeded: r.succeeded,
+    responses: r.responses.map(responseOp),
+  });
 
   const onWatch = (w: WatchState, r: WatchResponse) => {
     lastResponseAt = Date.now();
@@ -186,23 +261,43 @@ export async function replayTrace(store: KvStore, trace: GoldenTrace, hooks: Rep
         const { requestPut } = requestOp(op) as { requestPut: Parameters<KvStore['put']>[0] };
         return putOut(await store.put(requestPut));
       }
-      case 'range': return rangeOut(await store.range(rangeReq(op)));
-      case 'delete': return deleteOut(await store.deleteRange({ key: op.key as string, rangeEnd: op.rangeEnd as string | undefined, prevKv: !!op.prevKv }));
-      case 'txn': return txnOut(await store.txn(txnReq(op)));
-      case 'compact': return { revision: (await store.compact({ revision: op.revision as number, physical: !!op.physical })).header.revision };
+      case 'range':
+        return rangeOut(await store.range(rangeReq(op)));
+      case 'delete':
+        return deleteOut(
+          await store.deleteRange({
+            key: op.key as string,
+            rangeEnd: op.rangeEnd as string | undefined,
+            prevKv: !!op.prevKv,
+          }),
+        );
+      case 'txn':
+        return txnOut(await store.txn(txnReq(op)));
+      case 'compact':
+        return {
+          revision: (await store.compact({ revision: op.revision as number, physical: !!op.physical })).header
+            .revision,
+        };
       case 'leaseGrant': {
         const r = await store.leaseGrant(op.ttl as number);
         leases.bind(op.lease as string, r.id);
         return { revision: r.header.revision, lease: op.lease, ttl: r.ttl };
       }
-      case 'leaseRevoke': return { revision: (await store.leaseRevoke(leases.id(op.lease))).header.revision };
+      case 'leaseRevoke':
+        return { revision: (await store.leaseRevoke(leases.id(op.lease))).header.revision };
       case 'leaseKeepAlive': {
         const r = await store.leaseKeepAlive(leases.id(op.lease));
         return { revision: r.header.revision, lease: op.lease, ttl: r.ttl };
       }
       case 'leaseTimeToLive': {
         const r = await store.leaseTimeToLive(leases.id(op.lease), { keys: !!op.keys });
-        return { revision: r.header.revision, lease: op.lease, ttl: r.ttl, grantedTTL: r.grantedTtl, keys: [...r.keys].sort() };
+        return {
+          revision: r.header.revision,
+          lease: op.lease,
+          ttl: r.ttl,
+          grantedTTL: r.grantedTtl,
+          keys: [...r.keys].sort(),
+        };
       }
       case 'leaseExpire': {
         await hooks.expireLease(leases.id(op.lease));
@@ -212,19 +307,34 @@ export async function replayTrace(store: KvStore, trace: GoldenTrace, hooks: Rep
       case 'watch': {
         const id = String(op.id);
         const w: WatchState = {
-          id, watcher: null, progressNotify: !!op.progressNotify, canceledByClient: false, events: [], sleepProgress: null,
-          meta: { createdRevision: null, canceled: null, compactRevision: null, responses: [], progressRevisions: [], errors: [] },
+          id,
+          watcher: null,
+          progressNotify: !!op.progressNotify,
+          canceledByClient: false,
+          events: [],
+          sleepProgress: null,
+          meta: {
+            createdRevision: null,
+            canceled: null,
+            compactRevision: null,
+            responses: [],
+            progressRevisions: [],
+            errors: [],
+          },
         };
         watches.set(id, w);
-        w.watcher = await store.watch({
-          key: op.key as string,
-          rangeEnd: op.rangeEnd as string | undefined,
-          startRevision: op.startRevision as number | undefined,
-          prevKv: !!op.prevKv,
-          filters: op.filters as WatchFilter[] | undefined,
-          progressNotify: !!op.progressNotify,
-          fragment: !!op.fragment,
-        }, (r) => onWatch(w, r));
+        w.watcher = await store.watch(
+          {
+            key: op.key as string,
+            rangeEnd: op.rangeEnd as string | undefined,
+            startRevision: op.startRevision as number | undefined,
+            prevKv: !!op.prevKv,
+            filters: op.filters as WatchFilter[] | undefined,
+            progressNotify: !!op.progressNotify,
+            fragment: !!op.fragment,
+          },
+          (r) => onWatch(w, r),
+        );
         w.meta.createdRevision = w.watcher.createdRevision;
         return { created: true, revision: w.watcher.createdRevision };
       }
@@ -238,7 +348,9 @@ export async function replayTrace(store: KvStore, trace: GoldenTrace, hooks: Rep
         return { canceled: true };
       }
       case 'sleep': {
-        const active = [...watches.values()].filter((w) => w.progressNotify && !w.canceledByClient && w.meta.canceled === null);
+        const active = [...watches.values()].filter(
+          (w) => w.progressNotify && !w.canceledByClient && w.meta.canceled === null,
+        );
         for (const w of active) w.sleepProgress = null;
         await hooks.sleep(op.ms as number);
         await settle();
@@ -258,9 +370,16 @@ export async function replayTrace(store: KvStore, trace: GoldenTrace, hooks: Rep
       answer = await run(op);
     } catch (err) {
       const e = err as { code?: unknown; message?: string };
-      if (typeof e?.code !== 'number') throw new Error(`${trace.name}: ops[${i}] (${op.op}): ${e?.message ?? String(err)}`);
+      if (typeof e?.code !== 'number')
+        throw new Error(`${trace.name}: ops[${i}] (${op.op}): ${e?.message ?? String(err)}`);
       const msg = e.message ?? '';
-      answer = { error: { code: e.code, codeName: GRPC_CODE_NAMES[e.code] ?? `CODE_${e.code}`, message: msg.startsWith('etcdserver: ') ? msg : `etcdserver: ${msg}` } };
+      answer = {
+        error: {
+          code: e.code,
+          codeName: GRPC_CODE_NAMES[e.code] ?? `CODE_${e.code}`,
+          message: msg.startsWith('etcdserver: ') ? msg : `etcdserver: ${msg}`,
+        },
+      };
     }
     expected.push(answer);
     opts.onOp?.(i, op, answer);

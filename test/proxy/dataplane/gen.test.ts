@@ -4,8 +4,12 @@ import { Rng } from '../../../src/util/rng.js';
 
 describe('generateCluster (seeded Services + EndpointSlices)', () => {
   it('is fixed by its seed', () => {
-    expect(generateCluster({ services: 50, endpoints: 3, seed: 4 })).toEqual(generateCluster({ services: 50, endpoints: 3, seed: 4 }));
-    expect(generateCluster({ services: 50, endpoints: 3, seed: 4 })).not.toEqual(generateCluster({ services: 50, endpoints: 3, seed: 5 }));
+    expect(generateCluster({ services: 50, endpoints: 3, seed: 4 })).toEqual(
+      generateCluster({ services: 50, endpoints: 3, seed: 4 }),
+    );
+    expect(generateCluster({ services: 50, endpoints: 3, seed: 4 })).not.toEqual(
+      generateCluster({ services: 50, endpoints: 3, seed: 5 }),
+    );
   });
 
   it('cuts slices at 100 endpoints, never reuses an address, and mixes types and policies', () => {
@@ -22,13 +26,22 @@ describe('generateCluster (seeded Services + EndpointSlices)', () => {
     expect(c.services.some((s) => s.spec.sessionAffinity === 'ClientIP')).toBe(true);
     expect(c.services.some((s) => s.spec.externalTrafficPolicy === 'Local')).toBe(true);
     expect(c.services.some((s) => s.spec.ports![0].protocol === 'UDP')).toBe(true);
-    const nodePorts = c.services.flatMap((s) => (s.spec.ports ?? []).map((p) => p.nodePort).filter((p) => p !== undefined));
+    const nodePorts = c.services.flatMap((s) =>
+      (s.spec.ports ?? []).map((p) => p.nodePort).filter((p) => p !== undefined),
+    );
     expect(new Set(nodePorts).size).toBe(nodePorts.length);
   });
 
   it('stops making NodePort services when the NodePort range runs out', () => {
-    const c = generateCluster({ services: 4000, endpoints: 0, seed: 2, mix: { nodePort: 1, loadBalancer: 0 } });
-    const np = c.services.flatMap((s) => (s.spec.ports ?? []).map((p) => p.nodePort ?? 0)).filter((p) => p > 0);
+    const c = generateCluster({
+      services: 4000,
+      endpoints: 0,
+      seed: 2,
+      mix: { nodePort: 1, loadBalancer: 0 },
+    });
+    const np = c.services
+      .flatMap((s) => (s.spec.ports ?? []).map((p) => p.nodePort ?? 0))
+      .filter((p) => p > 0);
     expect(Math.max(...np)).toBeLessThanOrEqual(32767);
     expect(c.services.filter((s) => s.spec.type === 'ClusterIP').length).toBeGreaterThan(1000);
   });
@@ -51,6 +64,8 @@ describe('generateCluster (seeded Services + EndpointSlices)', () => {
     expect(() => generateCluster({ services: -1, endpoints: 1 })).toThrow(/options.services/);
     expect(() => generateCluster({ services: 1, endpoints: 1.5 })).toThrow(/options.endpoints/);
     expect(() => generateCluster({ services: 1, endpoints: 1, mix: { udp: 2 } })).toThrow(/options.mix.udp/);
-    expect(() => generateCluster({ services: 1, endpoints: 1, mix: { bogus: 0.1 } as never })).toThrow(/options.mix.bogus/);
+    expect(() => generateCluster({ services: 1, endpoints: 1, mix: { bogus: 0.1 } as never })).toThrow(
+      /options.mix.bogus/,
+    );
   });
 });

@@ -5,14 +5,30 @@ import { JsKernel, newResult, type PacketBatch } from '../../../src/proxy/datapl
 import { RES_PASS, RES_REJECT, ipToU32 } from '../../../src/proxy/dataplane/program.js';
 import { NODE, upstreamServices, upstreamSlices } from '../nftables/fixture.js';
 
-function batch(pkts: { dst: string; port: number; src: string; proto?: number; seed?: number }[]): PacketBatch {
+function batch(
+  pkts: { dst: string; port: number; src: string; proto?: number; seed?: number }[],
+): PacketBatch {
   const n = pkts.length;
-  const b: PacketBatch = { n, dst: new Int32Array(n), src: new Int32Array(n), dport: new Int32Array(n), proto: new Int32Array(n), seed: new Int32Array(n), flags: new Int32Array(n) };
-  pkts.forEach((p, i) => { b.dst[i] = ipToU32(p.dst) | 0; b.src[i] = ipToU32(p.src) | 0; b.dport[i] = p.port; b.proto[i] = p.proto ?? 6; b.seed[i] = p.seed ?? i + 1; });
+  const b: PacketBatch = {
+    n,
+    dst: new Int32Array(n),
+    src: new Int32Array(n),
+    dport: new Int32Array(n),
+    proto: new Int32Array(n),
+    seed: new Int32Array(n),
+    flags: new Int32Array(n),
+  };
+  pkts.forEach((p, i) => {
+    b.dst[i] = ipToU32(p.dst) | 0;
+    b.src[i] = ipToU32(p.src) | 0;
+    b.dport[i] = p.port;
+    b.proto[i] = p.proto ?? 6;
+    b.seed[i] = p.seed ?? i + 1;
+  });
   return b;
 }
 
-describe('dataplane on kube-proxy\'s TestOverallNFTablesRules services, every mode', () => {
+describe("dataplane on kube-proxy's TestOverallNFTablesRules services, every mode", () => {
   const state = buildProxyState(upstreamServices, upstreamSlices, NODE);
   const m = { servicePorts: state.servicePorts, endpoints: state.endpoints, node: state.node };
   for (const mode of PROXY_MODES) {

@@ -20,7 +20,10 @@ describe('partial syncs, replayed and classified', () => {
     state.applyChanges();
     const p = new NftablesProxier({ clusterCIDR: c.clusterCIDR });
     const table = new NftTable();
-    table.apply(p.sync({ servicePorts: state.servicePorts, endpoints: state.endpoints, node: state.node, now: 0 }).script);
+    table.apply(
+      p.sync({ servicePorts: state.servicePorts, endpoints: state.endpoints, node: state.node, now: 0 })
+        .script,
+    );
     const rng = new Rng(seed);
     let now = 0;
     for (let i = 0; i < 5; i++) {
@@ -28,13 +31,29 @@ describe('partial syncs, replayed and classified', () => {
       const ch = changeOneEndpoint(c, rng);
       state.onEndpointSliceUpdate(old[ch.sliceIndex], ch.slice);
       now += 600;
-      const r = p.sync({ servicePorts: state.servicePorts, endpoints: state.endpoints, node: state.node, changes: state.applyChanges(), now });
+      const r = p.sync({
+        servicePorts: state.servicePorts,
+        endpoints: state.endpoints,
+        node: state.node,
+        changes: state.applyChanges(),
+        now,
+      });
       if (r.staleScript) table.apply(r.staleScript, 'stale');
       table.apply(r.script, `partial ${i}`);
       const prog = compileNftables(table, { localIPs: ['192.168.0.10'] });
       const svcName = ch.slice.metadata.labels!['kubernetes.io/service-name'];
-      const ports = new Map([...state.servicePorts].filter(([, s]) => s.name.name === svcName && s.name.namespace === ch.slice.metadata.namespace));
-      const b = generatePackets(ports, state.node, { n: 400, seed: i, missShare: 0, externalSourceShare: 0, nodeLocalShare: 0 });
+      const ports = new Map(
+        [...state.servicePorts].filter(
+          ([, s]) => s.name.name === svcName && s.name.namespace === ch.slice.metadata.namespace,
+        ),
+      );
+      const b = generatePackets(ports, state.node, {
+        n: 400,
+        seed: i,
+        missShare: 0,
+        externalSourceShare: 0,
+        nodeLocalShare: 0,
+      });
       const out = newResult(b.n);
       new JsKernel(prog).classify(b, out);
       const hit = new Set([...out.result].filter((x) => x >= 0).map((x) => prog.endpoints[x].split(':')[0]));
@@ -71,14 +90,23 @@ describe('partial syncs, replayed and classified', () => {
       const r = p.sync({ servicePorts: state.servicePorts, endpoints: state.endpoints, node: state.node });
       r.delta.ipvsadm.forEach(applyLine);
       const want = new Map<string, Set<string>>();
-      r.ipvsadm.trim().split('\n').forEach((l) => {
-        const w = l.split(' ');
-        const vs = `${w[1]} ${w[2]}`;
-        if (w[0] === '-A') want.set(vs, new Set()); else want.get(vs)!.add(w[4]);
-      });
+      r.ipvsadm
+        .trim()
+        .split('\n')
+        .forEach((l) => {
+          const w = l.split(' ');
+          const vs = `${w[1]} ${w[2]}`;
+          if (w[0] === '-A') want.set(vs, new Set());
+          else want.get(vs)!.add(w[4]);
+        });
       expect(kernel).toEqual(want);
       // and the full outputs still compile and classify
-      const prog = compileIpvs({ ipvsadm: r.ipvsadm, iptables: r.iptables, ipsets: parseIpsetRestore(r.ipset), localIPs: ['192.168.0.10', ...r.state.boundAddresses] });
+      const prog = compileIpvs({
+        ipvsadm: r.ipvsadm,
+        iptables: r.iptables,
+        ipsets: parseIpsetRestore(r.ipset),
+        localIPs: ['192.168.0.10', ...r.state.boundAddresses],
+      });
       expect(prog.summary.virtualServers).toBe(r.stats.virtualServers);
     }
   });

@@ -20,7 +20,8 @@ export const fakeProxierOptions: IptablesSyncerOptions = {
 
 export function makeTestService(namespace: string, name: string, fn: (svc: Service) => void): Service {
   const svc: Service = {
-    apiVersion: 'v1', kind: 'Service',
+    apiVersion: 'v1',
+    kind: 'Service',
     metadata: { namespace, name, annotations: {} },
     spec: {},
     status: {},
@@ -29,9 +30,15 @@ export function makeTestService(namespace: string, name: string, fn: (svc: Servi
   return svc;
 }
 
-export function makeTestEndpointSlice(namespace: string, name: string, sliceNum: number, fn: (eps: EndpointSlice) => void): EndpointSlice {
+export function makeTestEndpointSlice(
+  namespace: string,
+  name: string,
+  sliceNum: number,
+  fn: (eps: EndpointSlice) => void,
+): EndpointSlice {
   const eps: EndpointSlice = {
-    apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice',
+    apiVersion: 'discovery.k8s.io/v1',
+    kind: 'EndpointSlice',
     metadata: { namespace, name: `${name}-${sliceNum}`, labels: { 'kubernetes.io/service-name': name } },
     addressType: 'IPv4',
     endpoints: [],

@@ -4,7 +4,14 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/util/clock.js';
 import { IptablesSyncer } from '../../../src/proxy/sync.js';
 import { sortIptablesRules } from '../../../src/proxy/renderers/iptables/normalize.js';
-import { fakeNode, fakeProxierOptions, fixture, makeTestEndpointSlice, makeTestService, testNodeName } from './fixtures.js';
+import {
+  fakeNode,
+  fakeProxierOptions,
+  fixture,
+  makeTestEndpointSlice,
+  makeTestService,
+  testNodeName,
+} from './fixtures.js';
 import type { EndpointSlice, Service } from '../../../src/api/types.js';
 
 function assertRulesEqual(actual: string, expected: string) {
@@ -12,7 +19,14 @@ function assertRulesEqual(actual: string, expected: string) {
 }
 
 const tcp = 'TCP' as const;
-function oneEndpointSlice(ns: string, name: string, ip: string, port: number, portName: string, nodeName?: string): EndpointSlice {
+function oneEndpointSlice(
+  ns: string,
+  name: string,
+  ip: string,
+  port: number,
+  portName: string,
+  nodeName?: string,
+): EndpointSlice {
   return makeTestEndpointSlice(ns, name, 1, (eps) => {
     eps.endpoints = [{ addresses: [ip], ...(nodeName ? { nodeName } : {}) }];
     eps.ports = [{ name: portName, port, protocol: tcp }];
@@ -69,7 +83,10 @@ describe('TestOverallIPTablesRules', () => {
       oneEndpointSlice('ns2', 'svc2', '10.180.0.2', 80, 'p80'),
       oneEndpointSlice('ns3', 'svc3', '10.180.0.3', 80, 'p80'),
       makeTestEndpointSlice('ns4', 'svc4', 1, (eps) => {
-        eps.endpoints = [{ addresses: ['10.180.0.4'] }, { addresses: ['10.180.0.5'], nodeName: testNodeName }];
+        eps.endpoints = [
+          { addresses: ['10.180.0.4'] },
+          { addresses: ['10.180.0.5'], nodeName: testNodeName },
+        ];
         eps.ports = [{ name: 'p80', port: 80, protocol: tcp }];
       }),
       oneEndpointSlice('ns5', 'svc5', '10.180.0.3', 80, 'p80'),
@@ -80,19 +97,31 @@ describe('TestOverallIPTablesRules', () => {
     assertRulesEqual(r.text, fixture('overall.txt'));
     expect(r.kind).toBe('full');
     // metric: sync_proxy_rules_iptables_total{table="nat"} equals the -A lines of the nat table
-    const natRules = r.text.split('*nat')[1].split('\n').filter((l) => l.startsWith('-A')).length;
+    const natRules = r.text
+      .split('*nat')[1]
+      .split('\n')
+      .filter((l) => l.startsWith('-A')).length;
     expect(r.rulesTotal.nat).toBe(natRules);
   });
 });
 
 describe('TestSyncProxyRulesRepeated (partial syncs)', () => {
   it('writes only changed services and deletes stale chains', () => {
-    const s = new IptablesSyncer(fakeNode, { ...fakeProxierOptions, nfacct: false, clock: new ManualClock() });
+    const s = new IptablesSyncer(fakeNode, {
+      ...fakeProxierOptions,
+      nfacct: false,
+      clock: new ManualClock(),
+    });
     const svc = (ns: string, name: string, ip: string, portName: string, port: number) =>
-      makeTestService(ns, name, (x) => { x.spec.type = 'ClusterIP'; x.spec.clusterIP = ip; x.spec.ports = [{ name: portName, port, protocol: tcp }]; });
+      makeTestService(ns, name, (x) => {
+        x.spec.type = 'ClusterIP';
+        x.spec.clusterIP = ip;
+        x.spec.ports = [{ name: portName, port, protocol: tcp }];
+      });
     const svc1 = svc('ns1', 'svc1', '172.30.0.41', 'p80', 80);
     const svc2 = svc('ns2', 'svc2', '172.30.0.42', 'p8080', 8080);
-    s.state.onServiceAdd(svc1); s.state.onServiceAdd(svc2);
+    s.state.onServiceAdd(svc1);
+    s.state.onServiceAdd(svc2);
     s.state.onEndpointSliceAdd(oneEndpointSlice('ns1', 'svc1', '10.0.1.1', 80, 'p80'));
     s.state.onEndpointSliceAdd(oneEndpointSlice('ns2', 'svc2', '10.0.2.1', 8080, 'p8080'));
     let r = s.sync();
@@ -147,8 +176,19 @@ describe('TestSyncProxyRulesRepeated (partial syncs)', () => {
 
   it('a failed restore forces the next sync to be full', () => {
     let fail = false;
-    const s = new IptablesSyncer(fakeNode, { ...fakeProxierOptions, clock: new ManualClock(), apply: () => { if (fail) throw new Error('restore failed'); } });
-    s.state.onServiceAdd(makeTestService('ns1', 'svc1', (x) => { x.spec.clusterIP = '172.30.0.41'; x.spec.ports = [{ name: 'p80', port: 80 }]; }));
+    const s = new IptablesSyncer(fakeNode, {
+      ...fakeProxierOptions,
+      clock: new ManualClock(),
+      apply: () => {
+        if (fail) throw new Error('restore failed');
+      },
+    });
+    s.state.onServiceAdd(
+      makeTestService('ns1', 'svc1', (x) => {
+        x.spec.clusterIP = '172.30.0.41';
+        x.spec.ports = [{ name: 'p80', port: 80 }];
+      }),
+    );
     expect(s.sync().kind).toBe('full');
     fail = true;
     const bad = s.sync();
@@ -171,16 +211,29 @@ describe('TestSyncProxyRulesRepeated (partial syncs)', () => {
 
 describe('topology change', () => {
   it('new zone label forces a full sync that follows the zone hints', () => {
-    const s = new IptablesSyncer({ name: testNodeName, ips: { IPv4: '192.168.0.2' }, topologyLabels: { 'topology.kubernetes.io/zone': 'zone-a' } },
-      { ...fakeProxierOptions, clock: new ManualClock() });
-    s.state.onServiceAdd(makeTestService('ns1', 'svc1', (x) => { x.spec.clusterIP = '172.30.0.41'; x.spec.ports = [{ name: 'p80', port: 80 }]; }));
-    s.state.onEndpointSliceAdd(makeTestEndpointSlice('ns1', 'svc1', 1, (e) => {
-      e.endpoints = [
-        { addresses: ['10.180.0.1'], hints: { forZones: [{ name: 'zone-a' }] } },
-        { addresses: ['10.180.0.2'], hints: { forZones: [{ name: 'zone-b' }] } },
-      ];
-      e.ports = [{ name: 'p80', port: 80 }];
-    }));
+    const s = new IptablesSyncer(
+      {
+        name: testNodeName,
+        ips: { IPv4: '192.168.0.2' },
+        topologyLabels: { 'topology.kubernetes.io/zone': 'zone-a' },
+      },
+      { ...fakeProxierOptions, clock: new ManualClock() },
+    );
+    s.state.onServiceAdd(
+      makeTestService('ns1', 'svc1', (x) => {
+        x.spec.clusterIP = '172.30.0.41';
+        x.spec.ports = [{ name: 'p80', port: 80 }];
+      }),
+    );
+    s.state.onEndpointSliceAdd(
+      makeTestEndpointSlice('ns1', 'svc1', 1, (e) => {
+        e.endpoints = [
+          { addresses: ['10.180.0.1'], hints: { forZones: [{ name: 'zone-a' }] } },
+          { addresses: ['10.180.0.2'], hints: { forZones: [{ name: 'zone-b' }] } },
+        ];
+        e.ports = [{ name: 'p80', port: 80 }];
+      }),
+    );
     const a = s.sync();
     expect(a.text).toContain('--to-destination 10.180.0.1:80');
     expect(a.text).not.toContain('--to-destination 10.180.0.2:80');
@@ -198,23 +251,36 @@ describe('stale chain cleanup in large-cluster mode', () => {
   it('deletes stale chains at most once per syncPeriod above 1000 endpoints', () => {
     const clock = new ManualClock();
     const s = new IptablesSyncer(fakeNode, { ...fakeProxierOptions, clock, syncPeriodMs: 30_000 });
-    const big = makeTestService('ns1', 'big', (x) => { x.spec.clusterIP = '172.30.0.50'; x.spec.ports = [{ name: 'p80', port: 80 }]; });
-    const small = makeTestService('ns1', 'small', (x) => { x.spec.clusterIP = '172.30.0.51'; x.spec.ports = [{ name: 'p80', port: 80 }]; });
+    const big = makeTestService('ns1', 'big', (x) => {
+      x.spec.clusterIP = '172.30.0.50';
+      x.spec.ports = [{ name: 'p80', port: 80 }];
+    });
+    const small = makeTestService('ns1', 'small', (x) => {
+      x.spec.clusterIP = '172.30.0.51';
+      x.spec.ports = [{ name: 'p80', port: 80 }];
+    });
     s.state.onServiceAdd(big);
     s.state.onServiceAdd(small);
-    s.state.onEndpointSliceAdd(makeTestEndpointSlice('ns1', 'big', 1, (e) => {
-      e.endpoints = Array.from({ length: 1001 }, (_, i) => ({ addresses: [`10.1.${i >> 8}.${i & 255}`] }));
-      e.ports = [{ name: 'p80', port: 80 }];
-    }));
-    s.state.onEndpointSliceAdd(makeTestEndpointSlice('ns1', 'small', 1, (e) => { e.endpoints = [{ addresses: ['10.2.0.1'] }]; e.ports = [{ name: 'p80', port: 80 }]; }));
+    s.state.onEndpointSliceAdd(
+      makeTestEndpointSlice('ns1', 'big', 1, (e) => {
+        e.endpoints = Array.from({ length: 1001 }, (_, i) => ({ addresses: [`10.1.${i >> 8}.${i & 255}`] }));
+        e.ports = [{ name: 'p80', port: 80 }];
+      }),
+    );
+    s.state.onEndpointSliceAdd(
+      makeTestEndpointSlice('ns1', 'small', 1, (e) => {
+        e.endpoints = [{ addresses: ['10.2.0.1'] }];
+        e.ports = [{ name: 'p80', port: 80 }];
+      }),
+    );
     expect(s.sync().largeClusterMode).toBe(true);
     s.state.onServiceDelete(small);
     clock.advance(1000);
     const early = s.sync();
-    expect(early.deletedChains).toBe(0);              // kube-proxy skips iptables-save here
+    expect(early.deletedChains).toBe(0); // kube-proxy skips iptables-save here
     clock.advance(30_000);
     const later = s.sync();
-    expect(later.deletedChains).toBe(2);              // small's KUBE-SVC and KUBE-SEP
+    expect(later.deletedChains).toBe(2); // small's KUBE-SVC and KUBE-SEP
     expect(later.text).toMatch(/^-X KUBE-SVC-/m);
   });
 });

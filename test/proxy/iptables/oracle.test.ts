@@ -21,17 +21,30 @@ const backends: string[] = [];
 
 function run(cmd: string, args: string[], input?: string | Buffer) {
   const r = spawnSync(cmd, args, { input, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
-  return { code: r.status ?? -1, out: r.stdout ?? '', err: (r.stderr ?? '') + (r.error ? String(r.error) : '') };
+  return {
+    code: r.status ?? -1,
+    out: r.stdout ?? '',
+    err: (r.stderr ?? '') + (r.error ? String(r.error) : ''),
+  };
 }
 function inNs(cmd: string, args: string[], input?: string | Buffer) {
   return run('ip', ['netns', 'exec', ns, cmd, ...args], input);
 }
 
 beforeAll(() => {
-  if (process.platform !== 'linux') { skipReason = 'not Linux'; return; }
-  if (process.getuid?.() !== 0) { skipReason = 'not root (network namespaces need CAP_SYS_ADMIN)'; return; }
+  if (process.platform !== 'linux') {
+    skipReason = 'not Linux';
+    return;
+  }
+  if (process.getuid?.() !== 0) {
+    skipReason = 'not root (network namespaces need CAP_SYS_ADMIN)';
+    return;
+  }
   const add = run('ip', ['netns', 'add', ns]);
-  if (add.code !== 0) { skipReason = `ip netns add failed: ${add.err.trim()}`; return; }
+  if (add.code !== 0) {
+    skipReason = `ip netns add failed: ${add.err.trim()}`;
+    return;
+  }
   for (const b of ['iptables-nft-restore', 'iptables-legacy-restore']) {
     const probe = inNs(b, ['--test'], '*nat\n:KUBE-PROBE - [0:0]\n-A KUBE-PROBE -j RETURN\nCOMMIT\n');
     if (probe.code === 0) backends.push(b);
@@ -45,7 +58,10 @@ afterAll(() => {
 });
 
 function skipped(): boolean {
-  if (skipReason) { console.warn(`skipping iptables-restore oracle: ${skipReason}`); return true; }
+  if (skipReason) {
+    console.warn(`skipping iptables-restore oracle: ${skipReason}`);
+    return true;
+  }
   return false;
 }
 
@@ -70,7 +86,7 @@ function chainsFromRestore(text: string, table: string): Map<string, number> {
 const saveCmd = (restore: string) => restore.replace('-restore', '-save');
 
 describe('real iptables-restore accepts kubesim output', () => {
-  it('--test accepts kube-proxy\'s own expected ruleset (sanity check of the oracle)', () => {
+  it("--test accepts kube-proxy's own expected ruleset (sanity check of the oracle)", () => {
     if (skipped()) return;
     for (const b of backends) {
       const r = inNs(b, ['--test'], fixture('overall.txt'));
@@ -91,11 +107,17 @@ describe('real iptables-restore accepts kubesim output', () => {
   it.each([
     ['defaults (random-fully, nfacct, ClusterCIDR detector)', {}],
     ['masquerade-all, no detector', { masqueradeAll: true, clusterCIDR: undefined }],
-    ['nodeport-addresses primary, no localhost nodeports', { nodePortAddresses: ['primary'], localhostNodePorts: false }],
+    [
+      'nodeport-addresses primary, no localhost nodeports',
+      { nodePortAddresses: ['primary'], localhostNodePorts: false },
+    ],
   ] as [string, IptablesSyncerOptions][])('--test accepts a generated 300x4 cluster: %s', (_name, extra) => {
     if (skipped()) return;
     const g = generateCluster({ services: 300, endpoints: 4, seed: 7 });
-    const s = new IptablesSyncer({ name: g.nodeName, ips: { IPv4: '192.168.0.10' } }, { clusterCIDR: g.clusterCIDR, clock: new ManualClock(), ...extra });
+    const s = new IptablesSyncer(
+      { name: g.nodeName, ips: { IPv4: '192.168.0.10' } },
+      { clusterCIDR: g.clusterCIDR, clock: new ManualClock(), ...extra },
+    );
     for (const svc of g.services) s.state.onServiceAdd(svc);
     for (const eps of g.endpointSlices) s.state.onEndpointSliceAdd(eps);
     const text = s.sync().text;
@@ -106,18 +128,45 @@ describe('real iptables-restore accepts kubesim output', () => {
     }
   });
 
-  it('ip6tables-restore --test accepts an IPv6 proxier\'s rules', () => {
+  it("ip6tables-restore --test accepts an IPv6 proxier's rules", () => {
     if (skipped()) return;
-    const svc: Service = { apiVersion: 'v1', kind: 'Service', metadata: { namespace: 'ns1', name: 'v6' },
-      spec: { type: 'LoadBalancer', clusterIP: 'fd00:10:96::1', clusterIPs: ['fd00:10:96::1'], externalTrafficPolicy: 'Local', healthCheckNodePort: 30001,
-        loadBalancerSourceRanges: ['2001:db8:ffff::/48'], sessionAffinity: 'ClientIP',
-        ports: [{ name: 'p80', port: 80, nodePort: 3001 }, { name: 'dns', port: 53, protocol: 'UDP', nodePort: 3002 }] },
-      status: { loadBalancer: { ingress: [{ ip: '2001:db8:1::10' }] } } };
-    const eps: EndpointSlice = { apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice',
-      metadata: { namespace: 'ns1', name: 'v6-1', labels: { 'kubernetes.io/service-name': 'v6' } }, addressType: 'IPv6',
-      endpoints: [{ addresses: ['fd00:10::5'], nodeName: 'n1' }, { addresses: ['fd00:10::6'], nodeName: 'n2' }],
-      ports: [{ name: 'p80', port: 8080 }, { name: 'dns', port: 53, protocol: 'UDP' }] };
-    const s = new IptablesSyncer({ name: 'n1', ips: { IPv6: '2001:db8::1' } }, { family: 'IPv6', clusterCIDR: 'fd00:10::/64', clock: new ManualClock() });
+    const svc: Service = {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { namespace: 'ns1', name: 'v6' },
+      spec: {
+        type: 'LoadBalancer',
+        clusterIP: 'fd00:10:96::1',
+        clusterIPs: ['fd00:10:96::1'],
+        externalTrafficPolicy: 'Local',
+        healthCheckNodePort: 30001,
+        loadBalancerSourceRanges: ['2001:db8:ffff::/48'],
+        sessionAffinity: 'ClientIP',
+        ports: [
+          { name: 'p80', port: 80, nodePort: 3001 },
+          { name: 'dns', port: 53, protocol: 'UDP', nodePort: 3002 },
+        ],
+      },
+      status: { loadBalancer: { ingress: [{ ip: '2001:db8:1::10' }] } },
+    };
+    const eps: EndpointSlice = {
+      apiVersion: 'discovery.k8s.io/v1',
+      kind: 'EndpointSlice',
+      metadata: { namespace: 'ns1', name: 'v6-1', labels: { 'kubernetes.io/service-name': 'v6' } },
+      addressType: 'IPv6',
+      endpoints: [
+        { addresses: ['fd00:10::5'], nodeName: 'n1' },
+        { addresses: ['fd00:10::6'], nodeName: 'n2' },
+      ],
+      ports: [
+        { name: 'p80', port: 8080 },
+        { name: 'dns', port: 53, protocol: 'UDP' },
+      ],
+    };
+    const s = new IptablesSyncer(
+      { name: 'n1', ips: { IPv6: '2001:db8::1' } },
+      { family: 'IPv6', clusterCIDR: 'fd00:10::/64', clock: new ManualClock() },
+    );
     s.state.onServiceAdd(svc);
     s.state.onEndpointSliceAdd(eps);
     const text = s.sync().text;
@@ -126,7 +175,10 @@ describe('real iptables-restore accepts kubesim output', () => {
     for (const b of backends) {
       const v6 = b.replace('iptables-', 'ip6tables-');
       const probe = inNs(v6, ['--test'], '*nat\n:KUBE-PROBE - [0:0]\nCOMMIT\n');
-      if (probe.code !== 0) { console.warn(`${v6} unusable here: ${probe.err.trim()}`); continue; }
+      if (probe.code !== 0) {
+        console.warn(`${v6} unusable here: ${probe.err.trim()}`);
+        continue;
+      }
       const r = inNs(v6, ['--test'], text);
       expect(r.err).toBe('');
       expect(r.code).toBe(0);
@@ -143,13 +195,20 @@ describe('real iptables-restore accepts kubesim output', () => {
       const g = generateCluster({ services: 60, endpoints: 3, seed: 11 });
       const node = { name: g.nodeName, ips: { IPv4: '192.168.0.10' } };
       // nfacct objects cannot be created here (no nfacct tool), so run as kube-proxy does when that fails
-      const opts: IptablesSyncerOptions = { clusterCIDR: g.clusterCIDR, nfacct: false, clock: new ManualClock() };
+      const opts: IptablesSyncerOptions = {
+        clusterCIDR: g.clusterCIDR,
+        nfacct: false,
+        clock: new ManualClock(),
+      };
       const applyErrors: string[] = [];
       const s = new IptablesSyncer(node, {
         ...opts,
         apply: (input) => {
-          const r = inNs(b, ["--noflush", "--counters"], input);
-          if (r.code !== 0) { applyErrors.push(r.err); throw new Error(r.err); }
+          const r = inNs(b, ['--noflush', '--counters'], input);
+          if (r.code !== 0) {
+            applyErrors.push(r.err);
+            throw new Error(r.err);
+          }
         },
       });
       for (const svc of g.services) s.state.onServiceAdd(svc);
@@ -174,11 +233,16 @@ describe('real iptables-restore accepts kubesim output', () => {
         expect(r.applied).toBe(true);
 
         const save = inNs(saveCmd(b), []).out;
-        const fresh = renderIptables({ servicePorts: s.state.servicePorts, endpoints: s.state.endpoints, node }, opts);
+        const fresh = renderIptables(
+          { servicePorts: s.state.servicePorts, endpoints: s.state.endpoints, node },
+          opts,
+        );
         for (const table of ['nat', 'filter']) {
           const kernel = chainsFromSave(save, table);
           const want = chainsFromRestore(fresh.text, table);
-          expect(Object.fromEntries([...kernel].sort()), `${b} ${table} after step ${step}`).toEqual(Object.fromEntries([...want].sort()));
+          expect(Object.fromEntries([...kernel].sort()), `${b} ${table} after step ${step}`).toEqual(
+            Object.fromEntries([...want].sort()),
+          );
         }
         // kube-proxy's rules-total metric equals what the kernel holds
         const natRules = [...chainsFromSave(save, 'nat').values()].reduce((a, c) => a + c, 0);

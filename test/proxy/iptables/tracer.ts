@@ -7,16 +7,32 @@
 import { parseIptablesDump } from '../../../src/proxy/renderers/iptables/normalize.js';
 import { cidrContains, parseCidr, canonicalIP } from '../../../src/proxy/model/index.js';
 
-interface Value { neg: boolean; v: string }
+interface Value {
+  neg: boolean;
+  v: string;
+}
 interface Rule {
   raw: string;
-  src?: Value; srcType?: Value; proto?: Value; dst?: Value; dstType?: Value; dport?: Value;
-  jump?: string; probability?: string; dnat?: string; stateful: boolean;
+  src?: Value;
+  srcType?: Value;
+  proto?: Value;
+  dst?: Value;
+  dstType?: Value;
+  dport?: Value;
+  jump?: string;
+  probability?: string;
+  dnat?: string;
+  stateful: boolean;
 }
 
 const WORD = /(?:^|\s)("[^"]*"|[^"]\S*)/g;
 const PARAMS: Record<string, keyof Rule> = {
-  '-s': 'src', '--src-type': 'srcType', '-p': 'proto', '-d': 'dst', '--dst-type': 'dstType', '--dport': 'dport',
+  '-s': 'src',
+  '--src-type': 'srcType',
+  '-p': 'proto',
+  '-d': 'dst',
+  '--dst-type': 'dstType',
+  '--dport': 'dport',
 };
 
 function parseRule(raw: string): Rule {
@@ -24,16 +40,33 @@ function parseRule(raw: string): Rule {
   for (const m of raw.matchAll(WORD)) w.push(m[1].replace(/^"|"$/g, ''));
   const r: Rule = { raw, stateful: false };
   let neg = false;
-  for (let i = 0; i < w.length;) {
-    if (w[i] === '-m' && i < w.length - 1) { i += 2; continue; }
-    if (w[i] === '!') { neg = true; i++; continue; }
+  for (let i = 0; i < w.length; ) {
+    if (w[i] === '-m' && i < w.length - 1) {
+      i += 2;
+      continue;
+    }
+    if (w[i] === '!') {
+      neg = true;
+      i++;
+      continue;
+    }
     const p = PARAMS[w[i]];
-    if (p) { (r as unknown as Record<string, Value>)[p] = { neg, v: w[i + 1] }; i += 2; }
-    else if (w[i] === '-j') { r.jump = w[i + 1]; i += 2; }
-    else if (w[i] === '--probability') { r.probability = w[i + 1]; i += 2; }
-    else if (w[i] === '--to-destination') { r.dnat = w[i + 1]; i += 2; }
-    else if (w[i] === '--rcheck' || w[i] === '--mark' || w[i] === '--ctstate') { r.stateful = true; i += w[i] === '--rcheck' ? 1 : 2; }
-    else i++;
+    if (p) {
+      (r as unknown as Record<string, Value>)[p] = { neg, v: w[i + 1] };
+      i += 2;
+    } else if (w[i] === '-j') {
+      r.jump = w[i + 1];
+      i += 2;
+    } else if (w[i] === '--probability') {
+      r.probability = w[i + 1];
+      i += 2;
+    } else if (w[i] === '--to-destination') {
+      r.dnat = w[i + 1];
+      i += 2;
+    } else if (w[i] === '--rcheck' || w[i] === '--mark' || w[i] === '--ctstate') {
+      r.stateful = true;
+      i += w[i] === '--rcheck' ? 1 : 2;
+    } else i++;
     neg = false;
   }
   return r;
@@ -48,9 +81,20 @@ function addressMatches(v: Value, ip: string): boolean {
 
 const matches = (v: Value, s: string) => (v.neg ? v.v !== s : v.v === s);
 
-export interface TraceResult { output: string; masq: boolean; matched: string[] }
+export interface TraceResult {
+  output: string;
+  masq: boolean;
+  matched: string[];
+}
 
-export function tracePacket(rules: string, sourceIP: string, protocol: string, destIP: string, destPort: number, nodeIPs: string[]): TraceResult {
+export function tracePacket(
+  rules: string,
+  sourceIP: string,
+  protocol: string,
+  destIP: string,
+  destPort: number,
+  nodeIPs: string[],
+): TraceResult {
   const tables = new Map<string, Map<string, Rule[]>>();
   for (const t of parseIptablesDump(rules)) {
     tables.set(t.name, new Map(t.chains.map((c) => [c.name, c.rules.map(parseRule)])));
@@ -79,9 +123,17 @@ export function tracePacket(rules: string, sourceIP: string, protocol: string, d
       if (!ruleMatches(r, dst)) continue;
       matched.push(r.raw);
       switch (r.jump) {
-        case 'KUBE-MARK-MASQ': masq = true; continue;
-        case 'ACCEPT': case 'REJECT': case 'DROP': outputs.push(r.jump); return true;
-        case 'DNAT': outputs.push(r.dnat!); return true;
+        case 'KUBE-MARK-MASQ':
+          masq = true;
+          continue;
+        case 'ACCEPT':
+        case 'REJECT':
+        case 'DROP':
+          outputs.push(r.jump);
+          return true;
+        case 'DNAT':
+          outputs.push(r.dnat!);
+          return true;
         default: {
           const terminated = runChain(table, r.jump, dst);
           if (terminated && r.probability === undefined) return true;
@@ -97,6 +149,7 @@ export function tracePacket(rules: string, sourceIP: string, protocol: string, d
     const o = outputs[0];
     dst = o.startsWith('[') ? o.slice(1, o.indexOf(']')) : o.split(':')[0];
   }
-  for (const c of ['KUBE-SERVICES', 'KUBE-EXTERNAL-SERVICES', 'KUBE-NODEPORTS', 'KUBE-PROXY-FIREWALL']) runChain('filter', c, dst);
+  for (const c of ['KUBE-SERVICES', 'KUBE-EXTERNAL-SERVICES', 'KUBE-NODEPORTS', 'KUBE-PROXY-FIREWALL'])
+    runChain('filter', c, dst);
   return { output: outputs.join(', '), masq, matched };
 }

@@ -10,10 +10,14 @@ const NODE = { name: 'test-node', ips: { IPv4: '192.168.0.2' as string } };
 
 function render(opts: ConstructorParameters<typeof IpvsProxier>[0] = {}) {
   const state = buildProxyState(upstreamServices, upstreamSlices, NODE);
-  return new IpvsProxier({ clusterCIDR: '10.0.0.0/8', masqueradeMark: '0x4000', ...opts }).sync({ servicePorts: state.servicePorts, endpoints: state.endpoints, node: state.node });
+  return new IpvsProxier({ clusterCIDR: '10.0.0.0/8', masqueradeMark: '0x4000', ...opts }).sync({
+    servicePorts: state.servicePorts,
+    endpoints: state.endpoints,
+    node: state.node,
+  });
 }
 
-describe('ipvs renderer on kube-proxy\'s TestOverallNFTablesRules services', () => {
+describe("ipvs renderer on kube-proxy's TestOverallNFTablesRules services", () => {
   const r = render();
   const ipvs = r.ipvsadm.split('\n');
   it.each([
@@ -41,7 +45,14 @@ describe('ipvs renderer on kube-proxy\'s TestOverallNFTablesRules services', () 
 
   it('fills the ipsets as kube-proxy does', () => {
     const sets = r.state.ipsets;
-    expect([...sets.get('KUBE-CLUSTER-IP')!]).toEqual(['172.30.0.41,tcp:80', '172.30.0.42,tcp:80', '172.30.0.43,tcp:80', '172.30.0.44,tcp:80', '172.30.0.45,tcp:80', '172.30.0.46,tcp:80']);
+    expect([...sets.get('KUBE-CLUSTER-IP')!]).toEqual([
+      '172.30.0.41,tcp:80',
+      '172.30.0.42,tcp:80',
+      '172.30.0.43,tcp:80',
+      '172.30.0.44,tcp:80',
+      '172.30.0.45,tcp:80',
+      '172.30.0.46,tcp:80',
+    ]);
     expect([...sets.get('KUBE-EXTERNAL-IP')!]).toEqual(['192.168.99.33,tcp:80']);
     expect([...sets.get('KUBE-EXTERNAL-IP-LOCAL')!]).toEqual(['192.168.99.22,tcp:80']);
     expect([...sets.get('KUBE-LOAD-BALANCER')!]).toEqual(['1.2.3.4,tcp:80', '5.6.7.8,tcp:80']);
@@ -53,16 +64,24 @@ describe('ipvs renderer on kube-proxy\'s TestOverallNFTablesRules services', () 
     expect([...sets.get('KUBE-HEALTH-CHECK-NODE-PORT')!]).toEqual(['30000']);
     expect([...sets.get('KUBE-LOOP-BACK')!]).toEqual(['10.180.0.5,tcp:80,10.180.0.5']);
     expect(sets.get('KUBE-IPVS-IPS')!.has('172.30.0.41')).toBe(true);
-    expect(r.ipset).toContain('create KUBE-CLUSTER-IP hash:ip,port family inet hashsize 1024 maxelem 65536\n');
+    expect(r.ipset).toContain(
+      'create KUBE-CLUSTER-IP hash:ip,port family inet hashsize 1024 maxelem 65536\n',
+    );
     expect(r.ipset).toContain('create KUBE-NODE-PORT-TCP bitmap:port range 0-65535\n');
   });
 
   it('writes the iptables rules ipvs mode keeps', () => {
     const ipt = r.iptables.split('\n');
-    expect(ipt).toContain('-A KUBE-SERVICES -m comment --comment "Kubernetes service cluster ip + port for masquerade purpose" -m set --match-set KUBE-CLUSTER-IP dst,dst ! -s 10.0.0.0/8 -j KUBE-MARK-MASQ');
-    expect(ipt).toContain('-A KUBE-NODE-PORT -p tcp -m comment --comment "Kubernetes nodeport TCP port with externalTrafficPolicy=local" -m set --match-set KUBE-NODE-PORT-LOCAL-TCP dst -j RETURN');
+    expect(ipt).toContain(
+      '-A KUBE-SERVICES -m comment --comment "Kubernetes service cluster ip + port for masquerade purpose" -m set --match-set KUBE-CLUSTER-IP dst,dst ! -s 10.0.0.0/8 -j KUBE-MARK-MASQ',
+    );
+    expect(ipt).toContain(
+      '-A KUBE-NODE-PORT -p tcp -m comment --comment "Kubernetes nodeport TCP port with externalTrafficPolicy=local" -m set --match-set KUBE-NODE-PORT-LOCAL-TCP dst -j RETURN',
+    );
     expect(ipt).toContain('-A KUBE-SERVICES -m addrtype --dst-type LOCAL -j KUBE-NODE-PORT');
-    expect(ipt).toContain('-A KUBE-IPVS-OUT-FILTER -s 5.6.7.8 -m ipvs --vaddr 5.6.7.8 --vproto tcp --vport 80 -j DROP');
+    expect(ipt).toContain(
+      '-A KUBE-IPVS-OUT-FILTER -s 5.6.7.8 -m ipvs --vaddr 5.6.7.8 --vproto tcp --vport 80 -j DROP',
+    );
     expect(ipt).toContain('-A KUBE-MARK-MASQ -j MARK --or-mark 0x4000');
     // the LOCAL node-port set's RETURN comes before the masquerading one
     const iLocal = ipt.findIndex((l) => l.includes('KUBE-NODE-PORT-LOCAL-TCP dst'));
@@ -99,12 +118,21 @@ describe('ipvs incremental sync', () => {
       state.onEndpointSliceUpdate(old[ch.sliceIndex], ch.slice);
       state.applyChanges();
       const r = p.sync({ servicePorts: state.servicePorts, endpoints: state.endpoints, node: state.node });
-      const svcKeys = new Set([...r.state.virtualServers.values()].filter((vs) => vs.reals.some((x) => x.startsWith(`${ch.added}:`))).map((vs) => vs.servicePort));
-      const vsOfService = [...r.state.virtualServers.values()].filter((vs) => svcKeys.has(vs.servicePort)).length;
+      const svcKeys = new Set(
+        [...r.state.virtualServers.values()]
+          .filter((vs) => vs.reals.some((x) => x.startsWith(`${ch.added}:`)))
+          .map((vs) => vs.servicePort),
+      );
+      const vsOfService = [...r.state.virtualServers.values()].filter((vs) =>
+        svcKeys.has(vs.servicePort),
+      ).length;
       // at most one add and one delete per virtual server of the changed service, nothing else
       expect(r.stats.deltaOps.virtualServers).toBe(0);
       expect(r.stats.deltaOps.realServers).toBeLessThanOrEqual(2 * Math.max(1, vsOfService));
-      for (const l of r.delta.ipvsadm) expect(l).toMatch(new RegExp(`-r (${ch.added.replaceAll('.', '\\.')}|${ch.removed.replaceAll('.', '\\.')}):`));
+      for (const l of r.delta.ipvsadm)
+        expect(l).toMatch(
+          new RegExp(`-r (${ch.added.replaceAll('.', '\\.')}|${ch.removed.replaceAll('.', '\\.')}):`),
+        );
     }
   });
 });
@@ -115,11 +143,20 @@ describe('ipvs outputs accepted by the real tools (in a private network namespac
     ns = createNetns();
     if (typeof ns === 'string') console.warn(`skipping ipset/iptables/ipvsadm oracles: ${ns}`);
   });
-  afterAll(() => { if (typeof ns !== 'string') ns.destroy(); });
+  afterAll(() => {
+    if (typeof ns !== 'string') ns.destroy();
+  });
 
   const cluster = generateCluster({ services: 200, endpoints: 5, seed: 11, nodes: 4 });
-  const state = buildProxyState(cluster.services, cluster.endpointSlices, { name: cluster.nodeName, ips: { IPv4: '192.168.0.10' } });
-  const r = new IpvsProxier({ clusterCIDR: cluster.clusterCIDR }).sync({ servicePorts: state.servicePorts, endpoints: state.endpoints, node: state.node });
+  const state = buildProxyState(cluster.services, cluster.endpointSlices, {
+    name: cluster.nodeName,
+    ips: { IPv4: '192.168.0.10' },
+  });
+  const r = new IpvsProxier({ clusterCIDR: cluster.clusterCIDR }).sync({
+    servicePorts: state.servicePorts,
+    endpoints: state.endpoints,
+    node: state.node,
+  });
 
   it('ipset restore accepts the sets, and the kernel holds every entry', (ctx) => {
     if (typeof ns === 'string') ctx.skip();
@@ -127,7 +164,12 @@ describe('ipvs outputs accepted by the real tools (in a private network namespac
     const res = n.run('ipset', ['restore'], r.ipset);
     expect(res.stderr).toBe('');
     expect(res.status).toBe(0);
-    const listed = n.run('ipset', ['list', 'KUBE-CLUSTER-IP']).stdout.split('Members:\n')[1].trim().split('\n').sort();
+    const listed = n
+      .run('ipset', ['list', 'KUBE-CLUSTER-IP'])
+      .stdout.split('Members:\n')[1]
+      .trim()
+      .split('\n')
+      .sort();
     expect(listed).toEqual([...r.state.ipsets.get('KUBE-CLUSTER-IP')!].sort());
   });
 
@@ -137,12 +179,25 @@ describe('ipvs outputs accepted by the real tools (in a private network namespac
     const test = n.run('iptables-restore', ['--test'], r.iptables);
     expect(test.status).toBe(0);
     // the only acceptable complaint: this kernel lacks ip_vs, so the -m ipvs match is unknown to it
-    expect(test.stderr.split('\n').filter((l) => l && !/^Warning: Extension ipvs revision 0 not supported/.test(l))).toEqual([]);
+    expect(
+      test.stderr
+        .split('\n')
+        .filter((l) => l && !/^Warning: Extension ipvs revision 0 not supported/.test(l)),
+    ).toEqual([]);
     // applying needs the sets (ipset restore above ran in the same namespace)
     let res = n.run('iptables-restore', ['--noflush'], r.iptables);
     if (res.status !== 0 && /Extension ipvs .*missing kernel module/.test(res.stderr)) {
-      console.warn('ip_vs kernel module missing: applying the iptables rules without the -m ipvs (KUBE-IPVS-OUT-FILTER) lines');
-      res = n.run('iptables-restore', ['--noflush'], r.iptables.split('\n').filter((l) => !l.includes('-m ipvs')).join('\n'));
+      console.warn(
+        'ip_vs kernel module missing: applying the iptables rules without the -m ipvs (KUBE-IPVS-OUT-FILTER) lines',
+      );
+      res = n.run(
+        'iptables-restore',
+        ['--noflush'],
+        r.iptables
+          .split('\n')
+          .filter((l) => !l.includes('-m ipvs'))
+          .join('\n'),
+      );
     }
     expect(res.stderr).toBe('');
     expect(res.status).toBe(0);
@@ -151,13 +206,23 @@ describe('ipvs outputs accepted by the real tools (in a private network namespac
   it('the kube-ipvs0 address lines apply with ip -batch', (ctx) => {
     if (typeof ns === 'string') ctx.skip();
     const n = ns as Netns;
-    let batch = r.addresses.split('\n').map((l) => l.replace(/^ip /, '')).join('\n');
-    let dev = 'kube-ipvs0';
+    let batch = r.addresses
+      .split('\n')
+      .map((l) => l.replace(/^ip /, ''))
+      .join('\n');
+    const dev = 'kube-ipvs0';
     if (n.run('ip', ['link', 'add', 'kubesim-probe', 'type', 'dummy']).status !== 0) {
       // no dummy-interface support in this kernel: check the address lines against a veth instead
-      console.warn('dummy interfaces unsupported here: binding the kube-ipvs0 addresses to a veth for the check');
-      expect(n.run('ip', ['link', 'add', 'kube-ipvs0', 'type', 'veth', 'peer', 'name', 'kubesim-peer']).stderr).toBe('');
-      batch = batch.split('\n').filter((l) => !l.startsWith('link add')).join('\n');
+      console.warn(
+        'dummy interfaces unsupported here: binding the kube-ipvs0 addresses to a veth for the check',
+      );
+      expect(
+        n.run('ip', ['link', 'add', 'kube-ipvs0', 'type', 'veth', 'peer', 'name', 'kubesim-peer']).stderr,
+      ).toBe('');
+      batch = batch
+        .split('\n')
+        .filter((l) => !l.startsWith('link add'))
+        .join('\n');
     }
     const res = n.run('ip', ['-batch', '-'], batch);
     expect(res.stderr).toBe('');

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { hashAndTruncate, servicePortChainNameBase, servicePortEndpointChainNameBase } from '../../../src/proxy/renderers/nftables/names.js';
+import {
+  hashAndTruncate,
+  servicePortChainNameBase,
+  servicePortEndpointChainNameBase,
+} from '../../../src/proxy/renderers/nftables/names.js';
 
 // Expected names are taken from kube-proxy's own tests (pkg/proxy/nftables/proxier_test.go).
 describe('nftables chain names (kube-proxy hashAndTruncate)', () => {
@@ -29,6 +33,8 @@ describe('nftables chain names (kube-proxy hashAndTruncate)', () => {
     expect(out.endsWith('...')).toBe(true);
   });
   it('turns IPv6 colons into dots', () => {
-    expect(servicePortEndpointChainNameBase('ns', 's', 'tcp', 'p', 'fd00::1', 80)).toMatch(/^[A-Z2-7]{8}-ns\/s\/tcp\/p__fd00..1\/80$/);
+    expect(servicePortEndpointChainNameBase('ns', 's', 'tcp', 'p', 'fd00::1', 80)).toMatch(
+      /^[A-Z2-7]{8}-ns\/s\/tcp\/p__fd00..1\/80$/,
+    );
   });
 });

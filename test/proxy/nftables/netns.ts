@@ -25,12 +25,20 @@ export function createNetns(): Netns | string {
   return {
     name,
     run(cmd, args, input) {
-      const res = spawnSync('ip', ['netns', 'exec', name, cmd, ...args], { input, encoding: 'utf8', maxBuffer: 1 << 30 });
+      const res = spawnSync('ip', ['netns', 'exec', name, cmd, ...args], {
+        input,
+        encoding: 'utf8',
+        maxBuffer: 1 << 30,
+      });
       if (res.error) return { status: 127, stdout: '', stderr: res.error.message };
       return { status: res.status ?? 1, stdout: res.stdout, stderr: res.stderr };
     },
     destroy() {
-      try { execFileSync('ip', ['netns', 'del', name]); } catch { /* already gone */ }
+      try {
+        execFileSync('ip', ['netns', 'del', name]);
+      } catch {
+        /* already gone */
+      }
     },
   };
 }
@@ -39,6 +47,7 @@ export function createNetns(): Netns | string {
 export function probe(ns: Netns, cmd: string, args: string[], input?: string): string | null {
   const r = ns.run(cmd, args, input);
   if (r.status === 127) return `${cmd} not installed`;
-  if (r.status !== 0) return `${cmd} ${args.join(' ')} failed: ${(r.stderr || r.stdout).trim().split('\n')[0]}`;
+  if (r.status !== 0)
+    return `${cmd} ${args.join(' ')} failed: ${(r.stderr || r.stdout).trim().split('\n')[0]}`;
   return null;
 }

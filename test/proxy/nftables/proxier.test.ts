@@ -12,8 +12,13 @@ import { NODE, slice, upstreamServices, upstreamSlices } from './fixture.js';
 
 function fullScript(): string {
   const state = buildProxyState(upstreamServices, upstreamSlices, NODE);
-  const p = new NftablesProxier({ clusterCIDR: '10.0.0.0/8', serviceCIDRs: ['172.30.0.0/16'], masqueradeMark: '0x4000' });
-  return p.sync({ servicePorts: state.servicePorts, endpoints: state.endpoints, node: state.node, now: 0 }).script;
+  const p = new NftablesProxier({
+    clusterCIDR: '10.0.0.0/8',
+    serviceCIDRs: ['172.30.0.0/16'],
+    masqueradeMark: '0x4000',
+  });
+  return p.sync({ servicePorts: state.servicePorts, endpoints: state.endpoints, node: state.node, now: 0 })
+    .script;
 }
 
 describe('nftables renderer vs kube-proxy TestOverallNFTablesRules', () => {
@@ -82,13 +87,24 @@ describe('nftables partial sync (kube-proxy TestSyncProxyRulesRepeated semantics
     for (const s of upstreamSlices) state.onEndpointSliceAdd(s);
     state.applyChanges();
     const p = new NftablesProxier({ clusterCIDR: '10.0.0.0/8' });
-    const first = p.sync({ servicePorts: state.servicePorts, endpoints: state.endpoints, node: state.node, now: 0 });
+    const first = p.sync({
+      servicePorts: state.servicePorts,
+      endpoints: state.endpoints,
+      node: state.node,
+      now: 0,
+    });
     expect(first.full).toBe(true);
 
     // svc1's only endpoint moves from 10.180.0.1 to 10.180.0.9
     state.onEndpointSliceUpdate(upstreamSlices[0], slice('ns1', 'svc1', [{ ip: '10.180.0.9' }]));
     const ch = state.applyChanges();
-    const second = p.sync({ servicePorts: state.servicePorts, endpoints: state.endpoints, node: state.node, changes: ch, now: 100 });
+    const second = p.sync({
+      servicePorts: state.servicePorts,
+      endpoints: state.endpoints,
+      node: state.node,
+      changes: ch,
+      now: 100,
+    });
     expect(second.full).toBe(false);
     expect(second.servicePortsWritten).toBe(1);
     const l = second.script.split('\n');
@@ -100,8 +116,16 @@ describe('nftables partial sync (kube-proxy TestSyncProxyRulesRepeated semantics
     expect(second.staleScript).toBe('');
 
     // a sync more than 1 s later deletes the stale endpoint chain
-    const third = p.sync({ servicePorts: state.servicePorts, endpoints: state.endpoints, node: state.node, changes: state.applyChanges(), now: 1200 });
-    expect(third.staleScript).toBe('delete chain ip kube-proxy endpoint-5OJB2KTY-ns1/svc1/tcp/p80__10.180.0.1/80\n');
+    const third = p.sync({
+      servicePorts: state.servicePorts,
+      endpoints: state.endpoints,
+      node: state.node,
+      changes: state.applyChanges(),
+      now: 1200,
+    });
+    expect(third.staleScript).toBe(
+      'delete chain ip kube-proxy endpoint-5OJB2KTY-ns1/svc1/tcp/p80__10.180.0.1/80\n',
+    );
     expect(third.script).toBe(''); // nothing changed
     expect(p.existingChains()).not.toContain('endpoint-5OJB2KTY-ns1/svc1/tcp/p80__10.180.0.1/80');
   });
@@ -111,8 +135,16 @@ describe('nftables partial sync (kube-proxy TestSyncProxyRulesRepeated semantics
     const p = new NftablesProxier({ clusterCIDR: '10.0.0.0/8' });
     p.sync({ servicePorts: state.servicePorts, endpoints: state.endpoints, node: state.node, now: 0 });
     state.onEndpointSliceDelete(upstreamSlices[0]);
-    const r = p.sync({ servicePorts: state.servicePorts, endpoints: state.endpoints, node: state.node, changes: state.applyChanges(), now: 10 });
-    expect(r.script).toContain('add element ip kube-proxy no-endpoint-services { 172.30.0.41 . tcp . 80 comment "ns1/svc1:p80" : goto reject-chain }');
+    const r = p.sync({
+      servicePorts: state.servicePorts,
+      endpoints: state.endpoints,
+      node: state.node,
+      changes: state.applyChanges(),
+      now: 10,
+    });
+    expect(r.script).toContain(
+      'add element ip kube-proxy no-endpoint-services { 172.30.0.41 . tcp . 80 comment "ns1/svc1:p80" : goto reject-chain }',
+    );
     expect(r.script).toContain('delete element ip kube-proxy service-ips { 172.30.0.41 . tcp . 80 }');
     expect(r.script).toContain('flush chain ip kube-proxy service-ULMVA6XW-ns1/svc1/tcp/p80');
   });
@@ -126,11 +158,16 @@ describe('nftables scripts accepted by the real nft (nft -c -f in a private netw
     dir = mkdtempSync(join(tmpdir(), 'kubesim-nft-'));
     if (typeof ns !== 'string') {
       const why = probe(ns, 'nft', ['-c', '-f', '-'], 'add table ip kubesim-probe\n');
-      if (why) { ns.destroy(); ns = why; }
+      if (why) {
+        ns.destroy();
+        ns = why;
+      }
     }
     if (typeof ns === 'string') console.warn(`skipping nft oracle: ${ns}`);
   });
-  afterAll(() => { if (typeof ns !== 'string') ns.destroy(); });
+  afterAll(() => {
+    if (typeof ns !== 'string') ns.destroy();
+  });
 
   const nft = (args: string[], script: string, file: string) => {
     const n = ns as Netns;
@@ -146,37 +183,62 @@ describe('nftables scripts accepted by the real nft (nft -c -f in a private netw
     expect(r.status).toBe(0);
   });
 
-  it.each([1, 2, 3])('applies a generated cluster (seed %i), then checks and applies partial syncs', (seed, ctx) => {
-    if (typeof ns === 'string') ctx.skip();
-    const cluster = generateCluster({ services: 150, endpoints: 4, seed, nodes: 6 });
-    const state = new ProxyState({ name: cluster.nodeName, ips: { IPv4: '192.168.0.10' } });
-    for (const s of cluster.services) state.onServiceAdd(s);
-    for (const s of cluster.endpointSlices) state.onEndpointSliceAdd(s);
-    state.applyChanges();
-    const p = new NftablesProxier({ clusterCIDR: cluster.clusterCIDR, serviceCIDRs: [cluster.serviceCIDR] });
-    const full = p.sync({ servicePorts: state.servicePorts, endpoints: state.endpoints, node: state.node, now: 0 });
-    const n = ns as Netns;
-    n.run('nft', ['delete', 'table', 'ip', 'kube-proxy']);
-    let r = nft([], full.script, `full-${seed}.nft`);
-    expect(r.stderr).toBe('');
-    const rng = new Rng(seed);
-    let now = 0;
-    for (let i = 0; i < 4; i++) {
-      const old = cluster.endpointSlices.slice();
-      const change = changeOneEndpoint(cluster, rng);
-      state.onEndpointSliceUpdate(old[change.sliceIndex], change.slice);
-      now += 700;
-      const part = p.sync({ servicePorts: state.servicePorts, endpoints: state.endpoints, node: state.node, changes: state.applyChanges(), now });
-      expect(part.full).toBe(false);
-      if (part.staleScript) { r = nft([], part.staleScript, `stale-${seed}-${i}.nft`); expect(r.stderr).toBe(''); }
-      r = nft(['-c'], part.script, `part-${seed}-${i}.nft`);
+  it.each([1, 2, 3])(
+    'applies a generated cluster (seed %i), then checks and applies partial syncs',
+    (seed, ctx) => {
+      if (typeof ns === 'string') ctx.skip();
+      const cluster = generateCluster({ services: 150, endpoints: 4, seed, nodes: 6 });
+      const state = new ProxyState({ name: cluster.nodeName, ips: { IPv4: '192.168.0.10' } });
+      for (const s of cluster.services) state.onServiceAdd(s);
+      for (const s of cluster.endpointSlices) state.onEndpointSliceAdd(s);
+      state.applyChanges();
+      const p = new NftablesProxier({
+        clusterCIDR: cluster.clusterCIDR,
+        serviceCIDRs: [cluster.serviceCIDR],
+      });
+      const full = p.sync({
+        servicePorts: state.servicePorts,
+        endpoints: state.endpoints,
+        node: state.node,
+        now: 0,
+      });
+      const n = ns as Netns;
+      n.run('nft', ['delete', 'table', 'ip', 'kube-proxy']);
+      let r = nft([], full.script, `full-${seed}.nft`);
       expect(r.stderr).toBe('');
-      r = nft([], part.script, `part-${seed}-${i}.nft`);
-      expect(r.stderr).toBe('');
-    }
-    // the kernel's chain list equals the renderer's simulated one
-    const listed = n.run('nft', ['list', 'chains', 'ip']).stdout.split('\n')
-      .map((l) => /^\s*chain (\S+) \{/.exec(l)?.[1]).filter((c): c is string => !!c).map((c) => c.replace(/^"|"$/g, '')).sort();
-    expect(listed).toEqual(p.existingChains());
-  });
+      const rng = new Rng(seed);
+      let now = 0;
+      for (let i = 0; i < 4; i++) {
+        const old = cluster.endpointSlices.slice();
+        const change = changeOneEndpoint(cluster, rng);
+        state.onEndpointSliceUpdate(old[change.sliceIndex], change.slice);
+        now += 700;
+        const part = p.sync({
+          servicePorts: state.servicePorts,
+          endpoints: state.endpoints,
+          node: state.node,
+          changes: state.applyChanges(),
+          now,
+        });
+        expect(part.full).toBe(false);
+        if (part.staleScript) {
+          r = nft([], part.staleScript, `stale-${seed}-${i}.nft`);
+          expect(r.stderr).toBe('');
+        }
+        r = nft(['-c'], part.script, `part-${seed}-${i}.nft`);
+        expect(r.stderr).toBe('');
+        r = nft([], part.script, `part-${seed}-${i}.nft`);
+        expect(r.stderr).toBe('');
+      }
+      // the kernel's chain list equals the renderer's simulated one
+      const listed = n
+        .run('nft', ['list', 'chains', 'ip'])
+        .stdout.split('\n')
+        .map((l) => /^\s*chain (\S+) \{/.exec(l)?.[1])
+        .filter((c): c is string => !!c)
+        .map((c) => c.replace(/^"|"$/g, ''))
+        .sort();
+      expect(listed).toEqual(p.existingChains());
+    },
+  );
 });

@@ -11,7 +11,16 @@ import { NUM_SCORE_PLUGINS } from '../../../src/scheduler/kernels/types.js';
 let podSeq = 0;
 
 /** Builder in the spirit of upstream's st.MakeNode() */
-export function makeNode(name: string, opts: { capacity?: Record<string, string | number>; labels?: Record<string, string>; taints?: Taint[]; unschedulable?: boolean; images?: { names: string[]; sizeBytes: number }[] } = {}): Node {
+export function makeNode(
+  name: string,
+  opts: {
+    capacity?: Record<string, string | number>;
+    labels?: Record<string, string>;
+    taints?: Taint[];
+    unschedulable?: boolean;
+    images?: { names: string[]; sizeBytes: number }[];
+  } = {},
+): Node {
   return {
     apiVersion: 'v1',
     kind: 'Node',
@@ -22,22 +31,48 @@ export function makeNode(name: string, opts: { capacity?: Record<string, string 
 }
 
 /** upstream noderesources makeNode(name, milliCPU, memory, extended) */
-export function makeResNode(name: string, milliCPU: number, memory: number, extended: Record<string, number> = {}): Node {
+export function makeResNode(
+  name: string,
+  milliCPU: number,
+  memory: number,
+  extended: Record<string, number> = {},
+): Node {
   const cap: Record<string, string> = { cpu: `${milliCPU}m`, memory: `${memory}` };
   for (const [k, v] of Object.entries(extended)) cap[k] = `${v}`;
   return makeNode(name, { capacity: cap });
 }
 
 /** Builder in the spirit of st.MakePod(): each entry of `reqs` is one container's requests */
-export function makePod(opts: { name?: string; node?: string; reqs?: Record<string, string | number>[]; initReqs?: { req: Record<string, string | number>; sidecar?: boolean }[]; tolerations?: Toleration[]; nodeSelector?: Record<string, string>; affinity?: Pod['spec']['affinity']; images?: string[]; hostPorts?: { port: number; protocol?: 'TCP' | 'UDP' | 'SCTP'; ip?: string }[]; overhead?: Record<string, string> } = {}): Pod {
-  const containers: Container[] = (opts.reqs ?? []).map((r, i) => ({ name: `c${i}`, resources: { requests: r } }));
+export function makePod(
+  opts: {
+    name?: string;
+    node?: string;
+    reqs?: Record<string, string | number>[];
+    initReqs?: { req: Record<string, string | number>; sidecar?: boolean }[];
+    tolerations?: Toleration[];
+    nodeSelector?: Record<string, string>;
+    affinity?: Pod['spec']['affinity'];
+    images?: string[];
+    hostPorts?: { port: number; protocol?: 'TCP' | 'UDP' | 'SCTP'; ip?: string }[];
+    overhead?: Record<string, string>;
+  } = {},
+): Pod {
+  const containers: Container[] = (opts.reqs ?? []).map((r, i) => ({
+    name: `c${i}`,
+    resources: { requests: r },
+  }));
   (opts.images ?? []).forEach((img, i) => {
     if (containers[i]) containers[i].image = img;
     else containers.push({ name: `c${i}`, image: img });
   });
   if (opts.hostPorts?.length) {
     if (containers.length === 0) containers.push({ name: 'c0' });
-    containers[0].ports = opts.hostPorts.map((p) => ({ containerPort: p.port, hostPort: p.port, protocol: p.protocol, hostIP: p.ip }));
+    containers[0].ports = opts.hostPorts.map((p) => ({
+      containerPort: p.port,
+      hostPort: p.port,
+      protocol: p.protocol,
+      hostIP: p.ip,
+    }));
   }
   return {
     apiVersion: 'v1',
@@ -46,7 +81,11 @@ export function makePod(opts: { name?: string; node?: string; reqs?: Record<stri
     spec: {
       nodeName: opts.node,
       containers,
-      initContainers: opts.initReqs?.map((r, i) => ({ name: `i${i}`, resources: { requests: r.req }, restartPolicy: r.sidecar ? ('Always' as const) : undefined })),
+      initContainers: opts.initReqs?.map((r, i) => ({
+        name: `i${i}`,
+        resources: { requests: r.req },
+        restartPolicy: r.sidecar ? ('Always' as const) : undefined,
+      })),
       tolerations: opts.tolerations,
       nodeSelector: opts.nodeSelector,
       affinity: opts.affinity,
@@ -74,10 +113,17 @@ export interface RunResult {
 }
 
 /** Snapshot of the kernel output for every node slot examined. */
-export function collect(table: NodeTable, out: KernelOutput, processed: number, output: FilterScoreOptions['output'] = 'all'): RunResult {
+export function collect(
+  table: NodeTable,
+  out: KernelOutput,
+  processed: number,
+  output: FilterScoreOptions['output'] = 'all',
+): RunResult {
   const nodes = new Map<string, NodeResult>();
   // only the columns the output mode defines
-  const raw = output !== 'total', norm = output === 'all', total = output !== 'raw';
+  const raw = output !== 'total',
+    norm = output === 'all',
+    total = output !== 'raw';
   for (const s of table.slots()) {
     if (out.status[s] === 0) continue;
     const feasible = out.status[s] === 1;
@@ -94,7 +140,13 @@ export function collect(table: NodeTable, out: KernelOutput, processed: number, 
 }
 
 /** Builds a table, compiles `pod`, runs both kernels, asserts they agree, returns the JS result. */
-export function runBoth(nodes: Node[], existing: Pod[], pod: Pod, scoring: ScoringConfig = {}, opts: FilterScoreOptions = {}): RunResult {
+export function runBoth(
+  nodes: Node[],
+  existing: Pod[],
+  pod: Pod,
+  scoring: ScoringConfig = {},
+  opts: FilterScoreOptions = {},
+): RunResult {
   const table = new NodeTable({ initialCapacity: 32 });
   for (const n of nodes) table.addNode(n);
   for (const p of existing) table.addPod(p);

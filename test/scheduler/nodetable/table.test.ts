@@ -19,8 +19,12 @@ function outcome(table: NodeTable, pod: Pod, kernel = new WasmKernel()): Map<str
   kernel.filterAndScore(table, compilePod(table, pod, resolveScoring()), out, { ignoreFilters: false });
   const m = new Map<string, string>();
   for (const s of table.slots()) {
-    const raw = out.status[s] === 1 ? Array.from({ length: NUM_SCORE_PLUGINS }, (_, p) => out.raw(p)[s]).join(',') : '';
-    m.set(table.nodeName(s), `${out.status[s]}|${out.status[s] === 2 ? out.reasons[s] : 0}|${raw}|${out.status[s] === 1 ? out.total[s] : 0}`);
+    const raw =
+      out.status[s] === 1 ? Array.from({ length: NUM_SCORE_PLUGINS }, (_, p) => out.raw(p)[s]).join(',') : '';
+    m.set(
+      table.nodeName(s),
+      `${out.status[s]}|${out.status[s] === 2 ? out.reasons[s] : 0}|${raw}|${out.status[s] === 1 ? out.total[s] : 0}`,
+    );
   }
   return m;
 }
@@ -37,31 +41,62 @@ describe('NodeTable incremental updates', () => {
     const inc = new NodeTable({ initialCapacity: 32 });
     const liveNodes = new Map<string, Node>();
     const livePods = new Map<string, Pod>();
-    for (const n of cluster.nodes) { inc.addNode(n); liveNodes.set(n.metadata.name!, n); }
-    for (const p of cluster.pods) { inc.addPod(p); livePods.set(p.metadata.name!, p); }
+    for (const n of cluster.nodes) {
+      inc.addNode(n);
+      liveNodes.set(n.metadata.name!, n);
+    }
+    for (const p of cluster.pods) {
+      inc.addPod(p);
+      livePods.set(p.metadata.name!, p);
+    }
     const podList = [...livePods.values()];
     for (let i = 0; i < 600; i++) {
       const op = rng.int(5);
-      if (op === 0) { // remove a pod
+      if (op === 0) {
+        // remove a pod
         const p = rng.pick(podList);
         if (livePods.delete(p.metadata.name!)) inc.removePod(p);
-      } else if (op === 1) { // update a node: relabel, retaint, resize
+      } else if (op === 1) {
+        // update a node: relabel, retaint, resize
         const n = rng.pick(cluster.nodes);
         if (!liveNodes.has(n.metadata.name!)) continue;
         const u: Node = structuredClone(n);
         u.metadata.labels!['example.com/generation'] = String(rng.int(9));
-        u.spec = { ...u.spec, unschedulable: rng.next() < 0.3, taints: rng.next() < 0.5 ? [{ key: 'k' + rng.int(3), value: 'v', effect: rng.pick(['NoSchedule', 'PreferNoSchedule'] as const) }] : undefined };
+        u.spec = {
+          ...u.spec,
+          unschedulable: rng.next() < 0.3,
+          taints:
+            rng.next() < 0.5
+              ? [
+                  {
+                    key: 'k' + rng.int(3),
+                    value: 'v',
+                    effect: rng.pick(['NoSchedule', 'PreferNoSchedule'] as const),
+                  },
+                ]
+              : undefined,
+        };
         u.status!.allocatable = { ...u.status!.allocatable, cpu: `${1000 * (1 + rng.int(16))}m` };
         inc.updateNode(u);
         liveNodes.set(n.metadata.name!, u);
-      } else if (op === 2) { // remove a node (its pods wait for it)
+      } else if (op === 2) {
+        // remove a node (its pods wait for it)
         const n = rng.pick(cluster.nodes);
         if (liveNodes.delete(n.metadata.name!)) inc.removeNode(n.metadata.name!);
-      } else if (op === 3) { // re-add a node
+      } else if (op === 3) {
+        // re-add a node
         const n = rng.pick(cluster.nodes);
-        if (!liveNodes.has(n.metadata.name!)) { inc.addNode(n); liveNodes.set(n.metadata.name!, n); }
-      } else { // bind a new pod
-        const p = makePod({ node: rng.pick(cluster.nodes).metadata.name, reqs: [{ cpu: `${rng.range(1, 900)}m`, memory: `${rng.range(1, 900)}Mi` }], hostPorts: rng.next() < 0.2 ? [{ port: 8080 }] : undefined });
+        if (!liveNodes.has(n.metadata.name!)) {
+          inc.addNode(n);
+          liveNodes.set(n.metadata.name!, n);
+        }
+      } else {
+        // bind a new pod
+        const p = makePod({
+          node: rng.pick(cluster.nodes).metadata.name,
+          reqs: [{ cpu: `${rng.range(1, 900)}m`, memory: `${rng.range(1, 900)}Mi` }],
+          hostPorts: rng.next() < 0.2 ? [{ port: 8080 }] : undefined,
+        });
         inc.addPod(p);
         livePods.set(p.metadata.name!, p);
       }
@@ -75,8 +110,10 @@ describe('NodeTable incremental updates', () => {
     }
     // and per-node accounting agrees
     for (const name of liveNodes.keys()) {
-      const a = inc.nodeIndex(name), b = fresh.nodeIndex(name);
-      for (const r of ['cpu', 'memory', 'pods', 'nvidia.com/gpu']) expect(inc.requested(a, r)).toBe(fresh.requested(b, r));
+      const a = inc.nodeIndex(name),
+        b = fresh.nodeIndex(name);
+      for (const r of ['cpu', 'memory', 'pods', 'nvidia.com/gpu'])
+        expect(inc.requested(a, r)).toBe(fresh.requested(b, r));
       expect(inc.nonZeroRequested(a)).toEqual(fresh.nonZeroRequested(b));
       expect(inc.usedPorts(a)).toEqual(fresh.usedPorts(b));
       // the FREE column the WASM filter reads stays exactly allocatable − requested
@@ -89,7 +126,14 @@ describe('NodeTable incremental updates', () => {
 
   it('keeps columns across capacity growth', () => {
     const t = new NodeTable({ initialCapacity: 32 });
-    for (let i = 0; i < 200; i++) t.addNode(makeNode(`n${i}`, { capacity: { cpu: `${i + 1}`, pods: '10' }, labels: { idx: String(i) }, taints: i % 7 === 0 ? [{ key: `t${i}`, effect: 'NoSchedule' }] : undefined }));
+    for (let i = 0; i < 200; i++)
+      t.addNode(
+        makeNode(`n${i}`, {
+          capacity: { cpu: `${i + 1}`, pods: '10' },
+          labels: { idx: String(i) },
+          taints: i % 7 === 0 ? [{ key: `t${i}`, effect: 'NoSchedule' }] : undefined,
+        }),
+      );
     expect(t.capacity).toBeGreaterThanOrEqual(200);
     for (let i = 0; i < 200; i++) {
       const s = t.nodeIndex(`n${i}`);
@@ -115,8 +159,19 @@ describe('NodeTable incremental updates', () => {
 
   it('scan order interleaves zones like upstream nodeTree.list()', () => {
     const t = new NodeTable();
-    const z = (name: string, zone: string) => makeNode(name, { labels: { 'topology.kubernetes.io/region': 'r', 'topology.kubernetes.io/zone': zone } });
-    for (const [n, zone] of [['a1', 'a'], ['a2', 'a'], ['a3', 'a'], ['b1', 'b'], ['c1', 'c'], ['b2', 'b']] as const) t.addNode(z(n, zone));
+    const z = (name: string, zone: string) =>
+      makeNode(name, {
+        labels: { 'topology.kubernetes.io/region': 'r', 'topology.kubernetes.io/zone': zone },
+      });
+    for (const [n, zone] of [
+      ['a1', 'a'],
+      ['a2', 'a'],
+      ['a3', 'a'],
+      ['b1', 'b'],
+      ['c1', 'c'],
+      ['b2', 'b'],
+    ] as const)
+      t.addNode(z(n, zone));
     expect(Array.from(t.order, (s) => t.nodeName(s))).toEqual(['a1', 'b1', 'c1', 'a2', 'b2', 'a3']);
     t.removeNode('b1');
     expect(Array.from(t.order, (s) => t.nodeName(s))).toEqual(['a1', 'b2', 'c1', 'a2', 'a3']);
@@ -136,15 +191,30 @@ describe('NodeTable incremental updates', () => {
   });
 
   it('synthesizeConditionTaints adds the node lifecycle controller taints for not-ready nodes', () => {
-    const node = (name: string, status: 'True' | 'False' | 'Unknown'): Node => ({ ...makeNode(name, { capacity: { pods: '10' } }), status: { allocatable: { pods: '10' }, conditions: [{ type: 'Ready', status }] } });
+    const node = (name: string, status: 'True' | 'False' | 'Unknown'): Node => ({
+      ...makeNode(name, { capacity: { pods: '10' } }),
+      status: { allocatable: { pods: '10' }, conditions: [{ type: 'Ready', status }] },
+    });
     const plain = new NodeTable();
     const synth = new NodeTable({ synthesizeConditionTaints: true });
-    for (const t of [plain, synth]) for (const [n, s] of [['ok', 'True'], ['down', 'False'], ['gone', 'Unknown']] as const) t.addNode(node(n, s));
+    for (const t of [plain, synth])
+      for (const [n, s] of [
+        ['ok', 'True'],
+        ['down', 'False'],
+        ['gone', 'Unknown'],
+      ] as const)
+        t.addNode(node(n, s));
     const pod = makePod();
-    const feasible = (t: NodeTable) => [...outcome(t, pod, new JsKernel()).entries()].filter(([, v]) => v.startsWith('1|')).map(([k]) => k).sort();
+    const feasible = (t: NodeTable) =>
+      [...outcome(t, pod, new JsKernel()).entries()]
+        .filter(([, v]) => v.startsWith('1|'))
+        .map(([k]) => k)
+        .sort();
     expect(feasible(plain)).toEqual(['down', 'gone', 'ok']); // kube-scheduler has no Ready filter
     expect(feasible(synth)).toEqual(['ok']);
-    expect(synth.nodeTaints(synth.nodeIndex('gone'))).toEqual([{ key: 'node.kubernetes.io/unreachable', value: '', effect: 'NoSchedule' }]);
+    expect(synth.nodeTaints(synth.nodeIndex('gone'))).toEqual([
+      { key: 'node.kubernetes.io/unreachable', value: '', effect: 'NoSchedule' },
+    ]);
   });
 
   it('rejects a query compiled before a table change', () => {
@@ -152,13 +222,22 @@ describe('NodeTable incremental updates', () => {
     t.addNode(makeNode('n', { capacity: { pods: '10' } }));
     const q = compilePod(t, makePod());
     t.addPod(makePod({ node: 'n' }));
-    expect(() => new JsKernel().filterAndScore(t, q, new KernelOutput(t))).toThrow(/changed since it was compiled/);
+    expect(() => new JsKernel().filterAndScore(t, q, new KernelOutput(t))).toThrow(
+      /changed since it was compiled/,
+    );
   });
 });
 
 describe('pod requests (component-helpers PodRequests)', () => {
   it('max(sum of containers + sidecars, init peaks) + overhead; non-zero defaults only for missing requests', () => {
-    const p = makePod({ reqs: [{ cpu: '100m' }, { memory: '0' }], initReqs: [{ req: { cpu: '50m', memory: '10Mi' }, sidecar: true }, { req: { cpu: '1', memory: '1Mi' } }], overhead: { cpu: '10m' } });
+    const p = makePod({
+      reqs: [{ cpu: '100m' }, { memory: '0' }],
+      initReqs: [
+        { req: { cpu: '50m', memory: '10Mi' }, sidecar: true },
+        { req: { cpu: '1', memory: '1Mi' } },
+      ],
+      overhead: { cpu: '10m' },
+    });
     const r = podRequests(p);
     expect(r.get('cpu')).toBe(1000 + 50 + 10); // init peak 1000 + sidecar 50 > 150 sum
     expect(r.get('memory')).toBe(10 * 1024 * 1024 + 1024 * 1024); // init 1Mi + sidecar 10Mi
@@ -168,7 +247,9 @@ describe('pod requests (component-helpers PodRequests)', () => {
     expect(nz.get('memory')).toBe(Math.max(200 * 1024 * 1024 + 0 + 10 * 1024 * 1024, 11 * 1024 * 1024));
   });
   it('names the pod and field of a bad quantity', () => {
-    expect(() => podRequests(makePod({ name: 'bad', reqs: [{ cpu: 'lots' }] }))).toThrow(/pod default\/bad: spec.containers\[0\].resources.requests: invalid quantity "lots" for cpu/);
+    expect(() => podRequests(makePod({ name: 'bad', reqs: [{ cpu: 'lots' }] }))).toThrow(
+      /pod default\/bad: spec.containers\[0\].resources.requests: invalid quantity "lots" for cpu/,
+    );
   });
 });
 
@@ -193,7 +274,13 @@ describe('podResourceSums (the one-pass requests of compile and assume)', () => 
       ...generatePods({ seed: 6, count: 400, cluster }),
       ...cluster.pods,
       // repeated keys across containers, an explicit zero, an extended resource, no requests at all
-      makePod({ reqs: [{ cpu: '100m', memory: '0', 'nvidia.com/gpu': 1 }, { cpu: '1', 'ephemeral-storage': '1Gi' }, {}] }),
+      makePod({
+        reqs: [
+          { cpu: '100m', memory: '0', 'nvidia.com/gpu': 1 },
+          { cpu: '1', 'ephemeral-storage': '1Gi' },
+          {},
+        ],
+      }),
       makePod({ reqs: [{ memory: '64Mi' }, { cpu: '0' }] }),
       makePod({}),
       makePod({ reqs: [{ cpu: '250m' }], overhead: { cpu: '10m', memory: '1Mi' } }),
@@ -206,9 +293,15 @@ describe('podResourceSums (the one-pass requests of compile and assume)', () => 
   });
   it('names the pod and the field of a bad quantity on the containers-only path and the general one', async () => {
     const { podResourceSums } = await import('../../../src/scheduler/nodetable/resources.js');
-    expect(() => podResourceSums(makePod({ name: 'bad', reqs: [{ cpu: '1' }, { memory: '12Qi' }] }))).toThrow(/pod default\/bad: spec.containers\[1\].resources.requests: invalid quantity "12Qi" for memory/);
-    expect(() => podResourceSums(makePod({ name: 'bad', reqs: [{ cpu: '1' }], initReqs: [{ req: { cpu: 'x' } }] }))).toThrow(/pod default\/bad: spec.initContainers\[0\].resources.requests: invalid quantity "x" for cpu/);
-    expect(() => podResourceSums(makePod({ name: 'bad', reqs: [{ cpu: '1' }], overhead: { memory: 'abc' } }))).toThrow(/pod default\/bad: spec.overhead: invalid quantity "abc" for memory/);
+    expect(() => podResourceSums(makePod({ name: 'bad', reqs: [{ cpu: '1' }, { memory: '12Qi' }] }))).toThrow(
+      /pod default\/bad: spec.containers\[1\].resources.requests: invalid quantity "12Qi" for memory/,
+    );
+    expect(() =>
+      podResourceSums(makePod({ name: 'bad', reqs: [{ cpu: '1' }], initReqs: [{ req: { cpu: 'x' } }] })),
+    ).toThrow(/pod default\/bad: spec.initContainers\[0\].resources.requests: invalid quantity "x" for cpu/);
+    expect(() =>
+      podResourceSums(makePod({ name: 'bad', reqs: [{ cpu: '1' }], overhead: { memory: 'abc' } })),
+    ).toThrow(/pod default\/bad: spec.overhead: invalid quantity "abc" for memory/);
   });
 });
 
@@ -221,14 +314,24 @@ describe('compilePod fast paths', () => {
   function taintedTable(): NodeTable {
     const t = new NodeTable();
     t.addNode(makeNode('plain', { capacity: { cpu: '4', memory: '8Gi', pods: '110' } }));
-    taints.forEach((taint, i) => t.addNode(makeNode(`t${i}`, { capacity: { cpu: '4', memory: '8Gi', pods: '110' }, taints: [taint] })));
-    t.addNode(makeNode('both', { capacity: { cpu: '4', memory: '8Gi', pods: '110' }, taints: [taints[1], taints[0]] }));
+    taints.forEach((taint, i) =>
+      t.addNode(makeNode(`t${i}`, { capacity: { cpu: '4', memory: '8Gi', pods: '110' }, taints: [taint] })),
+    );
+    t.addNode(
+      makeNode('both', {
+        capacity: { cpu: '4', memory: '8Gi', pods: '110' },
+        taints: [taints[1], taints[0]],
+      }),
+    );
     return t;
   }
   it('a pod without tolerations gets the same verdicts and scores as one whose tolerations match nothing', () => {
     const t = taintedTable();
     const bare = makePod({ reqs: [{ cpu: '100m' }] });
-    const useless = { ...bare, spec: { ...bare.spec, tolerations: [{ key: 'no-such-key', operator: 'Exists' as const }] } };
+    const useless = {
+      ...bare,
+      spec: { ...bare.spec, tolerations: [{ key: 'no-such-key', operator: 'Exists' as const }] },
+    };
     for (const kernel of [new JsKernel(), new WasmKernel()]) {
       const a = outcome(t, bare, kernel);
       expect(a).toEqual(outcome(t, useless, kernel));
@@ -243,16 +346,28 @@ describe('compilePod fast paths', () => {
     const bare = makePod({ reqs: [{ cpu: '100m' }] });
     outcome(t, bare);
     // 40 new taints: the table's taint bitset grows past one word
-    for (let i = 0; i < 40; i++) t.addNode(makeNode(`late${i}`, { capacity: { cpu: '4', memory: '8Gi', pods: '110' }, taints: [{ key: `late${i}`, effect: i % 2 ? 'NoSchedule' : 'PreferNoSchedule' }] }));
+    for (let i = 0; i < 40; i++)
+      t.addNode(
+        makeNode(`late${i}`, {
+          capacity: { cpu: '4', memory: '8Gi', pods: '110' },
+          taints: [{ key: `late${i}`, effect: i % 2 ? 'NoSchedule' : 'PreferNoSchedule' }],
+        }),
+      );
     const after = outcome(t, bare);
     for (let i = 0; i < 40; i++) expect(after.get(`late${i}`)!.startsWith(i % 2 ? '2|' : '1|')).toBe(true);
-    const useless = { ...bare, spec: { ...bare.spec, tolerations: [{ key: 'no-such-key', operator: 'Exists' as const }] } };
+    const useless = {
+      ...bare,
+      spec: { ...bare.spec, tolerations: [{ key: 'no-such-key', operator: 'Exists' as const }] },
+    };
     expect(after).toEqual(outcome(t, useless));
   });
   it("assume with the query's accounting changes the columns exactly as a plain addPod", () => {
     const a = taintedTable();
     const b = taintedTable();
-    const pod = makePod({ reqs: [{ cpu: '300m', 'nvidia.com/gpu': 1 }, { memory: '1Gi' }], hostPorts: [{ port: 8080 }] });
+    const pod = makePod({
+      reqs: [{ cpu: '300m', 'nvidia.com/gpu': 1 }, { memory: '1Gi' }],
+      hostPorts: [{ port: 8080 }],
+    });
     const q = compilePod(a, pod);
     const bound = { ...pod, spec: { ...pod.spec, nodeName: 'plain' } };
     a.addPod(bound, q.accounting);
@@ -261,12 +376,16 @@ describe('compilePod fast paths', () => {
     const other = taintedTable();
     other.addPod(bound, q.accounting);
     for (const t of [b, other]) {
-      for (const r of ['cpu', 'memory', 'pods', 'nvidia.com/gpu']) expect(t.requested(t.nodeIndex('plain'), r)).toBe(a.requested(a.nodeIndex('plain'), r));
+      for (const r of ['cpu', 'memory', 'pods', 'nvidia.com/gpu'])
+        expect(t.requested(t.nodeIndex('plain'), r)).toBe(a.requested(a.nodeIndex('plain'), r));
       expect(t.nonZeroRequested(t.nodeIndex('plain'))).toEqual(a.nonZeroRequested(a.nodeIndex('plain')));
       expect(t.usedPorts(t.nodeIndex('plain'))).toEqual(a.usedPorts(a.nodeIndex('plain')));
     }
     expect(a.requested(a.nodeIndex('plain'), 'cpu')).toBe(300);
-    expect(a.nonZeroRequested(a.nodeIndex('plain'))).toEqual({ cpu: 400, memory: 1024 ** 3 + 200 * 1024 * 1024 });
+    expect(a.nonZeroRequested(a.nodeIndex('plain'))).toEqual({
+      cpu: 400,
+      memory: 1024 ** 3 + 200 * 1024 * 1024,
+    });
     a.removePod(bound);
     expect(a.requested(a.nodeIndex('plain'), 'cpu')).toBe(0);
     expect(a.usedPorts(a.nodeIndex('plain'))).toEqual([]);
@@ -277,18 +396,44 @@ describe('compilePod errors name the pod and the field', () => {
   const t = new NodeTable();
   t.addNode(makeNode('n1', { labels: { zone: 'a' }, capacity: { cpu: '1', memory: '1Gi', pods: '10' } }));
   it('an invalid preferred term throws PodQueryError with its path', () => {
-    const pod = makePod({ name: 'bad-pref', affinity: { nodeAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [
-      { weight: 1, preference: { matchExpressions: [{ key: 'zone', operator: 'In', values: ['a'] }] } },
-      { weight: 2, preference: { matchExpressions: [{ key: 'zone', operator: 'Exists' }, { key: 'zone', operator: 'In', values: [] }] } },
-    ] } } });
-    expect(() => compilePod(t, pod)).toThrow("pod default/bad-pref: spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[1].preference.matchExpressions[1]: for 'in', 'notin' operators, values set can't be empty");
+    const pod = makePod({
+      name: 'bad-pref',
+      affinity: {
+        nodeAffinity: {
+          preferredDuringSchedulingIgnoredDuringExecution: [
+            { weight: 1, preference: { matchExpressions: [{ key: 'zone', operator: 'In', values: ['a'] }] } },
+            {
+              weight: 2,
+              preference: {
+                matchExpressions: [
+                  { key: 'zone', operator: 'Exists' },
+                  { key: 'zone', operator: 'In', values: [] },
+                ],
+              },
+            },
+          ],
+        },
+      },
+    });
+    expect(() => compilePod(t, pod)).toThrow(
+      "pod default/bad-pref: spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[1].preference.matchExpressions[1]: for 'in', 'notin' operators, values set can't be empty",
+    );
   });
   it('an invalid required term is skipped and reported (upstream LazyErrorNodeSelector)', () => {
-    const pod = makePod({ name: 'bad-req', affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [
-      { matchExpressions: [{ key: 'zone', operator: 'Gt', values: ['x'] }] },
-      { matchFields: [{ key: 'metadata.name', operator: 'Exists' as never }] },
-      { matchExpressions: [{ key: 'zone', operator: 'In', values: ['a'] }] },
-    ] } } } });
+    const pod = makePod({
+      name: 'bad-req',
+      affinity: {
+        nodeAffinity: {
+          requiredDuringSchedulingIgnoredDuringExecution: {
+            nodeSelectorTerms: [
+              { matchExpressions: [{ key: 'zone', operator: 'Gt', values: ['x'] }] },
+              { matchFields: [{ key: 'metadata.name', operator: 'Exists' as never }] },
+              { matchExpressions: [{ key: 'zone', operator: 'In', values: ['a'] }] },
+            ],
+          },
+        },
+      },
+    });
     const q = compilePod(t, pod);
     expect(q.affinityErrors).toEqual([
       "pod default/bad-req: spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0]: for 'Gt', 'Lt' operators, the value must be an integer",

@@ -6,7 +6,13 @@ import { compilePod } from '../../../src/scheduler/nodetable/podquery.js';
 import { JsKernel } from '../../../src/scheduler/kernels/js.js';
 import type { KernelOutput } from '../../../src/scheduler/kernels/output.js';
 import { NodeStatus } from '../../../src/scheduler/kernels/types.js';
-import { ReferenceScheduler, ShardedScheduler, ShardError, type MergeRecord, type ShardOptions } from '../../../src/scheduler/shard/index.js';
+import {
+  ReferenceScheduler,
+  ShardedScheduler,
+  ShardError,
+  type MergeRecord,
+  type ShardOptions,
+} from '../../../src/scheduler/shard/index.js';
 import { dataSegmentCount } from '../../../src/scheduler/shard/sharded.js';
 import { wasmPath } from '../../../src/util/paths.js';
 import type { Node, Pod } from '../../../src/api/types.js';
@@ -22,7 +28,11 @@ async function start(table: NodeTable, opts: ShardOptions) {
   return s;
 }
 
-function tableOf(cluster: GeneratedCluster, shared: boolean, initialCapacity = cluster.nodes.length): NodeTable {
+function tableOf(
+  cluster: GeneratedCluster,
+  shared: boolean,
+  initialCapacity = cluster.nodes.length,
+): NodeTable {
   const t = new NodeTable({ initialCapacity, sharedMemory: shared });
   for (const n of cluster.nodes) t.addNode(n);
   for (const p of cluster.pods) t.addPod(p);
@@ -37,7 +47,12 @@ describe('ShardedScheduler vs the single-thread full scan', () => {
 
   // sharded over 2 and 3 windows, with the calling thread scanning window 0 and with workers only
   // (wakeSpin: the pre-wake protocol — a SEQ bump without a job — must not run a job twice or skip one)
-  for (const [shards, useMainThread, wakeSpin] of [[2, true, 0], [3, true, 50_000], [2, false, 0], [3, false, 50_000]] as const) {
+  for (const [shards, useMainThread, wakeSpin] of [
+    [2, true, 0],
+    [3, true, 50_000],
+    [2, false, 0],
+    [3, false, 50_000],
+  ] as const) {
     it(`${shards} shards${useMainThread ? '' : ' (workers only)'}${wakeSpin ? ' with pre-wake' : ''}: same feasible lists, totals and placements, pod by pod with assume`, async () => {
       const refTable = tableOf(cluster, false);
       const shTable = tableOf(cluster, true);
@@ -66,7 +81,7 @@ describe('ShardedScheduler vs the single-thread full scan', () => {
     }, 60_000);
   }
 
-  it('the merge over one window reproduces the kernel\'s own NormalizeScore and totals (wasm and js kernels)', () => {
+  it("the merge over one window reproduces the kernel's own NormalizeScore and totals (wasm and js kernels)", () => {
     const table = tableOf(cluster, false);
     for (const kernel of [undefined, new JsKernel()]) {
       const ref = new ReferenceScheduler(table, { seed: 1, kernel });
@@ -87,13 +102,26 @@ describe('ShardedScheduler vs the single-thread full scan', () => {
     const soft = (k: string) => ({ key: k, value: 'x', effect: 'PreferNoSchedule' as const });
     for (let i = 0; i < 40; i++) {
       nodes.push({
-        apiVersion: 'v1', kind: 'Node', metadata: { name: `n${i}`, labels: {} },
+        apiVersion: 'v1',
+        kind: 'Node',
+        metadata: { name: `n${i}`, labels: {} },
         spec: { taints: i < 20 ? [soft('a')] : [soft('a'), soft('b')] },
         status: { allocatable: { cpu: '4', memory: '8Gi', pods: '110' } },
       });
     }
-    const mk = (shared: boolean) => { const t = new NodeTable({ sharedMemory: shared }); for (const n of nodes) t.addNode(n); return t; };
-    const pod: Pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'default' }, spec: { containers: [{ name: 'c', image: 'x', resources: { requests: { cpu: '100m', memory: '100Mi' } } }] } };
+    const mk = (shared: boolean) => {
+      const t = new NodeTable({ sharedMemory: shared });
+      for (const n of nodes) t.addNode(n);
+      return t;
+    };
+    const pod: Pod = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'p', namespace: 'default' },
+      spec: {
+        containers: [{ name: 'c', image: 'x', resources: { requests: { cpu: '100m', memory: '100Mi' } } }],
+      },
+    };
     const refTable = mk(false);
     const shTable = mk(true);
     const ref = new ReferenceScheduler(refTable, { seed: 3 });
@@ -113,12 +141,20 @@ describe('ShardedScheduler vs the single-thread full scan', () => {
     expect(seen0).toContain(n0);
     expect(new Set(seen0.map((s) => shard0.raw(0)[s]))).toEqual(new Set([1]));
     // identical nodes otherwise: n0 (1 soft taint → 50) scores 3 × 50 above n39 (2 → 0)
-    expect(rb.totals[rb.feasible.indexOf(n0)] - rb.totals[rb.feasible.indexOf(shTable.nodeIndex('n39'))]).toBe(3 * 50);
+    expect(
+      rb.totals[rb.feasible.indexOf(n0)] - rb.totals[rb.feasible.indexOf(shTable.nodeIndex('n39'))],
+    ).toBe(3 * 50);
   });
 
   it('keeps working when the table grows (capacity doubling) between pods', async () => {
     const small = generateCluster({ seed: 'shard-grow', nodes: 600 });
-    const first: GeneratedCluster = { ...small, nodes: small.nodes.slice(0, 50), pods: small.pods.filter((p) => small.nodes.slice(0, 50).some((n) => n.metadata.name === p.spec?.nodeName)) };
+    const first: GeneratedCluster = {
+      ...small,
+      nodes: small.nodes.slice(0, 50),
+      pods: small.pods.filter((p) =>
+        small.nodes.slice(0, 50).some((n) => n.metadata.name === p.spec?.nodeName),
+      ),
+    };
     const refTable = tableOf(first, false, 64);
     const shTable = tableOf(first, true, 64);
     const ref = new ReferenceScheduler(refTable, { seed: 5 });
@@ -127,7 +163,10 @@ describe('ShardedScheduler vs the single-thread full scan', () => {
     let added = 50;
     for (let i = 0; i < morePods.length; i++) {
       if (i % 10 === 0 && added < small.nodes.length) {
-        for (const n of small.nodes.slice(added, added + 110)) { refTable.addNode(n); shTable.addNode(n); }
+        for (const n of small.nodes.slice(added, added + 110)) {
+          refTable.addNode(n);
+          shTable.addNode(n);
+        }
         added += 110;
       }
       expect(sh.schedule(morePods[i])).toBe(ref.schedule(morePods[i]));
@@ -160,13 +199,17 @@ describe('errors', () => {
   });
 
   it('refuses a non-positive shard count', async () => {
-    await expect(ShardedScheduler.start(new NodeTable({ sharedMemory: true }), { shards: 0 })).rejects.toThrow(/shards must be a positive integer/);
+    await expect(
+      ShardedScheduler.start(new NodeTable({ sharedMemory: true }), { shards: 0 }),
+    ).rejects.toThrow(/shards must be a positive integer/);
   });
 
   it('the shared build keeps no static data in linear memory; the data-section reader sees a real one', () => {
     expect(dataSegmentCount(readFileSync(wasmPath('scheduler_shared')))).toBe(0);
     // (module (memory 1) (data (i32.const 0) "*"))
-    const withData = Uint8Array.from([0, 97, 115, 109, 1, 0, 0, 0, 5, 3, 1, 0, 1, 11, 7, 1, 0, 0x41, 0, 0x0b, 1, 42]);
+    const withData = Uint8Array.from([
+      0, 97, 115, 109, 1, 0, 0, 0, 5, 3, 1, 0, 1, 11, 7, 1, 0, 0x41, 0, 0x0b, 1, 42,
+    ]);
     expect(() => new WebAssembly.Module(withData)).not.toThrow();
     expect(dataSegmentCount(withData)).toBe(1);
   });

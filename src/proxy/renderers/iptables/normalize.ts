@@ -37,7 +37,10 @@ export function parseIptablesDump(text: string): DumpTable[] {
     }
     if (state === 'decl') {
       const m = /^:(\S*) \S+ \[([0-9]*):([0-9]*)\]$/.exec(line);
-      if (m) { t!.chains.push({ name: m[1], rules: [], deleted: false }); continue; }
+      if (m) {
+        t!.chains.push({ name: m[1], rules: [], deleted: false });
+        continue;
+      }
       state = 'rules';
     }
     const add = /^-A (\S*) (.*)$/.exec(line);
@@ -56,7 +59,10 @@ export function parseIptablesDump(text: string): DumpTable[] {
       c.deleted = true;
       continue;
     }
-    if (line === 'COMMIT') { state = 'table'; continue; }
+    if (line === 'COMMIT') {
+      state = 'table';
+      continue;
+    }
     throw new Error(`line ${i + 1}: cannot parse "${line}"`);
   }
   if (state !== 'table') throw new Error('missing COMMIT at end of input');
@@ -92,15 +98,19 @@ function serviceNameOfComment(c: string): string {
 }
 
 function byCommentServiceName(a: string, b: string): number {
-  const ca = ruleComment(a), cb = ruleComment(b);
+  const ca = ruleComment(a),
+    cb = ruleComment(b);
   if (ca === null || cb === null) return 0;
-  const na = serviceNameOfComment(ca), nb = serviceNameOfComment(cb);
+  const na = serviceNameOfComment(ca),
+    nb = serviceNameOfComment(cb);
   return na < nb ? -1 : na > nb ? 1 : 0;
 }
 
 function chainOrder(a: string, b: string): number {
-  const rank = (n: string) => (n === 'KUBE-NODEPORTS' ? 0 : n === 'KUBE-SERVICES' ? 1 : n.startsWith('KUBE-') ? 2 : 3);
-  const ra = rank(a), rb = rank(b);
+  const rank = (n: string) =>
+    n === 'KUBE-NODEPORTS' ? 0 : n === 'KUBE-SERVICES' ? 1 : n.startsWith('KUBE-') ? 2 : 3;
+  const ra = rank(a),
+    rb = rank(b);
   if (ra !== rb) return ra - rb;
   return a < b ? -1 : a > b ? 1 : 0;
 }
@@ -117,7 +127,8 @@ export function sortIptablesRules(text: string): string {
       } else if (c.name === 'KUBE-SERVICES' && t.name === 'nat') {
         const isLast = (r: string) => (ruleComment(r) ?? '').includes('must be the last rule');
         c.rules.sort((a, b) => {
-          const la = isLast(a), lb = isLast(b);
+          const la = isLast(a),
+            lb = isLast(b);
           if (la && !lb) return 1;
           if (lb && !la) return -1;
           if (la && lb) return 0;

@@ -21,9 +21,17 @@ export function computeProbability(n: number): string {
 
 function isTie(n: number): boolean {
   if (n < 2048) return false;
-  let m = n, twos = 0, fives = 0;
-  while (m % 2 === 0) { m /= 2; twos++; }
-  while (m % 5 === 0) { m /= 5; fives++; }
+  let m = n,
+    twos = 0,
+    fives = 0;
+  while (m % 2 === 0) {
+    m /= 2;
+    twos++;
+  }
+  while (m % 5 === 0) {
+    m /= 5;
+    fives++;
+  }
   return m === 1 && twos === 11 && fives <= 10;
 }
 

@@ -21,12 +21,24 @@
  * tests normalise both away (sortIPTablesRules); see test/proxy/normalize.ts.
  */
 import {
-  servicePortEndpointChain, servicePortPolicyClusterChain, servicePortPolicyLocalChain,
-  serviceExternalChain, serviceFirewallChain, isServiceChainName,
+  servicePortEndpointChain,
+  servicePortPolicyClusterChain,
+  servicePortPolicyLocalChain,
+  serviceExternalChain,
+  serviceFirewallChain,
+  isServiceChainName,
 } from '../../hash.js';
 import {
-  categorizeEndpoints, canonicalIP, cidrContains, parseCidr,
-  type EndpointInfo, type EndpointsMap, type IPFamily, type ProxyNode, type ServicePortInfo, type ServicePortMap,
+  categorizeEndpoints,
+  canonicalIP,
+  cidrContains,
+  parseCidr,
+  type EndpointInfo,
+  type EndpointsMap,
+  type IPFamily,
+  type ProxyNode,
+  type ServicePortInfo,
+  type ServicePortMap,
 } from '../../model/index.js';
 import { LineBuffer, chainLine } from './lines.js';
 import { probability } from './probability.js';
@@ -180,7 +192,8 @@ function sepChainOf(svc: ServicePortInfo, protocol: string, ep: EndpointInfo): s
 
 /** Go `fmt.Sprintf("%#08x", 1<<bit)`: zero-padded to 8 digits after "0x". */
 export function masqueradeMarkFor(bit: number): string {
-  if (!Number.isInteger(bit) || bit < 0 || bit > 31) throw new TypeError(`masqueradeBit must be an integer 0-31, got ${bit}`);
+  if (!Number.isInteger(bit) || bit < 0 || bit > 31)
+    throw new TypeError(`masqueradeBit must be an integer 0-31, got ${bit}`);
   return '0x' + (2 ** bit).toString(16).padStart(8, '0');
 }
 
@@ -209,7 +222,10 @@ function nodePortAddresses(opts: IptablesOptions, node: ProxyNode, family: IPFam
   const cidrs = [];
   let primary = false;
   for (const a of opts.nodePortAddresses ?? []) {
-    if (a === 'primary') { primary = true; continue; }
+    if (a === 'primary') {
+      primary = true;
+      continue;
+    }
     const c = parseCidr(a);
     if (!c) throw new TypeError(`nodePortAddresses entry "${a}" is not a CIDR or "primary"`);
     if (c.family === family) cidrs.push(c);
@@ -219,7 +235,10 @@ function nodePortAddresses(opts: IptablesOptions, node: ProxyNode, family: IPFam
   if (cidrs.length === 0) return { matchAll: true, containsIPv4Loopback: family === 'IPv4', ips: [] };
   const matchAll = cidrs.some((c) => c.prefix === 0);
   const containsIPv4Loopback = cidrs.some((c) => cidrContains(c, '127.0.0.1'));
-  const local = [...(node.localAddresses ?? Object.values(node.ips ?? {})), family === 'IPv4' ? '127.0.0.1' : '::1'];
+  const local = [
+    ...(node.localAddresses ?? Object.values(node.ips ?? {})),
+    family === 'IPv4' ? '127.0.0.1' : '::1',
+  ];
   const ips: string[] = [];
   for (const raw of local) {
     const ip = canonicalIP(raw ?? '');
@@ -256,28 +275,41 @@ export function renderIptables(input: IptablesRenderInput, opts: IptablesOptions
   const skippedNatChains = new LineBuffer(false);
   const skippedNatRules = new LineBuffer(false);
 
-  for (const c of [KUBE_SERVICES, KUBE_EXTERNAL_SERVICES, KUBE_FORWARD, KUBE_NODEPORTS, KUBE_PROXY_FIREWALL]) {
+  for (const c of [
+    KUBE_SERVICES,
+    KUBE_EXTERNAL_SERVICES,
+    KUBE_FORWARD,
+    KUBE_NODEPORTS,
+    KUBE_PROXY_FIREWALL,
+  ]) {
     filterChains.write(chainLine(c));
   }
-  for (const c of [KUBE_SERVICES, KUBE_NODEPORTS, KUBE_POSTROUTING, KUBE_MARK_MASQ]) natChains.write(chainLine(c));
+  for (const c of [KUBE_SERVICES, KUBE_NODEPORTS, KUBE_POSTROUTING, KUBE_MARK_MASQ])
+    natChains.write(chainLine(c));
 
   natRules.write(`-A ${KUBE_POSTROUTING} -m mark ! --mark ${mark}/${mark} -j RETURN`);
   natRules.write(`-A ${KUBE_POSTROUTING} -j MARK --xor-mark ${mark}`);
-  natRules.write(`-A ${KUBE_POSTROUTING} -m comment --comment "kubernetes service traffic requiring SNAT" -j MASQUERADE` +
-    ((opts.randomFully ?? true) ? ' --random-fully' : ''));
+  natRules.write(
+    `-A ${KUBE_POSTROUTING} -m comment --comment "kubernetes service traffic requiring SNAT" -j MASQUERADE` +
+      ((opts.randomFully ?? true) ? ' --random-fully' : ''),
+  );
   natRules.write(`-A ${KUBE_MARK_MASQ} -j MARK --or-mark ${mark}`);
 
   if (!isIPv6 && localhostNodePorts) {
     filterChains.write(chainLine(KUBE_FIREWALL));
-    filterRules.write(`-A ${KUBE_FIREWALL} -m comment --comment "block incoming localnet connections" -d 127.0.0.0/8 ! -s 127.0.0.0/8 -m conntrack ! --ctstate RELATED,ESTABLISHED,DNAT -j DROP`);
+    filterRules.write(
+      `-A ${KUBE_FIREWALL} -m comment --comment "block incoming localnet connections" -d 127.0.0.0/8 ! -s 127.0.0.0/8 -m conntrack ! --ctstate RELATED,ESTABLISHED,DNAT -j DROP`,
+    );
   }
 
   const activeNatChains = new Set<string>();
   const keys = [...input.servicePorts.keys()].sort();
   let totalEndpoints = 0;
   for (const k of keys) totalEndpoints += input.endpoints.get(k)?.length ?? 0;
-  const largeClusterMode = totalEndpoints > (opts.largeClusterEndpointsThreshold ?? LARGE_CLUSTER_ENDPOINTS_THRESHOLD);
-  let noLocalInternal = 0, noLocalExternal = 0;
+  const largeClusterMode =
+    totalEndpoints > (opts.largeClusterEndpointsThreshold ?? LARGE_CLUSTER_ENDPOINTS_THRESHOLD);
+  let noLocalInternal = 0,
+    noLocalExternal = 0;
   const ifLocal = detector ? detector.ifLocal.join(' ') : '';
   const ifNotLocal = detector ? detector.ifNotLocal.join(' ') : '';
 
@@ -316,11 +348,14 @@ export function renderIptables(input: IptablesRenderInput, opts: IptablesOptions
 
     let loadBalancerTrafficChain = externalTrafficChain;
     const fwChain = names.firewall;
-    const usesFWChain = hasEndpoints && svc.loadBalancerVIPs.length > 0 && svc.loadBalancerSourceRanges.length > 0;
+    const usesFWChain =
+      hasEndpoints && svc.loadBalancerVIPs.length > 0 && svc.loadBalancerSourceRanges.length > 0;
     if (usesFWChain) loadBalancerTrafficChain = fwChain;
 
-    let internalFilterTarget = '', internalFilterComment = '';
-    let externalFilterTarget = '', externalFilterComment = '';
+    let internalFilterTarget = '',
+      internalFilterComment = '';
+    let externalFilterTarget = '',
+      externalFilterComment = '';
     if (!hasEndpoints) {
       internalFilterTarget = 'REJECT';
       internalFilterComment = `"${spn} has no endpoints"`;
@@ -344,33 +379,47 @@ export function renderIptables(input: IptablesRenderInput, opts: IptablesOptions
 
     // Capture the clusterIP.
     if (hasInternalEndpoints) {
-      natRules.write(`-A ${KUBE_SERVICES} -m comment --comment "${spn} cluster IP" ${clusterIPMatch} -j ${internalTrafficChain}`);
+      natRules.write(
+        `-A ${KUBE_SERVICES} -m comment --comment "${spn} cluster IP" ${clusterIPMatch} -j ${internalTrafficChain}`,
+      );
     } else {
-      filterRules.write(`-A ${KUBE_SERVICES} -m comment --comment ${internalFilterComment} ${clusterIPMatch} -j ${internalFilterTarget}`);
+      filterRules.write(
+        `-A ${KUBE_SERVICES} -m comment --comment ${internalFilterComment} ${clusterIPMatch} -j ${internalFilterTarget}`,
+      );
     }
 
     // Capture externalIPs.
     for (const eip of svc.externalIPs) {
       if (hasEndpoints) {
-        natRules.write(`-A ${KUBE_SERVICES} -m comment --comment "${spn} external IP" ${protoMatch} -d ${eip} --dport ${port} -j ${externalTrafficChain}`);
+        natRules.write(
+          `-A ${KUBE_SERVICES} -m comment --comment "${spn} external IP" ${protoMatch} -d ${eip} --dport ${port} -j ${externalTrafficChain}`,
+        );
       }
       if (!hasExternalEndpoints) {
-        filterRules.write(`-A ${KUBE_EXTERNAL_SERVICES} -m comment --comment ${externalFilterComment} ${protoMatch} -d ${eip} --dport ${port} -j ${externalFilterTarget}`);
+        filterRules.write(
+          `-A ${KUBE_EXTERNAL_SERVICES} -m comment --comment ${externalFilterComment} ${protoMatch} -d ${eip} --dport ${port} -j ${externalFilterTarget}`,
+        );
       }
     }
 
     // Capture load-balancer ingress.
     for (const lbip of svc.loadBalancerVIPs) {
       if (hasEndpoints) {
-        natRules.write(`-A ${KUBE_SERVICES} -m comment --comment "${spn} loadbalancer IP" ${protoMatch} -d ${lbip} --dport ${port} -j ${loadBalancerTrafficChain}`);
+        natRules.write(
+          `-A ${KUBE_SERVICES} -m comment --comment "${spn} loadbalancer IP" ${protoMatch} -d ${lbip} --dport ${port} -j ${loadBalancerTrafficChain}`,
+        );
       }
       if (usesFWChain) {
-        filterRules.write(`-A ${KUBE_PROXY_FIREWALL} -m comment --comment "${spn} traffic not accepted by ${fwChain}" ${protoMatch} -d ${lbip} --dport ${port} -j DROP`);
+        filterRules.write(
+          `-A ${KUBE_PROXY_FIREWALL} -m comment --comment "${spn} traffic not accepted by ${fwChain}" ${protoMatch} -d ${lbip} --dport ${port} -j DROP`,
+        );
       }
     }
     if (!hasExternalEndpoints) {
       for (const lbip of svc.loadBalancerVIPs) {
-        filterRules.write(`-A ${KUBE_EXTERNAL_SERVICES} -m comment --comment ${externalFilterComment} ${protoMatch} -d ${lbip} --dport ${port} -j ${externalFilterTarget}`);
+        filterRules.write(
+          `-A ${KUBE_EXTERNAL_SERVICES} -m comment --comment ${externalFilterComment} ${protoMatch} -d ${lbip} --dport ${port} -j ${externalFilterTarget}`,
+        );
       }
     }
 
@@ -378,22 +427,31 @@ export function renderIptables(input: IptablesRenderInput, opts: IptablesOptions
     if (svc.nodePort !== 0) {
       if (hasEndpoints) {
         if (localhostNodePorts && nfacct) {
-          natRules.write(`-A ${KUBE_NODEPORTS} -m comment --comment ${spn} ${protoMatch} -d 127.0.0.0/8 --dport ${svc.nodePort} -m nfacct --nfacct-name localhost_nps_accepted_pkts -j ${externalTrafficChain}`);
+          natRules.write(
+            `-A ${KUBE_NODEPORTS} -m comment --comment ${spn} ${protoMatch} -d 127.0.0.0/8 --dport ${svc.nodePort} -m nfacct --nfacct-name localhost_nps_accepted_pkts -j ${externalTrafficChain}`,
+          );
         }
-        natRules.write(`-A ${KUBE_NODEPORTS} -m comment --comment ${spn} ${protoMatch} --dport ${svc.nodePort} -j ${externalTrafficChain}`);
+        natRules.write(
+          `-A ${KUBE_NODEPORTS} -m comment --comment ${spn} ${protoMatch} --dport ${svc.nodePort} -j ${externalTrafficChain}`,
+        );
       }
       if (!hasExternalEndpoints) {
-        filterRules.write(`-A ${KUBE_EXTERNAL_SERVICES} -m comment --comment ${externalFilterComment} -m addrtype --dst-type LOCAL ${protoMatch} --dport ${svc.nodePort} -j ${externalFilterTarget}`);
+        filterRules.write(
+          `-A ${KUBE_EXTERNAL_SERVICES} -m comment --comment ${externalFilterComment} -m addrtype --dst-type LOCAL ${protoMatch} --dport ${svc.nodePort} -j ${externalFilterTarget}`,
+        );
       }
     }
 
     // Capture healthCheckNodePorts.
     if (svc.healthCheckNodePort !== 0) {
-      filterRules.write(`-A ${KUBE_NODEPORTS} -m comment --comment "${spn} health check node port" -m tcp -p tcp --dport ${svc.healthCheckNodePort} -j ACCEPT`);
+      filterRules.write(
+        `-A ${KUBE_NODEPORTS} -m comment --comment "${spn} health check node port" -m tcp -p tcp --dport ${svc.healthCheckNodePort} -j ACCEPT`,
+      );
     }
 
     // Unchanged services in a partial sync: compute their chains for the counts, then drop them.
-    let nc = natChains, nr = natRules;
+    let nc = natChains,
+      nr = natRules;
     if (!fullSync && !updated!.has(svc.serviceName)) {
       nc = skippedNatChains;
       nr = skippedNatRules;
@@ -414,13 +472,21 @@ export function renderIptables(input: IptablesRenderInput, opts: IptablesOptions
       nc.write(chainLine(externalTrafficChain));
       activeNatChains.add(externalTrafficChain);
       if (!svc.externalPolicyLocal) {
-        nr.write(`-A ${externalTrafficChain} -m comment --comment "masquerade traffic for ${spn} external destinations" -j ${KUBE_MARK_MASQ}`);
+        nr.write(
+          `-A ${externalTrafficChain} -m comment --comment "masquerade traffic for ${spn} external destinations" -j ${KUBE_MARK_MASQ}`,
+        );
       } else {
         if (detector) {
-          nr.write(`-A ${externalTrafficChain} -m comment --comment "pod traffic for ${spn} external destinations" ${ifLocal} -j ${clusterPolicyChain}`);
+          nr.write(
+            `-A ${externalTrafficChain} -m comment --comment "pod traffic for ${spn} external destinations" ${ifLocal} -j ${clusterPolicyChain}`,
+          );
         }
-        nr.write(`-A ${externalTrafficChain} -m comment --comment "masquerade LOCAL traffic for ${spn} external destinations" -m addrtype --src-type LOCAL -j ${KUBE_MARK_MASQ}`);
-        nr.write(`-A ${externalTrafficChain} -m comment --comment "route LOCAL traffic for ${spn} external destinations" -m addrtype --src-type LOCAL -j ${clusterPolicyChain}`);
+        nr.write(
+          `-A ${externalTrafficChain} -m comment --comment "masquerade LOCAL traffic for ${spn} external destinations" -m addrtype --src-type LOCAL -j ${KUBE_MARK_MASQ}`,
+        );
+        nr.write(
+          `-A ${externalTrafficChain} -m comment --comment "route LOCAL traffic for ${spn} external destinations" -m addrtype --src-type LOCAL -j ${clusterPolicyChain}`,
+        );
       }
       if (hasExternalEndpoints) {
         nr.write(`-A ${externalTrafficChain} -j ${externalPolicyChain}`);
@@ -440,13 +506,23 @@ export function renderIptables(input: IptablesRenderInput, opts: IptablesOptions
       if (allowFromNode) {
         for (const lbip of svc.loadBalancerVIPs) nr.write(`${args} -s ${lbip} -j ${externalTrafficChain}`);
       }
-      nr.write(`-A ${fwChain} -m comment --comment "other traffic to ${spn} will be dropped by KUBE-PROXY-FIREWALL"`);
+      nr.write(
+        `-A ${fwChain} -m comment --comment "other traffic to ${spn} will be dropped by KUBE-PROXY-FIREWALL"`,
+      );
     }
 
     if (usesClusterPolicyChain) {
       nc.write(chainLine(clusterPolicyChain));
       activeNatChains.add(clusterPolicyChain);
-      writeServiceToEndpointRules(nr, spn, svc, protocol, clusterPolicyChain, clusterEndpoints, largeClusterMode);
+      writeServiceToEndpointRules(
+        nr,
+        spn,
+        svc,
+        protocol,
+        clusterPolicyChain,
+        clusterEndpoints,
+        largeClusterMode,
+      );
     }
     if (usesLocalPolicyChain) {
       nc.write(chainLine(localPolicyChain));
@@ -462,7 +538,9 @@ export function renderIptables(input: IptablesRenderInput, opts: IptablesOptions
       nc.write(chainLine(sep));
       activeNatChains.add(sep);
       nr.write(`-A ${sep}${comment} -s ${ep.ip} -j ${KUBE_MARK_MASQ}`);
-      nr.write(`-A ${sep}${comment}${affinity ? ` -m recent --name ${sep} --set` : ''} ${protoMatch} -j DNAT --to-destination ${ep.endpoint}`);
+      nr.write(
+        `-A ${sep}${comment}${affinity ? ` -m recent --name ${sep} --set` : ''} ${protoMatch} -j DNAT --to-destination ${ep.endpoint}`,
+      );
     }
   }
 
@@ -470,7 +548,9 @@ export function renderIptables(input: IptablesRenderInput, opts: IptablesOptions
   let deletedChains = 0;
   let stale: string[] = [];
   if (input.existingNatChains) {
-    stale = [...input.existingNatChains].filter((c) => !activeNatChains.has(c) && isServiceChainName(c)).sort();
+    stale = [...input.existingNatChains]
+      .filter((c) => !activeNatChains.has(c) && isServiceChainName(c))
+      .sort();
     for (const c of stale) {
       natChains.write(chainLine(c));
       natRules.write(`-X ${c}`);
@@ -479,7 +559,8 @@ export function renderIptables(input: IptablesRenderInput, opts: IptablesOptions
   }
 
   // Tail-call to the nodePorts chain; must be the last rule of KUBE-SERVICES.
-  const lastRuleComment = '-m comment --comment "kubernetes service nodeports; NOTE: this must be the last rule in this chain"';
+  const lastRuleComment =
+    '-m comment --comment "kubernetes service nodeports; NOTE: this must be the last rule in this chain"';
   if (npa.matchAll) {
     let dest = '-m addrtype --dst-type LOCAL';
     if (isIPv6) dest += ' ! -d ::1/128';
@@ -488,24 +569,38 @@ export function renderIptables(input: IptablesRenderInput, opts: IptablesOptions
   } else {
     for (const ip of npa.ips) {
       // localhost only where localhost NodePorts are on (never for IPv6)
-      if ((ip === '127.0.0.1' || ip.startsWith('127.') || ip === '::1') && (isIPv6 || !localhostNodePorts)) continue;
+      if ((ip === '127.0.0.1' || ip.startsWith('127.') || ip === '::1') && (isIPv6 || !localhostNodePorts))
+        continue;
       natRules.write(`-A ${KUBE_SERVICES} ${lastRuleComment} -d ${ip} -j ${KUBE_NODEPORTS}`);
     }
   }
 
   if (!opts.conntrackTCPLiberal) {
-    filterRules.write(`-A ${KUBE_FORWARD} -m conntrack --ctstate INVALID${nfacct ? ' -m nfacct --nfacct-name ct_state_invalid_dropped_pkts' : ''} -j DROP`);
+    filterRules.write(
+      `-A ${KUBE_FORWARD} -m conntrack --ctstate INVALID${nfacct ? ' -m nfacct --nfacct-name ct_state_invalid_dropped_pkts' : ''} -j DROP`,
+    );
   }
-  filterRules.write(`-A ${KUBE_FORWARD} -m comment --comment "kubernetes forwarding rules" -m mark --mark ${mark}/${mark} -j ACCEPT`);
-  filterRules.write(`-A ${KUBE_FORWARD} -m comment --comment "kubernetes forwarding conntrack rule" -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT`);
+  filterRules.write(
+    `-A ${KUBE_FORWARD} -m comment --comment "kubernetes forwarding rules" -m mark --mark ${mark}/${mark} -j ACCEPT`,
+  );
+  filterRules.write(
+    `-A ${KUBE_FORWARD} -m comment --comment "kubernetes forwarding conntrack rule" -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT`,
+  );
 
   const bytes = Buffer.concat([
-    Buffer.from('*filter\n'), ...filterChains.bytesChunks(), ...filterRules.bytesChunks(),
-    Buffer.from('COMMIT\n*nat\n'), ...natChains.bytesChunks(), ...natRules.bytesChunks(), Buffer.from('COMMIT\n'),
+    Buffer.from('*filter\n'),
+    ...filterChains.bytesChunks(),
+    ...filterRules.bytesChunks(),
+    Buffer.from('COMMIT\n*nat\n'),
+    ...natChains.bytesChunks(),
+    ...natRules.bytesChunks(),
+    Buffer.from('COMMIT\n'),
   ]);
   let text: string | undefined;
   return {
-    get text() { return (text ??= bytes.toString('latin1')); },
+    get text() {
+      return (text ??= bytes.toString('latin1'));
+    },
     bytes,
     fullSync,
     largeClusterMode,
@@ -528,14 +623,21 @@ export function renderIptables(input: IptablesRenderInput, opts: IptablesOptions
 
 /** Go writeServiceToEndpointRules: affinity checks first, then the random-probability ladder. */
 function writeServiceToEndpointRules(
-  nr: LineBuffer, spn: string, svc: ServicePortInfo, protocol: string, svcChain: string,
-  endpoints: readonly EndpointInfo[], largeClusterMode: boolean,
+  nr: LineBuffer,
+  spn: string,
+  svc: ServicePortInfo,
+  protocol: string,
+  svcChain: string,
+  endpoints: readonly EndpointInfo[],
+  largeClusterMode: boolean,
 ): void {
   if (svc.sessionAffinity === 'ClientIP') {
     for (const ep of endpoints) {
       const sep = sepChainOf(svc, protocol, ep);
       const comment = largeClusterMode ? '' : ` -m comment --comment "${spn} -> ${ep.endpoint}"`;
-      nr.write(`-A ${svcChain}${comment} -m recent --name ${sep} --rcheck --seconds ${svc.stickyMaxAgeSeconds} --reap -j ${sep}`);
+      nr.write(
+        `-A ${svcChain}${comment} -m recent --name ${sep} --rcheck --seconds ${svc.stickyMaxAgeSeconds} --reap -j ${sep}`,
+      );
     }
   }
   const n = endpoints.length;

@@ -14,15 +14,21 @@ export * from './ipsets.js';
 
 export const renderer: ProxyRenderer = {
   mode: 'ipvs',
-  description: 'kube-proxy --proxy-mode=ipvs: ipvsadm -R input, plus ipset restore, iptables-restore and kube-ipvs0 addresses',
+  description:
+    'kube-proxy --proxy-mode=ipvs: ipvsadm -R input, plus ipset restore, iptables-restore and kube-ipvs0 addresses',
   createSyncer(state: ProxyState, opts: ProxyRenderOptions): ProxySyncer {
-    if ((opts.family ?? 'IPv4') !== 'IPv4') throw new Error('ipvs renderer: only the IPv4 family is implemented');
+    if ((opts.family ?? 'IPv4') !== 'IPv4')
+      throw new Error('ipvs renderer: only the IPv4 family is implemented');
     const proxier = new IpvsProxier(opts as IpvsOptions);
     let first = true;
     return {
       sync() {
         state.applyChanges();
-        const r = proxier.sync({ servicePorts: state.servicePorts, endpoints: state.endpoints, node: state.node });
+        const r = proxier.sync({
+          servicePorts: state.servicePorts,
+          endpoints: state.endpoints,
+          node: state.node,
+        });
         const kind = first ? 'full' : 'partial';
         first = false;
         const join = (l: string[]) => (l.length ? l.join('\n') + '\n' : '');
@@ -40,7 +46,8 @@ export const renderer: ProxyRenderer = {
           stats: {
             chains: r.stats.virtualServers,
             rules: r.stats.realServers,
-            bytes: r.stats.bytes.ipvsadm + r.stats.bytes.ipset + r.stats.bytes.iptables + r.stats.bytes.addresses,
+            bytes:
+              r.stats.bytes.ipvsadm + r.stats.bytes.ipset + r.stats.bytes.iptables + r.stats.bytes.addresses,
             ipsetEntries: r.stats.ipsetEntries,
             iptablesRules: r.stats.iptablesRules,
             boundAddresses: r.stats.boundAddresses,

@@ -8,21 +8,77 @@
 export type IPSetType = 'hash:ip' | 'hash:ip,port' | 'hash:ip,port,ip' | 'hash:ip,port,net' | 'bitmap:port';
 
 export const IPSET_INFO = [
-  { name: 'KUBE-LOOP-BACK', type: 'hash:ip,port,ip', comment: 'Kubernetes endpoints dst ip:port, source ip for solving hairpin purpose' },
-  { name: 'KUBE-CLUSTER-IP', type: 'hash:ip,port', comment: 'Kubernetes service cluster ip + port for masquerade purpose' },
-  { name: 'KUBE-EXTERNAL-IP', type: 'hash:ip,port', comment: 'Kubernetes service external ip + port for masquerade and filter purpose' },
-  { name: 'KUBE-EXTERNAL-IP-LOCAL', type: 'hash:ip,port', comment: 'Kubernetes service external ip + port with externalTrafficPolicy=local' },
+  {
+    name: 'KUBE-LOOP-BACK',
+    type: 'hash:ip,port,ip',
+    comment: 'Kubernetes endpoints dst ip:port, source ip for solving hairpin purpose',
+  },
+  {
+    name: 'KUBE-CLUSTER-IP',
+    type: 'hash:ip,port',
+    comment: 'Kubernetes service cluster ip + port for masquerade purpose',
+  },
+  {
+    name: 'KUBE-EXTERNAL-IP',
+    type: 'hash:ip,port',
+    comment: 'Kubernetes service external ip + port for masquerade and filter purpose',
+  },
+  {
+    name: 'KUBE-EXTERNAL-IP-LOCAL',
+    type: 'hash:ip,port',
+    comment: 'Kubernetes service external ip + port with externalTrafficPolicy=local',
+  },
   { name: 'KUBE-LOAD-BALANCER', type: 'hash:ip,port', comment: 'Kubernetes service lb portal' },
-  { name: 'KUBE-LOAD-BALANCER-FW', type: 'hash:ip,port', comment: 'Kubernetes service load balancer ip + port for load balancer with sourceRange' },
-  { name: 'KUBE-LOAD-BALANCER-LOCAL', type: 'hash:ip,port', comment: 'Kubernetes service load balancer ip + port with externalTrafficPolicy=local' },
-  { name: 'KUBE-LOAD-BALANCER-SOURCE-IP', type: 'hash:ip,port,ip', comment: 'Kubernetes service load balancer ip + port + source IP for packet filter purpose' },
-  { name: 'KUBE-LOAD-BALANCER-SOURCE-CIDR', type: 'hash:ip,port,net', comment: 'Kubernetes service load balancer ip + port + source cidr for packet filter purpose' },
-  { name: 'KUBE-NODE-PORT-TCP', type: 'bitmap:port', comment: 'Kubernetes nodeport TCP port for masquerade purpose' },
-  { name: 'KUBE-NODE-PORT-LOCAL-TCP', type: 'bitmap:port', comment: 'Kubernetes nodeport TCP port with externalTrafficPolicy=local' },
-  { name: 'KUBE-NODE-PORT-UDP', type: 'bitmap:port', comment: 'Kubernetes nodeport UDP port for masquerade purpose' },
-  { name: 'KUBE-NODE-PORT-LOCAL-UDP', type: 'bitmap:port', comment: 'Kubernetes nodeport UDP port with externalTrafficPolicy=local' },
-  { name: 'KUBE-NODE-PORT-SCTP-HASH', type: 'hash:ip,port', comment: "Kubernetes nodeport SCTP port for masquerade purpose with type 'hash ip:port'" },
-  { name: 'KUBE-NODE-PORT-LOCAL-SCTP-HASH', type: 'hash:ip,port', comment: "Kubernetes nodeport SCTP port with externalTrafficPolicy=local with type 'hash ip:port'" },
+  {
+    name: 'KUBE-LOAD-BALANCER-FW',
+    type: 'hash:ip,port',
+    comment: 'Kubernetes service load balancer ip + port for load balancer with sourceRange',
+  },
+  {
+    name: 'KUBE-LOAD-BALANCER-LOCAL',
+    type: 'hash:ip,port',
+    comment: 'Kubernetes service load balancer ip + port with externalTrafficPolicy=local',
+  },
+  {
+    name: 'KUBE-LOAD-BALANCER-SOURCE-IP',
+    type: 'hash:ip,port,ip',
+    comment: 'Kubernetes service load balancer ip + port + source IP for packet filter purpose',
+  },
+  {
+    name: 'KUBE-LOAD-BALANCER-SOURCE-CIDR',
+    type: 'hash:ip,port,net',
+    comment: 'Kubernetes service load balancer ip + port + source cidr for packet filter purpose',
+  },
+  {
+    name: 'KUBE-NODE-PORT-TCP',
+    type: 'bitmap:port',
+    comment: 'Kubernetes nodeport TCP port for masquerade purpose',
+  },
+  {
+    name: 'KUBE-NODE-PORT-LOCAL-TCP',
+    type: 'bitmap:port',
+    comment: 'Kubernetes nodeport TCP port with externalTrafficPolicy=local',
+  },
+  {
+    name: 'KUBE-NODE-PORT-UDP',
+    type: 'bitmap:port',
+    comment: 'Kubernetes nodeport UDP port for masquerade purpose',
+  },
+  {
+    name: 'KUBE-NODE-PORT-LOCAL-UDP',
+    type: 'bitmap:port',
+    comment: 'Kubernetes nodeport UDP port with externalTrafficPolicy=local',
+  },
+  {
+    name: 'KUBE-NODE-PORT-SCTP-HASH',
+    type: 'hash:ip,port',
+    comment: "Kubernetes nodeport SCTP port for masquerade purpose with type 'hash ip:port'",
+  },
+  {
+    name: 'KUBE-NODE-PORT-LOCAL-SCTP-HASH',
+    type: 'hash:ip,port',
+    comment: "Kubernetes nodeport SCTP port with externalTrafficPolicy=local with type 'hash ip:port'",
+  },
   { name: 'KUBE-HEALTH-CHECK-NODE-PORT', type: 'bitmap:port', comment: 'Kubernetes health check node port' },
   { name: 'KUBE-IPVS-IPS', type: 'hash:ip', comment: 'Addresses on the ipvs interface' },
 ] as const satisfies readonly { name: string; type: IPSetType; comment: string }[];
@@ -40,17 +96,102 @@ export function ipsetCreateLine(info: { name: string; type: IPSetType }): string
  * written only for non-empty sets. Order matters: the LOCAL node-port sets come before the
  * plain ones (their RETURN must win).
  */
-export const IPSET_WITH_IPTABLES_CHAIN: readonly { name: IPSetName; table: 'nat' | 'filter'; from: string; to: string; matchType: string; protocol?: string }[] = [
-  { name: 'KUBE-LOOP-BACK', table: 'nat', from: 'KUBE-POSTROUTING', to: 'MASQUERADE', matchType: 'dst,dst,src' },
-  { name: 'KUBE-LOAD-BALANCER', table: 'nat', from: 'KUBE-SERVICES', to: 'KUBE-LOAD-BALANCER', matchType: 'dst,dst' },
-  { name: 'KUBE-LOAD-BALANCER-LOCAL', table: 'nat', from: 'KUBE-LOAD-BALANCER', to: 'RETURN', matchType: 'dst,dst' },
-  { name: 'KUBE-NODE-PORT-LOCAL-TCP', table: 'nat', from: 'KUBE-NODE-PORT', to: 'RETURN', matchType: 'dst', protocol: 'tcp' },
-  { name: 'KUBE-NODE-PORT-TCP', table: 'nat', from: 'KUBE-NODE-PORT', to: 'KUBE-MARK-MASQ', matchType: 'dst', protocol: 'tcp' },
-  { name: 'KUBE-NODE-PORT-LOCAL-UDP', table: 'nat', from: 'KUBE-NODE-PORT', to: 'RETURN', matchType: 'dst', protocol: 'udp' },
-  { name: 'KUBE-NODE-PORT-UDP', table: 'nat', from: 'KUBE-NODE-PORT', to: 'KUBE-MARK-MASQ', matchType: 'dst', protocol: 'udp' },
-  { name: 'KUBE-NODE-PORT-LOCAL-SCTP-HASH', table: 'nat', from: 'KUBE-NODE-PORT', to: 'RETURN', matchType: 'dst,dst', protocol: 'sctp' },
-  { name: 'KUBE-NODE-PORT-SCTP-HASH', table: 'nat', from: 'KUBE-NODE-PORT', to: 'KUBE-MARK-MASQ', matchType: 'dst,dst', protocol: 'sctp' },
-  { name: 'KUBE-LOAD-BALANCER-FW', table: 'filter', from: 'KUBE-PROXY-FIREWALL', to: 'KUBE-SOURCE-RANGES-FIREWALL', matchType: 'dst,dst' },
-  { name: 'KUBE-LOAD-BALANCER-SOURCE-CIDR', table: 'filter', from: 'KUBE-SOURCE-RANGES-FIREWALL', to: 'RETURN', matchType: 'dst,dst,src' },
-  { name: 'KUBE-LOAD-BALANCER-SOURCE-IP', table: 'filter', from: 'KUBE-SOURCE-RANGES-FIREWALL', to: 'RETURN', matchType: 'dst,dst,src' },
+export const IPSET_WITH_IPTABLES_CHAIN: readonly {
+  name: IPSetName;
+  table: 'nat' | 'filter';
+  from: string;
+  to: string;
+  matchType: string;
+  protocol?: string;
+}[] = [
+  {
+    name: 'KUBE-LOOP-BACK',
+    table: 'nat',
+    from: 'KUBE-POSTROUTING',
+    to: 'MASQUERADE',
+    matchType: 'dst,dst,src',
+  },
+  {
+    name: 'KUBE-LOAD-BALANCER',
+    table: 'nat',
+    from: 'KUBE-SERVICES',
+    to: 'KUBE-LOAD-BALANCER',
+    matchType: 'dst,dst',
+  },
+  {
+    name: 'KUBE-LOAD-BALANCER-LOCAL',
+    table: 'nat',
+    from: 'KUBE-LOAD-BALANCER',
+    to: 'RETURN',
+    matchType: 'dst,dst',
+  },
+  {
+    name: 'KUBE-NODE-PORT-LOCAL-TCP',
+    table: 'nat',
+    from: 'KUBE-NODE-PORT',
+    to: 'RETURN',
+    matchType: 'dst',
+    protocol: 'tcp',
+  },
+  {
+    name: 'KUBE-NODE-PORT-TCP',
+    table: 'nat',
+    from: 'KUBE-NODE-PORT',
+    to: 'KUBE-MARK-MASQ',
+    matchType: 'dst',
+    protocol: 'tcp',
+  },
+  {
+    name: 'KUBE-NODE-PORT-LOCAL-UDP',
+    table: 'nat',
+    from: 'KUBE-NODE-PORT',
+    to: 'RETURN',
+    matchType: 'dst',
+    protocol: 'udp',
+  },
+  {
+    name: 'KUBE-NODE-PORT-UDP',
+    table: 'nat',
+    from: 'KUBE-NODE-PORT',
+    to: 'KUBE-MARK-MASQ',
+    matchType: 'dst',
+    protocol: 'udp',
+  },
+  {
+    name: 'KUBE-NODE-PORT-LOCAL-SCTP-HASH',
+    table: 'nat',
+    from: 'KUBE-NODE-PORT',
+    to: 'RETURN',
+    matchType: 'dst,dst',
+    protocol: 'sctp',
+  },
+  {
+    name: 'KUBE-NODE-PORT-SCTP-HASH',
+    table: 'nat',
+    from: 'KUBE-NODE-PORT',
+    to: 'KUBE-MARK-MASQ',
+    matchType: 'dst,dst',
+    protocol: 'sctp',
+  },
+  {
+    name: 'KUBE-LOAD-BALANCER-FW',
+    table: 'filter',
+    from: 'KUBE-PROXY-FIREWALL',
+    to: 'KUBE-SOURCE-RANGES-FIREWALL',
+    matchType: 'dst,dst',
+  },
+  {
+    name: 'KUBE-LOAD-BALANCER-SOURCE-CIDR',
+    table: 'filter',
+    from: 'KUBE-SOURCE-RANGES-FIREWALL',
+    to: 'RETURN',
+    matchType: 'dst,dst,src',
+  },
+  {
+    name: 'KUBE-LOAD-BALANCER-SOURCE-IP',
+    table: 'filter',
+    from: 'KUBE-SOURCE-RANGES-FIREWALL',
+    to: 'RETURN',
+    matchType: 'dst,dst,src',
+  },
 ];

@@ -21,7 +21,14 @@
  * first sets weight 0 and deletes them after connections drain, graceful_termination.go);
  * service ports are visited in sorted order (kube-proxy walks a Go map).
  */
-import type { Cidr, EndpointInfo, EndpointsMap, ProxyNode, ServicePortInfo, ServicePortMap } from '../../model/index.js';
+import type {
+  Cidr,
+  EndpointInfo,
+  EndpointsMap,
+  ProxyNode,
+  ServicePortInfo,
+  ServicePortMap,
+} from '../../model/index.js';
 import { categorizeEndpoints, cidrContains, parseCidr } from '../../model/index.js';
 import { IPSET_INFO, IPSET_WITH_IPTABLES_CHAIN, ipsetCreateLine, type IPSetName } from './ipsets.js';
 
@@ -116,7 +123,8 @@ export interface IpvsSyncInput {
   node: ProxyNode;
 }
 
-const protoFlag = (p: VirtualServer['protocol']) => (p === 'TCP' ? '-t' : p === 'UDP' ? '-u' : '--sctp-service');
+const protoFlag = (p: VirtualServer['protocol']) =>
+  p === 'TCP' ? '-t' : p === 'UDP' ? '-u' : '--sctp-service';
 
 /** "TCP/10.96.0.10:80" */
 export function virtualServerKey(protocol: string, address: string, port: number): string {
@@ -144,13 +152,20 @@ export class IpvsProxier {
 
   constructor(readonly options: IpvsOptions = {}) {
     this.scheduler = options.scheduler ?? 'rr';
-    if (!SCHEDULERS.includes(this.scheduler)) throw new TypeError(`IpvsProxier: options.scheduler "${this.scheduler}" is not an IPVS scheduler (${SCHEDULERS.join(', ')})`);
+    if (!SCHEDULERS.includes(this.scheduler))
+      throw new TypeError(
+        `IpvsProxier: options.scheduler "${this.scheduler}" is not an IPVS scheduler (${SCHEDULERS.join(', ')})`,
+      );
     const bit = options.masqueradeBit ?? 14;
-    if (!Number.isInteger(bit) || bit < 0 || bit > 31) throw new TypeError(`IpvsProxier: options.masqueradeBit must be an integer in [0,31], got ${String(bit)}`);
+    if (!Number.isInteger(bit) || bit < 0 || bit > 31)
+      throw new TypeError(
+        `IpvsProxier: options.masqueradeBit must be an integer in [0,31], got ${String(bit)}`,
+      );
     this.masqMark = options.masqueradeMark ?? '0x' + (2 ** bit).toString(16).padStart(8, '0');
     if (options.clusterCIDR !== undefined) {
       const c = parseCidr(options.clusterCIDR);
-      if (!c || c.family !== 'IPv4') throw new TypeError(`IpvsProxier: options.clusterCIDR "${options.clusterCIDR}" is not an IPv4 CIDR`);
+      if (!c || c.family !== 'IPv4')
+        throw new TypeError(`IpvsProxier: options.clusterCIDR "${options.clusterCIDR}" is not an IPv4 CIDR`);
       this.localCIDR = c;
     } else this.localCIDR = null;
   }
@@ -171,29 +186,52 @@ export class IpvsProxier {
     let reals = 0;
     for (const vs of state.virtualServers.values()) {
       ipvsLines.push(virtualServerLine(vs));
-      for (const r of vs.reals) { ipvsLines.push(realServerLine(vs, r)); reals++; }
+      for (const r of vs.reals) {
+        ipvsLines.push(realServerLine(vs, r));
+        reals++;
+      }
     }
     const ipsetLines: string[] = [];
     let entries = 0;
     for (const info of IPSET_INFO) {
       ipsetLines.push(`# ${info.comment}`);
       ipsetLines.push(ipsetCreateLine(info));
-      for (const e of state.ipsets.get(info.name)!) { ipsetLines.push(`add ${info.name} ${e}`); entries++; }
+      for (const e of state.ipsets.get(info.name)!) {
+        ipsetLines.push(`add ${info.name} ${e}`);
+        entries++;
+      }
     }
-    const addrLines = [`ip link add ${DUMMY_DEVICE} type dummy`, ...[...state.boundAddresses].map((a) => `ip addr add ${a}/32 dev ${DUMMY_DEVICE}`)];
+    const addrLines = [
+      `ip link add ${DUMMY_DEVICE} type dummy`,
+      ...[...state.boundAddresses].map((a) => `ip addr add ${a}/32 dev ${DUMMY_DEVICE}`),
+    ];
     const join = (l: string[]) => (l.length ? l.join('\n') + '\n' : '');
-    const ipvsadm = join(ipvsLines), ipset = join(ipsetLines), addresses = join(addrLines);
-    const deltaBytes = [...delta.ipvsadm, ...delta.ipset, ...delta.addresses].reduce((n, l) => n + l.length + 1, 0) + iptables.length;
+    const ipvsadm = join(ipvsLines),
+      ipset = join(ipsetLines),
+      addresses = join(addrLines);
+    const deltaBytes =
+      [...delta.ipvsadm, ...delta.ipset, ...delta.addresses].reduce((n, l) => n + l.length + 1, 0) +
+      iptables.length;
     const countOps = (lines: string[], re: RegExp) => lines.filter((l) => re.test(l)).length;
     return {
-      ipvsadm, ipset, iptables, addresses, delta, state,
+      ipvsadm,
+      ipset,
+      iptables,
+      addresses,
+      delta,
+      state,
       stats: {
         virtualServers: state.virtualServers.size,
         realServers: reals,
         ipsetEntries: entries,
         iptablesRules: iptables.split('\n').filter((l) => l.startsWith('-A ')).length,
         boundAddresses: state.boundAddresses.size,
-        bytes: { ipvsadm: ipvsadm.length, ipset: ipset.length, iptables: iptables.length, addresses: addresses.length },
+        bytes: {
+          ipvsadm: ipvsadm.length,
+          ipset: ipset.length,
+          iptables: iptables.length,
+          addresses: addresses.length,
+        },
         deltaOps: {
           virtualServers: countOps(delta.ipvsadm, /^-[AED] /),
           realServers: countOps(delta.ipvsadm, /^-[aed] /),
@@ -211,7 +249,12 @@ export class IpvsProxier {
   }
 
   /** The endpoints a virtual server gets (kube-proxy syncEndpoint). */
-  private realServers(svc: ServicePortInfo, eps: readonly EndpointInfo[] | undefined, node: ProxyNode, onlyNodeLocal: boolean): string[] {
+  private realServers(
+    svc: ServicePortInfo,
+    eps: readonly EndpointInfo[] | undefined,
+    node: ProxyNode,
+    onlyNodeLocal: boolean,
+  ): string[] {
     const cat = categorizeEndpoints(eps, svc, node.name, node.topologyLabels);
     const cluster = cat.clusterEndpoints ?? [];
     const local = cat.localEndpoints ?? [];
@@ -234,20 +277,29 @@ export class IpvsProxier {
       const persistent = svc.sessionAffinity === 'ClientIP' ? svc.stickyMaxAgeSeconds : 0;
       const mkVS = (address: string, port: number, onlyLocal: boolean) => {
         const vs: VirtualServer = {
-          protocol: svc.protocol, address, port, scheduler: this.scheduler, persistent,
-          reals: this.realServers(svc, eps, input.node, onlyLocal), servicePort: key,
+          protocol: svc.protocol,
+          address,
+          port,
+          scheduler: this.scheduler,
+          persistent,
+          reals: this.realServers(svc, eps, input.node, onlyLocal),
+          servicePort: key,
         };
         vss.set(virtualServerKey(svc.protocol, address, port), vs);
       };
 
-      for (const ep of eps ?? []) if (ep.isLocal) add('KUBE-LOOP-BACK', `${ep.ip},${proto}:${ep.port},${ep.ip}`);
+      for (const ep of eps ?? [])
+        if (ep.isLocal) add('KUBE-LOOP-BACK', `${ep.ip},${proto}:${ep.port},${ep.ip}`);
 
       add('KUBE-CLUSTER-IP', `${svc.clusterIP},${proto}:${svc.port}`);
       mkVS(svc.clusterIP, svc.port, svc.internalPolicyLocal);
       bound.add(svc.clusterIP);
 
       for (const ext of svc.externalIPs) {
-        add(svc.externalPolicyLocal ? 'KUBE-EXTERNAL-IP-LOCAL' : 'KUBE-EXTERNAL-IP', `${ext},${proto}:${svc.port}`);
+        add(
+          svc.externalPolicyLocal ? 'KUBE-EXTERNAL-IP-LOCAL' : 'KUBE-EXTERNAL-IP',
+          `${ext},${proto}:${svc.port}`,
+        );
         mkVS(ext, svc.port, svc.externalPolicyLocal);
         if (!nodeIPSet.has(ext)) bound.add(ext);
       }
@@ -277,7 +329,11 @@ export class IpvsProxier {
           }
         } else {
           add(svc.protocol === 'TCP' ? 'KUBE-NODE-PORT-TCP' : 'KUBE-NODE-PORT-UDP', String(svc.nodePort));
-          if (local) add(svc.protocol === 'TCP' ? 'KUBE-NODE-PORT-LOCAL-TCP' : 'KUBE-NODE-PORT-LOCAL-UDP', String(svc.nodePort));
+          if (local)
+            add(
+              svc.protocol === 'TCP' ? 'KUBE-NODE-PORT-LOCAL-TCP' : 'KUBE-NODE-PORT-LOCAL-UDP',
+              String(svc.nodePort),
+            );
         }
         for (const ip of nodeIPs) mkVS(ip, svc.nodePort, local);
       }
@@ -295,17 +351,37 @@ export class IpvsProxier {
       const svc = input.servicePorts.get(key)!;
       if (svc.loadBalancerSourceRanges.length === 0) continue;
       const allow = !!nodeIP && svc.loadBalancerSourceRanges.some((c) => cidrContains(c, nodeIP));
-      if (!allow) for (const lb of svc.loadBalancerVIPs) out.push({ ip: lb, proto: svc.protocol.toLowerCase(), port: svc.port });
+      if (!allow)
+        for (const lb of svc.loadBalancerVIPs)
+          out.push({ ip: lb, proto: svc.protocol.toLowerCase(), port: svc.port });
     }
     return out;
   }
 
   /** kube-proxy's writeIptablesRules + createAndLinkKubeChain, as iptables-restore input. */
-  private iptablesRules(state: IpvsState, lbNoNodeAccess: { ip: string; proto: string; port: number }[]): string {
+  private iptablesRules(
+    state: IpvsState,
+    lbNoNodeAccess: { ip: string; proto: string; port: number }[],
+  ): string {
     const nonEmpty = (n: IPSetName) => state.ipsets.get(n)!.size > 0;
     const comment = (n: IPSetName) => `"${IPSET_INFO.find((i) => i.name === n)!.comment}"`;
-    const natChains = ['*nat', ...['KUBE-SERVICES', 'KUBE-POSTROUTING', 'KUBE-NODE-PORT', 'KUBE-LOAD-BALANCER', 'KUBE-MARK-MASQ'].map((c) => `:${c} - [0:0]`)];
-    const filterChains = ['*filter', ...['KUBE-FORWARD', 'KUBE-NODE-PORT', 'KUBE-PROXY-FIREWALL', 'KUBE-SOURCE-RANGES-FIREWALL', 'KUBE-IPVS-FILTER', 'KUBE-IPVS-OUT-FILTER'].map((c) => `:${c} - [0:0]`)];
+    const natChains = [
+      '*nat',
+      ...['KUBE-SERVICES', 'KUBE-POSTROUTING', 'KUBE-NODE-PORT', 'KUBE-LOAD-BALANCER', 'KUBE-MARK-MASQ'].map(
+        (c) => `:${c} - [0:0]`,
+      ),
+    ];
+    const filterChains = [
+      '*filter',
+      ...[
+        'KUBE-FORWARD',
+        'KUBE-NODE-PORT',
+        'KUBE-PROXY-FIREWALL',
+        'KUBE-SOURCE-RANGES-FIREWALL',
+        'KUBE-IPVS-FILTER',
+        'KUBE-IPVS-OUT-FILTER',
+      ].map((c) => `:${c} - [0:0]`),
+    ];
     const nat: string[] = [];
     const filter: string[] = [];
     const mark = `${this.masqMark}/${this.masqMark}`;
@@ -332,28 +408,47 @@ export class IpvsProxier {
       externalIPRules(args);
     }
     if (nonEmpty('KUBE-EXTERNAL-IP-LOCAL')) {
-      externalIPRules(`-A KUBE-SERVICES -m comment --comment ${comment('KUBE-EXTERNAL-IP-LOCAL')} -m set --match-set KUBE-EXTERNAL-IP-LOCAL dst,dst`);
+      externalIPRules(
+        `-A KUBE-SERVICES -m comment --comment ${comment('KUBE-EXTERNAL-IP-LOCAL')} -m set --match-set KUBE-EXTERNAL-IP-LOCAL dst,dst`,
+      );
     }
     nat.push('-A KUBE-SERVICES -m addrtype --dst-type LOCAL -j KUBE-NODE-PORT');
     nat.push('-A KUBE-LOAD-BALANCER -j KUBE-MARK-MASQ');
     filter.push('-A KUBE-SOURCE-RANGES-FIREWALL -j DROP');
     for (const e of lbNoNodeAccess) {
-      filter.push(`-A KUBE-IPVS-OUT-FILTER -s ${e.ip} -m ipvs --vaddr ${e.ip} --vproto ${e.proto} --vport ${e.port} -j DROP`);
+      filter.push(
+        `-A KUBE-IPVS-OUT-FILTER -s ${e.ip} -m ipvs --vaddr ${e.ip} --vproto ${e.proto} --vport ${e.port} -j DROP`,
+      );
     }
     for (const n of ['KUBE-CLUSTER-IP', 'KUBE-LOAD-BALANCER'] as const) {
       if (nonEmpty(n)) nat.push(`-A KUBE-SERVICES -m set --match-set ${n} dst,dst -j ACCEPT`);
     }
-    filter.push(`-A KUBE-FORWARD -m comment --comment "kubernetes forwarding rules" -m mark --mark ${mark} -j ACCEPT`);
-    filter.push('-A KUBE-FORWARD -m comment --comment "kubernetes forwarding conntrack rule" -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT');
-    filter.push(`-A KUBE-NODE-PORT -m comment --comment ${comment('KUBE-HEALTH-CHECK-NODE-PORT')} -m set --match-set KUBE-HEALTH-CHECK-NODE-PORT dst -j ACCEPT`);
-    for (const n of ['KUBE-LOAD-BALANCER', 'KUBE-CLUSTER-IP', 'KUBE-EXTERNAL-IP', 'KUBE-EXTERNAL-IP-LOCAL'] as const) {
+    filter.push(
+      `-A KUBE-FORWARD -m comment --comment "kubernetes forwarding rules" -m mark --mark ${mark} -j ACCEPT`,
+    );
+    filter.push(
+      '-A KUBE-FORWARD -m comment --comment "kubernetes forwarding conntrack rule" -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT',
+    );
+    filter.push(
+      `-A KUBE-NODE-PORT -m comment --comment ${comment('KUBE-HEALTH-CHECK-NODE-PORT')} -m set --match-set KUBE-HEALTH-CHECK-NODE-PORT dst -j ACCEPT`,
+    );
+    for (const n of [
+      'KUBE-LOAD-BALANCER',
+      'KUBE-CLUSTER-IP',
+      'KUBE-EXTERNAL-IP',
+      'KUBE-EXTERNAL-IP-LOCAL',
+    ] as const) {
       filter.push(`-A KUBE-IPVS-FILTER -m set --match-set ${n} dst,dst -j RETURN`);
     }
     filter.push('-A KUBE-IPVS-FILTER -m set --match-set KUBE-HEALTH-CHECK-NODE-PORT dst -j RETURN');
-    filter.push('-A KUBE-IPVS-FILTER -m conntrack --ctstate NEW -m set --match-set KUBE-IPVS-IPS dst -j REJECT');
+    filter.push(
+      '-A KUBE-IPVS-FILTER -m conntrack --ctstate NEW -m set --match-set KUBE-IPVS-IPS dst -j REJECT',
+    );
     nat.push(`-A KUBE-POSTROUTING -m mark ! --mark ${mark} -j RETURN`);
     nat.push(`-A KUBE-POSTROUTING -j MARK --xor-mark ${this.masqMark}`);
-    nat.push('-A KUBE-POSTROUTING -m comment --comment "kubernetes service traffic requiring SNAT" -j MASQUERADE --random-fully');
+    nat.push(
+      '-A KUBE-POSTROUTING -m comment --comment "kubernetes service traffic requiring SNAT" -j MASQUERADE --random-fully',
+    );
     nat.push(`-A KUBE-MARK-MASQ -j MARK --or-mark ${this.masqMark}`);
     return [...natChains, ...nat, 'COMMIT', ...filterChains, ...filter, 'COMMIT'].join('\n') + '\n';
   }
@@ -372,13 +467,16 @@ export function diffStates(prev: IpvsState | null, next: IpvsState): IpvsDelta {
       for (const r of vs.reals) ipvsadm.push(realServerLine(vs, r));
       continue;
     }
-    if (old.scheduler !== vs.scheduler || old.persistent !== vs.persistent) ipvsadm.push(virtualServerLine(vs, '-E'));
+    if (old.scheduler !== vs.scheduler || old.persistent !== vs.persistent)
+      ipvsadm.push(virtualServerLine(vs, '-E'));
     const oldReals = new Set(old.reals);
     const newReals = new Set(vs.reals);
     for (const r of vs.reals) if (!oldReals.has(r)) ipvsadm.push(realServerLine(vs, r));
-    for (const r of old.reals) if (!newReals.has(r)) ipvsadm.push(`-d ${protoFlag(vs.protocol)} ${vs.address}:${vs.port} -r ${r}`);
+    for (const r of old.reals)
+      if (!newReals.has(r)) ipvsadm.push(`-d ${protoFlag(vs.protocol)} ${vs.address}:${vs.port} -r ${r}`);
   }
-  for (const [k, vs] of pv) if (!next.virtualServers.has(k)) ipvsadm.push(`-D ${protoFlag(vs.protocol)} ${vs.address}:${vs.port}`);
+  for (const [k, vs] of pv)
+    if (!next.virtualServers.has(k)) ipvsadm.push(`-D ${protoFlag(vs.protocol)} ${vs.address}:${vs.port}`);
 
   for (const [name, entries] of next.ipsets) {
     const old = prev?.ipsets.get(name) ?? new Set<string>();
@@ -386,7 +484,9 @@ export function diffStates(prev: IpvsState | null, next: IpvsState): IpvsDelta {
     for (const e of old) if (!entries.has(e)) ipset.push(`del ${name} ${e}`);
   }
   const oldAddr = prev?.boundAddresses ?? new Set<string>();
-  for (const a of next.boundAddresses) if (!oldAddr.has(a)) addresses.push(`ip addr add ${a}/32 dev ${DUMMY_DEVICE}`);
-  for (const a of oldAddr) if (!next.boundAddresses.has(a)) addresses.push(`ip addr del ${a}/32 dev ${DUMMY_DEVICE}`);
+  for (const a of next.boundAddresses)
+    if (!oldAddr.has(a)) addresses.push(`ip addr add ${a}/32 dev ${DUMMY_DEVICE}`);
+  for (const a of oldAddr)
+    if (!next.boundAddresses.has(a)) addresses.push(`ip addr del ${a}/32 dev ${DUMMY_DEVICE}`);
   return { ipvsadm, ipset, addresses };
 }

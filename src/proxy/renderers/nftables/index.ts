@@ -13,15 +13,23 @@ export { NftTransaction, type TxStats } from './transaction.js';
 
 export const renderer: ProxyRenderer = {
   mode: 'nftables',
-  description: 'kube-proxy --proxy-mode=nftables: the nft -f transaction for table ip kube-proxy (full, then partial syncs)',
+  description:
+    'kube-proxy --proxy-mode=nftables: the nft -f transaction for table ip kube-proxy (full, then partial syncs)',
   createSyncer(state: ProxyState, opts: ProxyRenderOptions): ProxySyncer {
-    if ((opts.family ?? 'IPv4') !== 'IPv4') throw new Error('nftables renderer: only the IPv4 family is implemented');
+    if ((opts.family ?? 'IPv4') !== 'IPv4')
+      throw new Error('nftables renderer: only the IPv4 family is implemented');
     const proxier = new NftablesProxier(opts as NftablesOptions);
     const now = typeof opts.now === 'function' ? (opts.now as () => number) : Date.now;
     return {
       sync() {
         const changes = state.applyChanges();
-        const r = proxier.sync({ servicePorts: state.servicePorts, endpoints: state.endpoints, node: state.node, changes, now: now() });
+        const r = proxier.sync({
+          servicePorts: state.servicePorts,
+          endpoints: state.endpoints,
+          node: state.node,
+          changes,
+          now: now(),
+        });
         const artifacts = r.staleScript ? [{ name: 'stale-chains.nft', text: r.staleScript }] : [];
         return {
           kind: r.full ? 'full' : 'partial',

@@ -53,13 +53,23 @@ export function hashAndTruncate(name: string): string {
 }
 
 /** "HASH-namespace/name/protocol/portName" */
-export function servicePortChainNameBase(namespace: string, name: string, protocol: string, portName: string): string {
+export function servicePortChainNameBase(
+  namespace: string,
+  name: string,
+  protocol: string,
+  portName: string,
+): string {
   return hashAndTruncate(`${namespace}/${name}/${protocol}/${portName}`);
 }
 
 /** "HASH-namespace/name/protocol/portName__endpointIP/endpointPort" (IPv6 colons become dots) */
 export function servicePortEndpointChainNameBase(
-  namespace: string, name: string, protocol: string, portName: string, endpointIP: string, endpointPort: number,
+  namespace: string,
+  name: string,
+  protocol: string,
+  portName: string,
+  endpointIP: string,
+  endpointPort: number,
 ): string {
   const ip = endpointIP.includes(':') ? endpointIP.replaceAll(':', '.') : endpointIP;
   return hashAndTruncate(`${namespace}/${name}/${protocol}/${portName}__${ip}/${endpointPort}`);

@@ -21,11 +21,27 @@
  * chains filter-prerouting-pre-dnat, filter-output-pre-dnat, filter-input, filter-forward,
  * filter-output, nat-prerouting, nat-output, nat-postrouting.
  */
-import type { AppliedChanges, Cidr, EndpointInfo, EndpointsMap, ProxyNode, ServicePortInfo, ServicePortMap } from '../../model/index.js';
+import type {
+  AppliedChanges,
+  Cidr,
+  EndpointInfo,
+  EndpointsMap,
+  ProxyNode,
+  ServicePortInfo,
+  ServicePortMap,
+} from '../../model/index.js';
 import { categorizeEndpoints, cidrContains, parseCidr } from '../../model/index.js';
 import {
-  AFFINITY_SET_PREFIX, ENDPOINT_CHAIN_PREFIX, EXTERNAL_CHAIN_PREFIX, FIREWALL_CHAIN_PREFIX, LOCAL_CHAIN_PREFIX,
-  SERVICE_CHAIN_PREFIX, isAffinitySetName, isServiceChainName, servicePortChainNameBase, servicePortEndpointChainNameBase,
+  AFFINITY_SET_PREFIX,
+  ENDPOINT_CHAIN_PREFIX,
+  EXTERNAL_CHAIN_PREFIX,
+  FIREWALL_CHAIN_PREFIX,
+  LOCAL_CHAIN_PREFIX,
+  SERVICE_CHAIN_PREFIX,
+  isAffinitySetName,
+  isServiceChainName,
+  servicePortChainNameBase,
+  servicePortEndpointChainNameBase,
 } from './names.js';
 import { NftTransaction, type TxStats } from './transaction.js';
 
@@ -136,7 +152,10 @@ class ElementStorage {
   readonly elements = new Map<string, string>();
   private leftover = new Set<string>();
 
-  constructor(readonly kind: 'set' | 'map', readonly name: string) {}
+  constructor(
+    readonly kind: 'set' | 'map',
+    readonly name: string,
+  ) {}
 
   reset(tx: NftTransaction): void {
     this.elements.clear();
@@ -207,17 +226,24 @@ export class NftablesProxier {
 
   constructor(readonly options: NftablesOptions = {}) {
     const bit = options.masqueradeBit ?? 14;
-    if (!Number.isInteger(bit) || bit < 0 || bit > 31) throw new TypeError(`NftablesProxier: options.masqueradeBit must be an integer in [0,31], got ${String(bit)}`);
+    if (!Number.isInteger(bit) || bit < 0 || bit > 31)
+      throw new TypeError(
+        `NftablesProxier: options.masqueradeBit must be an integer in [0,31], got ${String(bit)}`,
+      );
     this.masqMark = options.masqueradeMark ?? '0x' + (2 ** bit).toString(16).padStart(8, '0');
     if (options.clusterCIDR !== undefined) {
       const c = parseCidr(options.clusterCIDR);
-      if (!c || c.family !== 'IPv4') throw new TypeError(`NftablesProxier: options.clusterCIDR "${options.clusterCIDR}" is not an IPv4 CIDR`);
+      if (!c || c.family !== 'IPv4')
+        throw new TypeError(
+          `NftablesProxier: options.clusterCIDR "${options.clusterCIDR}" is not an IPv4 CIDR`,
+        );
       this.localCIDR = c;
     } else {
       this.localCIDR = null;
     }
     for (const [i, s] of (options.serviceCIDRs ?? []).entries()) {
-      if (!parseCidr(s)) throw new TypeError(`NftablesProxier: options.serviceCIDRs[${i}] "${s}" is not a CIDR`);
+      if (!parseCidr(s))
+        throw new TypeError(`NftablesProxier: options.serviceCIDRs[${i}] "${s}" is not a CIDR`);
     }
   }
 
@@ -234,8 +260,18 @@ export class NftablesProxier {
   private svcNames(svc: ServicePortInfo): SvcNames {
     let n = svcNameCache.get(svc);
     if (!n) {
-      const base = servicePortChainNameBase(svc.name.namespace, svc.name.name, svc.protocol.toLowerCase(), svc.name.port);
-      n = { cluster: SERVICE_CHAIN_PREFIX + base, local: LOCAL_CHAIN_PREFIX + base, external: EXTERNAL_CHAIN_PREFIX + base, firewall: FIREWALL_CHAIN_PREFIX + base };
+      const base = servicePortChainNameBase(
+        svc.name.namespace,
+        svc.name.name,
+        svc.protocol.toLowerCase(),
+        svc.name.port,
+      );
+      n = {
+        cluster: SERVICE_CHAIN_PREFIX + base,
+        local: LOCAL_CHAIN_PREFIX + base,
+        external: EXTERNAL_CHAIN_PREFIX + base,
+        firewall: FIREWALL_CHAIN_PREFIX + base,
+      };
       svcNameCache.set(svc, n);
     }
     return n;
@@ -245,7 +281,14 @@ export class NftablesProxier {
   private epBase(svc: ServicePortInfo, ep: EndpointInfo): string {
     let n = epNameCache.get(ep);
     if (!n) {
-      n = servicePortEndpointChainNameBase(svc.name.namespace, svc.name.name, svc.protocol.toLowerCase(), svc.name.port, ep.ip, ep.port);
+      n = servicePortEndpointChainNameBase(
+        svc.name.namespace,
+        svc.name.name,
+        svc.protocol.toLowerCase(),
+        svc.name.port,
+        ep.ip,
+        ep.port,
+      );
       epNameCache.set(ep, n);
     }
     return n;
@@ -260,9 +303,13 @@ export class NftablesProxier {
     // a list as kube-proxy's --nodeport-addresses: CIDRs (the node IP is used when inside one) or "primary"
     const out: string[] = [];
     for (const a of npa) {
-      if (a === 'primary') { if (nodeIP && !out.includes(nodeIP)) out.push(nodeIP); continue; }
+      if (a === 'primary') {
+        if (nodeIP && !out.includes(nodeIP)) out.push(nodeIP);
+        continue;
+      }
       const c = parseCidr(a);
-      if (!c) throw new TypeError(`NftablesProxier: nodePortAddresses entry "${a}" is not a CIDR or "primary"`);
+      if (!c)
+        throw new TypeError(`NftablesProxier: nodePortAddresses entry "${a}" is not a CIDR or "primary"`);
       if (c.family !== 'IPv4') continue;
       if (c.prefix === 0) return null;
       if (nodeIP && cidrContains(c, nodeIP) && !out.includes(nodeIP)) out.push(nodeIP);
@@ -274,7 +321,10 @@ export class NftablesProxier {
     tx.addTable('rules for kube-proxy');
     if (!this.flushed) {
       // add+delete once so that base chains are re-created with the current properties
-      for (const bc of BASE_CHAINS) { tx.addChain(bc.name); tx.deleteChain(bc.name); }
+      for (const bc of BASE_CHAINS) {
+        tx.addChain(bc.name);
+        tx.deleteChain(bc.name);
+      }
       this.flushed = true;
     }
     for (const bc of BASE_CHAINS) {
@@ -300,9 +350,18 @@ export class NftablesProxier {
     tx.addRule(MASQUERADING_CHAIN, 'masquerade fully-random');
 
     tx.addSet('set', CLUSTER_IPS_SET, { type: 'ipv4_addr', comment: 'Active ClusterIPs' });
-    tx.addRule(CLUSTER_IPS_CHECK, `ip daddr @${CLUSTER_IPS_SET} reject`, 'Reject traffic to invalid ports of ClusterIPs');
+    tx.addRule(
+      CLUSTER_IPS_CHECK,
+      `ip daddr @${CLUSTER_IPS_SET} reject`,
+      'Reject traffic to invalid ports of ClusterIPs',
+    );
     const cidrs = this.options.serviceCIDRs ?? [];
-    if (cidrs.length > 0) tx.addRule(CLUSTER_IPS_CHECK, `ip daddr { ${cidrs.join(',')} } drop`, 'Drop traffic to unallocated ClusterIPs');
+    if (cidrs.length > 0)
+      tx.addRule(
+        CLUSTER_IPS_CHECK,
+        `ip daddr { ${cidrs.join(',')} } drop`,
+        'Drop traffic to unallocated ClusterIPs',
+      );
 
     tx.addSet('set', NODEPORT_IPS_SET, { type: 'ipv4_addr', comment: 'IPs that accept NodePort traffic' });
     const npIPs = this.nodePortIPs(node);
@@ -313,29 +372,59 @@ export class NftablesProxier {
       for (const ip of npIPs) if (!ip.startsWith('127.')) tx.addElement(NODEPORT_IPS_SET, ip);
     }
 
-    tx.addSet('map', NO_ENDPOINT_SERVICES_MAP, { type: 'ipv4_addr . inet_proto . inet_service : verdict', comment: 'vmap to drop or reject packets to services with no endpoints' });
-    tx.addSet('map', NO_ENDPOINT_NODEPORTS_MAP, { type: 'inet_proto . inet_service : verdict', comment: 'vmap to drop or reject packets to service nodeports with no endpoints' });
+    tx.addSet('map', NO_ENDPOINT_SERVICES_MAP, {
+      type: 'ipv4_addr . inet_proto . inet_service : verdict',
+      comment: 'vmap to drop or reject packets to services with no endpoints',
+    });
+    tx.addSet('map', NO_ENDPOINT_NODEPORTS_MAP, {
+      type: 'inet_proto . inet_service : verdict',
+      comment: 'vmap to drop or reject packets to service nodeports with no endpoints',
+    });
     tx.addChain(REJECT_CHAIN, undefined, 'helper for @no-endpoint-services / @no-endpoint-nodeports');
     tx.flushChain(REJECT_CHAIN);
     tx.addRule(REJECT_CHAIN, 'reject');
-    tx.addRule(SERVICE_ENDPOINTS_CHECK, `ip daddr . meta l4proto . th dport vmap @${NO_ENDPOINT_SERVICES_MAP}`);
+    tx.addRule(
+      SERVICE_ENDPOINTS_CHECK,
+      `ip daddr . meta l4proto . th dport vmap @${NO_ENDPOINT_SERVICES_MAP}`,
+    );
     if (npIPs === null) {
-      tx.addRule(NODEPORT_ENDPOINTS_CHECK, `ip daddr != 127.0.0.0/8 meta l4proto . th dport vmap @${NO_ENDPOINT_NODEPORTS_MAP}`);
+      tx.addRule(
+        NODEPORT_ENDPOINTS_CHECK,
+        `ip daddr != 127.0.0.0/8 meta l4proto . th dport vmap @${NO_ENDPOINT_NODEPORTS_MAP}`,
+      );
     } else {
-      tx.addRule(NODEPORT_ENDPOINTS_CHECK, `ip daddr @${NODEPORT_IPS_SET} meta l4proto . th dport vmap @${NO_ENDPOINT_NODEPORTS_MAP}`);
+      tx.addRule(
+        NODEPORT_ENDPOINTS_CHECK,
+        `ip daddr @${NODEPORT_IPS_SET} meta l4proto . th dport vmap @${NO_ENDPOINT_NODEPORTS_MAP}`,
+      );
     }
 
-    tx.addSet('map', FIREWALL_IPS_MAP, { type: 'ipv4_addr . inet_proto . inet_service : verdict', comment: 'destinations that are subject to LoadBalancerSourceRanges' });
+    tx.addSet('map', FIREWALL_IPS_MAP, {
+      type: 'ipv4_addr . inet_proto . inet_service : verdict',
+      comment: 'destinations that are subject to LoadBalancerSourceRanges',
+    });
     ensure(FIREWALL_CHECK);
     tx.addRule(FIREWALL_CHECK, `ip daddr . meta l4proto . th dport vmap @${FIREWALL_IPS_MAP}`);
 
-    tx.addSet('map', SERVICE_IPS_MAP, { type: 'ipv4_addr . inet_proto . inet_service : verdict', comment: 'ClusterIP, ExternalIP and LoadBalancer IP traffic' });
-    tx.addSet('map', SERVICE_NODEPORTS_MAP, { type: 'inet_proto . inet_service : verdict', comment: 'NodePort traffic' });
+    tx.addSet('map', SERVICE_IPS_MAP, {
+      type: 'ipv4_addr . inet_proto . inet_service : verdict',
+      comment: 'ClusterIP, ExternalIP and LoadBalancer IP traffic',
+    });
+    tx.addSet('map', SERVICE_NODEPORTS_MAP, {
+      type: 'inet_proto . inet_service : verdict',
+      comment: 'NodePort traffic',
+    });
     tx.addRule(SERVICES_CHAIN, `ip daddr . meta l4proto . th dport vmap @${SERVICE_IPS_MAP}`);
     if (npIPs === null) {
-      tx.addRule(SERVICES_CHAIN, `fib daddr type local ip daddr != 127.0.0.0/8 meta l4proto . th dport vmap @${SERVICE_NODEPORTS_MAP}`);
+      tx.addRule(
+        SERVICES_CHAIN,
+        `fib daddr type local ip daddr != 127.0.0.0/8 meta l4proto . th dport vmap @${SERVICE_NODEPORTS_MAP}`,
+      );
     } else {
-      tx.addRule(SERVICES_CHAIN, `ip daddr @${NODEPORT_IPS_SET} meta l4proto . th dport vmap @${SERVICE_NODEPORTS_MAP}`);
+      tx.addRule(
+        SERVICES_CHAIN,
+        `ip daddr @${NODEPORT_IPS_SET} meta l4proto . th dport vmap @${SERVICE_NODEPORTS_MAP}`,
+      );
     }
 
     this.clusterIPs.reset(tx);
@@ -385,7 +474,12 @@ export class NftablesProxier {
       const svc = input.servicePorts.get(key)!;
       const names = this.svcNames(svc);
       const protocol = svc.protocol.toLowerCase();
-      const cat = categorizeEndpoints(input.endpoints.get(key), svc, input.node.name, input.node.topologyLabels);
+      const cat = categorizeEndpoints(
+        input.endpoints.get(key),
+        svc,
+        input.node.name,
+        input.node.topologyLabels,
+      );
       const clusterEndpoints = cat.clusterEndpoints ?? [];
       const localEndpoints = cat.localEndpoints ?? [];
       const hasEndpoints = cat.hasAnyEndpoints;
@@ -438,7 +532,8 @@ export class NftablesProxier {
       }
       for (const extIP of svc.externalIPs) {
         if (hasEndpoints) this.serviceIPs.ensure(tx, ipKey(extIP), `goto ${externalTrafficChain}`);
-        if (!hasExternalEndpoints) this.noEndpointServices.ensure(tx, ipKey(extIP), externalVerdict, svc.nameString);
+        if (!hasExternalEndpoints)
+          this.noEndpointServices.ensure(tx, ipKey(extIP), externalVerdict, svc.nameString);
       }
       const usesFWChain = svc.loadBalancerVIPs.length > 0 && svc.loadBalancerSourceRanges.length > 0;
       if (usesFWChain) ensureChain(names.firewall, skip);
@@ -447,12 +542,14 @@ export class NftablesProxier {
         if (usesFWChain) this.firewallIPs.ensure(tx, ipKey(lbip), `goto ${names.firewall}`);
       }
       if (!hasExternalEndpoints) {
-        for (const lbip of svc.loadBalancerVIPs) this.noEndpointServices.ensure(tx, ipKey(lbip), externalVerdict, svc.nameString);
+        for (const lbip of svc.loadBalancerVIPs)
+          this.noEndpointServices.ensure(tx, ipKey(lbip), externalVerdict, svc.nameString);
       }
       if (svc.nodePort !== 0) {
         const npKey = `${protocol} . ${svc.nodePort}`;
         if (hasEndpoints) this.serviceNodePorts.ensure(tx, npKey, `goto ${externalTrafficChain}`);
-        if (!hasExternalEndpoints) this.noEndpointNodePorts.ensure(tx, npKey, externalVerdict, svc.nameString);
+        if (!hasExternalEndpoints)
+          this.noEndpointNodePorts.ensure(tx, npKey, externalVerdict, svc.nameString);
       }
 
       if (skip) continue;
@@ -462,28 +559,45 @@ export class NftablesProxier {
         if (this.options.masqueradeAll) {
           tx.addRule(internalTrafficChain, `ip daddr ${svc.clusterIP} jump ${masq}`);
         } else if (local) {
-          tx.addRule(internalTrafficChain, `ip daddr ${svc.clusterIP} ip saddr != ${local.text} jump ${masq}`);
+          tx.addRule(
+            internalTrafficChain,
+            `ip daddr ${svc.clusterIP} ip saddr != ${local.text} jump ${masq}`,
+          );
         }
       }
       if (usesExternalTrafficChain) {
         if (!svc.externalPolicyLocal) {
           tx.addRule(externalTrafficChain, `jump ${masq}`);
         } else {
-          if (local) tx.addRule(externalTrafficChain, `ip saddr ${local.text} goto ${names.cluster}`, 'short-circuit pod traffic');
+          if (local)
+            tx.addRule(
+              externalTrafficChain,
+              `ip saddr ${local.text} goto ${names.cluster}`,
+              'short-circuit pod traffic',
+            );
           tx.addRule(externalTrafficChain, `fib saddr type local jump ${masq}`, 'masquerade local traffic');
-          tx.addRule(externalTrafficChain, `fib saddr type local goto ${names.cluster}`, 'short-circuit local traffic');
+          tx.addRule(
+            externalTrafficChain,
+            `fib saddr type local goto ${names.cluster}`,
+            'short-circuit local traffic',
+          );
         }
         if (hasExternalEndpoints) tx.addRule(externalTrafficChain, `goto ${externalPolicyChain}`);
       }
       if (usesFWChain) {
         const sources = svc.loadBalancerSourceRanges.map((c) => c.text);
         const nodeIP = input.node.ips?.IPv4;
-        if (nodeIP && svc.loadBalancerSourceRanges.some((c) => cidrContains(c, nodeIP))) sources.push(...svc.loadBalancerVIPs);
+        if (nodeIP && svc.loadBalancerSourceRanges.some((c) => cidrContains(c, nodeIP)))
+          sources.push(...svc.loadBalancerVIPs);
         tx.addRule(names.firewall, `ip saddr != { ${sources.join(' , ')} } drop`);
       }
       if (affinity) {
         for (const ep of cat.allReachableEndpoints) {
-          tx.addSet('set', AFFINITY_SET_PREFIX + this.epBase(svc, ep), { type: 'ipv4_addr', flags: ['dynamic', 'timeout'], timeoutSeconds: svc.stickyMaxAgeSeconds });
+          tx.addSet('set', AFFINITY_SET_PREFIX + this.epBase(svc, ep), {
+            type: 'ipv4_addr',
+            flags: ['dynamic', 'timeout'],
+            timeoutSeconds: svc.stickyMaxAgeSeconds,
+          });
           this.kernelSets.add(AFFINITY_SET_PREFIX + this.epBase(svc, ep));
         }
       }
@@ -533,14 +647,21 @@ export class NftablesProxier {
     };
   }
 
-  private writeServiceToEndpointRules(tx: NftTransaction, svc: ServicePortInfo, chain: string, endpoints: readonly EndpointInfo[]): void {
+  private writeServiceToEndpointRules(
+    tx: NftTransaction,
+    svc: ServicePortInfo,
+    chain: string,
+    endpoints: readonly EndpointInfo[],
+  ): void {
     if (svc.sessionAffinity === 'ClientIP') {
       for (const ep of endpoints) {
         const base = this.epBase(svc, ep);
         tx.addRule(chain, `ip saddr @${AFFINITY_SET_PREFIX}${base} goto ${ENDPOINT_CHAIN_PREFIX}${base}`);
       }
     }
-    const elements = endpoints.map((ep, i) => `${i} : goto ${ENDPOINT_CHAIN_PREFIX}${this.epBase(svc, ep)}`).join(' , ');
+    const elements = endpoints
+      .map((ep, i) => `${i} : goto ${ENDPOINT_CHAIN_PREFIX}${this.epBase(svc, ep)}`)
+      .join(' , ');
     tx.addRule(chain, `numgen random mod ${endpoints.length} vmap { ${elements} }`);
   }
 }

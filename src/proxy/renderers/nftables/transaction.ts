@@ -31,10 +31,23 @@ export interface TxStats {
 export class NftTransaction {
   /** the script so far; V8 builds repeated += as a rope, cheaper than an array of 100k lines + join */
   private out = '';
-  readonly stats: TxStats = { lines: 0, bytes: 0, rules: 0, elements: 0, chainsAdded: 0, chainsFlushed: 0, chainsDeleted: 0, setsAdded: 0, setsDeleted: 0 };
+  readonly stats: TxStats = {
+    lines: 0,
+    bytes: 0,
+    rules: 0,
+    elements: 0,
+    chainsAdded: 0,
+    chainsFlushed: 0,
+    chainsDeleted: 0,
+    setsAdded: 0,
+    setsDeleted: 0,
+  };
 
   /** `family table` prefix of every command, e.g. "ip kube-proxy" */
-  constructor(readonly family: 'ip' | 'ip6', readonly table: string) {}
+  constructor(
+    readonly family: 'ip' | 'ip6',
+    readonly table: string,
+  ) {}
 
   private push(line: string): void {
     this.out += line + '\n';
@@ -47,7 +60,9 @@ export class NftTransaction {
   }
 
   addTable(comment?: string): void {
-    this.push(comment === undefined ? `add table ${this.ft}` : `add table ${this.ft} { comment ${q(comment)} ; }`);
+    this.push(
+      comment === undefined ? `add table ${this.ft}` : `add table ${this.ft} { comment ${q(comment)} ; }`,
+    );
   }
 
   /** a regular chain (no spec) or a base chain (`type … hook … priority N ;`) */
@@ -71,10 +86,18 @@ export class NftTransaction {
 
   addRule(chain: string, rule: string, comment?: string): void {
     this.stats.rules++;
-    this.push(comment === undefined ? `add rule ${this.ft} ${chain} ${rule}` : `add rule ${this.ft} ${chain} ${rule} comment ${q(comment)}`);
+    this.push(
+      comment === undefined
+        ? `add rule ${this.ft} ${chain} ${rule}`
+        : `add rule ${this.ft} ${chain} ${rule} comment ${q(comment)}`,
+    );
   }
 
-  addSet(kind: 'set' | 'map', name: string, props: { type: string; flags?: string[]; timeoutSeconds?: number; comment?: string }): void {
+  addSet(
+    kind: 'set' | 'map',
+    name: string,
+    props: { type: string; flags?: string[]; timeoutSeconds?: number; comment?: string },
+  ): void {
     this.stats.setsAdded++;
     let p = ` type ${props.type} ;`;
     if (props.flags && props.flags.length) p += ` flags ${props.flags.join(',')} ;`;
