@@ -2,7 +2,7 @@
  * Renders capacity plans as text tables and as a self-contained HTML page (inline SVG bars per
  * zone and per node; no scripts, no external assets).
  */
-import { table } from '../cli/output.js';
+import { table } from '../report/table.js';
 import { formatQuantity, milliQuantity, intQuantity } from '../api/quantity.js';
 import type { PlanReport, ShapePlan, MinNodesResult } from './planner.js';
 import type { StrategyResult } from './strategies.js';

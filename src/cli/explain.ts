@@ -9,7 +9,8 @@ import { loadManifests } from '../api/manifest.js';
 import type { Pod } from '../api/types.js';
 import { createOfflineScheduler, explainPod, type Explanation } from '../scheduler/index.js';
 import { CliError } from './errors.js';
-import { json, parseOutputFormat, table } from './output.js';
+import { json, parseOutputFormat } from './output.js';
+import { table } from '../report/table.js';
 
 export function register(program: Command): void {
   program

@@ -1,20 +1,40 @@
 #!/usr/bin/env node
-// kubesim's CLI entry point. Each command lives in its own module under src/cli/ and exports
-// `register(program)`; this file discovers them so that adding a command never edits a shared list.
+// kubesim's CLI entry point. Every command lives in its own module under src/cli/ exporting
+// `register(program)`; COMMANDS below lists them, in the order `kubesim --help` shows them.
 import { Command } from 'commander';
-import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { CliError } from './errors.js';
 import { packageRoot } from '../util/paths.js';
+import * as validate from './validate.js';
+import * as explain from './explain.js';
+import * as schedule from './schedule.js';
+import * as plan from './plan.js';
+import * as strategies from './strategies.js';
+import * as simulate from './simulate.js';
+import * as demo from './demo.js';
+import * as proxy from './proxy.js';
+import * as store from './store.js';
+import * as bench from './bench.js';
 
 export interface CommandModule {
   register(program: Command): void | Promise<void>;
 }
 
-const here = dirname(fileURLToPath(import.meta.url));
-const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
-const NOT_COMMANDS = new Set(['index', 'errors', 'output', 'progress']);
+/** Every command, in help order. A new command is one import and one line here. */
+export const COMMANDS: readonly CommandModule[] = [
+  validate,
+  explain,
+  schedule,
+  plan,
+  strategies,
+  simulate,
+  demo,
+  proxy,
+  store,
+  bench,
+];
 
 export async function buildProgram(): Promise<Command> {
   const pkg = JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8'));
@@ -25,14 +45,7 @@ export async function buildProgram(): Promise<Command> {
     )
     .showHelpAfterError()
     .configureOutput({ outputError: (str, write) => write(str) });
-  const files = readdirSync(here)
-    .filter((f) => f.endsWith(ext) && !f.endsWith('.d.ts') && !f.endsWith('.test.ts'))
-    .filter((f) => !NOT_COMMANDS.has(f.slice(0, -ext.length)))
-    .sort();
-  for (const f of files) {
-    const mod = (await import(pathToFileURL(join(here, f)).href)) as Partial<CommandModule>;
-    if (typeof mod.register === 'function') await mod.register(program);
-  }
+  for (const mod of COMMANDS) await mod.register(program);
   return program;
 }
 

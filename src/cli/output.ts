@@ -1,4 +1,4 @@
-/** Output helpers shared by commands: aligned text tables and JSON. */
+/** Output helpers shared by commands (text tables live in src/report/table.ts). */
 
 export type OutputFormat = 'table' | 'json';
 
@@ -6,22 +6,6 @@ export function parseOutputFormat(value: string, allowed: readonly string[] = ['
   if (!allowed.includes(value))
     throw new Error(`unknown output format "${value}" (expected ${allowed.join(', ')})`);
   return value;
-}
-
-/** Renders rows as a left-aligned table with a header, the way kubectl prints `get`. */
-export function table(headers: string[], rows: (string | number)[][]): string {
-  const cells = [headers, ...rows.map((r) => r.map((c) => String(c)))];
-  const widths = headers.map((_, i) => Math.max(...cells.map((r) => (r[i] ?? '').length)));
-  return (
-    cells
-      .map((r) =>
-        r
-          .map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i])))
-          .join('   ')
-          .trimEnd(),
-      )
-      .join('\n') + '\n'
-  );
 }
 
 export function json(value: unknown): string {

@@ -16,7 +16,8 @@ import { parseWhatIf, type WhatIf } from '../capacity/whatif.js';
 import { PlannerPool } from '../capacity/pool.js';
 import { renderPlanText, renderPlanHtml, renderMinNodesText } from '../capacity/report.js';
 import { CliError } from './errors.js';
-import { json, parseOutputFormat, table } from './output.js';
+import { json, parseOutputFormat } from './output.js';
+import { table } from '../report/table.js';
 
 interface PlanCliOptions {
   cluster: string[];

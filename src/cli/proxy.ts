@@ -4,7 +4,8 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import type { EndpointSlice, Service } from '../api/types.js';
 import { CliError } from './errors.js';
-import { json, table } from './output.js';
+import { json } from './output.js';
+import { table } from '../report/table.js';
 import {
   loadProxyObjects,
   proxyNodeFromNode,

@@ -8,7 +8,8 @@ import type { Pod } from '../api/types.js';
 import { loadManifests } from '../api/manifest.js';
 import { createOfflineScheduler, podKey, type SchedulerCore } from '../scheduler/index.js';
 import { CliError } from './errors.js';
-import { json, parseOutputFormat, table } from './output.js';
+import { json, parseOutputFormat } from './output.js';
+import { table } from '../report/table.js';
 
 export interface PlacementRow {
   pod: string;

@@ -5,13 +5,14 @@
  *   kubesim store replay <trace.json>       replay an etcd golden trace on the in-memory store
  *            [--check] [--skip-quirks] [--ignore-error-messages] [-o table|json]
  *
- * `kubesim store record` (recording traces on a real etcd) is added by src/cli/store-record.ts
- * from src/store/etcd/cli.ts.
+ * `kubesim store record` (recording traces on a real etcd) lives in src/cli/store-record.ts.
  */
 import type { Command } from 'commander';
 import { readFileSync } from 'node:fs';
 import { CliError } from './errors.js';
-import { json, parseOutputFormat, table } from './output.js';
+import { registerRecord } from './store-record.js';
+import { json, parseOutputFormat } from './output.js';
+import { table } from '../report/table.js';
 import { ManualClock } from '../util/clock.js';
 import { MemoryStore } from '../store/memory/store.js';
 import { prefixEnd } from '../store/keyrange.js';
@@ -98,6 +99,7 @@ export function register(program: Command): void {
         }
       },
     );
+  registerRecord(store);
 }
 
 function loadTrace(file: string): GoldenTrace {

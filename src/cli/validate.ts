@@ -4,7 +4,8 @@
  */
 import type { Command } from 'commander';
 import { CliError } from './errors.js';
-import { json, parseOutputFormat, table } from './output.js';
+import { json, parseOutputFormat } from './output.js';
+import { table } from '../report/table.js';
 import { checkManifests } from '../api/manifest-check.js';
 import { DEFAULT_MAX_FILE_BYTES, ManifestError, loadManifests } from '../api/manifest.js';
 import { parseQuantity } from '../api/quantity.js';

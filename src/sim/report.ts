@@ -2,7 +2,7 @@
  * Presenting a simulation: a text summary (the CLI's table output), `kubectl get events`-style
  * rows, and the self-contained HTML report with SVG charts (src/report).
  */
-import { table } from '../cli/output.js';
+import { table } from '../report/table.js';
 import { type Page, renderPage } from '../report/html.js';
 import { histogram, lineChart } from '../report/svg.js';
 import type { SimulationResult } from './simulation.js';

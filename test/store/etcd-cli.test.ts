@@ -1,6 +1,5 @@
 /**
- * `kubesim store record`: registered under `kubesim store` (also when src/cli/store.ts's own loader
- * is late), records a deterministic trace identical to the checked-in fixture, reads user op files,
+ * `kubesim store record`: registered under `kubesim store`, records a deterministic trace identical to the checked-in fixture, reads user op files,
  * and reports bad input as one-line errors naming the file and op.
  */
 import { Command } from 'commander';
@@ -10,7 +9,6 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CliError } from '../../src/cli/errors.js';
 import { register as registerStore } from '../../src/cli/store.js';
-import { register as registerStoreRecord } from '../../src/cli/store-record.js';
 import { describeEtcd } from '../helpers/etcd.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'kubesim-etcd-cli-'));
@@ -18,7 +16,6 @@ const fixtures = join(import.meta.dirname, '..', 'fixtures', 'etcd');
 
 async function run(...args: string[]): Promise<{ out: string; err: string }> {
   const program = new Command('kubesim').exitOverride();
-  registerStoreRecord(program); // discovery order: store-record.ts sorts before store.ts
   registerStore(program);
   let out = '';
   let err = '';
