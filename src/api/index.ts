@@ -21,6 +21,7 @@ export * from './flowcontrol.js';
 export * from './registry.js';
 export { encode, decode, deepCopy, sharedCodec, portableCodec, type Codec } from './codec.js';
 export * from './selectors.js';
+export * from './taints.js';
 export { FieldError, FieldPath, type FieldErrorType } from './field.js';
 export {
   validateObject,

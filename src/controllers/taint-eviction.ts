@@ -14,21 +14,13 @@
  * Deletion uses the pod's own grace period; an event "TaintManagerEviction" /
  * "Marking for deletion Pod <ns>/<name>" is recorded.
  */
+import { toleratesTaint } from '../api/taints.js';
 import type { Node, Pod, Taint, Toleration } from '../api/types.js';
 import { isNotFound, keyOf } from '../client/api.js';
 import type { Informer } from '../client/informer.js';
 import type { TimerHandle } from '../util/clock.js';
 import type { ControllerDeps } from './replicaset.js';
 import { podGracePeriod } from './pod-util.js';
-
-/** v1.Toleration.ToleratesTaint */
-function tolerates(t: Toleration, taint: Taint): boolean {
-  if (t.effect && t.effect !== taint.effect) return false;
-  if (t.key && t.key !== taint.key) return false;
-  const op = t.operator ?? 'Equal';
-  if (op === 'Exists') return true;
-  return (t.value ?? '') === (taint.value ?? '');
-}
 
 /**
  * How long a pod may stay given the node's NoExecute taints: 0 = evict now, -1 = forever,
@@ -39,7 +31,7 @@ export function minTolerationMs(taints: Taint[], tolerations: Toleration[] | und
   if (noExec.length === 0) return -1;
   const used: Toleration[] = [];
   for (const taint of noExec) {
-    const m = (tolerations ?? []).filter((t) => tolerates(t, taint));
+    const m = (tolerations ?? []).filter((t) => toleratesTaint(t, taint));
     if (m.length === 0) return 0;
     used.push(...m);
   }

@@ -17,13 +17,19 @@
  */
 import type { Binding, Node, Pod } from '../api/types.js';
 import { cpuMillis, bytes } from '../api/quantity.js';
+import {
+  doNotScheduleTaint,
+  findMatchingUntoleratedTaint,
+  tolerationsTolerateTaint,
+  UNSCHEDULABLE_TAINT,
+} from '../api/taints.js';
 import { type ApiClient, keyOf } from '../client/api.js';
 import type { EventRecorder } from '../client/events.js';
 import type { InformerFactory } from '../client/factory.js';
 import type { Informer } from '../client/informer.js';
 import { isPodActive } from '../controllers/pod-util.js';
 import { numFeasibleNodesToFind } from '../scheduler/framework/schedule-one.js';
-import { requiredNodeAffinityMatches, untoleratedTaint } from '../scheduler/framework/labels.js';
+import { requiredNodeAffinityMatches } from '../scheduler/framework/labels.js';
 import type { Clock, TimerHandle } from '../util/clock.js';
 import type { Rng } from '../util/rng.js';
 import { isoTime } from '../controllers/pod-util.js';
@@ -310,18 +316,11 @@ export class StandInScheduler implements SchedulerComponent {
 
   /** the failing filter's reasons, or undefined when the node fits */
   private filter(pod: Pod, node: Node, req: NodeUse): string[] | undefined {
-    if (
-      node.spec?.unschedulable &&
-      !(pod.spec.tolerations ?? []).some(
-        (t) =>
-          (t.key === 'node.kubernetes.io/unschedulable' || (!t.key && t.operator === 'Exists')) &&
-          (!t.effect || t.effect === 'NoSchedule'),
-      )
-    )
+    if (node.spec?.unschedulable && !tolerationsTolerateTaint(pod.spec.tolerations, UNSCHEDULABLE_TAINT))
       return ['node(s) were unschedulable'];
     if (pod.spec.nodeName && pod.spec.nodeName !== node.metadata.name)
       return ["node(s) didn't match the requested node name"];
-    const taint = untoleratedTaint(node, pod.spec.tolerations);
+    const taint = findMatchingUntoleratedTaint(node.spec?.taints, pod.spec.tolerations, doNotScheduleTaint);
     if (taint) return [`node(s) had untolerated taint {${taint.key}: ${taint.value ?? ''}}`];
     if (!requiredNodeAffinityMatches(pod, node)) return ["node(s) didn't match Pod's node affinity/selector"];
     const a = this.alloc.get(node.metadata.name!) ?? allocatable(node);

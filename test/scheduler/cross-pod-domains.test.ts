@@ -5,13 +5,10 @@
 // and PreScore state equals the straightforward walk over every node and every pod — including
 // the insertion order of the domain counts, which decides the critical paths' tie-breaks.
 import { describe, expect, it } from 'vitest';
+import { doNotScheduleTaint, findMatchingUntoleratedTaint } from '../../src/api/taints.js';
 import type { Node, Pod, Service, Taint } from '../../src/api/types.js';
 import { CycleState } from '../../src/scheduler/framework/cycle-state.js';
-import {
-  compileRequiredNodeAffinity,
-  untoleratedTaint,
-  type Selector,
-} from '../../src/scheduler/framework/labels.js';
+import { compileRequiredNodeAffinity, type Selector } from '../../src/scheduler/framework/labels.js';
 import {
   ClusterSnapshot,
   termMatches,
@@ -37,7 +34,10 @@ interface RefConstraint {
 
 function included(c: RefConstraint, pod: Pod, ni: NodeInfo): boolean {
   if (c.nodeAffinityPolicy === 'Honor' && !compileRequiredNodeAffinity(pod)(ni.node)) return false;
-  if (c.nodeTaintsPolicy === 'Honor' && untoleratedTaint(ni.node, pod.spec.tolerations) !== undefined)
+  if (
+    c.nodeTaintsPolicy === 'Honor' &&
+    findMatchingUntoleratedTaint(ni.node.spec?.taints, pod.spec.tolerations, doNotScheduleTaint) !== undefined
+  )
     return false;
   return true;
 }

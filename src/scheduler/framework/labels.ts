@@ -2,7 +2,7 @@
  * Object-level matching helpers used by the cross-pod plugins (PodTopologySpread, InterPodAffinity,
  * DefaultPreemption): label selectors (metav1.LabelSelectorAsSelector semantics), a pod's required
  * node affinity (nodeSelector + requiredDuringScheduling terms, as component-helpers' nodeaffinity
- * package), and taint toleration (v1helper.FindMatchingUntoleratedTaint).
+ * package).
  *
  * The node-local filter plugins do not use these: they run over the NodeTable's columns in the
  * engine's kernels. PodTopologySpread needs node affinity and taints only to decide which nodes
@@ -15,8 +15,6 @@ import type {
   NodeSelectorRequirement,
   NodeSelectorTerm,
   Pod,
-  Taint,
-  Toleration,
 } from '../../api/types.js';
 
 /** A compiled label selector. */
@@ -202,37 +200,4 @@ export function hasAnyKey(o: object | undefined): boolean {
   if (!o) return false;
   for (const k in o) if (Object.hasOwn(o, k)) return true;
   return false;
-}
-
-// ---------------------------------------------------------------- taints
-
-/** v1.Toleration.ToleratesTaint */
-export function toleratesTaint(t: Toleration, taint: Taint): boolean {
-  if (t.effect && t.effect !== taint.effect) return false;
-  if (t.key && t.key !== taint.key) return false;
-  const op = t.operator ?? 'Equal';
-  if (op === 'Exists') return true;
-  if (op === 'Equal') return (t.value ?? '') === (taint.value ?? '');
-  return false;
-}
-
-/**
- * The first NoSchedule/NoExecute taint of `node` that no toleration tolerates
- * (FindMatchingUntoleratedTaint with DoNotScheduleTaintsFilterFunc), or undefined.
- */
-export function untoleratedTaint(
-  node: Node,
-  tolerations: readonly Toleration[] | undefined,
-): Taint | undefined {
-  for (const taint of node.spec?.taints ?? []) {
-    if (taint.effect !== 'NoSchedule' && taint.effect !== 'NoExecute') continue;
-    let ok = false;
-    for (const t of tolerations ?? [])
-      if (toleratesTaint(t, taint)) {
-        ok = true;
-        break;
-      }
-    if (!ok) return taint;
-  }
-  return undefined;
 }

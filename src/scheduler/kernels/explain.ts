@@ -1,7 +1,12 @@
+import {
+  doNotScheduleTaint,
+  findMatchingUntoleratedTaint,
+  tolerationsTolerateTaint,
+  UNSCHEDULABLE_TAINT,
+} from '../../api/taints.js';
 import type { Pod, Taint } from '../../api/types.js';
 import type { NodeTable, HostPort } from '../nodetable/table.js';
 import { podHostPorts } from '../nodetable/table.js';
-import { toleratesTaint } from '../nodetable/podquery.js';
 import { isScalarResourceName, podRequests } from '../nodetable/resources.js';
 import { resourceReason } from './types.js';
 
@@ -34,19 +39,10 @@ export interface NodeExplanation {
  */
 export function explainNode(table: NodeTable, pod: Pod, slot: number): NodeExplanation {
   const node = table.node(slot);
-  const tols = pod.spec?.tolerations ?? [];
-  const untoleratedTaint = table
-    .nodeTaints(slot)
-    .find(
-      (t) =>
-        (t.effect === 'NoSchedule' || t.effect === 'NoExecute') &&
-        !tols.some((tol) => toleratesTaint(tol, t)),
-    );
+  const tols = pod.spec?.tolerations;
+  const untoleratedTaint = findMatchingUntoleratedTaint(table.nodeTaints(slot), tols, doNotScheduleTaint);
   const unschedulable =
-    node.spec?.unschedulable === true &&
-    !tols.some((tol) =>
-      toleratesTaint(tol, { key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule' }),
-    );
+    node.spec?.unschedulable === true && !tolerationsTolerateTaint(tols, UNSCHEDULABLE_TAINT);
   const used = table.usedPorts(slot);
   const conflictingPorts = podHostPorts(pod).filter((w) =>
     used.some(

@@ -24,7 +24,6 @@ export {
   PodQuery,
   QueryArena,
   PodQueryError,
-  toleratesTaint,
   normalizedImageName,
   defaultArena,
 } from '../nodetable/podquery.js';

@@ -1,4 +1,5 @@
-import type { NodeSelectorRequirement, NodeSelectorTerm, Pod, Taint, Toleration } from '../../api/types.js';
+import { tolerationsTolerateTaint, UNSCHEDULABLE_TAINT } from '../../api/taints.js';
+import type { NodeSelectorRequirement, NodeSelectorTerm, Pod } from '../../api/types.js';
 import { DEFAULT_SCORE_WEIGHTS, MAX_NODE_SCORE, NUM_SCORE_PLUGINS, SCORE_PLUGINS } from '../kernels/types.js';
 import type { ResourceSpec, ScoringConfig, UtilizationShapePoint } from '../kernels/types.js';
 import * as L from './layout.js';
@@ -73,26 +74,6 @@ export function resolveScoring(config: ScoringConfig = {}): ResolvedScoring {
 }
 
 const DEFAULT_SCORING = resolveScoring();
-
-/** upstream Toleration.ToleratesTaint */
-export function toleratesTaint(t: Toleration, taint: Taint): boolean {
-  if (t.effect && t.effect !== taint.effect) return false;
-  if (t.key && t.key !== taint.key) return false;
-  switch (t.operator ?? '') {
-    case '':
-    case 'Equal':
-      return (t.value ?? '') === (taint.value ?? '');
-    case 'Exists':
-      return true;
-    default:
-      return false;
-  }
-}
-
-function toleratedByAny(tols: readonly Toleration[], taint: Taint): boolean {
-  for (const t of tols) if (toleratesTaint(t, taint)) return true;
-  return false;
-}
 
 /** upstream ImageLocality normalizedImageName: append ":latest" when the name has no tag */
 export function normalizedImageName(name: string): string {
@@ -541,17 +522,17 @@ export function compilePod(
     }
     if (m.anyPrefer) flags |= L.QF_HAS_PREFER_TAINTS;
   } else {
-    if (toleratedByAny(tols, UNSCHEDULABLE_TAINT)) flags |= L.QF_TOL_UNSCHEDULABLE;
+    if (tolerationsTolerateTaint(tols, UNSCHEDULABLE_TAINT)) flags |= L.QF_TOL_UNSCHEDULABLE;
     const preferTols = tols.filter((t) => !t.effect || t.effect === 'PreferNoSchedule');
     const list = table.taintList;
     for (let id = 0; id < list.length; id++) {
       const t = list[id];
       if (t.effect === 'PreferNoSchedule') {
-        if (!toleratedByAny(preferTols, t)) {
+        if (!tolerationsTolerateTaint(preferTols, t)) {
           u32[pw + (id >>> 5)] |= 1 << (id & 31);
           flags |= L.QF_HAS_PREFER_TAINTS;
         }
-      } else if (!toleratedByAny(tols, t)) u32[bw + (id >>> 5)] |= 1 << (id & 31);
+      } else if (!tolerationsTolerateTaint(tols, t)) u32[bw + (id >>> 5)] |= 1 << (id & 31);
     }
   }
 
@@ -681,7 +662,6 @@ export function compilePod(
 }
 
 const NO_ERRORS: string[] = [];
-const UNSCHEDULABLE_TAINT: Taint = { key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule' };
 
 /** row of a scoring resource: cpu, memory, ephemeral-storage always; a scalar resource if interned; else -1 (skipped) */
 function scoreRow(table: NodeTable, name: string): number {

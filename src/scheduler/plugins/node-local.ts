@@ -12,7 +12,7 @@
 import type { Node, Pod } from '../../api/types.js';
 import type { CycleState } from '../framework/cycle-state.js';
 import type { FastScorer, Framework, WindowFilter } from '../framework/framework.js';
-import { untoleratedTaint } from '../framework/labels.js';
+import { doNotScheduleTaint, findMatchingUntoleratedTaint } from '../../api/taints.js';
 import type { ClusterSnapshot, NodeInfo, PodInfo, SnapshotListener } from '../framework/snapshot.js';
 import { Code, Status, type MaybeStatus } from '../framework/status.js';
 import {
@@ -339,7 +339,7 @@ export class NodeLocalRunner {
     }
     if (plugin === 'TaintToleration') {
       // upstream names the first untolerated NoSchedule/NoExecute taint
-      const t = untoleratedTaint(ni.node, pod.spec.tolerations);
+      const t = findMatchingUntoleratedTaint(ni.node.spec?.taints, pod.spec.tolerations, doNotScheduleTaint);
       if (!t)
         return (this.genericTaintStatus ??= new Status(
           Code.UnschedulableAndUnresolvable,

@@ -12,6 +12,7 @@
  *   node n1 (zone a): 2 + 1(self-match) − 0 = 3 > 1  → Unschedulable
  *   node n3 (zone b): 0 + 1 − 0 = 1 ≤ 1               → fits
  */
+import { doNotScheduleTaint, findMatchingUntoleratedTaint } from '../../api/taints.js';
 import type { LabelSelector, Labels, Pod, TopologySpreadConstraint } from '../../api/types.js';
 import type { CycleState, StateData } from '../framework/cycle-state.js';
 import {
@@ -19,7 +20,6 @@ import {
   compileSelector,
   EVERYTHING,
   SelectorError,
-  untoleratedTaint,
   type Selector,
 } from '../framework/labels.js';
 import type { Node } from '../../api/types.js';
@@ -506,7 +506,11 @@ export class PodTopologySpread
     affinity: (n: Node) => boolean,
   ): boolean {
     if (c.nodeAffinityPolicy === 'Honor' && !affinity(ni.node)) return false;
-    if (c.nodeTaintsPolicy === 'Honor' && untoleratedTaint(ni.node, pod.spec.tolerations) !== undefined)
+    if (
+      c.nodeTaintsPolicy === 'Honor' &&
+      findMatchingUntoleratedTaint(ni.node.spec?.taints, pod.spec.tolerations, doNotScheduleTaint) !==
+        undefined
+    )
       return false;
     return true;
   }
