@@ -1,0 +1,142 @@
+/**
+ * DELETE (upstream: staging/src/k8s.io/apiserver/pkg/registry/generic/registry/store.go Delete,
+ * BeforeDelete, updateForGracefulDeletionAndFinalizers). Preconditions (uid, resourceVersion)
+ * fail with 409 Conflict. An object with finalizers is only marked (deletionTimestamp) until an
+ * update removes the last one. A bound Pod deleted with gracePeriodSeconds > 0 is marked
+ * terminating rather than removed (the kubelet model then deletes it with grace 0).
+ *
+ * Example: pod p bound to node-1, delete with grace 30 at t=100 s
+ *   → p.deletionTimestamp = t+30 s, deletionGracePeriodSeconds 30 (still stored)
+ *   delete again with grace 10 → shortened to t+10 s; with grace 60 → unchanged
+ *   delete with grace 0        → removed
+ */
+import type { AdmissionChain } from './admission.js';
+import { admit } from './apiserver-admission.js';
+import { copyIn, decodeKv, MAX_UPDATE_RETRIES, type Obj } from './apiserver-kv.js';
+import { encode } from './codec.js';
+import { deepEqual } from './deep-equal.js';
+import { OPTIMISTIC_LOCK_MSG, conflict, internalError, notFound } from './errors.js';
+import { storageKey, type ResourceInfo } from './registry.js';
+import type { ServiceAllocations } from './service-allocation.js';
+import { rfc3339 } from './time.js';
+import type { KubeObject } from './types.js';
+import type { Clock } from '../util/clock.js';
+import type { KvStore } from '../store/types.js';
+
+export interface DeleteOptions {
+  preconditions?: { resourceVersion?: string; uid?: string };
+  /** pods only: > 0 marks a bound pod terminating (deletionTimestamp) instead of deleting it */
+  gracePeriodSeconds?: number;
+  dryRun?: boolean;
+}
+
+export interface DeleteDeps {
+  store: KvStore;
+  clock: Clock;
+  admission: AdmissionChain;
+  services: ServiceAllocations;
+}
+
+/** The grace period a delete gets (pod strategy CheckGracefulDelete); 0 = delete at once. */
+function gracePeriod(info: ResourceInfo, old: Obj, requested: number | undefined): number {
+  if (info.kind !== 'Pod' || requested === undefined || requested <= 0) return 0;
+  // unscheduled or finished pods are deleted at once
+  if (!old.spec?.nodeName) return 0;
+  const phase = old.status?.phase;
+  if (phase === 'Succeeded' || phase === 'Failed') return 0;
+  return Math.floor(requested);
+}
+
+function checkPreconditions(info: ResourceInfo, name: string, old: Obj, opts: DeleteOptions): void {
+  const p = opts.preconditions;
+  if (p?.uid && p.uid !== old.metadata.uid) {
+    throw conflict(
+      info.qualifiedResource,
+      name,
+      `Precondition failed: UID in precondition: ${p.uid}, UID in object meta: ${old.metadata.uid ?? ''}`,
+    );
+  }
+  if (p?.resourceVersion && p.resourceVersion !== old.metadata.resourceVersion) {
+    throw conflict(
+      info.qualifiedResource,
+      name,
+      `Precondition failed: ResourceVersion in precondition: ${p.resourceVersion}, ResourceVersion in object meta: ${old.metadata.resourceVersion}`,
+    );
+  }
+}
+
+/** The object marked for deletion: deletionTimestamp set (or shortened to a smaller grace). */
+function markDeleting(old: Obj, grace: number, now: number): Obj {
+  const marked = copyIn(old);
+  const mm = marked.metadata;
+  if (grace > 0) {
+    const prevGrace = mm.deletionGracePeriodSeconds;
+    if (mm.deletionTimestamp === undefined || prevGrace === undefined || grace < prevGrace) {
+      mm.deletionTimestamp = rfc3339(now + grace * 1000);
+      mm.deletionGracePeriodSeconds = grace;
+    }
+  } else if (mm.deletionTimestamp === undefined) {
+    mm.deletionTimestamp = rfc3339(now);
+    mm.deletionGracePeriodSeconds = 0;
+  }
+  delete mm.resourceVersion;
+  return marked;
+}
+
+/** Delete an object; returns it as it was last stored (or as marked). */
+export async function deleteObject<T extends KubeObject>(
+  deps: DeleteDeps,
+  info: ResourceInfo,
+  namespace: string | undefined,
+  name: string,
+  opts: DeleteOptions,
+): Promise<T> {
+  const { store } = deps;
+  const ns = info.namespaced ? namespace || 'default' : undefined;
+  const key = storageKey(info, ns, name);
+  const lostRace = () => {
+    if (opts.preconditions?.resourceVersion)
+      throw conflict(info.qualifiedResource, name, OPTIMISTIC_LOCK_MSG);
+  };
+  for (let attempt = 0; attempt < MAX_UPDATE_RETRIES; attempt++) {
+    const r = await store.range({ key });
+    const kv = r.kvs[0];
+    if (!kv) throw notFound(info.qualifiedResource, name);
+    const old = decodeKv<Obj>(kv);
+    checkPreconditions(info, name, old, opts);
+    await admit(deps.admission, 'DELETE', info, undefined, old, opts.dryRun ?? false, undefined, () => {});
+
+    // graceful: mark instead of delete
+    const grace = gracePeriod(info, old, opts.gracePeriodSeconds);
+    const hasFinalizers = (old.metadata.finalizers?.length ?? 0) > 0;
+    if (grace > 0 || hasFinalizers) {
+      const marked = markDeleting(old, grace, deps.clock.now());
+      if (opts.dryRun) return marked as T;
+      if (deepEqual({ ...old, metadata: { ...old.metadata, resourceVersion: undefined } }, marked))
+        return old as T;
+      const resp = await store.txn({
+        compare: [{ key, target: 'MOD', result: 'EQUAL', modRevision: kv.modRevision }],
+        success: [{ requestPut: { key, value: encode(marked) } }],
+      });
+      if (!resp.succeeded) {
+        lostRace();
+        continue;
+      }
+      marked.metadata.resourceVersion = String(resp.header.revision);
+      return marked as T;
+    }
+
+    if (opts.dryRun) return old as T;
+    const resp = await store.txn({
+      compare: [{ key, target: 'MOD', result: 'EQUAL', modRevision: kv.modRevision }],
+      success: [{ requestDeleteRange: { key } }],
+    });
+    if (!resp.succeeded) {
+      lostRace();
+      continue;
+    }
+    deps.services.release(info, old);
+    return old as T;
+  }
+  throw internalError(`too many conflicts deleting ${info.resource} "${name}"`);
+}

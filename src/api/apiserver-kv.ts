@@ -1,0 +1,63 @@
+/**
+ * How the ApiServer reads objects back from the store, shared by every verb: decoding a key's
+ * value with its resourceVersion (the key's modRevision), selector matching, and recognising
+ * and wording compaction (upstream: staging/src/k8s.io/apiserver/pkg/storage/etcd3/store.go).
+ */
+import { decode, encode } from './codec.js';
+import { badRequest } from './errors.js';
+import type { ParsedFieldSelector, ParsedLabelSelector } from './selectors.js';
+import type { KubeObject } from './types.js';
+import { StoreError, type KeyValue, type KvStore } from '../store/types.js';
+
+export type Obj = KubeObject & Record<string, any>;
+
+/** How often an unconditional write retries after losing a race (GuaranteedUpdate's loop). */
+export const MAX_UPDATE_RETRIES = 64;
+
+/** A stored value as an object whose metadata.resourceVersion is the key's modRevision. */
+export function decodeKv<T>(kv: KeyValue): T {
+  const obj = decode<Obj>(kv.value);
+  (obj.metadata ??= {}).resourceVersion = String(kv.modRevision);
+  return obj as unknown as T;
+}
+
+/** A deep copy of the caller's object with a metadata object (callers' objects are never mutated). */
+export function copyIn(obj: KubeObject): Obj {
+  const o = decode<Obj>(encode(obj));
+  if (!o.metadata || typeof o.metadata !== 'object') o.metadata = {};
+  return o;
+}
+
+export function matches(obj: KubeObject, labels: ParsedLabelSelector, fields: ParsedFieldSelector): boolean {
+  return labels.matches(obj.metadata?.labels) && fields.matches(obj);
+}
+
+export function isCompacted(e: unknown): boolean {
+  return e instanceof StoreError && e.message === 'mvcc: required revision has been compacted';
+}
+
+/** Parse a resourceVersion query parameter. */
+export function parseRV(rv: string, what = 'resourceVersion'): number {
+  if (!/^[0-9]+$/.test(rv)) throw badRequest(`invalid ${what}: ${JSON.stringify(rv)}`);
+  return Number(rv);
+}
+
+/**
+ * The oldest revision still readable (the compaction revision), found by binary search with
+ * count-only reads; used only to word a 410 like upstream (`too old resource version: N (M)`).
+ */
+export async function compactedFloor(store: KvStore, requested: number): Promise<number> {
+  let lo = requested + 1;
+  let hi = await store.currentRevision();
+  while (lo < hi) {
+    const mid = Math.floor((lo + hi) / 2);
+    try {
+      await store.range({ key: '/registry/', rangeEnd: '/registry0', revision: mid, countOnly: true });
+      hi = mid;
+    } catch (e) {
+      if (!isCompacted(e)) throw e;
+      lo = mid + 1;
+    }
+  }
+  return lo;
+}
