@@ -13,11 +13,10 @@
  */
 import { Piscina } from 'piscina';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import os from 'node:os';
 import { Packr } from 'msgpackr';
-import { packageRoot } from '../util/paths.js';
-import { compiledKernel } from '../util/wasm.js';
+import { compiledModulePath } from '../util/paths.js';
+import { compiledKernel, KernelLoadError } from '../util/wasm.js';
 import type { PoolResult, PoolTask } from './pool-tasks.js';
 import type { PlanReport, MinNodesResult } from './planner.js';
 import type { StrategyResult } from './strategies.js';
@@ -64,13 +63,15 @@ export class PlannerPool {
       throw new TypeError(`PlannerPool: threads must be a positive integer, got ${threads}`);
     if (opts.taskTimeoutMs !== undefined && !(opts.taskTimeoutMs > 0))
       throw new TypeError(`PlannerPool: taskTimeoutMs must be > 0, got ${opts.taskTimeoutMs}`);
-    const filename = join(packageRoot(), 'dist', 'src', 'capacity', 'pool-worker.js');
+    const filename = compiledModulePath('capacity/pool-worker');
     if (!existsSync(filename)) throw new PoolError(`worker ${filename} is missing; run \`npm run build\``);
     let kernels: Record<string, WebAssembly.Module> = {};
     try {
       kernels = { scheduler: compiledKernel('scheduler') };
-    } catch {
-      /* js kernel only: workers compile nothing */
+    } catch (e) {
+      // without the WASM build the pool still serves js-kernel tasks; a wasm task fails in its
+      // worker with the same KernelLoadError message (as a PoolError)
+      if (!(e instanceof KernelLoadError)) throw e;
     }
     this.threads = threads;
     this.timeoutMs = opts.taskTimeoutMs;

@@ -2,19 +2,38 @@ import { readFileSync, existsSync } from 'node:fs';
 import { wasmPath } from './paths.js';
 
 const compiled = new Map<string, WebAssembly.Module>();
+const REBUILD =
+  'in a source checkout run `npm run build:wasm`; an installed package ships it, so reinstall kubesim';
+
+/**
+ * A kernel that cannot be loaded (missing or invalid build/<name>.wasm). It is a fault of the
+ * installation, never an answer: the scheduling framework rethrows it instead of turning it into a
+ * node's or a pod's status, so a plan cannot report "0 fit" because its kernel is missing.
+ */
+export class KernelLoadError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'KernelLoadError';
+  }
+}
 
 /**
  * Compiles build/<name>.wasm once per process (and per worker thread) and caches the module;
  * each call to {@link instantiateKernel} then gets a fresh instance with its own linear memory.
- * A missing file is a clear error that says how to build it, not an ENOENT stack trace.
+ * A missing or invalid file is a {@link KernelLoadError} that names it and says how to build it.
  */
 export function compiledKernel(name: string): WebAssembly.Module {
   let mod = compiled.get(name);
   if (!mod) {
     const file = wasmPath(name);
-    if (!existsSync(file))
-      throw new Error(`kubesim: WASM kernel ${file} is missing; run \`npm run build:wasm\``);
-    mod = new WebAssembly.Module(readFileSync(file));
+    if (!existsSync(file)) throw new KernelLoadError(`WASM kernel ${file} is missing; ${REBUILD}`);
+    try {
+      mod = new WebAssembly.Module(readFileSync(file));
+    } catch (e) {
+      throw new KernelLoadError(
+        `WASM kernel ${file} cannot be compiled (${(e as Error).message}); ${REBUILD}`,
+      );
+    }
     compiled.set(name, mod);
   }
   return mod;

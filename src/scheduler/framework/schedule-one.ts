@@ -14,7 +14,7 @@ import type { CycleState } from './cycle-state.js';
 import { ERR_NO_NODES_AVAILABLE, FitError, newDiagnosis } from './fit-error.js';
 import type { FastScorer, Framework, ScoreTable } from './framework.js';
 import type { ClusterSnapshot, NodeInfo } from './snapshot.js';
-import { Code, Status } from './status.js';
+import { Code, errorStatus, type Status } from './status.js';
 import type { PostFilterResult } from './types.js';
 
 /** upstream minFeasibleNodesToFind */
@@ -165,7 +165,7 @@ export class SchedulingAlgorithm {
       try {
         r = wf.run(state, pod, start, toFind);
       } catch (e) {
-        return { feasible: [], error: new Status(Code.Error, [e instanceof Error ? e.message : String(e)]) };
+        return { feasible: [], error: errorStatus(e) };
       }
       // the statuses are needed only when nothing fits (FitError, preemption)
       if (r.feasible.length === 0) {

@@ -6,6 +6,7 @@
  * Plugins return shared constant Status objects for their constant reasons (formatting a message
  * per node would dominate a simulation of thousands of nodes).
  */
+import { KernelLoadError } from '../../util/wasm.js';
 
 /** Status codes, in upstream's order and with upstream's names. */
 export enum Code {
@@ -91,7 +92,12 @@ export function unresolvable(...reasons: string[]): Status {
   return new Status(Code.UnschedulableAndUnresolvable, reasons);
 }
 
+/**
+ * A plugin's exception as an Error status. A kernel that cannot be loaded is rethrown: it is a broken
+ * installation, and as a status it would become an answer ("0 nodes fit") instead of an error.
+ */
 export function errorStatus(err: unknown): Status {
+  if (err instanceof KernelLoadError) throw err;
   return new Status(Code.Error, [err instanceof Error ? err.message : String(err)]);
 }
 

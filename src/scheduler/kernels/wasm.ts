@@ -34,6 +34,12 @@ export class WasmKernel implements Kernel<NodeTable, PodQuery, KernelOutput> {
   readonly name = 'wasm' as const;
   private readonly instances = new WeakMap<WebAssembly.Memory, SchedulerExports>();
 
+  constructor() {
+    // load now, when the kernel is chosen: a missing build then fails the caller's setup with a
+    // KernelLoadError instead of surfacing inside a scheduling cycle
+    compiledKernel('scheduler');
+  }
+
   private exportsFor(table: NodeTable): SchedulerExports {
     const memory = table.mem.memory;
     let ex = this.instances.get(memory);
