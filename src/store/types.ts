@@ -3,8 +3,9 @@
  * Implemented by MemoryStore (in-memory MVCC, the default) and EtcdStore (a real etcd via etcd3);
  * both pass one shared conformance suite (test/store/conformance.ts).
  *
- * Keys are strings compared by UTF-16 code unit, which equals etcd's byte order for the ASCII and
- * BMP keys Kubernetes uses. Values are bytes (the ApiServer stores msgpackr-encoded objects).
+ * Keys are strings standing for etcd's byte keys (UTF-8; U+DC80..U+DCFF are raw bytes 0x80..0xFF)
+ * and are ordered by those bytes, as etcd orders them (keybytes.ts). Values are bytes (the
+ * ApiServer stores msgpackr-encoded objects).
  * "\0" as rangeEnd means "every key >= key"; key "\0" with rangeEnd "\0" means all keys.
  */
 

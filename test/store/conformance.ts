@@ -7,6 +7,7 @@
  * split" is checked).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { prefixEnd } from '../../src/store/keyrange.js';
 import type {
   KeyValue,
   KvStore,
@@ -388,6 +389,103 @@ export function runKvStoreConformance(name: string, makeStore: () => Promise<Con
         expect(at.kvs.map((kv) => str(kv.value))).toEqual(['30', '10', '40']);
         const now = await s.range({ key: p, rangeEnd: rangeEnd() });
         expect(keys(now.kvs)).toBe('abcd');
+      });
+    });
+
+    describe('keys compare as bytes (UTF-8; U+DC80..U+DCFF are raw bytes), as etcd compares them', () => {
+      // in byte order; JavaScript's UTF-16 `<` puts "😀" before "\uffff" and "\udc80" after "é"
+      const ordered = ['a', 'a\u0000', 'a\u007f', 'a\udc80', '\udc80', 'é', 'ÿ', '\uffff', '😀', '\udcff'];
+      const shuffled = ['😀', 'é', '\udcff', 'a\udc80', 'ÿ', 'a', '\udc80', 'a\u007f', '\uffff', 'a\u0000'];
+      const suffixes = (kvs: KeyValue[]) => kvs.map((kv) => kv.key.slice(p.length));
+      beforeEach(async () => {
+        for (const k of shuffled) await s.put({ key: p + k, value: v(k.length.toString()) });
+      });
+
+      it('a range lists them in byte order; KEY DESCEND reverses it', async () => {
+        const r = await s.range({ key: p, rangeEnd: rangeEnd() });
+        expect(suffixes(r.kvs)).toEqual(ordered);
+        const d = await s.range({ key: p, rangeEnd: rangeEnd(), sortOrder: 'DESCEND', sortTarget: 'KEY' });
+        expect(suffixes(d.kvs)).toEqual([...ordered].reverse());
+      });
+
+      it('[key, rangeEnd) and "\\0"-ended ranges count in byte order', async () => {
+        const inner = await s.range({ key: p + '\uffff', rangeEnd: rangeEnd(), countOnly: true });
+        expect(inner.count).toBe(3);
+        const between = await s.range({ key: p + '\udc80', rangeEnd: p + 'ÿ' });
+        expect(suffixes(between.kvs)).toEqual(['\udc80', 'é']);
+        const fromKey = await s.range({ key: p + '😀', rangeEnd: '\0' });
+        expect(suffixes(fromKey.kvs.filter((kv) => kv.key.startsWith(p)))).toEqual(['😀', '\udcff']);
+        expect(fromKey.count).toBe(fromKey.kvs.length);
+        const deleted = await s.deleteRange({ key: p + 'é', rangeEnd: p + '😀' });
+        expect(deleted.deleted).toBe(3);
+      });
+
+      it('a prefix range end is computed on bytes (prefixEnd), even where it is no UTF-8 text', async () => {
+        await s.put({ key: `${p}ÿ/x`, value: v('1') });
+        expect(prefixEnd(`${p}ÿ`)).toBe(`${p}\udcc3\udcc0`);
+        const r = await s.range({ key: `${p}ÿ`, rangeEnd: prefixEnd(`${p}ÿ`) });
+        expect(suffixes(r.kvs)).toEqual(['ÿ', 'ÿ/x']);
+        const q = await s.range({ key: `${p}a\u007f`, rangeEnd: prefixEnd(`${p}a\u007f`) });
+        expect(suffixes(q.kvs)).toEqual(['a\u007f']);
+      });
+
+      it('a watch on a byte range receives exactly the keys in it', async () => {
+        const w = await watch({ key: p + '\uffff', rangeEnd: rangeEnd() });
+        for (const k of shuffled) await s.put({ key: p + k, value: v('again') });
+        await s.put({ key: `${p}end`, value: v('marker') });
+        const all = await watch({ key: p + 'a', rangeEnd: p + 'b', startRevision: base + 1 });
+        await all.waitEvents(8);
+        await quiet();
+        expect(w.events.map((e) => e.kv.key.slice(p.length))).toEqual(['😀', '\udcff', '\uffff']);
+        expect(all.events.map((e) => e.kv.key.slice(p.length))).toEqual([
+          'a\udc80',
+          'a',
+          'a\u007f',
+          'a\u0000',
+          'a\udc80',
+          'a',
+          'a\u007f',
+          'a\u0000',
+        ]);
+      });
+
+      it('a txn put inside a byte range deleted in the same branch is a duplicate key', async () => {
+        await expect(
+          s.txn({ success: [del(p + '\uffff', p + '\udcf1'), put(p + '😀', 'x')] }),
+        ).rejects.toMatchObject({ message: 'duplicate key given in txn request', code: 3 });
+        // outside the range in byte order (though inside it in UTF-16 order): allowed
+        const r = await s.txn({ success: [del(p + 'é', p + '\uffff'), put(p + '\udc80', 'x')] });
+        expect(r.succeeded).toBe(true);
+      });
+
+      it('lease revocation deletes the keys in byte order', async () => {
+        const l = await s.leaseGrant(60);
+        for (const k of ['😀', 'é', '\uffff', '\udc80'])
+          await s.put({ key: `${p}l/${k}`, value: v('x'), lease: l.id });
+        expect((await s.leaseTimeToLive(l.id, { keys: true })).keys).toEqual(
+          ['\udc80', 'é', '\uffff', '😀'].map((k) => `${p}l/${k}`),
+        );
+        const w = await watch({ key: `${p}l/`, rangeEnd: prefixEnd(`${p}l/`) });
+        await s.leaseRevoke(l.id);
+        const evs = await w.waitEvents(4);
+        expect(evs.map((e) => e.kv.key.slice(p.length + 2))).toEqual(['\udc80', 'é', '\uffff', '😀']);
+      });
+
+      it('a string that names no byte string is rejected with INVALID_ARGUMENT', async () => {
+        const bad = [`${p}\ud800`, `${p}\udc00`, `${p}\udcc3\udca9`];
+        for (const key of bad) {
+          await expect(s.put({ key, value: v('x') }), key).rejects.toMatchObject({
+            code: 3,
+            message: expect.stringContaining('names no byte string'),
+          });
+          await expect(s.range({ key }), key).rejects.toMatchObject({ code: 3 });
+          await expect(s.range({ key: p, rangeEnd: key }), key).rejects.toMatchObject({ code: 3 });
+        }
+        await expect(s.txn({ success: [put(`${p}ok`, 'x'), put(`${p}\ud800`, 'y')] })).rejects.toMatchObject({
+          code: 3,
+        });
+        expect((await s.range({ key: `${p}ok` })).count).toBe(0);
+        expect(await s.currentRevision()).toBe(base + shuffled.length);
       });
     });
 
@@ -871,6 +969,35 @@ export function runKvStoreConformance(name: string, makeStore: () => Promise<Con
         const evs = await ok.waitEvents(2);
         expect(evs.map((e) => str(e.kv.value))).toEqual(['2', '3']);
         expect(ok.responses.some((r) => r.canceled)).toBe(false);
+      });
+
+      it('a watch over an empty range (rangeEnd <= key in byte order) is created and canceled at once', async () => {
+        const cases = [
+          { key: p + 'a', rangeEnd: p + 'a' },
+          { key: p + 'b', rangeEnd: p + 'a' },
+          { key: p + '😀', rangeEnd: p + '\uffff' },
+        ];
+        for (const req of cases) {
+          const w = await watch(req);
+          await w.waitFor((l) => l.responses.length > 0, 'the cancel response');
+          expect(w.watcher.createdRevision).toBe(base);
+          expect(w.responses).toEqual([
+            {
+              header: { revision: base },
+              watchId: w.watcher.watchId,
+              events: [],
+              canceled: true,
+              cancelReason: 'mvcc: watcher range is empty',
+            },
+          ]);
+        }
+        // not empty in byte order, though it is in UTF-16 order
+        const open = await watch({ key: p + '\uffff', rangeEnd: p + '😀' });
+        await s.put({ key: p + 'a', value: v('1') });
+        await s.put({ key: p + '\uffff', value: v('2') });
+        expect((await open.waitEvents(1)).map((e) => e.kv.key)).toEqual([p + '\uffff']);
+        await quiet();
+        expect(open.responses.every((r) => !r.canceled)).toBe(true);
       });
 
       it('cancel stops delivery', async () => {

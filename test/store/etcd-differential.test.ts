@@ -1,11 +1,14 @@
 /**
  * Differential test: seeded random op sequences (src/store/etcd/random-ops.ts: puts, deletes,
  * ranges with options, txns with compares and nested txns, compactions, watches with history,
- * prevKv and filters, leases) run on a fresh real etcd and on MemoryStore; every answer and every
- * watcher's event stream must be identical. etcd's answers play the part of the golden trace.
+ * prevKv and filters, empty-range watches, leases) run on a fresh real etcd and on MemoryStore;
+ * every answer and every watcher's event stream must be identical. etcd's answers play the part of
+ * the golden trace. Each seed runs with ASCII keys and with non-ASCII and binary keys (the `bytes`
+ * pool: byte order against UTF-16 order, raw bytes 0x80..0xFF, prefixes whose end is no UTF-8 text).
  *
  * A failure names the seed; reproduce it alone with KUBESIM_DIFF_SEEDS=<seed>. More seeds:
- * KUBESIM_DIFF_SEEDS=1-50 (a range) or 3,17,42 (a list); longer sequences: KUBESIM_DIFF_OPS=400.
+ * KUBESIM_DIFF_SEEDS=1-50 (a range) or 3,17,42 (a list); longer sequences: KUBESIM_DIFF_OPS=400;
+ * one key pool: KUBESIM_DIFF_KEYS=ascii or bytes.
  */
 import { describe, expect, it } from 'vitest';
 import { randomOps } from '../../src/store/etcd/random-ops.js';
@@ -32,6 +35,7 @@ function seeds(): number[] {
 }
 
 const OPS_PER_SEED = Number(process.env.KUBESIM_DIFF_OPS ?? 150);
+const POOLS = (process.env.KUBESIM_DIFF_KEYS ?? 'ascii,bytes').split(',') as ('ascii' | 'bytes')[];
 
 describe('random op sequences are deterministic', () => {
   it('the same seed gives the same ops, another seed other ops', () => {
@@ -52,6 +56,22 @@ describe('random op sequences are deterministic', () => {
       'leaseKeepAlive',
     ])
       expect(kinds).toContain(k);
+  });
+
+  it('the bytes pool puts non-ASCII and binary keys, prefixes and empty watch ranges in the mix', () => {
+    const ops = randomOps(1, { count: OPS_PER_SEED, keys: 'bytes' });
+    const keys = new Set(ops.flatMap((o) => (typeof o.key === 'string' ? [o.key] : [])));
+    for (const k of ['😀', '\uffff', '\udcff', 'a\u007f']) expect(keys).toContain(k);
+    expect(ops.some((o) => o.rangeEnd === '\udcc3\udcc0')).toBe(true); // prefixEnd("ÿ")
+    expect(
+      randomOps(2, { count: 400, keys: 'bytes' }).some(
+        (o) =>
+          o.op === 'watch' &&
+          typeof o.rangeEnd === 'string' &&
+          o.rangeEnd !== '\u0000' &&
+          o.rangeEnd <= (o.key as string),
+      ),
+    ).toBe(true);
   });
 });
 
@@ -101,30 +121,31 @@ describeEtcd(
   () => {
     describe.concurrent('seeds', () => {
       for (const seed of seeds()) {
-        it(`seed ${seed}`, async () => {
-          const ops = randomOps(seed, { count: OPS_PER_SEED });
-          const input: GoldenTrace = { format: TRACE_FORMAT, name: `random-${seed}`, ops };
-          const onEtcd = await replayOnEtcd(input);
-          const onMemory = await replayOnMemory(input);
-          const reference: GoldenTrace = {
-            ...input,
-            ...onEtcd,
-            expected: addTimeMatchers(ops, onEtcd.expected),
-          };
-          const diffs = compareTrace(reference, onMemory);
-          const errors = Object.entries(onEtcd.watchMeta).flatMap(([id, m]) =>
-            m.errors.map((e) => `${id}: ${e}`),
-          );
-          expect(errors, `seed ${seed}: watcher errors on etcd`).toEqual([]);
-          expect(
-            diffs,
-            `seed ${seed} (reproduce: KUBESIM_DIFF_SEEDS=${seed} npx vitest run test/store/etcd-differential.test.ts):\n${formatDifferences(diffs)}`,
-          ).toEqual([]);
-          // the comparison must have had something to compare
-          expect(
-            onEtcd.expected.filter((a) => !(typeof a === 'object' && a !== null && 'error' in a)).length,
-          ).toBeGreaterThan(OPS_PER_SEED / 2);
-        });
+        for (const keys of POOLS)
+          it(`seed ${seed}, ${keys} keys`, async () => {
+            const ops = randomOps(seed, { count: OPS_PER_SEED, keys });
+            const input: GoldenTrace = { format: TRACE_FORMAT, name: `random-${seed}-${keys}`, ops };
+            const onEtcd = await replayOnEtcd(input);
+            const onMemory = await replayOnMemory(input);
+            const reference: GoldenTrace = {
+              ...input,
+              ...onEtcd,
+              expected: addTimeMatchers(ops, onEtcd.expected),
+            };
+            const diffs = compareTrace(reference, onMemory);
+            const errors = Object.entries(onEtcd.watchMeta).flatMap(([id, m]) =>
+              m.errors.map((e) => `${id}: ${e}`),
+            );
+            expect(errors, `seed ${seed}: watcher errors on etcd`).toEqual([]);
+            expect(
+              diffs,
+              `seed ${seed}, ${keys} keys (reproduce: KUBESIM_DIFF_SEEDS=${seed} KUBESIM_DIFF_KEYS=${keys} npx vitest run test/store/etcd-differential.test.ts):\n${formatDifferences(diffs)}`,
+            ).toEqual([]);
+            // the comparison must have had something to compare
+            expect(
+              onEtcd.expected.filter((a) => !(typeof a === 'object' && a !== null && 'error' in a)).length,
+            ).toBeGreaterThan(OPS_PER_SEED / 2);
+          });
       }
     });
   },

@@ -59,6 +59,7 @@ import {
   toWatchCreate,
   type ConvertContext,
 } from './convert.js';
+import { compareKeys } from '../keybytes.js';
 import { Keyspace } from './keyspace.js';
 import { LeaseIdTable } from './lease-ids.js';
 
@@ -243,7 +244,7 @@ export class EtcdStore implements KvStore {
     const keys = (r.keys ?? [])
       .filter((k) => this.ctx.keys.owns(k))
       .map((k) => this.ctx.keys.fromEtcd(k))
-      .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+      .sort(compareKeys);
     return {
       header: { revision: headerRevision(r.header) },
       id,

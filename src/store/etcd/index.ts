@@ -8,5 +8,5 @@ export {
   type LaunchEtcdOptions,
   type LaunchedEtcd,
 } from './launcher.js';
-export { Keyspace, prefixEnd } from './keyspace.js';
+export { Keyspace } from './keyspace.js';
 export { LeaseIdTable } from './lease-ids.js';

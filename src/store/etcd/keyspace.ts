@@ -9,18 +9,23 @@
  *   key "\0", rangeEnd "\0"   → ["p/\0", "p0")     (all keys of the namespace; the empty key is invalid anyway)
  *
  * Keys coming back are stripped of the prefix. Without a prefix every mapping is the identity.
+ * A key string's bytes are those of src/store/keybytes.ts (UTF-8, U+DC80..U+DCFF as raw bytes), so
+ * keys that are not UTF-8 text travel both ways unchanged.
  */
+import { keyBytes, keyFromBytes } from '../keybytes.js';
+import { prefixEnd } from '../keyrange.js';
 export class Keyspace {
   private readonly prefixBuf: Buffer;
   private readonly prefixEndBuf: Buffer;
 
   constructor(readonly prefix = '') {
-    this.prefixBuf = Buffer.from(prefix, 'utf8');
-    this.prefixEndBuf = prefixEnd(this.prefixBuf);
+    this.prefixBuf = bytesOf(prefix);
+    this.prefixEndBuf = bytesOf(prefixEnd(prefix));
   }
 
+  /** Throws a StoreError (INVALID_ARGUMENT) for a string that names no byte string. */
   toEtcdKey(key: string): Buffer {
-    const k = Buffer.from(key, 'utf8');
+    const k = bytesOf(key);
     return this.prefixBuf.length === 0 ? k : Buffer.concat([this.prefixBuf, k]);
   }
 
@@ -28,16 +33,14 @@ export class Keyspace {
   toEtcdRange(key: string, rangeEnd: string | undefined): [Buffer, Buffer | undefined] {
     const k = this.toEtcdKey(key);
     if (rangeEnd === undefined || rangeEnd === '') return [k, undefined];
-    if (this.prefixBuf.length === 0) return [k, Buffer.from(rangeEnd, 'utf8')];
+    if (this.prefixBuf.length === 0) return [k, bytesOf(rangeEnd)];
     if (rangeEnd === '\0') return [k, this.prefixEndBuf];
     return [k, this.toEtcdKey(rangeEnd)];
   }
 
   fromEtcd(key: Buffer | Uint8Array | null | undefined): string {
     if (!key) return '';
-    const b = Buffer.isBuffer(key) ? key : Buffer.from(key.buffer, key.byteOffset, key.byteLength);
-    const p = this.prefixBuf.length;
-    return p === 0 ? b.toString('utf8') : b.subarray(p).toString('utf8');
+    return keyFromBytes(key.subarray(this.prefixBuf.length));
   }
 
   /** whether an etcd key lies inside this namespace (always true without a prefix) */
@@ -50,17 +53,8 @@ export class Keyspace {
   }
 }
 
-/**
- * The smallest key greater than every key with the given prefix (clientv3.GetPrefixRangeEnd):
- * increment the last byte < 0xff and drop what follows; all-0xff (or empty) prefixes → "\0" (no end).
- */
-export function prefixEnd(prefix: Buffer): Buffer {
-  const end = Buffer.from(prefix);
-  for (let i = end.length - 1; i >= 0; i--) {
-    if (end[i]! < 0xff) {
-      end[i] = end[i]! + 1;
-      return end.subarray(0, i + 1);
-    }
-  }
-  return Buffer.from([0]);
+/** a key's bytes as a Buffer view (no copy) */
+function bytesOf(key: string): Buffer {
+  const b = keyBytes(key);
+  return Buffer.from(b.buffer, b.byteOffset, b.byteLength);
 }

@@ -6,9 +6,13 @@
  * The sequences avoid what depends on wall time (lease expiry, progress notifications; the
  * remaining TTL of leaseTimeToLive is compared through a range matcher) and on server timing, and they deliberately include failing requests
  * (future/compacted revisions, duplicate keys in txns, unknown leases, ignoreValue on missing keys).
- * A small key pool makes collisions, re-creations and multi-key ranges frequent.
+ * A small key pool makes collisions, re-creations and multi-key ranges frequent. The `bytes` pool
+ * holds keys whose byte order differs from JavaScript's UTF-16 order (supplementary characters
+ * against U+E000..U+FFFF, raw bytes 0x80..0xFF against UTF-8 text) and prefixes whose range end is
+ * no UTF-8 text (src/store/keybytes.ts).
  */
 import { Rng } from '../../util/rng.js';
+import { prefixEnd } from '../keyrange.js';
 import type { TraceOp } from './trace-ops.js';
 
 /** Options of {@link randomOps}. */
@@ -21,18 +25,36 @@ export interface RandomOpsOptions {
   watches?: boolean;
   /** include leases (default true) */
   leases?: boolean;
+  /** the key pool: ASCII keys, or non-ASCII and binary keys (default 'ascii') */
+  keys?: 'ascii' | 'bytes';
 }
 
-const KEYS = ['a', 'b', 'c', 'd/1', 'd/2', 'd/3', 'd/4', 'e', 'f/x', 'f/y'];
+interface KeyPool {
+  keys: string[];
+  /** prefixes for prefix ranges */
+  prefixes: string[];
+  /** range ends of range compares */
+  compareEnds: string[];
+}
+
+const POOLS: Record<'ascii' | 'bytes', KeyPool> = {
+  ascii: {
+    keys: ['a', 'b', 'c', 'd/1', 'd/2', 'd/3', 'd/4', 'e', 'f/x', 'f/y'],
+    prefixes: ['d/', 'f/', 'a', 'z/'],
+    compareEnds: ['\u0000', 'e', 'f/z'],
+  },
+  // in byte order; "😀" sorts before "\uffff" and "\udc80"-style raw bytes after "é" in UTF-16
+  bytes: {
+    keys: ['a', 'a\u0000', 'a\u007f', 'a\udc80', 'd/1', 'é', 'ÿ', 'ÿ/x', '\uffff', '😀', '\udcff'],
+    prefixes: ['a', 'a\u007f', 'd/', 'é', 'ÿ', '😀', '\udcff'],
+    compareEnds: ['\u0000', '\uffff', '\udcf1'],
+  },
+};
 const VALUES = ['', '0', '1', '2', 'x', 'y', 'zz', 'long-value'];
 const SORT_ORDERS = ['NONE', 'ASCEND', 'DESCEND'];
 const SORT_TARGETS = ['KEY', 'VERSION', 'CREATE', 'MOD', 'VALUE'];
 const RESULTS = ['EQUAL', 'NOT_EQUAL', 'GREATER', 'LESS'];
 const TARGETS = ['VALUE', 'VERSION', 'CREATE', 'MOD', 'LEASE'];
-
-function prefixEnd(p: string): string {
-  return p.slice(0, -1) + String.fromCharCode(p.charCodeAt(p.length - 1) + 1);
-}
 
 /**
  * A seeded op sequence. The same seed always yields the same ops (Rng is xoshiro128**).
@@ -50,7 +72,8 @@ export function randomOps(seed: number, opts: RandomOpsOptions = {}): TraceOp[] 
   const watchers: string[] = [];
   let nextWatch = 1;
 
-  const key = () => rng.pick(KEYS);
+  const pool = POOLS[opts.keys ?? 'ascii'];
+  const key = () => rng.pick(pool.keys);
   const value = () => rng.pick(VALUES);
   const chance = (p: number) => rng.next() < p;
   const revision = () => {
@@ -64,7 +87,7 @@ export function randomOps(seed: number, opts: RandomOpsOptions = {}): TraceOp[] 
     const r = rng.next();
     if (r < 0.4) return { key: key() };
     if (r < 0.6) {
-      const p = rng.pick(['d/', 'f/', 'a', 'z/']);
+      const p = rng.pick(pool.prefixes);
       return { key: p, rangeEnd: prefixEnd(p) };
     }
     if (r < 0.75) return { key: key(), rangeEnd: '\u0000' };
@@ -83,7 +106,7 @@ export function randomOps(seed: number, opts: RandomOpsOptions = {}): TraceOp[] 
       op.sortTarget = rng.pick(SORT_TARGETS);
       // (with sortOrder NONE, a non-KEY target and a limit, etcd 3.4 sorts only the first limit+1
       // keys: a quirk MemoryStore copies, so it stays in the mix. Ties keep key order: etcd's
-      // sort.Sort is an insertion sort below 12 elements, and the key pool has 10 keys.)
+      // sort.Sort is an insertion sort below 12 elements, and the key pools have at most 11 keys.)
     }
     if (chance(0.15)) op.keysOnly = true;
     if (chance(0.1)) op.countOnly = true;
@@ -116,7 +139,7 @@ export function randomOps(seed: number, opts: RandomOpsOptions = {}): TraceOp[] 
   const compare = () => {
     const target = rng.pick(TARGETS);
     const c: Record<string, unknown> = { key: key(), target, result: rng.pick(RESULTS) };
-    if (chance(0.15)) c.rangeEnd = rng.pick(['\u0000', 'e', 'f/z']);
+    if (chance(0.15)) c.rangeEnd = rng.pick(pool.compareEnds);
     switch (target) {
       case 'VALUE':
         c.value = value();
@@ -177,10 +200,8 @@ export function randomOps(seed: number, opts: RandomOpsOptions = {}): TraceOp[] 
       compacted = Math.max(compacted, Math.min(op.revision as number, revBound));
     } else if (r < 0.88 && opts.watches !== false) {
       const id = `w${nextWatch++}`;
-      const kr = keyRange();
-      // an empty watch range (rangeEnd <= key) is rejected by etcd at creation: not part of the mix
-      if (kr.rangeEnd !== undefined && kr.rangeEnd !== '\u0000' && kr.rangeEnd <= kr.key) delete kr.rangeEnd;
-      op = { op: 'watch', id, ...kr };
+      // an empty range (rangeEnd <= key) is created and canceled at once by etcd: part of the mix
+      op = { op: 'watch', id, ...keyRange() };
       if (chance(0.5))
         op.startRevision = chance(0.2) ? 0 : rng.range(Math.max(1, compacted - 1), revBound + 1);
       if (chance(0.4)) op.prevKv = true;

@@ -12,6 +12,8 @@
  * implementation may choose not to copy; replayers can skip those).
  */
 
+import { prefixEnd } from '../keyrange.js';
+
 /** One op of a trace (loosely typed: the trace format is JSON; the replayer validates it). */
 export type TraceOp = { op: string; note?: string; quirk?: string } & Record<string, unknown>;
 
@@ -33,14 +35,6 @@ const put = (key: string, value: string, extra: Record<string, unknown> = {}): T
 const get = (key: string, extra: Record<string, unknown> = {}): TraceOp => ({ op: 'range', key, ...extra });
 const del = (key: string, extra: Record<string, unknown> = {}): TraceOp => ({ op: 'delete', key, ...extra });
 
-/** clientv3.GetPrefixRangeEnd for ASCII prefixes */
-function prefixEnd(p: string): string {
-  for (let i = p.length - 1; i >= 0; i--) {
-    const c = p.charCodeAt(i);
-    if (c < 0xff) return p.slice(0, i) + String.fromCharCode(c + 1);
-  }
-  return '\u0000';
-}
 const prefix = (p: string) => ({ prefix: true, rangeEnd: prefixEnd(p) });
 const fromKey = { fromKey: true, rangeEnd: '\u0000' };
 const allKeys = { key: '\u0000', allKeys: true, rangeEnd: '\u0000' };
@@ -672,6 +666,66 @@ const leaseSet: TraceOpSet = {
   ],
 };
 
+const keyBytesSet: TraceOpSet = {
+  name: 'key-bytes',
+  description:
+    'keys compare as bytes: non-ASCII and binary keys (U+DC80..U+DCFF stand for raw bytes) in ranges, counts, ' +
+    'prefixes whose end is no UTF-8 text, sorting, txn delete ranges, watches and lease revocation; ' +
+    'watches over empty ranges are created and canceled.',
+  ops: [
+    put('😀', '1', note('F0 9F 98 80: after "\\uffff" in bytes, before it in UTF-16')),
+    put('\uffff', '2', note('EF BF BF')),
+    put('é', '3', note('C3 A9')),
+    put('\udc80', '4', note('the raw byte 80: before "é" in bytes, after it in UTF-16')),
+    put('\udcff', '5', note('the raw byte FF: the last key')),
+    put('a\u007f', '6'),
+    put('a\u0000', '7'),
+    put('ÿ', '8', note('C3 BF: its prefix end C3 C0 is no UTF-8 text')),
+    put('ÿ/x', '9'),
+    get('\u0000', { ...allKeys, ...note('every key, in byte order') }),
+    get('\uffff', { ...fromKey, ...note('keys >= EF BF BF: three') }),
+    get('\u0000', { ...allKeys, countOnly: true }),
+    get('\udc80', { rangeEnd: 'ÿ', ...note('[80, C3 BF): the raw byte and "é"') }),
+    get('ÿ', { ...prefix('ÿ'), ...note('prefix "ÿ": range end "\\udcc3\\udcc0"') }),
+    get('a\u007f', { ...prefix('a\u007f'), ...note('prefix end 61 80 = "a\\udc80"') }),
+    get('\udcff', { ...prefix('\udcff'), ...note('prefix FF has no end: every key >= FF') }),
+    get('\u0000', { ...allKeys, sortOrder: 'DESCEND', sortTarget: 'KEY', limit: 4 }),
+    txn(
+      [],
+      [del('\uffff', { rangeEnd: '\udcf1' }), put('😀', 'x')],
+      [],
+      note('"😀" lies in the deleted range [EF BF BF, F1) in bytes: duplicate key'),
+    ),
+    txn(
+      [cmp('é', 'VERSION', 'EQUAL', { version: 1 }, { rangeEnd: '\uffff' })],
+      [del('é', { rangeEnd: '\uffff', prevKv: true }), put('\udc80', 'x')],
+      [],
+      note('range compare and delete over [C3 A9, EF BF BF); the raw byte 80 lies outside'),
+    ),
+    { op: 'watch', id: 'wHigh', key: '\uffff', ...fromKey, note: 'every key >= EF BF BF' },
+    { op: 'watch', id: 'wSame', key: 'a', rangeEnd: 'a', note: 'key == rangeEnd: empty, canceled' },
+    {
+      op: 'watch',
+      id: 'wInverted',
+      key: '😀',
+      rangeEnd: '\uffff',
+      note: 'empty in bytes (F0 > EF), though not in UTF-16',
+    },
+    { op: 'watch', id: 'wAll', key: '\u0000', rangeEnd: '\u0000', startRevision: 1, prevKv: true },
+    { op: 'leaseGrant', lease: 'L1', ttl: 60 },
+    put('l/😀', 'a', { lease: 'L1' }),
+    put('l/\uffff', 'b', { lease: 'L1' }),
+    put('l/\udc80', 'c', { lease: 'L1' }),
+    put('l/é', 'd', { lease: 'L1' }),
+    { op: 'leaseTimeToLive', lease: 'L1', keys: true },
+    { op: 'leaseRevoke', lease: 'L1', note: 'deletes the keys in byte order, in one revision' },
+    put('😀', 'again'),
+    put('\udcff', 'again'),
+    { op: 'watchCancel', id: 'wHigh' },
+    { op: 'watchCancel', id: 'wSame' },
+  ],
+};
+
 /** Every built-in set, in recording order. */
 export const traceOpSets: readonly TraceOpSet[] = [
   kvBasic,
@@ -681,6 +735,7 @@ export const traceOpSets: readonly TraceOpSet[] = [
   watchSet,
   watchCompactSet,
   leaseSet,
+  keyBytesSet,
 ];
 
 /** The built-in set with this name, or undefined. */

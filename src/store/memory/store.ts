@@ -24,6 +24,7 @@
  */
 import * as btree from 'sorted-btree';
 import { WallClock, type Clock } from '../../util/clock.js';
+import { compareKeys, orderKey } from '../keybytes.js';
 import { inRange, upperBound } from '../keyrange.js';
 export { compareBytes } from './txn-checks.js';
 import {
@@ -56,7 +57,9 @@ import { Lessor, MIN_LEASE_TTL_SECONDS } from './lessor.js';
 import { goSort } from './go-sort.js';
 import {
   checkIntervals,
+  checkKey,
   checkPut,
+  checkRange,
   comparator,
   compareKv,
   isReadOnly,
@@ -158,7 +161,7 @@ export class MemoryStore implements KvStore, ChangeLog {
 
   /** Range, synchronously. Throws {@link StoreError}. */
   rangeSync(req: RangeRequest): RangeResponse {
-    if (!req.key) throw StoreErrors.keyNotProvided();
+    checkRange(req.key, req.rangeEnd);
     return this.doRange(req);
   }
 
@@ -180,6 +183,7 @@ export class MemoryStore implements KvStore, ChangeLog {
    */
   set(key: string, value: Uint8Array): number {
     if (!key) throw StoreErrors.keyNotProvided();
+    checkKey(key);
     this.begin();
     this.write(key, value, 0);
     this.end();
@@ -192,7 +196,7 @@ export class MemoryStore implements KvStore, ChangeLog {
   }
 
   deleteRangeSync(req: DeleteRangeRequest): DeleteRangeResponse {
-    if (!req.key) throw StoreErrors.keyNotProvided();
+    checkRange(req.key, req.rangeEnd);
     this.begin();
     const resp = this.doDelete(req);
     this.end();
@@ -224,16 +228,17 @@ export class MemoryStore implements KvStore, ChangeLog {
     if (rev <= this.compactRev) throw StoreErrors.compacted();
     if (rev > this.rev) throw StoreErrors.futureRev();
     this.compactRev = rev;
-    const drop: string[] = [];
-    this.tree.forEach((h, key) => {
+    const drop: [order: string, key: string][] = [];
+    this.tree.forEach((h, order) => {
       const idx = indexAt(h, rev);
       if (idx < 0) return;
+      const key = h[0].key;
       const keepFrom = h[idx].version === 0 ? idx + 1 : idx;
       if (keepFrom > 0) h.splice(0, keepFrom);
-      if (h.length === 0) drop.push(key);
+      if (h.length === 0) drop.push([order, key]);
     });
-    for (const key of drop) {
-      this.tree.delete(key);
+    for (const [order, key] of drop) {
+      this.tree.delete(order);
       this.byKey.delete(key);
     }
     // the change log keeps revisions >= rev, minus the tombstones at rev (physically removed in etcd)
@@ -270,7 +275,7 @@ export class MemoryStore implements KvStore, ChangeLog {
       id,
       ttl: this.lessor.remainingSeconds(id),
       grantedTtl: lease.ttl,
-      keys: opts?.keys ? [...lease.keys].sort() : [],
+      keys: opts?.keys ? [...lease.keys].sort(compareKeys) : [],
     };
   }
 
@@ -281,6 +286,8 @@ export class MemoryStore implements KvStore, ChangeLog {
 
   /** Create a watcher synchronously (its responses still arrive asynchronously). */
   watchSync(req: WatchCreateRequest, onResponse: (resp: WatchResponse) => void): Watcher {
+    checkKey(req.key);
+    if (req.rangeEnd) checkKey(req.rangeEnd);
     return this.hub.add(req, onResponse);
   }
 
@@ -448,7 +455,7 @@ export class MemoryStore implements KvStore, ChangeLog {
     if (h === undefined) {
       h = [];
       this.byKey.set(key, h);
-      this.tree.set(key, h);
+      this.tree.set(orderKey(key), h);
     } else {
       const last = h[h.length - 1];
       if (last.version !== 0) prev = last;
@@ -511,21 +518,27 @@ export class MemoryStore implements KvStore, ChangeLog {
     return { header: { revision }, deleted: victims.length, prevKvs };
   }
 
+  /** calls fn for every key's history in the range, in byte order (the tree is keyed by {@link orderKey}) */
   private scan(key: string, end: string | null, fn: (h: History) => void): void {
     if (end === null) {
       const h = this.byKey.get(key);
       if (h !== undefined) fn(h);
-    } else if (end === '') {
+      return;
+    }
+    const lo = orderKey(key);
+    if (end === '') {
       const max = this.tree.maxKey();
-      if (max !== undefined && max >= key)
-        this.tree.forRange(key, max, true, (_k, h) => {
+      if (max !== undefined && max >= lo)
+        this.tree.forRange(lo, max, true, (_k, h) => {
           fn(h);
         });
-    } else if (end > key) {
-      this.tree.forRange(key, end, false, (_k, h) => {
+      return;
+    }
+    const hi = orderKey(end);
+    if (hi > lo)
+      this.tree.forRange(lo, hi, false, (_k, h) => {
         fn(h);
       });
-    }
   }
 
   /** etcd applierV3backend.Range + mvcc rangeKeys */
@@ -596,7 +609,8 @@ export class MemoryStore implements KvStore, ChangeLog {
   private expireLease(id: LeaseId): void {
     const lease = this.lessor.remove(id);
     if (!lease || lease.keys.size === 0) return;
-    const keys = [...lease.keys].sort();
+    // etcd lessor.Revoke deletes the keys sorted (sort.StringSlice: byte order)
+    const keys = [...lease.keys].sort(compareKeys);
     this.begin();
     for (const key of keys) {
       const h = this.byKey.get(key);
@@ -615,18 +629,17 @@ export class MemoryStore implements KvStore, ChangeLog {
       fail = req.failure ?? [];
     const opc = Math.max(cmps.length, succ.length, fail.length);
     if (opc > maxOps) throw StoreErrors.tooManyOps();
-    for (const c of cmps) if (!c.key) throw StoreErrors.keyNotProvided();
+    for (const c of cmps) checkRange(c.key, c.rangeEnd);
     for (const op of succ) this.checkRequestOp(op, maxOps - opc);
     for (const op of fail) this.checkRequestOp(op, maxOps - opc);
   }
 
   private checkRequestOp(op: RequestOp, maxOps: number): void {
-    if ('requestRange' in op) {
-      if (!op.requestRange.key) throw StoreErrors.keyNotProvided();
-    } else if ('requestPut' in op) checkPut(op.requestPut);
-    else if ('requestDeleteRange' in op) {
-      if (!op.requestDeleteRange.key) throw StoreErrors.keyNotProvided();
-    } else if ('requestTxn' in op) this.checkTxn(op.requestTxn, maxOps);
+    if ('requestRange' in op) checkRange(op.requestRange.key, op.requestRange.rangeEnd);
+    else if ('requestPut' in op) checkPut(op.requestPut);
+    else if ('requestDeleteRange' in op)
+      checkRange(op.requestDeleteRange.key, op.requestDeleteRange.rangeEnd);
+    else if ('requestTxn' in op) this.checkTxn(op.requestTxn, maxOps);
     else throw StoreErrors.keyNotFound(); // etcd: an empty RequestOp
   }
 

@@ -3,6 +3,7 @@
  * v3rpc's request validation (checkPutRequest, checkIntervals), isTxnReadonly, applyCompare's
  * comparison of one KeyValue, and the range sort orders. Pure functions over requests.
  */
+import { compareKeys, isAscii, keyBytes } from '../keybytes.js';
 import {
   StoreErrors,
   type Compare,
@@ -34,8 +35,21 @@ export const ZERO_KV: KeyValue = {
   lease: 0,
 };
 
+/** a key names a byte string (keybytes.ts); ASCII keys cost one scan */
+export function checkKey(key: string): void {
+  if (!isAscii(key)) keyBytes(key);
+}
+
+/** etcd checkRangeRequest / checkDeleteRequest: a key is required; key and range end must be keys */
+export function checkRange(key: string, rangeEnd: string | undefined): void {
+  if (!key) throw StoreErrors.keyNotProvided();
+  checkKey(key);
+  if (rangeEnd) checkKey(rangeEnd);
+}
+
 export function checkPut(req: PutRequest): void {
   if (!req.key) throw StoreErrors.keyNotProvided();
+  checkKey(req.key);
   if (req.ignoreValue && req.value && req.value.length !== 0) throw StoreErrors.valueProvided();
   if (req.ignoreLease && req.lease) throw StoreErrors.leaseProvided();
 }
@@ -86,7 +100,7 @@ export function comparator(target: string): (a: KeyValue, b: KeyValue) => number
     case 'VALUE':
       return (a, b) => compareBytes(a.value, b.value);
     default:
-      return (a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+      return (a, b) => compareKeys(a.key, b.key);
   }
 }
 
@@ -119,7 +133,7 @@ export function needsIntervalCheck(ops: RequestOp[] | undefined): boolean {
 /**
  * etcd v3rpc checkIntervals: within one branch no key may be put twice or put inside a deleted
  * range, counting nested txns (whose then/else branches may put the same key, being exclusive).
- * Deleted ranges compare as plain strings here, as in etcd's interval tree ("\0" is not special).
+ * Deleted ranges compare as plain byte strings here, as in etcd's interval tree ("\0" is not special).
  */
 export function checkIntervals(reqs: RequestOp[]): { puts: Set<string>; dels: [string, string | null][] } {
   const dels: [string, string | null][] = [];
@@ -129,7 +143,8 @@ export function checkIntervals(reqs: RequestOp[]): { puts: Set<string>; dels: [s
       dels.push([d.key, d.rangeEnd ? d.rangeEnd : null]);
     }
   }
-  const hits = (k: string) => dels.some(([a, b]) => (b === null ? k === a : k >= a && k < b));
+  const hits = (k: string) =>
+    dels.some(([a, b]) => (b === null ? k === a : compareKeys(k, a) >= 0 && compareKeys(k, b) < 0));
   const puts = new Set<string>();
   for (const r of reqs) {
     if (!('requestTxn' in r)) continue;

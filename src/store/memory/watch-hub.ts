@@ -16,13 +16,20 @@
  * (requested, or every `progressNotifyIntervalMs` for watchers with progressNotify that received
  * no events since the previous tick, as etcd's v3rpc sendLoop does) go only to synced watchers and
  * carry the current revision.
+ *
+ * A watch over an empty range (`rangeEnd <= key` in byte order) is created and canceled at once
+ * with etcd's reason, as v3rpc's recvLoop answers mvcc watchStream.Watch's ErrEmptyWatcherRange.
  */
 import type { Clock, TimerHandle } from '../../util/clock.js';
 import type { KeyValue, Watcher, WatchCreateRequest, WatchEvent, WatchResponse } from '../types.js';
+import { compareKeys, orderKey } from '../keybytes.js';
 import { inRange, upperBound } from '../keyrange.js';
 
 /** etcd's watchBatchMaxRevs: an unsynced watcher receives at most this many revisions per response. */
 export const MAX_REVISIONS_PER_BATCH = 1000;
+
+/** etcd mvcc ErrEmptyWatcherRange, the cancel reason of a watch over an empty range */
+export const EMPTY_WATCH_RANGE = 'mvcc: watcher range is empty';
 
 /** What the hub reads from the store: the change log and the revision bookkeeping. */
 export interface ChangeLog {
@@ -38,9 +45,10 @@ export interface ChangeLog {
 }
 
 interface RangeGroup {
-  readonly key: string;
+  /** the range in {@link orderKey} form, compared with `<` */
+  readonly lo: string;
   /** '' = unbounded */
-  readonly end: string;
+  readonly hi: string;
   readonly watchers: MemWatcher[];
 }
 
@@ -68,7 +76,8 @@ class MemWatcher implements Watcher {
     req: WatchCreateRequest,
     readonly cb: (resp: WatchResponse) => void,
   ) {
-    this.key = req.key;
+    // etcd v3rpc recvLoop: an empty key is "\x00", the smallest key
+    this.key = req.key === '' ? '\0' : req.key;
     this.end = upperBound(req.rangeEnd);
     this.noPut = req.filters?.includes('NOPUT') ?? false;
     this.noDelete = req.filters?.includes('NODELETE') ?? false;
@@ -124,6 +133,21 @@ export class WatchHub {
   add(req: WatchCreateRequest, cb: (resp: WatchResponse) => void): Watcher {
     const cur = this.log.revision;
     const w = new MemWatcher(this, this.nextId++, cur, req, cb);
+    if (w.end !== null && w.end !== '' && compareKeys(w.key, w.end) >= 0) {
+      // mvcc watchStream.Watch refuses it; v3rpc answers created and canceled in one response
+      w.canceled = true;
+      queueMicrotask(() => {
+        if (this.closed) return;
+        cb({
+          header: { revision: cur },
+          watchId: w.watchId,
+          events: [],
+          canceled: true,
+          cancelReason: EMPTY_WATCH_RANGE,
+        });
+      });
+      return w;
+    }
     const start = req.startRevision ?? 0;
     // etcd watchableStore.watch: start 0 or in the future → synced from max(cur+1, start)
     if (start <= 0 || start > cur) {
@@ -175,6 +199,7 @@ export class WatchHub {
         kv.version === 1 || kv.modRevision - 1 < compactRev ? null : undefined;
       let ev: WatchEvent | null = null;
       let evPrev: WatchEvent | null = null;
+      const order = groups.length > 0 ? orderKey(kv.key) : '';
       const list = this.exact.get(kv.key);
       if (list !== undefined) {
         for (let j = 0; j < list.length; j++) {
@@ -189,7 +214,7 @@ export class WatchHub {
       }
       for (let g = 0; g < groups.length; g++) {
         const grp = groups[g];
-        if (kv.key < grp.key || (grp.end !== '' && kv.key >= grp.end)) continue;
+        if (order < grp.lo || (grp.hi !== '' && order >= grp.hi)) continue;
         const ws = grp.watchers;
         for (let j = 0; j < ws.length; j++) {
           const w = ws[j];
@@ -231,7 +256,7 @@ export class WatchHub {
     const id = JSON.stringify([w.key, w.end]);
     let g = this.groupsById.get(id);
     if (!g) {
-      g = { key: w.key, end: w.end, watchers: [] };
+      g = { lo: orderKey(w.key), hi: w.end === '' ? '' : orderKey(w.end), watchers: [] };
       this.groupsById.set(id, g);
       this.groups = [...this.groups, g];
     }

@@ -6,7 +6,7 @@
  *    `{"$oneOf": [...]}`; errors match on `code` and on the message without a leading
  *    "etcdserver: " (only on the code with `ignoreErrorMessages`).
  * 2. `watchEvents[id]`: exact list equality.
- * 3. `watchMeta[id].compactRevision`: equality.
+ * 3. `watchMeta[id].compactRevision` and `cancelReason` (absent = null): equality.
  * 4. no revision split across two watch responses (grouping itself is not compared).
  * 5. `skipQuirks` skips ops, and watchers created by ops, tagged with `quirk`.
  */
@@ -197,6 +197,14 @@ export function compareTrace(
         expected: meta.compactRevision,
         actual: got.compactRevision,
         message: 'compactRevision differs',
+      });
+    }
+    if ((meta.cancelReason ?? null) !== (got.cancelReason ?? null)) {
+      out.push({
+        where: `watchMeta.${id}.cancelReason`,
+        expected: meta.cancelReason ?? null,
+        actual: got.cancelReason ?? null,
+        message: 'cancel reason differs',
       });
     }
   }

@@ -34,8 +34,11 @@ export interface TraceWatchEvent {
 
 export interface TraceWatchMeta {
   createdRevision: number | null;
-  canceled: null | 'client' | 'compacted';
+  /** 'server': canceled by the server for another reason than compaction (see cancelReason) */
+  canceled: null | 'client' | 'compacted' | 'server';
   compactRevision: number | null;
+  /** the server's reason when it canceled the watch, e.g. "mvcc: watcher range is empty" (absent in older traces) */
+  cancelReason?: string | null;
   responses: { revision: number; eventRevisions: number[] }[];
   progressRevisions: number[];
   errors: string[];

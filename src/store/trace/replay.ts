@@ -28,6 +28,7 @@ import type {
   SortTarget,
   WatchFilter,
 } from '../types.js';
+import { compareKeys } from '../keybytes.js';
 import {
   GRPC_CODE_NAMES,
   type GoldenTrace,
@@ -246,8 +247,12 @@ export async function replayTrace(
       if (r.compactRevision && r.compactRevision > 0) {
         w.meta.canceled = 'compacted';
         w.meta.compactRevision = r.compactRevision;
+      } else if (r.cancelReason) {
+        // e.g. a watch over an empty range: created, then canceled with etcd's reason
+        w.meta.canceled = 'server';
+        w.meta.cancelReason = r.cancelReason;
       } else {
-        w.meta.errors.push(`canceled by the server${r.cancelReason ? `: ${r.cancelReason}` : ''}`);
+        w.meta.errors.push('canceled by the server without a reason');
       }
     } else if (r.events.length === 0) {
       w.meta.progressRevisions.push(r.header.revision);
@@ -296,7 +301,7 @@ export async function replayTrace(
           lease: op.lease,
           ttl: r.ttl,
           grantedTTL: r.grantedTtl,
-          keys: [...r.keys].sort(),
+          keys: [...r.keys].sort(compareKeys),
         };
       }
       case 'leaseExpire': {
