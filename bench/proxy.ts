@@ -12,7 +12,7 @@
  *                        on the generated rulesets, inside a network namespace created for the
  *                        run (skipped with the reason where the tool or kernel support is missing)
  *
- * The iptables column uses the iptables engineer's renderer and sync loop (src/proxy/sync.ts).
+ * Every mode is driven through its Proxier (src/proxy/renderers/<mode>/proxier.ts).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -22,9 +22,10 @@ import type { BenchOptions, BenchRecorder, BenchSuite } from './harness.js';
 import { parseSizes } from './harness.js';
 import { generateCluster, changeOneEndpoint, type GeneratedCluster } from '../src/proxy/gen.js';
 import { ProxyState } from '../src/proxy/model/index.js';
-import { IptablesSyncer } from '../src/proxy/sync.js';
+import { IptablesProxier } from '../src/proxy/renderers/iptables/proxier.js';
 import { NftablesProxier } from '../src/proxy/renderers/nftables/proxier.js';
 import { IpvsProxier } from '../src/proxy/renderers/ipvs/proxier.js';
+import { ManualClock } from '../src/util/clock.js';
 import { compileMode, PROXY_MODES, type ProxyMode } from '../src/proxy/dataplane/modes.js';
 import { JsKernel, newResult } from '../src/proxy/dataplane/kernel-js.js';
 import { WasmKernel } from '../src/proxy/dataplane/kernel-wasm.js';
@@ -131,14 +132,12 @@ interface ModeSyncer {
 }
 
 function syncerFor(mode: ProxyMode, state: ProxyState, clusterCIDR: string, serviceCIDR: string): ModeSyncer {
-  const m = () => ({ servicePorts: state.servicePorts, endpoints: state.endpoints, node: state.node });
   if (mode === 'iptables') {
-    const live = new IptablesSyncer(state.node, { clusterCIDR }, state);
+    const live = new IptablesProxier(state, { clusterCIDR });
     live.sync();
     return {
       full() {
-        const s = new IptablesSyncer(state.node, { clusterCIDR }, state);
-        const rep = s.sync();
+        const rep = new IptablesProxier(state, { clusterCIDR }).sync();
         return {
           rules: rep.rulesWritten,
           bytes: rep.bytes,
@@ -157,59 +156,58 @@ function syncerFor(mode: ProxyMode, state: ProxyState, clusterCIDR: string, serv
     };
   }
   if (mode === 'nftables') {
-    const live = new NftablesProxier({ clusterCIDR, serviceCIDRs: [serviceCIDR] });
-    let now = 0;
-    live.sync({ ...m(), now });
+    const clock = new ManualClock(0);
+    const live = new NftablesProxier(state, { clusterCIDR, serviceCIDRs: [serviceCIDR], clock });
+    live.sync();
     return {
       full() {
-        const r = new NftablesProxier({ clusterCIDR, serviceCIDRs: [serviceCIDR] }).sync({ ...m(), now: 0 });
+        const r = new NftablesProxier(state, { clusterCIDR, serviceCIDRs: [serviceCIDR], clock }).sync();
         return {
-          rules: r.stats.rules,
-          bytes: r.stats.bytes,
-          extra: { chains: r.stats.chainsAdded, elements: r.stats.elements, lines: r.stats.lines },
+          rules: r.tx.rules,
+          bytes: r.tx.bytes,
+          extra: { chains: r.tx.chainsAdded, elements: r.tx.elements, lines: r.tx.lines },
         };
       },
       sync() {
-        now += 2000;
-        const r = live.sync({ ...m(), changes: state.applyChanges(), now });
+        clock.advance(2000);
+        const r = live.sync();
         return {
-          rulesWritten: r.stats.rules,
-          elementsWritten: r.stats.elements,
-          chainsWritten: r.stats.chainsAdded,
-          chainsFlushed: r.stats.chainsFlushed,
-          bytesWritten: r.stats.bytes + r.staleStats.bytes,
-          chainsDeleted: r.staleStats.chainsDeleted,
+          rulesWritten: r.tx.rules,
+          elementsWritten: r.tx.elements,
+          chainsWritten: r.tx.chainsAdded,
+          chainsFlushed: r.tx.chainsFlushed,
+          bytesWritten: r.tx.bytes + r.staleTx.bytes,
+          chainsDeleted: r.staleTx.chainsDeleted,
         };
       },
     };
   }
-  const live = new IpvsProxier({ clusterCIDR });
-  live.sync(m());
+  const live = new IpvsProxier(state, { clusterCIDR });
+  live.sync();
   return {
     full() {
-      const r = new IpvsProxier({ clusterCIDR }).sync(m());
-      const b = r.stats.bytes;
+      const r = new IpvsProxier(state, { clusterCIDR }).sync();
+      const b = r.counts.bytes;
       return {
-        rules: r.stats.virtualServers + r.stats.realServers + r.stats.iptablesRules,
+        rules: r.counts.virtualServers + r.counts.realServers + r.counts.iptablesRules,
         bytes: b.ipvsadm + b.ipset + b.iptables + b.addresses,
         extra: {
-          virtualServers: r.stats.virtualServers,
-          realServers: r.stats.realServers,
-          ipsetEntries: r.stats.ipsetEntries,
-          iptablesRules: r.stats.iptablesRules,
-          boundAddresses: r.stats.boundAddresses,
+          virtualServers: r.counts.virtualServers,
+          realServers: r.counts.realServers,
+          ipsetEntries: r.counts.ipsetEntries,
+          iptablesRules: r.counts.iptablesRules,
+          boundAddresses: r.counts.boundAddresses,
         },
       };
     },
     sync() {
-      state.applyChanges();
-      const r = live.sync(m());
+      const r = live.sync();
       return {
-        realServersChanged: r.stats.deltaOps.realServers,
-        virtualServersChanged: r.stats.deltaOps.virtualServers,
-        ipsetEntriesChanged: r.stats.deltaOps.ipsetEntries,
-        iptablesRulesRewritten: r.stats.iptablesRules,
-        bytesWritten: r.stats.deltaBytes,
+        realServersChanged: r.counts.deltaOps.realServers,
+        virtualServersChanged: r.counts.deltaOps.virtualServers,
+        ipsetEntriesChanged: r.counts.deltaOps.ipsetEntries,
+        iptablesRulesRewritten: r.counts.iptablesRules,
+        bytesWritten: r.counts.deltaBytes,
       };
     },
   };
@@ -260,11 +258,7 @@ async function benchMode(
 
   // dataplane classification
   const t0 = performance.now();
-  const prog = compileMode(
-    mode,
-    { servicePorts: state.servicePorts, endpoints: state.endpoints, node: state.node },
-    { clusterCIDR: c.clusterCIDR, serviceCIDRs: [c.serviceCIDR] },
-  );
+  const prog = compileMode(mode, state, { clusterCIDR: c.clusterCIDR, serviceCIDRs: [c.serviceCIDR] });
   const compileMs = performance.now() - t0;
   const batch = generatePackets(state.servicePorts, state.node, {
     n: packets,
@@ -373,9 +367,8 @@ function realToolTimes(
   dir: string,
 ): void {
   const { c, state } = newCluster(size, endpoints, opts.seed);
-  const m = { servicePorts: state.servicePorts, endpoints: state.endpoints, node: state.node };
   if (mode === 'iptables') {
-    const rep = new IptablesSyncer(state.node, { clusterCIDR: c.clusterCIDR }, state).sync();
+    const rep = new IptablesProxier(state, { clusterCIDR: c.clusterCIDR }).sync();
     const t = timeTool(ns, 'iptables-restore', ['--test'], rep.text);
     if (!t.ok) {
       rec.skip('iptables-restore --test', t.err || 'failed', { mode, size });
@@ -389,12 +382,12 @@ function realToolTimes(
     return;
   }
   if (mode === 'nftables') {
-    const r = new NftablesProxier({ clusterCIDR: c.clusterCIDR, serviceCIDRs: [c.serviceCIDR] }).sync({
-      ...m,
-      now: 0,
-    });
+    const r = new NftablesProxier(state, {
+      clusterCIDR: c.clusterCIDR,
+      serviceCIDRs: [c.serviceCIDR],
+    }).sync();
     const file = join(dir, `full-${size}.nft`);
-    writeFileSync(file, r.script);
+    writeFileSync(file, r.text);
     const check = timeTool(ns, 'nft', ['-c', '-f', file]);
     if (!check.ok) {
       rec.skip('nft -c -f', check.err || 'failed', { mode, size });
@@ -417,13 +410,13 @@ function realToolTimes(
     spawnSync('ip', ['netns', 'exec', ns, 'nft', 'delete', 'table', 'ip', 'kube-proxy']);
     return;
   }
-  const r = new IpvsProxier({ clusterCIDR: c.clusterCIDR }).sync(m);
+  const r = new IpvsProxier(state, { clusterCIDR: c.clusterCIDR }).sync();
   spawnSync('ip', ['netns', 'exec', ns, 'ipset', 'destroy']);
   const ipset = timeTool(ns, 'ipset', ['restore'], r.ipset);
   if (ipset.ok)
     rec.figure(
       'real tool',
-      { 'wall ms': round(ipset.ms), bytes: r.stats.bytes.ipset, entries: r.stats.ipsetEntries },
+      { 'wall ms': round(ipset.ms), bytes: r.counts.bytes.ipset, entries: r.counts.ipsetEntries },
       { mode: `${mode}: ipset restore`, size },
     );
   else rec.skip('real tool', ipset.err, { mode: `${mode}: ipset restore`, size });
@@ -431,7 +424,7 @@ function realToolTimes(
   if (ipt.ok)
     rec.figure(
       'real tool',
-      { 'wall ms': round(ipt.ms), bytes: r.stats.bytes.iptables },
+      { 'wall ms': round(ipt.ms), bytes: r.counts.bytes.iptables },
       { mode: `${mode}: iptables-restore --test`, size },
     );
   else rec.skip('real tool', ipt.err, { mode: `${mode}: iptables-restore --test`, size });
@@ -447,7 +440,7 @@ function realToolTimes(
     if (t.ok)
       rec.figure(
         'real tool',
-        { 'wall ms': round(t.ms), bytes: r.stats.bytes.ipvsadm },
+        { 'wall ms': round(t.ms), bytes: r.counts.bytes.ipvsadm },
         { mode: `${mode}: ipvsadm -R`, size },
       );
     else rec.skip('real tool', t.err, { mode: `${mode}: ipvsadm -R`, size });

@@ -18,8 +18,8 @@ import {
 import {
   availableModes,
   loadRenderer,
-  type ProxyRenderOutput,
-  type ProxySyncer,
+  type Proxier,
+  type ProxySyncResult,
 } from '../proxy/renderers/index.js';
 import { sortIptablesRules } from '../proxy/renderers/iptables/normalize.js';
 import { generateCluster, changeOneEndpoint, type GeneratedCluster } from '../proxy/gen.js';
@@ -167,9 +167,9 @@ interface Run {
   node: ProxyNode;
   services: number;
   slices: number;
-  outputs: ProxyRenderOutput[];
+  outputs: ProxySyncResult[];
   /** re-render a forced full sync (for --repeat) */
-  rerenderFull(): ProxyRenderOutput;
+  rerenderFull(): ProxySyncResult;
 }
 
 /** Loads the input, feeds it to a ProxyState and runs the full sync (and the --update partial sync). */
@@ -225,7 +225,6 @@ async function run(o: InputOpts): Promise<Run> {
     throw new CliError((e as Error).message);
   }
   const options: Record<string, unknown> = {
-    family,
     clusterCIDR,
     masqueradeAll: !!o.masqueradeAll,
     randomFully: o.randomFully,
@@ -245,12 +244,12 @@ async function run(o: InputOpts): Promise<Run> {
       .filter(Boolean);
 
   const state = new ProxyState(node, family);
-  const outputs: ProxyRenderOutput[] = [];
-  let syncer: ProxySyncer;
+  const outputs: ProxySyncResult[] = [];
+  let syncer: Proxier;
   try {
     for (const x of services) state.onServiceAdd(x);
     for (const x of slices) state.onEndpointSliceAdd(x);
-    syncer = renderer.createSyncer(state, options);
+    syncer = renderer.createProxier(state, options);
     outputs.push(syncer.sync());
     if (o.update || o.delete) {
       const byKey = <T extends { metadata: { namespace?: string; name?: string } }>(xs: T[]) =>
@@ -304,8 +303,8 @@ async function run(o: InputOpts): Promise<Run> {
     throw e;
   }
   const rerenderFull = () => {
-    // a throw-away syncer over the same state renders a full sync, as kube-proxy's forced resync does
-    return renderer.createSyncer(state, options).sync();
+    // a throw-away proxier over the same state renders a full sync, as kube-proxy's forced resync does
+    return renderer.createProxier(state, options).sync();
   };
   return { node, services: services.length, slices: slices.length, outputs, rerenderFull };
 }

@@ -1,33 +1,24 @@
 /**
- * kube-proxy in kubesim: the service/endpoint model with change tracking (model/), the
- * iptables renderer and its sync loop (renderers/iptables, sync.ts), chain-name hashing
- * (hash.ts) and the registry through which ipvs and nftables plug in (renderers/index.ts).
+ * kube-proxy in kubesim: the service/endpoint model with change tracking (model/), the three
+ * modes behind one Proxier interface (renderers/iptables, renderers/ipvs, renderers/nftables,
+ * listed in renderers/index.ts) and the dataplane model that classifies packets through what a
+ * mode rendered (dataplane/).
  */
 export * from './model/index.js';
-export * from './hash.js';
-export * from './sync.js';
+export * from './renderers/index.js';
 export {
+  IptablesProxier,
   renderIptables,
-  detectLocalByCIDR,
-  detectLocalByInterfacePrefix,
-  masqueradeMarkFor,
   sortIptablesRules,
   parseIptablesDump,
   formatIptablesDump,
   ruleComment,
   computeProbability,
   type IptablesOptions,
+  type IptablesProxierOptions,
   type IptablesRenderInput,
   type IptablesRenderResult,
-  type LocalTrafficDetector,
+  type IptablesSyncResult,
 } from './renderers/iptables/index.js';
-export {
-  loadRenderer,
-  registerRenderer,
-  availableModes,
-  type ProxyRenderer,
-  type ProxyRenderOptions,
-  type ProxyRenderOutput,
-  type ProxyRenderStats,
-  type ProxySyncer,
-} from './renderers/index.js';
+export { IpvsProxier, type IpvsOptions, type IpvsSyncResult } from './renderers/ipvs/index.js';
+export { NftablesProxier, type NftablesOptions, type NftSyncResult } from './renderers/nftables/index.js';

@@ -95,6 +95,19 @@ export interface PacketBatch {
   flags: Int32Array;
 }
 
+/** An empty batch of `n` packets (every column zero). */
+export function newPacketBatch(n: number): PacketBatch {
+  return {
+    n,
+    dst: new Int32Array(n),
+    src: new Int32Array(n),
+    dport: new Int32Array(n),
+    proto: new Int32Array(n),
+    seed: new Int32Array(n),
+    flags: new Int32Array(n),
+  };
+}
+
 /** Per-packet results. */
 export interface ClassifyResult {
   /** endpoint id (Program.endpoints), or RES_DROP / RES_REJECT / RES_PASS */

@@ -1,73 +1,67 @@
 /**
- * Renders a ProxyState with each mode's renderer and compiles the rendered text (not the model)
- * into a dataplane Program, so the classification exercises exactly what the renderer wrote.
+ * Renders a ProxyState with each mode's proxier and compiles the rendered text (not the model)
+ * into a dataplane Program, so the classification exercises exactly what the proxier wrote.
  */
-import type { EndpointsMap, ProxyNode, ServicePortMap } from '../model/index.js';
-import { renderIptables } from '../renderers/iptables/render.js';
-import { NftablesProxier } from '../renderers/nftables/proxier.js';
+import type { ProxyNode, ProxyState } from '../model/index.js';
+import { nodeAddresses } from '../model/index.js';
+import { IptablesProxier } from '../renderers/iptables/proxier.js';
 import { IpvsProxier, type IpvsScheduler } from '../renderers/ipvs/proxier.js';
-import { IPSET_INFO } from '../renderers/ipvs/ipsets.js';
+import { NftablesProxier } from '../renderers/nftables/proxier.js';
+import type { ProxierOptions, ProxyMode, ProxySyncResult } from '../renderers/types.js';
 import { compileIptables } from './compile-iptables.js';
-import { NftTable, compileNftables } from './compile-nftables.js';
-import { compileIpvs } from './compile-ipvs.js';
+import { compileIpvs, parseIpsetRestore } from './compile-ipvs.js';
+import { compileNftables, NftTable } from './compile-nftables.js';
 import type { Program } from './program.js';
 
-export type ProxyMode = 'iptables' | 'nftables' | 'ipvs';
+export type { ProxyMode };
 export const PROXY_MODES: readonly ProxyMode[] = ['iptables', 'nftables', 'ipvs'];
 
-export interface ModeCompileOptions {
-  clusterCIDR?: string;
+export interface ModeCompileOptions extends ProxierOptions {
   serviceCIDRs?: readonly string[];
   scheduler?: IpvsScheduler;
 }
 
-export interface ModelInput {
-  servicePorts: ServicePortMap;
-  endpoints: EndpointsMap;
-  node: ProxyNode;
-}
-
+/** A full sync of `mode` over the state (a new proxier), compiled. IPv4 only, as the dataplane. */
 export function compileMode(
   mode: ProxyMode,
-  m: ModelInput,
+  state: ProxyState,
   opts: ModeCompileOptions = {},
 ): Program & { warnings: string[] } {
-  const nodeIPs = m.node.ips?.IPv4 ? [m.node.ips.IPv4] : [];
-  if (mode === 'iptables') {
-    const r = renderIptables(
-      { servicePorts: m.servicePorts, endpoints: m.endpoints, node: m.node },
-      { clusterCIDR: opts.clusterCIDR },
-    );
-    return compileIptables(r.text, { localIPs: nodeIPs });
-  }
-  if (mode === 'nftables') {
-    const r = new NftablesProxier({ clusterCIDR: opts.clusterCIDR, serviceCIDRs: opts.serviceCIDRs }).sync({
-      ...m,
-      now: 0,
-    });
-    const t = new NftTable();
-    t.apply(r.script, 'nftables full sync');
-    return compileNftables(t, { localIPs: nodeIPs });
-  }
-  if (mode === 'ipvs') {
-    const r = new IpvsProxier({ clusterCIDR: opts.clusterCIDR, scheduler: opts.scheduler }).sync(m);
-    const ipsets = new Map(
-      [...r.state.ipsets].map(([name, entries]) => {
-        return [name, { type: ipsetType(name), entries }] as const;
-      }),
-    );
-    return compileIpvs({
-      ipvsadm: r.ipvsadm,
-      iptables: r.iptables,
-      ipsets,
-      localIPs: [...nodeIPs, ...r.state.boundAddresses],
-    });
-  }
+  if (mode === 'iptables') return compileSync(mode, new IptablesProxier(state, opts).sync(), state.node);
+  if (mode === 'nftables') return compileSync(mode, new NftablesProxier(state, opts).sync(), state.node);
+  if (mode === 'ipvs') return compileSync(mode, new IpvsProxier(state, opts).sync(), state.node);
   throw new Error(`unknown proxy mode "${String(mode)}" (expected ${PROXY_MODES.join(', ')})`);
 }
 
-function ipsetType(name: string): string {
-  const i = IPSET_INFO.find((x) => x.name === name);
-  if (!i) throw new Error(`unknown ipset ${name}`);
-  return i.type;
+/**
+ * Compiles the texts of one full sync — the primary text and, for ipvs, its ipset and iptables
+ * artifacts and the kube-ipvs0 addresses — for a proxier on `node`.
+ */
+export function compileSync(
+  mode: ProxyMode,
+  result: ProxySyncResult,
+  node: ProxyNode,
+): Program & { warnings: string[] } {
+  // every address of the node is LOCAL (addrtype / fib daddr type local), loopback aside
+  const localIPs = nodeAddresses(node, 'IPv4').filter((ip) => !ip.startsWith('127.'));
+  if (result.kind !== 'full')
+    throw new Error('the dataplane compiles a full sync (partial syncs need the kernel state)');
+  if (mode === 'iptables') return compileIptables(result.text, { localIPs });
+  if (mode === 'nftables') {
+    const t = new NftTable();
+    t.apply(result.text, 'nftables full sync');
+    return compileNftables(t, { localIPs });
+  }
+  const artifact = (name: string) => {
+    const a = result.artifacts.find((x) => x.name === name);
+    if (!a) throw new Error(`ipvs sync result has no ${name} artifact`);
+    return a.text;
+  };
+  const bound = [...artifact('kube-ipvs0.sh').matchAll(/^ip addr add (\S+)\/\d+ /gm)].map((m) => m[1]);
+  return compileIpvs({
+    ipvsadm: result.text,
+    iptables: artifact('iptables.restore'),
+    ipsets: parseIpsetRestore(artifact('ipset.restore')),
+    localIPs: [...localIPs, ...bound],
+  });
 }

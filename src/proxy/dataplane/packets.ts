@@ -6,7 +6,7 @@
  */
 import type { ServicePortInfo, ServicePortMap, ProxyNode } from '../model/index.js';
 import { Rng } from '../../util/rng.js';
-import type { PacketBatch } from './kernel-js.js';
+import { newPacketBatch, type PacketBatch } from './kernel-js.js';
 import { PKT_SRC_LOCAL, PROTO_NUM, ipToU32, parseCidr4 } from './program.js';
 
 export type FrontendKind = 'clusterIP' | 'externalIP' | 'loadBalancer' | 'nodePort';
@@ -72,17 +72,7 @@ export function generatePackets(
   const miss = opts.missShare ?? 0.05;
   const nodeLocal = opts.nodeLocalShare ?? 0.02;
   const nodeIP = node.ips?.IPv4 ? ipToU32(node.ips.IPv4) : 0;
-  const b: GeneratedPackets = {
-    n,
-    frontends,
-    dst: new Int32Array(n),
-    src: new Int32Array(n),
-    dport: new Int32Array(n),
-    proto: new Int32Array(n),
-    seed: new Int32Array(n),
-    flags: new Int32Array(n),
-    target: new Int32Array(n),
-  };
+  const b: GeneratedPackets = { ...newPacketBatch(n), frontends, target: new Int32Array(n) };
   // a few hundred distinct clients, so that session affinity has repeat visitors
   const pods = Array.from({ length: 512 }, () => ((podNet | (rng.nextU32() & ~podMask)) >>> 0) | 0);
   const outside = Array.from(

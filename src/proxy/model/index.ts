@@ -16,3 +16,5 @@ export * from './endpoints.js';
 export * from './topology.js';
 export * from './tracker.js';
 export * from './manifests.js';
+export * from './local-detector.js';
+export * from './nodeport-addresses.js';

@@ -150,3 +150,35 @@ function availableForTopology(ep: EndpointInfo, mode: TopologyMode, nodeName: st
       return ep.zoneHints.has(zone);
   }
 }
+
+/**
+ * Where each kind of a service port's traffic goes, given its categorized endpoints: the locals
+ * at the top of the per-service loop of kube-proxy's iptables and nftables syncProxyRules.
+ * Internal traffic (to the ClusterIP) follows internalTrafficPolicy, external traffic (NodePort,
+ * external IPs, load-balancer IPs) externalTrafficPolicy; "Local" uses the local endpoints only.
+ */
+export interface TrafficPolicy {
+  /** the Cluster-policy chain exists: cluster endpoints and a use for them */
+  readonly usesClusterPolicy: boolean;
+  /** the Local-policy chain exists: local endpoints and a use for them */
+  readonly usesLocalPolicy: boolean;
+  /** internal traffic has somewhere to go (false: REJECT without endpoints, DROP without local ones) */
+  readonly hasInternalEndpoints: boolean;
+  /** external traffic has somewhere to go */
+  readonly hasExternalEndpoints: boolean;
+  /** the external-traffic chain exists (it also short-circuits pod and node traffic) */
+  readonly usesExternalTrafficChain: boolean;
+}
+
+export function trafficPolicy(svc: ServicePortInfo, cat: CategorizedEndpoints): TrafficPolicy {
+  const cluster = cat.clusterEndpoints?.length ?? 0;
+  const local = cat.localEndpoints?.length ?? 0;
+  const has = cat.hasAnyEndpoints;
+  return {
+    usesClusterPolicy: cluster > 0 && svc.usesClusterEndpoints,
+    usesLocalPolicy: local > 0 && svc.usesLocalEndpoints,
+    hasInternalEndpoints: has && !(svc.internalPolicyLocal && local === 0),
+    hasExternalEndpoints: has && !(svc.externalPolicyLocal && local === 0),
+    usesExternalTrafficChain: has && svc.externallyAccessible,
+  };
+}

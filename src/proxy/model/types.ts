@@ -129,6 +129,8 @@ export interface ProxyNode {
    * always assumed present.
    */
   readonly localAddresses?: readonly string[];
+  /** spec.podCIDRs: the pod ranges of this node (--detect-local-mode=NodeCIDR) */
+  readonly podCIDRs?: readonly string[];
 }
 
 /** Per-service-port map (Go `proxy.ServicePortMap`), keyed by servicePortKey. */

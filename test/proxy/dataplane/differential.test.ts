@@ -34,8 +34,8 @@ describe('WASM kernel ≡ JS kernel (differential)', () => {
       else cases.push([seed, mode, undefined]);
     }
   it.each(cases)('seed %i, %s %s', (seed, mode, scheduler) => {
-    const { c, m } = cluster(seed, 40 + seed * 25, 1 + seed * 3);
-    const prog = compileMode(mode, m, {
+    const { c, m, state } = cluster(seed, 40 + seed * 25, 1 + seed * 3);
+    const prog = compileMode(mode, state, {
       clusterCIDR: c.clusterCIDR,
       serviceCIDRs: [c.serviceCIDR],
       scheduler,
@@ -71,10 +71,10 @@ describe('the three modes agree on where ClusterIP traffic may go', () => {
   it.each([5, 6, 7])(
     "seed %i: every pod→ClusterIP packet lands on one of the service's cluster endpoints (or is rejected when it has none)",
     (seed) => {
-      const { c, m } = cluster(seed, 120, 5);
+      const { c, m, state } = cluster(seed, 120, 5);
       const b = generatePackets(m.servicePorts, m.node, { n: 4000, seed, missShare: 0, nodeLocalShare: 0 });
       for (const mode of PROXY_MODES) {
-        const prog = compileMode(mode, m, { clusterCIDR: c.clusterCIDR, serviceCIDRs: [c.serviceCIDR] });
+        const prog = compileMode(mode, state, { clusterCIDR: c.clusterCIDR, serviceCIDRs: [c.serviceCIDR] });
         const out = newResult(b.n);
         new JsKernel(prog).classify(b, out);
         let checked = 0;
@@ -100,8 +100,8 @@ describe('the three modes agree on where ClusterIP traffic may go', () => {
 
   it('iptables walks KUBE-SERVICES linearly, nftables and ipvs do not: mean rules per packet grow with services only for iptables', () => {
     const mean = (services: number, mode: ProxyMode) => {
-      const { c, m } = cluster(9, services, 3);
-      const prog = compileMode(mode, m, { clusterCIDR: c.clusterCIDR, serviceCIDRs: [c.serviceCIDR] });
+      const { c, m, state } = cluster(9, services, 3);
+      const prog = compileMode(mode, state, { clusterCIDR: c.clusterCIDR, serviceCIDRs: [c.serviceCIDR] });
       const b = generatePackets(m.servicePorts, m.node, { n: 2000, seed: 1 });
       const out = newResult(b.n);
       new JsKernel(prog).classify(b, out);
@@ -116,9 +116,9 @@ describe('the three modes agree on where ClusterIP traffic may go', () => {
   });
 
   it('ClientIP affinity: a client keeps its endpoint in every mode', () => {
-    const { c, m } = cluster(11, 80, 6);
+    const { c, m, state } = cluster(11, 80, 6);
     for (const mode of PROXY_MODES) {
-      const prog = compileMode(mode, m, { clusterCIDR: c.clusterCIDR, serviceCIDRs: [c.serviceCIDR] });
+      const prog = compileMode(mode, state, { clusterCIDR: c.clusterCIDR, serviceCIDRs: [c.serviceCIDR] });
       const k = new JsKernel(prog);
       const b = generatePackets(m.servicePorts, m.node, { n: 6000, seed: 3, missShare: 0 });
       const out = newResult(b.n);

@@ -7,6 +7,7 @@ import { compileIpvs, parseIpsetRestore } from '../../../src/proxy/dataplane/com
 import { JsKernel, newResult } from '../../../src/proxy/dataplane/kernel-js.js';
 import { generatePackets } from '../../../src/proxy/dataplane/packets.js';
 import { generateCluster, changeOneEndpoint } from '../../../src/proxy/gen.js';
+import { ManualClock } from '../../../src/util/clock.js';
 import { Rng } from '../../../src/util/rng.js';
 
 // After a full sync and a series of partial syncs (replayed like the kernel would apply them),
@@ -17,29 +18,19 @@ describe('partial syncs, replayed and classified', () => {
     const state = new ProxyState({ name: c.nodeName, ips: { IPv4: '192.168.0.10' } });
     for (const s of c.services) state.onServiceAdd(s);
     for (const s of c.endpointSlices) state.onEndpointSliceAdd(s);
-    state.applyChanges();
-    const p = new NftablesProxier({ clusterCIDR: c.clusterCIDR });
+    const clock = new ManualClock(0);
+    const p = new NftablesProxier(state, { clusterCIDR: c.clusterCIDR, clock });
     const table = new NftTable();
-    table.apply(
-      p.sync({ servicePorts: state.servicePorts, endpoints: state.endpoints, node: state.node, now: 0 })
-        .script,
-    );
+    table.apply(p.sync().text);
     const rng = new Rng(seed);
-    let now = 0;
     for (let i = 0; i < 5; i++) {
       const old = c.endpointSlices.slice();
       const ch = changeOneEndpoint(c, rng);
       state.onEndpointSliceUpdate(old[ch.sliceIndex], ch.slice);
-      now += 600;
-      const r = p.sync({
-        servicePorts: state.servicePorts,
-        endpoints: state.endpoints,
-        node: state.node,
-        changes: state.applyChanges(),
-        now,
-      });
-      if (r.staleScript) table.apply(r.staleScript, 'stale');
-      table.apply(r.script, `partial ${i}`);
+      clock.advance(600);
+      const r = p.sync();
+      if (r.staleText) table.apply(r.staleText, 'stale');
+      table.apply(r.text, `partial ${i}`);
       const prog = compileNftables(table, { localIPs: ['192.168.0.10'] });
       const svcName = ch.slice.metadata.labels!['kubernetes.io/service-name'];
       const ports = new Map(
@@ -67,9 +58,8 @@ describe('partial syncs, replayed and classified', () => {
     const state = new ProxyState({ name: c.nodeName, ips: { IPv4: '192.168.0.10' } });
     for (const s of c.services) state.onServiceAdd(s);
     for (const s of c.endpointSlices) state.onEndpointSliceAdd(s);
-    state.applyChanges();
-    const p = new IpvsProxier({ clusterCIDR: c.clusterCIDR });
-    const first = p.sync({ servicePorts: state.servicePorts, endpoints: state.endpoints, node: state.node });
+    const p = new IpvsProxier(state, { clusterCIDR: c.clusterCIDR });
+    const first = p.sync();
     // the kernel's view: virtual server → set of real servers, changed only through deltas
     const kernel = new Map<string, Set<string>>();
     const applyLine = (l: string) => {
@@ -86,8 +76,7 @@ describe('partial syncs, replayed and classified', () => {
       const old = c.endpointSlices.slice();
       const ch = changeOneEndpoint(c, rng);
       state.onEndpointSliceUpdate(old[ch.sliceIndex], ch.slice);
-      state.applyChanges();
-      const r = p.sync({ servicePorts: state.servicePorts, endpoints: state.endpoints, node: state.node });
+      const r = p.sync();
       r.delta.ipvsadm.forEach(applyLine);
       const want = new Map<string, Set<string>>();
       r.ipvsadm
@@ -105,9 +94,9 @@ describe('partial syncs, replayed and classified', () => {
         ipvsadm: r.ipvsadm,
         iptables: r.iptables,
         ipsets: parseIpsetRestore(r.ipset),
-        localIPs: ['192.168.0.10', ...r.state.boundAddresses],
+        localIPs: ['192.168.0.10', ...r.desired.boundAddresses],
       });
-      expect(prog.summary.virtualServers).toBe(r.stats.virtualServers);
+      expect(prog.summary.virtualServers).toBe(r.counts.virtualServers);
     }
   });
 });

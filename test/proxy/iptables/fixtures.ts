@@ -3,14 +3,18 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { EndpointSlice, Service } from '../../../src/api/types.js';
-import type { IptablesSyncerOptions } from '../../../src/proxy/sync.js';
+import { type IPFamily, type ProxyNode, ProxyState } from '../../../src/proxy/model/index.js';
+import {
+  IptablesProxier,
+  type IptablesProxierOptions,
+} from '../../../src/proxy/renderers/iptables/proxier.js';
 
 export const testNodeName = 'test-node';
 export const testNodeIP = '192.168.0.2';
 export const fakeNode = { name: testNodeName, ips: { IPv4: testNodeIP } } as const;
 
 /** NewFakeProxier: podCIDR detector 10.0.0.0/8, mark 0x4000, fake iptables without --random-fully. */
-export const fakeProxierOptions: IptablesSyncerOptions = {
+export const fakeProxierOptions: IptablesProxierOptions = {
   clusterCIDR: '10.0.0.0/8',
   masqueradeMark: '0x4000',
   randomFully: false,
@@ -50,4 +54,13 @@ export function makeTestEndpointSlice(
 
 export function fixture(name: string): string {
   return readFileSync(join(__dirname, '../../fixtures/proxy/iptables', name), 'utf8');
+}
+
+/** An iptables proxier over a fresh ProxyState of `node` and `family`. */
+export function newIptablesProxier(
+  node: ProxyNode,
+  opts: IptablesProxierOptions = {},
+  family: IPFamily = 'IPv4',
+): IptablesProxier {
+  return new IptablesProxier(new ProxyState(node, family), opts);
 }

@@ -4,13 +4,14 @@
 import { describe, expect, it } from 'vitest';
 import type { EndpointSlice, Service } from '../../../src/api/types.js';
 import { ManualClock } from '../../../src/util/clock.js';
-import { IptablesSyncer, type IptablesSyncerOptions } from '../../../src/proxy/sync.js';
+import type { IptablesProxierOptions } from '../../../src/proxy/renderers/iptables/proxier.js';
 import type { IPFamily } from '../../../src/proxy/model/index.js';
 import { joinHostPort } from '../../../src/proxy/model/index.js';
 import {
   fakeProxierOptions,
   makeTestEndpointSlice,
   makeTestService,
+  newIptablesProxier,
   testNodeIP,
   testNodeName,
 } from './fixtures.js';
@@ -37,7 +38,7 @@ interface Flow {
 function proxier(
   services: Service[],
   slices: EndpointSlice[],
-  extra: IptablesSyncerOptions = {},
+  extra: IptablesProxierOptions = {},
   family: IPFamily = 'IPv4',
 ) {
   const node = {
@@ -45,13 +46,16 @@ function proxier(
     ips: family === 'IPv4' ? { IPv4: testNodeIP } : { IPv6: testNodeIPv6 },
     localAddresses: testNodeIPs,
   };
-  const s = new IptablesSyncer(node, {
-    ...fakeProxierOptions,
-    clusterCIDR: family === 'IPv4' ? '10.0.0.0/8' : 'fd00:10::/64',
+  const s = newIptablesProxier(
+    node,
+    {
+      ...fakeProxierOptions,
+      clusterCIDR: family === 'IPv4' ? '10.0.0.0/8' : 'fd00:10::/64',
+      clock: new ManualClock(),
+      ...extra,
+    },
     family,
-    clock: new ManualClock(),
-    ...extra,
-  });
+  );
   for (const x of services) s.state.onServiceAdd(x);
   for (const x of slices) s.state.onEndpointSliceAdd(x);
   return s;

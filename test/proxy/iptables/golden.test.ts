@@ -2,12 +2,12 @@
 // (pkg/proxy/iptables/proxier_test.go), normalised only by upstream's sortIPTablesRules.
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/util/clock.js';
-import { IptablesSyncer } from '../../../src/proxy/sync.js';
 import { sortIptablesRules } from '../../../src/proxy/renderers/iptables/normalize.js';
 import {
   fakeNode,
   fakeProxierOptions,
   fixture,
+  newIptablesProxier,
   makeTestEndpointSlice,
   makeTestService,
   testNodeName,
@@ -35,7 +35,7 @@ function oneEndpointSlice(
 
 describe('TestOverallIPTablesRules', () => {
   it('renders exactly the upstream expectation', () => {
-    const s = new IptablesSyncer(fakeNode, { ...fakeProxierOptions, clock: new ManualClock() });
+    const s = newIptablesProxier(fakeNode, { ...fakeProxierOptions, clock: new ManualClock() });
     const services: Service[] = [
       makeTestService('ns1', 'svc1', (svc) => {
         svc.spec.clusterIP = '172.30.0.41';
@@ -107,7 +107,7 @@ describe('TestOverallIPTablesRules', () => {
 
 describe('TestSyncProxyRulesRepeated (partial syncs)', () => {
   it('writes only changed services and deletes stale chains', () => {
-    const s = new IptablesSyncer(fakeNode, {
+    const s = newIptablesProxier(fakeNode, {
       ...fakeProxierOptions,
       nfacct: false,
       clock: new ManualClock(),
@@ -176,7 +176,7 @@ describe('TestSyncProxyRulesRepeated (partial syncs)', () => {
 
   it('a failed restore forces the next sync to be full', () => {
     let fail = false;
-    const s = new IptablesSyncer(fakeNode, {
+    const s = newIptablesProxier(fakeNode, {
       ...fakeProxierOptions,
       clock: new ManualClock(),
       apply: () => {
@@ -200,7 +200,7 @@ describe('TestSyncProxyRulesRepeated (partial syncs)', () => {
 
   it('full sync again after an hour', () => {
     const clock = new ManualClock();
-    const s = new IptablesSyncer(fakeNode, { ...fakeProxierOptions, clock });
+    const s = newIptablesProxier(fakeNode, { ...fakeProxierOptions, clock });
     expect(s.sync().kind).toBe('full');
     clock.advance(30 * 60 * 1000);
     expect(s.sync().kind).toBe('partial');
@@ -211,7 +211,7 @@ describe('TestSyncProxyRulesRepeated (partial syncs)', () => {
 
 describe('topology change', () => {
   it('new zone label forces a full sync that follows the zone hints', () => {
-    const s = new IptablesSyncer(
+    const s = newIptablesProxier(
       {
         name: testNodeName,
         ips: { IPv4: '192.168.0.2' },
@@ -250,7 +250,7 @@ describe('topology change', () => {
 describe('stale chain cleanup in large-cluster mode', () => {
   it('deletes stale chains at most once per syncPeriod above 1000 endpoints', () => {
     const clock = new ManualClock();
-    const s = new IptablesSyncer(fakeNode, { ...fakeProxierOptions, clock, syncPeriodMs: 30_000 });
+    const s = newIptablesProxier(fakeNode, { ...fakeProxierOptions, clock, syncPeriodMs: 30_000 });
     const big = makeTestService('ns1', 'big', (x) => {
       x.spec.clusterIP = '172.30.0.50';
       x.spec.ports = [{ name: 'p80', port: 80 }];

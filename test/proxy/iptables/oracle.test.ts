@@ -9,10 +9,10 @@ import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/util/clock.js';
 import { Rng } from '../../../src/util/rng.js';
-import { IptablesSyncer, type IptablesSyncerOptions } from '../../../src/proxy/sync.js';
-import { renderIptables } from '../../../src/proxy/renderers/iptables/render.js';
+import type { IptablesProxierOptions } from '../../../src/proxy/renderers/iptables/proxier.js';
+import { renderIptables } from '../../../src/proxy/renderers/iptables/rules.js';
 import { generateCluster, changeOneEndpoint } from '../../../src/proxy/gen.js';
-import { fixture } from './fixtures.js';
+import { fixture, newIptablesProxier } from './fixtures.js';
 import type { EndpointSlice, Service } from '../../../src/api/types.js';
 
 const ns = `kubesim-test-${process.pid}-ipt`;
@@ -111,10 +111,10 @@ describe('real iptables-restore accepts kubesim output', () => {
       'nodeport-addresses primary, no localhost nodeports',
       { nodePortAddresses: ['primary'], localhostNodePorts: false },
     ],
-  ] as [string, IptablesSyncerOptions][])('--test accepts a generated 300x4 cluster: %s', (_name, extra) => {
+  ] as [string, IptablesProxierOptions][])('--test accepts a generated 300x4 cluster: %s', (_name, extra) => {
     if (skipped()) return;
     const g = generateCluster({ services: 300, endpoints: 4, seed: 7 });
-    const s = new IptablesSyncer(
+    const s = newIptablesProxier(
       { name: g.nodeName, ips: { IPv4: '192.168.0.10' } },
       { clusterCIDR: g.clusterCIDR, clock: new ManualClock(), ...extra },
     );
@@ -163,9 +163,10 @@ describe('real iptables-restore accepts kubesim output', () => {
         { name: 'dns', port: 53, protocol: 'UDP' },
       ],
     };
-    const s = new IptablesSyncer(
+    const s = newIptablesProxier(
       { name: 'n1', ips: { IPv6: '2001:db8::1' } },
-      { family: 'IPv6', clusterCIDR: 'fd00:10::/64', clock: new ManualClock() },
+      { clusterCIDR: 'fd00:10::/64', clock: new ManualClock() },
+      'IPv6',
     );
     s.state.onServiceAdd(svc);
     s.state.onEndpointSliceAdd(eps);
@@ -195,13 +196,13 @@ describe('real iptables-restore accepts kubesim output', () => {
       const g = generateCluster({ services: 60, endpoints: 3, seed: 11 });
       const node = { name: g.nodeName, ips: { IPv4: '192.168.0.10' } };
       // nfacct objects cannot be created here (no nfacct tool), so run as kube-proxy does when that fails
-      const opts: IptablesSyncerOptions = {
+      const opts: IptablesProxierOptions = {
         clusterCIDR: g.clusterCIDR,
         nfacct: false,
         clock: new ManualClock(),
       };
       const applyErrors: string[] = [];
-      const s = new IptablesSyncer(node, {
+      const s = newIptablesProxier(node, {
         ...opts,
         apply: (input) => {
           const r = inNs(b, ['--noflush', '--counters'], input);
@@ -234,7 +235,7 @@ describe('real iptables-restore accepts kubesim output', () => {
 
         const save = inNs(saveCmd(b), []).out;
         const fresh = renderIptables(
-          { servicePorts: s.state.servicePorts, endpoints: s.state.endpoints, node },
+          { family: 'IPv4', servicePorts: s.state.servicePorts, endpoints: s.state.endpoints, node },
           opts,
         );
         for (const table of ['nat', 'filter']) {

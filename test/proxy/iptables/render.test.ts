@@ -2,29 +2,32 @@
 // mode, masquerade options, IPv6, nodePortAddresses, terminating endpoints.
 import { describe, expect, it } from 'vitest';
 import type { EndpointSlice, Service } from '../../../src/api/types.js';
-import { buildProxyState } from '../../../src/proxy/model/index.js';
+import type { IPFamily, ProxyNode } from '../../../src/proxy/model/index.js';
 import { computeProbability } from '../../../src/proxy/renderers/iptables/probability.js';
-import {
-  renderIptables,
-  masqueradeMarkFor,
-  type IptablesOptions,
-} from '../../../src/proxy/renderers/iptables/render.js';
+import type { IptablesOptions } from '../../../src/proxy/renderers/iptables/rules.js';
+import { masqueradeMarkFor } from '../../../src/proxy/renderers/types.js';
+import { ManualClock } from '../../../src/util/clock.js';
 import {
   fakeNode,
   fakeProxierOptions,
   makeTestEndpointSlice,
   makeTestService,
+  newIptablesProxier,
   testNodeName,
 } from './fixtures.js';
 
+/** The first (full) sync of an iptables proxier over these objects: the renderer's detailed result. */
 function render(
   services: Service[],
   slices: EndpointSlice[],
   opts: IptablesOptions = fakeProxierOptions,
-  node: { name: string; ips?: Record<string, string> } = fakeNode,
+  node: ProxyNode = fakeNode,
+  family: IPFamily = 'IPv4',
 ) {
-  const st = buildProxyState(services, slices, node, opts.family ?? 'IPv4');
-  return renderIptables({ servicePorts: st.servicePorts, endpoints: st.endpoints, node: st.node }, opts);
+  const p = newIptablesProxier(node, { ...opts, clock: new ManualClock() }, family);
+  for (const s of services) p.state.onServiceAdd(s);
+  for (const s of slices) p.state.onEndpointSliceAdd(s);
+  return p.sync().render;
 }
 
 const svc1 = makeTestService('ns1', 'svc1', (s) => {
@@ -197,8 +200,9 @@ describe('nodePortAddresses and IPv6', () => {
     const r = render(
       [v6],
       [v6Slice],
-      { ...fakeProxierOptions, family: 'IPv6', clusterCIDR: '10.0.0.0/8,fd00:10::/64' },
+      { ...fakeProxierOptions, clusterCIDR: '10.0.0.0/8,fd00:10::/64' },
       { name: testNodeName, ips: { IPv6: '2001:db8::1' } },
+      'IPv6',
     );
     expect(r.text).toContain('-m addrtype --dst-type LOCAL ! -d ::1/128 -j KUBE-NODEPORTS');
     expect(r.text).not.toContain('KUBE-FIREWALL');

@@ -3,18 +3,14 @@ import { ProxyState, buildProxyState } from '../../../src/proxy/model/index.js';
 import { IpvsProxier } from '../../../src/proxy/renderers/ipvs/proxier.js';
 import { generateCluster, changeOneEndpoint } from '../../../src/proxy/gen.js';
 import { Rng } from '../../../src/util/rng.js';
-import { upstreamServices, upstreamSlices } from '../nftables/fixture.js';
-import { createNetns, probe, type Netns } from '../nftables/netns.js';
+import { upstreamServices, upstreamSlices } from '../upstream-fixture.js';
+import { createNetns, probe, type Netns } from '../netns.js';
 
 const NODE = { name: 'test-node', ips: { IPv4: '192.168.0.2' as string } };
 
-function render(opts: ConstructorParameters<typeof IpvsProxier>[0] = {}) {
+function render(opts: ConstructorParameters<typeof IpvsProxier>[1] = {}) {
   const state = buildProxyState(upstreamServices, upstreamSlices, NODE);
-  return new IpvsProxier({ clusterCIDR: '10.0.0.0/8', masqueradeMark: '0x4000', ...opts }).sync({
-    servicePorts: state.servicePorts,
-    endpoints: state.endpoints,
-    node: state.node,
-  });
+  return new IpvsProxier(state, { clusterCIDR: '10.0.0.0/8', masqueradeMark: '0x4000', ...opts }).sync();
 }
 
 describe("ipvs renderer on kube-proxy's TestOverallNFTablesRules services", () => {
@@ -44,7 +40,7 @@ describe("ipvs renderer on kube-proxy's TestOverallNFTablesRules services", () =
   });
 
   it('fills the ipsets as kube-proxy does', () => {
-    const sets = r.state.ipsets;
+    const sets = r.desired.ipsets;
     expect([...sets.get('KUBE-CLUSTER-IP')!]).toEqual([
       '172.30.0.41,tcp:80',
       '172.30.0.42,tcp:80',
@@ -97,7 +93,9 @@ describe("ipvs renderer on kube-proxy's TestOverallNFTablesRules services", () =
 
   it('uses the scheduler asked for and rejects unknown ones', () => {
     expect(render({ scheduler: 'sh' }).ipvsadm).toContain('-A -t 172.30.0.41:80 -s sh\n');
-    expect(() => new IpvsProxier({ scheduler: 'bogus' as 'rr' })).toThrow(/options.scheduler "bogus"/);
+    expect(() => new IpvsProxier(new ProxyState(NODE), { scheduler: 'bogus' as 'rr' })).toThrow(
+      /options.scheduler "bogus"/,
+    );
   });
 });
 
@@ -107,28 +105,26 @@ describe('ipvs incremental sync', () => {
     const state = new ProxyState({ name: c.nodeName, ips: { IPv4: '192.168.0.10' } });
     for (const s of c.services) state.onServiceAdd(s);
     for (const s of c.endpointSlices) state.onEndpointSliceAdd(s);
-    state.applyChanges();
-    const p = new IpvsProxier({ clusterCIDR: c.clusterCIDR });
-    const first = p.sync({ servicePorts: state.servicePorts, endpoints: state.endpoints, node: state.node });
-    expect(first.delta.ipvsadm.length).toBe(first.stats.virtualServers + first.stats.realServers);
+    const p = new IpvsProxier(state, { clusterCIDR: c.clusterCIDR });
+    const first = p.sync();
+    expect(first.delta.ipvsadm.length).toBe(first.counts.virtualServers + first.counts.realServers);
     const rng = new Rng(3);
     for (let i = 0; i < 10; i++) {
       const old = c.endpointSlices.slice();
       const ch = changeOneEndpoint(c, rng);
       state.onEndpointSliceUpdate(old[ch.sliceIndex], ch.slice);
-      state.applyChanges();
-      const r = p.sync({ servicePorts: state.servicePorts, endpoints: state.endpoints, node: state.node });
+      const r = p.sync();
       const svcKeys = new Set(
-        [...r.state.virtualServers.values()]
+        [...r.desired.virtualServers.values()]
           .filter((vs) => vs.reals.some((x) => x.startsWith(`${ch.added}:`)))
           .map((vs) => vs.servicePort),
       );
-      const vsOfService = [...r.state.virtualServers.values()].filter((vs) =>
+      const vsOfService = [...r.desired.virtualServers.values()].filter((vs) =>
         svcKeys.has(vs.servicePort),
       ).length;
       // at most one add and one delete per virtual server of the changed service, nothing else
-      expect(r.stats.deltaOps.virtualServers).toBe(0);
-      expect(r.stats.deltaOps.realServers).toBeLessThanOrEqual(2 * Math.max(1, vsOfService));
+      expect(r.counts.deltaOps.virtualServers).toBe(0);
+      expect(r.counts.deltaOps.realServers).toBeLessThanOrEqual(2 * Math.max(1, vsOfService));
       for (const l of r.delta.ipvsadm)
         expect(l).toMatch(
           new RegExp(`-r (${ch.added.replaceAll('.', '\\.')}|${ch.removed.replaceAll('.', '\\.')}):`),
@@ -152,11 +148,7 @@ describe('ipvs outputs accepted by the real tools (in a private network namespac
     name: cluster.nodeName,
     ips: { IPv4: '192.168.0.10' },
   });
-  const r = new IpvsProxier({ clusterCIDR: cluster.clusterCIDR }).sync({
-    servicePorts: state.servicePorts,
-    endpoints: state.endpoints,
-    node: state.node,
-  });
+  const r = new IpvsProxier(state, { clusterCIDR: cluster.clusterCIDR }).sync();
 
   it('ipset restore accepts the sets, and the kernel holds every entry', (ctx) => {
     if (typeof ns === 'string') ctx.skip();
@@ -170,7 +162,7 @@ describe('ipvs outputs accepted by the real tools (in a private network namespac
       .trim()
       .split('\n')
       .sort();
-    expect(listed).toEqual([...r.state.ipsets.get('KUBE-CLUSTER-IP')!].sort());
+    expect(listed).toEqual([...r.desired.ipsets.get('KUBE-CLUSTER-IP')!].sort());
   });
 
   it('iptables-restore accepts the rules (--test; then applied, -m ipvs rules only where ip_vs exists)', (ctx) => {
@@ -227,7 +219,7 @@ describe('ipvs outputs accepted by the real tools (in a private network namespac
     const res = n.run('ip', ['-batch', '-'], batch);
     expect(res.stderr).toBe('');
     const shown = n.run('ip', ['-4', '-o', 'addr', 'show', 'dev', dev]).stdout.trim().split('\n').length;
-    expect(shown).toBe(r.stats.boundAddresses);
+    expect(shown).toBe(r.counts.boundAddresses);
   });
 
   it('ipvsadm -R accepts the virtual and real servers (needs the ip_vs kernel module)', (ctx) => {

@@ -4,21 +4,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildProxyState, ProxyState } from '../../../src/proxy/model/index.js';
 import { NftablesProxier } from '../../../src/proxy/renderers/nftables/proxier.js';
+import { ManualClock } from '../../../src/util/clock.js';
 import { generateCluster, changeOneEndpoint } from '../../../src/proxy/gen.js';
 import { Rng } from '../../../src/util/rng.js';
-import { createNetns, probe, type Netns } from './netns.js';
+import { createNetns, probe, type Netns } from '../netns.js';
 
-import { NODE, slice, upstreamServices, upstreamSlices } from './fixture.js';
+import { NODE, slice, upstreamServices, upstreamSlices } from '../upstream-fixture.js';
 
 function fullScript(): string {
   const state = buildProxyState(upstreamServices, upstreamSlices, NODE);
-  const p = new NftablesProxier({
+  const p = new NftablesProxier(state, {
     clusterCIDR: '10.0.0.0/8',
     serviceCIDRs: ['172.30.0.0/16'],
     masqueradeMark: '0x4000',
   });
-  return p.sync({ servicePorts: state.servicePorts, endpoints: state.endpoints, node: state.node, now: 0 })
-    .script;
+  return p.sync().text;
 }
 
 describe('nftables renderer vs kube-proxy TestOverallNFTablesRules', () => {
@@ -86,67 +86,48 @@ describe('nftables partial sync (kube-proxy TestSyncProxyRulesRepeated semantics
     for (const s of upstreamServices) state.onServiceAdd(s);
     for (const s of upstreamSlices) state.onEndpointSliceAdd(s);
     state.applyChanges();
-    const p = new NftablesProxier({ clusterCIDR: '10.0.0.0/8' });
-    const first = p.sync({
-      servicePorts: state.servicePorts,
-      endpoints: state.endpoints,
-      node: state.node,
-      now: 0,
-    });
-    expect(first.full).toBe(true);
+    const clock = new ManualClock(0);
+    const p = new NftablesProxier(state, { clusterCIDR: '10.0.0.0/8', clock });
+    const first = p.sync();
+    expect(first.kind).toBe('full');
 
     // svc1's only endpoint moves from 10.180.0.1 to 10.180.0.9
     state.onEndpointSliceUpdate(upstreamSlices[0], slice('ns1', 'svc1', [{ ip: '10.180.0.9' }]));
-    const ch = state.applyChanges();
-    const second = p.sync({
-      servicePorts: state.servicePorts,
-      endpoints: state.endpoints,
-      node: state.node,
-      changes: ch,
-      now: 100,
-    });
-    expect(second.full).toBe(false);
+    clock.advance(100);
+    const second = p.sync();
+    expect(second.kind).toBe('partial');
     expect(second.servicePortsWritten).toBe(1);
-    const l = second.script.split('\n');
+    const l = second.text.split('\n');
     expect(l).toContain('add chain ip kube-proxy service-ULMVA6XW-ns1/svc1/tcp/p80');
     expect(l).toContain('flush chain ip kube-proxy service-ULMVA6XW-ns1/svc1/tcp/p80');
     expect(l).toContain('flush chain ip kube-proxy endpoint-5OJB2KTY-ns1/svc1/tcp/p80__10.180.0.1/80');
-    expect(second.script).not.toContain('svc2'); // untouched Services are not written
-    expect(second.script).not.toContain('service-ips { 172.30.0.41'); // element unchanged: goto the same chain
-    expect(second.staleScript).toBe('');
+    expect(second.text).not.toContain('svc2'); // untouched Services are not written
+    expect(second.text).not.toContain('service-ips { 172.30.0.41'); // element unchanged: goto the same chain
+    expect(second.staleText).toBe('');
 
     // a sync more than 1 s later deletes the stale endpoint chain
-    const third = p.sync({
-      servicePorts: state.servicePorts,
-      endpoints: state.endpoints,
-      node: state.node,
-      changes: state.applyChanges(),
-      now: 1200,
-    });
-    expect(third.staleScript).toBe(
+    clock.advance(1100);
+    const third = p.sync();
+    expect(third.staleText).toBe(
       'delete chain ip kube-proxy endpoint-5OJB2KTY-ns1/svc1/tcp/p80__10.180.0.1/80\n',
     );
-    expect(third.script).toBe(''); // nothing changed
+    expect(third.text).toBe(''); // nothing changed
     expect(p.existingChains()).not.toContain('endpoint-5OJB2KTY-ns1/svc1/tcp/p80__10.180.0.1/80');
   });
 
   it('moves a service whose endpoints all left to no-endpoint-services (delete + add elements)', () => {
     const state = buildProxyState(upstreamServices, upstreamSlices, NODE);
-    const p = new NftablesProxier({ clusterCIDR: '10.0.0.0/8' });
-    p.sync({ servicePorts: state.servicePorts, endpoints: state.endpoints, node: state.node, now: 0 });
+    const clock = new ManualClock(0);
+    const p = new NftablesProxier(state, { clusterCIDR: '10.0.0.0/8', clock });
+    p.sync();
     state.onEndpointSliceDelete(upstreamSlices[0]);
-    const r = p.sync({
-      servicePorts: state.servicePorts,
-      endpoints: state.endpoints,
-      node: state.node,
-      changes: state.applyChanges(),
-      now: 10,
-    });
-    expect(r.script).toContain(
+    clock.advance(10);
+    const r = p.sync();
+    expect(r.text).toContain(
       'add element ip kube-proxy no-endpoint-services { 172.30.0.41 . tcp . 80 comment "ns1/svc1:p80" : goto reject-chain }',
     );
-    expect(r.script).toContain('delete element ip kube-proxy service-ips { 172.30.0.41 . tcp . 80 }');
-    expect(r.script).toContain('flush chain ip kube-proxy service-ULMVA6XW-ns1/svc1/tcp/p80');
+    expect(r.text).toContain('delete element ip kube-proxy service-ips { 172.30.0.41 . tcp . 80 }');
+    expect(r.text).toContain('flush chain ip kube-proxy service-ULMVA6XW-ns1/svc1/tcp/p80');
   });
 });
 
@@ -191,43 +172,32 @@ describe('nftables scripts accepted by the real nft (nft -c -f in a private netw
       const state = new ProxyState({ name: cluster.nodeName, ips: { IPv4: '192.168.0.10' } });
       for (const s of cluster.services) state.onServiceAdd(s);
       for (const s of cluster.endpointSlices) state.onEndpointSliceAdd(s);
-      state.applyChanges();
-      const p = new NftablesProxier({
+      const clock = new ManualClock(0);
+      const p = new NftablesProxier(state, {
         clusterCIDR: cluster.clusterCIDR,
         serviceCIDRs: [cluster.serviceCIDR],
+        clock,
       });
-      const full = p.sync({
-        servicePorts: state.servicePorts,
-        endpoints: state.endpoints,
-        node: state.node,
-        now: 0,
-      });
+      const full = p.sync();
       const n = ns as Netns;
       n.run('nft', ['delete', 'table', 'ip', 'kube-proxy']);
-      let r = nft([], full.script, `full-${seed}.nft`);
+      let r = nft([], full.text, `full-${seed}.nft`);
       expect(r.stderr).toBe('');
       const rng = new Rng(seed);
-      let now = 0;
       for (let i = 0; i < 4; i++) {
         const old = cluster.endpointSlices.slice();
         const change = changeOneEndpoint(cluster, rng);
         state.onEndpointSliceUpdate(old[change.sliceIndex], change.slice);
-        now += 700;
-        const part = p.sync({
-          servicePorts: state.servicePorts,
-          endpoints: state.endpoints,
-          node: state.node,
-          changes: state.applyChanges(),
-          now,
-        });
-        expect(part.full).toBe(false);
-        if (part.staleScript) {
-          r = nft([], part.staleScript, `stale-${seed}-${i}.nft`);
+        clock.advance(700);
+        const part = p.sync();
+        expect(part.kind).toBe('partial');
+        if (part.staleText) {
+          r = nft([], part.staleText, `stale-${seed}-${i}.nft`);
           expect(r.stderr).toBe('');
         }
-        r = nft(['-c'], part.script, `part-${seed}-${i}.nft`);
+        r = nft(['-c'], part.text, `part-${seed}-${i}.nft`);
         expect(r.stderr).toBe('');
-        r = nft([], part.script, `part-${seed}-${i}.nft`);
+        r = nft([], part.text, `part-${seed}-${i}.nft`);
         expect(r.stderr).toBe('');
       }
       // the kernel's chain list equals the renderer's simulated one

@@ -2,8 +2,11 @@
  * The ipsets kube-proxy's ipvs mode maintains (pkg/proxy/ipvs/ipset.go, proxier.go ipsetInfo and
  * ipsetWithIptablesChain), with their types, comments and the iptables rules that match them.
  * Sets are created as kube-proxy's ipset util does (pkg/proxy/ipvs/ipset/ipset.go createSet):
- * hash types get `family inet hashsize 1024 maxelem 65536`, bitmap:port gets `range 0-65535`.
+ * hash types get `family inet|inet6 hashsize 1024 maxelem 65536`, bitmap:port gets
+ * `range 0-65535`. An IPv6 proxier's sets are named KUBE-6-… (ipset.go NewIPSet), cut to ipset's
+ * 31 characters, so both families' sets can exist on one node.
  */
+import type { IPFamily } from '../../model/index.js';
 
 export type IPSetType = 'hash:ip' | 'hash:ip,port' | 'hash:ip,port,ip' | 'hash:ip,port,net' | 'bitmap:port';
 
@@ -85,10 +88,19 @@ export const IPSET_INFO = [
 
 export type IPSetName = (typeof IPSET_INFO)[number]['name'];
 
+/** ipset's limit on set names */
+const IPSET_NAME_MAX = 31;
+
+/** The set's name on a proxier of `family`: "KUBE-…" for IPv4, "KUBE-6-…" (≤ 31 characters) for IPv6. */
+export function ipsetName(name: IPSetName, family: IPFamily): string {
+  if (family === 'IPv4') return name;
+  return name.replace(/^KUBE-/, 'KUBE-6-').slice(0, IPSET_NAME_MAX);
+}
+
 /** `create NAME TYPE …` as kube-proxy's ipset util creates it. */
-export function ipsetCreateLine(info: { name: string; type: IPSetType }): string {
+export function ipsetCreateLine(info: { name: string; type: IPSetType }, family: IPFamily = 'IPv4'): string {
   if (info.type === 'bitmap:port') return `create ${info.name} bitmap:port range 0-65535`;
-  return `create ${info.name} ${info.type} family inet hashsize 1024 maxelem 65536`;
+  return `create ${info.name} ${info.type} family ${family === 'IPv6' ? 'inet6' : 'inet'} hashsize 1024 maxelem 65536`;
 }
 
 /**

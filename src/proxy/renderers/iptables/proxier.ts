@@ -16,19 +16,19 @@
  * KUBE-SERVICES etc. plus that Service's KUBE-SVC/KUBE-SEP chains, and `-X` for its old
  * endpoint chain.
  */
-import { WallClock, type Clock } from '../util/clock.js';
-import type { IPFamily, ProxyNode } from './model/index.js';
-import { ProxyState } from './model/tracker.js';
+import { type Clock, WallClock } from '../../../util/clock.js';
+import type { IPFamily, ProxyState } from '../../model/index.js';
+import type { Proxier, ProxyArtifact, ProxyRenderStats, ProxySyncResult } from '../types.js';
 import {
-  renderIptables,
-  LARGE_CLUSTER_ENDPOINTS_THRESHOLD,
-  KUBE_SERVICES,
-  KUBE_NODEPORTS,
-  KUBE_POSTROUTING,
-  KUBE_MARK_MASQ,
   type IptablesOptions,
   type IptablesRenderResult,
-} from './renderers/iptables/render.js';
+  KUBE_MARK_MASQ,
+  KUBE_NODEPORTS,
+  KUBE_POSTROUTING,
+  KUBE_SERVICES,
+  LARGE_CLUSTER_ENDPOINTS_THRESHOLD,
+  renderIptables,
+} from './rules.js';
 
 /** proxyutil.FullSyncPeriod: a full resync at least this often */
 export const FULL_SYNC_PERIOD_MS = 60 * 60 * 1000;
@@ -36,10 +36,9 @@ export const FULL_SYNC_PERIOD_MS = 60 * 60 * 1000;
 export const DEFAULT_SYNC_PERIOD_MS = 30 * 1000;
 
 /** What one sync wrote. */
-export interface SyncReport {
+export interface IptablesSyncResult extends ProxySyncResult {
   /** 1-based sync number */
   readonly seq: number;
-  readonly kind: 'full' | 'partial';
   /** whether the restore was applied (false when `apply` threw) */
   readonly applied: boolean;
   readonly error?: string;
@@ -60,13 +59,11 @@ export interface SyncReport {
   readonly renderMs: number;
   /** process CPU time (user + system, all threads incl. GC) spent rendering, ms */
   readonly renderCpuMs: number;
-  /** the restore input itself (decoded lazily from render.bytes) */
-  readonly text: string;
   /** the renderer's detailed counts */
   readonly render: IptablesRenderResult;
 }
 
-export interface IptablesSyncerOptions extends IptablesOptions {
+export interface IptablesProxierOptions extends IptablesOptions {
   /** time source for the full-sync and cleanup periods (default wall clock) */
   clock?: Clock;
   /** iptables.syncPeriod in ms (default 30 s) */
@@ -78,40 +75,43 @@ export interface IptablesSyncerOptions extends IptablesOptions {
   apply?: (input: Buffer, report: { kind: 'full' | 'partial' }) => void;
 }
 
+const NO_ARTIFACTS: readonly ProxyArtifact[] = [];
+
 /** One node's iptables proxier: ProxyState + sync decisions + simulated kernel chains. */
-export class IptablesSyncer {
-  readonly state: ProxyState;
+export class IptablesProxier implements Proxier<IptablesSyncResult> {
+  readonly mode = 'iptables' as const;
   private readonly clock: Clock;
-  private readonly opts: IptablesSyncerOptions;
   private needFullSync = true;
-  private lastFullSync = -Infinity;
-  private lastCleanup = -Infinity;
+  private lastFullSync = Number.NEGATIVE_INFINITY;
+  private lastCleanup = Number.NEGATIVE_INFINITY;
   private seq = 0;
   /** nat chains the (simulated) kernel holds */
   readonly kernelNatChains = new Set<string>();
   /** every report, in order */
-  readonly history: SyncReport[] = [];
+  readonly history: IptablesSyncResult[] = [];
 
-  constructor(node: ProxyNode, opts: IptablesSyncerOptions = {}, state?: ProxyState) {
-    const family: IPFamily = opts.family ?? 'IPv4';
-    this.state = state ?? new ProxyState(node, family);
+  constructor(
+    readonly state: ProxyState,
+    private readonly opts: IptablesProxierOptions = {},
+  ) {
     this.clock = opts.clock ?? new WallClock();
-    this.opts = opts;
   }
 
-  /** The next sync will be a full one (kube-proxy's forceSyncProxyRules). */
+  get family(): IPFamily {
+    return this.state.family;
+  }
+
   forceFullSync(): void {
     this.needFullSync = true;
   }
 
-  /** The node's topology labels changed: new labels, and the next sync is full (OnTopologyChange). */
   onTopologyChange(labels: Readonly<Record<string, string>>): void {
     this.state.setTopologyLabels(labels);
     this.needFullSync = true;
   }
 
   /** Runs one syncProxyRules: merges pending changes, renders, applies, updates the kernel view. */
-  sync(): SyncReport {
+  sync(): IptablesSyncResult {
     const now = this.clock.now();
     const full = this.needFullSync || now - this.lastFullSync > FULL_SYNC_PERIOD_MS;
     const changes = this.state.applyChanges();
@@ -128,6 +128,7 @@ export class IptablesSyncer {
     const c0 = process.cpuUsage();
     const render = renderIptables(
       {
+        family: this.state.family,
         servicePorts: this.state.servicePorts,
         endpoints: this.state.endpoints,
         node: this.state.node,
@@ -160,16 +161,21 @@ export class IptablesSyncer {
       this.needFullSync = true;
     }
 
-    const report: SyncReport = {
+    const chainsWritten = render.filterChains + render.natChains;
+    const rulesWritten = render.filterRules + render.natRules - render.deletedChains;
+    const updatedServices = full
+      ? countServices(this.state.servicePorts.values())
+      : changes.updatedServices.size;
+    const report: IptablesSyncResult = {
       seq: ++this.seq,
       kind,
       applied,
       error,
       bytes: render.bytes.length,
       lines: render.filterChains + render.filterRules + render.natChains + render.natRules + 4,
-      chainsWritten: render.filterChains + render.natChains,
-      rulesWritten: render.filterRules + render.natRules - render.deletedChains,
-      updatedServices: full ? countServices(this.state.servicePorts.values()) : changes.updatedServices.size,
+      chainsWritten,
+      rulesWritten,
+      updatedServices,
       deletedChains: render.deletedChains,
       rulesTotal: render.rulesTotal,
       largeClusterMode: render.largeClusterMode,
@@ -177,6 +183,25 @@ export class IptablesSyncer {
       renderCpuMs,
       get text() {
         return render.text;
+      },
+      artifacts: NO_ARTIFACTS,
+      get stats(): ProxyRenderStats {
+        return {
+          chains: chainsWritten,
+          rules: rulesWritten,
+          bytes: render.bytes.length,
+          lines: this.lines,
+          filterRules: render.filterRules,
+          natRules: render.natRules - render.deletedChains,
+          natChains: render.natChains,
+          deletedChains: render.deletedChains,
+          updatedServices,
+          rulesTotalFilter: render.rulesTotal.filter,
+          rulesTotalNat: render.rulesTotal.nat,
+          largeClusterMode: render.largeClusterMode ? 1 : 0,
+          renderMs: Math.round(renderMs * 100) / 100,
+          renderCpuMs: Math.round(renderCpuMs * 100) / 100,
+        };
       },
       render,
     };
@@ -196,37 +221,4 @@ function countServices(ports: Iterable<{ serviceName: string }>): number {
   const s = new Set<string>();
   for (const p of ports) s.add(p.serviceName);
   return s.size;
-}
-
-/** Totals over a run of syncs (for reports and the CLI). */
-export function summarizeSyncs(reports: readonly SyncReport[]): {
-  syncs: number;
-  full: number;
-  partial: number;
-  failed: number;
-  bytes: number;
-  rulesWritten: number;
-  renderMs: number;
-} {
-  let full = 0,
-    failed = 0,
-    bytes = 0,
-    rulesWritten = 0,
-    renderMs = 0;
-  for (const r of reports) {
-    if (r.kind === 'full') full++;
-    if (!r.applied) failed++;
-    bytes += r.bytes;
-    rulesWritten += r.rulesWritten;
-    renderMs += r.renderMs;
-  }
-  return {
-    syncs: reports.length,
-    full,
-    partial: reports.length - full,
-    failed,
-    bytes,
-    rulesWritten,
-    renderMs,
-  };
 }

@@ -5,7 +5,7 @@ import {
   servicePortPolicyClusterChain,
   serviceFirewallChain,
   isServiceChainName,
-} from '../../src/proxy/hash.js';
+} from '../../../src/proxy/renderers/iptables/names.js';
 
 // Chain names as they appear in kubernetes/kubernetes pkg/proxy/iptables/proxier_test.go expectations.
 describe('kube-proxy chain-name hashing', () => {

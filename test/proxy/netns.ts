@@ -51,3 +51,17 @@ export function probe(ns: Netns, cmd: string, args: string[], input?: string): s
     return `${cmd} ${args.join(' ')} failed: ${(r.stderr || r.stdout).trim().split('\n')[0]}`;
   return null;
 }
+
+/**
+ * Runs `fn` in a namespace made for it and deleted afterwards; returns why it could not run
+ * (`{ skip }`) or fn's result (`{ value }`).
+ */
+export function inFreshNetns<T>(fn: (ns: Netns) => T): { skip: string } | { value: T } {
+  const ns = createNetns();
+  if (typeof ns === 'string') return { skip: ns };
+  try {
+    return { value: fn(ns) };
+  } finally {
+    ns.destroy();
+  }
+}
