@@ -1,13 +1,13 @@
 // kubesim scheduler kernel: every node-local Filter and Score plugin of kube-scheduler's default
-// profile, over the NodeTable's columns, in ONE call per pod. JS twin: src/scheduler/kernels/js.ts
-// (the readable reference; both must give bit-identical output — test/scheduler/kernels/differential).
+// profile, over the NodeTable's columns, in ONE call per pod. JS twin: src/scheduler/engine/js.ts
+// (the readable reference; both must give bit-identical output — test/scheduler/engine/differential).
 //
 // ============================================================ linear-memory layout
-// The memory is IMPORTED (env.memory): src/scheduler/nodetable/memory.ts owns it and bump-allocates
+// The memory is IMPORTED (env.memory): src/scheduler/engine/memory.ts owns it and bump-allocates
 // every region from HEAP_START; this module has no allocator and allocates nothing.
 //
 //   [0, 65536)            AssemblyScript static data (this module's data segments)
-//   65536 TABLE HEADER    i32[64]; field indices H_* (src/scheduler/nodetable/layout.ts)
+//   65536 TABLE HEADER    i32[64]; field indices H_* (src/scheduler/engine/layout.ts)
 //   69632 …               columns, each a 64-byte-aligned region whose byte address is in the header:
 //     ALLOC  f64[RES_CAP][NODE_CAP]   allocatable per resource (0 cpu m, 1 memory B, 2 ephemeral B,
 //                                     3 pods count, 4.. extended resources), exact integers in f64
@@ -39,115 +39,30 @@
 // (idiv = floor division with a correction step), and the float steps (BalancedAllocation,
 // image spread) perform the same IEEE operations in the same order as the JS twin.
 
-// ---- table header
-const H_NODE_CAP = 0;
-const H_SIZE = 1;
-const H_TAINT_WORDS = 4;
-const H_NODE_WORDS = 6;
-const H_OFF_ALLOC = 16;
-const H_OFF_REQ = 17;
-const H_OFF_NZCPU = 18;
-const H_OFF_NZMEM = 19;
-const H_OFF_FLAGS = 20;
-const H_OFF_TAINTS = 21;
-const H_OFF_LABELS = 22;
-const H_OFF_IMAGES = 23;
-const H_OFF_ORDER = 24;
-const H_OFF_ALLOCINV = 26;
-const H_OFF_FREE = 27;
-
-const F_UNSCHEDULABLE: u8 = 2;
-const R_CPU = 0;
-const R_MEMORY = 1;
-const R_PODS = 3;
-
-// ---- query header
-const Q_FLAGS = 0;
-const Q_NODE_NAME = 1;
-const Q_TAINT_WORDS = 2;
-const Q_SEL_START = 3;
-const Q_SEL_COUNT = 4;
-const Q_NUM_TERMS = 5;
-const Q_NUM_PREF = 6;
-const Q_NUM_REQ = 7;
-const Q_NUM_IMAGES = 8;
-const Q_NUM_CONTAINERS = 9;
-const Q_FIT_TYPE = 10;
-const Q_FIT_NUM = 11;
-const Q_SHAPE_NUM = 12;
-const Q_BAL_NUM = 13;
-const Q_W = 14;
-const Q_OFF_BLOCK = 20;
-const Q_OFF_PREFER = 21;
-const Q_OFF_EXPR = 22;
-const Q_OFF_TERMS = 23;
-const Q_OFF_PREF = 24;
-const Q_OFF_REQ = 25;
-const Q_OFF_REQLIST = 26;
-const Q_OFF_PORTS = 27;
-const Q_OFF_IMG = 28;
-const Q_OFF_IMGSCORE = 29;
-const Q_OFF_FIT_RES = 30;
-const Q_OFF_FIT_KIND = 31;
-const Q_OFF_FIT_W = 32;
-const Q_OFF_FIT_REQ = 33;
-const Q_OFF_SHAPE_U = 34;
-const Q_OFF_SHAPE_S = 35;
-const Q_OFF_BAL_RES = 36;
-const Q_OFF_BAL_KIND = 37;
-const Q_OFF_BAL_REQ = 38;
-
-const QF_TOL_UNSCHEDULABLE = 1;
-const QF_HAS_REQUIRED = 2;
-const QF_HAS_PORTS = 4;
-const QF_REQ_ZERO = 8;
-const QF_BEST_EFFORT = 16;
-const QF_SELECTOR_NEVER = 32;
-const QF_HAS_PREFER_TAINTS = 64;
-
-const OP_EXISTS = 0;
-const OP_NOT_EXISTS = 1;
-const OP_IN = 2;
-const OP_NOT_IN = 3;
-const OP_NAME_EQ = 4;
-const OP_NAME_NE = 5;
-const OP_TRUE = 6;
-const OP_FALSE = 7;
-const OP_EQ = 8;
-const OP_NE = 9;
-
-const K_SKIP = -1;
-const K_NONZERO_CPU = 0;
-const K_NONZERO_MEM = 1;
-const K_REQUESTED = 2;
-const K_SCALAR = 3;
-
-// ---- output header
-const O_CAP = 0;
-const O_FEASIBLE_COUNT = 1;
-const O_OFF_STATUS = 2;
-const O_OFF_REASONS = 3;
-const O_OFF_FEASIBLE = 4;
-const O_OFF_RAW = 5;
-const O_OFF_NORM = 6;
-const O_OFF_TOTAL = 7;
-const O_BEST = 8;
-const O_BEST_TOTAL = 9;
-const O_TIE_EVENTS = 10;
-
-const KF_ALL_REASONS = 1;
-const KF_SKIP_SCORE = 2;
-const KF_IGNORE_FILTERS = 4;
-const KF_RAW_ONLY = 8;
-const KF_TOTAL_ONLY = 16;
-
-// ---- reasons (src/scheduler/kernels/types.ts ReasonBit)
-const RB_UNSCHEDULABLE: u32 = 1;
-const RB_NODE_NAME: u32 = 2;
-const RB_TAINT: u32 = 4;
-const RB_AFFINITY: u32 = 8;
-const RB_PORTS: u32 = 16;
-const REASON_RESOURCE_BASE: u32 = 8;
+// Every header field, flag, op, strategy id, reason bit, status value and score column index
+// comes from the one file both compilers read.
+import {
+  FIT_LEAST_ALLOCATED, FIT_MOST_ALLOCATED, FIT_REQUESTED_TO_CAPACITY_RATIO,
+  F_UNSCHEDULABLE,
+  H_NODE_CAP, H_NODE_WORDS, H_OFF_ALLOC, H_OFF_ALLOCINV, H_OFF_FLAGS, H_OFF_FREE, H_OFF_IMAGES, H_OFF_LABELS,
+  H_OFF_NZCPU, H_OFF_NZMEM, H_OFF_ORDER, H_OFF_REQ, H_OFF_TAINTS, H_SIZE, H_TAINT_WORDS,
+  K_NONZERO_CPU, K_NONZERO_MEM, K_REQUESTED, K_SCALAR, K_SKIP,
+  KF_ALL_REASONS, KF_IGNORE_FILTERS, KF_RAW_ONLY, KF_SKIP_SCORE, KF_TOTAL_ONLY,
+  O_BEST, O_BEST_TOTAL, O_CAP, O_FEASIBLE_COUNT, O_OFF_FEASIBLE, O_OFF_NORM, O_OFF_RAW, O_OFF_REASONS,
+  O_OFF_STATUS, O_OFF_TOTAL, O_TIE_EVENTS,
+  OP_EQ, OP_EXISTS, OP_FALSE, OP_IN, OP_NAME_EQ, OP_NAME_NE, OP_NE, OP_NOT_EXISTS, OP_NOT_IN, OP_TRUE,
+  Q_BAL_NUM, Q_FIT_NUM, Q_FIT_TYPE, Q_FLAGS, Q_NODE_NAME, Q_NUM_CONTAINERS, Q_NUM_IMAGES, Q_NUM_PREF,
+  Q_NUM_REQ, Q_NUM_TERMS, Q_OFF_BAL_KIND, Q_OFF_BAL_REQ, Q_OFF_BAL_RES, Q_OFF_BLOCK, Q_OFF_EXPR,
+  Q_OFF_FIT_KIND, Q_OFF_FIT_REQ, Q_OFF_FIT_RES, Q_OFF_FIT_W, Q_OFF_IMG, Q_OFF_IMGSCORE, Q_OFF_PORTS,
+  Q_OFF_PREF, Q_OFF_PREFER, Q_OFF_REQ, Q_OFF_REQLIST, Q_OFF_SHAPE_S, Q_OFF_SHAPE_U, Q_OFF_TERMS,
+  Q_SEL_COUNT, Q_SEL_START, Q_SHAPE_NUM, Q_W,
+  QF_BEST_EFFORT, QF_HAS_PORTS, QF_HAS_PREFER_TAINTS, QF_HAS_REQUIRED, QF_REQ_ZERO, QF_SELECTOR_NEVER,
+  QF_TOL_UNSCHEDULABLE,
+  R_CPU, R_MEMORY, R_PODS,
+  RB_AFFINITY, RB_NODE_NAME, RB_PORTS, RB_TAINT, RB_UNSCHEDULABLE, REASON_RESOURCE_BASE,
+  SP_BALANCED_ALLOCATION, SP_IMAGE_LOCALITY, SP_NODE_AFFINITY, SP_NODE_RESOURCES_FIT, SP_TAINT_TOLERATION,
+  ST_FEASIBLE, ST_FILTERED,
+} from '../src/scheduler/engine/layout';
 
 const MAX_NODE_SCORE: f64 = 100;
 const MB: f64 = 1024 * 1024;
@@ -174,6 +89,11 @@ const IMAGE_MAX_CONTAINER: f64 = 1000 * MB;
 
 @inline function f64At(base: usize, i: i32): f64 {
   return load<f64>(base + (<usize>i << 3));
+}
+
+/** score column `plugin` (SP_*) of a raw/normalized region of `cap` i32 per plugin */
+@inline function column(region: usize, cap: i32, plugin: i32): usize {
+  return region + (<usize>(cap * plugin) << 2);
 }
 
 @inline function bitAt(base: usize, i: i32): bool {
@@ -322,7 +242,7 @@ function loadScoreConstants(table: usize, q: usize): void {
   gFitKind = addr(q, Q_OFF_FIT_KIND);
   gFitW = addr(q, Q_OFF_FIT_W);
   gFitReq = addr(q, Q_OFF_FIT_REQ);
-  gFitFast = gFitType == 0 && gFitNum == 2 && i32At(gFitKind, 0) == K_NONZERO_CPU && i32At(gFitKind, 1) == K_NONZERO_MEM;
+  gFitFast = gFitType == FIT_LEAST_ALLOCATED && gFitNum == 2 && i32At(gFitKind, 0) == K_NONZERO_CPU && i32At(gFitKind, 1) == K_NONZERO_MEM;
   gFitW0 = <f64>i32At(gFitW, 0);
   gFitW1 = gFitNum > 1 ? <f64>i32At(gFitW, 1) : 0;
   gFitWs = gFitW0 + gFitW1;
@@ -389,10 +309,10 @@ function fitGeneral(q: usize, alloc: usize, inv: usize, req: usize, nzCpu: usize
     const requested = pod + used;
     const w = <f64>i32At(gFitW, i);
     const ia = f64At(inv, at);
-    if (type == 0) {
+    if (type == FIT_LEAST_ALLOCATED) {
       nodeScore += (requested > a ? 0 : idivInv((a - requested) * MAX_NODE_SCORE, a, ia)) * w;
       weightSum += w;
-    } else if (type == 1) {
+    } else if (type == FIT_MOST_ALLOCATED) {
       nodeScore += idivInv((requested > a ? a : requested) * MAX_NODE_SCORE, a, ia) * w;
       weightSum += w;
     } else {
@@ -404,7 +324,7 @@ function fitGeneral(q: usize, alloc: usize, inv: usize, req: usize, nzCpu: usize
     }
   }
   if (weightSum == 0) return 0;
-  if (type == 2) return <i32>idiv(2 * nodeScore + weightSum, 2 * weightSum);
+  if (type == FIT_REQUESTED_TO_CAPACITY_RATIO) return <i32>idiv(2 * nodeScore + weightSum, 2 * weightSum);
   return <i32>idiv(nodeScore, weightSum);
 }
 
@@ -835,6 +755,48 @@ function zeroColumn(feasible: usize, count: i32, col: usize): void {
   for (let i = 0; i < count; i++) store<i32>(col + (<usize>i32At(feasible, i) << 2), 0);
 }
 
+// which score accumulate() computes: NodeResourcesFit (LeastAllocated over cpu and memory, or any
+// strategy and resource list), BalancedAllocation, ImageLocality
+const S_FIT_FAST = 0;
+const S_FIT_GENERAL = 1;
+const S_BALANCED = 2;
+const S_IMAGE = 3;
+
+/**
+ * One score plugin over the feasible list. Raw modes (`writeRaw`) store its score in `rawCol`, 0
+ * when the plugin does not run (`on` false); total-only adds weight × score to `total`, on top of
+ * the partial sum when `acc` (an earlier plugin wrote it), else on top of TaintToleration's
+ * constant part. `kind` is a constant at every call site, so each inlined copy keeps only its own
+ * score function in the loop. Returns whether `total` now holds a partial sum.
+ */
+@inline function accumulate(
+  kind: i32, on: bool, writeRaw: bool, acc: bool, rawCol: usize, totalCol: usize, weight: i32, constTotal: i32,
+  feasible: usize, fc: i32, query: usize, alloc: usize, inv: usize, req: usize, nzCpu: usize, nzMem: usize,
+  cap: i32, images: usize, nodeWords: i32,
+): bool {
+  if (!on) {
+    if (writeRaw) zeroColumn(feasible, fc, rawCol);
+    return acc;
+  }
+  const dst = writeRaw ? rawCol : totalCol;
+  const w = writeRaw ? 1 : weight;
+  const add = !writeRaw && acc;
+  const base = writeRaw || acc ? 0 : constTotal;
+  for (let i = 0; i < fc; i++) {
+    const s = i32At(feasible, i);
+    let v: i32;
+    if (kind == S_FIT_FAST) v = fitFast(alloc, inv, nzCpu, nzMem, cap, s);
+    else if (kind == S_FIT_GENERAL) v = fitGeneral(query, alloc, inv, req, nzCpu, nzMem, cap, s);
+    else if (kind == S_BALANCED) {
+      v = gBalFast ? balancedFast(alloc, inv, req, cap, s) : -1;
+      if (v < 0) v = balancedGeneral(query, alloc, req, cap, s);
+    } else v = imageScore(query, images, nodeWords, s);
+    const at = dst + (<usize>s << 2);
+    store<i32>(at, (add ? load<i32>(at) : base) + w * v);
+  }
+  return writeRaw ? acc : true;
+}
+
 // an expression as "the node fails when its label value is (not) one of up to four values", for
 // the four-node filter: members in gMem0..3 (unused: -1, never a label value), gMemFlip -1 when
 // the node fails on NO member matching (Eq, DoesNotExist, In), 0 when it fails on a match
@@ -900,7 +862,7 @@ function filterSimple(n: i32, limit: i32, cap: i32, order: usize, taints: usize,
   let processed = 0;
   const flagsCol = gFlagsCol;
   // a pod that tolerates node.kubernetes.io/unschedulable ignores the flag
-  const unschedMask: u8 = (qf & QF_TOL_UNSCHEDULABLE) != 0 ? 0 : F_UNSCHEDULABLE;
+  const unschedMask: u8 = (qf & QF_TOL_UNSCHEDULABLE) != 0 ? 0 : <u8>F_UNSCHEDULABLE;
   const nodeName = gNodeName;
   const block0 = gBlock0;
   const oneTaintWord = taintWords == 1; // 0: no taint interned yet (no column to read)
@@ -940,7 +902,7 @@ function filterSimple(n: i32, limit: i32, cap: i32, order: usize, taints: usize,
   const quad = !hasPorts && nodeName == -1 && quadAff;
   const iota = i32x4(0, 1, 2, 3);
   const zero = i32x4.splat(0);
-  const one = i32x4.splat(1);
+  const vFeasible = i32x4.splat(ST_FEASIBLE);
   const vUnschedMask = i32x4.splat(<i32>unschedMask);
   const vBlock0 = i32x4.splat(<i32>block0);
   const vPodsBit = i32x4.splat(<i32>podsBit);
@@ -976,8 +938,8 @@ function filterSimple(n: i32, limit: i32, cap: i32, order: usize, taints: usize,
         const ok = i32x4.eq(r, zero);
         const nOk = <i32>popcnt<u32>(i32x4.bitmask(ok));
         if (feasibleCount + nOk < toFind) {
-          // status 1 (feasible) or 2 per node, as four bytes
-          const st = i32x4.sub(one, v128.not(ok)); // 1 - (-1) = 2 where a check failed
+          // status ST_FEASIBLE (1) or ST_FILTERED (2) per node, as four bytes
+          const st = i32x4.sub(vFeasible, v128.not(ok)); // 1 - (-1) = 2 where a check failed
           store<u32>(status + <usize>s, i32x4.extract_lane(i8x16.narrow_i16x8_u(i16x8.narrow_i32x4_u(st, st), zero), 0));
           v128.store(reasonsCol + so, r);
           store<i32>(feasible + (<usize>feasibleCount << 2), s);
@@ -1020,7 +982,7 @@ function filterSimple(n: i32, limit: i32, cap: i32, order: usize, taints: usize,
     if (oneTaintWord) reasons = select<u32>(RB_TAINT, reasons, (load<u32>(taints + so) & block0) != 0);
     if (nodeName != -1) reasons = select<u32>(RB_NODE_NAME, reasons, nodeName != s);
     reasons = select<u32>(RB_UNSCHEDULABLE, reasons, (load<u8>(flagsCol + <usize>s) & unschedMask) != 0);
-    store<u8>(status + <usize>s, select<u8>(2, 1, reasons != 0));
+    store<u8>(status + <usize>s, select<u8>(<u8>ST_FILTERED, <u8>ST_FEASIBLE, reasons != 0));
     store<u32>(reasonsCol + so, reasons);
     store<i32>(feasible + (<usize>feasibleCount << 2), s);
     feasibleCount += <i32>(reasons == 0);
@@ -1036,7 +998,7 @@ function filterSimple(n: i32, limit: i32, cap: i32, order: usize, taints: usize,
  * nodes after which to stop (≤ 0: all), `flags` KF_*, `maxNodes` the most nodes to examine (≤ 0:
  * no limit; callers passing six arguments get 0). Returns the number of nodes processed.
  *
- * Output modes (src/scheduler/kernels/types.ts FilterScoreOptions.output): by default every raw,
+ * Output modes (src/scheduler/engine/types.ts FilterScoreOptions.output): by default every raw,
  * normalized and total column; KF_RAW_ONLY writes the raw columns and skips NormalizeScore (the
  * framework normalizes itself); KF_TOTAL_ONLY writes only `total` — the weighted sum is accumulated
  * while scoring, and the NormalizeScore pass runs only when TaintToleration or NodeAffinity can
@@ -1070,11 +1032,11 @@ export function filterAndScore(table: usize, query: usize, out: usize, start: i3
   const prefer = addr(query, Q_OFF_PREFER);
   const numPref = hdr(query, Q_NUM_PREF);
   const prefs = addr(query, Q_OFF_PREF);
-  const wTaint = hdr(query, Q_W);
-  const wAff = hdr(query, Q_W + 1);
-  const wFit = hdr(query, Q_W + 2);
-  const wBal = hdr(query, Q_W + 3);
-  const wImg = hdr(query, Q_W + 4);
+  const wTaint = hdr(query, Q_W + SP_TAINT_TOLERATION);
+  const wAff = hdr(query, Q_W + SP_NODE_AFFINITY);
+  const wFit = hdr(query, Q_W + SP_NODE_RESOURCES_FIT);
+  const wBal = hdr(query, Q_W + SP_BALANCED_ALLOCATION);
+  const wImg = hdr(query, Q_W + SP_IMAGE_LOCALITY);
 
   const ocap = hdr(out, O_CAP);
   const status = addr(out, O_OFF_STATUS);
@@ -1083,11 +1045,11 @@ export function filterAndScore(table: usize, query: usize, out: usize, start: i3
   const raw = addr(out, O_OFF_RAW);
   const norm = addr(out, O_OFF_NORM);
   const totalCol = addr(out, O_OFF_TOTAL);
-  const rawTaint = raw;
-  const rawAff = raw + (<usize>ocap << 2);
-  const rawFit = raw + (<usize>ocap << 3);
-  const rawBal = raw + (<usize>ocap * 12);
-  const rawImg = raw + (<usize>ocap << 4);
+  const rawTaint = column(raw, ocap, SP_TAINT_TOLERATION);
+  const rawAff = column(raw, ocap, SP_NODE_AFFINITY);
+  const rawFit = column(raw, ocap, SP_NODE_RESOURCES_FIT);
+  const rawBal = column(raw, ocap, SP_BALANCED_ALLOCATION);
+  const rawImg = column(raw, ocap, SP_IMAGE_LOCALITY);
 
   const allReasons = (flags & KF_ALL_REASONS) != 0;
   const skipScore = (flags & KF_SKIP_SCORE) != 0;
@@ -1124,11 +1086,11 @@ export function filterAndScore(table: usize, query: usize, out: usize, start: i3
     const reasons: u32 = ignoreFilters ? 0 : allReasons ? filterAll(s) : filterFirst(s);
     const so = <usize>s << 2;
     if (reasons != 0) {
-      store<u8>(status + <usize>s, 2);
+      store<u8>(status + <usize>s, <u8>ST_FILTERED);
       store<u32>(reasonsCol + so, reasons);
       continue;
     }
-    store<u8>(status + <usize>s, 1);
+    store<u8>(status + <usize>s, <u8>ST_FEASIBLE);
     store<u32>(reasonsCol + so, 0);
     store<i32>(feasible + (<usize>feasibleCount << 2), s);
     feasibleCount++;
@@ -1192,64 +1154,11 @@ export function filterAndScore(table: usize, query: usize, out: usize, start: i3
     taintListed = gTaintListed;
     acc = true;
   }
-  // NodeResourcesFit
-  if (fused) {
-    // done above
-  } else if (doFit || writeRaw) {
-    const dst = writeRaw ? rawFit : totalCol;
-    const w = writeRaw ? 1 : wFit;
-    const base = writeRaw ? 0 : constTotal;
-    if (!doFit) zeroColumn(feasible, fc, dst);
-    else if (gFitFast) {
-      for (let i = 0; i < fc; i++) {
-        const s = i32At(feasible, i);
-        store<i32>(dst + (<usize>s << 2), base + w * fitFast(alloc, allocInv, nzCpu, nzMem, cap, s));
-      }
-    } else {
-      for (let i = 0; i < fc; i++) {
-        const s = i32At(feasible, i);
-        store<i32>(dst + (<usize>s << 2), base + w * fitGeneral(query, alloc, allocInv, req, nzCpu, nzMem, cap, s));
-      }
-    }
-    if (!writeRaw) acc = true;
-  }
-  // NodeResourcesBalancedAllocation
-  if (fused) {
-    // done above
-  } else if (doBal || writeRaw) {
-    const dst = writeRaw ? rawBal : totalCol;
-    const w = writeRaw ? 1 : wBal;
-    const base = writeRaw || acc ? 0 : constTotal;
-    const add = !writeRaw && acc;
-    if (!doBal) zeroColumn(feasible, fc, dst);
-    else {
-      for (let i = 0; i < fc; i++) {
-        const s = i32At(feasible, i);
-        let v = gBalFast ? balancedFast(alloc, allocInv, req, cap, s) : -1;
-        if (v < 0) v = balancedGeneral(query, alloc, req, cap, s);
-        const at = dst + (<usize>s << 2);
-        store<i32>(at, (add ? load<i32>(at) : base) + w * v);
-      }
-    }
-    if (!writeRaw) acc = true;
-  }
-  // ImageLocality
-  if (fused) {
-    // done above
-  } else if (doImg || writeRaw) {
-    const dst = writeRaw ? rawImg : totalCol;
-    const w = writeRaw ? 1 : wImg;
-    const base = writeRaw || acc ? 0 : constTotal;
-    const add = !writeRaw && acc;
-    if (!doImg) zeroColumn(feasible, fc, dst);
-    else {
-      for (let i = 0; i < fc; i++) {
-        const s = i32At(feasible, i);
-        const at = dst + (<usize>s << 2);
-        store<i32>(at, (add ? load<i32>(at) : base) + w * imageScore(query, images, nodeWords, s));
-      }
-    }
-    if (!writeRaw) acc = true;
+  if (!fused) {
+    const fitKind = gFitFast ? S_FIT_FAST : S_FIT_GENERAL;
+    acc = accumulate(fitKind, doFit, writeRaw, acc, rawFit, totalCol, wFit, constTotal, feasible, fc, query, alloc, allocInv, req, nzCpu, nzMem, cap, images, nodeWords);
+    acc = accumulate(S_BALANCED, doBal, writeRaw, acc, rawBal, totalCol, wBal, constTotal, feasible, fc, query, alloc, allocInv, req, nzCpu, nzMem, cap, images, nodeWords);
+    acc = accumulate(S_IMAGE, doImg, writeRaw, acc, rawImg, totalCol, wImg, constTotal, feasible, fc, query, alloc, allocInv, req, nzCpu, nzMem, cap, images, nodeWords);
   }
   if (!writeRaw && !acc) {
     for (let i = 0; i < fc; i++) store<i32>(totalCol + (<usize>i32At(feasible, i) << 2), constTotal);
@@ -1305,11 +1214,11 @@ export function filterAndScore(table: usize, query: usize, out: usize, start: i3
     selectBest(feasible, feasibleCount, totalCol, out);
     return processed;
   }
-  const normTaint = norm;
-  const normAff = norm + (<usize>ocap << 2);
-  const normFit = norm + (<usize>ocap << 3);
-  const normBal = norm + (<usize>ocap * 12);
-  const normImg = norm + (<usize>ocap << 4);
+  const normTaint = column(norm, ocap, SP_TAINT_TOLERATION);
+  const normAff = column(norm, ocap, SP_NODE_AFFINITY);
+  const normFit = column(norm, ocap, SP_NODE_RESOURCES_FIT);
+  const normBal = column(norm, ocap, SP_BALANCED_ALLOCATION);
+  const normImg = column(norm, ocap, SP_IMAGE_LOCALITY);
   for (let i = 0; i < feasibleCount; i++) {
     const so = <usize>i32At(feasible, i) << 2;
     const t = maxTaint == 0 ? 100 : 100 - <i32>idivInv(MAX_NODE_SCORE * <f64>load<i32>(rawTaint + so), <f64>maxTaint, invMaxTaint);

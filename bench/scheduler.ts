@@ -11,13 +11,14 @@
  */
 import type { BenchOptions, BenchRecorder, BenchSuite } from './harness.js';
 import { generateCluster, generatePods } from '../src/sim/cluster-gen.js';
-import { NodeTable } from '../src/scheduler/nodetable/table.js';
-import { compilePod, resolveScoring } from '../src/scheduler/nodetable/podquery.js';
-import { JsKernel } from '../src/scheduler/kernels/js.js';
-import { WasmKernel } from '../src/scheduler/kernels/wasm.js';
-import { KernelOutput } from '../src/scheduler/kernels/output.js';
-import type { Kernel } from '../src/scheduler/kernels/types.js';
-import { numFeasibleNodesToFind } from '../src/scheduler/kernels/types.js';
+import { NodeTable } from '../src/scheduler/engine/table.js';
+import { compilePod } from '../src/scheduler/engine/podquery.js';
+import { resolveScoring } from '../src/scheduler/engine/scoring.js';
+import { JsKernel } from '../src/scheduler/engine/js.js';
+import { WasmKernel } from '../src/scheduler/engine/wasm.js';
+import { KernelOutput } from '../src/scheduler/engine/output.js';
+import type { Kernel } from '../src/scheduler/engine/types.js';
+import { numFeasibleNodesToFind } from '../src/scheduler/engine/types.js';
 import type { Pod } from '../src/api/types.js';
 import os from 'node:os';
 

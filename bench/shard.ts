@@ -18,8 +18,8 @@ import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { BenchOptions, BenchRecorder, BenchSuite } from './harness.js';
 import { generateCluster, generatePods, type GeneratedCluster } from '../src/sim/cluster-gen.js';
-import { NodeTable } from '../src/scheduler/nodetable/table.js';
-import { compilePod } from '../src/scheduler/nodetable/podquery.js';
+import { NodeTable } from '../src/scheduler/engine/table.js';
+import { compilePod } from '../src/scheduler/engine/podquery.js';
 import { ReferenceScheduler, ShardedScheduler } from '../src/scheduler/shard/index.js';
 import type { Pod } from '../src/api/types.js';
 

@@ -7,11 +7,12 @@
 //
 //   node scripts/scheduler-time-split.mjs [nodes=5000] [batches=300] [seed=1]
 import { generateCluster, generatePods } from '../dist/src/sim/cluster-gen.js';
-import { NodeTable } from '../dist/src/scheduler/nodetable/table.js';
-import { compilePod, resolveScoring } from '../dist/src/scheduler/nodetable/podquery.js';
-import { WasmKernel } from '../dist/src/scheduler/kernels/wasm.js';
-import { KernelOutput } from '../dist/src/scheduler/kernels/output.js';
-import { numFeasibleNodesToFind } from '../dist/src/scheduler/kernels/types.js';
+import { NodeTable } from '../dist/src/scheduler/engine/table.js';
+import { compilePod } from '../dist/src/scheduler/engine/podquery.js';
+import { resolveScoring } from '../dist/src/scheduler/engine/scoring.js';
+import { WasmKernel } from '../dist/src/scheduler/engine/wasm.js';
+import { KernelOutput } from '../dist/src/scheduler/engine/output.js';
+import { numFeasibleNodesToFind } from '../dist/src/scheduler/engine/types.js';
 
 const [nodes = 5000, batches = 300, seed = 1] = process.argv.slice(2).map(Number);
 const BATCH = 200; // as bench/scheduler.ts

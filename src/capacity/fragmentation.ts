@@ -10,7 +10,7 @@
  * the planner reports both, so the difference shows what the non-resource constraints cost.
  */
 import type { Node, Pod } from '../api/types.js';
-import { nodeAllocatable, podRequests } from '../scheduler/nodetable/resources.js';
+import { nodeAllocatable, podRequests } from '../scheduler/engine/resources.js';
 
 export interface NodeFragment {
   node: string;

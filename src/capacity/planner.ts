@@ -19,7 +19,7 @@ import type { KernelChoice } from '../scheduler/plugins/node-local.js';
 import { SchedulerCore } from '../scheduler/scheduler.js';
 import type { ClusterObjects } from '../scheduler/framework/types.js';
 import { podKey } from '../scheduler/framework/snapshot.js';
-import { podRequests } from '../scheduler/nodetable/resources.js';
+import { podRequests } from '../scheduler/engine/resources.js';
 import { applyWhatIfs, nodeZone, type WhatIf, type ClusterState } from './whatif.js';
 import { fragmentation, type FragmentationReport } from './fragmentation.js';
 

@@ -14,7 +14,7 @@ import {
 } from '../scheduler/config.js';
 import type { ClusterFile } from '../scheduler/framework/cluster-file.js';
 import { loadUserPlugin } from '../scheduler/plugins/user.js';
-import { nodeAllocatable, podRequests } from '../scheduler/nodetable/resources.js';
+import { nodeAllocatable, podRequests } from '../scheduler/engine/resources.js';
 import { applyWhatIfs, type WhatIf } from './whatif.js';
 import { placeOne, type SchedulerChoice } from './planner.js';
 import { SchedulerCore } from '../scheduler/scheduler.js';

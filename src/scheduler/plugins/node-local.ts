@@ -23,8 +23,8 @@ import {
   type Handle,
   type ScorePlugin,
 } from '../framework/types.js';
-import { JsKernel } from '../kernels/js.js';
-import { KernelOutput } from '../kernels/output.js';
+import { JsKernel } from '../engine/js.js';
+import { KernelOutput } from '../engine/output.js';
 import {
   NodeStatus,
   REASON_RESOURCE_BASE,
@@ -32,17 +32,12 @@ import {
   ReasonBit,
   resourceReason,
   ScorePlugin as SP,
-} from '../kernels/types.js';
-import type { Kernel, ScoringConfig, ScorePluginName } from '../kernels/types.js';
-import { WasmKernel } from '../kernels/wasm.js';
-import {
-  compilePod,
-  QueryArena,
-  resolveScoring,
-  type PodQuery,
-  type ResolvedScoring,
-} from '../nodetable/podquery.js';
-import { NodeTable, type NodeTableOptions } from '../nodetable/table.js';
+} from '../engine/types.js';
+import type { Kernel, ScoringConfig, ScorePluginName } from '../engine/types.js';
+import { WasmKernel } from '../engine/wasm.js';
+import { compilePod, QueryArena, type PodQuery } from '../engine/podquery.js';
+import { resolveScoring, type ResolvedScoring } from '../engine/scoring.js';
+import { NodeTable, type NodeTableOptions } from '../engine/table.js';
 
 export type KernelChoice = 'js' | 'wasm';
 
@@ -534,7 +529,7 @@ export function nodeOfSlot(engine: SchedulingEngine, slot: number): Node {
   return engine.table.node(slot);
 }
 
-/** The kernel's filter order (kernels/types.ts): the window filter applies only in this order. */
+/** The kernel's filter order (engine/types.ts): the window filter applies only in this order. */
 const KERNEL_ORDER = [
   'NodeUnschedulable',
   'NodeName',

@@ -4,7 +4,7 @@
  * framework plugins, enabled in a profile by name with a weight (or via the CLI's --plugin).
  *
  * WASM ABI (one call per pod, no copying):
- *   imports  env.memory  — the NodeTable's WebAssembly.Memory (columns as src/scheduler/nodetable/layout.ts)
+ *   imports  env.memory  — the NodeTable's WebAssembly.Memory (columns as src/scheduler/engine/layout.ts)
  *            env.abort(msg, file, line, col)
  *   exports  score(table: i32, slots: i32, count: i32, out: i32, podMilliCpu: f64, podMemoryBytes: f64): void
  *              table  byte address of the table header (i32 fields H_*)
@@ -29,7 +29,7 @@ import {
   type ScorePlugin,
 } from '../framework/types.js';
 import { defaultNormalizeScore, type NodeLocalHandle, type SchedulingEngine } from './node-local.js';
-import { podRequests } from '../nodetable/resources.js';
+import { podRequests } from '../engine/resources.js';
 
 export type Normalization = 'none' | 'default' | 'reverse';
 

@@ -14,9 +14,9 @@
  * The single-thread reference ({@link ReferenceScheduler}) runs this same code over its one output,
  * so "sharded == reference" compares the kernels' work, not two merge implementations.
  */
-import * as L from '../nodetable/layout.js';
-import { idiv } from '../kernels/js.js';
-import { MAX_NODE_SCORE, ScorePlugin } from '../kernels/types.js';
+import * as L from '../engine/layout.js';
+import { idiv } from '../engine/js.js';
+import { MAX_NODE_SCORE, ScorePlugin } from '../engine/types.js';
 import type { Rng } from '../../util/rng.js';
 
 /** Optional record of a merge, for tests and explain output (cold path: the caller's arrays grow). */

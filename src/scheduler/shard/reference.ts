@@ -6,11 +6,12 @@
  * column (tested), which ties the merge to the engine's NormalizeScore.
  */
 import type { Pod } from '../../api/types.js';
-import type { NodeTable } from '../nodetable/table.js';
-import { compilePod, type PodQuery, type ResolvedScoring } from '../nodetable/podquery.js';
-import { KernelOutput } from '../kernels/output.js';
-import { WasmKernel } from '../kernels/wasm.js';
-import type { Kernel } from '../kernels/types.js';
+import type { NodeTable } from '../engine/table.js';
+import { compilePod, type PodQuery } from '../engine/podquery.js';
+import type { ResolvedScoring } from '../engine/scoring.js';
+import { KernelOutput } from '../engine/output.js';
+import { WasmKernel } from '../engine/wasm.js';
+import type { Kernel } from '../engine/types.js';
 import { Rng } from '../../util/rng.js';
 import { mergeAndSelect, type MergeRecord } from './merge.js';
 

@@ -28,10 +28,11 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { Pod } from '../../api/types.js';
-import type { NodeTable } from '../nodetable/table.js';
-import { compilePod, type PodQuery, type ResolvedScoring } from '../nodetable/podquery.js';
-import * as L from '../nodetable/layout.js';
-import { KernelOutput } from '../kernels/output.js';
+import type { NodeTable } from '../engine/table.js';
+import { compilePod, type PodQuery } from '../engine/podquery.js';
+import type { ResolvedScoring } from '../engine/scoring.js';
+import * as L from '../engine/layout.js';
+import { KernelOutput } from '../engine/output.js';
 import { readFileSync } from 'node:fs';
 import { compiledKernel } from '../../util/wasm.js';
 import { wasmPath } from '../../util/paths.js';

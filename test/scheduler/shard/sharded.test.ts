@@ -1,11 +1,11 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { generateCluster, generatePods, type GeneratedCluster } from '../../../src/sim/cluster-gen.js';
-import { NodeTable } from '../../../src/scheduler/nodetable/table.js';
-import { compilePod } from '../../../src/scheduler/nodetable/podquery.js';
-import { JsKernel } from '../../../src/scheduler/kernels/js.js';
-import type { KernelOutput } from '../../../src/scheduler/kernels/output.js';
-import { NodeStatus } from '../../../src/scheduler/kernels/types.js';
+import { NodeTable } from '../../../src/scheduler/engine/table.js';
+import { compilePod } from '../../../src/scheduler/engine/podquery.js';
+import { JsKernel } from '../../../src/scheduler/engine/js.js';
+import type { KernelOutput } from '../../../src/scheduler/engine/output.js';
+import { NodeStatus } from '../../../src/scheduler/engine/types.js';
 import {
   ReferenceScheduler,
   ShardedScheduler,

@@ -5,7 +5,7 @@
 //
 // so fuller nodes score higher (MostAllocated on cpu alone). Build:
 //   node examples/plugins/wasm-binpack/build.mjs      → examples/plugins/wasm-binpack/build/binpack.wasm
-// ABI: src/scheduler/plugins/user.ts. Layout: src/scheduler/nodetable/layout.ts (header fields
+// ABI: src/scheduler/plugins/user.ts. Layout: src/scheduler/engine/layout.ts (header fields
 // H_NODE_CAP = 0, H_OFF_ALLOC = 16, H_OFF_REQ = 17; resource row 0 is cpu in milli-CPU).
 
 const H_NODE_CAP = 0;

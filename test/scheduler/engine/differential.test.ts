@@ -1,0 +1,316 @@
+// JS vs WASM on randomized clusters: identical feasibility, reasons, raw/normalized/total scores and
+// processed counts, for several seeds, full scans and adaptive windows, with pods assumed between
+// cycles (the table changes incrementally as it would in a scheduling loop).
+import { describe, expect, it } from 'vitest';
+import { generateCluster, generatePods } from '../../../src/sim/cluster-gen.js';
+import { NodeTable } from '../../../src/scheduler/engine/table.js';
+import { compilePod } from '../../../src/scheduler/engine/podquery.js';
+import { resolveScoring } from '../../../src/scheduler/engine/scoring.js';
+import { KernelOutput } from '../../../src/scheduler/engine/output.js';
+import {
+  NUM_SCORE_PLUGINS,
+  REASON_RESOURCE_BASE,
+  ReasonBit,
+  numFeasibleNodesToFind,
+} from '../../../src/scheduler/engine/types.js';
+import type { FilterScoreOptions, ScoringConfig } from '../../../src/scheduler/engine/types.js';
+import { js, makeNode, makePod, wasm } from './helpers.js';
+import type { NodeSelectorRequirement } from '../../../src/api/types.js';
+
+function compareRun(table: NodeTable, a: KernelOutput, b: KernelOutput, pa: number, pb: number): void {
+  expect(pb).toBe(pa);
+  expect(b.feasibleCount).toBe(a.feasibleCount);
+  expect(Array.from(b.feasible.subarray(0, b.feasibleCount))).toEqual(
+    Array.from(a.feasible.subarray(0, a.feasibleCount)),
+  );
+  const cap = table.capacity;
+  // every examined node: same status and reasons
+  const sa = a.status,
+    sb = b.status,
+    ra = a.reasons,
+    rb = b.reasons;
+  for (let s = 0; s < cap; s++) {
+    if (sa[s] !== sb[s] || (sa[s] === 2 && ra[s] !== rb[s])) {
+      throw new Error(
+        `node slot ${s}: js status ${sa[s]} reasons ${ra[s]} vs wasm status ${sb[s]} reasons ${rb[s]}`,
+      );
+    }
+  }
+  for (let i = 0; i < a.feasibleCount; i++) {
+    const s = a.feasible[i];
+    for (let p = 0; p < NUM_SCORE_PLUGINS; p++) {
+      if (a.raw(p)[s] !== b.raw(p)[s] || a.normalized(p)[s] !== b.normalized(p)[s])
+        throw new Error(
+          `slot ${s} plugin ${p}: js ${a.raw(p)[s]}/${a.normalized(p)[s]} wasm ${b.raw(p)[s]}/${b.normalized(p)[s]}`,
+        );
+    }
+    if (a.total[s] !== b.total[s]) throw new Error(`slot ${s} total: js ${a.total[s]} wasm ${b.total[s]}`);
+  }
+  if (a.feasibleCount > 0) {
+    expectBest(a);
+    expect([b.bestSlot, b.bestTotal, b.tieEvents]).toEqual([a.bestSlot, a.bestTotal, a.tieEvents]);
+  }
+}
+
+/** the kernel's own selection equals selectHost's scan: first maximum, and one draw per tie on the way */
+function expectBest(o: KernelOutput): void {
+  let best = o.feasible[0];
+  let ties = 0;
+  for (let i = 1; i < o.feasibleCount; i++) {
+    const s = o.feasible[i];
+    if (o.total[s] > o.total[best]) best = s;
+    else if (o.total[s] === o.total[best]) ties++;
+  }
+  expect([o.bestSlot, o.bestTotal, o.tieEvents]).toEqual([best, o.total[best], ties]);
+}
+
+/** a cheaper output mode vs the full reference run: filters identical, plus the promised columns */
+function compareMode(
+  table: NodeTable,
+  ref: KernelOutput,
+  m: KernelOutput,
+  pref: number,
+  pm: number,
+  output: 'raw' | 'total',
+): void {
+  expect(pm).toBe(pref);
+  expect(Array.from(m.feasible.subarray(0, m.feasibleCount))).toEqual(
+    Array.from(ref.feasible.subarray(0, ref.feasibleCount)),
+  );
+  for (let s = 0; s < table.capacity; s++) {
+    if (ref.status[s] !== m.status[s] || (ref.status[s] === 2 && ref.reasons[s] !== m.reasons[s]))
+      throw new Error(`${output} mode, node slot ${s}: status/reasons differ`);
+  }
+  if (output === 'total' && ref.feasibleCount > 0)
+    expect([m.bestSlot, m.bestTotal, m.tieEvents]).toEqual([ref.bestSlot, ref.bestTotal, ref.tieEvents]);
+  for (let i = 0; i < ref.feasibleCount; i++) {
+    const s = ref.feasible[i];
+    if (output === 'total') {
+      if (m.total[s] !== ref.total[s])
+        throw new Error(`total mode, slot ${s}: ${m.total[s]} vs ${ref.total[s]}`);
+    } else {
+      for (let p = 0; p < NUM_SCORE_PLUGINS; p++)
+        if (m.raw(p)[s] !== ref.raw(p)[s])
+          throw new Error(`raw mode, slot ${s} plugin ${p}: ${m.raw(p)[s]} vs ${ref.raw(p)[s]}`);
+    }
+  }
+}
+
+function scenario(
+  seed: number,
+  nodes: number,
+  pods: number,
+  scoring: ScoringConfig,
+  sampling: boolean,
+  allReasons: boolean,
+): { feasibleSeen: number; filteredSeen: number; reasonsSeen: number } {
+  const cluster = generateCluster({ seed, nodes });
+  const table = new NodeTable({ initialCapacity: 64 }); // small on purpose: exercises column growth
+  for (const n of cluster.nodes) table.addNode(n);
+  for (const p of cluster.pods) table.addPod(p);
+  const pending = generatePods({ seed: seed + 1000, count: pods, cluster });
+  const resolved = resolveScoring(scoring);
+  const outJs = new KernelOutput(table);
+  const outWasm = new KernelOutput(table);
+  const outMode = new KernelOutput(table);
+  let start = 0;
+  let feasibleSeen = 0;
+  let filteredSeen = 0;
+  let reasonsSeen = 0;
+  for (const pod of pending) {
+    const q = compilePod(table, pod, resolved);
+    const opts: FilterScoreOptions = {
+      start,
+      numNodesToFind: sampling ? numFeasibleNodesToFind(table.size) : undefined,
+      allReasons,
+    };
+    outJs.status.fill(0);
+    outWasm.status.fill(0);
+    const pa = js.filterAndScore(table, q, outJs, opts);
+    const pb = wasm.filterAndScore(table, q, outWasm, opts);
+    compareRun(table, outJs, outWasm, pa, pb);
+    // the cheaper output modes give the same columns they promise
+    for (const output of ['raw', 'total'] as const) {
+      outMode.status.fill(0);
+      const pm = wasm.filterAndScore(table, q, outMode, { ...opts, output });
+      compareMode(table, outJs, outMode, pa, pm, output);
+    }
+    feasibleSeen += outJs.feasibleCount;
+    filteredSeen += pa - outJs.feasibleCount;
+    for (let s = 0; s < table.capacity; s++) if (outJs.status[s] === 2) reasonsSeen |= outJs.reasons[s];
+    start = (start + pa) % table.size;
+    // assume the best node (highest total, first in examined order on ties) like a scheduling loop
+    if (outJs.feasibleCount > 0) {
+      let best = outJs.feasible[0];
+      for (let i = 1; i < outJs.feasibleCount; i++)
+        if (outJs.total[outJs.feasible[i]] > outJs.total[best]) best = outJs.feasible[i];
+      table.addPod({ ...pod, spec: { ...pod.spec, nodeName: table.nodeName(best) } });
+    }
+  }
+  return { feasibleSeen, filteredSeen, reasonsSeen };
+}
+
+describe('differential: js and wasm kernels agree on randomized clusters', () => {
+  for (const seed of [1, 2, 3]) {
+    it(`seed ${seed}: 1500 nodes, 120 pods, full scan, first-failing-plugin reasons`, () => {
+      const r = scenario(seed, 1500, 120, {}, false, false);
+      expect(r.feasibleSeen).toBeGreaterThan(0); // the scenario exercises both outcomes
+      expect(r.filteredSeen).toBeGreaterThan(0);
+    });
+  }
+  it('seed 4: 3000 nodes, adaptive sampling windows, all reasons', () => {
+    const r = scenario(4, 3000, 150, {}, true, true);
+    expect(r.filteredSeen).toBeGreaterThan(0);
+    // the generated cluster exercises every node-local filter and the main resource reasons
+    const want =
+      ReasonBit.NodeUnschedulable |
+      ReasonBit.TaintToleration |
+      ReasonBit.NodeAffinity |
+      ReasonBit.NodePorts |
+      (1 << (REASON_RESOURCE_BASE + 4));
+    expect((r.reasonsSeen & want) >>> 0).toBe(want >>> 0);
+  });
+  it('seed 5: MostAllocated with gpu + ephemeral-storage, custom weights', () => {
+    scenario(
+      5,
+      800,
+      100,
+      {
+        fit: {
+          type: 'MostAllocated',
+          resources: [
+            { name: 'cpu', weight: 2 },
+            { name: 'memory', weight: 1 },
+            { name: 'nvidia.com/gpu', weight: 5 },
+            { name: 'ephemeral-storage', weight: 1 },
+          ],
+        },
+        weights: { ImageLocality: 3 },
+      },
+      false,
+      false,
+    );
+  });
+  it('seed 6: RequestedToCapacityRatio with a broken-linear shape, 3-resource balanced allocation', () => {
+    scenario(
+      6,
+      800,
+      100,
+      {
+        fit: {
+          type: 'RequestedToCapacityRatio',
+          resources: [
+            { name: 'cpu', weight: 3 },
+            { name: 'memory', weight: 1 },
+          ],
+          shape: [
+            { utilization: 0, score: 10 },
+            { utilization: 40, score: 3 },
+            { utilization: 100, score: 6 },
+          ],
+        },
+        balancedResources: [
+          { name: 'cpu', weight: 1 },
+          { name: 'memory', weight: 1 },
+          { name: 'nvidia.com/gpu', weight: 1 },
+        ],
+      },
+      true,
+      false,
+    );
+  });
+});
+
+describe("four-node groups (the WASM filter's i32x4 path) agree with the JS kernel", () => {
+  it('for every window start and size, consecutive and gapped scan orders, every affinity shape', () => {
+    const zones = ['a', 'b', 'c'];
+    const table = new NodeTable({ initialCapacity: 64 });
+    for (let i = 0; i < 45; i++) {
+      const labels: Record<string, string> = { zone: zones[i % 3], tier: String(i % 5), gen: String(i % 9) };
+      if (i % 7 === 0) labels.gpu = 'yes';
+      table.addNode(
+        makeNode(`n${i}`, {
+          labels,
+          capacity: { cpu: `${1 + (i % 4)}`, memory: `${2 + (i % 3)}Gi`, pods: i % 11 === 0 ? '0' : '20' },
+          taints:
+            i % 6 === 0
+              ? [{ key: 'dedicated', value: 'x', effect: 'NoSchedule' }]
+              : i % 8 === 1
+                ? [{ key: 'soft', value: 'y', effect: 'PreferNoSchedule' }]
+                : undefined,
+          unschedulable: i % 13 === 5,
+        }),
+      );
+    }
+    for (let i = 0; i < 45; i += 4)
+      table.addPod(makePod({ node: `n${i}`, reqs: [{ cpu: `${500 + 100 * (i % 5)}m`, memory: '1Gi' }] }));
+    const req = (...e: NodeSelectorRequirement[]) => ({
+      nodeAffinity: {
+        requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: e }] },
+      },
+    });
+    const r = [{ cpu: '700m', memory: '1Gi' }];
+    const pods = [
+      makePod({ reqs: r }),
+      makePod({ reqs: r, nodeSelector: { zone: 'a' } }),
+      makePod({ reqs: r, nodeSelector: { zone: 'b', tier: '2' } }),
+      makePod({ reqs: r, affinity: req({ key: 'gen', operator: 'In', values: ['1', '2', '5'] }) }),
+      makePod({ reqs: r, affinity: req({ key: 'gen', operator: 'In', values: ['1', '2', '3', '4'] }) }),
+      makePod({ reqs: r, affinity: req({ key: 'gen', operator: 'In', values: ['1', '2', '3', '4', '5'] }) }), // > 4 values: node by node
+      makePod({ reqs: r, affinity: req({ key: 'tier', operator: 'NotIn', values: ['0', '3'] }) }),
+      makePod({ reqs: r, affinity: req({ key: 'gpu', operator: 'Exists' }) }),
+      makePod({
+        reqs: r,
+        affinity: req(
+          { key: 'gpu', operator: 'DoesNotExist' },
+          { key: 'gen', operator: 'Gt', values: ['4'] },
+        ),
+      }),
+      makePod({
+        reqs: r,
+        nodeSelector: { zone: 'c' },
+        affinity: req({ key: 'tier', operator: 'Lt', values: ['3'] }),
+      }),
+      makePod({
+        reqs: r,
+        tolerations: [
+          { key: 'dedicated', operator: 'Exists' },
+          { key: 'node.kubernetes.io/unschedulable', operator: 'Exists', effect: 'NoSchedule' },
+        ],
+      }),
+      makePod({ reqs: [{ cpu: '3500m' }] }),
+      makePod({ reqs: r, hostPorts: [{ port: 80 }] }),
+    ];
+    const outJs = new KernelOutput(table),
+      outWasm = new KernelOutput(table);
+    let runs = 0;
+    for (const phase of ['consecutive', 'gapped'] as const) {
+      // removed nodes leave holes in the slot sequence, so some groups of four are not consecutive
+      if (phase === 'gapped') for (const i of [3, 4, 10, 22, 23, 24, 40]) table.removeNode(`n${i}`);
+      const n = table.size;
+      for (const pod of pods) {
+        const q = compilePod(table, pod, resolveScoring());
+        for (let start = 0; start < n; start++) {
+          for (const find of [1, 2, 3, 4, 5, 7, 9, 16, n]) {
+            // maxNodes caps the nodes examined (1: exactly the node at start, a what-if check);
+            // odd caps also take every reason (the kernel's general loop, as preemption's checks do)
+            for (const maxNodes of find === 4 || find === n ? [0, 1, 3, 6] : [0]) {
+              const opts: FilterScoreOptions = {
+                start,
+                numNodesToFind: find,
+                maxNodes,
+                allReasons: maxNodes % 2 === 1,
+              };
+              const pa = js.filterAndScore(table, q, outJs, opts);
+              const pb = wasm.filterAndScore(table, q, outWasm, opts);
+              compareRun(table, outJs, outWasm, pa, pb);
+              if (maxNodes > 0) expect(pa).toBeLessThanOrEqual(maxNodes);
+              runs++;
+            }
+          }
+        }
+      }
+    }
+    expect(runs).toBeGreaterThan(9000);
+  });
+});

@@ -1,0 +1,174 @@
+import { expect } from 'vitest';
+import type { Container, Node, Pod, Taint, Toleration } from '../../../src/api/types.js';
+import { NodeTable } from '../../../src/scheduler/engine/table.js';
+import { compilePod } from '../../../src/scheduler/engine/podquery.js';
+import { resolveScoring } from '../../../src/scheduler/engine/scoring.js';
+import { JsKernel } from '../../../src/scheduler/engine/js.js';
+import { WasmKernel } from '../../../src/scheduler/engine/wasm.js';
+import { KernelOutput } from '../../../src/scheduler/engine/output.js';
+import type { FilterScoreOptions, ScoringConfig } from '../../../src/scheduler/engine/types.js';
+import { NUM_SCORE_PLUGINS } from '../../../src/scheduler/engine/types.js';
+
+let podSeq = 0;
+
+/** Builder in the spirit of upstream's st.MakeNode() */
+export function makeNode(
+  name: string,
+  opts: {
+    capacity?: Record<string, string | number>;
+    labels?: Record<string, string>;
+    taints?: Taint[];
+    unschedulable?: boolean;
+    images?: { names: string[]; sizeBytes: number }[];
+  } = {},
+): Node {
+  return {
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: { name, labels: opts.labels },
+    spec: { taints: opts.taints, unschedulable: opts.unschedulable },
+    status: { capacity: opts.capacity, allocatable: opts.capacity, images: opts.images },
+  };
+}
+
+/** upstream noderesources makeNode(name, milliCPU, memory, extended) */
+export function makeResNode(
+  name: string,
+  milliCPU: number,
+  memory: number,
+  extended: Record<string, number> = {},
+): Node {
+  const cap: Record<string, string> = { cpu: `${milliCPU}m`, memory: `${memory}` };
+  for (const [k, v] of Object.entries(extended)) cap[k] = `${v}`;
+  return makeNode(name, { capacity: cap });
+}
+
+/** Builder in the spirit of st.MakePod(): each entry of `reqs` is one container's requests */
+export function makePod(
+  opts: {
+    name?: string;
+    node?: string;
+    reqs?: Record<string, string | number>[];
+    initReqs?: { req: Record<string, string | number>; sidecar?: boolean }[];
+    tolerations?: Toleration[];
+    nodeSelector?: Record<string, string>;
+    affinity?: Pod['spec']['affinity'];
+    images?: string[];
+    hostPorts?: { port: number; protocol?: 'TCP' | 'UDP' | 'SCTP'; ip?: string }[];
+    overhead?: Record<string, string>;
+  } = {},
+): Pod {
+  const containers: Container[] = (opts.reqs ?? []).map((r, i) => ({
+    name: `c${i}`,
+    resources: { requests: r },
+  }));
+  (opts.images ?? []).forEach((img, i) => {
+    if (containers[i]) containers[i].image = img;
+    else containers.push({ name: `c${i}`, image: img });
+  });
+  if (opts.hostPorts?.length) {
+    if (containers.length === 0) containers.push({ name: 'c0' });
+    containers[0].ports = opts.hostPorts.map((p) => ({
+      containerPort: p.port,
+      hostPort: p.port,
+      protocol: p.protocol,
+      hostIP: p.ip,
+    }));
+  }
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: opts.name ?? `p${podSeq++}`, namespace: 'default' },
+    spec: {
+      nodeName: opts.node,
+      containers,
+      initContainers: opts.initReqs?.map((r, i) => ({
+        name: `i${i}`,
+        resources: { requests: r.req },
+        restartPolicy: r.sidecar ? ('Always' as const) : undefined,
+      })),
+      tolerations: opts.tolerations,
+      nodeSelector: opts.nodeSelector,
+      affinity: opts.affinity,
+      overhead: opts.overhead,
+    },
+  };
+}
+
+export const js = new JsKernel();
+export const wasm = new WasmKernel();
+
+export interface NodeResult {
+  name: string;
+  status: number;
+  reasons: number;
+  raw: number[];
+  norm: number[];
+  total: number;
+}
+
+export interface RunResult {
+  processed: number;
+  feasible: string[];
+  nodes: Map<string, NodeResult>;
+}
+
+/** Snapshot of the kernel output for every node slot examined. */
+export function collect(
+  table: NodeTable,
+  out: KernelOutput,
+  processed: number,
+  output: FilterScoreOptions['output'] = 'all',
+): RunResult {
+  const nodes = new Map<string, NodeResult>();
+  // only the columns the output mode defines
+  const raw = output !== 'total',
+    norm = output === 'all',
+    total = output !== 'raw';
+  for (const s of table.slots()) {
+    if (out.status[s] === 0) continue;
+    const feasible = out.status[s] === 1;
+    nodes.set(table.nodeName(s), {
+      name: table.nodeName(s),
+      status: out.status[s],
+      reasons: out.reasons[s],
+      raw: feasible && raw ? Array.from({ length: NUM_SCORE_PLUGINS }, (_, p) => out.raw(p)[s]) : [],
+      norm: feasible && norm ? Array.from({ length: NUM_SCORE_PLUGINS }, (_, p) => out.normalized(p)[s]) : [],
+      total: feasible && total ? out.total[s] : 0,
+    });
+  }
+  return { processed, feasible: out.feasibleNames(), nodes };
+}
+
+/** Builds a table, compiles `pod`, runs both kernels, asserts they agree, returns the JS result. */
+export function runBoth(
+  nodes: Node[],
+  existing: Pod[],
+  pod: Pod,
+  scoring: ScoringConfig = {},
+  opts: FilterScoreOptions = {},
+): RunResult {
+  const table = new NodeTable({ initialCapacity: 32 });
+  for (const n of nodes) table.addNode(n);
+  for (const p of existing) table.addPod(p);
+  const resolved = resolveScoring(scoring);
+  const results: RunResult[] = [];
+  for (const k of [js, wasm]) {
+    const q = compilePod(table, pod, resolved);
+    const out = new KernelOutput(table);
+    out.status.fill(0);
+    const processed = k.filterAndScore(table, q, out, opts);
+    results.push(collect(table, out, processed, opts.output));
+  }
+  expect(results[1]).toEqual(results[0]);
+  return results[0];
+}
+
+/** Raw score of plugin p for each node, in the given node order (every node must be feasible/scored). */
+export function rawScores(r: RunResult, plugin: number, names: string[]): number[] {
+  return names.map((n) => r.nodes.get(n)!.raw[plugin]);
+}
+
+export function normScores(r: RunResult, plugin: number, names: string[]): number[] {
+  return names.map((n) => r.nodes.get(n)!.norm[plugin]);
+}
