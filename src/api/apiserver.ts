@@ -29,6 +29,7 @@
 import { AdmissionChain } from './admission.js';
 import { admit } from './apiserver-admission.js';
 import { bindPod } from './apiserver-bind.js';
+import { builtinAdmission } from './builtin-admission.js';
 import { deleteObject, type DeleteOptions } from './apiserver-delete.js';
 import { copyIn, decodeKv, MAX_UPDATE_RETRIES, type Obj } from './apiserver-kv.js';
 import { listObjects, type ListOptions, type ListResult } from './apiserver-list.js';
@@ -51,10 +52,12 @@ import {
 import { type FieldError, required } from './field.js';
 import { FlowControl, type FlowControlOptions, type FlowControlStats } from './flowcontrol.js';
 import { ProbeCache } from './probe-cache.js';
+import { registerCRD, removeCRD, syncCustomKinds } from './custom-kinds.js';
 import {
-  lookupKind,
+  KindRegistry,
   lookupResource,
-  knownApiVersionsFor,
+  noMatchesMessage,
+  splitApiVersion,
   storageKey,
   type ResourceInfo,
 } from './registry.js';
@@ -118,6 +121,8 @@ export class ApiServer {
   private readonly onWarning: ((warning: string, obj: KubeObject) => void) | undefined;
   private created = 0;
   private readonly probes = new ProbeCache();
+  /** the kinds served: the built-ins and those of the CRDs created through this server */
+  readonly kinds = new KindRegistry();
 
   constructor(store: KvStore, opts: ApiServerOptions = {}) {
     this.store = store;
@@ -149,17 +154,17 @@ export class ApiServer {
    */
   create<T extends KubeObject>(obj: T, opts: CreateOptions = {}): Promise<T> {
     return this.limited(true, async () => {
-      const info = this.kindOf(obj);
+      const info = await this.kindOf(obj);
       const o = copyIn(obj);
       const m = o.metadata;
       if (m.resourceVersion) throw badRequest('resourceVersion should not be set on objects to be created');
       this.normalizeNamespace(info, m);
       if (!m.name && m.generateName) m.name = m.generateName + this.randomSuffix();
-      o.apiVersion = info.apiVersion;
-      applyDefaults(o);
-      initialStatus(o);
+      o.apiVersion = servedApiVersion(info, o.apiVersion);
+      this.defaultNew(info, o);
       this.setSystemFields(o);
       await this.checkNamespace(info, m.namespace, m.name ?? '');
+      await builtinAdmission(this.store, 'CREATE', info, o, undefined);
       await admit(this.admission, 'CREATE', info, o, undefined, opts.dryRun ?? false, undefined, () =>
         this.check(info, o, this.doValidate ? validateObject(o, info, this.vopts) : []),
       );
@@ -174,6 +179,7 @@ export class ApiServer {
         if (!resp.succeeded) throw alreadyExists(info.qualifiedResource, m.name!);
         m.resourceVersion = String(resp.header.revision);
         releases.length = 0;
+        this.afterWrite(info, o);
         return o as T;
       } finally {
         for (const r of releases) r();
@@ -188,7 +194,7 @@ export class ApiServer {
     name: string,
   ): Promise<T> {
     return this.limited(false, async () => {
-      const info = this.resourceInfo(resource);
+      const info = await this.resourceInfo(resource);
       const ns = info.namespaced ? namespace || 'default' : undefined;
       const r = await this.store.range({ key: storageKey(info, ns, name) });
       const kv = r.kvs[0];
@@ -203,7 +209,9 @@ export class ApiServer {
    * reads the rest at that same revision (410 Expired once it is compacted).
    */
   list<T extends KubeObject = KubeObject>(resource: string, opts: ListOptions = {}): Promise<ListResult<T>> {
-    return this.limited(false, () => listObjects<T>(this.store, this.resourceInfo(resource), opts));
+    return this.limited(false, async () =>
+      listObjects<T>(this.store, await this.resourceInfo(resource), opts),
+    );
   }
 
   /**
@@ -223,7 +231,7 @@ export class ApiServer {
   }
 
   private async doUpdate<T extends KubeObject>(obj: T, sub: 'main' | 'status'): Promise<T> {
-    const info = this.kindOf(obj);
+    const info = await this.kindOf(obj);
     if (sub === 'status' && !info.hasStatus) {
       throw new ApiError(
         404,
@@ -273,7 +281,7 @@ export class ApiServer {
         if (req.status === undefined) delete next.status;
         else next.status = req.status;
       }
-      next.apiVersion = info.apiVersion;
+      next.apiVersion = servedApiVersion(info, req.apiVersion);
       next.kind = info.kind;
       const nm = next.metadata;
       const om = old.metadata;
@@ -292,8 +300,9 @@ export class ApiServer {
       if (om.generateName !== undefined && nm.generateName === undefined) nm.generateName = om.generateName;
       delete nm.resourceVersion;
       if (sub === 'main') {
-        applyDefaults(next);
+        if (!info.crd) applyDefaults(next);
         if (info.kind === 'Service') this.services.carry(old, next);
+        await builtinAdmission(this.store, 'UPDATE', info, next, old);
         if (!deepEqual(old.spec, next.spec)) nm.generation = (om.generation ?? 0) + 1;
       }
 
@@ -336,6 +345,8 @@ export class ApiServer {
       }
       if (finishDelete) this.services.release(info, next);
       nm.resourceVersion = String(resp.header.revision);
+      if (finishDelete) await this.afterDelete(info, next);
+      else this.afterWrite(info, next);
       return next as unknown as T;
     }
     throw internalError(`too many conflicts updating ${info.resource} "${m.name}"`);
@@ -355,9 +366,12 @@ export class ApiServer {
     opts: DeleteOptions = {},
   ): Promise<T> {
     const deps = { store: this.store, clock: this.clock, admission: this.admission, services: this.services };
-    return this.limited(true, () =>
-      deleteObject<T>(deps, this.resourceInfo(resource), namespace, name, opts),
-    );
+    return this.limited(true, async () => {
+      const info = await this.resourceInfo(resource);
+      const old = await deleteObject<T>(deps, info, namespace, name, opts);
+      if (!opts.dryRun && !old.metadata.finalizers?.length) await this.afterDelete(info, old);
+      return old;
+    });
   }
 
   /**
@@ -377,13 +391,13 @@ export class ApiServer {
    * that starts matching as ADDED, as upstream filters. A compacted resourceVersion produces one
    * ERROR event whose object is a 410 Status (`too old resource version: N (M)`), then nothing.
    */
-  watch<T extends KubeObject = KubeObject>(
+  async watch<T extends KubeObject = KubeObject>(
     resource: string,
     opts: WatchOptions,
     handler: (ev: ApiWatchEvent<T>) => void,
   ): Promise<WatchHandle> {
     const deps = { store: this.store, probes: this.probes, onHandlerError: this.onHandlerError };
-    return watchObjects<T>(deps, this.resourceInfo(resource), opts, handler);
+    return watchObjects<T>(deps, await this.resourceInfo(resource), opts, handler);
   }
 
   /** Create the namespaces kube-apiserver creates at start-up (existing ones are left alone). */
@@ -420,14 +434,14 @@ export class ApiServer {
 
   /** Create without taking a flow-control slot (used by update's create-on-update). */
   private async createUnlimited(obj: KubeObject): Promise<KubeObject> {
-    const info = this.kindOf(obj);
+    const info = await this.kindOf(obj);
     const o = obj as Obj;
     const m = o.metadata;
     this.normalizeNamespace(info, m);
-    applyDefaults(o);
-    initialStatus(o);
+    this.defaultNew(info, o);
     this.setSystemFields(o);
     await this.checkNamespace(info, m.namespace, m.name ?? '');
+    await builtinAdmission(this.store, 'CREATE', info, o, undefined);
     await admit(this.admission, 'CREATE', info, o, undefined, false, undefined, () =>
       this.check(info, o, this.doValidate ? validateObject(o, info, this.vopts) : []),
     );
@@ -438,6 +452,7 @@ export class ApiServer {
     });
     if (!resp.succeeded) throw conflict(info.qualifiedResource, m.name!, OPTIMISTIC_LOCK_MSG);
     m.resourceVersion = String(resp.header.revision);
+    this.afterWrite(info, o);
     return o;
   }
 
@@ -454,24 +469,46 @@ export class ApiServer {
     }
   }
 
-  private resourceInfo(resource: string): ResourceInfo {
-    const info = lookupResource(resource);
+  /** The kind behind a resource name; a miss first looks for CRDs stored by another ApiServer. */
+  private async resourceInfo(resource: string): Promise<ResourceInfo> {
+    let info = this.kinds.lookupResource(resource);
+    if (!info) {
+      await syncCustomKinds(this.store, this.kinds);
+      info = this.kinds.lookupResource(resource);
+    }
     if (!info)
       throw new ApiError(404, 'NotFound', `the server could not find the requested resource (${resource})`);
     return info;
   }
 
-  private kindOf(obj: KubeObject): ResourceInfo {
+  private async kindOf(obj: KubeObject): Promise<ResourceInfo> {
     if (!obj || typeof obj !== 'object') throw badRequest('the request body is not an object');
-    const info = lookupKind(obj.apiVersion, obj.kind);
+    let info = this.kinds.lookupKind(obj.apiVersion, obj.kind);
     if (info) return info;
     if (!obj.kind) throw badRequest("Object 'Kind' is missing in the request body");
     if (!obj.apiVersion) throw badRequest("Object 'apiVersion' is missing in the request body");
-    const known = knownApiVersionsFor(obj.kind);
-    throw badRequest(
-      `no matches for kind "${obj.kind}" in version "${obj.apiVersion}"` +
-        (known.length ? ` (known as ${known.join(', ')})` : ''),
-    );
+    await syncCustomKinds(this.store, this.kinds);
+    info = this.kinds.lookupKind(obj.apiVersion, obj.kind);
+    if (info) return info;
+    throw badRequest(noMatchesMessage(this.kinds, obj.apiVersion, obj.kind));
+  }
+
+  /** Defaults and initial status of a new object (custom resources get neither). */
+  private defaultNew(info: ResourceInfo, o: Obj): void {
+    if (info.crd) return;
+    applyDefaults(o);
+    initialStatus(o);
+  }
+
+  /** A stored CRD serves its kind from now on. */
+  private afterWrite(info: ResourceInfo, o: Obj): void {
+    if (info.kind === 'CustomResourceDefinition' && !info.crd) registerCRD(this.kinds, o);
+  }
+
+  /** A deleted CRD takes its kind and custom resources with it. */
+  private async afterDelete(info: ResourceInfo, o: KubeObject): Promise<void> {
+    if (info.kind === 'CustomResourceDefinition' && !info.crd)
+      await removeCRD(this.store, this.kinds, o as Obj);
   }
 
   private normalizeNamespace(info: ResourceInfo, m: ObjectMeta): void {
@@ -509,6 +546,15 @@ export class ApiServer {
   private isGracefulPod(obj: Obj): boolean {
     return obj.kind === 'Pod' && (obj.metadata.deletionGracePeriodSeconds ?? 0) > 0;
   }
+}
+
+/**
+ * The apiVersion an object is stored with: its own when that version is served (no conversion
+ * between versions, see docs/api.md), the kind's own for an alias (events.k8s.io/v1 Event → v1).
+ */
+function servedApiVersion(info: ResourceInfo, apiVersion: string): string {
+  const { group, version } = splitApiVersion(apiVersion);
+  return group === info.group && info.versions.includes(version) ? apiVersion : info.apiVersion;
 }
 
 /** A UUIDv4-formatted string from a seeded Rng (deterministic per seed). */

@@ -20,8 +20,6 @@ export function defaultPodSpec(spec: PodSpec | undefined): void {
   spec.schedulerName ??= 'default-scheduler';
   (spec as Obj).securityContext ??= {};
   (spec as Obj).enableServiceLinks ??= true;
-  spec.preemptionPolicy ??= 'PreemptLowerPriority';
-  spec.priority ??= 0;
   for (const list of [spec.containers, spec.initContainers]) {
     if (!Array.isArray(list)) continue;
     for (const c of list) if (isObj(c)) defaultContainer(c as Container);
@@ -157,6 +155,18 @@ export function applyDefaults(obj: KubeObject): void {
     case 'EndpointSlice':
       if (Array.isArray(o.ports)) for (const p of o.ports) if (isObj(p)) p.protocol ??= 'TCP';
       break;
+    case 'PriorityClass':
+      // SetDefaults_PriorityClass
+      o.preemptionPolicy ??= 'PreemptLowerPriority';
+      break;
+    case 'CustomResourceDefinition': {
+      // SetDefaults_CustomResourceDefinitionSpec: singular and listKind from kind
+      const names = o.spec?.names;
+      if (!isObj(names) || typeof names.kind !== 'string') break;
+      names.singular ||= names.kind.toLowerCase();
+      names.listKind ||= `${names.kind}List`;
+      break;
+    }
   }
 }
 

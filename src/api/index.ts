@@ -38,3 +38,12 @@ export * from './manifest.js';
 export * from './manifest-check.js';
 export { applyDefaults, initialStatus, podQOSClass } from './defaults.js';
 export { ClusterIPAllocator, NodePortAllocator } from './allocators.js';
+export { BUILTIN_KINDS, KUBERNETES_RELEASE, type KindRow, type NameRule } from './kinds.js';
+export {
+  admitPodPriority,
+  defaultPriorityClass,
+  SYSTEM_PRIORITY_CLASSES,
+  HIGHEST_USER_DEFINABLE_PRIORITY,
+  type PriorityClassLike,
+} from './priority.js';
+export { kindsWithCRDs } from './manifest-check.js';

@@ -11,7 +11,8 @@
 import { applyDefaults } from './defaults.js';
 import type { FieldError } from './field.js';
 import type { LoadedObject, ManifestSource } from './manifest.js';
-import { RESOURCES, knownApiVersionsFor, lookupKind } from './registry.js';
+import { registerCRD } from './custom-kinds.js';
+import { BUILTIN_REGISTRY, KindRegistry, noMatchesMessage } from './registry.js';
 import type { KubeObject } from './types.js';
 import { validateObject, type UnknownFieldPolicy } from './validation.js';
 
@@ -36,8 +37,15 @@ function where(src: ManifestSource, line: number): string {
   return `${src.file}:${line}`;
 }
 
-/** Validate one loaded object. */
-export function checkObject(loaded: LoadedObject, opts: CheckOptions = {}): ObjectReport {
+/**
+ * Validate one loaded object; `kinds` are the kinds it may use (default: the built-ins; see
+ * {@link checkManifests} for CRDs in the same input).
+ */
+export function checkObject(
+  loaded: LoadedObject,
+  opts: CheckOptions = {},
+  kinds: KindRegistry = BUILTIN_REGISTRY,
+): ObjectReport {
   const obj = loaded.object as KubeObject & Record<string, any>;
   const src = loaded.source;
   const apiVersion = typeof obj.apiVersion === 'string' ? obj.apiVersion : '';
@@ -60,15 +68,9 @@ export function checkObject(loaded: LoadedObject, opts: CheckOptions = {}): Obje
     report.ok = false;
     return report;
   }
-  const info = lookupKind(apiVersion, kind);
+  const info = kinds.lookupKind(apiVersion, kind);
   if (!info) {
-    const known = knownApiVersionsFor(kind);
-    const hint = known.length
-      ? ` (${kind} is served as ${known.join(', ')})`
-      : ` (kubesim serves ${RESOURCES.map((r) => `${r.apiVersion} ${r.kind}`).join(', ')})`;
-    report.errors.push(
-      `${where(src, src.line)}: ${label}: no matches for kind "${kind}" in version "${apiVersion}"${hint}`,
-    );
+    report.errors.push(`${where(src, src.line)}: ${label}: ${noMatchesMessage(kinds, apiVersion, kind)}`);
     report.ok = false;
     return report;
   }
@@ -88,7 +90,22 @@ export function checkObject(loaded: LoadedObject, opts: CheckOptions = {}): Obje
   return report;
 }
 
-/** Validate every loaded object (in load order). */
+/**
+ * Validate every loaded object (in load order). CustomResourceDefinitions anywhere in the input
+ * serve their kinds to every object, so custom resources may come before their CRD.
+ */
 export function checkManifests(objects: LoadedObject[], opts: CheckOptions = {}): ObjectReport[] {
-  return objects.map((o) => checkObject(o, opts));
+  const kinds = kindsWithCRDs(objects);
+  return objects.map((o) => checkObject(o, opts, kinds));
+}
+
+/** The built-in kinds plus those defined by the CRDs among `objects`. */
+export function kindsWithCRDs(objects: LoadedObject[]): KindRegistry {
+  const kinds = new KindRegistry();
+  for (const o of objects) {
+    const obj = o.object as KubeObject & Record<string, any>;
+    if (kinds.lookupKind(obj.apiVersion, obj.kind)?.kind === 'CustomResourceDefinition')
+      registerCRD(kinds, obj);
+  }
+  return kinds;
 }

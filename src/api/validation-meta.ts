@@ -10,6 +10,7 @@ import {
   invalidValue,
   required,
 } from './field.js';
+import type { NameRule } from './kinds.js';
 import type { ResourceInfo } from './registry.js';
 import { isObj, type Obj, typeError, validateNameWith } from './validation-common.js';
 import {
@@ -18,6 +19,7 @@ import {
   isDNS1123Subdomain,
   isQualifiedName,
   isValidLabelValue,
+  isValidPathSegmentName,
 } from './validation-names.js';
 
 /** ValidateLabels: keys are qualified names, values label values; errors at `path`. */
@@ -37,6 +39,15 @@ export function validateLabels(labels: unknown, path: string, out: FieldError[])
   }
 }
 
+/** The name validators by a kind's rule (kinds.ts). */
+const NAME_RULES: Record<NameRule, (name: string) => string[]> = {
+  subdomain: isDNS1123Subdomain,
+  label: isDNS1123Label,
+  dns1035: isDNS1035Label,
+  path: isValidPathSegmentName,
+  any: () => [],
+};
+
 /** ValidateObjectMeta for a kind. */
 export function validateMeta(
   obj: Obj,
@@ -51,12 +62,7 @@ export function validateMeta(
     return;
   }
   if (!isTemplate) {
-    const nameFn =
-      info.kind === 'Namespace'
-        ? isDNS1123Label
-        : info.kind === 'Service'
-          ? isDNS1035Label
-          : isDNS1123Subdomain;
+    const nameFn = NAME_RULES[info.nameRule ?? 'subdomain'];
     if (m.name === undefined || m.name === '') {
       if (!m.generateName) out.push(required(`${path}.name`, 'name or generateName is required'));
     } else if (typeof m.name !== 'string') out.push(typeError(`${path}.name`, m.name, 'a string'));

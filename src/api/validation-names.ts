@@ -128,3 +128,14 @@ export function isValidPortName(port: string): string[] {
     errs.push('must not begin or end with a hyphen');
   return errs;
 }
+
+/**
+ * IsValidPathSegmentName (apimachinery pkg/api/validation/path/name.go): the name rule of the RBAC
+ * kinds — anything that can be one segment of a URL path.
+ */
+export function isValidPathSegmentName(name: string): string[] {
+  for (const illegal of ['.', '..']) if (name === illegal) return [`may not be '${illegal}'`];
+  const errs: string[] = [];
+  for (const illegal of ['/', '%']) if (name.includes(illegal)) errs.push(`may not contain '${illegal}'`);
+  return errs;
+}

@@ -15,10 +15,12 @@ import type { FieldError } from './field.js';
 import type { ResourceInfo } from './registry.js';
 import type { KubeObject } from './types.js';
 import { workloadRules } from './validation-apps.js';
+import { crdRules } from './validation-crd.js';
 import type { KindRules, Obj } from './validation-common.js';
 import { validateMeta } from './validation-meta.js';
 import { eventRules, leaseRules, nodeRules } from './validation-node.js';
 import { podRules } from './validation-pod.js';
+import { priorityClassRules } from './validation-scheduling.js';
 import { unknownFields } from './validation-schema.js';
 import { endpointSliceRules, serviceRules } from './validation-service.js';
 
@@ -39,7 +41,12 @@ const RULES: Record<string, KindRules> = {
   Node: nodeRules,
   Lease: leaseRules,
   Event: eventRules,
+  CustomResourceDefinition: crdRules,
+  PriorityClass: priorityClassRules,
 };
+
+/** A built-in kind's rules; custom resources (info.crd) get ObjectMeta validation only. */
+const rulesFor = (info: ResourceInfo): KindRules | undefined => (info.crd ? undefined : RULES[info.kind]);
 
 /**
  * Validate an object of a served kind (as the registry's strategy.Validate does on create).
@@ -53,9 +60,9 @@ export function validateObject(
   const out: FieldError[] = [];
   const o = obj as Obj;
   validateMeta(o, info, out);
-  RULES[info.kind]?.validate?.(o, out, info);
+  rulesFor(info)?.validate?.(o, out, info);
   const policy = opts.unknownFields ?? 'Strict';
-  if (policy !== 'Ignore') out.push(...unknownFields(obj, policy === 'Warn'));
+  if (policy !== 'Ignore' && !info.crd) out.push(...unknownFields(obj, policy === 'Warn'));
   return out;
 }
 
@@ -68,7 +75,7 @@ export function validateObjectUpdate(
 ): FieldError[] {
   const out: FieldError[] = [];
   if (sub === 'status') return out;
-  RULES[info.kind]?.validateUpdate?.(next as Obj, old as Obj, out);
+  rulesFor(info)?.validateUpdate?.(next as Obj, old as Obj, out);
   return out;
 }
 

@@ -134,7 +134,9 @@ describe('ApiServer create/get', () => {
       api.create({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' } } as KubeObject),
     );
     expect(e.code).toBe(400);
-    expect(e.message).toBe('no matches for kind "Widget" in version "example.com/v1"');
+    expect(e.message).toBe(
+      'no matches for kind "Widget" in version "example.com/v1": no CustomResourceDefinition defines kind Widget in group example.com (the CRD <plural>.example.com is missing; ensure CRDs are installed first)',
+    );
     const e2 = await rejection(api.create({ ...pod('x'), metadata: { name: 'x', resourceVersion: '5' } }));
     expect(e2.message).toBe('resourceVersion should not be set on objects to be created');
   });
