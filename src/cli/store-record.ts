@@ -7,9 +7,10 @@
  *   kubesim store record my-ops.json -o my-trace.json [--check]
  */
 import type { Command } from 'commander';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { CliError } from './errors.js';
+import { writeFileAtomic } from '../util/atomic-write.js';
 import { compareTrace, formatDifferences } from '../store/trace/compare.js';
 import { replayOnMemory } from '../store/trace/memory.js';
 import type { GoldenTrace } from '../store/trace/format.js';
@@ -63,7 +64,8 @@ export function registerRecord(store: Command): void {
           o.builtin === 'all' ? join(o.outDir ?? 'test/fixtures/etcd', `${set.name}.json`) : o.output;
         if (target) {
           if (o.builtin === 'all') mkdirSync(o.outDir ?? 'test/fixtures/etcd', { recursive: true });
-          writeFileSync(target, text);
+          // a run killed mid-way never leaves a truncated trace
+          writeFileAtomic(target, text);
         } else {
           process.stdout.write(text);
         }

@@ -2,9 +2,14 @@
  * Launches a throw-away single-member etcd (Debian's /usr/bin/etcd, 3.4) on 127.0.0.1 with free
  * ports and a temporary data directory. Used by the etcd tests, the golden-trace recorder and the
  * store benchmark; `stop()` kills exactly the process it started and removes its data directory.
+ *
+ * While an etcd it started runs, the process also cleans up on its own way out: at exit, and on
+ * SIGINT, SIGTERM or SIGHUP, each such etcd is killed by its pid and its data directory removed;
+ * the signal then takes its default course (the process ends by it, exit status 128+n) unless the
+ * program has listeners of its own. With no etcd running, no signal listener is installed.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -107,22 +112,67 @@ function healthy(endpoint: string): Promise<boolean> {
   });
 }
 
-/** pids of etcds started by this process that are still running: killed if the process exits without stop() */
-const live = new Set<number>();
+/**
+ * etcds launched by this process and not stopped yet (pid → data dir, whether the process has
+ * exited), for {@link killLaunchedEtcds}. An etcd that exited by itself stays until stop() removed
+ * its data dir: an etcd also receives a terminal's Ctrl-C and may exit before this process reacts.
+ */
+const live = new Map<number, { dataDir: string; exited: boolean }>();
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 let exitHookInstalled = false;
-function trackChild(pid: number): void {
-  live.add(pid);
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.once('exit', () => {
-    for (const p of live) {
+
+function trackChild(pid: number, dataDir: string): void {
+  live.set(pid, { dataDir, exited: false });
+  if (!exitHookInstalled) {
+    exitHookInstalled = true;
+    process.once('exit', killLaunchedEtcds);
+  }
+  if (live.size === 1) for (const sig of SIGNALS) process.on(sig, onSignal);
+}
+
+function untrackChild(pid: number): void {
+  if (!live.delete(pid) || live.size > 0) return;
+  for (const sig of SIGNALS) process.removeListener(sig, onSignal);
+}
+
+function onSignal(sig: NodeJS.Signals): void {
+  killLaunchedEtcds();
+  // the default action (end by the signal) unless the program listens to it itself
+  if (process.listenerCount(sig) === 0) process.kill(process.pid, sig);
+}
+
+/**
+ * Kills (SIGKILL) every etcd this process launched that is still running and removes its data
+ * directory, synchronously: what the exit and signal hooks do. `stop()` is the graceful way.
+ */
+export function killLaunchedEtcds(): void {
+  for (const [pid, { dataDir, exited }] of [...live]) {
+    if (!exited) {
       try {
-        process.kill(p, 'SIGKILL');
+        process.kill(pid, 'SIGKILL');
       } catch {
         /* already gone */
       }
+      waitGone(pid);
     }
-  });
+    rmSync(dataDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 20 });
+    untrackChild(pid);
+  }
+}
+
+/** Block until a killed process has stopped running (a zombie or gone; Linux /proc), at most 2 s. */
+function waitGone(pid: number): void {
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (let i = 0; i < 400; i++) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    } catch {
+      return; // gone, or no /proc
+    }
+    if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) return;
+    Atomics.wait(pause, 0, 0, 5);
+  }
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -195,11 +245,12 @@ async function launchOnce(binary: string, opts: LaunchEtcdOptions): Promise<Laun
     stderrTail = (stderrTail + c).slice(-4000);
   });
   let exited = false;
-  if (child.pid !== undefined) trackChild(child.pid);
+  if (child.pid !== undefined) trackChild(child.pid, dataDir);
   const exitPromise = new Promise<void>((resolve) =>
     child.once('exit', () => {
       exited = true;
-      if (child.pid !== undefined) live.delete(child.pid);
+      const entry = child.pid !== undefined ? live.get(child.pid) : undefined;
+      if (entry) entry.exited = true;
       resolve();
     }),
   );
@@ -228,6 +279,7 @@ async function launchOnce(binary: string, opts: LaunchEtcdOptions): Promise<Laun
       clearTimeout(timer);
     }
     rmSync(dataDir, { recursive: true, force: true });
+    if (child.pid !== undefined) untrackChild(child.pid);
   };
 
   const deadline = Date.now() + (opts.startTimeoutMs ?? 20_000);
