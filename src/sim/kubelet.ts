@@ -389,13 +389,14 @@ export class KubeletFleet {
       const p = prev.find((c) => c.type === type);
       return { type, status: s, lastTransitionTime: p?.status === s ? (p.lastTransitionTime ?? now) : now };
     };
+    const startedAt = cur.status?.startTime ?? now;
     const status = {
       ...(cur.status ?? {}),
       phase: 'Running' as const,
       hostIP: this.hostIp(st.node),
       podIP: st.ip,
       podIPs: st.ip ? [{ ip: st.ip }] : undefined,
-      startTime: cur.status?.startTime ?? now,
+      startTime: startedAt,
       conditions: [
         cond('PodReadyToStartContainers', true),
         cond('Initialized', true),
@@ -403,6 +404,16 @@ export class KubeletFleet {
         cond('ContainersReady', ready),
         cond('PodScheduled', true),
       ],
+      // what kubectl reads for READY and STATUS (upstream: kubelet's convertToAPIContainerStatuses)
+      containerStatuses: cur.spec.containers.map((c) => ({
+        name: c.name,
+        image: c.image ?? '',
+        imageID: '',
+        ready,
+        started: true,
+        restartCount: 0,
+        state: { running: { startedAt } },
+      })),
     };
     try {
       await this.api.updateStatus<Pod>('pods', { ...cur, status });

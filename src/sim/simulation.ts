@@ -96,6 +96,10 @@ export interface RunOptions {
   seed?: number;
   /** keep the events of the run (kubectl get events); default true */
   collectEvents?: boolean;
+  /** virtual start time, ms since the epoch (default 2026-01-01T00:00:00Z) */
+  startMs?: number;
+  /** run no scheduler, so an outside one binds the pods (default false) */
+  noScheduler?: boolean;
 }
 
 interface ControllerManager {
@@ -138,7 +142,7 @@ export class Simulation {
   ) {
     const seed = opts.seed ?? scenario.seed;
     this.rng = new Rng(seed);
-    this.loop = new SimLoop({ settle: () => this.store.settle() });
+    this.loop = new SimLoop({ settle: () => this.store.settle(), startMs: opts.startMs });
     const clock = this.loop.clock;
     this.store = new MemoryStore({ clock });
     this.server = new ApiServer(this.store, {
@@ -211,16 +215,20 @@ export class Simulation {
     });
 
     await Promise.all([obsInf.start(), kInf.start()]);
-    this.schedulerKind =
-      sc.settings.scheduler === 'real'
+    this.schedulerKind = this.opts.noScheduler
+      ? 'none'
+      : sc.settings.scheduler === 'real'
         ? 'kube-scheduler model (src/scheduler)'
         : 'stand-in scheduler (src/sim/standin-scheduler.ts)';
     if (!sc.settings.leaderElection) {
       this.cm = await this.startControllerManager('controller-manager');
-      this.scheduler = await this.startScheduler('scheduler');
+      if (!this.opts.noScheduler) this.scheduler = await this.startScheduler('scheduler');
     } else {
       // two instances of each; only the Lease holder runs (and builds its informers) — as upstream
-      for (const component of ['controller-manager', 'scheduler'] as const) {
+      const components = this.opts.noScheduler
+        ? (['controller-manager'] as const)
+        : (['controller-manager', 'scheduler'] as const);
+      for (const component of components) {
         for (const i of [0, 1]) {
           const id = `${component}-${i}`;
           let proc: Promise<{ stop(): Promise<void> | void }> | undefined;
@@ -542,7 +550,8 @@ export class Simulation {
     });
   }
 
-  private async shutdown(): Promise<void> {
+  /** stop every component (informers, controllers, schedulers, elections) */
+  async shutdown(): Promise<void> {
     for (const e of this.electors) e.elector.stop();
     for (const s of this.schedulers) s.stop();
     await Promise.all(

@@ -1,0 +1,128 @@
+/**
+ * `kubesim serve`: the simulated cluster over the Kubernetes REST API on 127.0.0.1, so kubectl
+ * and client libraries talk to it unchanged. Runs until SIGINT / SIGTERM.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import { ManifestError, loadManifests } from '../api/manifest.js';
+import { type Scenario, ScenarioError, loadScenario, parseDuration } from '../sim/scenario.js';
+import { kubeconfig } from '../server/kubeconfig.js';
+import { type ServedCluster, defaultScenario, serveCluster, snapshotScenario } from '../server/serve.js';
+import { packageRoot } from '../util/paths.js';
+import { CliError } from './errors.js';
+
+interface ServeCliOptions {
+  scenario?: string;
+  cluster?: string[];
+  port: string;
+  speed: string;
+  paused?: boolean;
+  scheduler: boolean;
+  kubeconfigOut?: string;
+  seed?: string;
+  bookmarkInterval: string;
+  verbose?: boolean;
+}
+
+function number(name: string, v: string, ok: (n: number) => boolean, what: string): number {
+  const n = Number(v);
+  if (!ok(n)) throw new CliError(`${name}: expected ${what}, got "${v}"`);
+  return n;
+}
+
+export function register(program: Command): void {
+  program
+    .command('serve')
+    .description(
+      'serve the simulated cluster over the Kubernetes API on 127.0.0.1 (kubectl, client libraries)',
+    )
+    .option('--scenario <file>', 'scenario to run behind the API (cluster, workloads, timeline; docs/sim.md)')
+    .option(
+      '--cluster <files...>',
+      'cluster snapshot (`kubesim snapshot` or `kubectl get -o yaml` output, manifests, dirs)',
+    )
+    .option('--port <n>', 'port on 127.0.0.1 (0: any free port)', '0')
+    .option('--speed <x>', 'virtual seconds per wall second', '1')
+    .option('--paused', 'start with the virtual clock stopped; step it with POST /kubesim/v1/clock?step=30s')
+    .option('--no-scheduler', 'run no scheduler, so your own scheduler binds the pods')
+    .option('--kubeconfig-out <file>', 'write a kubeconfig for this server')
+    .option('--seed <n>', 'seed for every random choice')
+    .option('--bookmark-interval <d>', 'interval of watch bookmarks', '60s')
+    .option('-v, --verbose', 'log every request on stderr')
+    .addHelpText(
+      'after',
+      `
+With neither --scenario nor --cluster the cluster is three 4-CPU nodes in three zones.
+Examples:
+  kubesim serve --cluster snapshot.yaml --kubeconfig-out kubeconfig
+  export KUBECONFIG=$PWD/kubeconfig; kubectl get nodes
+  kubesim serve --scenario examples/scenarios/node-failure-eviction.yaml --speed 10 --port 8080
+  kubesim serve --paused --no-scheduler --kubeconfig-out kc   # step: curl -X POST 'http://127.0.0.1:PORT/kubesim/v1/clock?step=10s'`,
+    )
+    .action(async (opts: ServeCliOptions) => {
+      if (opts.scenario && opts.cluster) throw new CliError('--scenario and --cluster: give one of them');
+      const port = number(
+        '--port',
+        opts.port,
+        (n) => Number.isInteger(n) && n >= 0 && n < 65536,
+        'a port number',
+      );
+      const speed = number('--speed', opts.speed, (n) => Number.isFinite(n) && n > 0, 'a number > 0');
+      const seed =
+        opts.seed === undefined ? undefined : number('--seed', opts.seed, Number.isInteger, 'an integer');
+      let bookmarkEveryMs: number;
+      let scenario: Scenario;
+      try {
+        bookmarkEveryMs = parseDuration(opts.bookmarkInterval, '--bookmark-interval');
+        if (opts.scenario) scenario = loadScenario(opts.scenario);
+        else if (opts.cluster) {
+          const objs = await loadManifests(opts.cluster);
+          scenario = snapshotScenario(
+            objs.map((o) => o.object),
+            opts.cluster.join(' '),
+          );
+        } else scenario = defaultScenario();
+      } catch (e) {
+        if (e instanceof ScenarioError || e instanceof ManifestError) throw new CliError(e.message);
+        throw e;
+      }
+      if (opts.scenario && scenario.timeline.length === 0 && scenario.durationMs)
+        process.stderr.write(
+          `kubesim serve: ${opts.scenario}: "duration" is not used by serve (it runs until stopped)\n`,
+        );
+      const version = JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')).version as string;
+      let served: ServedCluster;
+      try {
+        served = await serveCluster({
+          scenario,
+          port,
+          speed,
+          paused: opts.paused,
+          noScheduler: !opts.scheduler,
+          seed,
+          version,
+          bookmarkEveryMs,
+          onRequest: opts.verbose
+            ? (m, u, code, ms) => process.stderr.write(`${m} ${u} ${code} ${ms.toFixed(1)}ms\n`)
+            : undefined,
+        });
+      } catch (e) {
+        const err = e as NodeJS.ErrnoException;
+        if (err.code === 'EADDRINUSE') throw new CliError(`--port ${port}: address already in use`);
+        throw new CliError(err.message);
+      }
+      if (opts.kubeconfigOut) writeFileSync(opts.kubeconfigOut, kubeconfig(served.url));
+      process.stdout.write(
+        `kubesim serve: ${served.url} (${served.sim.scenario.snapshotNodes.length + served.sim.scenario.pools.reduce((n, p) => n + p.count, 0)} nodes, speed ${speed}${opts.paused ? ', paused' : ''}${opts.scheduler ? '' : ', no scheduler'})` +
+          (opts.kubeconfigOut ? `\nkubeconfig: ${opts.kubeconfigOut}` : '') +
+          '\n',
+      );
+      await new Promise<void>((resolve) => {
+        const stop = () => resolve();
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+      });
+      await served.close();
+    });
+}

@@ -1,0 +1,178 @@
+/**
+ * The HTTP front of the ApiServer: node:http on a loopback address, routing kube-apiserver's
+ * paths (discovery, /version, health, resources, OpenAPI) and kubesim's own control endpoint.
+ * node:http is enough: Kubernetes' paths are parsed by request-info.ts, not by a router's patterns,
+ * and watch streams need the raw response.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { ApiServer } from '../api/apiserver.js';
+import { ApiError, badRequest } from '../api/errors.js';
+import {
+  aggregatedDiscovery,
+  apiGroupDoc,
+  apiGroupList,
+  apiResourceList,
+  apiVersions,
+  versionInfo,
+} from './discovery.js';
+import { negotiate } from './negotiate.js';
+import { openapiRoute } from './openapi.js';
+import { parsePath } from './request-info.js';
+import { pathNotFound, sendError, sendJson } from './respond.js';
+import { handleResource, type Request } from './rest.js';
+import type { WatchSettings } from './watch.js';
+
+/** Answers kubesim's own paths (`/kubesim/…`); returns false when the path is not its own. */
+export type ExtraRoute = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  body: () => Promise<Buffer>,
+) => Promise<boolean>;
+
+export interface HttpServerOptions {
+  api: ApiServer;
+  /** 127.0.0.1 unless told otherwise */
+  host?: string;
+  /** 0 = any free port */
+  port?: number;
+  /** the kubesim version shown in /version */
+  version: string;
+  watch?: Partial<WatchSettings>;
+  /** extra routes tried before the Kubernetes API (control endpoint, OpenAPI) */
+  routes?: ExtraRoute[];
+  /** called for each answered request (logging) */
+  onRequest?: (method: string, url: string, code: number, ms: number) => void;
+}
+
+export interface RunningServer {
+  server: Server;
+  /** http://127.0.0.1:PORT */
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+const MAX_BODY = 16 * 1024 * 1024;
+
+function readBody(req: IncomingMessage): () => Promise<Buffer> {
+  let p: Promise<Buffer> | undefined;
+  return () =>
+    (p ??= new Promise<Buffer>((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      req.on('data', (c: Buffer) => {
+        size += c.length;
+        if (size > MAX_BODY) {
+          reject(new ApiError(413, 'RequestEntityTooLarge' as never, 'the request body is too large', {}));
+          req.destroy();
+          return;
+        }
+        chunks.push(c);
+      });
+      req.on('end', () => resolve(Buffer.concat(chunks)));
+      req.on('error', reject);
+    }));
+}
+
+function jsonBody(req: IncomingMessage, raw: () => Promise<Buffer>): () => Promise<unknown> {
+  return async () => {
+    const type = (req.headers['content-type'] ?? 'application/json').split(';')[0]!.trim();
+    if (type !== 'application/json' && type !== '*/*')
+      throw new ApiError(
+        415,
+        'UnsupportedMediaType' as never,
+        `the body of the request was in an unknown format - accepted media types include: application/json`,
+        {},
+      );
+    const b = await raw();
+    if (b.length === 0) throw badRequest('the request body is empty');
+    try {
+      return JSON.parse(b.toString('utf8'));
+    } catch (e) {
+      throw badRequest(`the request body is not valid JSON: ${(e as Error).message}`);
+    }
+  };
+}
+
+export async function startHttpServer(opts: HttpServerOptions): Promise<RunningServer> {
+  const host = opts.host ?? '127.0.0.1';
+  const watch: WatchSettings = { bookmarkEveryMs: opts.watch?.bookmarkEveryMs ?? 60_000 };
+  let address = '';
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const raw = readBody(req);
+    for (const route of [...(opts.routes ?? []), openapiRoute]) if (await route(req, res, url, raw)) return;
+    const p = url.pathname.replace(/\/+$/, '') || '/';
+    const method = req.method ?? 'GET';
+    if (method === 'GET') {
+      switch (p) {
+        case '/version':
+          return sendJson(res, 200, versionInfo(opts.version));
+        case '/healthz':
+        case '/livez':
+        case '/readyz':
+          res.writeHead(200, { 'Content-Type': 'text/plain' });
+          res.end('ok');
+          return;
+        case '/api':
+        case '/apis': {
+          const agg = negotiate(req.headers.accept, { discovery: true });
+          if (agg?.as === 'APIGroupDiscoveryList')
+            return sendJson(
+              res,
+              200,
+              aggregatedDiscovery(p === '/api', agg.version),
+              `application/json;g=apidiscovery.k8s.io;v=${agg.version};as=APIGroupDiscoveryList`,
+            );
+          return sendJson(res, 200, p === '/api' ? apiVersions(address) : apiGroupList());
+        }
+      }
+    }
+    const parsed = parsePath(p);
+    if (parsed.type === 'none') throw pathNotFound();
+    if (parsed.type === 'group' || parsed.type === 'groupVersion') {
+      if (method !== 'GET') throw pathNotFound();
+      const doc =
+        parsed.type === 'group' ? apiGroupDoc(parsed.group) : apiResourceList(parsed.group, parsed.version);
+      if (!doc) throw pathNotFound();
+      return sendJson(res, 200, doc);
+    }
+    const r: Request = {
+      req,
+      res,
+      path: parsed.path,
+      query: url.searchParams,
+      rawBody: raw,
+      body: jsonBody(req, raw),
+    };
+    await handleResource({ api: opts.api, watch }, r);
+  };
+
+  const server = createServer((req, res) => {
+    const t0 = performance.now();
+    res.on('finish', () =>
+      opts.onRequest?.(req.method ?? '', req.url ?? '', res.statusCode, performance.now() - t0),
+    );
+    handle(req, res).catch((e) => sendError(res, e));
+  });
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  address = `${host}:${port}`;
+  return {
+    server,
+    url: `http://${address}`,
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

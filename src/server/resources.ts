@@ -1,0 +1,111 @@
+/**
+ * The resources `kubesim serve` exposes, derived from the ApiServer's kind registry each time they
+ * are asked for, so kinds added to the registry (built-in kinds, CRDs) are served with no change
+ * here. Adds what discovery tells clients beyond the registry: verbs, categories (`kubectl get all`)
+ * and subresources (upstream: each kind's REST storage in pkg/registry/<group>/<kind>/storage).
+ */
+import { RESOURCES, type ResourceInfo } from '../api/registry.js';
+
+export const VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
+
+/** Kinds in the `all` category (upstream: each storage's Categories()). */
+const ALL_CATEGORY = new Set([
+  'pods',
+  'services',
+  'replicationcontrollers',
+  'deployments',
+  'replicasets',
+  'statefulsets',
+  'daemonsets',
+  'jobs',
+  'cronjobs',
+  'horizontalpodautoscalers',
+]);
+
+/** Kinds with a /scale subresource and the group/version/kind it answers with. */
+const SCALE_KINDS = new Set(['deployments', 'replicasets', 'statefulsets', 'replicationcontrollers']);
+
+export interface Subresource {
+  name: string;
+  verbs: string[];
+  /** the kind the subresource reads and writes */
+  kind: { group: string; version: string; kind: string };
+}
+
+export interface ServedResource {
+  info: ResourceInfo;
+  singular: string;
+  categories: string[];
+  subresources: Subresource[];
+}
+
+export interface GroupVersion {
+  group: string;
+  version: string;
+  /** `v1` or `apps/v1` */
+  groupVersion: string;
+  resources: ServedResource[];
+}
+
+function served(info: ResourceInfo): ServedResource {
+  const subresources: Subresource[] = [];
+  if (info.hasStatus)
+    subresources.push({
+      name: 'status',
+      verbs: ['get', 'patch', 'update'],
+      kind: { group: info.group, version: info.version, kind: info.kind },
+    });
+  if (SCALE_KINDS.has(info.resource))
+    subresources.push({
+      name: 'scale',
+      verbs: ['get', 'patch', 'update'],
+      kind: { group: 'autoscaling', version: 'v1', kind: 'Scale' },
+    });
+  if (info.resource === 'pods' && info.group === '') {
+    subresources.push({
+      name: 'binding',
+      verbs: ['create'],
+      kind: { group: '', version: 'v1', kind: 'Binding' },
+    });
+    subresources.push({
+      name: 'eviction',
+      verbs: ['create'],
+      kind: { group: 'policy', version: 'v1', kind: 'Eviction' },
+    });
+  }
+  return {
+    info,
+    singular: info.kind.toLowerCase(),
+    categories: ALL_CATEGORY.has(info.resource) ? ['all'] : [],
+    subresources,
+  };
+}
+
+/** Every served group version, core (`v1`) first, in registry order. */
+export function groupVersions(): GroupVersion[] {
+  const byGv = new Map<string, GroupVersion>();
+  for (const info of RESOURCES) {
+    const gv = info.group ? `${info.group}/${info.version}` : info.version;
+    let entry = byGv.get(gv);
+    if (!entry) {
+      entry = { group: info.group, version: info.version, groupVersion: gv, resources: [] };
+      byGv.set(gv, entry);
+    }
+    entry.resources.push(served(info));
+  }
+  return [...byGv.values()].sort((a, b) => (a.group === '' ? -1 : b.group === '' ? 1 : 0));
+}
+
+/** The resource a path names in a group version, or undefined when it is not served. */
+export function findResource(group: string, version: string, resource: string): ServedResource | undefined {
+  for (const info of RESOURCES)
+    if (info.group === group && info.version === version && info.resource === resource) return served(info);
+  return undefined;
+}
+
+/** The served resource of a kind in a group version. */
+export function findKind(group: string, version: string, kind: string): ServedResource | undefined {
+  for (const info of RESOURCES)
+    if (info.group === group && info.version === version && info.kind === kind) return served(info);
+  return undefined;
+}

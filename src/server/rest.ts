@@ -1,0 +1,519 @@
+/**
+ * The REST verbs on one resource path, over the ApiServer (src/api/apiserver.ts):
+ *
+ *   GET    collection            list (or watch with ?watch=true, see watch.ts)
+ *   GET    item[/status|/scale]  get
+ *   POST   collection            create
+ *   PUT    item[/status|/scale]  update (CAS on metadata.resourceVersion)
+ *   PATCH  item[/status|/scale]  JSON patch, merge patch, strategic merge patch, apply (patch.ts)
+ *   DELETE item                  delete (DeleteOptions from the body or query)
+ *   DELETE collection            deletecollection (same selectors as list)
+ *   POST   pods/<name>/binding, namespaces/<ns>/bindings, pods/<name>/eviction
+ *
+ * Answers follow upstream's handlers (staging/src/k8s.io/apiserver/pkg/endpoints/handlers):
+ * 201 for create, 202 for a delete that only marked the object, a metav1.Status otherwise.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ApiServer, ListOptions } from '../api/apiserver.js';
+import { ApiError, badRequest, conflict, invalid, notFound, tooManyRequests } from '../api/errors.js';
+import { invalidValue } from '../api/field.js';
+import { lookupResource, type ResourceInfo } from '../api/registry.js';
+import type { Binding, KubeObject } from '../api/types.js';
+import { labelSelectorMatches } from '../api/validation.js';
+import { cascadeDelete } from './cascade.js';
+import { negotiate, type Representation } from './negotiate.js';
+import { applyPatch, patchTypeOf } from './patch.js';
+import type { ResourcePath } from './request-info.js';
+import { findResource } from './resources.js';
+import { methodNotAllowed, pathNotFound, sendJson, successStatus } from './respond.js';
+import { toTable, type IncludeObject } from './table.js';
+import { serveWatch, type WatchSettings } from './watch.js';
+
+// biome-ignore lint/suspicious/noExplicitAny: request bodies are arbitrary JSON
+type Obj = any;
+
+export interface RestContext {
+  api: ApiServer;
+  watch: WatchSettings;
+}
+
+const MAX_PATCH_RETRIES = 16;
+
+export interface Request {
+  req: IncomingMessage;
+  res: ServerResponse;
+  path: ResourcePath;
+  query: URLSearchParams;
+  body(): Promise<Obj>;
+  rawBody(): Promise<Buffer>;
+}
+
+function listOptions(q: URLSearchParams, namespace: string): ListOptions {
+  const limit = q.get('limit');
+  const rvm = q.get('resourceVersionMatch');
+  if (rvm && rvm !== 'Exact' && rvm !== 'NotOlderThan')
+    throw badRequest(`unknown resourceVersionMatch: ${JSON.stringify(rvm)}`);
+  return {
+    namespace: namespace || undefined,
+    labelSelector: q.get('labelSelector') ?? undefined,
+    fieldSelector: q.get('fieldSelector') ?? undefined,
+    resourceVersion: q.get('resourceVersion') ?? undefined,
+    resourceVersionMatch: (rvm as ListOptions['resourceVersionMatch']) ?? undefined,
+    limit: limit ? Number(limit) : undefined,
+    continue: q.get('continue') ?? undefined,
+  };
+}
+
+const isTrue = (v: string | null) => v === 'true' || v === '1';
+
+function includeObject(q: URLSearchParams): IncludeObject {
+  const v = q.get('includeObject');
+  if (v === 'None' || v === 'Object') return v;
+  return 'Metadata';
+}
+
+function represent(
+  ctx: RestContext,
+  rep: Representation,
+  info: ResourceInfo,
+  q: URLSearchParams,
+  objects: KubeObject[],
+  listMeta: { resourceVersion?: string; continue?: string; remainingItemCount?: number } | undefined,
+): [unknown, string] {
+  if (rep.as === 'Table') {
+    const meta = listMeta ?? { resourceVersion: objects[0]?.metadata.resourceVersion };
+    return [
+      toTable(info.kind, objects, meta, {
+        now: ctx.api.clock.now(),
+        includeObject: includeObject(q),
+        version: rep.version,
+      }),
+      `application/json;as=Table;v=${rep.version};g=meta.k8s.io`,
+    ];
+  }
+  if (rep.as === 'PartialObjectMetadata') {
+    const partial = (o: KubeObject) => ({
+      kind: 'PartialObjectMetadata',
+      apiVersion: `meta.k8s.io/${rep.version}`,
+      metadata: o.metadata,
+    });
+    if (listMeta)
+      return [
+        {
+          kind: 'PartialObjectMetadataList',
+          apiVersion: `meta.k8s.io/${rep.version}`,
+          metadata: listMeta,
+          items: objects.map(partial),
+        },
+        `application/json;as=PartialObjectMetadataList;v=${rep.version};g=meta.k8s.io`,
+      ];
+    return [partial(objects[0]!), `application/json;as=PartialObjectMetadata;v=${rep.version};g=meta.k8s.io`];
+  }
+  if (listMeta)
+    return [
+      { kind: `${info.kind}List`, apiVersion: info.apiVersion, metadata: listMeta, items: objects },
+      'application/json',
+    ];
+  return [objects[0], 'application/json'];
+}
+
+function notAcceptable(): ApiError {
+  return new ApiError(
+    406,
+    'NotAcceptable' as never,
+    'only the following media types are accepted: application/json',
+    {},
+  );
+}
+
+/** Serve one request on a resource path. */
+export async function handleResource(ctx: RestContext, r: Request): Promise<void> {
+  const { req, res, path, query } = r;
+  const method = req.method ?? 'GET';
+  if (path.group === '' && path.resource === 'bindings' && !path.name && method === 'POST') {
+    const b = (await r.body()) as Binding;
+    b.metadata = { ...(b.metadata ?? {}), namespace: path.namespace || b.metadata?.namespace };
+    await ctx.api.bind(b);
+    sendJson(res, 201, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 });
+    return;
+  }
+  const served = findResource(path.group, path.version, path.resource);
+  if (!served) throw pathNotFound();
+  const info = served.info;
+  if (!info.namespaced && path.namespace) throw pathNotFound();
+  if (path.subresource && !served.subresources.some((s) => s.name === path.subresource)) throw pathNotFound();
+  const rep = negotiate(req.headers.accept);
+  if (!rep) throw notAcceptable();
+  const ns = info.namespaced ? path.namespace : '';
+
+  if (!path.name) {
+    switch (method) {
+      case 'GET': {
+        if (isTrue(query.get('watch'))) return serveWatch(ctx.api, ctx.watch, r, info, ns, rep);
+        const result = await ctx.api.list(info.resource, listOptions(query, ns));
+        const [body, type] = represent(ctx, rep, info, query, result.items, result.metadata);
+        sendJson(res, 200, body, type);
+        return;
+      }
+      case 'POST': {
+        const obj = await r.body();
+        checkBodyKind(obj, info);
+        if (info.namespaced) {
+          obj.metadata ??= {};
+          if (obj.metadata.namespace && ns && obj.metadata.namespace !== ns)
+            throw badRequest(
+              'the namespace of the provided object does not match the namespace sent on the request',
+            );
+          if (ns) obj.metadata.namespace = ns;
+        }
+        const created = await ctx.api.create(obj, { dryRun: dryRun(query) });
+        const [body, type] = represent(ctx, rep, info, query, [created], undefined);
+        sendJson(res, 201, body, type);
+        return;
+      }
+      case 'DELETE': {
+        const opts = listOptions(query, ns);
+        delete opts.limit;
+        delete opts.continue;
+        const result = await ctx.api.list(info.resource, opts);
+        const del = await deleteOptions(r, query);
+        const deleted: KubeObject[] = [];
+        for (const o of result.items) {
+          try {
+            deleted.push(await deleteOne(ctx, info, o.metadata.namespace, o.metadata.name!, del, o));
+          } catch (e) {
+            if (!(e instanceof ApiError && e.code === 404)) throw e;
+          }
+        }
+        sendJson(res, 200, {
+          kind: `${info.kind}List`,
+          apiVersion: info.apiVersion,
+          metadata: { resourceVersion: result.metadata.resourceVersion },
+          items: deleted,
+        });
+        return;
+      }
+      default:
+        throw methodNotAllowed(method, info.resource);
+    }
+  }
+
+  const name = path.name;
+  if (path.subresource === 'scale') return handleScale(ctx, r, info, ns, name, method);
+  if (path.subresource === 'binding') {
+    if (method !== 'POST') throw methodNotAllowed(method, `${info.resource}/binding`);
+    const b = (await r.body()) as Binding;
+    b.metadata = { ...(b.metadata ?? {}), name, namespace: ns };
+    await ctx.api.bind(b);
+    sendJson(res, 201, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 });
+    return;
+  }
+  if (path.subresource === 'eviction') {
+    if (method !== 'POST') throw methodNotAllowed(method, `${info.resource}/eviction`);
+    await evict(ctx, ns, name, await r.body());
+    sendJson(res, 201, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 });
+    return;
+  }
+  const status = path.subresource === 'status';
+  switch (method) {
+    case 'GET': {
+      const obj = await ctx.api.get(info.resource, ns, name);
+      const [body, type] = represent(ctx, rep, info, query, [obj], undefined);
+      sendJson(res, 200, body, type);
+      return;
+    }
+    case 'PUT': {
+      const obj = await r.body();
+      checkBodyKind(obj, info);
+      obj.metadata ??= {};
+      if (obj.metadata.name && obj.metadata.name !== name)
+        throw badRequest(
+          `the name of the object (${obj.metadata.name}) does not match the name on the URL (${name})`,
+        );
+      obj.metadata.name = name;
+      if (info.namespaced) {
+        if (obj.metadata.namespace && obj.metadata.namespace !== ns)
+          throw badRequest(
+            'the namespace of the provided object does not match the namespace sent on the request',
+          );
+        obj.metadata.namespace = ns;
+      }
+      const before = await ctx.api.get(info.resource, ns, name).catch(() => undefined);
+      const updated = status ? await ctx.api.updateStatus(obj) : await ctx.api.update(obj);
+      const [body, type] = represent(ctx, rep, info, query, [updated], undefined);
+      sendJson(res, before ? 200 : 201, body, type);
+      return;
+    }
+    case 'PATCH': {
+      const patched = await patchObject(ctx, r, info, ns, name, status);
+      const [body, type] = represent(ctx, rep, info, query, [patched.obj], undefined);
+      sendJson(res, patched.created ? 201 : 200, body, type);
+      return;
+    }
+    case 'DELETE': {
+      if (status) throw methodNotAllowed(method, `${info.resource}/status`);
+      const del = await deleteOptions(r, query);
+      const deleted = await deleteOne(ctx, info, ns, name, del);
+      const stillThere = await ctx.api.get(info.resource, ns, name).then(
+        () => true,
+        () => false,
+      );
+      if (stillThere) sendJson(res, 202, deleted);
+      else
+        sendJson(
+          res,
+          200,
+          successStatus({ name, group: info.group, kind: info.resource, uid: deleted.metadata.uid }),
+        );
+      return;
+    }
+    default:
+      throw methodNotAllowed(method, info.resource);
+  }
+}
+
+function dryRun(q: URLSearchParams): boolean {
+  const v = q.getAll('dryRun');
+  if (v.some((x) => x !== 'All')) throw badRequest(`unsupported dryRun value: ${v.join(',')} (only All)`);
+  return v.length > 0;
+}
+
+function checkBodyKind(obj: Obj, info: ResourceInfo): void {
+  if (!obj || typeof obj !== 'object' || Array.isArray(obj))
+    throw badRequest('the request body is not a JSON object');
+  obj.kind ||= info.kind;
+  obj.apiVersion ||= info.apiVersion;
+  if (obj.kind !== info.kind || obj.apiVersion !== info.apiVersion)
+    throw badRequest(
+      `the API version in the data (${obj.apiVersion}) does not match the expected API version (${info.apiVersion}) or kind ${obj.kind} is not ${info.kind}`,
+    );
+}
+
+interface DeleteRequest {
+  gracePeriodSeconds?: number;
+  preconditions?: { uid?: string; resourceVersion?: string };
+  propagationPolicy?: 'Orphan' | 'Background' | 'Foreground';
+  dryRun: boolean;
+}
+
+async function deleteOptions(r: Request, q: URLSearchParams): Promise<DeleteRequest> {
+  const raw = await r.rawBody();
+  const body: Obj = raw.length ? JSON.parse(raw.toString('utf8')) : {};
+  const grace = q.get('gracePeriodSeconds') ?? body.gracePeriodSeconds;
+  const policy =
+    q.get('propagationPolicy') ??
+    body.propagationPolicy ??
+    (isTrue(q.get('orphanDependents')) ? 'Orphan' : undefined);
+  if (policy !== undefined && !['Orphan', 'Background', 'Foreground'].includes(policy))
+    throw invalid({ name: 'DeleteOptions', group: '' }, '', [
+      invalidValue('propagationPolicy', policy, 'must be one of Orphan, Background, Foreground'),
+    ]);
+  return {
+    gracePeriodSeconds: grace === undefined || grace === null ? undefined : Number(grace),
+    preconditions: body.preconditions,
+    propagationPolicy: policy,
+    dryRun: dryRun(q) || (Array.isArray(body.dryRun) && body.dryRun.includes('All')),
+  };
+}
+
+/**
+ * Delete one object. A pod without an explicit grace period gets its own
+ * terminationGracePeriodSeconds (default 30), so it terminates through the kubelet model as on a
+ * real node; dependents go too unless the policy is Orphan (cascade.ts).
+ */
+async function deleteOne(
+  ctx: RestContext,
+  info: ResourceInfo,
+  ns: string | undefined,
+  name: string,
+  del: DeleteRequest,
+  known?: KubeObject,
+): Promise<KubeObject> {
+  let grace = del.gracePeriodSeconds;
+  if (grace === undefined && info.kind === 'Pod') {
+    const pod = (known ?? (await ctx.api.get(info.resource, ns, name))) as Obj;
+    grace = pod.spec?.terminationGracePeriodSeconds ?? 30;
+  }
+  const deleted = await ctx.api.delete(info.resource, ns || undefined, name, {
+    gracePeriodSeconds: grace,
+    preconditions: del.preconditions,
+    dryRun: del.dryRun,
+  });
+  if (!del.dryRun && del.propagationPolicy !== 'Orphan') await cascadeDelete(ctx.api, deleted);
+  return deleted;
+}
+
+/** Apply a patch to the current object and write it back, retrying lost races (upstream patcher). */
+async function patchObject(
+  ctx: RestContext,
+  r: Request,
+  info: ResourceInfo,
+  ns: string,
+  name: string,
+  status: boolean,
+): Promise<{ obj: KubeObject; created: boolean }> {
+  const type = patchTypeOf(r.req.headers['content-type']);
+  const raw = (await r.rawBody()).toString('utf8');
+  const force = isTrue(r.query.get('force'));
+  const manager = r.query.get('fieldManager') ?? undefined;
+  if (type === 'apply' && !manager) throw badRequest('fieldManager is required for apply requests');
+  for (let attempt = 0; attempt < MAX_PATCH_RETRIES; attempt++) {
+    let current: KubeObject | undefined;
+    try {
+      current = await ctx.api.get(info.resource, ns, name);
+    } catch (e) {
+      if (!(e instanceof ApiError && e.code === 404) || type !== 'apply' || status) throw e;
+    }
+    const next = applyPatch(type, raw, current, info, { manager, force, now: ctx.api.clock.now() });
+    next.metadata ??= {};
+    next.metadata.name = name;
+    if (info.namespaced) next.metadata.namespace = ns;
+    if (!current) {
+      return { obj: await ctx.api.create(next, { dryRun: dryRun(r.query) }), created: true };
+    }
+    const pinned =
+      next.metadata.resourceVersion !== undefined &&
+      next.metadata.resourceVersion !== current.metadata.resourceVersion;
+    if (!pinned) next.metadata.resourceVersion = current.metadata.resourceVersion;
+    try {
+      return { obj: status ? await ctx.api.updateStatus(next) : await ctx.api.update(next), created: false };
+    } catch (e) {
+      if (pinned || !(e instanceof ApiError && e.code === 409 && e.reason === 'Conflict')) throw e;
+    }
+  }
+  throw conflict(info.qualifiedResource, name, 'too many conflicts applying the patch');
+}
+
+/** autoscaling/v1 Scale of a workload (upstream: pkg/registry/apps/deployment/storage ScaleREST). */
+function scaleOf(obj: Obj): Obj {
+  const sel = obj.spec?.selector;
+  let selector = '';
+  if (sel?.matchLabels || sel?.matchExpressions) {
+    selector = Object.entries(sel.matchLabels ?? {})
+      .map(([k, v]) => `${k}=${v}`)
+      .join(',');
+  } else if (sel && typeof sel === 'object') {
+    selector = Object.entries(sel)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(',');
+  }
+  const m = obj.metadata;
+  return {
+    kind: 'Scale',
+    apiVersion: 'autoscaling/v1',
+    metadata: {
+      name: m.name,
+      namespace: m.namespace,
+      uid: m.uid,
+      resourceVersion: m.resourceVersion,
+      creationTimestamp: m.creationTimestamp,
+    },
+    spec: { replicas: obj.spec?.replicas ?? 1 },
+    status: { replicas: obj.status?.replicas ?? 0, ...(selector ? { selector } : {}) },
+  };
+}
+
+async function handleScale(
+  ctx: RestContext,
+  r: Request,
+  info: ResourceInfo,
+  ns: string,
+  name: string,
+  method: string,
+): Promise<void> {
+  if (method === 'GET') {
+    sendJson(r.res, 200, scaleOf(await ctx.api.get(info.resource, ns, name)));
+    return;
+  }
+  if (method !== 'PUT' && method !== 'PATCH') throw methodNotAllowed(method, `${info.resource}/scale`);
+  const raw = (await r.rawBody()).toString('utf8');
+  const type = method === 'PATCH' ? patchTypeOf(r.req.headers['content-type']) : undefined;
+  for (let attempt = 0; attempt < MAX_PATCH_RETRIES; attempt++) {
+    const obj: Obj = await ctx.api.get(info.resource, ns, name);
+    const cur = scaleOf(obj);
+    const wanted: Obj =
+      type === undefined
+        ? JSON.parse(raw)
+        : applyPatch(type, raw, cur, { ...info, kind: 'Scale' }, { now: ctx.api.clock.now() });
+    const replicas = wanted?.spec?.replicas;
+    if (!Number.isInteger(replicas) || replicas < 0)
+      throw invalid({ name: 'Scale', group: 'autoscaling' }, name, [
+        invalidValue('spec.replicas', replicas, 'must be greater than or equal to 0'),
+      ]);
+    const pinned = wanted.metadata?.resourceVersion;
+    if (pinned && pinned !== obj.metadata.resourceVersion)
+      throw conflict(
+        info.qualifiedResource,
+        name,
+        'the object has been modified; please apply your changes to the latest version and try again',
+      );
+    obj.spec.replicas = replicas;
+    try {
+      const updated = await ctx.api.update(obj);
+      sendJson(r.res, 200, scaleOf(updated));
+      return;
+    } catch (e) {
+      if (pinned || !(e instanceof ApiError && e.code === 409)) throw e;
+    }
+  }
+  throw conflict(info.qualifiedResource, name, 'too many conflicts scaling');
+}
+
+/**
+ * pods/eviction: delete a pod unless a PodDisruptionBudget that selects it allows no disruption,
+ * then 429 (upstream: pkg/registry/core/pod/storage/eviction.go). Pods that are not running
+ * (pending, finished, already terminating) are deleted without asking the budgets.
+ */
+async function evict(ctx: RestContext, ns: string, name: string, eviction: Obj): Promise<void> {
+  const pod: Obj = await ctx.api.get('pods', ns, name);
+  const opts = eviction?.deleteOptions ?? {};
+  const phase = pod.status?.phase;
+  const ignoreBudgets =
+    phase === 'Succeeded' || phase === 'Failed' || phase === 'Pending' || !!pod.metadata.deletionTimestamp;
+  const pdbInfo = lookupResource('poddisruptionbudgets');
+  if (!ignoreBudgets && pdbInfo) {
+    const pdbs = (await ctx.api.list(pdbInfo.resource, { namespace: ns })).items as Obj[];
+    const matching = pdbs.filter(
+      (p) => p.spec?.selector && labelSelectorMatches(p.spec.selector, pod.metadata.labels ?? {}),
+    );
+    if (matching.length > 1)
+      throw new ApiError(
+        500,
+        'InternalError',
+        'This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.',
+        {},
+      );
+    const pdb = matching[0];
+    if (pdb) {
+      const allowed = pdb.status?.disruptionsAllowed ?? 0;
+      if (allowed < 1) {
+        const e = tooManyRequests("Cannot evict pod as it would violate the pod's disruption budget.", 10);
+        (e.details as Obj).causes = [
+          {
+            reason: 'DisruptionBudget',
+            message: `The disruption budget ${pdb.metadata.name} needs ${pdb.status?.desiredHealthy ?? 0} healthy pods and has ${pdb.status?.currentHealthy ?? 0} currently`,
+          },
+        ];
+        throw e;
+      }
+      pdb.status = {
+        ...(pdb.status ?? {}),
+        disruptionsAllowed: allowed - 1,
+        disruptedPods: {
+          ...(pdb.status?.disruptedPods ?? {}),
+          [name]: new Date(ctx.api.clock.now()).toISOString(),
+        },
+      };
+      await ctx.api.updateStatus(pdb);
+    }
+  }
+  try {
+    await ctx.api.delete('pods', ns, name, {
+      gracePeriodSeconds: opts.gracePeriodSeconds ?? pod.spec?.terminationGracePeriodSeconds ?? 30,
+      preconditions: opts.preconditions,
+    });
+  } catch (e) {
+    if (e instanceof ApiError && e.code === 404) throw notFound({ name: 'pods', group: '' }, name);
+    throw e;
+  }
+}

@@ -1,0 +1,144 @@
+/**
+ * `GET …?watch=true`: a chunked stream of newline-delimited JSON watch events
+ * (`{"type":"ADDED","object":{…}}`), as kube-apiserver's WatchServer writes them (upstream:
+ * staging/src/k8s.io/apiserver/pkg/endpoints/handlers/watch.go).
+ *
+ *  - from `resourceVersion` N the store's history after N is replayed; without one (or "0") the
+ *    current objects come first as ADDED;
+ *  - a compacted N yields one ERROR event with a 410 Expired Status, then the stream ends, so
+ *    informers relist;
+ *  - `allowWatchBookmarks=true`: BOOKMARK events carry the current resourceVersion at intervals;
+ *  - `sendInitialEvents=true` (streaming lists): the current objects as ADDED, then a BOOKMARK
+ *    annotated `k8s.io/initial-events-end: "true"`, then changes;
+ *  - `timeoutSeconds`: the server ends the stream after that long (clients then re-watch).
+ * With `Accept: …;as=Table` each object is a one-row Table, the first carrying the column
+ * definitions.
+ */
+import type { ApiServer, ApiWatchEvent, WatchHandle } from '../api/apiserver.js';
+import { badRequest } from '../api/errors.js';
+import type { ResourceInfo } from '../api/registry.js';
+import type { KubeObject } from '../api/types.js';
+import type { Representation } from './negotiate.js';
+import { sendError } from './respond.js';
+import type { Request } from './rest.js';
+import { toTable } from './table.js';
+
+export interface WatchSettings {
+  /** wall-clock interval between bookmark requests for watches that allow them (upstream: ~1 min) */
+  bookmarkEveryMs: number;
+}
+
+const isTrue = (v: string | null) => v === 'true' || v === '1';
+
+export async function serveWatch(
+  api: ApiServer,
+  settings: WatchSettings,
+  r: Request,
+  info: ResourceInfo,
+  ns: string,
+  rep: Representation,
+): Promise<void> {
+  const q = r.query;
+  const { res, req } = r;
+  const allowBookmarks = isTrue(q.get('allowWatchBookmarks'));
+  const initialEvents = isTrue(q.get('sendInitialEvents'));
+  if (initialEvents && (!allowBookmarks || q.get('resourceVersionMatch') !== 'NotOlderThan'))
+    throw badRequest(
+      'sendInitialEvents requires allowWatchBookmarks=true and resourceVersionMatch=NotOlderThan',
+    );
+  const base = {
+    namespace: ns || undefined,
+    labelSelector: q.get('labelSelector') ?? undefined,
+    fieldSelector: q.get('fieldSelector') ?? undefined,
+  };
+
+  let contentType = 'application/json';
+  let headers = true;
+  let transform = (o: unknown): unknown => o;
+  if (rep.as === 'Table') {
+    contentType = `application/json;as=Table;v=${rep.version};g=meta.k8s.io`;
+    transform = (o) => {
+      const t = toTable(
+        info.kind,
+        [o as KubeObject],
+        { resourceVersion: (o as KubeObject).metadata?.resourceVersion },
+        {
+          now: api.clock.now(),
+          includeObject: (q.get('includeObject') as 'None' | 'Object' | null) ?? 'Metadata',
+          version: rep.version,
+          noHeaders: !headers,
+        },
+      );
+      headers = false;
+      return t;
+    };
+  } else if (rep.as === 'PartialObjectMetadata') {
+    transform = (o) => ({
+      kind: 'PartialObjectMetadata',
+      apiVersion: `meta.k8s.io/${rep.version}`,
+      metadata: (o as KubeObject).metadata,
+    });
+  }
+
+  let ended = false;
+  let handle: WatchHandle | undefined;
+  const timers: NodeJS.Timeout[] = [];
+  const finish = () => {
+    if (ended) return;
+    ended = true;
+    for (const t of timers) clearTimeout(t);
+    void handle?.stop();
+    res.end();
+  };
+  const write = (ev: ApiWatchEvent<unknown>) => {
+    if (ended) return;
+    const object = ev.type === 'ERROR' || ev.type === 'BOOKMARK' ? ev.object : transform(ev.object);
+    res.write(`${JSON.stringify({ type: ev.type, object })}\n`);
+    if (ev.type === 'ERROR') finish();
+  };
+
+  // errors before the first byte (bad selectors, bad resourceVersion) are plain Status answers
+  let resourceVersion = q.get('resourceVersion') ?? undefined;
+  const pending: ApiWatchEvent<unknown>[] = [];
+  let started = false;
+  const emit = (ev: ApiWatchEvent<unknown>) => (started ? write(ev) : pending.push(ev));
+  try {
+    if (initialEvents) {
+      const list = await api.list(info.resource, base);
+      for (const o of list.items) pending.push({ type: 'ADDED', object: o });
+      pending.push({
+        type: 'BOOKMARK',
+        object: {
+          kind: info.kind,
+          apiVersion: info.apiVersion,
+          metadata: {
+            resourceVersion: list.metadata.resourceVersion,
+            annotations: { 'k8s.io/initial-events-end': 'true' },
+          },
+        },
+      });
+      resourceVersion = list.metadata.resourceVersion;
+    }
+    handle = await api.watch(info.resource, { ...base, resourceVersion, allowBookmarks }, emit);
+  } catch (e) {
+    sendError(res, e);
+    return;
+  }
+  res.writeHead(200, { 'Content-Type': contentType, 'Cache-Control': 'no-cache, private' });
+  res.flushHeaders();
+  started = true;
+  for (const ev of pending) write(ev);
+
+  req.on('close', finish);
+  res.on('close', finish);
+  const timeout = Number(q.get('timeoutSeconds') ?? 0);
+  if (timeout > 0) timers.push(setTimeout(finish, timeout * 1000));
+  if (allowBookmarks) {
+    const tick = () => {
+      if (ended) return;
+      handle?.requestBookmark();
+      timers.push(setTimeout(tick, settings.bookmarkEveryMs));
+    };
+    timers.push(setTimeout(tick, settings.bookmarkEveryMs));
+  }
+}

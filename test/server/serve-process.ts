@@ -1,0 +1,72 @@
+// Starts `kubesim serve` as a user would (the built CLI, a free loopback port, a kubeconfig file)
+// and stops it by pid.
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { packageRoot } from '../../src/util/paths.js';
+
+export const cli = join(packageRoot(), 'dist', 'src', 'cli', 'index.js');
+export const builtCli = existsSync(cli);
+
+export interface ServeProcess {
+  url: string;
+  kubeconfig: string;
+  dir: string;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+export async function startServe(args: string[] = []): Promise<ServeProcess> {
+  const dir = mkdtempSync(join(tmpdir(), 'kubesim-serve-'));
+  const kubeconfig = join(dir, 'kubeconfig');
+  const child = spawn(
+    process.execPath,
+    [cli, 'serve', '--port', '0', '--kubeconfig-out', kubeconfig, ...args],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let out = '';
+  let err = '';
+  child.stderr!.on('data', (d) => (err += d));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`kubesim serve did not start: ${err}`)), 30_000);
+    child.stdout!.on('data', (d) => {
+      out += d;
+      const m = /kubesim serve: (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      if (m && out.includes('kubeconfig:')) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`kubesim serve exited with ${code}: ${err}`));
+    });
+  });
+  return {
+    url,
+    kubeconfig,
+    dir,
+    child,
+    stop: async () => {
+      if (child.exitCode === null && child.pid) {
+        const exited = new Promise((r) => child.once('exit', r));
+        process.kill(child.pid, 'SIGTERM');
+        await exited;
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** kubectl on PATH; in CI a missing kubectl fails the suite instead of skipping it. */
+export function kubectlPath(): string | undefined {
+  const r = spawnSync('sh', ['-c', 'command -v kubectl'], { encoding: 'utf8' });
+  const p = r.stdout.trim();
+  if (p) return p;
+  if (process.env.CI) throw new Error('kubectl is not installed (.ci/run installs kubernetes-client)');
+  console.warn('skipping the kubectl tests: kubectl is not on PATH');
+  return undefined;
+}
