@@ -17,6 +17,7 @@ import * as demo from './demo.js';
 import * as proxy from './proxy.js';
 import * as store from './store.js';
 import * as bench from './bench.js';
+import * as serve from './serve.js';
 
 export interface CommandModule {
   register(program: Command): void | Promise<void>;
@@ -34,6 +35,7 @@ export const COMMANDS: readonly CommandModule[] = [
   proxy,
   store,
   bench,
+  serve,
 ];
 
 export async function buildProgram(): Promise<Command> {
