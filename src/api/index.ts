@@ -2,6 +2,7 @@
  * kubesim's API layer: exact quantities, manifest loading and validation, and the ApiServer
  * facade over a KvStore. See docs/api.md.
  */
+export type * from './types.js';
 export * from './quantity.js';
 export { ApiServer, rfc3339, deepEqual } from './apiserver.js';
 export type {
@@ -47,3 +48,4 @@ export {
   type PriorityClassLike,
 } from './priority.js';
 export { kindsWithCRDs } from './manifest-check.js';
+export { podFromWorkload, isWorkload, assertPod, WorkloadError, WORKLOAD_KINDS } from './workload-pod.js';

@@ -12,6 +12,7 @@
  * them round-robin into one shared cluster instead.
  */
 import type { Pod } from '../api/types.js';
+import { assertPod } from '../api/workload-pod.js';
 import type { ClusterFile } from '../scheduler/framework/cluster-file.js';
 import type { SchedulerConfig } from '../scheduler/config.js';
 import type { OutOfTreeRegistry } from '../scheduler/plugins/registry.js';
@@ -153,6 +154,15 @@ function placeDisplaced(core: SchedulerCore, displaced: Pod[]): { report: Displa
   return { report, placed };
 }
 
+/** Rejects anything but a pod (a Deployment would otherwise be planned as if it were one). */
+export function podShape(obj: Pod, where: string): void {
+  try {
+    assertPod(obj, where);
+  } catch (e) {
+    throw new PlanError((e as Error).message);
+  }
+}
+
 function requestsOf(shape: Pod): Record<string, number> {
   try {
     return Object.fromEntries(podRequests(shape));
@@ -198,7 +208,11 @@ function summarize(
 /** Plans every shape against the cluster after the what-ifs. Deterministic for a seed. */
 export function planCapacity(cluster: ClusterFile, shapes: Pod[], opts: PlanOptions = {}): PlanReport {
   if (!shapes.length) throw new PlanError('no pod shape given: pass at least one pod manifest');
-  for (const s of shapes) requestsOf(s); // bad quantities fail before any work
+  // a workload or a bad quantity fails before any work
+  shapes.forEach((s, i) => {
+    podShape(s, `planCapacity: shapes[${i}]`);
+    requestsOf(s);
+  });
   const max = opts.maxReplicas ?? 10_000;
   const base: ClusterState = { nodes: cluster.nodes, pods: cluster.boundPods };
   const w = applyWhatIfs(base, opts.whatIfs ?? []);

@@ -16,7 +16,7 @@ import type { ClusterFile } from '../scheduler/framework/cluster-file.js';
 import { loadUserPlugin } from '../scheduler/plugins/user.js';
 import { nodeAllocatable, podRequests } from '../scheduler/engine/resources.js';
 import { applyWhatIfs, type WhatIf } from './whatif.js';
-import { placeOne, type SchedulerChoice } from './planner.js';
+import { placeOne, podShape, type SchedulerChoice } from './planner.js';
 import { SchedulerCore } from '../scheduler/scheduler.js';
 import { podKey } from '../scheduler/framework/snapshot.js';
 import type { ClusterObjects } from '../scheduler/framework/types.js';
@@ -165,6 +165,7 @@ export function runStrategy(
   strategy: Strategy,
   opts: { whatIfs?: WhatIf[]; seed?: number; kernel?: SchedulerChoice['kernel'] } = {},
 ): StrategyResult {
+  workload.forEach((p, i) => podShape(p, `runStrategy: workload[${i}]`));
   const w = applyWhatIfs({ nodes: cluster.nodes, pods: cluster.boundPods }, opts.whatIfs ?? []);
   const core = new SchedulerCore({
     config: strategy.config,

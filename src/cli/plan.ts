@@ -7,6 +7,7 @@ import type { Command } from 'commander';
 import { writeFileSync } from 'node:fs';
 import type { Pod } from '../api/types.js';
 import { loadManifests } from '../api/manifest.js';
+import { isWorkload, podFromWorkload } from '../api/workload-pod.js';
 import { loadClusterFiles, type ClusterFile } from '../scheduler/framework/cluster-file.js';
 import { loadSchedulerConfig, type SchedulerConfig } from '../scheduler/config.js';
 import { loadUserPlugin } from '../scheduler/plugins/user.js';
@@ -38,44 +39,26 @@ interface PlanCliOptions {
   out?: string;
 }
 
-/** Loads the shapes: every Pod in the files (Deployments/ReplicaSets contribute their template). */
+/** Loads the shapes: every Pod in the files (workloads contribute the pod they create). */
 export async function loadShapes(files: string[]): Promise<Pod[]> {
   const shapes: Pod[] = [];
   for (const o of await loadManifests(files)) {
-    const obj = o.object as unknown as {
-      kind?: string;
-      metadata?: Pod['metadata'];
-      spec?: { template?: { metadata?: Pod['metadata']; spec?: Pod['spec'] } };
-    };
-    let pod: Pod | undefined;
-    if (obj.kind === 'Pod') pod = o.object as Pod;
-    else if (
-      (obj.kind === 'Deployment' || obj.kind === 'ReplicaSet' || obj.kind === 'StatefulSet') &&
-      obj.spec?.template?.spec
-    ) {
-      pod = {
-        apiVersion: 'v1',
-        kind: 'Pod',
-        metadata: {
-          ...(obj.spec.template.metadata ?? {}),
-          name: obj.metadata?.name,
-          namespace: obj.metadata?.namespace,
-        },
-        spec: obj.spec.template.spec,
-      };
+    if (!isWorkload(o.object)) continue;
+    let pod: Pod;
+    try {
+      pod = podFromWorkload(o.object);
+    } catch (e) {
+      throw new CliError(`${o.source.file}:${o.source.line}: ${(e as Error).message}`);
     }
-    if (!pod) continue;
     if (!Array.isArray(pod.spec?.containers))
       throw new CliError(
-        `${o.source.file}:${o.source.line}: ${obj.kind} "${obj.metadata?.name}": spec.containers: Required value`,
+        `${o.source.file}:${o.source.line}: ${o.object.kind} "${o.object.metadata?.name}": spec.containers: Required value`,
       );
     pod.metadata.namespace ??= 'default';
     shapes.push(pod);
   }
   if (!shapes.length)
-    throw new CliError(
-      `--pod ${files.join(' ')}: no Pod (or Deployment/ReplicaSet/StatefulSet template) found`,
-    );
+    throw new CliError(`--pod ${files.join(' ')}: no Pod or workload with a pod template found`);
   return shapes;
 }
 

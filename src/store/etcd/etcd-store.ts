@@ -11,15 +11,16 @@
  * Retries and circuit breakers of etcd3 are switched off: a request is sent exactly once, so the
  * answers (and the revisions they create) are what etcd did for that one request.
  */
-import {
+import type {
   Etcd3,
-  type IDuplexStream,
-  type IEvent,
-  type ILeaseKeepAliveRequest,
-  type ILeaseKeepAliveResponse,
-  type IWatchRequest,
-  type IWatchResponse,
+  IDuplexStream,
+  IEvent,
+  ILeaseKeepAliveRequest,
+  ILeaseKeepAliveResponse,
+  IWatchRequest,
+  IWatchResponse,
 } from 'etcd3';
+import { etcd3 } from './etcd3.js';
 import {
   GrpcCode,
   StoreError,
@@ -120,7 +121,7 @@ export class EtcdStore implements KvStore {
       );
     }
     const hosts = options.endpoints;
-    this.client = new Etcd3({
+    this.client = new (etcd3().Etcd3)({
       hosts,
       // eslint-disable-next-line @typescript-eslint/no-explicit-any
       faultHandling: { host: () => runOnce as any, global: runOnce as any },
