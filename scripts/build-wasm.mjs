@@ -1,11 +1,14 @@
 #!/usr/bin/env node
 // Compiles every top-level assembly/*.ts entry (one file per kernel family) to build/<name>.wasm.
 // Files under assembly/lib/ are shared helpers imported by the entries, not entries themselves.
+// A full build also compiles the example WASM plugin (examples/plugins/wasm-binpack), which the
+// package ships built.
 // Usage: node scripts/build-wasm.mjs [--target debug|release] [name ...]
 import { readdirSync, mkdirSync, statSync, existsSync } from 'node:fs';
-import { join, dirname, basename } from 'node:path';
+import { join, dirname, basename, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import asc from 'assemblyscript/asc';
+import { buildBinpack } from '../examples/plugins/wasm-binpack/build.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -44,5 +47,13 @@ for (const name of entries) {
     failed++;
     console.error(`build-wasm: ${name}: ${error.message}\n${stderr.toString()}`);
   } else console.log(`build-wasm: build/${name}${suffix}.wasm (${target})`);
+}
+if (only.size === 0 && target === 'release') {
+  try {
+    console.log(`build-wasm: ${relative(root, await buildBinpack())} (example plugin)`);
+  } catch (e) {
+    failed++;
+    console.error(e.message);
+  }
 }
 process.exit(failed ? 1 : 0);

@@ -1,27 +1,28 @@
 #!/usr/bin/env node
 // Capacity planning from the library: how many more `api` pods fit in a kubectl snapshot, what
 // stops the next one, and what changes when zone eu-west-1b is lost.
-// Run after `npm run build`:  node examples/library/capacity.mjs [snapshot.yaml] [pod.yaml]
+//   node examples/library/capacity.mjs [snapshot.yaml] [pod-or-workload.yaml]
+// It imports the package by name, so it runs the same from a checkout (after `npm run build`) and
+// from an installed package (node node_modules/kubesim/examples/library/capacity.mjs).
 import { fileURLToPath } from 'node:url';
-import { loadClusterFiles } from '../../dist/src/scheduler/index.js';
-import { loadManifests } from '../../dist/src/api/manifest.js';
-import { planCapacity, minNodesToAdd } from '../../dist/src/capacity/planner.js';
-import { parseWhatIf } from '../../dist/src/capacity/whatif.js';
+import { api, capacity, scheduler } from 'kubesim';
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
-const snapshot = process.argv[2] ?? here('../../test/fixtures/capacity/cluster.yaml');
-const podFile = process.argv[3] ?? here('../../test/fixtures/capacity/pod-api.yaml');
+const snapshot = process.argv[2] ?? here('../snapshot/cluster.yaml');
+const podFile = process.argv[3] ?? here('../snapshot/pod-api.yaml');
 
-const cluster = await loadClusterFiles([snapshot]);
-const [{ object: pod }] = await loadManifests([podFile]);
+const cluster = await scheduler.loadClusterFiles([snapshot]);
+const [{ object }] = await api.loadManifests([podFile]);
+// a Pod stays itself; a Deployment, StatefulSet, Job, … becomes the pod it creates
+const pod = api.podFromWorkload(object);
 
-const base = planCapacity(cluster, [pod], { kernel: 'wasm', seed: 1 });
-const lost = planCapacity(cluster, [pod], {
+const base = capacity.planCapacity(cluster, [pod], { kernel: 'wasm', seed: 1 });
+const lost = capacity.planCapacity(cluster, [pod], {
   kernel: 'wasm',
   seed: 1,
-  whatIfs: [parseWhatIf('lose-zone=eu-west-1b')],
+  whatIfs: [capacity.parseWhatIf('lose-zone=eu-west-1b')],
 });
-const need = minNodesToAdd(cluster, pod, 40, 'b-2', { kernel: 'wasm' });
+const need = capacity.minNodesToAdd(cluster, pod, 40, 'b-2', { kernel: 'wasm' });
 
 const s = base.shapes[0];
 console.log(

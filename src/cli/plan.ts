@@ -101,8 +101,8 @@ export function register(program: Command): void {
     .option('--kernel <name>', 'node-local kernel: js | wasm', 'wasm')
     .option('--config <file>', 'KubeSchedulerConfiguration (profiles, plugin weights, scoring strategy)')
     .option(
-      '--plugin <path[:weight]...>',
-      'user score plugin(s) added to the profile (.wasm, or a JS/TS module)',
+      '--plugin <spec...>',
+      'user plugin as path[:weight] added to the profile: a .wasm score module or a JS/TS module exporting {name, score, filter} (repeatable)',
     )
     .option('-o, --output <format>', 'table | json | html', 'table')
     .option('--out <file>', 'write the output to a file instead of stdout')

@@ -50,7 +50,7 @@ export function register(program: Command): void {
       `
 Examples:
   kubesim strategies --cluster snapshot.yaml --pod api.yaml --replicas 40
-  kubesim strategies --cluster snapshot.yaml --pod api.yaml --replicas 40 --strategy LeastAllocated plugin:examples/plugins/ts-binpack.mjs:5`,
+  kubesim strategies --cluster snapshot.yaml --pod api.yaml --replicas 40 --strategy LeastAllocated plugin:examples/plugins/binpack.mjs:5`,
     )
     .action(
       async (o: {

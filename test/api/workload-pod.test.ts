@@ -134,7 +134,9 @@ describe('podFromWorkload (GetPodFromTemplate)', () => {
 });
 
 describe('planCapacity with a workload', async () => {
-  const cluster = await loadClusterFiles([join(__dirname, '..', 'fixtures', 'capacity', 'cluster.yaml')]);
+  const cluster = await loadClusterFiles([
+    join(__dirname, '..', '..', 'examples', 'snapshot', 'cluster.yaml'),
+  ]);
   const deployment = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: meta, spec: { template } };
 
   it('rejects the Deployment object instead of planning it as a pod', () => {

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { packageRoot } from '../../src/util/paths.js';
 
 const cli = join(packageRoot(), 'dist', 'src', 'cli', 'index.js');
-const fx = (f: string) => join(packageRoot(), 'test', 'fixtures', 'capacity', f);
+const fx = (f: string) => join(packageRoot(), 'examples', 'snapshot', f);
 const run = (...args: string[]) =>
   spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', timeout: 60_000 });
 

@@ -6,7 +6,7 @@ import type { Pod } from '../../src/api/types.js';
 import { planCapacity, minNodesToAdd } from '../../src/capacity/planner.js';
 import { parseWhatIf } from '../../src/capacity/whatif.js';
 
-const fx = (f: string) => join(__dirname, '..', 'fixtures', 'capacity', f);
+const fx = (f: string) => join(__dirname, '..', '..', 'examples', 'snapshot', f);
 const cluster = await loadClusterFiles([fx('cluster.yaml')]);
 const pod = async (f: string) => (await loadManifests([fx(f)]))[0].object as Pod;
 const api = await pod('pod-api.yaml');

@@ -12,7 +12,7 @@ import { packageRoot } from '../../src/util/paths.js';
 
 // The pool runs the compiled workers (dist/); `npm test` builds them first.
 const built = existsSync(join(packageRoot(), 'dist', 'src', 'capacity', 'pool-worker.js'));
-const fx = (f: string) => join(__dirname, '..', 'fixtures', 'capacity', f);
+const fx = (f: string) => join(__dirname, '..', '..', 'examples', 'snapshot', f);
 
 describe.skipIf(!built)(`PlannerPool${built ? '' : ' (skipped: run npm run build first)'}`, async () => {
   const cluster = await loadClusterFiles([fx('cluster.yaml')]);

@@ -11,7 +11,7 @@ import { packageRoot } from '../../src/util/paths.js';
 
 const root = packageRoot();
 const built = existsSync(join(root, 'dist', 'src', 'cli', 'index.js'));
-const fx = (f: string) => join(root, 'test', 'fixtures', 'capacity', f);
+const fx = (f: string) => join(root, 'examples', 'snapshot', f);
 
 describe.skipIf(!built)('compiled package outside the repository', () => {
   let dir = '';

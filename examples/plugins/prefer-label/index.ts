@@ -5,10 +5,12 @@
  *           tier wins unless other plugins disagree by more than 100·w).
  *   Filter: nodes labelled kubesim.io/draining=true are rejected with a reason of our own.
  *
- * Use it from the CLI:   kubesim schedule --cluster c.yaml --pods p.yaml --plugin examples/plugins/prefer-label/index.ts:3
- * or the library:        new SchedulerCore({ outOfTree: new Map([['PreferLabel', tsPlugin(plugin)]]), extraScore: new Map([['PreferLabel', 3]]) })
+ * Use it from the CLI (kubesim compiles TypeScript plugins when it loads them):
+ *   kubesim schedule --cluster examples/snapshot/cluster.yaml --pods examples/snapshot/pod-api.yaml --plugin examples/plugins/prefer-label/index.ts:3
+ * or the library:
+ *   new SchedulerCore({ outOfTree: new Map([['PreferLabel', tsPlugin(plugin)]]), extraScore: new Map([['PreferLabel', 3]]) })
  */
-import type { ScorePluginDef } from '../../../src/scheduler/plugins/user.js';
+import type { ScorePluginDef } from 'kubesim/scheduler';
 
 const plugin: ScorePluginDef = {
   name: 'PreferLabel',

@@ -2,7 +2,8 @@
 // Compiles the AssemblyScript bin-packing score plugin to build/binpack.wasm.
 // The module imports the NodeTable's memory, so its static data is placed at 49152 (below the
 // 65536 bytes reserved for modules, above the scheduler kernel's own data).
-import asc from 'assemblyscript/asc';
+// The package ships the result (`npm run build` runs this), so using the plugin needs no
+// compiler; rebuilding it after an edit needs AssemblyScript, a development dependency.
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -10,6 +11,15 @@ export async function buildBinpack(
   outFile = join(dirname(fileURLToPath(import.meta.url)), 'build', 'binpack.wasm'),
 ) {
   const here = dirname(fileURLToPath(import.meta.url));
+  let asc;
+  try {
+    asc = (await import('assemblyscript/asc')).default;
+  } catch {
+    throw new Error(
+      'binpack: compiling this example needs AssemblyScript (npm install --save-dev assemblyscript@0.28.20); ' +
+        `the built module is ${join(here, 'build', 'binpack.wasm')}`,
+    );
+  }
   const { error, stderr } = await asc.main(
     [
       join(here, 'assembly', 'index.ts'),

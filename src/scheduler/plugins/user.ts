@@ -16,7 +16,7 @@
 import type { Node, Pod } from '../../api/types.js';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { importModule } from '../../util/import-module.js';
 import type { CycleState } from '../framework/cycle-state.js';
 import type { NodeInfo } from '../framework/snapshot.js';
 import { Code, Status, type MaybeStatus } from '../framework/status.js';
@@ -194,8 +194,9 @@ export interface LoadedUserPlugin {
 }
 
 /**
- * Loads `path[:weight]` for the CLI: a .wasm score module (named after the file) or a JS/TS module
- * whose default export (or `plugin` export) is a {@link ScorePluginDef}. Weight defaults to 1.
+ * Loads `path[:weight]` for the CLI: a .wasm score module (named after the file) or a module
+ * (.js/.mjs/.cjs, or .ts/.mts/.cts compiled at load: util/import-module.ts) whose default export
+ * (or `plugin` export) is a {@link ScorePluginDef}. Weight defaults to 1.
  */
 export async function loadUserPlugin(spec: string): Promise<LoadedUserPlugin> {
   const m = /^(.*?)(?::(\d+))?$/.exec(spec)!;
@@ -220,9 +221,9 @@ export async function loadUserPlugin(spec: string): Promise<LoadedUserPlugin> {
   }
   let mod: Record<string, unknown>;
   try {
-    mod = await import(pathToFileURL(path).href);
+    mod = await importModule(path);
   } catch (e) {
-    throw new Error(`--plugin ${spec}: cannot import ${path}: ${(e as Error).message}`);
+    throw new Error(`--plugin ${spec}: ${(e as Error).message}`);
   }
   const def = (mod.default ?? mod.plugin) as ScorePluginDef | undefined;
   if (!def || typeof def !== 'object')
