@@ -528,6 +528,20 @@ export async function loadManifests(paths: string[], opts: LoadOptions = {}): Pr
 }
 
 /**
+ * Objects in the order an install creates them: Namespaces, then CustomResourceDefinitions, then
+ * everything else in input order (the head of Helm's InstallOrder), so a file set loads whatever
+ * order its files and documents are in.
+ */
+export function inCreationOrder<T extends { object: KubeObject }>(objects: readonly T[]): T[] {
+  const rank = (o: T) =>
+    o.object?.kind === 'Namespace' ? 0 : o.object?.kind === 'CustomResourceDefinition' ? 1 : 2;
+  return objects
+    .map((o, i) => ({ o, i }))
+    .sort((a, b) => rank(a.o) - rank(b.o) || a.i - b.i)
+    .map((x) => x.o);
+}
+
+/**
  * Strip what the server sets (resourceVersion, uid, creationTimestamp, generation, managedFields,
  * selfLink, deletion fields) so an object from a `kubectl get -o yaml` snapshot can be created.
  * Status is kept (Nodes keep it on create; for other kinds apply it with updateStatus).
