@@ -5,7 +5,8 @@
  */
 import { decode, encode } from './codec.js';
 import { badRequest } from './errors.js';
-import type { ParsedFieldSelector, ParsedLabelSelector } from './selectors.js';
+import type { ParsedFieldSelector } from './field-selector.js';
+import type { Selector } from './label-selector.js';
 import type { KubeObject } from './types.js';
 import { StoreError, type KeyValue, type KvStore } from '../store/types.js';
 
@@ -28,7 +29,7 @@ export function copyIn(obj: KubeObject): Obj {
   return o;
 }
 
-export function matches(obj: KubeObject, labels: ParsedLabelSelector, fields: ParsedFieldSelector): boolean {
+export function matches(obj: KubeObject, labels: Selector, fields: ParsedFieldSelector): boolean {
   return labels.matches(obj.metadata?.labels) && fields.matches(obj);
 }
 

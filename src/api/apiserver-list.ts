@@ -12,7 +12,8 @@
 import { compactedFloor, decodeKv, isCompacted, matches, parseRV } from './apiserver-kv.js';
 import { badRequest, resourceExpired, timeout } from './errors.js';
 import { prefixEnd, storagePrefix, type ResourceInfo } from './registry.js';
-import { parseFieldSelector, parseLabelSelector } from './selectors.js';
+import { parseFieldSelector } from './field-selector.js';
+import { parseLabelSelector } from './label-selector.js';
 import type { KubeObject } from './types.js';
 import type { KvStore, RangeResponse } from '../store/types.js';
 

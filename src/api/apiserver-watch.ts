@@ -17,7 +17,8 @@ import { decode } from './codec.js';
 import { internalError, resourceExpired } from './errors.js';
 import type { ProbeCache } from './probe-cache.js';
 import { prefixEnd, storagePrefix, type ResourceInfo } from './registry.js';
-import { parseFieldSelector, parseLabelSelector } from './selectors.js';
+import { parseFieldSelector } from './field-selector.js';
+import { parseLabelSelector } from './label-selector.js';
 import type { KubeObject } from './types.js';
 import type { KvStore, WatchResponse } from '../store/types.js';
 
@@ -63,7 +64,7 @@ export async function watchObjects<T extends KubeObject>(
   const end = prefixEnd(prefix);
   const labels = parseLabelSelector(opts.labelSelector);
   const fields = parseFieldSelector(opts.fieldSelector, info.resource);
-  const filtering = !labels.isEmpty() || !fields.isEmpty();
+  const filtering = !labels.empty || !fields.isEmpty();
   let stopped = false;
   const emit = (type: WatchEventType, object: unknown) => {
     if (stopped) return;

@@ -21,7 +21,8 @@ export * from './admission.js';
 export * from './flowcontrol.js';
 export * from './registry.js';
 export { encode, decode, deepCopy, sharedCodec, portableCodec, type Codec } from './codec.js';
-export * from './selectors.js';
+export * from './field-selector.js';
+export * from './label-selector.js';
 export * from './taints.js';
 export { FieldError, FieldPath, type FieldErrorType } from './field.js';
 export {
@@ -29,7 +30,6 @@ export {
   validateObjectUpdate,
   validateLabels,
   validatePodSpec,
-  labelSelectorMatches,
   unknownFields,
   type UnknownFieldPolicy,
   type ValidateOptions,

@@ -8,7 +8,8 @@ import type { ResourceInfo } from './registry.js';
 import { type KindRules, isInt, isObj, type Obj } from './validation-common.js';
 import { validateMeta } from './validation-meta.js';
 import { validatePodSpec } from './validation-pod.js';
-import { labelSelectorMatches, validateLabelSelector } from './validation-selector.js';
+import { labelSelectorAsSelector, type Selector, SelectorError } from './label-selector.js';
+import { validateLabelSelector } from './validation-selector.js';
 
 function validateWorkload(o: Obj, kind: 'Deployment' | 'ReplicaSet', out: FieldError[]): void {
   const s = o.spec;
@@ -47,7 +48,15 @@ function validateWorkload(o: Obj, kind: 'Deployment' | 'ReplicaSet', out: FieldE
     isObj(sel) &&
     !(Object.keys(sel.matchLabels ?? {}).length === 0 && (sel.matchExpressions ?? []).length === 0)
   ) {
-    if (!labelSelectorMatches(sel, tl)) {
+    // upstream ValidateDeploymentSpec / ValidateReplicaSetSpec (pkg/apis/apps/validation)
+    let selector: Selector | undefined;
+    try {
+      selector = labelSelectorAsSelector(sel);
+    } catch (e) {
+      if (!(e instanceof SelectorError)) throw e;
+      out.push(invalidValue('spec.selector', sel, 'invalid label selector'));
+    }
+    if (selector && !selector.matches(tl)) {
       out.push(
         invalidValue('spec.template.metadata.labels', tl, '`selector` does not match template `labels`'),
       );

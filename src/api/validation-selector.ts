@@ -1,6 +1,6 @@
 /**
  * metav1.LabelSelector (upstream: staging/src/k8s.io/apimachinery/pkg/apis/meta/v1/validation
- * ValidateLabelSelector, and LabelSelectorAsSelector for matching).
+ * ValidateLabelSelector); matching is label-selector.ts.
  */
 import { type FieldError, forbiddenField, notSupported, required, invalidValue } from './field.js';
 import { isObj, type Obj } from './validation-common.js';
@@ -34,18 +34,4 @@ export function validateLabelSelector(sel: unknown, path: string, out: FieldErro
       else for (const msg of isQualifiedName(r.key)) out.push(invalidValue(`${p}.key`, r.key, msg));
     });
   }
-}
-
-/** Does a LabelSelector (matchLabels + matchExpressions) select these labels? */
-export function labelSelectorMatches(sel: Obj, labels: Record<string, string>): boolean {
-  for (const [k, v] of Object.entries(sel.matchLabels ?? {})) if (labels[k] !== v) return false;
-  for (const r of sel.matchExpressions ?? []) {
-    const has = Object.hasOwn(labels, r.key);
-    const vals: string[] = r.values ?? [];
-    if (r.operator === 'In' && !(has && vals.includes(labels[r.key]!))) return false;
-    if (r.operator === 'NotIn' && has && vals.includes(labels[r.key]!)) return false;
-    if (r.operator === 'Exists' && !has) return false;
-    if (r.operator === 'DoesNotExist' && has) return false;
-  }
-  return true;
 }

@@ -81,5 +81,4 @@ export function validateObjectUpdate(
 
 export { validateLabels } from './validation-meta.js';
 export { validatePodSpec } from './validation-pod.js';
-export { labelSelectorMatches } from './validation-selector.js';
 export { SCHEMA, unknownFields } from './validation-schema.js';

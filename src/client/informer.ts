@@ -11,7 +11,6 @@
 import type { KubeObject } from '../api/types.js';
 import type { Clock, TimerHandle } from '../util/clock.js';
 import { type ApiClient, type WatchEvent, type WatchHandle, errorCode, keyOf } from './api.js';
-import type { LabelMatcher } from './selectors.js';
 
 export interface EventHandler<T> {
   onAdd?(obj: T): void;
@@ -38,7 +37,7 @@ export interface InformerOptions<T> {
 export interface Lister<T> {
   get(namespace: string | undefined, name: string): T | undefined;
   getByKey(key: string): T | undefined;
-  list(namespace?: string, matcher?: LabelMatcher): T[];
+  list(namespace?: string): T[];
   byIndex(indexName: string, value: string): T[];
   readonly size: number;
 }
@@ -115,11 +114,8 @@ export class Informer<T extends KubeObject> implements Lister<T> {
   getByKey(key: string): T | undefined {
     return this.cache.get(key);
   }
-  list(namespace?: string, matcher?: LabelMatcher): T[] {
-    const src = namespace === undefined ? this.cache.values() : this.byIndex(NAMESPACE_INDEX, namespace);
-    const out: T[] = [];
-    for (const o of src) if (!matcher || matcher(o.metadata.labels)) out.push(o);
-    return out;
+  list(namespace?: string): T[] {
+    return namespace === undefined ? [...this.cache.values()] : this.byIndex(NAMESPACE_INDEX, namespace);
   }
   byIndex(indexName: string, value: string): T[] {
     const idx = this.indices.get(indexName);

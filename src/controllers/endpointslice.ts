@@ -20,7 +20,7 @@ import type { EndpointPort, EndpointSlice, Endpoint, Node, Pod, Service } from '
 import { isNotFound, keyOf } from '../client/api.js';
 import type { Informer } from '../client/informer.js';
 import { WorkQueue, runWorkers } from '../client/workqueue.js';
-import { selectorMapMatches } from '../client/selectors.js';
+import { matchesSet } from '../api/label-selector.js';
 import { canonicalJson } from './deployment-util.js';
 import { controllerRef, isPodReady } from './pod-util.js';
 import type { ControllerDeps } from './replicaset.js';
@@ -85,6 +85,16 @@ function wantedInEndpoints(pod: Pod): boolean {
   return !!pod.status?.podIP;
 }
 
+/**
+ * Does the Service select the pod? A Service without a selector (or with an empty one, which the
+ * API's protobuf round trip turns into none) gets no EndpointSlices from this controller.
+ */
+function selectsPod(svc: Service, pod: Pod): boolean {
+  const sel = svc.spec.selector;
+  if (!sel || Object.keys(sel).length === 0) return false;
+  return matchesSet(sel, pod.metadata.labels);
+}
+
 const epKey = (e: Endpoint) => e.targetRef?.uid ?? e.addresses[0];
 
 /** field-by-field equality of two endpoints (what the reconciler compares; cheap, no JSON) */
@@ -144,8 +154,7 @@ export class EndpointSliceController {
     });
     const podServices = (p: Pod) => {
       for (const s of this.services.list(p.metadata.namespace))
-        if (selectorMapMatches(s.spec.selector, p.metadata.labels))
-          this.queue.addAfter(keyOf(s), this.batchPeriodMs);
+        if (selectsPod(s, p)) this.queue.addAfter(keyOf(s), this.batchPeriodMs);
     };
     this.pods.addEventHandler({
       onAdd: podServices,
@@ -236,7 +245,7 @@ export class EndpointSliceController {
     const groups = new Map<string, { ports: EndpointPort[]; eps: Map<string, Endpoint> }>();
     const pods = this.pods
       .list(svc.metadata.namespace)
-      .filter((p) => selectorMapMatches(svc.spec.selector, p.metadata.labels) && wantedInEndpoints(p));
+      .filter((p) => selectsPod(svc, p) && wantedInEndpoints(p));
     pods.sort((a, b) => (a.metadata.name! < b.metadata.name! ? -1 : 1));
     for (const p of pods) {
       const { ports, pk } = this.portsOf(svc, p);

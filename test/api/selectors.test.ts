@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { parseFieldSelector, parseLabelSelector } from '../../src/api/selectors.js';
+import { parseFieldSelector } from '../../src/api/field-selector.js';
+import {
+  labelSelectorAsSelector,
+  matchesSet,
+  parseLabelSelector,
+  Selector,
+} from '../../src/api/label-selector.js';
 
 describe('label selectors (labels.Parse, upstream selector_test.go cases)', () => {
   // TestSelectorParse good strings: re-printed without spaces
@@ -62,6 +68,64 @@ describe('label selectors (labels.Parse, upstream selector_test.go cases)', () =
   ];
   it.each(matches)('%j matches %j → %s', (sel, labels, want) => {
     expect(parseLabelSelector(sel).matches(labels)).toBe(want);
+  });
+});
+
+describe('LabelSelector objects (metav1.LabelSelectorAsSelector, helpers_test.go cases)', () => {
+  const matchLabels = { foo: 'bar' };
+  const matchExpressions = [{ key: 'baz', operator: 'In' as const, values: ['qux', 'norf'] }];
+  // TestLabelSelectorAsSelector: the selector's String() is compared
+  it.each([
+    [{ matchLabels }, 'foo=bar'],
+    [{ matchExpressions }, 'baz in (norf,qux)'],
+    [{ matchLabels, matchExpressions }, 'baz in (norf,qux),foo=bar'],
+  ])('%j → %s', (sel, want) => {
+    expect(labelSelectorAsSelector(sel).toString()).toBe(parseLabelSelector(want).toString());
+  });
+  it('nil selects nothing, {} everything', () => {
+    expect(labelSelectorAsSelector(undefined)).toBe(Selector.NOTHING);
+    expect(labelSelectorAsSelector(undefined).matches({})).toBe(false);
+    expect(labelSelectorAsSelector({})).toBe(Selector.EVERYTHING);
+    expect(labelSelectorAsSelector({}).matches(undefined)).toBe(true);
+  });
+  it('rejects values with Exists, no values with In, and unknown operators (labels.NewRequirement)', () => {
+    expect(() =>
+      labelSelectorAsSelector({
+        matchExpressions: [{ key: 'baz', operator: 'Exists', values: ['qux', 'norf'] }],
+      }),
+    ).toThrow(
+      'values: Invalid value: []string{"qux", "norf"}: values set must be empty for exists and does not exist',
+    );
+    expect(() =>
+      labelSelectorAsSelector({ matchExpressions: [{ key: 'baz', operator: 'In', values: [] }] }),
+    ).toThrow("values: Invalid value: []string(nil): for 'in', 'notin' operators, values set can't be empty");
+    expect(() =>
+      labelSelectorAsSelector({ matchExpressions: [{ key: 'baz', operator: 'Near' as 'In' }] }),
+    ).toThrow('"Near" is not a valid label selector operator');
+  });
+  it('matches as the parsed string form does', () => {
+    const sel = labelSelectorAsSelector({
+      matchLabels: { app: 'web' },
+      matchExpressions: [
+        { key: 'tier', operator: 'NotIn', values: ['db'] },
+        { key: 'gpu', operator: 'DoesNotExist' },
+      ],
+    });
+    const parsed = parseLabelSelector('app=web,tier notin (db),!gpu');
+    for (const labels of [
+      { app: 'web' },
+      { app: 'web', tier: 'db' },
+      { app: 'web', gpu: '1' },
+      { tier: 'x' },
+      {},
+    ])
+      expect(sel.matches(labels)).toBe(parsed.matches(labels));
+  });
+  it('SelectorFromSet: every key of the set carries its value', () => {
+    expect(matchesSet({ app: 'web' }, { app: 'web', x: 'y' })).toBe(true);
+    expect(matchesSet({ app: 'web' }, { app: 'db' })).toBe(false);
+    expect(matchesSet({ app: 'web' }, undefined)).toBe(false);
+    expect(matchesSet({}, undefined)).toBe(true);
   });
 });
 

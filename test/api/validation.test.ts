@@ -300,6 +300,26 @@ describe('validateObject', () => {
       ],
     ],
     [
+      // ValidateDeploymentSpec: a selector LabelSelectorAsSelector rejects is reported, not matched
+      'deployment selector with an unknown operator',
+      {
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name: 'd', namespace: 'x' },
+        spec: {
+          selector: {
+            matchLabels: { app: 'a' },
+            matchExpressions: [{ key: 'tier', operator: 'Near', values: ['x'] }],
+          },
+          template: { metadata: { labels: { app: 'b' } }, spec: { containers: [c()] } },
+        },
+      },
+      [
+        'spec.selector.matchExpressions[0].operator: Unsupported value: "Near": supported values: "DoesNotExist", "Exists", "In", "NotIn"',
+        'spec.selector: Invalid value: {"matchLabels":{"app":"a"},"matchExpressions":[{"key":"tier","operator":"Near","values":["x"]}]}: invalid label selector',
+      ],
+    ],
+    [
       'deployment empty selector + template restartPolicy',
       {
         apiVersion: 'apps/v1',

@@ -1,127 +1,13 @@
 /**
  * Object-level matching helpers used by the cross-pod plugins (PodTopologySpread, InterPodAffinity,
- * DefaultPreemption): label selectors (metav1.LabelSelectorAsSelector semantics), a pod's required
- * node affinity (nodeSelector + requiredDuringScheduling terms, as component-helpers' nodeaffinity
+ * DefaultPreemption): a pod's required node affinity (nodeSelector + requiredDuringScheduling terms, as component-helpers' nodeaffinity
  * package).
  *
  * The node-local filter plugins do not use these: they run over the NodeTable's columns in the
  * engine's kernels. PodTopologySpread needs node affinity and taints only to decide which nodes
  * count as spreading domains (nodeAffinityPolicy / nodeTaintsPolicy).
  */
-import type {
-  LabelSelector,
-  Labels,
-  Node,
-  NodeSelectorRequirement,
-  NodeSelectorTerm,
-  Pod,
-} from '../../api/types.js';
-
-/** A compiled label selector. */
-export interface Selector {
-  matches(labels: Labels | undefined): boolean;
-  /** true for the selector that matches everything (`{}`) */
-  readonly empty: boolean;
-  /** true for the selector that matches nothing (a nil selector) */
-  readonly nothing: boolean;
-  /**
-   * The selector's `In` requirements (matchLabels included): every matching label set has one of
-   * each requirement's values, so an index by label value yields a superset of the matches.
-   */
-  readonly inRequirements?: readonly { readonly key: string; readonly values: ReadonlySet<string> }[];
-}
-
-interface Requirement {
-  key: string;
-  op: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist';
-  values: ReadonlySet<string>;
-}
-
-class RequirementSelector implements Selector {
-  readonly nothing = false;
-  readonly inRequirements: readonly Requirement[];
-  constructor(private readonly reqs: readonly Requirement[]) {
-    this.inRequirements = reqs.filter((r) => r.op === 'In');
-  }
-  get empty(): boolean {
-    return this.reqs.length === 0;
-  }
-  matches(labels: Labels | undefined): boolean {
-    for (const r of this.reqs) {
-      const has = labels !== undefined && Object.hasOwn(labels, r.key);
-      switch (r.op) {
-        case 'In':
-          if (!has || !r.values.has(labels![r.key])) return false;
-          break;
-        case 'NotIn':
-          if (has && r.values.has(labels![r.key])) return false;
-          break;
-        case 'Exists':
-          if (!has) return false;
-          break;
-        case 'DoesNotExist':
-          if (has) return false;
-          break;
-      }
-    }
-    return true;
-  }
-}
-
-/** labels.Nothing(): what a nil *metav1.LabelSelector converts to. */
-export const NOTHING: Selector = { matches: () => false, empty: false, nothing: true };
-/** labels.Everything() */
-export const EVERYTHING: Selector = new RequirementSelector([]);
-
-/** Thrown for a selector the API server would have rejected; callers turn it into an Error status. */
-export class SelectorError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'SelectorError';
-  }
-}
-
-/**
- * metav1.LabelSelectorAsSelector: undefined → matches nothing; `{}` → matches everything;
- * matchLabels and matchExpressions are ANDed.
- */
-export function compileSelector(sel: LabelSelector | undefined | null): Selector {
-  if (sel === undefined || sel === null) return NOTHING;
-  const reqs: Requirement[] = [];
-  for (const [k, v] of Object.entries(sel.matchLabels ?? {}))
-    reqs.push({ key: k, op: 'In', values: new Set([String(v)]) });
-  for (const e of sel.matchExpressions ?? []) {
-    const values = e.values ?? [];
-    switch (e.operator) {
-      case 'In':
-      case 'NotIn':
-        if (values.length === 0)
-          throw new SelectorError(
-            `values: Invalid value: []: for '${e.operator}', 'NotIn' operators, values set can't be empty`,
-          );
-        break;
-      case 'Exists':
-      case 'DoesNotExist':
-        if (values.length > 0)
-          throw new SelectorError(
-            `values: Invalid value: ${JSON.stringify(values)}: values set must be empty for exists and does not exist`,
-          );
-        break;
-      default:
-        throw new SelectorError(`"${String(e.operator)}" is not a valid label selector operator`);
-    }
-    reqs.push({ key: e.key, op: e.operator, values: new Set(values) });
-  }
-  return new RequirementSelector(reqs);
-}
-
-/** A selector built from a label set (labels.SelectorFromSet) ANDed with `base`'s requirements. */
-export function mergeMatchLabels(match: Labels, base: LabelSelector | undefined): Selector {
-  return compileSelector({
-    matchLabels: { ...(base?.matchLabels ?? {}), ...match },
-    matchExpressions: base?.matchExpressions,
-  });
-}
+import type { Labels, Node, NodeSelectorRequirement, NodeSelectorTerm, Pod } from '../../api/types.js';
 
 // ---------------------------------------------------------------- node affinity
 

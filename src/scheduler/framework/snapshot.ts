@@ -19,7 +19,7 @@ import type {
   PodAffinityTerm,
   WeightedPodAffinityTerm,
 } from '../../api/types.js';
-import { compileSelector, EVERYTHING, NOTHING, SelectorError, type Selector } from './labels.js';
+import { labelSelectorAsSelector, Selector, SelectorError } from '../../api/label-selector.js';
 
 export const LABEL_HOSTNAME = 'kubernetes.io/hostname';
 export const LABEL_ZONE = 'topology.kubernetes.io/zone';
@@ -66,10 +66,12 @@ function newAffinityTerm(pod: Pod, term: PodAffinityTerm): AffinityTerm {
   else for (const n of term.namespaces ?? []) namespaces.add(n);
   return {
     namespaces,
-    selector: compileSelector(labelSelector),
+    selector: labelSelectorAsSelector(labelSelector),
     topologyKey: term.topologyKey,
     namespaceSelector:
-      term.namespaceSelector === undefined ? NOTHING : compileSelector(term.namespaceSelector),
+      term.namespaceSelector === undefined
+        ? Selector.NOTHING
+        : labelSelectorAsSelector(term.namespaceSelector),
   };
 }
 
@@ -547,5 +549,3 @@ export class Nominator {
     return false;
   }
 }
-
-export { EVERYTHING };

@@ -18,7 +18,8 @@ import {
   type WeightedAffinityTerm,
 } from '../framework/snapshot.js';
 import { Code, SKIP, Status, type MaybeStatus } from '../framework/status.js';
-import { hasAnyKey, NOTHING } from '../framework/labels.js';
+import { Selector } from '../../api/label-selector.js';
+import { hasAnyKey } from '../framework/labels.js';
 import {
   MAX_NODE_SCORE,
   type ClusterEventKind,
@@ -207,7 +208,7 @@ export class InterPodAffinity
     const namespaces = new Set(t.namespaces);
     for (const [name, labels] of this.snapshot.namespaces)
       if (t.namespaceSelector.matches(labels)) namespaces.add(name);
-    return { ...t, namespaces, namespaceSelector: NOTHING };
+    return { ...t, namespaces, namespaceSelector: Selector.NOTHING };
   }
 
   // ------------------------------------------------------------ filter

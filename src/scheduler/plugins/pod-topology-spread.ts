@@ -15,13 +15,8 @@
 import { doNotScheduleTaint, findMatchingUntoleratedTaint } from '../../api/taints.js';
 import type { LabelSelector, Labels, Pod, TopologySpreadConstraint } from '../../api/types.js';
 import type { CycleState, StateData } from '../framework/cycle-state.js';
-import {
-  compileRequiredNodeAffinity,
-  compileSelector,
-  EVERYTHING,
-  SelectorError,
-  type Selector,
-} from '../framework/labels.js';
+import { labelSelectorAsSelector, Selector, SelectorError } from '../../api/label-selector.js';
+import { compileRequiredNodeAffinity } from '../framework/labels.js';
 import type { Node } from '../../api/types.js';
 import {
   LABEL_HOSTNAME,
@@ -425,7 +420,7 @@ export class PodTopologySpread
             if (k in podLabels) exprs.push({ key: k, operator: 'In', values: [podLabels[k]] });
           sel = { ...sel, matchExpressions: exprs };
         }
-        selector = compileSelector(sel);
+        selector = labelSelectorAsSelector(sel);
         selectorKey = JSON.stringify(sel ?? null);
       }
       out.push({
@@ -466,7 +461,7 @@ export class PodTopologySpread
       if (!sel) continue;
       let compiled: Selector;
       try {
-        compiled = compileSelector(sel);
+        compiled = labelSelectorAsSelector(sel);
       } catch {
         continue;
       }
@@ -478,11 +473,16 @@ export class PodTopologySpread
     }
     if (!any) return undefined;
     const spec: LabelSelector = { matchLabels, matchExpressions: exprs };
-    return { selector: compileSelector(spec), key: JSON.stringify(spec) };
+    return { selector: labelSelectorAsSelector(spec), key: JSON.stringify(spec) };
   }
 
   private buildDefaultConstraints(pod: Pod, action: string): Constraint[] {
-    const cs = this.filterConstraints(this.defaultConstraints, pod.metadata.labels ?? {}, action, EVERYTHING);
+    const cs = this.filterConstraints(
+      this.defaultConstraints,
+      pod.metadata.labels ?? {},
+      action,
+      Selector.EVERYTHING,
+    );
     if (cs.length === 0) return [];
     const sel = this.defaultSelector(pod);
     if (!sel || sel.selector.empty) return [];

@@ -2,9 +2,9 @@
 // InterPodAffinity PreFilter and PreScore read them every cycle). Differential: after every random
 // change they equal the straightforward filter over the node list, in the same order.
 import { describe, expect, it } from 'vitest';
+import { labelSelectorAsSelector } from '../../../src/api/label-selector.js';
 import { ClusterSnapshot, type NodeInfo } from '../../../src/scheduler/framework/snapshot.js';
 import { Rng } from '../../../src/util/rng.js';
-import { compileSelector } from '../../../src/scheduler/framework/labels.js';
 import { makeNode, makePod, sel } from '../builders.js';
 
 const names = (l: readonly NodeInfo[]) => l.map((n) => n.name);
@@ -13,9 +13,9 @@ function expectLists(snap: ClusterSnapshot): void {
   const all = snap.list();
   // the label index holds exactly the pods on listed nodes, each pointing at its node
   for (const value of ['x', 'y']) {
-    const fromIndex = (snap.candidatePods(compileSelector({ matchLabels: { app: value } })) ?? []).flatMap(
-      (set) => [...set],
-    );
+    const fromIndex = (
+      snap.candidatePods(labelSelectorAsSelector({ matchLabels: { app: value } })) ?? []
+    ).flatMap((set) => [...set]);
     const walked = all.flatMap((ni) => ni.pods.filter((p) => p.pod.metadata.labels?.app === value));
     expect(fromIndex.map((p) => p.key).sort()).toEqual(walked.map((p) => p.key).sort());
     for (const p of fromIndex) expect(p.node!.pods).toContain(p);

@@ -5,10 +5,11 @@
 // and PreScore state equals the straightforward walk over every node and every pod — including
 // the insertion order of the domain counts, which decides the critical paths' tie-breaks.
 import { describe, expect, it } from 'vitest';
+import type { Selector } from '../../../src/api/label-selector.js';
 import { doNotScheduleTaint, findMatchingUntoleratedTaint } from '../../../src/api/taints.js';
 import type { Node, Pod, Service, Taint } from '../../../src/api/types.js';
 import { CycleState } from '../../../src/scheduler/framework/cycle-state.js';
-import { compileRequiredNodeAffinity, type Selector } from '../../../src/scheduler/framework/labels.js';
+import { compileRequiredNodeAffinity } from '../../../src/scheduler/framework/labels.js';
 import {
   ClusterSnapshot,
   termMatches,
