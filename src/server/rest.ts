@@ -19,7 +19,7 @@ import { ApiError, badRequest, conflict, invalid, notFound, tooManyRequests } fr
 import { invalidValue } from '../api/field.js';
 import { lookupResource, type ResourceInfo } from '../api/registry.js';
 import type { Binding, KubeObject } from '../api/types.js';
-import { labelSelectorMatches } from '../api/validation.js';
+import { labelSelectorAsSelector, SelectorError } from '../api/label-selector.js';
 import { cascadeDelete } from './cascade.js';
 import { negotiate, type Representation } from './negotiate.js';
 import { applyPatch, patchTypeOf } from './patch.js';
@@ -464,6 +464,21 @@ async function handleScale(
  * then 429 (upstream: pkg/registry/core/pod/storage/eviction.go). Pods that are not running
  * (pending, finished, already terminating) are deleted without asking the budgets.
  */
+/**
+ * Does a PodDisruptionBudget cover the pod? An invalid, missing or empty selector covers nothing
+ * (upstream: pkg/registry/core/pod/storage/eviction.go getPodDisruptionBudgets).
+ */
+function pdbSelects(selector: Obj | undefined, labels: Record<string, string> | undefined): boolean {
+  let sel;
+  try {
+    sel = labelSelectorAsSelector(selector);
+  } catch (e) {
+    if (e instanceof SelectorError) return false;
+    throw e;
+  }
+  return !sel.empty && sel.matches(labels);
+}
+
 async function evict(ctx: RestContext, ns: string, name: string, eviction: Obj): Promise<void> {
   const pod: Obj = await ctx.api.get('pods', ns, name);
   const opts = eviction?.deleteOptions ?? {};
@@ -473,9 +488,7 @@ async function evict(ctx: RestContext, ns: string, name: string, eviction: Obj):
   const pdbInfo = lookupResource('poddisruptionbudgets');
   if (!ignoreBudgets && pdbInfo) {
     const pdbs = (await ctx.api.list(pdbInfo.resource, { namespace: ns })).items as Obj[];
-    const matching = pdbs.filter(
-      (p) => p.spec?.selector && labelSelectorMatches(p.spec.selector, pod.metadata.labels ?? {}),
-    );
+    const matching = pdbs.filter((p) => pdbSelects(p.spec?.selector, pod.metadata.labels));
     if (matching.length > 1)
       throw new ApiError(
         500,
