@@ -8,7 +8,6 @@
  * `kubesim store record` (recording traces on a real etcd) lives in src/cli/store-record.ts.
  */
 import type { Command } from 'commander';
-import { readFileSync } from 'node:fs';
 import { CliError } from './errors.js';
 import { registerRecord } from './store-record.js';
 import { json, parseOutputFormat } from './output.js';
@@ -20,7 +19,7 @@ import type { KeyValue, WatchEvent } from '../store/types.js';
 import {
   compareTrace,
   formatDifferences,
-  parseTrace,
+  loadTrace as loadTraceFile,
   replayOnMemory,
   TraceFormatError,
   type GoldenTrace,
@@ -103,20 +102,8 @@ export function register(program: Command): void {
 }
 
 function loadTrace(file: string): GoldenTrace {
-  let text: string;
   try {
-    text = readFileSync(file, 'utf8');
-  } catch (err) {
-    throw new CliError(`cannot read trace ${file}: ${(err as Error).message}`);
-  }
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (err) {
-    throw new CliError(`${file}: not valid JSON: ${(err as Error).message}`);
-  }
-  try {
-    return parseTrace(raw, file);
+    return loadTraceFile(file);
   } catch (err) {
     if (err instanceof TraceFormatError) throw new CliError(err.message);
     throw err;

@@ -4,8 +4,15 @@ export { MemoryStore, compareBytes, type MemoryStoreOptions } from './memory/sto
 export { MIN_LEASE_TTL_SECONDS, MAX_LEASE_TTL_SECONDS } from './memory/lessor.js';
 export { MAX_REVISIONS_PER_BATCH } from './memory/watch-hub.js';
 export { prefixEnd, FROM_KEY, upperBound, inRange } from './keyrange.js';
+export { keyBytes, keyFromBytes, compareKeys } from './keybytes.js';
 export {
   parseTrace,
+  loadTrace,
+  MAX_TRACE_BYTES,
+  MAX_TRACE_DEPTH,
+  MAX_TRACE_OPS,
+  MAX_SLEEP_MS,
+  MAX_TRACE_TIME_MS,
   replayTrace,
   compareTrace,
   formatDifferences,

@@ -116,6 +116,17 @@ export function compareKeys(a: string, b: string): number {
   return p < q ? -1 : p > q ? 1 : 0;
 }
 
+/** Offset of the first byte that starts no well-formed UTF-8 sequence, or -1 when all of it is UTF-8. */
+export function invalidUtf8Offset(bytes: Uint8Array): number {
+  let i = 0;
+  while (i < bytes.length) {
+    const n = bytes[i] < 0x80 ? 1 : sequenceLength(bytes, i);
+    if (n === 0) return i;
+    i += n;
+  }
+  return -1;
+}
+
 /** length of the well-formed UTF-8 sequence starting at bytes[i] (Unicode Table 3-7), 0 if none */
 function sequenceLength(b: Uint8Array, i: number): number {
   const c = b[i];

@@ -1,7 +1,7 @@
 /** `kubesim store demo|replay`: output shapes, --check failing with a readable diff, bad input errors. */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Command } from 'commander';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { register } from '../../src/cli/store.js';
@@ -80,9 +80,24 @@ describe('kubesim store', () => {
     const dir = mkdtempSync(join(tmpdir(), 'kubesim-store-'));
     const file = join(dir, 't.json');
     writeFileSync(file, JSON.stringify({ format: 'etcd-golden-trace/v1', ops: [{ op: 'put', key: 1 }] }));
-    await expect(run('replay', file)).rejects.toThrow(`${file}: ops[0] (put): field "key" must be a string`);
+    await expect(run('replay', file)).rejects.toThrow(
+      `${file}: ops[0] (put): field "key" is 1; expected a string`,
+    );
     writeFileSync(file, '{');
     await expect(run('replay', file)).rejects.toThrow(`${file}: not valid JSON`);
     await expect(run('replay', join(dir, 'missing.json'))).rejects.toThrow(/cannot read trace/);
+    writeFileSync(file, JSON.stringify({ format: 'etcd-golden-trace/v1', ops: [{ op: 'sleep', ms: 1e12 }] }));
+    await expect(run('replay', file)).rejects.toThrow(
+      `${file}: ops[0] (sleep): field "ms" is 1000000000000; expected 0 to 3600000 (1 h)`,
+    );
+    writeFileSync(
+      file,
+      Buffer.concat([Buffer.from('{"format": "'), Buffer.of(0xc3, 0x28), Buffer.from('"}')]),
+    );
+    await expect(run('replay', file)).rejects.toThrow(`${file}: not UTF-8: byte 0xc3 at offset 12`);
+    truncateSync(file, 65 * 1024 * 1024); // sparse: no 65 MiB written
+    await expect(run('replay', file)).rejects.toThrow(
+      `${file}: 68157440 bytes; the largest trace read is 67108864 bytes (64 MiB)`,
+    );
   });
 });

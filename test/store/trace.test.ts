@@ -138,6 +138,7 @@ describe('compareTrace', () => {
 
 describe('parseTrace', () => {
   const ok = { format: 'etcd-golden-trace/v1', name: 't', ops: [{ op: 'put', key: 'a', value: 'b' }] };
+  const one = (op: unknown) => ({ ...ok, ops: [op] });
   const cases: [string, unknown, string][] = [
     [
       'wrong format tag',
@@ -145,23 +146,162 @@ describe('parseTrace', () => {
       'f.json: field "format" is "x", expected "etcd-golden-trace/v1"',
     ],
     ['ops not an array', { ...ok, ops: {} }, 'f.json: field "ops" must be an array'],
-    ['unknown op', { ...ok, ops: [{ op: 'frobnicate' }] }, 'f.json: ops[0]: unknown op "frobnicate"'],
+    ['unknown top-level field', { ...ok, opz: [] }, 'f.json: unknown field "opz"'],
     [
-      'put without key',
-      { ...ok, ops: [{ op: 'put', value: 'x' }] },
-      'f.json: ops[0] (put): field "key" must be a string',
+      'initial revision',
+      { ...ok, initialRevision: 3 },
+      'f.json: field "initialRevision" is 3: a trace starts',
+    ],
+    ['opCount', { ...ok, opCount: 2 }, 'f.json: field "opCount" is 2 but there are 1 ops'],
+    ['unknown op', one({ op: 'frobnicate' }), 'f.json: ops[0]: unknown op "frobnicate"'],
+    ['op not an object', one(7), 'f.json: ops[0] is not an object'],
+    ['put without key', one({ op: 'put', value: 'x' }), 'f.json: ops[0] (put): field "key" is required'],
+    ['put without value', one({ op: 'put', key: 'a' }), 'f.json: ops[0] (put): field "value" is required'],
+    [
+      'wrong type',
+      one({ op: 'put', key: 'a', value: 3 }),
+      'f.json: ops[0] (put): field "value" is 3; expected a string',
+    ],
+    [
+      'unknown field',
+      one({ op: 'put', key: 'a', value: 'b', prevkv: true }),
+      'f.json: ops[0] (put): unknown field "prevkv"',
+    ],
+    [
+      'prototype key',
+      JSON.parse('{"format":"etcd-golden-trace/v1","ops":[{"op":"put","key":"a","value":"","__proto__":1}]}'),
+      'ops[0] (put): unknown field "__proto__"',
+    ],
+    [
+      'boolean flag',
+      one({ op: 'put', key: 'a', value: 'b', prevKv: 'yes' }),
+      'field "prevKv" is "yes"; expected true or false',
+    ],
+    [
+      'fractional revision',
+      one({ op: 'range', key: 'a', revision: 1.5 }),
+      'ops[0] (range): field "revision" is 1.5; expected an integer',
+    ],
+    [
+      'huge number',
+      one({ op: 'compact', revision: 1e300 }),
+      'ops[0] (compact): field "revision" is 1e+300; expected an integer',
+    ],
+    [
+      'sort order',
+      one({ op: 'range', key: 'a', sortOrder: 'UP' }),
+      'field "sortOrder" is "UP"; expected one of NONE, ASCEND, DESCEND',
+    ],
+    [
+      'key naming no bytes',
+      one({ op: 'put', key: 'a\ud800', value: '' }),
+      'ops[0] (put): field "key": "a\\ud800" names no byte string',
+    ],
+    [
+      'prefix helper without its end',
+      one({ op: 'range', key: 'a/', prefix: true, rangeEnd: 'b' }),
+      '"prefix": true needs "rangeEnd": "a0"',
     ],
     [
       'bad compare target',
-      { ...ok, ops: [{ op: 'txn', compare: [{ key: 'a', target: 'SIZE', result: 'EQUAL' }] }] },
-      'f.json: ops[0].compare[0]: field "target" must be VALUE, VERSION, CREATE, MOD or LEASE',
+      one({ op: 'txn', compare: [{ key: 'a', target: 'SIZE', result: 'EQUAL' }] }),
+      'f.json: ops[0].compare[0]: field "target" is "SIZE"; expected one of VALUE, VERSION, CREATE, MOD, LEASE',
+    ],
+    [
+      'compare without operand',
+      one({ op: 'txn', compare: [{ key: 'a', target: 'MOD', result: 'EQUAL' }] }),
+      'ops[0].compare[0]: field "modRevision" is required with target MOD',
+    ],
+    [
+      'compare with another operand',
+      one({ op: 'txn', compare: [{ key: 'a', target: 'MOD', result: 'EQUAL', modRevision: 1, version: 2 }] }),
+      'field "version" is not used with target MOD',
     ],
     [
       'watch in a txn branch',
-      { ...ok, ops: [{ op: 'txn', success: [{ op: 'watch', id: 1, key: 'a' }] }] },
+      one({ op: 'txn', success: [{ op: 'watch', id: 1, key: 'a' }] }),
       'f.json: ops[0].success[0]: unknown op "watch" in a txn branch',
     ],
+    [
+      'nested op error',
+      one({ op: 'txn', failure: [{ op: 'txn', success: [{ op: 'delete' }] }] }),
+      'f.json: ops[0].failure[0].success[0] (delete): field "key" is required',
+    ],
+    [
+      'watch filters',
+      one({ op: 'watch', id: 'w', key: 'a', filters: ['NOPOST'] }),
+      'field "filters" is ["NOPOST"]; expected a list of NOPUT, NODELETE',
+    ],
+    [
+      'duplicate watch id',
+      {
+        ...ok,
+        ops: [
+          { op: 'watch', id: 'w', key: 'a' },
+          { op: 'watch', id: 'w', key: 'b' },
+        ],
+      },
+      'ops[1] (watch): watch id "w" is already used',
+    ],
+    [
+      'cancel of an unknown watch',
+      one({ op: 'watchCancel', id: 'w9' }),
+      'ops[0] (watchCancel): no watch with id "w9" was created before',
+    ],
+    [
+      'cancel twice',
+      {
+        ...ok,
+        ops: [
+          { op: 'watch', id: 1, key: 'a' },
+          { op: 'watchCancel', id: 1 },
+          { op: 'watchCancel', id: 1 },
+        ],
+      },
+      'ops[2] (watchCancel): watch 1 is already canceled',
+    ],
+    [
+      'sleep of 1e12 ms',
+      one({ op: 'sleep', ms: 1e12 }),
+      'ops[0] (sleep): field "ms" is 1000000000000; expected 0 to 3600000 (1 h)',
+    ],
+    ['negative sleep', one({ op: 'sleep', ms: -1 }), 'ops[0] (sleep): field "ms" is -1'],
+    [
+      'too much virtual time',
+      { ...ok, ops: Array.from({ length: 25 }, () => ({ op: 'sleep', ms: 3_600_000 })) },
+      "ops[24] (sleep): the trace's virtual time (sleeps and expired lease TTLs) reaches 90000000 ms; the maximum is 86400000 (24 h)",
+    ],
+    [
+      'a long lease waited out',
+      {
+        ...ok,
+        ops: [
+          { op: 'leaseGrant', lease: 'L', ttl: 100_000 },
+          { op: 'leaseExpire', lease: 'L' },
+        ],
+      },
+      "ops[1] (leaseExpire): the trace's virtual time",
+    ],
+    [
+      'progress interval',
+      { ...ok, recordedWith: { limits: { progressNotifyInterval: '1us' } } },
+      'field "recordedWith.limits.progressNotifyInterval" is "1us"; expected a duration from 10ms to 24h',
+    ],
+    [
+      'max txn ops',
+      { ...ok, recordedWith: { limits: { maxTxnOps: 0 } } },
+      'field "recordedWith.limits.maxTxnOps" is 0; expected an integer from 1 to 100000',
+    ],
+    [
+      'deep nesting',
+      one(
+        JSON.parse(`${'{"op":"txn","success":['.repeat(2000)}{"op":"range","key":"a"}${']}'.repeat(2000)}`),
+      ),
+      'f.json: ops[0]: nested deeper than 100 levels',
+    ],
     ['expected length', { ...ok, expected: [] }, 'f.json: "expected" has 0 entries for 1 ops'],
+    ['watch meta', { ...ok, watchMeta: { w: null } }, 'f.json: watchMeta["w"] must be an object'],
+    ['watch events', { ...ok, watchEvents: { w: {} } }, 'f.json: watchEvents["w"] must be a list of events'],
   ];
   for (const [name, json, message] of cases) {
     it(name, () => {

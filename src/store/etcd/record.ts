@@ -4,15 +4,10 @@
  * answers as an `etcd-golden-trace/v1` document. The same hooks replay a recorded trace on etcd
  * again (test/store/etcd-replay.test.ts).
  */
-import { readFileSync } from 'node:fs';
 import { replayTrace, type ReplayHooks, type ReplayOptions } from '../trace/replay.js';
-import {
-  parseTrace,
-  TRACE_FORMAT,
-  type GoldenTrace,
-  type TraceOp,
-  type TraceResult,
-} from '../trace/format.js';
+import { TRACE_FORMAT, type GoldenTrace, type TraceOp, type TraceResult } from '../trace/format.js';
+import { readTraceJson } from '../trace/load.js';
+import { parseTrace } from '../trace/validate.js';
 import type { KvStore, LeaseId } from '../types.js';
 import { EtcdStore } from './etcd-store.js';
 import { launchEtcd, type LaunchEtcdOptions, type LaunchedEtcd } from './launcher.js';
@@ -235,12 +230,7 @@ export async function recordTrace(set: TraceOpSet, opts: RecordOptions = {}): Pr
  * golden trace (its ops are recorded again). Errors name the file and the op.
  */
 export function loadOpSet(file: string): TraceOpSet {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (e) {
-    throw new Error(`${file}: ${(e as Error).message}`);
-  }
+  const raw = readTraceJson(file);
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
     throw new Error(`${file}: expected a JSON object with "ops"`);
   const o = raw as Record<string, unknown>;

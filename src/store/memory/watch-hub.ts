@@ -177,7 +177,8 @@ export class WatchHub {
   requestProgress(w: MemWatcher): void {
     if (w.canceled) return;
     w.progressWanted = true;
-    this.markDirty(w);
+    // once per flush: a virtual clock can tick many intervals before the flush runs
+    if (!w.dirty) this.markDirty(w);
   }
 
   /**

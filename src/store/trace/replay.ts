@@ -28,7 +28,7 @@ import type {
   SortTarget,
   WatchFilter,
 } from '../types.js';
-import { compareKeys } from '../keybytes.js';
+import { compareKeys, keyBytes, keyFromBytes } from '../keybytes.js';
 import {
   GRPC_CODE_NAMES,
   type GoldenTrace,
@@ -59,9 +59,6 @@ export interface ReplayOptions {
 
 /** Lease IDs for symbols that were never granted: far from what stores hand out, still safe integers. */
 const MISSING_LEASE_BASE = 0x1f00_0000_0000;
-
-const enc = new TextEncoder();
-const dec = new TextDecoder();
 
 /** Maps the trace's lease symbols to real lease IDs and back. */
 class LeaseNames {
@@ -119,7 +116,7 @@ export async function replayTrace(
 
   const kv = (k: KeyValue): TraceKv => ({
     key: k.key,
-    value: dec.decode(k.value),
+    value: keyFromBytes(k.value),
     createRevision: k.createRevision,
     modRevision: k.modRevision,
     version: k.version,
@@ -180,7 +177,7 @@ export async function replayTrace(
       result: c.result as Compare['result'],
     };
     if (c.rangeEnd !== undefined) out.rangeEnd = c.rangeEnd as string;
-    if (c.value !== undefined) out.value = enc.encode(c.value as string);
+    if (c.value !== undefined) out.value = keyBytes(c.value as string);
     if (c.version !== undefined) out.version = c.version as number;
     if (c.createRevision !== undefined) out.createRevision = c.createRevision as number;
     if (c.modRevision !== undefined) out.modRevision = c.modRevision as number;
@@ -195,7 +192,7 @@ export async function replayTrace(
         return {
           requestPut: {
             key: o.key as string,
-            value: enc.encode((o.value as string | undefined) ?? ''),
+            value: keyBytes((o.value as string | undefined) ?? ''),
             lease: leases.id(o.lease),
             prevKv: !!o.prevKv,
             ignoreValue: !!o.ignoreValue,
