@@ -45,13 +45,31 @@ function groups(results: BenchResult[]): Group[] {
   return [...out.values()];
 }
 
-function cell(r: BenchResult): string {
+/**
+ * A relative margin of error above this (percent) makes a result unreliable: tables and charts
+ * flag it, so a reader does not compare modes on noise.
+ */
+export const NOISY_RME = 10;
+
+export function isNoisy(r: BenchResult): boolean {
+  return r.throughput !== undefined && (r.rme ?? 0) > NOISY_RME;
+}
+
+/** "±3.1%", or "±66.6% (noisy)" above NOISY_RME */
+export function rmeText(r: BenchResult): string {
+  return `±${(r.rme ?? 0).toFixed(1)}%${isNoisy(r) ? ' (noisy)' : ''}`;
+}
+
+function cell(r: BenchResult, wide = false): string {
   if (r.state === 'skipped') return `skipped (${r.reason})`;
   if (r.state === 'errored') return `error: ${r.error}`;
   const parts: string[] = [];
   if (r.throughput !== undefined)
     parts.push(
-      `${human(r.throughput)} ${r.unit ?? 'ops'}/s ±${(r.rme ?? 0).toFixed(1)}%  p50 ${ms(r.latency?.p50)} p99 ${ms(r.latency?.p99)}`,
+      `${human(r.throughput)} ${r.unit ?? 'ops'}/s ${rmeText(r)}  p50 ${ms(r.latency?.p50)} p99 ${ms(r.latency?.p99)}` +
+        (wide
+          ? ` p99.9 ${ms(r.latency?.p999)} min ${ms(r.latency?.min)} max ${ms(r.latency?.max)} samples ${r.samples ?? '-'}`
+          : ''),
     );
   if (r.figures)
     parts.push(
@@ -67,7 +85,7 @@ export function ratioText(ratio: number, base: string): string {
   return ratio >= 0.1 ? `${ratio.toFixed(2)}× ${base}` : `1/${Math.round(1 / ratio)} of ${base}`;
 }
 
-function rowsOf(report: BenchReport): string[][] {
+function rowsOf(report: BenchReport, wide = false): string[][] {
   const rows: string[][] = [];
   for (const g of groups(report.results)) {
     const modes = [...g.byMode.keys()];
@@ -82,7 +100,7 @@ function rowsOf(report: BenchReport): string[][] {
         g.name,
         g.size !== undefined ? `${g.size} ${r.sizeUnit ?? ''}`.trim() : '',
         m === '-' ? '' : m,
-        cell(r),
+        cell(r, wide),
         ratio,
       ]);
     }
@@ -90,10 +108,10 @@ function rowsOf(report: BenchReport): string[][] {
   return rows;
 }
 
-/** Plain-text table for the terminal. */
-export function formatText(report: BenchReport): string {
+/** Plain-text table for the terminal; wide adds p99.9, min, max and the sample count. */
+export function formatText(report: BenchReport, opts: { wide?: boolean } = {}): string {
   const head = ['measurement', 'size', 'mode', 'result', 'ratio'];
-  const rows = rowsOf(report);
+  const rows = rowsOf(report, opts.wide);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (r: string[]) =>
     r
@@ -106,6 +124,11 @@ export function formatText(report: BenchReport): string {
     line(head),
     ...rows.map(line),
     ...report.notes.map((n) => `note: ${n}`),
+    ...(report.results.some(isNoisy)
+      ? [
+          `note: (noisy) marks a margin of error above ${NOISY_RME}%: rerun on a quieter machine or with a larger --time`,
+        ]
+      : []),
     '',
   ].join('\n');
 }
@@ -122,6 +145,7 @@ export function formatMarkdown(report: BenchReport, command?: string): string {
   out.push('| measurement | size | mode | result | ratio |', '|---|---|---|---|---|');
   for (const r of rowsOf(report)) out.push(`| ${r.map((c) => c.replace(/\|/g, '\\|')).join(' | ')} |`);
   for (const n of report.notes) out.push('', `- ${n}`);
+  if (report.results.some(isNoisy)) out.push('', `- (noisy) marks a margin of error above ${NOISY_RME}%.`);
   return out.join('\n') + '\n';
 }
 

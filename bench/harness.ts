@@ -23,8 +23,8 @@ export interface BenchOptions {
   seed: number;
   /** suite-specific options, by long flag name without dashes (e.g. services, endpoints, modes) */
   args: Record<string, string | boolean | undefined>;
-  /** progress line (stderr), e.g. "wasm 5000 nodes" */
-  progress(message: string): void;
+  /** progress line (stderr), e.g. "wasm 5000 nodes", with the size being measured when there is one */
+  progress(message: string, size?: number): void;
 }
 
 /** One row of a report. `id` is stable across runs and is what baselines match on. */
@@ -144,7 +144,7 @@ export class BenchRecorder {
     const label = [name, o.mode, o.size !== undefined ? `${o.size} ${this.suite.sizeUnit}` : '']
       .filter(Boolean)
       .join(' ');
-    this.opts.progress(label);
+    this.opts.progress(label, o.size);
     const base = this.base(name, o);
     try {
       if (o.setup) await o.setup();
@@ -190,7 +190,7 @@ export class BenchRecorder {
 
   /** Records that a measurement could not run here, with the reason (e.g. "etcd not installed"). */
   skip(name: string, reason: string, o: Omit<MeasureOptions, 'figures'> = {}): BenchResult {
-    this.opts.progress(`skip ${name}: ${reason}`);
+    this.opts.progress(`skip ${name}: ${reason}`, o.size);
     return this.push({ ...this.base(name, o), state: 'skipped', reason });
   }
 

@@ -34,4 +34,13 @@ export {
 } from './strategies.js';
 export { PlannerPool, PoolError, type PlannerPoolOptions } from './pool.js';
 export { runPoolTask, type PoolTask, type PoolResult } from './pool-tasks.js';
-export { renderPlanText, renderPlanHtml, renderStrategiesText, renderMinNodesText } from './report.js';
+export {
+  renderPlanText,
+  renderPlanHtml,
+  renderStrategiesText,
+  renderMinNodesText,
+  renderMinNodesHtml,
+  renderSweepText,
+  renderSweepHtml,
+  type SweepCase,
+} from './report.js';

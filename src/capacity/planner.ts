@@ -38,8 +38,8 @@ export interface PlanOptions extends SchedulerChoice {
   maxReplicas?: number;
   /** place the shapes round-robin into one cluster instead of each on its own */
   mix?: boolean;
-  /** called every 100 placements: (shape, placed so far) */
-  onProgress?: (shape: string, placed: number) => void;
+  /** called every 100 placements: (shape, placed so far, upper bound: resources alone or maxReplicas) */
+  onProgress?: (shape: string, placed: number, bound: number) => void;
 }
 
 export interface NodeCount {
@@ -242,7 +242,7 @@ export function planCapacity(cluster: ClusterFile, shapes: Pod[], opts: PlanOpti
         }
         counts.set(r.node, (counts.get(r.node) ?? 0) + 1);
         fits++;
-        if (fits % 100 === 0) opts.onProgress?.(podKey(shape), fits);
+        if (fits % 100 === 0) opts.onProgress?.(podKey(shape), fits, Math.min(max, frag.fitsByResources));
       }
       plans.push(summarize(shape, counts, zones, frag, fits, fits >= max && !stop, stop));
     }

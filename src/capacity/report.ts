@@ -1,65 +1,82 @@
 /**
- * Renders capacity plans as text tables and as a self-contained HTML page (inline SVG bars per
- * zone and per node; no scripts, no external assets).
+ * Renders capacity plans for people: text tables (`-o table|wide`) and self-contained HTML pages
+ * (src/report: inline SVG, no scripts, no external assets). Amounts are in the units people use
+ * (cores, binary bytes); the json/yaml output keeps the exact numbers.
  */
+import { type Block, type Page, renderPage, type Section } from '../report/html.js';
+import { barChart, lineChart } from '../report/svg.js';
 import { table } from '../report/table.js';
-import { formatQuantity, milliQuantity, intQuantity } from '../api/quantity.js';
-import type { PlanReport, ShapePlan, MinNodesResult } from './planner.js';
+import { resourceAmount } from '../report/units.js';
+import type { MinNodesResult, PlanReport, ShapePlan } from './planner.js';
 import type { StrategyResult } from './strategies.js';
-import { escapeXml as esc, PALETTE } from '../report/svg.js';
 
-/** cpu millis → "1500m" / "2"; bytes → "2Gi" */
-export function fmtResource(name: string, v: number): string {
-  if (name === 'cpu') return formatQuantity(milliQuantity(v));
-  if (name === 'memory' || name === 'ephemeral-storage') {
-    for (const [unit, size] of [
-      ['Gi', 2 ** 30],
-      ['Mi', 2 ** 20],
-      ['Ki', 2 ** 10],
-    ] as const)
-      if (v >= size && v % size === 0) return `${v / size}${unit}`;
-    if (v >= 2 ** 30) return `${(v / 2 ** 30).toFixed(1)}Gi`;
-    if (v >= 2 ** 20) return `${(v / 2 ** 20).toFixed(0)}Mi`;
-  }
-  return formatQuantity(intQuantity(v));
+/** One case of `plan --sweep`: the base cluster or one what-if. */
+export interface SweepCase {
+  case: string;
+  report: PlanReport;
 }
 
 function requestsText(r: Record<string, number>): string {
   return Object.entries(r)
     .filter(([k]) => k !== 'pods')
-    .map(([k, v]) => `${k}=${fmtResource(k, v)}`)
+    .map(([k, v]) => `${k}=${resourceAmount(k, v)}`)
     .join(' ');
 }
 
-export function renderPlanText(rep: PlanReport, topNodes = 15): string {
-  const out: string[] = [];
-  out.push(
-    `${rep.nodes} nodes${rep.applied.length ? ` after: ${rep.applied.join('; ')}` : ''} (kernel ${rep.kernel}, seed ${rep.seed})`,
+const fitsText = (s: ShapePlan) => (s.limitReached ? `≥${s.fits}` : String(s.fits));
+
+function stoppedBy(s: ShapePlan): string {
+  if (s.limitReached) return 'limit (--max)';
+  if (s.stopReasons)
+    return Object.entries(s.stopReasons)
+      .sort((a, b) => b[1] - a[1])
+      .map(([r, n]) => `${n} ${r}`)
+      .join(', ');
+  return s.stopReason ?? '';
+}
+
+function fragmentationLine(s: ShapePlan): string {
+  const f = s.fragmentation;
+  const parts = Object.entries(f.totals).map(
+    ([r, t]) =>
+      `${r}: ${resourceAmount(r, t.free)} free, ${resourceAmount(r, t.stranded)} stranded (${t.strandedPct.toFixed(1)}%)`,
   );
+  return `fragmentation: ${parts.join('; ')}; ${f.nodesWithStrandedRoom} node(s) have room but not enough for one replica`;
+}
+
+function header(rep: PlanReport): string[] {
+  const out = [
+    `${rep.nodes} nodes${rep.applied.length ? ` after: ${rep.applied.join('; ')}` : ''} (kernel ${rep.kernel}, seed ${rep.seed})`,
+  ];
   if (rep.displaced.total) {
     out.push(
       `displaced pods: ${rep.displaced.total}, placed again ${rep.displaced.placed}, unschedulable ${rep.displaced.unschedulable.length}`,
     );
     for (const u of rep.displaced.unschedulable.slice(0, 10)) out.push(`  ${u.pod}: ${u.reason}`);
   }
+  return out;
+}
+
+/** The plan as text; `wide` lists every node (not only the top 15) and the per-zone counts inline. */
+export function renderPlanText(rep: PlanReport, opts: { wide?: boolean; topNodes?: number } = {}): string {
+  const top = opts.wide ? Infinity : (opts.topNodes ?? 15);
+  const out = header(rep);
   out.push('');
   out.push(
     table(
-      ['SHAPE', 'REQUESTS', 'FITS', 'BY RESOURCES ALONE', 'STOPPED BY'],
+      ['SHAPE', 'REQUESTS', 'FITS', 'BY RESOURCES ALONE', { header: 'PER ZONE', wide: true }, 'STOPPED BY'],
       rep.shapes.map((s) => [
         s.shape,
         requestsText(s.requests),
-        s.limitReached ? `≥${s.fits}` : String(s.fits),
+        fitsText(s),
         String(s.fragmentation.fitsByResources),
-        s.limitReached
-          ? 'limit (--max)'
-          : s.stopReasons
-            ? Object.entries(s.stopReasons)
-                .sort((a, b) => b[1] - a[1])
-                .map(([r, n]) => `${n} ${r}`)
-                .join(', ')
-            : (s.stopReason ?? ''),
+        Object.entries(s.perZone)
+          .sort()
+          .map(([z, n]) => `${z}=${n}`)
+          .join(' '),
+        stoppedBy(s),
       ]),
+      opts,
     ).trimEnd(),
   );
   for (const s of rep.shapes) {
@@ -77,42 +94,65 @@ export function renderPlanText(rep: PlanReport, topNodes = 15): string {
       out.push(
         table(
           ['NODE', 'ZONE', 'REPLICAS'],
-          s.perNode.slice(0, topNodes).map((n) => [n.node, n.zone, n.count]),
+          s.perNode.slice(0, top).map((n) => [n.node, n.zone, n.count]),
         ).trimEnd(),
       );
-      if (s.perNode.length > topNodes) out.push(`… and ${s.perNode.length - topNodes} more node(s)`);
+      if (s.perNode.length > top)
+        out.push(`… and ${s.perNode.length - top} more node(s) (-o wide lists all)`);
     }
-    const f = s.fragmentation;
-    const parts = Object.entries(f.totals).map(
-      ([r, t]) =>
-        `${r}: ${fmtResource(r, t.free)} free, ${fmtResource(r, t.stranded)} stranded (${t.strandedPct.toFixed(1)}%)`,
-    );
-    out.push(
-      `fragmentation: ${parts.join('; ')}; ${f.nodesWithStrandedRoom} node(s) have room but not enough for one replica`,
-    );
+    out.push(fragmentationLine(s));
   }
-  return out.join('\n') + '\n';
+  return `${out.join('\n')}\n`;
 }
 
+export function minNodesHeadline(r: MinNodesResult): string {
+  return r.nodes === undefined
+    ? `even ${Math.max(...r.tried.map((t) => t.add))} node(s) like ${r.template} are not enough for ${r.replicas} replica(s)`
+    : `add ${r.nodes} node(s) like ${r.template}${r.zone ? ` in zone ${r.zone}` : ''} for ${r.replicas} replica(s) to fit`;
+}
+
+const triedInOrder = (r: MinNodesResult) => r.tried.slice().sort((a, b) => a.add - b.add);
+
 export function renderMinNodesText(r: MinNodesResult): string {
-  const head =
-    r.nodes === undefined
-      ? `even ${Math.max(...r.tried.map((t) => t.add))} node(s) like ${r.template} are not enough for ${r.replicas} replica(s)`
-      : `add ${r.nodes} node(s) like ${r.template}${r.zone ? ` in zone ${r.zone}` : ''} for ${r.replicas} replica(s) to fit`;
-  return (
-    head +
-    '\n' +
-    table(
-      ['ADDED', 'REPLICAS THAT FIT', 'DISPLACED UNSCHEDULABLE'],
-      r.tried
-        .slice()
-        .sort((a, b) => a.add - b.add)
-        .map((t) => [t.add, t.fits, t.displacedUnschedulable]),
-    )
+  return `${minNodesHeadline(r)}\n${table(
+    ['ADDED', 'REPLICAS THAT FIT', 'DISPLACED UNSCHEDULABLE'],
+    triedInOrder(r).map((t) => [t.add, t.fits, t.displacedUnschedulable]),
+  )}`;
+}
+
+/** `plan --sweep`: one row per (case, shape); wide adds the resource-only bound and zones. */
+export function renderSweepText(cases: SweepCase[], opts: { wide?: boolean } = {}): string {
+  const rows = cases.flatMap((c) =>
+    c.report.shapes.map((s) => [
+      c.case,
+      s.shape,
+      fitsText(s),
+      s.fragmentation.fitsByResources,
+      Object.entries(s.perZone)
+        .sort()
+        .map(([z, n]) => `${z}=${n}`)
+        .join(' '),
+      c.report.displaced.unschedulable.length,
+      s.limitReached ? 'limit (--max)' : (s.stopReason ?? ''),
+    ]),
+  );
+  return table(
+    [
+      'CASE',
+      'SHAPE',
+      'FITS',
+      { header: 'BY RESOURCES ALONE', wide: true },
+      { header: 'PER ZONE', wide: true },
+      'DISPLACED UNSCHEDULABLE',
+      'NEXT REPLICA',
+    ],
+    rows,
+    opts,
   );
 }
 
-export function renderStrategiesText(rows: StrategyResult[]): string {
+/** Strategies side by side; wide adds the utilization range (min–max) over the nodes used. */
+export function renderStrategiesText(rows: StrategyResult[], opts: { wide?: boolean } = {}): string {
   const pct = (x: number) => `${x.toFixed(1)}%`;
   const t = table(
     [
@@ -123,8 +163,10 @@ export function renderStrategiesText(rows: StrategyResult[]): string {
       'EMPTY NODES',
       'CPU MEAN',
       'CPU STDDEV',
+      { header: 'CPU MIN–MAX', wide: true },
       'MEM MEAN',
       'MEM STDDEV',
+      { header: 'MEM MIN–MAX', wide: true },
     ],
     rows.map((r) => [
       r.strategy,
@@ -134,74 +176,219 @@ export function renderStrategiesText(rows: StrategyResult[]): string {
       r.emptyNodes,
       pct(r.cpu.mean),
       pct(r.cpu.stddev),
+      `${pct(r.cpu.min)}–${pct(r.cpu.max)}`,
       pct(r.memory.mean),
       pct(r.memory.stddev),
+      `${pct(r.memory.min)}–${pct(r.memory.max)}`,
     ]),
+    opts,
   );
   const fails = rows
     .filter((r) => r.failures.length)
     .map((r) => `${r.strategy}: first unschedulable ${r.failures[0].pod}: ${r.failures[0].reason}`);
-  return t + (fails.length ? '\n' + fails.join('\n') + '\n' : '');
+  return t + (fails.length ? `\n${fails.join('\n')}\n` : '');
 }
 
-/** Horizontal bar chart as inline SVG. */
-export function barChart(title: string, bars: { label: string; value: number }[]): string {
-  const W = 640,
-    row = 22,
-    L = 180,
-    T = 28;
-  const H = T + bars.length * row + 10;
-  const max = Math.max(1, ...bars.map((b) => b.value));
-  const parts = [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" role="img" aria-label="${esc(title)}">`,
-    `<text x="8" y="18" font-size="14" font-weight="bold">${esc(title)}</text>`,
+function displacedBlocks(rep: PlanReport): Block[] {
+  if (!rep.displaced.total) return [];
+  return [
+    {
+      kind: 'text',
+      text: `Displaced pods: ${rep.displaced.total}, placed again ${rep.displaced.placed}, unschedulable ${rep.displaced.unschedulable.length}.`,
+    },
+    ...(rep.displaced.unschedulable.length
+      ? [
+          {
+            kind: 'table' as const,
+            headers: ['unschedulable pod', 'reason'],
+            rows: rep.displaced.unschedulable.map((u) => [u.pod, u.reason]),
+          },
+        ]
+      : []),
   ];
-  bars.forEach((b, i) => {
-    const y = T + i * row;
-    const w = ((W - L - 60) * b.value) / max;
-    parts.push(
-      `<text x="${L - 6}" y="${y + 15}" text-anchor="end" font-size="12">${esc(b.label)}</text>`,
-      `<rect x="${L}" y="${y + 3}" width="${w.toFixed(1)}" height="${row - 6}" fill="${PALETTE[0]}"/>`,
-      `<text x="${(L + w + 4).toFixed(1)}" y="${y + 15}" font-size="12">${b.value}</text>`,
-    );
-  });
-  parts.push('</svg>');
-  return parts.join('');
+}
+
+function shapeSection(s: ShapePlan): Section {
+  return {
+    title: `${s.shape}: ${fitsText(s)} more replica(s)`,
+    blocks: [
+      {
+        kind: 'text',
+        text: `Requests ${requestsText(s.requests)}; ${s.fragmentation.fitsByResources} would fit by resources alone.`,
+      },
+      ...(s.stopReason ? [{ kind: 'text' as const, text: `Next replica: ${s.stopReason}` }] : []),
+      {
+        kind: 'chart',
+        svg: barChart(
+          'replicas per zone',
+          Object.entries(s.perZone)
+            .sort()
+            .map(([label, value]) => ({ label, value })),
+        ),
+      },
+      {
+        kind: 'chart',
+        svg: barChart(
+          `replicas per node${s.perNode.length > 25 ? ' (top 25)' : ''}`,
+          s.perNode.slice(0, 25).map((n) => ({ label: `${n.node} (${n.zone})`, value: n.count })),
+        ),
+      },
+      {
+        kind: 'table',
+        caption: 'fragmentation: room left on the nodes before these replicas, for this shape',
+        headers: ['resource', 'free', 'usable by the shape', 'stranded'],
+        rows: Object.entries(s.fragmentation.totals).map(([r, t]) => [
+          r === 'cpu' ? 'cpu (cores)' : r,
+          resourceAmount(r, t.free),
+          resourceAmount(r, t.usable),
+          `${resourceAmount(r, t.stranded)} (${t.strandedPct.toFixed(1)}%)`,
+        ]),
+      },
+    ],
+  };
 }
 
 export function renderPlanHtml(rep: PlanReport, command: string): string {
-  const sections = rep.shapes
-    .map((s: ShapePlan) => {
-      const frag = Object.entries(s.fragmentation.totals)
-        .map(
-          ([r, t]) =>
-            `<tr><td>${esc(r)}</td><td>${esc(fmtResource(r, t.free))}</td><td>${esc(fmtResource(r, t.usable))}</td><td>${esc(fmtResource(r, t.stranded))} (${t.strandedPct.toFixed(1)}%)</td></tr>`,
-        )
-        .join('');
-      return `<section><h2>${esc(s.shape)}: ${s.limitReached ? '≥' : ''}${s.fits} more replica(s)</h2>
-<p>requests ${esc(requestsText(s.requests))}; ${s.fragmentation.fitsByResources} by resources alone.</p>
-${s.stopReason ? `<p class="reason">Next replica: ${esc(s.stopReason)}</p>` : ''}
-${barChart(
-  'replicas per zone',
-  Object.entries(s.perZone)
-    .sort()
-    .map(([label, value]) => ({ label, value })),
-)}
-${barChart(
-  'replicas per node (top 25)',
-  s.perNode.slice(0, 25).map((n) => ({ label: n.node, value: n.count })),
-)}
-<h3>Fragmentation</h3><table><tr><th>resource</th><th>free</th><th>usable by the shape</th><th>stranded</th></tr>${frag}</table>
-</section>`;
-    })
-    .join('\n');
-  const displaced = rep.displaced.total
-    ? `<p>Displaced pods: ${rep.displaced.total}, placed again ${rep.displaced.placed}, unschedulable ${rep.displaced.unschedulable.length}.</p><ul>${rep.displaced.unschedulable.map((u) => `<li>${esc(u.pod)}: ${esc(u.reason)}</li>`).join('')}</ul>`
-    : '';
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>kubesim plan</title>
-<style>body{font-family:system-ui,sans-serif;margin:2em;max-width:1000px;color:#222}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px 8px;font-size:13px}th{background:#f3f3f3}.reason{color:#a40}code{background:#f3f3f3;padding:2px 4px}svg{display:block;margin:1em 0}</style>
-</head><body><h1>kubesim plan</h1><p><code>${esc(command)}</code></p>
-<p>${rep.nodes} nodes${rep.applied.length ? ` after: ${esc(rep.applied.join('; '))}` : ''}; kernel ${rep.kernel}, seed ${rep.seed}.</p>
-${displaced}${sections}</body></html>
-`;
+  const page: Page = {
+    title: 'kubesim plan',
+    subtitle: `${rep.nodes} nodes${rep.applied.length ? ` after: ${rep.applied.join('; ')}` : ''} · kernel ${rep.kernel} · seed ${rep.seed}`,
+    command,
+    sections: [
+      {
+        title: 'Key figures',
+        blocks: [
+          {
+            kind: 'figures',
+            items: rep.shapes.map((s) => ({ label: `more ${s.shape}`, value: fitsText(s) })),
+          },
+          ...displacedBlocks(rep),
+        ],
+      },
+      ...rep.shapes.map(shapeSection),
+    ],
+  };
+  return renderPage(page);
+}
+
+/** `plan --sweep` as a page: fits per case for each shape, side by side, and what stops each. */
+export function renderSweepHtml(cases: SweepCase[], command: string): string {
+  const shapes = [...new Set(cases.flatMap((c) => c.report.shapes.map((s) => s.shape)))];
+  const page: Page = {
+    title: 'kubesim plan --sweep',
+    subtitle: `${cases.length} case(s): the base cluster and each what-if on its own`,
+    command,
+    sections: [
+      ...shapes.map((shape) => ({
+        title: `${shape}: replicas that fit, per case`,
+        blocks: [
+          {
+            kind: 'chart' as const,
+            svg: barChart(
+              `more ${shape} replicas`,
+              cases.map((c) => {
+                const s = c.report.shapes.find((x) => x.shape === shape);
+                const lost = c.report.displaced.unschedulable.length;
+                return {
+                  label: c.case,
+                  value: s?.fits ?? 0,
+                  note: [s?.limitReached ? '(limit)' : '', lost ? `(${lost} displaced unschedulable)` : '']
+                    .filter(Boolean)
+                    .join(' '),
+                };
+              }),
+            ),
+          },
+        ],
+      })),
+      {
+        title: 'Cases',
+        blocks: [
+          {
+            kind: 'table',
+            headers: [
+              'case',
+              'nodes',
+              'shape',
+              'fits',
+              'by resources alone',
+              'displaced unschedulable',
+              'next replica',
+            ],
+            rows: cases.flatMap((c) =>
+              c.report.shapes.map((s) => [
+                c.case,
+                c.report.nodes,
+                s.shape,
+                s.limitReached ? `≥${s.fits}` : s.fits,
+                s.fragmentation.fitsByResources,
+                c.report.displaced.unschedulable.length,
+                s.limitReached ? 'limit (--max)' : (s.stopReason ?? ''),
+              ]),
+            ),
+          },
+        ],
+      },
+    ],
+  };
+  return renderPage(page);
+}
+
+/** `plan --min-nodes` as a page: the answer, and every count the search tried against the target. */
+export function renderMinNodesHtml(r: MinNodesResult, command: string): string {
+  const tried = triedInOrder(r);
+  const page: Page = {
+    title: 'kubesim plan --min-nodes',
+    subtitle: minNodesHeadline(r),
+    command,
+    sections: [
+      {
+        title: 'Answer',
+        blocks: [
+          {
+            kind: 'figures',
+            items: [
+              {
+                label: `nodes like ${r.template} to add`,
+                value: r.nodes === undefined ? 'none enough' : String(r.nodes),
+              },
+              { label: 'target replicas', value: String(r.replicas) },
+              { label: 'counts tried', value: String(r.tried.length) },
+            ],
+          },
+        ],
+      },
+      {
+        title: 'The search',
+        blocks: [
+          {
+            kind: 'chart',
+            svg: lineChart(
+              [
+                // each point is one plan; nothing is known between them, so no line joins them
+                { name: 'replicas that fit', points: tried.map((t) => [t.add, t.fits]), style: 'points' },
+              ],
+              {
+                title: `Replicas that fit by nodes added (${r.template})`,
+                xLabel: 'nodes added',
+                xInteger: true,
+                yLabel: 'replicas',
+                hLines: [{ y: r.replicas, label: `target ${r.replicas}` }],
+              },
+            ),
+          },
+          {
+            kind: 'table',
+            headers: ['nodes added', 'replicas that fit', 'displaced unschedulable', 'enough'],
+            rows: tried.map((t) => [
+              t.add,
+              t.fits,
+              t.displacedUnschedulable,
+              t.fits >= r.replicas && t.displacedUnschedulable === 0 ? 'yes' : 'no',
+            ]),
+          },
+        ],
+      },
+    ],
+  };
+  return renderPage(page);
 }

@@ -1,105 +1,121 @@
-// `kubesim bench <suite>`: discovers bench/*.ts (dist/bench/*.js once built) exporting `suite`.
-import type { Command } from 'commander';
-import { readdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { packageRoot } from '../util/paths.js';
-import { CliError } from './errors.js';
+// `kubesim bench <suite>`: runs the suites listed in bench/suites.ts and reports them.
+import { type Command, Option } from 'commander';
+import { readFileSync } from 'node:fs';
+import { writeFileAtomic } from '../util/atomic-write.js';
+import { CliError, EXIT, UsageError } from './errors.js';
+import {
+  addOutputOptions,
+  BASE_FORMATS,
+  emit,
+  isStructured,
+  type OutputFlags,
+  structured,
+} from './output.js';
+import { progress } from './progress.js';
 import type { BenchSuite, BenchReport, BenchOptions } from '../../bench/harness.js';
 import { runSuite, parseSizes, defaultArgs, BENCH_SCHEMA } from '../../bench/harness.js';
 import { formatText, formatMarkdown, compareBaseline } from '../../bench/format.js';
+import { renderHtml } from '../../bench/html.js';
+import { SUITES } from '../../bench/suites.js';
 
-const NOT_SUITES = new Set(['harness', 'format', 'html']);
-
-/** Loads every suite module under bench/. */
-export async function loadSuites(): Promise<BenchSuite[]> {
-  const fromSource = import.meta.url.endsWith('.ts');
-  const dir = fromSource ? join(packageRoot(), 'bench') : join(packageRoot(), 'dist', 'bench');
-  const ext = fromSource ? '.ts' : '.js';
-  if (!existsSync(dir)) return [];
-  const suites: BenchSuite[] = [];
-  for (const f of readdirSync(dir).sort()) {
-    if (!f.endsWith(ext) || f.endsWith('.d.ts') || NOT_SUITES.has(f.slice(0, -ext.length))) continue;
-    const mod = (await import(pathToFileURL(join(dir, f)).href)) as { suite?: BenchSuite };
-    if (mod.suite) suites.push(mod.suite);
-  }
-  return suites;
-}
-
-interface CommonOpts {
+interface CommonOpts extends OutputFlags {
   sizes?: string;
   quick?: boolean;
   time: string;
   seed: string;
+  baseline?: string;
+  tolerance: string;
+  progress: boolean;
+  /** former spellings: also write the JSON / markdown / HTML report to a file */
   json?: string;
   markdown?: string;
   html?: string;
-  baseline?: string;
-  tolerance: string;
 }
 
-function progressWriter(suite: string): (msg: string) => void {
-  const tty = process.stderr.isTTY;
+/** The versioned JSON document (`--baseline` reads it back). */
+function benchDocument(reports: BenchReport[], command: string) {
+  return { schema: BENCH_SCHEMA, command, reports };
+}
+
+function render(format: string, reports: BenchReport[], command: string): string {
+  if (format === 'json' || format === 'yaml') return structured(format, benchDocument(reports, command));
+  if (format === 'markdown') return reports.map((r) => formatMarkdown(r, command)).join('\n');
+  if (format === 'html') return renderHtml(reports, command);
+  return reports.map((r) => `${formatText(r, { wide: format === 'wide' })}\n`).join('');
+}
+
+/**
+ * Progress through a suite: the share of the sweep's sizes done, each size weighted by itself
+ * (larger sizes take longer), so the ETA is rough early and firms up as the sweep goes.
+ */
+function sizeProgress(suite: BenchSuite, sizes: number[], enabled: boolean) {
+  const bar = progress(`bench ${suite.name}`, enabled);
+  const total = sizes.reduce((a, b) => a + b, 0) || 1;
   let n = 0;
-  return (msg) => {
-    n++;
-    if (tty) process.stderr.write(`\r\x1b[K[${suite}] #${n} ${msg}`);
-    else process.stderr.write(`[${suite}] #${n} ${msg}\n`);
+  return {
+    update(message: string, size?: number) {
+      n++;
+      const i = size === undefined ? -1 : sizes.indexOf(size);
+      const before = i < 0 ? 0 : sizes.slice(0, i).reduce((a, b) => a + b, 0);
+      bar.update(before, total, `#${n} ${message}`);
+    },
+    finish: bar.finish,
   };
 }
 
 async function runAndReport(
-  suites: BenchSuite[],
+  suites: readonly BenchSuite[],
   o: CommonOpts,
   args: BenchOptions['args'] | 'suite-defaults',
-  argv: string,
+  command: string,
 ): Promise<void> {
   const timeMs = Number(o.time);
   const seed = Number(o.seed);
   const tolerance = Number(o.tolerance);
   if (!Number.isFinite(timeMs) || timeMs <= 0)
-    throw new CliError(`--time must be a positive number of ms, got "${o.time}"`);
-  if (!Number.isInteger(seed)) throw new CliError(`--seed must be an integer, got "${o.seed}"`);
-  if (!(tolerance >= 0)) throw new CliError(`--tolerance must be a fraction >= 0, got "${o.tolerance}"`);
+    throw new UsageError(`--time must be a positive number of ms, got "${o.time}"`);
+  if (!Number.isInteger(seed)) throw new UsageError(`--seed must be an integer, got "${o.seed}"`);
+  if (!(tolerance >= 0)) throw new UsageError(`--tolerance must be a fraction >= 0, got "${o.tolerance}"`);
   let sizes: number[] | undefined;
   try {
     sizes = o.sizes ? parseSizes(o.sizes) : undefined;
   } catch (e) {
-    throw new CliError(`--sizes: ${(e as Error).message}`);
+    throw new UsageError(`--sizes: ${(e as Error).message}`);
   }
+  const base = o.baseline ? readBaseline(o.baseline) : undefined;
   const reports: BenchReport[] = [];
   for (const suite of suites) {
-    const progress = progressWriter(suite.name);
-    const suiteArgs = args === 'suite-defaults' ? defaultArgs(suite) : args;
-    const report = await runSuite(suite, {
-      sizes,
-      quick: !!o.quick,
-      timeMs,
-      seed,
-      args: suiteArgs,
-      progress,
-    });
-    if (process.stderr.isTTY) process.stderr.write('\r\x1b[K');
-    reports.push(report);
-    process.stdout.write(formatText(report) + '\n');
-  }
-  if (o.json)
-    writeFileSync(o.json, JSON.stringify({ schema: BENCH_SCHEMA, command: argv, reports }, null, 2) + '\n');
-  if (o.markdown) writeFileSync(o.markdown, reports.map((r) => formatMarkdown(r, argv)).join('\n'));
-  if (o.html) {
-    const { renderHtml } = await import('../../bench/html.js');
-    writeFileSync(o.html, renderHtml(reports, argv));
-  }
-  if (o.baseline) {
-    let base: BenchReport[];
+    const bar = sizeProgress(suite, sizes ?? (o.quick ? suite.quickSizes : suite.defaultSizes), o.progress);
     try {
-      const parsed = JSON.parse(readFileSync(o.baseline, 'utf8'));
-      if (parsed.schema !== BENCH_SCHEMA)
-        throw new Error(`schema is "${parsed.schema}", expected "${BENCH_SCHEMA}"`);
-      base = parsed.reports;
-    } catch (e) {
-      throw new CliError(`--baseline ${o.baseline}: ${(e as Error).message}`);
+      reports.push(
+        await runSuite(suite, {
+          sizes,
+          quick: !!o.quick,
+          timeMs,
+          seed,
+          args: args === 'suite-defaults' ? defaultArgs(suite) : args,
+          progress: bar.update,
+        }),
+      );
+    } finally {
+      bar.finish();
     }
+  }
+  emit(o, render(o.output, reports, command));
+  const also: [string | undefined, string][] = [
+    [o.json, 'json'],
+    [o.markdown, 'markdown'],
+    [o.html, 'html'],
+  ];
+  for (const [file, format] of also) {
+    if (!file) continue;
+    try {
+      writeFileAtomic(file, render(format, reports, command));
+    } catch (e) {
+      throw new CliError(`--${format} ${file}: cannot write: ${(e as Error).message}`);
+    }
+  }
+  if (base) {
     const regs = compareBaseline(base, reports, tolerance);
     if (regs.length) {
       const lines = regs.map(
@@ -108,7 +124,7 @@ async function runAndReport(
       );
       throw new CliError(
         `${regs.length} result(s) regressed by more than ${(tolerance * 100).toFixed(0)}% against ${o.baseline}:\n${lines.join('\n')}`,
-        3,
+        EXIT.regression,
       );
     }
     process.stderr.write(`baseline ${o.baseline}: no regression beyond ${(tolerance * 100).toFixed(0)}%\n`);
@@ -120,34 +136,58 @@ async function runAndReport(
     );
 }
 
+function readBaseline(file: string): BenchReport[] {
+  try {
+    const parsed = JSON.parse(readFileSync(file, 'utf8'));
+    if (parsed.schema !== BENCH_SCHEMA)
+      throw new Error(`schema is "${parsed.schema}", expected "${BENCH_SCHEMA}"`);
+    return parsed.reports;
+  } catch (e) {
+    throw new CliError(`--baseline ${file}: ${(e as Error).message}`);
+  }
+}
+
 function addCommon(cmd: Command): Command {
-  return cmd
+  cmd
     .option('--sizes <list>', 'sizes to sweep, comma-separated (e.g. 1000,5000,15000 or 10k)')
     .option('--quick', 'short run: small sizes and time budgets (CI, smoke tests)')
     .option('--time <ms>', 'time budget per timed task in ms', '1000')
     .option('--seed <n>', 'seed for generated inputs', '1')
-    .option('--json <file>', 'write the versioned JSON report (kubesim-bench/v1)')
-    .option('--markdown <file>', 'write a markdown table (for BENCHMARKS.md)')
-    .option('--html <file>', 'write a self-contained HTML report with SVG charts')
-    .option('--baseline <file>', 'compare with an earlier --json report; exit 3 when a throughput regresses')
-    .option('--tolerance <fraction>', 'allowed regression against --baseline', '0.2');
+    .option(
+      '--baseline <file>',
+      'compare with an earlier -o json report; exit 3 when a throughput regresses beyond --tolerance',
+    )
+    .option('--tolerance <fraction>', 'allowed regression against --baseline', '0.2')
+    .option('--no-progress', 'no progress on stderr')
+    .addOption(new Option('--json <file>').hideHelp())
+    .addOption(new Option('--markdown <file>').hideHelp())
+    .addOption(new Option('--html <file>').hideHelp());
+  return addOutputOptions(cmd, [...BASE_FORMATS, 'markdown', 'html']);
 }
 
-export async function register(program: Command): Promise<void> {
+export function register(program: Command): void {
   const bench = program
     .command('bench')
     .description(
       'benchmarks comparing modes side by side (tinybench: warm-up, p50/p99, margin of error); see BENCHMARKS.md',
     );
-  const suites = await loadSuites();
   addCommon(
-    bench.command('all').description(`run every suite in turn (${suites.map((s) => s.name).join(', ')})`),
-  ).action(async (o: CommonOpts) => {
-    if (o.sizes)
-      throw new CliError('bench all: --sizes means different things per suite; run one suite to set sizes');
-    await runAndReport(suites, o, 'suite-defaults', commandLine());
-  });
-  for (const suite of suites) {
+    bench.command('all').description(`run every suite in turn (${SUITES.map((s) => s.name).join(', ')})`),
+  )
+    .addHelpText(
+      'after',
+      `
+Example:
+  kubesim bench all --quick -o json --out bench.json`,
+    )
+    .action(async (o: CommonOpts) => {
+      if (o.sizes)
+        throw new UsageError(
+          'bench all: --sizes means different things per suite; run one suite to set sizes',
+        );
+      await runAndReport(SUITES, o, 'suite-defaults', commandLine());
+    });
+  for (const suite of SUITES) {
     const cmd = addCommon(bench.command(suite.name).description(suite.description));
     for (const opt of suite.options ?? []) cmd.option(opt.flags, opt.description, opt.default);
     cmd.addHelpText(

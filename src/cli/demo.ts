@@ -3,87 +3,47 @@
  * Deployments behind Services, a scale-up, a rolling update, a node failure evicted after the
  * grace window, a zone outage and its recovery — summarized in under a minute.
  */
-import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { demoScenario } from '../sim/demo.js';
-import { simulate } from '../sim/simulation.js';
-import { formatEvents, formatSummary, renderReport } from '../sim/report.js';
-import { failCleanlyOnStrayRejections, progressReporter } from '../sim/progress.js';
-import { CliError } from './errors.js';
-import { json, parseOutputFormat } from './output.js';
+import { UsageError } from './errors.js';
+import { intFlag } from './flags.js';
+import { addRunOptions, eventCount, runAndReport, type RunFlags } from './simulate.js';
+
+const KEY_REASONS = ['NodeNotReady', 'TaintManagerEviction', 'ScalingReplicaSet', 'FailedScheduling'];
 
 export function register(program: Command): void {
-  program
+  const cmd = program
     .command('demo')
     .description(
       'run the built-in scenario: a 3-zone cluster, 5 deployments, a rollout, a node failure with eviction, a zone outage',
     )
     .option('--nodes <n>', 'cluster size', '2000')
     .option('--seed <n>', 'seed for every random choice', '1')
-    .option('--scheduler <kind>', 'real (src/scheduler) | standin', 'real')
-    .option('-o, --output <format>', 'table | json', 'table')
-    .option('--html <file>', 'also write a self-contained HTML report with charts')
-    .option('--events <n>', 'print the last n events (kubectl get events)', '15')
-    .option('--no-progress', 'no progress on stderr')
+    .option('--scheduler <kind>', 'real (src/scheduler) | standin', 'real');
+  addRunOptions(cmd, 'print the last n key events (default 15; without n: all of them)')
     .addHelpText(
       'after',
       `
 Examples:
   kubesim demo
-  kubesim demo --nodes 5000 --html demo.html
+  kubesim demo --nodes 5000 -o html --out demo.html
   npm run demo -- --nodes 500`,
     )
-    .action(
-      async (opts: {
-        nodes: string;
-        seed: string;
-        scheduler: string;
-        output: string;
-        html?: string;
-        events: string;
-        progress: boolean;
-      }) => {
-        const format = parseOutputFormat(opts.output);
-        const nodes = Number(opts.nodes),
-          seed = Number(opts.seed),
-          nEvents = Number(opts.events);
-        if (!Number.isInteger(nodes) || nodes < 3)
-          throw new CliError(`--nodes: expected an integer >= 3, got "${opts.nodes}"`);
-        if (!Number.isInteger(seed)) throw new CliError(`--seed: not an integer: "${opts.seed}"`);
-        if (!Number.isInteger(nEvents) || nEvents < 0)
-          throw new CliError(`--events: expected a non-negative integer, got "${opts.events}"`);
-        if (opts.scheduler !== 'real' && opts.scheduler !== 'standin')
-          throw new CliError(`--scheduler: expected real or standin, got "${opts.scheduler}"`);
-        const scenario = demoScenario({ nodes, seed, scheduler: opts.scheduler });
-        const progress = opts.progress ? progressReporter(`demo (${nodes} nodes)`) : undefined;
-        failCleanlyOnStrayRejections();
-        let result;
-        try {
-          result = await simulate(scenario, { seed, onProgress: progress?.update });
-        } finally {
-          progress?.finish();
-        }
-        if (opts.html) {
-          writeFileSync(opts.html, renderReport(result, `kubesim demo --nodes ${nodes} --seed ${seed}`));
-          process.stderr.write(`wrote ${opts.html}\n`);
-        }
-        if (format === 'json') {
-          process.stdout.write(json({ ...result, events: undefined }));
-          return;
-        }
-        process.stdout.write(`${scenario.description}\n\n`);
-        process.stdout.write(formatSummary(result));
-        if (nEvents > 0) {
-          const key = result.events.filter((e) =>
-            ['NodeNotReady', 'TaintManagerEviction', 'ScalingReplicaSet', 'FailedScheduling'].includes(
-              e.reason,
-            ),
-          );
-          process.stdout.write(
-            `\nKey events (${key.length} of ${result.events.length}; last ${Math.min(nEvents, key.length)}):\n`,
-          );
-          process.stdout.write(formatEvents({ ...result, events: key }, nEvents));
-        }
-      },
-    );
+    .action(async (opts: RunFlags & { nodes: string; seed: string; scheduler: string }) => {
+      const nodes = intFlag('--nodes', opts.nodes, 3);
+      const seed = Number(opts.seed);
+      if (!Number.isInteger(seed)) throw new UsageError(`--seed: not an integer: "${opts.seed}"`);
+      if (opts.scheduler !== 'real' && opts.scheduler !== 'standin')
+        throw new UsageError(`--scheduler: expected real or standin, got "${opts.scheduler}"`);
+      const events = eventCount(opts.events, 15);
+      const scenario = demoScenario({ nodes, seed, scheduler: opts.scheduler });
+      await runAndReport(scenario, opts, {
+        seed,
+        events,
+        label: `demo (${nodes} nodes)`,
+        command: `kubesim demo --nodes ${nodes} --seed ${seed}`,
+        intro: `${scenario.description}\n\n`,
+        keyEvents: (e) => KEY_REASONS.includes(e.reason),
+      });
+    });
 }

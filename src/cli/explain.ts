@@ -5,23 +5,27 @@
  * failing nodes grouped by reason, and the FitError line kube-scheduler would write.
  */
 import type { Command } from 'commander';
-import { loadManifests } from '../api/manifest.js';
-import type { Pod } from '../api/types.js';
-import { createOfflineScheduler, explainPod, type Explanation } from '../scheduler/index.js';
-import { CliError } from './errors.js';
-import { json, parseOutputFormat } from './output.js';
+import { explainPod, type Explanation } from '../scheduler/index.js';
+import { CliError, EXIT } from './errors.js';
+import { addClusterOptions } from './flags.js';
+import { loadPods, type SchedulerFlags, schedulerFromFlags } from './inputs.js';
+import { addOutputOptions, emit, isStructured, type OutputFlags, structured } from './output.js';
 import { table } from '../report/table.js';
 
+export interface ExplainFlags extends SchedulerFlags {
+  pod: string;
+}
+
 export function register(program: Command): void {
-  program
+  const cmd = program
     .command('explain')
     .description(
       'explain the scheduling decision for a pod: every filter verdict and score per node, the chosen node, the FitError',
-    )
-    .requiredOption(
-      '--cluster <files...>',
-      'cluster snapshot: YAML/JSON files with Nodes, bound Pods, Services, ReplicaSets, Namespaces (kubectl get -o yaml output works)',
-    )
+    );
+  addClusterOptions(
+    cmd,
+    'cluster snapshot: YAML/JSON files with Nodes, bound Pods, Services, ReplicaSets, Namespaces (kubectl get -o yaml output works)',
+  )
     .requiredOption(
       '--pod <file>',
       'the pod to explain (the first Pod in the file; its spec.nodeName must be empty)',
@@ -40,7 +44,8 @@ export function register(program: Command): void {
       '--plugin <spec...>',
       'user plugin as path[:weight]: a .wasm score module or a JS/TS module exporting {name, score, filter} (repeatable)',
     )
-    .option('-o, --output <format>', 'table | json', 'table')
+    .option('--fail-on-unschedulable', 'exit 4 when the pod fits no node');
+  addOutputOptions(cmd)
     .addHelpText(
       'after',
       `
@@ -50,63 +55,35 @@ Examples:
 
 Filters stop at the first failing plugin per node, so the summary counts that plugin's reasons,
 exactly as kube-scheduler's "0/N nodes are available: …" message does; the table also lists
-the other filters that would fail.`,
+the other filters that would fail (-o wide: with their reasons).`,
     )
-    .action(
-      async (opts: {
-        cluster: string[];
-        pod: string;
-        config?: string;
-        kernel: string;
-        seed: string;
-        plugin?: string[];
-        output: string;
-      }) => {
-        const format = parseOutputFormat(opts.output);
-        const ex = await explainFiles(opts);
-        process.stdout.write(format === 'json' ? json(ex) : renderExplanation(ex));
-      },
-    );
+    .action(async (opts: ExplainFlags & OutputFlags & { failOnUnschedulable?: boolean }) => {
+      const ex = await explainFiles(opts);
+      emit(
+        opts,
+        isStructured(opts.output)
+          ? structured(opts.output, ex)
+          : renderExplanation(ex, { wide: opts.output === 'wide' }),
+      );
+      if (opts.failOnUnschedulable && !ex.chosen) process.exitCode = EXIT.unschedulable;
+    });
 }
 
-export async function explainFiles(opts: {
-  cluster: string[];
-  pod: string;
-  config?: string;
-  kernel: string;
-  seed: string;
-  plugin?: string[];
-}): Promise<Explanation> {
-  if (opts.kernel !== 'js' && opts.kernel !== 'wasm')
-    throw new CliError(`--kernel: unknown kernel "${opts.kernel}" (expected js or wasm)`);
-  const seed = Number(opts.seed);
-  if (!Number.isInteger(seed)) throw new CliError(`--seed: not an integer: "${opts.seed}"`);
-  const podObjs = (await loadManifests([opts.pod])).filter((o) => o.object.kind === 'Pod');
-  if (podObjs.length === 0) throw new CliError(`${opts.pod}: no Pod found`);
-  const pod = podObjs[0].object as Pod;
-  if (!Array.isArray(pod.spec?.containers))
-    throw new CliError(
-      `${podObjs[0].source.file}:${podObjs[0].source.line}: Pod "${pod.metadata?.name}": spec.containers: Required value`,
-    );
-  pod.metadata.namespace ??= 'default';
+export async function explainFiles(opts: ExplainFlags): Promise<Explanation> {
+  const [pod] = await loadPods([opts.pod]);
+  if (!pod) throw new CliError(`${opts.pod}: no Pod found`);
   if (pod.spec.nodeName)
     throw new CliError(
       `${opts.pod}: Pod "${pod.metadata.name}" already has spec.nodeName=${pod.spec.nodeName}; nothing to schedule`,
     );
-  const { core } = await createOfflineScheduler({
-    cluster: opts.cluster,
-    config: opts.config,
-    kernel: opts.kernel,
-    seed,
-    plugins: opts.plugin,
-  });
+  const core = await schedulerFromFlags(opts);
   const fwk = core.frameworkFor(pod);
   if (!fwk)
     throw new CliError(`Pod "${pod.metadata.name}": no scheduler profile named "${pod.spec.schedulerName}"`);
   return explainPod(core.algo, fwk, core.snapshot, pod);
 }
 
-export function renderExplanation(ex: Explanation): string {
+export function renderExplanation(ex: Explanation, opts: { wide?: boolean } = {}): string {
   const lines: string[] = [];
   const head = ex.chosen
     ? `Pod ${ex.pod} (profile ${ex.profile}): scheduled to ${ex.chosen}`
@@ -136,15 +113,23 @@ export function renderExplanation(ex: Explanation): string {
       if (!c) return ex.skippedScorePlugins.includes(s.name) && n.scores ? 'skip' : '';
       return c.raw === c.normalized ? String(c.normalized) : `${c.normalized} (raw ${c.raw})`;
     });
-    return [n.name, ...cells, n.total === undefined ? '' : String(n.total), verdict];
+    const failing = n.filters
+      .filter((f) => f.result !== 'pass' && f.result !== 'skip' && f.result !== 'not run')
+      .map((f) => `${f.plugin}: ${(f.reasons ?? []).join(', ')}`)
+      .join('; ');
+    return [n.name, ...cells, n.total === undefined ? '' : String(n.total), verdict, failing];
   });
+  const failingColumn = { header: 'FAILING FILTERS', wide: true };
   if (ex.nodes.some((n) => n.scores))
-    lines.push(table(['NODE', ...scoreHeads, 'TOTAL', 'VERDICT'], rows).trimEnd());
+    lines.push(
+      table(['NODE', ...scoreHeads, 'TOTAL', 'VERDICT', failingColumn], rows, { wide: opts.wide }).trimEnd(),
+    );
   else
     lines.push(
       table(
-        ['NODE', 'VERDICT'],
-        rows.map((r) => [r[0], r[r.length - 1]]),
+        ['NODE', 'VERDICT', failingColumn],
+        rows.map((r) => [r[0], r[r.length - 2], r[r.length - 1]]),
+        { wide: opts.wide },
       ).trimEnd(),
     );
   if (ex.reasonCounts.length) {

@@ -5,7 +5,7 @@ import { Command } from 'commander';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CliError } from './errors.js';
+import { CliError, EXIT, EXIT_CODES_HELP } from './errors.js';
 import { packageRoot } from '../util/paths.js';
 import * as validate from './validate.js';
 import * as explain from './explain.js';
@@ -45,15 +45,19 @@ export async function buildProgram(): Promise<Command> {
     .description(
       'Kubernetes control-plane simulator and rule engine: store, ApiServer, scheduler, kube-proxy rules, capacity planning',
     )
-    .showHelpAfterError()
+    .showHelpAfterError('(add --help for usage)')
     .configureOutput({ outputError: (str, write) => write(str) });
   for (const mod of COMMANDS) await mod.register(program);
+  for (const cmd of allCommands(program)) cmd.addHelpText('after', EXIT_CODES_HELP).exitOverride();
   return program;
+}
+
+function allCommands(cmd: Command): Command[] {
+  return [cmd, ...cmd.commands.flatMap(allCommands)];
 }
 
 export async function main(argv: string[]): Promise<number> {
   const program = await buildProgram();
-  program.exitOverride();
   try {
     await program.parseAsync(argv);
     return process.exitCode === undefined ? 0 : Number(process.exitCode);
@@ -65,8 +69,9 @@ export async function main(argv: string[]): Promise<number> {
 function reportError(err: unknown): number {
   const e = err as { code?: string; exitCode?: number; message?: string };
   if (typeof e?.code === 'string' && e.code.startsWith('commander.')) {
-    // commander has already printed help / version / the usage error
-    return e.exitCode ?? 1;
+    // commander has already printed the help, the version or the usage error
+    if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version') return EXIT.ok;
+    return EXIT.usage;
   }
   if (err instanceof CliError) {
     process.stderr.write(`kubesim: ${err.message}\n`);
@@ -75,12 +80,21 @@ function reportError(err: unknown): number {
   const msg = err instanceof Error ? err.message : String(err);
   process.stderr.write(`kubesim: ${msg}\n`);
   if (process.env.KUBESIM_DEBUG) process.stderr.write(`${(err as Error)?.stack ?? ''}\n`);
-  return 1;
+  return EXIT.error;
+}
+
+/** A failure outside the awaited command (a stray rejection, a throw in a timer): one line, exit 1. */
+function failCleanly(err: unknown): void {
+  process.stderr.write(`\nkubesim: internal error: ${(err as Error)?.message ?? String(err)}\n`);
+  if (process.env.KUBESIM_DEBUG) process.stderr.write(`${(err as Error)?.stack ?? ''}\n`);
+  process.exit(EXIT.error);
 }
 
 const invokedDirectly =
   process.argv[1] &&
   fileURLToPath(import.meta.url) === (await import('node:fs')).realpathSync(process.argv[1]);
 if (invokedDirectly) {
+  process.on('unhandledRejection', failCleanly);
+  process.on('uncaughtException', failCleanly);
   main(process.argv).then((code) => process.exit(code));
 }

@@ -1,13 +1,71 @@
-/** Output helpers shared by commands (text tables live in src/report/table.ts). */
+/**
+ * The output convention every command follows:
+ *
+ *   -o, --output table|wide|json|yaml   (html where the command has a report; a few commands have
+ *                                       one more format of their own, e.g. proxy render's rules)
+ *   --out FILE                          write the output to FILE instead of stdout, atomically
+ *
+ * `-o` is always a format, never a file name. Tables are for people (units people use, wide adds
+ * columns); json and yaml carry the same data in full, exact units, for scripts.
+ */
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import { stringify } from 'yaml';
+import { writeFileAtomic } from '../util/atomic-write.js';
+import { CliError, UsageError } from './errors.js';
 
-export type OutputFormat = 'table' | 'json';
+export type Format = 'table' | 'wide' | 'json' | 'yaml' | 'html' | 'markdown' | 'rules';
 
-export function parseOutputFormat(value: string, allowed: readonly string[] = ['table', 'json']): string {
-  if (!allowed.includes(value))
-    throw new Error(`unknown output format "${value}" (expected ${allowed.join(', ')})`);
-  return value;
+/** The formats every command has. */
+export const BASE_FORMATS: readonly Format[] = ['table', 'wide', 'json', 'yaml'];
+
+export interface OutputFlags {
+  output: Format;
+  out?: string;
 }
 
-export function json(value: unknown): string {
-  return JSON.stringify(value, null, 2) + '\n';
+/** Adds -o/--output and --out to a command. `formats[0]` is the default unless given. */
+export function addOutputOptions(
+  cmd: Command,
+  formats: readonly Format[] = BASE_FORMATS,
+  defaultFormat: Format = formats[0],
+): Command {
+  return cmd
+    .addOption(
+      new Option('-o, --output <format>', `output format: ${formats.join(' | ')}`)
+        .default(defaultFormat)
+        .argParser((v: string) => {
+          if ((formats as readonly string[]).includes(v)) return v;
+          const hint = /[./\\]/.test(v) ? `; -o is a format, to write a file use --out ${v}` : '';
+          throw new InvalidArgumentError(`expected ${formats.join(', ')}${hint}.`);
+        }),
+    )
+    .option('--out <file>', 'write the output to FILE instead of stdout (replaced atomically)');
+}
+
+/** json or yaml text of a value (the structured formats carry the full data). */
+export function structured(format: 'json' | 'yaml', value: unknown): string {
+  if (format === 'json') return `${JSON.stringify(value, null, 2)}\n`;
+  return stringify(value, { lineWidth: 0, aliasDuplicateObjects: false });
+}
+
+export function isStructured(format: Format): format is 'json' | 'yaml' {
+  return format === 'json' || format === 'yaml';
+}
+
+/** Writes the command's output: to --out (atomically) when given, else to stdout. */
+export function emit(o: { out?: string }, text: string): void {
+  if (!o.out) {
+    process.stdout.write(text);
+    return;
+  }
+  try {
+    writeFileAtomic(o.out, text);
+  } catch (e) {
+    throw new CliError(`--out ${o.out}: cannot write: ${(e as Error).message}`);
+  }
+}
+
+/** A usage error for `-o html` where the command (or this mode of it) has no HTML report. */
+export function noHtml(what: string): never {
+  throw new UsageError(`-o html: ${what} has no HTML report (use table, wide, json or yaml)`);
 }

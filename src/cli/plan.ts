@@ -4,24 +4,39 @@
  * target; a sweep that runs each what-if on its own in the worker pool.
  */
 import type { Command } from 'commander';
-import { writeFileSync } from 'node:fs';
 import type { Pod } from '../api/types.js';
 import { loadManifests } from '../api/manifest.js';
 import { isWorkload, podFromWorkload } from '../api/workload-pod.js';
 import { loadClusterFiles, type ClusterFile } from '../scheduler/framework/cluster-file.js';
 import { loadSchedulerConfig, type SchedulerConfig } from '../scheduler/config.js';
 import { loadUserPlugin } from '../scheduler/plugins/user.js';
-import type { KernelChoice } from '../scheduler/plugins/node-local.js';
 import { planCapacity, minNodesToAdd, type PlanOptions, type PlanReport } from '../capacity/planner.js';
-import { parseWhatIf, type WhatIf } from '../capacity/whatif.js';
+import { parseWhatIf, WhatIfError, type WhatIf } from '../capacity/whatif.js';
 import { PlannerPool } from '../capacity/pool.js';
-import { renderPlanText, renderPlanHtml, renderMinNodesText } from '../capacity/report.js';
-import { CliError } from './errors.js';
-import { json, parseOutputFormat } from './output.js';
-import { table } from '../report/table.js';
+import {
+  renderPlanText,
+  renderPlanHtml,
+  renderMinNodesText,
+  renderMinNodesHtml,
+  renderSweepText,
+  renderSweepHtml,
+  type SweepCase,
+} from '../capacity/report.js';
+import { CliError, EXIT, UsageError } from './errors.js';
+import { addClusterOptions, clusterFiles, intFlag, kernelAndSeed } from './flags.js';
+import {
+  addOutputOptions,
+  BASE_FORMATS,
+  emit,
+  isStructured,
+  type OutputFlags,
+  structured,
+} from './output.js';
+import { progress } from './progress.js';
 
-interface PlanCliOptions {
-  cluster: string[];
+interface PlanCliOptions extends OutputFlags {
+  cluster?: string[];
+  kubeconfig?: string;
   pod: string[];
   whatIf?: string[];
   max: string;
@@ -35,8 +50,8 @@ interface PlanCliOptions {
   zone?: string;
   sweep?: boolean;
   threads?: string;
-  output: string;
-  out?: string;
+  progress: boolean;
+  failOnUnschedulable?: boolean;
 }
 
 /** Loads the shapes: every Pod in the files (workloads contribute the pod they create). */
@@ -62,23 +77,25 @@ export async function loadShapes(files: string[]): Promise<Pod[]> {
   return shapes;
 }
 
-function intOpt(name: string, v: string, min = 0): number {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < min)
-    throw new CliError(`${name}: expected an integer >= ${min}, got "${v}"`);
-  return n;
+/** --what-if specs, each a usage error when it does not parse. */
+export function whatIfFlags(specs: string[] | undefined): WhatIf[] {
+  return (specs ?? []).map((s) => {
+    try {
+      return parseWhatIf(s);
+    } catch (e) {
+      if (e instanceof WhatIfError) throw new UsageError(e.message);
+      throw e;
+    }
+  });
 }
 
 export function register(program: Command): void {
-  program
+  const cmd = program
     .command('plan')
     .description(
       'capacity planning: how many more replicas of a pod fit, where, and what stops the next one (with what-ifs)',
-    )
-    .requiredOption(
-      '--cluster <files...>',
-      'cluster snapshot (`kubectl get nodes,pods -A -o yaml` output, manifests, dirs)',
-    )
+    );
+  addClusterOptions(cmd, 'cluster snapshot (`kubectl get nodes,pods -A -o yaml` output, manifests, dirs)')
     .requiredOption(
       '--pod <files...>',
       'pod shape(s): Pods, or Deployments/ReplicaSets/StatefulSets (their template)',
@@ -93,7 +110,10 @@ export function register(program: Command): void {
       '--min-nodes <template>',
       'find the fewest nodes like TEMPLATE to add so that --replicas replicas fit',
     )
-    .option('--replicas <n>', 'target replicas for --min-nodes')
+    .option(
+      '--replicas <n>',
+      'target replicas: for --min-nodes, and for --fail-on-unschedulable (a shape with fewer fits fails)',
+    )
     .option('--zone <zone>', "zone of the nodes added by --min-nodes (default: the template's)")
     .option('--sweep', 'plan the base cluster and each --what-if on its own, in parallel (worker pool)')
     .option('--threads <n>', 'worker threads for --sweep (default: cores)')
@@ -104,8 +124,12 @@ export function register(program: Command): void {
       '--plugin <spec...>',
       'user plugin as path[:weight] added to the profile: a .wasm score module or a JS/TS module exporting {name, score, filter} (repeatable)',
     )
-    .option('-o, --output <format>', 'table | json | html', 'table')
-    .option('--out <file>', 'write the output to a file instead of stdout')
+    .option(
+      '--fail-on-unschedulable',
+      'exit 4 when a displaced pod cannot be placed again, a shape fits fewer than --replicas (default 1), or --min-nodes finds no answer',
+    )
+    .option('--no-progress', 'no progress on stderr');
+  addOutputOptions(cmd, [...BASE_FORMATS, 'html'])
     .addHelpText(
       'after',
       `
@@ -117,103 +141,129 @@ Examples:
   kubesim plan --cluster snapshot.yaml --pod api.yaml -o html --out plan.html`,
     )
     .action(async (o: PlanCliOptions) => {
-      const format = parseOutputFormat(o.output, ['table', 'json', 'html']);
-      if (o.kernel !== 'js' && o.kernel !== 'wasm')
-        throw new CliError(`--kernel: unknown kernel "${o.kernel}" (expected js or wasm)`);
-      const seed = intOpt('--seed', o.seed);
-      const max = intOpt('--max', o.max, 1);
-      const whatIfs: WhatIf[] = (o.whatIf ?? []).map(parseWhatIf);
-      const cluster = await loadClusterFiles(o.cluster);
-      if (!cluster.nodes.length)
-        throw new CliError(`--cluster ${o.cluster.join(' ')}: no Node objects found`);
-      const shapes = await loadShapes(o.pod);
-      const config: SchedulerConfig | undefined = o.config ? loadSchedulerConfig(o.config) : undefined;
-      const plugins = await Promise.all((o.plugin ?? []).map(loadUserPlugin));
-      const opts: PlanOptions = {
-        seed,
-        kernel: o.kernel as KernelChoice,
-        config,
-        maxReplicas: max,
-        mix: !!o.mix,
-        outOfTree: plugins.length ? new Map(plugins.map((p) => [p.name, p.factory])) : undefined,
-        extraScore: plugins.length
-          ? new Map(plugins.filter((p) => p.isScore).map((p) => [p.name, p.weight]))
-          : undefined,
-        onProgress: process.stderr.isTTY
-          ? (shape, n) => process.stderr.write(`\r\x1b[K${shape}: ${n} placed…`)
-          : undefined,
-      };
-      const emit = (text: string) => {
-        if (o.out) writeFileSync(o.out, text);
-        else process.stdout.write(text);
-      };
-      const command = ['kubesim', ...process.argv.slice(2)].join(' ');
-
-      if (o.minNodes) {
-        if (!o.replicas) throw new CliError('--min-nodes needs --replicas N (the target)');
-        const r = minNodesToAdd(cluster, shapes[0], intOpt('--replicas', o.replicas, 1), o.minNodes, {
-          ...opts,
-          whatIfs,
-          zone: o.zone,
-        });
-        emit(format === 'json' ? json(r) : renderMinNodesText(r));
-        return;
-      }
-      if (o.sweep) {
-        if (config || plugins.length)
-          throw new CliError(
-            '--sweep runs in worker threads: use the default profile (no --config/--plugin) or plan each case on its own',
-          );
-        const cases: { name: string; whatIfs: WhatIf[] }[] = [
-          { name: 'base', whatIfs: [] },
-          ...(o.whatIf ?? []).map((s, i) => ({ name: s, whatIfs: [whatIfs[i]] })),
-        ];
-        const pool = new PlannerPool({ threads: o.threads ? intOpt('--threads', o.threads, 1) : undefined });
-        try {
-          const reports = (await pool.runAll(
-            cases.map((c) => ({
-              kind: 'plan' as const,
-              cluster: cluster as ClusterFile,
-              shapes,
-              whatIfs: c.whatIfs,
-              seed,
-              kernel: opts.kernel,
-              maxReplicas: max,
-              mix: opts.mix,
-            })),
-            (done, total) =>
-              process.stderr.write(
-                process.stderr.isTTY ? `\r\x1b[K${done}/${total} cases` : `${done}/${total} cases\n`,
-              ),
-          )) as PlanReport[];
-          if (process.stderr.isTTY) process.stderr.write('\r\x1b[K');
-          if (format === 'json') {
-            emit(json(cases.map((c, i) => ({ case: c.name, report: reports[i] }))));
-            return;
-          }
-          const rows = cases.flatMap((c, i) =>
-            reports[i].shapes.map((s) => [
-              c.name,
-              s.shape,
-              s.limitReached ? `≥${s.fits}` : s.fits,
-              reports[i].displaced.unschedulable.length,
-              s.stopReason ?? 'limit',
-            ]),
-          );
-          emit(table(['CASE', 'SHAPE', 'FITS', 'DISPLACED UNSCHEDULABLE', 'NEXT REPLICA'], rows));
-        } finally {
-          await pool.close();
-        }
-        return;
-      }
-      const rep = planCapacity(cluster, shapes, { ...opts, whatIfs });
-      if (process.stderr.isTTY) process.stderr.write('\r\x1b[K');
-      emit(
-        format === 'json'
-          ? json(rep)
-          : format === 'html'
-            ? renderPlanHtml(rep, command)
-            : renderPlanText(rep),
-      );
+      await planCommand(o);
     });
+}
+
+async function planCommand(o: PlanCliOptions): Promise<void> {
+  const files = clusterFiles(o);
+  const { kernel, seed } = kernelAndSeed(o);
+  const max = intFlag('--max', o.max, 1);
+  const replicas = o.replicas === undefined ? undefined : intFlag('--replicas', o.replicas, 1);
+  const threads = o.threads === undefined ? undefined : intFlag('--threads', o.threads, 1);
+  if (o.minNodes && replicas === undefined)
+    throw new UsageError('--min-nodes needs --replicas N (the target)');
+  if (o.minNodes && o.sweep) throw new UsageError('--min-nodes and --sweep do not go together');
+  const whatIfs = whatIfFlags(o.whatIf);
+  if (o.sweep && (o.config || o.plugin?.length))
+    throw new UsageError(
+      '--sweep runs in worker threads: use the default profile (no --config/--plugin) or plan each case on its own',
+    );
+  const cluster = await loadClusterFiles(files);
+  if (!cluster.nodes.length) throw new CliError(`--cluster ${files.join(' ')}: no Node objects found`);
+  const shapes = await loadShapes(o.pod);
+  const config: SchedulerConfig | undefined = o.config ? loadSchedulerConfig(o.config) : undefined;
+  const plugins = await Promise.all((o.plugin ?? []).map(loadUserPlugin));
+  const bar = progress('plan', o.progress);
+  const opts: PlanOptions = {
+    seed,
+    kernel,
+    config,
+    maxReplicas: max,
+    mix: !!o.mix,
+    outOfTree: plugins.length ? new Map(plugins.map((p) => [p.name, p.factory])) : undefined,
+    extraScore: plugins.length
+      ? new Map(plugins.filter((p) => p.isScore).map((p) => [p.name, p.weight]))
+      : undefined,
+    onProgress: (shape, placed, bound) => bar.update(placed, bound, `${shape}: ${placed}/${bound} replicas`),
+  };
+  const command = ['kubesim', ...process.argv.slice(2)].join(' ');
+  const fmt = o.output;
+  let unschedulable: boolean;
+  let text: string;
+  try {
+    if (o.minNodes) {
+      const r = minNodesToAdd(cluster, shapes[0], replicas!, o.minNodes, { ...opts, whatIfs, zone: o.zone });
+      unschedulable = r.nodes === undefined;
+      text = isStructured(fmt)
+        ? structured(fmt, r)
+        : fmt === 'html'
+          ? renderMinNodesHtml(r, command)
+          : renderMinNodesText(r);
+    } else if (o.sweep) {
+      const cases = await sweep(o.whatIf ?? [], whatIfs, {
+        cluster,
+        shapes,
+        seed,
+        kernel,
+        max,
+        mix: !!o.mix,
+        threads,
+        onDone: (done, total) => bar.update(done, total, `${done}/${total} cases`),
+      });
+      unschedulable = cases.some((c) => falls(c.report, replicas));
+      text = isStructured(fmt)
+        ? structured(fmt, cases)
+        : fmt === 'html'
+          ? renderSweepHtml(cases, command)
+          : renderSweepText(cases, { wide: fmt === 'wide' });
+    } else {
+      const rep = planCapacity(cluster, shapes, { ...opts, whatIfs });
+      unschedulable = falls(rep, replicas);
+      text = isStructured(fmt)
+        ? structured(fmt, rep)
+        : fmt === 'html'
+          ? renderPlanHtml(rep, command)
+          : renderPlanText(rep, { wide: fmt === 'wide' });
+    }
+  } finally {
+    bar.finish();
+  }
+  emit(o, text);
+  if (o.failOnUnschedulable && unschedulable) process.exitCode = EXIT.unschedulable;
+}
+
+/** The plan leaves a pod out: a displaced pod unplaced, or a shape short of `replicas` (default 1). */
+function falls(rep: PlanReport, replicas = 1): boolean {
+  return rep.displaced.unschedulable.length > 0 || rep.shapes.some((s) => s.fits < replicas);
+}
+
+/** The base cluster and each what-if on its own, in the worker pool. */
+async function sweep(
+  specs: string[],
+  whatIfs: WhatIf[],
+  o: {
+    cluster: ClusterFile;
+    shapes: Pod[];
+    seed: number;
+    kernel: 'js' | 'wasm';
+    max: number;
+    mix: boolean;
+    threads?: number;
+    onDone: (done: number, total: number) => void;
+  },
+): Promise<SweepCase[]> {
+  const cases = [
+    { name: 'base', whatIfs: [] as WhatIf[] },
+    ...specs.map((s, i) => ({ name: s, whatIfs: [whatIfs[i]] })),
+  ];
+  const pool = new PlannerPool({ threads: o.threads });
+  try {
+    const reports = (await pool.runAll(
+      cases.map((c) => ({
+        kind: 'plan' as const,
+        cluster: o.cluster,
+        shapes: o.shapes,
+        whatIfs: c.whatIfs,
+        seed: o.seed,
+        kernel: o.kernel,
+        maxReplicas: o.max,
+        mix: o.mix,
+      })),
+      o.onDone,
+    )) as PlanReport[];
+    return cases.map((c, i) => ({ case: c.name, report: reports[i] }));
+  } finally {
+    await pool.close();
+  }
 }

@@ -1,10 +1,12 @@
 // `kubesim proxy render`: the rules kube-proxy would program on one node, from manifests.
 import { type Command, Option } from 'commander';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import type { EndpointSlice, Service } from '../api/types.js';
-import { CliError } from './errors.js';
-import { json } from './output.js';
+import { CliError, UsageError } from './errors.js';
+import { rejectKubeconfig } from './flags.js';
+import { addOutputOptions, BASE_FORMATS, emit, type Format, isStructured, structured } from './output.js';
+import { progress } from './progress.js';
 import { table } from '../report/table.js';
 import {
   loadProxyObjects,
@@ -28,6 +30,7 @@ import { Rng } from '../util/rng.js';
 interface InputOpts {
   mode: string;
   cluster?: string[];
+  kubeconfig?: string;
   generate?: string;
   seed: string;
   update?: string[];
@@ -45,17 +48,23 @@ interface InputOpts {
 }
 
 interface RenderOpts extends InputOpts {
-  output?: string;
+  output: Format;
+  out?: string;
+  /** former spelling: print the summary (in --format) besides writing the rules to --out */
   stats?: boolean;
-  format: string;
+  format?: 'table' | 'json';
   sorted?: boolean;
   repeat: string;
+  progress: boolean;
 }
 
 interface CheckOpts extends InputOpts {
   backend: 'nft' | 'legacy' | 'all';
   apply?: boolean;
-  format: string;
+  output: Format;
+  out?: string;
+  /** former spelling of -o */
+  format?: 'table' | 'json';
 }
 
 export function register(program: Command): void {
@@ -71,28 +80,29 @@ export function register(program: Command): void {
         'follows is printed too. iptables output is exactly the iptables-restore input kube-proxy writes.',
     );
   addInputOptions(render)
-    .option('-o, --output <file>', 'write the ruleset to FILE instead of stdout')
-    .option(
-      '--stats',
-      'print a summary (chains, rules, bytes per sync) instead of the ruleset (with -o: as well)',
-    )
-    .addOption(new Option('--format <format>', 'summary format').choices(['table', 'json']).default('table'))
     .option('--sorted', "normalise iptables output the way kube-proxy's unit tests do (sortIPTablesRules)")
     .option(
       '--repeat <n>',
       'render the full sync N more times (forced full resyncs) and report min/median render time',
       '0',
     )
+    .option('--no-progress', 'no progress on stderr')
+    .addOption(new Option('--stats').hideHelp())
+    .addOption(new Option('--format <format>').choices(['table', 'json']).hideHelp());
+  addOutputOptions(render, ['rules', ...BASE_FORMATS])
     .addHelpText(
       'after',
       `
 Modes available here: ${availableModes().join(', ')}
 
+-o rules (the default) prints the ruleset; -o table|wide|json|yaml print a summary per sync
+(chains, rules, bytes; wide: every counter of the mode) instead.
+
 Examples:
   kubesim proxy render --cluster cluster.yaml --node node-1 --cluster-cidr 10.244.0.0/16
-  kubesim proxy render --generate 1000x10 --stats
-  kubesim proxy render --generate 10000x10 --churn 1 --stats --repeat 5
-  kubesim proxy render --cluster before.yaml --update after.yaml --node node-1 -o rules.txt --stats`,
+  kubesim proxy render --generate 1000x10 -o table
+  kubesim proxy render --generate 10000x10 --churn 1 --repeat 5 -o table
+  kubesim proxy render --cluster before.yaml --update after.yaml --node node-1 --out rules.txt`,
     )
     .action(async (o: RenderOpts) => {
       await renderCommand(o);
@@ -114,7 +124,14 @@ Examples:
       '--apply',
       'really load the rules into the namespace (kube-proxy: iptables-restore --noflush --counters)',
     )
-    .addOption(new Option('--format <format>', 'output format').choices(['table', 'json']).default('table'))
+    .addOption(new Option('--format <format>').choices(['table', 'json']).hideHelp());
+  addOutputOptions(check)
+    .addHelpText(
+      'after',
+      `
+Example:
+  sudo kubesim proxy check --generate 1000x10 --apply`,
+    )
     .action(async (o: CheckOpts) => {
       await checkCommand(o);
     });
@@ -124,6 +141,10 @@ function addInputOptions(cmd: Command): Command {
   return cmd
     .addOption(new Option('--mode <mode>', 'proxy mode').default('iptables'))
     .option('--cluster <manifests...>', 'manifest files or directories with Services, EndpointSlices, Nodes')
+    .option(
+      '--kubeconfig <file>',
+      'read the cluster from a live API server (not supported yet: capture a snapshot with kubectl and pass --cluster)',
+    )
     .option(
       '--generate <NxM>',
       'instead of manifests: a seeded synthetic cluster of N services x M endpoints, e.g. 1000x10',
@@ -173,9 +194,15 @@ interface Run {
 }
 
 /** Loads the input, feeds it to a ProxyState and runs the full sync (and the --update partial sync). */
-async function run(o: InputOpts): Promise<Run> {
-  if (!o.cluster && !o.generate) throw new CliError('give --cluster <manifests...> or --generate NxM');
-  if (o.cluster && o.generate) throw new CliError('--cluster and --generate are mutually exclusive');
+/** Steps run() reports, for progress: the input loaded, then each sync. */
+function runSteps(o: InputOpts): number {
+  return 2 + (o.update || o.delete ? 1 : 0) + (o.churn && Number(o.churn) > 0 ? 1 : 0);
+}
+
+async function run(o: InputOpts, onStep: (what: string) => void = () => {}): Promise<Run> {
+  rejectKubeconfig(o);
+  if (!o.cluster && !o.generate) throw new UsageError('give --cluster <manifests...> or --generate NxM');
+  if (o.cluster && o.generate) throw new UsageError('--cluster and --generate are mutually exclusive');
   const family = o.family as IPFamily;
 
   let services: Service[],
@@ -185,14 +212,14 @@ async function run(o: InputOpts): Promise<Run> {
   let generated: GeneratedCluster | undefined;
   const churn = o.churn === undefined ? 0 : Number(o.churn);
   if (!Number.isInteger(churn) || churn < 0)
-    throw new CliError(`--churn must be a whole number, got "${o.churn}"`);
-  if (churn > 0 && !o.generate) throw new CliError('--churn needs --generate (for manifests use --update)');
+    throw new UsageError(`--churn must be a whole number, got "${o.churn}"`);
+  if (churn > 0 && !o.generate) throw new UsageError('--churn needs --generate (for manifests use --update)');
   try {
     if (o.generate) {
       const m = /^(\d+)x(\d+)$/.exec(o.generate);
-      if (!m) throw new CliError(`--generate must look like 1000x10, got "${o.generate}"`);
+      if (!m) throw new UsageError(`--generate must look like 1000x10, got "${o.generate}"`);
       const seed = Number(o.seed);
-      if (!Number.isInteger(seed)) throw new CliError(`--seed must be an integer, got "${o.seed}"`);
+      if (!Number.isInteger(seed)) throw new UsageError(`--seed must be an integer, got "${o.seed}"`);
       const g = generateCluster({ services: Number(m[1]), endpoints: Number(m[2]), seed });
       generated = g;
       services = g.services;
@@ -234,7 +261,7 @@ async function run(o: InputOpts): Promise<Run> {
   if (o.masqueradeBit !== undefined) {
     const bit = Number(o.masqueradeBit);
     if (!Number.isInteger(bit) || bit < 0 || bit > 31)
-      throw new CliError(`--masquerade-bit must be an integer 0-31, got "${o.masqueradeBit}"`);
+      throw new UsageError(`--masquerade-bit must be an integer 0-31, got "${o.masqueradeBit}"`);
     options.masqueradeBit = bit;
   }
   if (o.nodeportAddresses)
@@ -243,6 +270,7 @@ async function run(o: InputOpts): Promise<Run> {
       .map((x) => x.trim())
       .filter(Boolean);
 
+  onStep(`${services.length} services loaded`);
   const state = new ProxyState(node, family);
   const outputs: ProxySyncResult[] = [];
   let syncer: Proxier;
@@ -251,6 +279,7 @@ async function run(o: InputOpts): Promise<Run> {
     for (const x of slices) state.onEndpointSliceAdd(x);
     syncer = renderer.createProxier(state, options);
     outputs.push(syncer.sync());
+    onStep('full sync');
     if (o.update || o.delete) {
       const byKey = <T extends { metadata: { namespace?: string; name?: string } }>(xs: T[]) =>
         new Map(xs.map((x) => [`${x.metadata.namespace ?? 'default'}/${x.metadata.name}`, x]));
@@ -287,6 +316,7 @@ async function run(o: InputOpts): Promise<Run> {
         }
       }
       outputs.push(syncer.sync());
+      onStep('partial sync');
     }
     if (churn > 0 && generated) {
       const rng = new Rng(Number(o.seed) + 1);
@@ -296,6 +326,7 @@ async function run(o: InputOpts): Promise<Run> {
         state.onEndpointSliceUpdate(before[ch.sliceIndex], ch.slice);
       }
       outputs.push(syncer.sync());
+      onStep('churn sync');
     }
   } catch (e) {
     if (e instanceof ProxyModelError || e instanceof ManifestError || e instanceof TypeError)
@@ -312,8 +343,14 @@ async function run(o: InputOpts): Promise<Run> {
 async function renderCommand(o: RenderOpts): Promise<void> {
   const repeat = Number(o.repeat);
   if (!Number.isInteger(repeat) || repeat < 0)
-    throw new CliError(`--repeat must be a whole number, got "${o.repeat}"`);
-  const r = await run(o);
+    throw new UsageError(`--repeat must be a whole number, got "${o.repeat}"`);
+  const bar = progress('proxy render', o.progress);
+  const total = runSteps(o) + repeat;
+  let step = 0;
+  const r = await run(o, (what) => bar.update(++step, total, what)).catch((e) => {
+    bar.finish();
+    throw e;
+  });
   const outputs = r.outputs;
 
   const rulesText = () =>
@@ -327,74 +364,65 @@ async function renderCommand(o: RenderOpts): Promise<void> {
       })
       .join('');
 
-  if (o.output) {
-    try {
-      writeFileSync(o.output, rulesText());
-    } catch (e) {
-      throw new CliError(`${o.output}: cannot write: ${(e as Error).message}`);
+  const times: number[] = [];
+  const cpuTimes: number[] = [];
+  try {
+    for (let i = 0; i < repeat; i++) {
+      const st = r.rerenderFull().stats;
+      times.push(st.renderMs ?? Number.NaN);
+      cpuTimes.push(st.renderCpuMs ?? Number.NaN);
+      bar.update(++step, total, `full re-render ${i + 1}/${repeat}`);
     }
-  } else if (!o.stats) {
-    process.stdout.write(rulesText());
-  }
-  const times: number[] = [],
-    cpuTimes: number[] = [];
-  for (let i = 0; i < repeat; i++) {
-    const st = r.rerenderFull().stats;
-    times.push(st.renderMs ?? NaN);
-    cpuTimes.push(st.renderCpuMs ?? NaN);
+  } finally {
+    bar.finish();
   }
   times.sort((a, b) => a - b);
   cpuTimes.sort((a, b) => a - b);
-  if (o.stats || repeat > 0) {
-    const rows = outputs.map((out, i) => ({ sync: i + 1, kind: out.kind, ...out.stats }));
-    const mid = Math.floor(times.length / 2);
-    const repeatInfo =
-      repeat > 0
-        ? {
-            repeats: repeat,
-            fullRenderMsMin: times[0],
-            fullRenderMsMedian: times[mid],
-            fullRenderCpuMsMin: cpuTimes[0],
-            fullRenderCpuMsMedian: cpuTimes[mid],
-          }
-        : undefined;
-    if (o.format === 'json') {
-      process.stdout.write(
-        json({
-          mode: o.mode,
-          node: r.node.name,
-          services: r.services,
-          endpointSlices: r.slices,
-          syncs: rows,
-          ...(repeatInfo ? { repeat: repeatInfo } : {}),
-        }),
-      );
-    } else {
-      const keys = [
-        'sync',
-        'kind',
-        'chains',
-        'rules',
-        'bytes',
-        ...Object.keys(outputs[0].stats).filter((k) => !['chains', 'rules', 'bytes'].includes(k)),
-      ];
-      process.stdout.write(
-        `mode ${o.mode}, node "${r.node.name}", ${r.services} services, ${r.slices} endpoint slices\n`,
-      );
-      process.stdout.write(
-        table(
-          keys,
-          rows.map((row) => keys.map((k) => String((row as Record<string, unknown>)[k] ?? ''))),
-        ),
-      );
-      if (repeatInfo) {
-        process.stdout.write(
-          `full re-render x${repeat}: wall min ${repeatInfo.fullRenderMsMin.toFixed(1)} ms, median ${repeatInfo.fullRenderMsMedian.toFixed(1)} ms; ` +
-            `CPU min ${repeatInfo.fullRenderCpuMsMin.toFixed(1)} ms, median ${repeatInfo.fullRenderCpuMsMedian.toFixed(1)} ms\n`,
-        );
-      }
-    }
+  const mid = Math.floor(times.length / 2);
+  const repeatInfo =
+    repeat > 0
+      ? {
+          repeats: repeat,
+          fullRenderMsMin: times[0],
+          fullRenderMsMedian: times[mid],
+          fullRenderCpuMsMin: cpuTimes[0],
+          fullRenderCpuMsMedian: cpuTimes[mid],
+        }
+      : undefined;
+  const summary = {
+    mode: o.mode,
+    node: r.node.name,
+    services: r.services,
+    endpointSlices: r.slices,
+    syncs: outputs.map((out, i) => ({ sync: i + 1, kind: out.kind, ...out.stats })),
+    ...(repeatInfo ? { repeat: repeatInfo } : {}),
+  };
+  const summaryText = (format: Format) => {
+    if (isStructured(format)) return structured(format, summary);
+    // table: the counters every mode has; wide: every counter of this mode
+    const first = ['sync', 'kind', 'chains', 'rules', 'bytes'];
+    const keys = [...first, ...Object.keys(outputs[0].stats).filter((k) => !first.includes(k))];
+    let text = `mode ${o.mode}, node "${r.node.name}", ${r.services} services, ${r.slices} endpoint slices\n`;
+    text += table(
+      keys.map((k) => ({ header: k, wide: !first.includes(k) && !k.startsWith('render') })),
+      summary.syncs.map((row) => keys.map((k) => String((row as Record<string, unknown>)[k] ?? ''))),
+      { wide: format === 'wide' },
+    );
+    if (repeatInfo)
+      text +=
+        `full re-render x${repeat}: wall min ${repeatInfo.fullRenderMsMin.toFixed(1)} ms, median ${repeatInfo.fullRenderMsMedian.toFixed(1)} ms; ` +
+        `CPU min ${repeatInfo.fullRenderCpuMsMin.toFixed(1)} ms, median ${repeatInfo.fullRenderCpuMsMedian.toFixed(1)} ms\n`;
+    return text;
+  };
+
+  if (o.stats) {
+    // the former spelling: rules to --out (if given), the summary to stdout
+    if (o.out) emit(o, rulesText());
+    process.stdout.write(summaryText(o.format ?? 'table'));
+    return;
   }
+  emit(o, o.output === 'rules' ? rulesText() : summaryText(o.output));
+  if (o.output === 'rules' && repeatInfo) process.stderr.write(summaryText('table'));
 }
 
 interface CheckRow {
@@ -414,7 +442,7 @@ interface CheckRow {
 
 async function checkCommand(o: CheckOpts): Promise<void> {
   if (o.mode !== 'iptables')
-    throw new CliError(
+    throw new UsageError(
       'proxy check supports --mode iptables (ipvs/nftables have their own oracles in their tests)',
     );
   if (process.platform !== 'linux')
@@ -506,9 +534,11 @@ async function checkCommand(o: CheckOpts): Promise<void> {
   } finally {
     spawnSync('ip', ['netns', 'del', ns]);
   }
-  if (o.format === 'json') {
-    process.stdout.write(
-      json({
+  const format = o.format ?? o.output;
+  if (isStructured(format)) {
+    emit(
+      o,
+      structured(format, {
         node: r.node.name,
         services: r.services,
         endpointSlices: r.slices,
@@ -517,9 +547,7 @@ async function checkCommand(o: CheckOpts): Promise<void> {
       }),
     );
   } else {
-    process.stdout.write(
-      `${r.services} services, ${r.slices} endpoint slices, node "${r.node.name}", ${o.apply ? 'loaded with --noflush' : 'iptables-restore --test'}\n`,
-    );
+    let text = `${r.services} services, ${r.slices} endpoint slices, node "${r.node.name}", ${o.apply ? 'loaded with --noflush' : 'iptables-restore --test'}\n`;
     const keys = [
       'backend',
       'sync',
@@ -531,16 +559,14 @@ async function checkCommand(o: CheckOpts): Promise<void> {
       ...(o.apply ? ['saveMs', 'saveBytes'] : []),
     ];
     const fmt = (v: unknown) => (typeof v === 'number' && Number.isNaN(v) ? '-' : String(v ?? ''));
-    process.stdout.write(
-      table(
-        keys,
-        rows.map((row) => keys.map((k) => fmt((row as unknown as Record<string, unknown>)[k]))),
-      ),
+    text += table(
+      keys.map((k) => ({ header: k, wide: k === 'restoreCpuMs' })),
+      rows.map((row) => keys.map((k) => fmt((row as unknown as Record<string, unknown>)[k]))),
+      { wide: format === 'wide' },
     );
-    for (const row of rows)
-      if (row.error) process.stdout.write(`${row.backend} sync ${row.sync}: ${row.error}\n`);
-    for (const row of rows)
-      if (row.note) process.stdout.write(`${row.backend} sync ${row.sync}: ${row.note}\n`);
+    for (const row of rows) if (row.error) text += `${row.backend} sync ${row.sync}: ${row.error}\n`;
+    for (const row of rows) if (row.note) text += `${row.backend} sync ${row.sync}: ${row.note}\n`;
+    emit(o, text);
   }
   if (rows.some((x) => !x.ok)) process.exitCode = 1;
 }

@@ -3,12 +3,13 @@
  * counting for the next (assume), with preemption carried out (victims evicted, the pod retried
  * once); prints placements and, for unschedulable pods, kube-scheduler's FitError message.
  */
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import type { Pod } from '../api/types.js';
-import { loadManifests } from '../api/manifest.js';
-import { createOfflineScheduler, podKey, type SchedulerCore } from '../scheduler/index.js';
-import { CliError } from './errors.js';
-import { json, parseOutputFormat } from './output.js';
+import { podKey, type SchedulerCore } from '../scheduler/index.js';
+import { CliError, EXIT, UsageError } from './errors.js';
+import { addClusterOptions } from './flags.js';
+import { loadPods, type SchedulerFlags, schedulerFromFlags } from './inputs.js';
+import { addOutputOptions, emit, isStructured, type OutputFlags, structured } from './output.js';
 import { table } from '../report/table.js';
 
 export interface PlacementRow {
@@ -19,20 +20,25 @@ export interface PlacementRow {
   preempted?: string[];
 }
 
+interface ScheduleFlags extends OutputFlags, SchedulerFlags {
+  pod?: string[];
+  /** the former spelling of --pod */
+  pods?: string[];
+  failOnUnschedulable?: boolean;
+}
+
 export function register(program: Command): void {
-  program
+  const cmd = program
     .command('schedule')
     .description(
       'schedule pods in order against a cluster snapshot (each placement affects the next) and print placements and FitErrors',
+    );
+  addClusterOptions(cmd, 'cluster snapshot files (Nodes, bound Pods, Services, ReplicaSets, Namespaces)')
+    .option(
+      '--pod <files...>',
+      'pods to schedule, in file order (pods with spec.nodeName are added as already bound) (required)',
     )
-    .requiredOption(
-      '--cluster <files...>',
-      'cluster snapshot files (Nodes, bound Pods, Services, ReplicaSets, Namespaces)',
-    )
-    .requiredOption(
-      '--pods <files...>',
-      'pods to schedule, in file order (pods with spec.nodeName are added as already bound)',
-    )
+    .addOption(new Option('--pods <files...>').hideHelp())
     .option('--config <file>', 'KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1)')
     .option(
       '--kernel <name>',
@@ -44,61 +50,34 @@ export function register(program: Command): void {
       '--plugin <spec...>',
       'user plugin as path[:weight]: a .wasm score module or a JS/TS module exporting {name, score, filter} (repeatable)',
     )
-    .option('-o, --output <format>', 'table | json', 'table')
+    .option('--fail-on-unschedulable', 'exit 4 when any pod is left unschedulable');
+  addOutputOptions(cmd)
     .addHelpText(
       'after',
       `
-Example:
-  kubesim schedule --cluster cluster.yaml --pods deploy-pods.yaml --seed 7
-  kubesim schedule --cluster cluster.yaml --pods pods.yaml --plugin examples/plugins/wasm-binpack/build/binpack.wasm:5`,
+Examples:
+  kubesim schedule --cluster cluster.yaml --pod deploy-pods.yaml --seed 7
+  kubesim schedule --cluster cluster.yaml --pod pods.yaml --plugin examples/plugins/wasm-binpack/build/binpack.wasm:5`,
     )
-    .action(
-      async (opts: {
-        cluster: string[];
-        pods: string[];
-        config?: string;
-        kernel: string;
-        seed: string;
-        plugin?: string[];
-        output: string;
-      }) => {
-        const format = parseOutputFormat(opts.output);
-        if (opts.kernel !== 'js' && opts.kernel !== 'wasm')
-          throw new CliError(`--kernel: unknown kernel "${opts.kernel}" (expected js or wasm)`);
-        const seed = Number(opts.seed);
-        if (!Number.isInteger(seed)) throw new CliError(`--seed: not an integer: "${opts.seed}"`);
-        const loaded = (await loadManifests(opts.pods)).filter((o) => o.object.kind === 'Pod');
-        const pods: Pod[] = [];
-        for (const o of loaded) {
-          const p = o.object as Pod;
-          if (!Array.isArray(p.spec?.containers))
-            throw new CliError(
-              `${o.source.file}:${o.source.line}: Pod "${p.metadata?.name}": spec.containers: Required value`,
-            );
-          p.metadata.namespace ??= 'default';
-          pods.push(p);
-        }
-        const { core } = await createOfflineScheduler({
-          cluster: opts.cluster,
-          config: opts.config,
-          kernel: opts.kernel,
-          seed,
-          plugins: opts.plugin,
-        });
-        const rows = schedulePods(core, pods);
-        if (format === 'json') {
-          process.stdout.write(
-            json({
+    .action(async (opts: ScheduleFlags) => {
+      const podFiles = opts.pod ?? opts.pods;
+      if (!podFiles?.length) throw new UsageError("required option '--pod <files...>' not specified");
+      const pods = await loadPods(podFiles);
+      const core = await schedulerFromFlags(opts);
+      const rows = schedulePods(core, pods);
+      const unschedulable = rows.filter((r) => r.result !== 'Scheduled').length;
+      emit(
+        opts,
+        isStructured(opts.output)
+          ? structured(opts.output, {
               placements: rows,
-              scheduled: rows.filter((r) => r.result === 'Scheduled').length,
-              unschedulable: rows.filter((r) => r.result !== 'Scheduled').length,
-            }),
-          );
-          return;
-        }
-        process.stdout.write(renderPlacements(rows));
-      },
-    );
+              scheduled: rows.length - unschedulable,
+              unschedulable,
+            })
+          : renderPlacements(rows, { wide: opts.output === 'wide' }),
+      );
+      if (opts.failOnUnschedulable && unschedulable > 0) process.exitCode = EXIT.unschedulable;
+    });
 }
 
 /** Schedules pods in order; bound pods are added as they are. Preemption evicts and retries once. */
@@ -136,18 +115,20 @@ export function schedulePods(core: SchedulerCore, pods: Pod[]): PlacementRow[] {
   return rows;
 }
 
-export function renderPlacements(rows: PlacementRow[]): string {
+export function renderPlacements(rows: PlacementRow[], opts: { wide?: boolean } = {}): string {
   const t = table(
-    ['POD', 'NODE', 'RESULT'],
+    ['POD', 'NODE', 'RESULT', { header: 'MESSAGE', wide: true }],
     rows.map((r) => [
       r.pod,
       r.node ?? '<none>',
       r.preempted ? `${r.result} (preempted ${r.preempted.join(', ')})` : r.result,
+      r.message ?? '',
     ]),
+    opts,
   );
   const lines = [t.trimEnd()];
   const failed = rows.filter((r) => r.result !== 'Scheduled');
-  if (failed.length) {
+  if (failed.length && !opts.wide) {
     lines.push('');
     for (const r of failed) lines.push(`${r.pod}: ${r.message}`);
   }

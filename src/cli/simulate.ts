@@ -2,27 +2,116 @@
  * `kubesim simulate <scenario.yaml>`: run a scenario on a virtual clock (controllers, scheduler,
  * kubelets all talking to one in-memory ApiServer) and print what happened.
  */
-import { writeFileSync } from 'node:fs';
-import type { Command } from 'commander';
-import { ScenarioError, loadScenario } from '../sim/scenario.js';
-import { simulate } from '../sim/simulation.js';
+import { type Command, Option } from 'commander';
+import { ScenarioError, loadScenario, type Scenario } from '../sim/scenario.js';
+import { simulate, type SimulationResult } from '../sim/simulation.js';
 import { formatEvents, formatSummary, renderReport } from '../sim/report.js';
-import { failCleanlyOnStrayRejections, progressReporter } from '../sim/progress.js';
-import { CliError } from './errors.js';
-import { json, parseOutputFormat } from './output.js';
+import { clockTime } from '../report/units.js';
+import { writeFileAtomic } from '../util/atomic-write.js';
+import { CliError, UsageError } from './errors.js';
+import { intFlag } from './flags.js';
+import {
+  addOutputOptions,
+  BASE_FORMATS,
+  emit,
+  isStructured,
+  type OutputFlags,
+  structured,
+} from './output.js';
+import { progress } from './progress.js';
+
+/** Flags simulate and demo share. */
+export interface RunFlags extends OutputFlags {
+  /** `--events` alone: every event; `--events N`: the last N */
+  events?: string | boolean;
+  progress: boolean;
+  /** the former `--html FILE`: also write the HTML report */
+  html?: string;
+}
+
+export function addRunOptions(cmd: Command, eventsHelp: string): Command {
+  cmd
+    .option('--events [n]', eventsHelp)
+    .option('--no-progress', 'no progress on stderr')
+    .addOption(new Option('--html <file>').hideHelp());
+  return addOutputOptions(cmd, [...BASE_FORMATS, 'html']);
+}
+
+/** How many events to print: undefined = none, Infinity = all. */
+export function eventCount(v: string | boolean | undefined, dflt?: number): number | undefined {
+  if (v === undefined || v === false) return dflt;
+  if (v === true) return Infinity;
+  return intFlag('--events', v, 0);
+}
+
+/** Runs the scenario with progress on stderr, then writes the result in the chosen format. */
+export async function runAndReport(
+  scenario: Scenario,
+  o: RunFlags,
+  run: {
+    seed?: number;
+    command: string;
+    label: string;
+    /** printed above the summary (table/wide) */
+    intro?: string;
+    events?: number;
+    /** which events the table shows (default: all) */
+    keyEvents?: (e: SimulationResult['events'][number]) => boolean;
+  },
+): Promise<void> {
+  const bar = progress(run.label, o.progress);
+  let result: SimulationResult;
+  try {
+    result = await simulate(scenario, {
+      seed: run.seed,
+      onProgress: (done, total) =>
+        bar.update(done, total, `${clockTime(done / 1000)} of ${clockTime(total / 1000)} virtual`),
+    });
+  } catch (e) {
+    throw new CliError((e as Error).message);
+  } finally {
+    bar.finish();
+  }
+  if (o.html) {
+    try {
+      writeFileAtomic(o.html, renderReport(result, run.command));
+    } catch (e) {
+      throw new CliError(`--html ${o.html}: cannot write: ${(e as Error).message}`);
+    }
+  }
+  const fmt = o.output;
+  if (isStructured(fmt)) {
+    // events are many: the structured output carries them when --events was given
+    emit(o, structured(fmt, o.events === undefined ? { ...result, events: undefined } : result));
+    return;
+  }
+  if (fmt === 'html') {
+    emit(o, renderReport(result, run.command));
+    return;
+  }
+  const wide = fmt === 'wide';
+  let text = run.intro ?? '';
+  text += formatSummary(result, { wide });
+  if (run.events !== undefined && run.events > 0) {
+    const shown = run.keyEvents ? result.events.filter(run.keyEvents) : result.events;
+    const n = Math.min(run.events, shown.length);
+    text += run.keyEvents
+      ? `\nKey events (${shown.length} of ${result.events.length}; last ${n}):\n`
+      : `\nEvents (last ${n} of ${result.events.length}):\n`;
+    text += formatEvents({ ...result, events: shown }, run.events, { wide });
+  }
+  emit(o, text);
+}
 
 export function register(program: Command): void {
-  program
+  const cmd = program
     .command('simulate')
     .description(
       'run a scenario (cluster, workloads, timeline) through controllers, scheduler and kubelets on a virtual clock',
     )
     .argument('<scenario>', 'scenario file (YAML or JSON; format in docs/sim.md)')
-    .option('--seed <n>', "seed for every random choice (overrides the scenario's seed)")
-    .option('-o, --output <format>', 'table | json', 'table')
-    .option('--html <file>', 'also write a self-contained HTML report with charts')
-    .option('--events', 'print the events of the run, like kubectl get events')
-    .option('--no-progress', 'no progress on stderr')
+    .option('--seed <n>', "seed for every random choice (overrides the scenario's seed)");
+  addRunOptions(cmd, 'print the events of the run, like kubectl get events (all, or the last n)')
     .addHelpText(
       'after',
       `
@@ -30,49 +119,27 @@ The simulation is deterministic: the same scenario and seed give the same result
 Examples:
   kubesim simulate examples/scenarios/node-failure-eviction.yaml --events
   kubesim simulate examples/scenarios/mass-create-429.yaml -o json
-  kubesim simulate my.yaml --seed 7 --html report.html`,
+  kubesim simulate examples/scenarios/generated-cluster-rollout.yaml --seed 7 -o html --out report.html`,
     )
-    .action(
-      async (
-        file: string,
-        opts: { seed?: string; output: string; html?: string; events?: boolean; progress: boolean },
-      ) => {
-        const format = parseOutputFormat(opts.output);
-        let seed: number | undefined;
-        if (opts.seed !== undefined) {
-          seed = Number(opts.seed);
-          if (!Number.isInteger(seed)) throw new CliError(`--seed: not an integer: "${opts.seed}"`);
-        }
-        let scenario;
-        try {
-          scenario = loadScenario(file);
-        } catch (e) {
-          if (e instanceof ScenarioError) throw new CliError(e.message);
-          throw e;
-        }
-        const progress = opts.progress ? progressReporter(`simulate ${scenario.name}`) : undefined;
-        failCleanlyOnStrayRejections();
-        let result;
-        try {
-          result = await simulate(scenario, { seed, onProgress: progress?.update });
-        } catch (e) {
-          throw new CliError((e as Error).message);
-        } finally {
-          progress?.finish();
-        }
-        if (opts.html) {
-          writeFileSync(
-            opts.html,
-            renderReport(result, `kubesim simulate ${file}${seed !== undefined ? ` --seed ${seed}` : ''}`),
-          );
-          process.stderr.write(`wrote ${opts.html}\n`);
-        }
-        if (format === 'json') {
-          process.stdout.write(json(opts.events ? result : { ...result, events: undefined }));
-          return;
-        }
-        process.stdout.write(formatSummary(result));
-        if (opts.events) process.stdout.write('\n' + formatEvents(result));
-      },
-    );
+    .action(async (file: string, opts: RunFlags & { seed?: string }) => {
+      let seed: number | undefined;
+      if (opts.seed !== undefined) {
+        seed = Number(opts.seed);
+        if (!Number.isInteger(seed)) throw new UsageError(`--seed: not an integer: "${opts.seed}"`);
+      }
+      const events = eventCount(opts.events);
+      let scenario: Scenario;
+      try {
+        scenario = loadScenario(file);
+      } catch (e) {
+        if (e instanceof ScenarioError) throw new CliError(e.message);
+        throw e;
+      }
+      await runAndReport(scenario, opts, {
+        seed,
+        events,
+        label: `simulate ${scenario.name}`,
+        command: `kubesim simulate ${file}${seed !== undefined ? ` --seed ${seed}` : ''}`,
+      });
+    });
 }

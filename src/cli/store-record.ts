@@ -3,22 +3,23 @@
  * src/cli/store.ts. The recorder (and the etcd client it uses) loads only when the command runs.
  *
  *   kubesim store record --builtin all --out-dir test/fixtures/etcd
- *   kubesim store record --builtin lease -o lease.json
- *   kubesim store record my-ops.json -o my-trace.json [--check]
+ *   kubesim store record --builtin lease --out lease.json
+ *   kubesim store record my-ops.json --out my-trace.json [--check]
  */
 import type { Command } from 'commander';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { CliError } from './errors.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
+import { CliError, UsageError } from './errors.js';
+import { addOutputOptions, emit, isStructured, type OutputFlags, structured } from './output.js';
+import { renderReplay } from './store-trace-table.js';
 import { compareTrace, formatDifferences } from '../store/trace/compare.js';
 import { replayOnMemory } from '../store/trace/memory.js';
 import type { GoldenTrace } from '../store/trace/format.js';
 import { traceOpSet, traceOpSets, type TraceOpSet } from '../store/etcd/trace-ops.js';
 
-interface RecordCliOptions {
+interface RecordCliOptions extends OutputFlags {
   builtin?: string;
-  output?: string;
   outDir?: string;
   etcd?: string;
   check?: boolean;
@@ -26,7 +27,7 @@ interface RecordCliOptions {
 
 /** Adds `record` to the `kubesim store` command. */
 export function registerRecord(store: Command): void {
-  store
+  const cmd = store
     .command('record')
     .argument(
       '[ops]',
@@ -38,12 +39,20 @@ export function registerRecord(store: Command): void {
         `Built-in sets: ${traceOpSets.map((s) => s.name).join(', ')}.`,
     )
     .option('--builtin <name>', 'record a built-in op set, or "all"')
-    .option('-o, --output <file>', 'write the trace to this file (default: stdout; not with --builtin all)')
     .option('--out-dir <dir>', 'with --builtin all: write <name>.json files here', 'test/fixtures/etcd')
     .option('--etcd <binary>', 'etcd binary (default: $KUBESIM_ETCD_BIN, etcd on PATH, /usr/bin/etcd)')
     .option(
       '--check',
       'replay each recorded trace on the in-memory store and report differences (exit 1 if any)',
+    );
+  // json is the trace file itself (what store replay reads); table shows its ops and answers
+  addOutputOptions(cmd, ['json', 'yaml', 'table', 'wide'])
+    .addHelpText(
+      'after',
+      `
+Examples:
+  kubesim store record --builtin lease --out lease.json --check
+  kubesim store record --builtin all --out-dir traces/`,
     )
     .action(async (file: string | undefined, o: RecordCliOptions) => {
       const { EtcdNotFoundError } = await import('../store/etcd/launcher.js');
@@ -59,15 +68,21 @@ export function registerRecord(store: Command): void {
           if (e instanceof EtcdNotFoundError) throw new CliError(e.message);
           throw new CliError(`recording ${set.name}: ${(e as Error).message}`);
         }
-        const text = JSON.stringify(trace, null, 2) + '\n';
-        const target =
-          o.builtin === 'all' ? join(o.outDir ?? 'test/fixtures/etcd', `${set.name}.json`) : o.output;
-        if (target) {
-          if (o.builtin === 'all') mkdirSync(o.outDir ?? 'test/fixtures/etcd', { recursive: true });
-          // a run killed mid-way never leaves a truncated trace
-          writeFileAtomic(target, text);
+        const text = isStructured(o.output)
+          ? structured(o.output, trace)
+          : renderReplay(trace, trace.expected ?? [], trace.watchEvents ?? {});
+        let target = o.out;
+        if (o.builtin === 'all') {
+          const dir = o.outDir ?? 'test/fixtures/etcd';
+          target = join(dir, `${set.name}.json`);
+          try {
+            mkdirSync(dir, { recursive: true });
+            writeFileAtomic(target, text);
+          } catch (e) {
+            throw new CliError(`--out-dir ${dir}: cannot write: ${(e as Error).message}`);
+          }
         } else {
-          process.stdout.write(text);
+          emit(o, text);
         }
         const watchers = Object.keys(trace.watchEvents ?? {}).length;
         process.stderr.write(
@@ -96,21 +111,25 @@ function selectSets(
   o: RecordCliOptions,
   loadOpSet: (file: string) => TraceOpSet,
 ): TraceOpSet[] {
-  if (file && o.builtin) throw new CliError('give either an ops file or --builtin, not both');
+  if (file && o.builtin) throw new UsageError('give either an ops file or --builtin, not both');
   if (o.builtin === 'all') {
-    if (o.output)
-      throw new CliError('--builtin all writes one file per set into --out-dir; -o is for a single trace');
+    if (o.out)
+      throw new UsageError(
+        '--builtin all writes one file per set into --out-dir; --out is for a single trace',
+      );
+    if (o.output !== 'json') throw new UsageError('--builtin all writes trace files: -o json only');
     return [...traceOpSets];
   }
   if (o.builtin) {
     const set = traceOpSet(o.builtin);
     if (!set)
-      throw new CliError(
+      throw new UsageError(
         `unknown built-in op set "${o.builtin}" (known: ${traceOpSets.map((s) => s.name).join(', ')}, all)`,
       );
     return [set];
   }
-  if (!file) throw new CliError('give an ops file or --builtin <name|all> (see kubesim store record --help)');
+  if (!file)
+    throw new UsageError('give an ops file or --builtin <name|all> (see kubesim store record --help)');
   try {
     return [loadOpSet(file)];
   } catch (e) {

@@ -10,7 +10,8 @@
 import type { Command } from 'commander';
 import { CliError } from './errors.js';
 import { registerRecord } from './store-record.js';
-import { json, parseOutputFormat } from './output.js';
+import { addOutputOptions, emit, isStructured, type OutputFlags, structured } from './output.js';
+import { renderReplay } from './store-trace-table.js';
 import { table } from '../report/table.js';
 import { ManualClock } from '../util/clock.js';
 import { MemoryStore } from '../store/memory/store.js';
@@ -23,7 +24,6 @@ import {
   replayOnMemory,
   TraceFormatError,
   type GoldenTrace,
-  type TraceOp,
 } from '../store/trace/index.js';
 
 export function register(program: Command): void {
@@ -31,19 +31,18 @@ export function register(program: Command): void {
     .command('store')
     .description('the etcd v3 semantics store: an in-memory MVCC demo and golden-trace replay');
 
-  store
-    .command('demo')
-    .description(
-      'walk through puts, a compare-and-swap txn, a prefix watch, a lease expiring and a compaction on the in-memory store',
-    )
-    .option('-o, --output <format>', 'table | json', 'table')
-    .action(async (o: { output: string }) => {
-      const format = parseOutputFormat(o.output);
-      const result = await runDemo();
-      process.stdout.write(format === 'json' ? json(result) : renderDemo(result));
-    });
+  addOutputOptions(
+    store
+      .command('demo')
+      .description(
+        'walk through puts, a compare-and-swap txn, a prefix watch, a lease expiring and a compaction on the in-memory store',
+      ),
+  ).action(async (o: OutputFlags) => {
+    const result = await runDemo();
+    emit(o, isStructured(o.output) ? structured(o.output, result) : renderDemo(result));
+  });
 
-  store
+  const replay = store
     .command('replay')
     .argument('<trace>', 'an etcd-golden-trace/v1 JSON file (e.g. test/fixtures/etcd/kv-basic.json)')
     .description(
@@ -57,14 +56,21 @@ export function register(program: Command): void {
       '--skip-quirks',
       'skip ops and watchers tagged "quirk" (etcd behaviour an implementation may choose not to copy)',
     )
-    .option('--ignore-error-messages', 'compare error codes only')
-    .option('-o, --output <format>', 'table | json', 'table')
+    .option('--ignore-error-messages', 'compare error codes only');
+  addOutputOptions(replay)
+    .addHelpText(
+      'after',
+      `
+Examples:
+  kubesim store replay test/fixtures/etcd/kv-basic.json --check
+  kubesim store replay test/fixtures/store/kv-watch-lease.json -o json`,
+    )
     .action(
       async (
         file: string,
-        o: { check?: boolean; skipQuirks?: boolean; ignoreErrorMessages?: boolean; output: string },
+        o: OutputFlags & { check?: boolean; skipQuirks?: boolean; ignoreErrorMessages?: boolean },
       ) => {
-        const format = parseOutputFormat(o.output);
+        const format = o.output;
         const trace = loadTrace(file);
         const actual = await replayOnMemory(trace);
         const diffs = o.check
@@ -73,29 +79,21 @@ export function register(program: Command): void {
               ignoreErrorMessages: o.ignoreErrorMessages,
             })
           : [];
-        if (format === 'json') {
-          process.stdout.write(json(o.check ? { ...actual, differences: diffs } : actual));
-        } else {
-          process.stdout.write(
-            renderReplay(
+        let text = isStructured(format)
+          ? structured(format, o.check ? { ...actual, differences: diffs } : actual)
+          : renderReplay(
               trace,
               actual.expected,
               actual.watchEvents,
               o.check ? diffs.map((d) => d.where) : undefined,
-            ),
+            );
+        if (o.check && diffs.length === 0 && !isStructured(format))
+          text += `\n${file}: all ${trace.ops.length} answers and ${Object.keys(actual.watchEvents).length} watchers match${o.skipQuirks ? ' (quirks skipped)' : ''}\n`;
+        emit(o, text);
+        if (o.check && diffs.length > 0)
+          throw new CliError(
+            `${file}: ${diffs.length} difference(s) from the recorded etcd answers:\n${formatDifferences(diffs)}`,
           );
-        }
-        if (o.check) {
-          if (diffs.length > 0) {
-            throw new CliError(
-              `${file}: ${diffs.length} difference(s) from the recorded etcd answers:\n${formatDifferences(diffs)}`,
-            );
-          }
-          if (format === 'table')
-            process.stdout.write(
-              `\n${file}: all ${trace.ops.length} answers and ${Object.keys(actual.watchEvents).length} watchers match${o.skipQuirks ? ' (quirks skipped)' : ''}\n`,
-            );
-        }
       },
     );
   registerRecord(store);
@@ -108,75 +106,6 @@ function loadTrace(file: string): GoldenTrace {
     if (err instanceof TraceFormatError) throw new CliError(err.message);
     throw err;
   }
-}
-
-const show = (s: string) => JSON.stringify(s).slice(1, -1);
-
-function describeOp(op: TraceOp): string {
-  const parts: string[] = [op.op];
-  if (typeof op.id === 'string' || typeof op.id === 'number') parts.push(String(op.id));
-  if (typeof op.key === 'string')
-    parts.push(show(op.key) + (typeof op.rangeEnd === 'string' ? `..${show(op.rangeEnd)}` : ''));
-  if (typeof op.value === 'string') parts.push(`=${show(op.value)}`);
-  if (typeof op.lease === 'string' || op.lease === null) parts.push(`lease=${op.lease}`);
-  for (const f of ['revision', 'startRevision', 'limit', 'ttl', 'ms'])
-    if (op[f] !== undefined) parts.push(`${f}=${op[f]}`);
-  if (op.op === 'txn')
-    parts.push(
-      `${(op.compare as unknown[] | undefined)?.length ?? 0} cmp, ${(op.success as unknown[] | undefined)?.length ?? 0}/${(op.failure as unknown[] | undefined)?.length ?? 0} ops`,
-    );
-  return parts.join(' ');
-}
-
-function summarize(answer: unknown): string {
-  const a = answer as Record<string, unknown>;
-  if (a.error)
-    return `ERROR ${(a.error as { codeName: string; message: string }).codeName}: ${(a.error as { message: string }).message}`;
-  const parts: string[] = [];
-  for (const [k, v] of Object.entries(a)) {
-    if (k === 'revision') continue;
-    if (k === 'kvs')
-      parts.push(
-        `kvs=[${(v as { key: string; value: string }[]).map((kv) => `${show(kv.key)}=${show(kv.value)}`).join(' ')}]`,
-      );
-    else if (k === 'responses') parts.push(`${(v as unknown[]).length} responses`);
-    else if (k === 'prevKvs') parts.push(`prevKvs=${(v as unknown[]).length}`);
-    else if (v !== null && v !== false) parts.push(`${k}=${typeof v === 'object' ? JSON.stringify(v) : v}`);
-  }
-  return parts.join(' ');
-}
-
-function renderReplay(
-  trace: GoldenTrace,
-  answers: unknown[],
-  events: Record<string, { type: string; kv: { key: string; value: string; modRevision: number } }[]>,
-  diffWheres?: string[],
-): string {
-  const rows = trace.ops.map((op, i) => {
-    const rev = (answers[i] as { revision?: number })?.revision;
-    const row: (string | number)[] = [i, describeOp(op), rev ?? '', summarize(answers[i])];
-    if (diffWheres)
-      row.unshift(diffWheres.some((w) => w.startsWith(`ops[${i}] `)) ? 'DIFF' : op.quirk ? 'ok*' : 'ok');
-    return row;
-  });
-  const headers = ['#', 'OP', 'REV', 'ANSWER'];
-  if (diffWheres) headers.unshift('CHECK');
-  let out =
-    `trace ${trace.name}: ${trace.ops.length} ops${trace.description ? `\n${trace.description}` : ''}\n\n` +
-    table(headers, rows);
-  const wrows: (string | number)[][] = [];
-  for (const [id, evs] of Object.entries(events)) {
-    if (evs.length === 0) wrows.push([id, '', '(no events)', '']);
-    for (const e of evs)
-      wrows.push([
-        id,
-        e.kv.modRevision,
-        e.type,
-        `${show(e.kv.key)}${e.type === 'PUT' ? `=${show(e.kv.value)}` : ''}`,
-      ]);
-  }
-  if (wrows.length) out += '\nwatch events\n' + table(['WATCHER', 'REV', 'TYPE', 'KEY'], wrows);
-  return out;
 }
 
 // ───────────────────────────── demo ─────────────────────────────

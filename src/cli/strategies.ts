@@ -13,23 +13,34 @@ import {
   type StrategyResult,
 } from '../capacity/strategies.js';
 import { replicaOf } from '../capacity/planner.js';
-import { parseWhatIf } from '../capacity/whatif.js';
 import { PlannerPool } from '../capacity/pool.js';
 import { renderStrategiesText } from '../capacity/report.js';
-import { loadShapes } from './plan.js';
-import { CliError } from './errors.js';
-import { json, parseOutputFormat } from './output.js';
+import { loadShapes, whatIfFlags } from './plan.js';
+import { UsageError } from './errors.js';
+import { addClusterOptions, clusterFiles, intFlag, kernelAndSeed } from './flags.js';
+import { addOutputOptions, emit, isStructured, type OutputFlags, structured } from './output.js';
+import { progress } from './progress.js';
+
+interface StrategiesFlags extends OutputFlags {
+  cluster?: string[];
+  kubeconfig?: string;
+  pod: string[];
+  replicas?: string;
+  strategy: string | string[];
+  whatIf?: string[];
+  kernel: string;
+  seed: string;
+  parallel?: boolean;
+  progress: boolean;
+}
 
 export function register(program: Command): void {
-  program
+  const cmd = program
     .command('strategies')
     .description(
       'compare scoring strategies (LeastAllocated, MostAllocated, RequestedToCapacityRatio, config files, your plugin) on one workload',
-    )
-    .requiredOption(
-      '--cluster <files...>',
-      'cluster snapshot (`kubectl get nodes,pods -A -o yaml` output, manifests, dirs)',
-    )
+    );
+  addClusterOptions(cmd, 'cluster snapshot (`kubectl get nodes,pods -A -o yaml` output, manifests, dirs)')
     .requiredOption(
       '--pod <files...>',
       'workload: pods scheduled in order; with --replicas, each shape repeated N times',
@@ -44,7 +55,8 @@ export function register(program: Command): void {
     .option('--kernel <name>', 'node-local kernel: js | wasm', 'wasm')
     .option('--seed <n>', 'seed for tie-breaks', '1')
     .option('--parallel', 'run the strategies in the worker pool (built-ins and config files only)')
-    .option('-o, --output <format>', 'table | json', 'table')
+    .option('--no-progress', 'no progress on stderr');
+  addOutputOptions(cmd)
     .addHelpText(
       'after',
       `
@@ -52,67 +64,53 @@ Examples:
   kubesim strategies --cluster snapshot.yaml --pod api.yaml --replicas 40
   kubesim strategies --cluster snapshot.yaml --pod api.yaml --replicas 40 --strategy LeastAllocated plugin:examples/plugins/binpack.mjs:5`,
     )
-    .action(
-      async (o: {
-        cluster: string[];
-        pod: string[];
-        replicas?: string;
-        strategy: string | string[];
-        whatIf?: string[];
-        kernel: string;
-        seed: string;
-        parallel?: boolean;
-        output: string;
-      }) => {
-        const format = parseOutputFormat(o.output);
-        if (o.kernel !== 'js' && o.kernel !== 'wasm')
-          throw new CliError(`--kernel: unknown kernel "${o.kernel}" (expected js or wasm)`);
-        const seed = Number(o.seed);
-        if (!Number.isInteger(seed)) throw new CliError(`--seed: not an integer: "${o.seed}"`);
-        const specs = (Array.isArray(o.strategy) ? o.strategy : [o.strategy])
-          .flatMap((s) => s.split(','))
-          .map((s) => s.trim())
-          .filter(Boolean);
-        const cluster = await loadClusterFiles(o.cluster);
-        const shapes = await loadShapes(o.pod);
-        let workload: Pod[] = shapes;
-        if (o.replicas !== undefined) {
-          const n = Number(o.replicas);
-          if (!Number.isInteger(n) || n < 1)
-            throw new CliError(`--replicas: expected a positive integer, got "${o.replicas}"`);
-          workload = shapes.flatMap((s) => Array.from({ length: n }, (_, i) => replicaOf(s, i)));
+    .action(async (o: StrategiesFlags) => {
+      const files = clusterFiles(o);
+      const { kernel, seed } = kernelAndSeed(o);
+      const n = o.replicas === undefined ? undefined : intFlag('--replicas', o.replicas, 1);
+      const specs = (Array.isArray(o.strategy) ? o.strategy : [o.strategy])
+        .flatMap((s) => s.split(','))
+        .map((s) => s.trim())
+        .filter(Boolean);
+      if (o.parallel && specs.some((s) => s.startsWith('plugin:')))
+        throw new UsageError('--parallel: user plugins run in this thread; drop --parallel or the plugin');
+      const whatIfs = whatIfFlags(o.whatIf);
+      const cluster = await loadClusterFiles(files);
+      const shapes = await loadShapes(o.pod);
+      const workload: Pod[] =
+        n === undefined
+          ? shapes
+          : shapes.flatMap((s) => Array.from({ length: n }, (_, i) => replicaOf(s, i)));
+      let rows: StrategyResult[];
+      if (o.parallel) {
+        const bar = progress('strategies', o.progress);
+        const pool = new PlannerPool();
+        try {
+          rows = (await pool.runAll(
+            specs.map((strategy) => ({
+              kind: 'strategy' as const,
+              cluster,
+              workload,
+              strategy,
+              whatIfs,
+              seed,
+              kernel,
+            })),
+            (done, total) => bar.update(done, total, `${done}/${total} strategies`),
+          )) as StrategyResult[];
+        } finally {
+          bar.finish();
+          await pool.close();
         }
-        const whatIfs = (o.whatIf ?? []).map(parseWhatIf);
-        const kernel = o.kernel as 'js' | 'wasm';
-        let rows: StrategyResult[];
-        if (o.parallel) {
-          if (specs.some((s) => s.startsWith('plugin:')))
-            throw new CliError('--parallel: user plugins run in this thread; drop --parallel or the plugin');
-          const pool = new PlannerPool();
-          try {
-            rows = (await pool.runAll(
-              specs.map((strategy) => ({
-                kind: 'strategy' as const,
-                cluster,
-                workload,
-                strategy,
-                whatIfs,
-                seed,
-                kernel,
-              })),
-            )) as StrategyResult[];
-          } finally {
-            await pool.close();
-          }
-        } else {
-          const strategies = await Promise.all(specs.map(resolveStrategy));
-          rows = compareStrategies(cluster, workload, strategies, { whatIfs, seed, kernel });
-        }
-        process.stdout.write(
-          format === 'json'
-            ? json({ workload: workload.length, strategies: rows })
-            : renderStrategiesText(rows),
-        );
-      },
-    );
+      } else {
+        const strategies = await Promise.all(specs.map(resolveStrategy));
+        rows = compareStrategies(cluster, workload, strategies, { whatIfs, seed, kernel });
+      }
+      emit(
+        o,
+        isStructured(o.output)
+          ? structured(o.output, { workload: workload.length, strategies: rows })
+          : renderStrategiesText(rows, { wide: o.output === 'wide' }),
+      );
+    });
 }

@@ -3,8 +3,8 @@
  * object as the apiserver would on create. Thin over src/api/manifest.ts + manifest-check.ts.
  */
 import type { Command } from 'commander';
-import { CliError } from './errors.js';
-import { json, parseOutputFormat } from './output.js';
+import { CliError, UsageError } from './errors.js';
+import { addOutputOptions, emit, isStructured, type OutputFlags, structured } from './output.js';
 import { table } from '../report/table.js';
 import { checkManifests } from '../api/manifest-check.js';
 import { DEFAULT_MAX_FILE_BYTES, ManifestError, loadManifests } from '../api/manifest.js';
@@ -16,18 +16,17 @@ function parseSize(v: string): number {
     if (!Number.isSafeInteger(n) || n <= 0) throw new Error('not positive');
     return n;
   } catch {
-    throw new CliError(`invalid --max-file-size "${v}" (expected a quantity such as 64Mi)`);
+    throw new UsageError(`invalid --max-file-size "${v}" (expected a quantity such as 64Mi)`);
   }
 }
 
 export function register(program: Command): void {
-  program
+  const cmd = program
     .command('validate')
     .description(
       'validate Kubernetes manifests (YAML/JSON, multi-document, List) as the apiserver would on create',
     )
     .argument('<paths...>', 'files, directories (.yaml/.yml/.json) or - for stdin')
-    .option('-o, --output <format>', 'table or json', 'table')
     .option('-R, --recursive', 'walk directories recursively', false)
     .option(
       '--unknown-fields <policy>',
@@ -38,7 +37,8 @@ export function register(program: Command): void {
       '--max-file-size <quantity>',
       'refuse files larger than this',
       `${DEFAULT_MAX_FILE_BYTES / 1048576}Mi`,
-    )
+    );
+  addOutputOptions(cmd)
     .addHelpText(
       'after',
       `
@@ -48,22 +48,22 @@ fields, …). Errors name the file, line, object and field:
 
   pods.yaml:14: Pod "web-0": spec.containers[0].resources.requests[cpu]: Invalid value: "1.5x": quantities must match …
 
-Exit status: 0 when every object is valid, 1 otherwise (also for unreadable or malformed files).
-
 Examples:
   kubesim validate deploy/                      # every .yaml/.yml/.json in deploy/
   kubectl get pods -A -o yaml | kubesim validate -
-  kubesim validate snapshot.json -o json`,
+  kubesim validate snapshot.json -o json
+
+Any invalid object (or an unreadable or malformed file) makes the exit status 1.`,
     )
     .action(
       async (
         paths: string[],
-        opts: { output: string; recursive: boolean; unknownFields: string; maxFileSize: string },
+        opts: OutputFlags & { recursive: boolean; unknownFields: string; maxFileSize: string },
       ) => {
-        const format = parseOutputFormat(opts.output);
+        const format = opts.output;
         const policy = opts.unknownFields;
         if (!['Strict', 'Warn', 'Ignore'].includes(policy))
-          throw new CliError(`invalid --unknown-fields "${policy}" (expected Strict, Warn or Ignore)`);
+          throw new UsageError(`invalid --unknown-fields "${policy}" (expected Strict, Warn or Ignore)`);
         let loaded;
         try {
           loaded = await loadManifests(paths, {
@@ -77,11 +77,15 @@ Examples:
         }
         const reports = checkManifests(loaded, { unknownFields: policy as 'Strict' | 'Warn' | 'Ignore' });
         const failed = reports.filter((r) => !r.ok).length;
-        if (format === 'json') {
-          process.stdout.write(json({ objects: reports, valid: reports.length - failed, invalid: failed }));
+        if (isStructured(format)) {
+          emit(
+            opts,
+            structured(format, { objects: reports, valid: reports.length - failed, invalid: failed }),
+          );
         } else {
           const rows = reports.map((r) => [
             `${r.source.file}:${r.source.line}`,
+            r.apiVersion || '<none>',
             r.kind || '<none>',
             r.namespace ? `${r.namespace}/${r.name}` : r.name,
             r.ok
@@ -90,11 +94,14 @@ Examples:
                 : 'OK'
               : `${r.errors.length} error${r.errors.length > 1 ? 's' : ''}`,
           ]);
-          process.stdout.write(table(['SOURCE', 'KIND', 'NAME', 'RESULT'], rows));
           const details = reports.flatMap((r) => [...r.errors, ...r.warnings.map((w) => `warning: ${w}`)]);
-          if (details.length) process.stdout.write('\n' + details.join('\n') + '\n');
-          process.stdout.write(
-            `\n${reports.length} object${reports.length === 1 ? '' : 's'}: ${reports.length - failed} valid, ${failed} invalid\n`,
+          emit(
+            opts,
+            table(['SOURCE', { header: 'API VERSION', wide: true }, 'KIND', 'NAME', 'RESULT'], rows, {
+              wide: format === 'wide',
+            }) +
+              (details.length ? `\n${details.join('\n')}\n` : '') +
+              `\n${reports.length} object${reports.length === 1 ? '' : 's'}: ${reports.length - failed} valid, ${failed} invalid\n`,
           );
         }
         if (failed > 0) process.exitCode = 1;

@@ -29,7 +29,7 @@ const CSS = `body{font-family:system-ui,sans-serif;margin:24px auto;max-width:10
 h1{font-size:22px;margin-bottom:4px}h2{font-size:17px;margin-top:28px;border-bottom:1px solid #ddd;padding-bottom:4px}
 .sub{color:#666;margin-top:0}.figs{display:flex;flex-wrap:wrap;gap:12px}.fig{border:1px solid #ddd;border-radius:6px;padding:8px 12px;min-width:140px}
 .fig b{display:block;font-size:20px}.fig span{color:#666;font-size:12px}table{border-collapse:collapse;font-size:13px;margin:8px 0}
-td,th{border:1px solid #ddd;padding:3px 8px;text-align:left}th{background:#f5f5f5}td.n{text-align:right;font-variant-numeric:tabular-nums}
+td,th{border:1px solid #ddd;padding:3px 8px;text-align:left}td:first-child{white-space:nowrap}th{background:#f5f5f5}td.n{text-align:right;font-variant-numeric:tabular-nums}
 caption{text-align:left;color:#666;font-size:12px}pre{background:#f7f7f7;padding:8px;overflow:auto;font-size:12px}footer{margin-top:32px;color:#777;font-size:12px}`;
 
 function block(b: Block): string {

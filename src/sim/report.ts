@@ -4,22 +4,15 @@
  */
 import { table } from '../report/table.js';
 import { type Page, renderPage } from '../report/html.js';
-import { histogram, lineChart } from '../report/svg.js';
+import { compact, histogram, lineChart } from '../report/svg.js';
+import { clockTime } from '../report/units.js';
 import type { SimulationResult } from './simulation.js';
 
 const secs = (ms: number) =>
   Number.isFinite(ms) ? (ms >= 10_000 ? `${(ms / 1000).toFixed(0)}s` : `${(ms / 1000).toFixed(2)}s`) : '-';
 
-/** "5m40s" */
-export function clockTime(s: number): string {
-  if (s === null || !Number.isFinite(s)) return '-';
-  const m = Math.floor(s / 60),
-    r = Math.round(s - m * 60);
-  return m ? `${m}m${String(r).padStart(2, '0')}s` : `${r}s`;
-}
-
-/** The human summary printed by `kubesim simulate` / `kubesim demo`. */
-export function formatSummary(r: SimulationResult): string {
+/** The human summary printed by `kubesim simulate` / `kubesim demo`; wide lists every pending reason. */
+export function formatSummary(r: SimulationResult, opts: { wide?: boolean } = {}): string {
   const out: string[] = [];
   out.push(
     `Scenario ${r.scenario}: ${r.nodes} nodes, ${clockTime(r.durationS)} simulated in ${(r.wallMs / 1000).toFixed(1)}s (${r.simSecondsPerWallSecond}× real time), seed ${r.seed}`,
@@ -87,15 +80,15 @@ export function formatSummary(r: SimulationResult): string {
     out.push(
       table(
         ['PENDING PODS', 'REASON'],
-        r.pendingReasons.slice(0, 5).map((p) => [p.pods, p.message]),
+        r.pendingReasons.slice(0, opts.wide ? undefined : 5).map((p) => [p.pods, p.message]),
       ).trimEnd(),
     );
   }
   return out.join('\n') + '\n';
 }
 
-/** `kubectl get events` rows (LAST SEEN is virtual time since the start) */
-export function formatEvents(r: SimulationResult, limit = Infinity): string {
+/** `kubectl get events` rows (LAST SEEN is virtual time since the start); wide adds COUNT */
+export function formatEvents(r: SimulationResult, limit = Infinity, opts: { wide?: boolean } = {}): string {
   const rows = r.events
     .slice(-limit)
     .map((e) => [
@@ -103,9 +96,14 @@ export function formatEvents(r: SimulationResult, limit = Infinity): string {
       e.type,
       e.reason,
       e.object,
-      e.count > 1 ? `${e.message} (x${e.count})` : e.message,
+      e.count > 1 && !opts.wide ? `${e.message} (x${e.count})` : e.message,
+      e.count,
     ]);
-  return table(['LAST SEEN', 'TYPE', 'REASON', 'OBJECT', 'MESSAGE'], rows);
+  return table(
+    ['LAST SEEN', 'TYPE', 'REASON', 'OBJECT', 'MESSAGE', { header: 'COUNT', wide: true }],
+    rows,
+    opts,
+  );
 }
 
 /** The HTML report of a run. */
@@ -113,6 +111,12 @@ export function renderReport(r: SimulationResult, command?: string): string {
   const s = r.series;
   const pts = (ys: number[]) => s.t.map((t, i) => [t, ys[i]] as [number, number]);
   const markers = r.timeline.map((t) => ({ x: t.atS, label: t.label }));
+  const time = {
+    xLabel: 'virtual time',
+    xTime: true,
+    xDomain: [0, r.durationS] as [number, number],
+    markers,
+  };
   const evictBins = new Map<number, number>();
   for (const e of r.evictions.records)
     evictBins.set(Math.floor(e.atS / 10) * 10, (evictBins.get(Math.floor(e.atS / 10) * 10) ?? 0) + 1);
@@ -150,7 +154,7 @@ export function renderReport(r: SimulationResult, command?: string): string {
                 { name: 'ready', points: pts(s.ready) },
                 { name: 'terminating', points: pts(s.terminating) },
               ],
-              { title: 'Pods', xLabel: 'virtual time (s)', yLabel: 'pods', markers, step: true },
+              { title: 'Pods', yLabel: 'pods', step: true, ...time },
             ),
           },
           {
@@ -160,7 +164,7 @@ export function renderReport(r: SimulationResult, command?: string): string {
                 { name: 'Ready', points: pts(s.nodesReady) },
                 { name: 'NotReady/Unknown', points: pts(s.nodesNotReady) },
               ],
-              { title: 'Nodes', xLabel: 'virtual time (s)', yLabel: 'nodes', markers, step: true },
+              { title: 'Nodes', yLabel: 'nodes', step: true, ...time },
             ),
           },
         ],
@@ -172,18 +176,18 @@ export function renderReport(r: SimulationResult, command?: string): string {
             kind: 'chart',
             svg: lineChart([{ name: 'binds/s', points: pts(s.bindRate) }], {
               title: 'Scheduling throughput',
-              xLabel: 'virtual time (s)',
               yLabel: 'pods/s',
-              markers,
+              step: true,
+              ...time,
             }),
           },
           {
             kind: 'chart',
             svg: lineChart([{ name: '429 per sample', points: pts(s.throttled), color: '#d62728' }], {
               title: '429 TooManyRequests (max-in-flight)',
-              xLabel: 'virtual time (s)',
               yLabel: 'answers',
-              markers,
+              step: true,
+              ...time,
             }),
           },
           {
@@ -216,7 +220,13 @@ export function renderReport(r: SimulationResult, command?: string): string {
             kind: 'chart',
             svg: histogram(
               r.startupLatencySamplesMs.map((v) => v / 1000),
-              { title: 'Start-up latency', xLabel: 'seconds', yLabel: 'pods (sampled)', bins: 40 },
+              {
+                title: 'Start-up latency',
+                xLabel: 'creation → Ready',
+                yLabel: 'pods (sampled)',
+                bins: 40,
+                xFormat: (v) => `${compact(v)}s`,
+              },
             ),
           },
           {
@@ -251,8 +261,14 @@ export function renderReport(r: SimulationResult, command?: string): string {
                 {
                   kind: 'chart' as const,
                   svg: lineChart(
-                    [{ name: 'evictions per 10 s', points: [...evictBins].sort((a, b) => a[0] - b[0]) }],
-                    { title: 'Taint-based evictions', xLabel: 'virtual time (s)', yLabel: 'pods', markers },
+                    [
+                      {
+                        name: 'evictions per 10 s',
+                        points: [...evictBins].sort((a, b) => a[0] - b[0]),
+                        style: 'points' as const,
+                      },
+                    ],
+                    { title: 'Taint-based evictions', yLabel: 'pods', ...time },
                   ),
                 },
               ]

@@ -68,13 +68,14 @@ describe.skipIf(!existsSync(cli))('kubesim plan / strategies CLI', () => {
     [
       ['--what-if', 'lose-zone=mars'],
       'lose-zone: no node in zone "mars" (zones: eu-west-1a, eu-west-1b, eu-west-1c)',
+      1,
     ],
-    [['--what-if', 'nuke=all'], '--what-if "nuke=all": unknown kind "nuke"'],
-    [['--min-nodes', 'b-2'], '--min-nodes needs --replicas N'],
-    [['--kernel', 'gpu'], '--kernel: unknown kernel "gpu"'],
-  ])('bad input %j gets one clear line and exit 1', (extra, msg) => {
+    [['--what-if', 'nuke=all'], '--what-if "nuke=all": unknown kind "nuke"', 2],
+    [['--min-nodes', 'b-2'], '--min-nodes needs --replicas N', 2],
+    [['--kernel', 'gpu'], '--kernel: unknown kernel "gpu"', 2],
+  ])('bad input %j gets one clear line and its exit status', (extra, msg, status) => {
     const r = run('plan', '--cluster', fx('cluster.yaml'), '--pod', fx('pod-api.yaml'), ...extra);
-    expect(r.status).toBe(1);
+    expect(r.status).toBe(status);
     expect(r.stderr).toContain(msg);
     expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
   });

@@ -57,7 +57,7 @@ describe('kubesim proxy render', () => {
       fx('shop.yaml'),
       '--update',
       fx('shop-update.yaml'),
-      '-o',
+      '--out',
       file,
       '--stats',
       '--format',

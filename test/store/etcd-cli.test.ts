@@ -67,7 +67,7 @@ describeEtcd(
   () => {
     it('--builtin kv-basic reproduces the checked-in golden trace exactly', async () => {
       const out = join(tmp, 'kv-basic.json');
-      const { err } = await run('record', '--builtin', 'kv-basic', '-o', out, '--check');
+      const { err } = await run('record', '--builtin', 'kv-basic', '--out', out, '--check');
       expect(err).toMatch(/recorded kv-basic: 39 ops, 0 watchers, 0 warnings/);
       expect(err).toMatch(/MemoryStore matches/);
       const fresh = JSON.parse(readFileSync(out, 'utf8'));

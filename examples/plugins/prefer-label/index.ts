@@ -6,7 +6,7 @@
  *   Filter: nodes labelled kubesim.io/draining=true are rejected with a reason of our own.
  *
  * Use it from the CLI (kubesim compiles TypeScript plugins when it loads them):
- *   kubesim schedule --cluster examples/snapshot/cluster.yaml --pods examples/snapshot/pod-api.yaml --plugin examples/plugins/prefer-label/index.ts:3
+ *   kubesim schedule --cluster examples/snapshot/cluster.yaml --pod examples/snapshot/pod-api.yaml --plugin examples/plugins/prefer-label/index.ts:3
  * or the library:
  *   new SchedulerCore({ outOfTree: new Map([['PreferLabel', tsPlugin(plugin)]]), extraScore: new Map([['PreferLabel', 3]]) })
  */

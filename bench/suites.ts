@@ -1,0 +1,19 @@
+/** Every bench suite, in the order `kubesim bench all` runs them. A new suite is one line here. */
+import type { BenchSuite } from './harness.js';
+import { suite as api } from './api.js';
+import { suite as capacity } from './capacity.js';
+import { suite as proxy } from './proxy.js';
+import { suite as schedulerFramework } from './scheduler-framework.js';
+import { suite as scheduler } from './scheduler.js';
+import { suite as shard } from './shard.js';
+import { suite as store } from './store.js';
+
+export const SUITES: readonly BenchSuite[] = [
+  api,
+  capacity,
+  proxy,
+  schedulerFramework,
+  scheduler,
+  shard,
+  store,
+];
