@@ -82,7 +82,7 @@ describeEtcd(
 
     it('store record, SIGINT: ends by the signal, no etcd left, no data dir, no partial trace', async () => {
       const target = join(out, 'watch.json');
-      const r = await interrupt(['store', 'record', '--builtin', 'watch', '-o', target], 'SIGINT', 300);
+      const r = await interrupt(['store', 'record', '--builtin', 'watch', '--out', target], 'SIGINT', 300);
       expect(r.signal, r.stderr).toBe('SIGINT');
       expect(r.left).toEqual([]);
       expect(r.dirLeft).toBe(false);
