@@ -247,10 +247,8 @@ export function storageKey(info: ResourceInfo, namespace: string | undefined, na
     : `/registry/${info.storageResource}/${name}`;
 }
 
-/** etcd's prefix range end: the prefix with its last byte incremented. */
-export function prefixEnd(prefix: string): string {
-  return prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
-}
+/** etcd's prefix range end (clientv3.GetPrefixRangeEnd on the key bytes): its one home is the store. */
+export { prefixEnd } from '../store/keyrange.js';
 
 /**
  * The apiserver's `no matches for kind` text, with what helps: the versions the kind is served
