@@ -61,6 +61,8 @@ export { explainPod, type Explanation, type NodeExplanation } from './framework/
 export {
   loadClusterFiles,
   sortClusterObjects,
+  snapshotCommand,
+  SNAPSHOT_KINDS,
   ClusterFileError,
   type ClusterFile,
 } from './framework/cluster-file.js';

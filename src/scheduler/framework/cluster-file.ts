@@ -4,6 +4,7 @@
  * plugins read (Services/ReplicaSets/StatefulSets for PodTopologySpread's default constraints,
  * Namespaces for namespaceSelector). Errors name the file, line and object.
  */
+import { BUILTIN_KINDS } from '../../api/kinds.js';
 import { loadManifests, type LoadedObject } from '../../api/manifest.js';
 import type { KubeObject, Namespace, Node, Pod, ReplicaSet, Service } from '../../api/types.js';
 
@@ -20,6 +21,23 @@ export interface ClusterFile {
   /** StatefulSets / ReplicationControllers (their spec.selector) */
   others: KubeObject[];
   namespaces: Namespace[];
+}
+
+/** The kinds a snapshot is read for ({@link sortClusterObjects} ignores every other kind). */
+export const SNAPSHOT_KINDS: readonly string[] = [
+  'Node',
+  'Pod',
+  'Service',
+  'ReplicaSet',
+  'StatefulSet',
+  'ReplicationController',
+  'Namespace',
+];
+
+/** The kubectl command that captures every kind in {@link SNAPSHOT_KINDS}, as the README shows it. */
+export function snapshotCommand(file = 'snapshot.yaml'): string {
+  const resources = SNAPSHOT_KINDS.map((k) => BUILTIN_KINDS.find((r) => r.kind === k)!.resource);
+  return `kubectl get ${resources.join(',')} -A -o yaml > ${file}`;
 }
 
 /** An input error naming where it is (file:line: Kind "name": field: message). */

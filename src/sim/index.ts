@@ -1,0 +1,17 @@
+/**
+ * The simulation's public surface (the `kubesim/sim` subpath): scenarios, the discrete-event run on
+ * a virtual clock, its text and HTML reports. docs/sim.md describes the scenario format.
+ */
+export {
+  loadScenario,
+  parseScenario,
+  ScenarioError,
+  type Scenario,
+  type NodePool,
+  type Action,
+  type TimelineEntry,
+  type Settings,
+} from './scenario.js';
+export { Simulation, simulate, type SimulationResult, type RunOptions, type EventRow } from './simulation.js';
+export { demoScenario, type DemoOptions } from './demo.js';
+export { formatSummary, formatEvents, renderReport } from './report.js';
