@@ -66,7 +66,7 @@ function runBatch(
     const q = compilePod(table, pod, scoring);
     const n = kernel.filterAndScore(table, q, out, {
       start: cursor.start,
-      numNodesToFind: adaptive ? numFeasibleNodesToFind(table.size) : undefined,
+      numNodesToFind: adaptive ? numFeasibleNodesToFind(undefined, table.size) : undefined,
       output: 'total',
     });
     processed += n;
@@ -110,7 +110,7 @@ export const suite: BenchSuite = {
         {
           nodes: s.table.size,
           runningPods: s.table.podCount,
-          numFeasibleNodesToFind: numFeasibleNodesToFind(s.table.size),
+          numFeasibleNodesToFind: numFeasibleNodesToFind(undefined, s.table.size),
           memoryBytes: s.table.mem.used,
         },
         { size },

@@ -11,7 +11,8 @@
  */
 import { compactedFloor, decodeKv, isCompacted, matches, parseRV } from './apiserver-kv.js';
 import { badRequest, resourceExpired, timeout } from './errors.js';
-import { prefixEnd, storagePrefix, type ResourceInfo } from './registry.js';
+import { storagePrefix, type ResourceInfo } from './registry.js';
+import { prefixEnd } from '../store/keyrange.js';
 import { parseFieldSelector } from './field-selector.js';
 import { parseLabelSelector } from './label-selector.js';
 import type { KubeObject } from './types.js';

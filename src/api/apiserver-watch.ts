@@ -16,7 +16,8 @@ import { compactedFloor, decodeKv, isCompacted, matches, parseRV } from './apise
 import { decode } from './codec.js';
 import { internalError, resourceExpired } from './errors.js';
 import type { ProbeCache } from './probe-cache.js';
-import { prefixEnd, storagePrefix, type ResourceInfo } from './registry.js';
+import { storagePrefix, type ResourceInfo } from './registry.js';
+import { prefixEnd } from '../store/keyrange.js';
 import { parseFieldSelector } from './field-selector.js';
 import { parseLabelSelector } from './label-selector.js';
 import type { KubeObject } from './types.js';

@@ -571,4 +571,4 @@ export type { Status };
 export type { ListOptions, ListResult } from './apiserver-list.js';
 export type { ApiWatchEvent, WatchEventType, WatchHandle, WatchOptions } from './apiserver-watch.js';
 export type { DeleteOptions } from './apiserver-delete.js';
-export { deepEqual, rfc3339 };
+export { deepEqual };

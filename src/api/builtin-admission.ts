@@ -12,7 +12,8 @@ import {
   type PriorityClassLike,
   validatePriorityClassDefault,
 } from './priority.js';
-import { lookupResource, prefixEnd, storagePrefix, type ResourceInfo } from './registry.js';
+import { lookupResource, storagePrefix, type ResourceInfo } from './registry.js';
+import { prefixEnd } from '../store/keyrange.js';
 import type { KvStore } from '../store/types.js';
 
 async function priorityClasses(store: KvStore): Promise<PriorityClassLike[]> {

@@ -7,7 +7,8 @@
  * and its instances are deleted at once with it rather than through the finalizer.
  */
 import { type Obj, decodeKv } from './apiserver-kv.js';
-import { type KindRegistry, lookupResource, prefixEnd, storagePrefix } from './registry.js';
+import { type KindRegistry, lookupResource, storagePrefix } from './registry.js';
+import { prefixEnd } from '../store/keyrange.js';
 import { customKindOf } from './validation-crd.js';
 import type { KvStore } from '../store/types.js';
 

@@ -4,7 +4,8 @@
  */
 export type * from './types.js';
 export * from './quantity.js';
-export { ApiServer, rfc3339, deepEqual } from './apiserver.js';
+export { ApiServer, deepEqual } from './apiserver.js';
+export { rfc3339, rfc3339Micro } from './time.js';
 export type {
   ApiServerOptions,
   ApiWatchEvent,

@@ -247,9 +247,6 @@ export function storageKey(info: ResourceInfo, namespace: string | undefined, na
     : `/registry/${info.storageResource}/${name}`;
 }
 
-/** etcd's prefix range end (clientv3.GetPrefixRangeEnd on the key bytes): its one home is the store. */
-export { prefixEnd } from '../store/keyrange.js';
-
 /**
  * The apiserver's `no matches for kind` text, with what helps: the versions the kind is served
  * under, or for a group no built-in kind has, the CustomResourceDefinition that is missing.

@@ -16,7 +16,7 @@ export {
   applyWhatIfs,
   parseWhatIf,
   cloneNode,
-  nodeZone,
+  zoneName,
   WhatIfError,
   type WhatIf,
   type WhatIfResult,

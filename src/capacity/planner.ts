@@ -16,17 +16,17 @@ import { assertPod } from '../api/workload-pod.js';
 import type { ClusterFile } from '../scheduler/framework/cluster-file.js';
 import type { SchedulerConfig } from '../scheduler/config.js';
 import type { OutOfTreeRegistry } from '../scheduler/plugins/registry.js';
-import type { KernelChoice } from '../scheduler/plugins/node-local.js';
+import type { KernelName } from '../scheduler/engine/types.js';
 import { SchedulerCore } from '../scheduler/scheduler.js';
 import type { ClusterObjects } from '../scheduler/framework/types.js';
-import { podKey } from '../scheduler/framework/snapshot.js';
+import { podKey } from '../api/keys.js';
 import { podRequests } from '../scheduler/engine/resources.js';
-import { applyWhatIfs, nodeZone, type WhatIf, type ClusterState } from './whatif.js';
+import { applyWhatIfs, zoneName, type WhatIf, type ClusterState } from './whatif.js';
 import { fragmentation, type FragmentationReport } from './fragmentation.js';
 
 export interface SchedulerChoice {
   config?: SchedulerConfig;
-  kernel?: KernelChoice;
+  kernel?: KernelName;
   outOfTree?: OutOfTreeRegistry;
   extraScore?: Map<string, number>;
   seed?: number;
@@ -80,7 +80,7 @@ export interface PlanReport {
   displaced: DisplacedReport;
   shapes: ShapePlan[];
   seed: number;
-  kernel: KernelChoice;
+  kernel: KernelName;
 }
 
 export class PlanError extends Error {
@@ -216,7 +216,7 @@ export function planCapacity(cluster: ClusterFile, shapes: Pod[], opts: PlanOpti
   const max = opts.maxReplicas ?? 10_000;
   const base: ClusterState = { nodes: cluster.nodes, pods: cluster.boundPods };
   const w = applyWhatIfs(base, opts.whatIfs ?? []);
-  const zones = new Map(w.nodes.map((n) => [n.metadata.name ?? '', nodeZone(n)]));
+  const zones = new Map(w.nodes.map((n) => [n.metadata.name ?? '', zoneName(n)]));
   let displacedReport: DisplacedReport | undefined;
 
   const start = (): { core: SchedulerCore; pods: Pod[] } => {

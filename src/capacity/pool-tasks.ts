@@ -7,7 +7,7 @@
 import type { Pod } from '../api/types.js';
 import type { ClusterFile } from '../scheduler/framework/cluster-file.js';
 import { parseSchedulerConfig } from '../scheduler/config.js';
-import type { KernelChoice } from '../scheduler/plugins/node-local.js';
+import type { KernelName } from '../scheduler/engine/types.js';
 import { planCapacity, minNodesToAdd, type PlanReport, type MinNodesResult } from './planner.js';
 import { resolveStrategy, runStrategy, type StrategyResult } from './strategies.js';
 import type { WhatIf } from './whatif.js';
@@ -16,7 +16,7 @@ interface Common {
   cluster: ClusterFile;
   whatIfs?: WhatIf[];
   seed?: number;
-  kernel?: KernelChoice;
+  kernel?: KernelName;
   /** a KubeSchedulerConfiguration object (parsed in the worker) */
   configDoc?: unknown;
 }

@@ -18,7 +18,7 @@ import { nodeAllocatable, podRequests } from '../scheduler/engine/resources.js';
 import { applyWhatIfs, type WhatIf } from './whatif.js';
 import { placeOne, podShape, type SchedulerChoice } from './planner.js';
 import { SchedulerCore } from '../scheduler/scheduler.js';
-import { podKey } from '../scheduler/framework/snapshot.js';
+import { podKey } from '../api/keys.js';
 import type { ClusterObjects } from '../scheduler/framework/types.js';
 
 export interface Strategy extends SchedulerChoice {

@@ -7,7 +7,7 @@
  * recreate them and they compete for the same room.
  */
 import type { Node, Pod } from '../api/types.js';
-import { LABEL_HOSTNAME, LABEL_ZONE } from '../scheduler/framework/snapshot.js';
+import { LABEL_FAILURE_DOMAIN_BETA_ZONE, LABEL_HOSTNAME, LABEL_TOPOLOGY_ZONE } from '../api/topology.js';
 
 export interface ClusterState {
   nodes: Node[];
@@ -40,12 +40,14 @@ export class WhatIfError extends Error {
   }
 }
 
-const ZONE_BETA = 'failure-domain.beta.kubernetes.io/zone';
-
-/** The node's zone label (GA label first, then the beta one), or '' */
-export function nodeZone(node: Node): string {
+/**
+ * The zone a what-if names (`lose-zone=us-east-1a`): the node's zone label, the GA label first, then
+ * the beta one, or ''. Not the zone key upstream groups nodes by (api/topology.ts zoneKey), which
+ * also holds the region.
+ */
+export function zoneName(node: Node): string {
   const l = node.metadata.labels ?? {};
-  return l[LABEL_ZONE] ?? l[ZONE_BETA] ?? '';
+  return l[LABEL_TOPOLOGY_ZONE] ?? l[LABEL_FAILURE_DOMAIN_BETA_ZONE] ?? '';
 }
 
 /**
@@ -104,8 +106,9 @@ export function cloneNode(template: Node, name: string, zone?: string): Node {
   delete n.metadata.resourceVersion;
   delete n.metadata.creationTimestamp;
   if (zone !== undefined) {
-    n.metadata.labels![LABEL_ZONE] = zone;
-    if (n.metadata.labels![ZONE_BETA] !== undefined) n.metadata.labels![ZONE_BETA] = zone;
+    n.metadata.labels![LABEL_TOPOLOGY_ZONE] = zone;
+    if (n.metadata.labels![LABEL_FAILURE_DOMAIN_BETA_ZONE] !== undefined)
+      n.metadata.labels![LABEL_FAILURE_DOMAIN_BETA_ZONE] = zone;
   }
   if (n.spec) {
     n.spec = { ...n.spec, unschedulable: false };
@@ -165,9 +168,9 @@ export function applyWhatIfs(state: ClusterState, whatIfs: WhatIf[]): WhatIfResu
         break;
       }
       case 'lose-zone': {
-        const inZone = nodes.filter((n) => nodeZone(n) === w.zone).map((n) => n.metadata.name ?? '');
+        const inZone = nodes.filter((n) => zoneName(n) === w.zone).map((n) => n.metadata.name ?? '');
         if (!inZone.length) {
-          const zones = [...new Set(nodes.map(nodeZone).filter(Boolean))].sort();
+          const zones = [...new Set(nodes.map(zoneName).filter(Boolean))].sort();
           throw new WhatIfError(
             `lose-zone: no node in zone "${w.zone}" (zones: ${zones.join(', ') || 'none labelled'})`,
           );

@@ -5,7 +5,8 @@
  */
 import { type Command, Option } from 'commander';
 import type { Pod } from '../api/types.js';
-import { podKey, type SchedulerCore } from '../scheduler/index.js';
+import { podKey } from '../api/keys.js';
+import type { SchedulerCore } from '../scheduler/index.js';
 import { CliError, EXIT, UsageError } from './errors.js';
 import { addClusterOptions } from './flags.js';
 import { loadPods, type SchedulerFlags, schedulerFromFlags } from './inputs.js';

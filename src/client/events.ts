@@ -4,6 +4,7 @@
  * the existing Event instead of creating a new one, like the EventCorrelator's aggregation.
  * Writes are fire-and-forget: a failed event write never fails the caller (as upstream).
  */
+import { rfc3339 } from '../api/time.js';
 import type { Event, KubeObject } from '../api/types.js';
 import type { Clock } from '../util/clock.js';
 import type { ApiClient } from './api.js';
@@ -30,7 +31,7 @@ export class ApiEventRecorder implements EventRecorder {
     const ns = obj.metadata.namespace ?? 'default';
     const dk = `${obj.kind}/${ns}/${obj.metadata.name}/${reason}/${message}`;
     const prev = this.recent.get(dk);
-    const ts = new Date(now).toISOString();
+    const ts = rfc3339(now);
     if (prev && !prev.pending && now - prev.at < DEDUP_WINDOW_MS) {
       const ev: Event = {
         ...prev.ev,

@@ -17,6 +17,7 @@
  * Simplified: no adoption of orphan ReplicaSets, no progressDeadlineSeconds timeout condition,
  * collision handling only bumps status.collisionCount.
  */
+import { rfc3339 } from '../api/time.js';
 import type { Deployment, Pod, ReplicaSet } from '../api/types.js';
 import { type ApiClient, isAlreadyExists, isNotFound, keyOf } from '../client/api.js';
 import type { Informer } from '../client/informer.js';
@@ -40,13 +41,7 @@ import {
   specReplicaSum,
   templatesEqualIgnoringHash,
 } from './deployment-util.js';
-import {
-  CONTROLLER_UID_INDEX,
-  controllerOf,
-  controllerRef,
-  controllerUidIndex,
-  isoTime,
-} from './pod-util.js';
+import { CONTROLLER_UID_INDEX, controllerOf, controllerRef, controllerUidIndex } from './pod-util.js';
 import type { ControllerDeps } from './replicaset.js';
 
 export class DeploymentController {
@@ -424,7 +419,7 @@ export class DeploymentController {
     }
     const available = availableSum(all);
     const updated = newRS?.status?.replicas ?? 0;
-    const now = isoTime(this.deps.clock.now());
+    const now = rfc3339(this.deps.clock.now());
     const prev = d.status?.conditions ?? [];
     const cond = (type: string, status: string, reason: string, message: string) => {
       const p = prev.find((c) => c.type === type);

@@ -16,7 +16,7 @@
 import type { Lease } from '../api/types.js';
 import { type ApiClient, isConflict, isNotFound } from '../client/api.js';
 import type { Clock, TimerHandle } from '../util/clock.js';
-import { isoMicro } from './time.js';
+import { rfc3339Micro } from '../api/time.js';
 
 export interface LeaderElectionConfig {
   api: ApiClient;
@@ -112,12 +112,12 @@ export class LeaderElector {
           spec: {
             holderIdentity: me,
             leaseDurationSeconds: Math.round(this.leaseMs / 1000),
-            acquireTime: isoMicro(now),
-            renewTime: isoMicro(now),
+            acquireTime: rfc3339Micro(now),
+            renewTime: rfc3339Micro(now),
             leaseTransitions: 0,
           },
         });
-        this.observe({ holder: me, renewTime: isoMicro(now) }, now);
+        this.observe({ holder: me, renewTime: rfc3339Micro(now) }, now);
         return true;
       } catch {
         return false;
@@ -135,11 +135,11 @@ export class LeaderElector {
     const spec = {
       ...lease.spec,
       holderIdentity: me,
-      renewTime: isoMicro(now),
+      renewTime: rfc3339Micro(now),
       leaseDurationSeconds: Math.round(this.leaseMs / 1000),
     };
     if (rec.holder !== me) {
-      spec.acquireTime = isoMicro(now);
+      spec.acquireTime = rfc3339Micro(now);
       spec.leaseTransitions = (lease.spec.leaseTransitions ?? 0) + 1;
     }
     try {

@@ -19,7 +19,8 @@ import type { Lease, Node, NodeCondition, Pod, Taint } from '../api/types.js';
 import { isConflict } from '../client/api.js';
 import type { Informer } from '../client/informer.js';
 import type { TimerHandle } from '../util/clock.js';
-import { isoTime } from './pod-util.js';
+import { rfc3339 } from '../api/time.js';
+import { zoneKey } from '../api/topology.js';
 import type { ControllerDeps } from './replicaset.js';
 
 export const TAINT_NOT_READY = 'node.kubernetes.io/not-ready';
@@ -51,14 +52,6 @@ export function computeZoneState(
   if (ready === 0 && notReady > 0) return 'FullDisruption';
   if (notReady > 2 && notReady / (notReady + ready) >= unhealthyThreshold) return 'PartialDisruption';
   return 'Normal';
-}
-
-/** the node's failure zone key (region and zone labels), '' when unlabelled */
-export function nodeZone(node: Node): string {
-  const l = node.metadata.labels ?? {};
-  const region = l['topology.kubernetes.io/region'] ?? '';
-  const zone = l['topology.kubernetes.io/zone'] ?? '';
-  return region || zone ? `${region}:\x00:${zone}` : '';
 }
 
 /** A token bucket with burst 1 on virtual time (flowcontrol.NewTokenBucketRateLimiter(qps, 1)). */
@@ -210,7 +203,7 @@ export class NodeLifecycleController {
         work.push(() => this.markUnknown(node));
         ready = { type: 'Ready', status: 'Unknown' };
       }
-      const zone = nodeZone(node);
+      const zone = zoneKey(node);
       if (!byZone.has(zone)) byZone.set(zone, []);
       byZone.get(zone)!.push(ready?.status);
       this.reconcileTaints(node, ready?.status, zone, work);
@@ -222,7 +215,7 @@ export class NodeLifecycleController {
   }
 
   private async markUnknown(node: Node): Promise<void> {
-    const now = isoTime(this.deps.clock.now());
+    const now = rfc3339(this.deps.clock.now());
     const types = ['Ready', 'MemoryPressure', 'DiskPressure', 'PIDPressure'];
     const conds = [...(node.status?.conditions ?? [])];
     for (const t of types) {
@@ -382,7 +375,7 @@ export class NodeLifecycleController {
         const ready = node?.status?.conditions?.find((c) => c.type === 'Ready')?.status;
         const key = ready === 'False' ? TAINT_NOT_READY : ready === 'Unknown' ? TAINT_UNREACHABLE : undefined;
         if (!node || !key) continue;
-        const timeAdded = isoTime(now);
+        const timeAdded = rfc3339(now);
         work.push(
           this.patchTaints(name, (ts) => [
             ...ts.filter(

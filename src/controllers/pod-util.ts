@@ -65,10 +65,6 @@ export function safeEncodeString(s: string): string {
   return out;
 }
 
-export function isoTime(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
-
 /**
  * The grace period a plain `DELETE` of this pod gets: spec.terminationGracePeriodSeconds, default
  * 30 (the pod strategy's CheckGracefulDelete). Passed explicitly so that any ApiServer, whatever

@@ -18,7 +18,7 @@ import type { Rng } from '../util/rng.js';
 import { loadSchedulerConfig, type SchedulerConfig } from './config.js';
 import { loadClusterFiles, type ClusterFile } from './framework/cluster-file.js';
 import { loadUserPlugin, type LoadedUserPlugin } from './plugins/user.js';
-import type { KernelChoice } from './plugins/node-local.js';
+import type { KernelName } from './engine/types.js';
 import { isTerminal, Scheduler, SchedulerCore } from './scheduler.js';
 import { ClusterFileError } from './framework/cluster-file.js';
 
@@ -49,10 +49,9 @@ export { Framework, type ScoreTable, type ProfilePlugins, type WindowFilter } fr
 export { CycleState, type StateData } from './framework/cycle-state.js';
 export { Status, Code, CODE_NAMES, type MaybeStatus } from './framework/status.js';
 export { FitError, formatFitError, type Diagnosis } from './framework/fit-error.js';
-export { ClusterSnapshot, NodeInfo, PodInfo, podKey } from './framework/snapshot.js';
+export { ClusterSnapshot, NodeInfo, PodInfo } from './framework/snapshot.js';
 export {
   SchedulingAlgorithm,
-  numFeasibleNodesToFind,
   runSchedulingCycle,
   type CycleOutcome,
   type ScheduleResult,
@@ -70,7 +69,8 @@ export * from './framework/types.js';
 export { PodTopologySpread } from './plugins/pod-topology-spread.js';
 export { InterPodAffinity } from './plugins/inter-pod-affinity.js';
 export { DefaultPreemption, pickOneNodeForPreemption } from './plugins/default-preemption.js';
-export { SchedulingEngine, NodeLocalPlugin, type KernelChoice } from './plugins/node-local.js';
+export { SchedulingEngine, NodeLocalPlugin } from './plugins/node-local.js';
+export { numFeasibleNodesToFind, type KernelName } from './engine/types.js';
 export { buildFrameworks, inTreeRegistry } from './plugins/registry.js';
 export {
   tsPlugin,
@@ -85,7 +85,7 @@ export interface OfflineOptions {
   cluster: string[];
   /** KubeSchedulerConfiguration file */
   config?: string;
-  kernel?: KernelChoice;
+  kernel?: KernelName;
   seed?: number;
   /** user plugins `path[:weight]` (.wasm score modules or TS/JS modules) */
   plugins?: string[];
@@ -144,7 +144,7 @@ export interface SimulationSchedulerDeps {
   recorder: EventRecorder;
   rng: Rng;
   config?: SchedulerConfig;
-  kernel?: KernelChoice;
+  kernel?: KernelName;
 }
 
 /** A Scheduler wired for a simulation: start() runs it, stop() ends it, stats counts cycles. */

@@ -14,7 +14,7 @@
  */
 import type { Pod } from '../api/types.js';
 import type { Clock, TimerHandle } from '../util/clock.js';
-import { podKey } from './framework/snapshot.js';
+import { podKey } from '../api/keys.js';
 import type { ClusterEventKind, QueuedPodInfo } from './framework/types.js';
 
 export const DEFAULT_POD_INITIAL_BACKOFF_MS = 1_000;

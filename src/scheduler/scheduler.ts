@@ -12,6 +12,7 @@
  *     → FitError: PostFilter (preemption: evict victims, set status.nominatedNodeName),
  *       PodScheduled=False condition + FailedScheduling event, back to the queue.
  */
+import { rfc3339 } from '../api/time.js';
 import type { Binding, Namespace, Node, Pod, ReplicaSet, Service } from '../api/types.js';
 import type { ApiClient } from '../client/api.js';
 import { keyOf } from '../client/api.js';
@@ -25,7 +26,8 @@ import type { CycleState } from './framework/cycle-state.js';
 import type { Framework } from './framework/framework.js';
 import { FitError } from './framework/fit-error.js';
 import { runSchedulingCycle, SchedulingAlgorithm, type CycleOutcome } from './framework/schedule-one.js';
-import { ClusterSnapshot, podKey } from './framework/snapshot.js';
+import { podKey } from '../api/keys.js';
+import { ClusterSnapshot } from './framework/snapshot.js';
 import { Code, Status, type MaybeStatus } from './framework/status.js';
 import type {
   ClusterEventKind,
@@ -34,13 +36,14 @@ import type {
   QueuedPodInfo,
 } from './framework/types.js';
 import { buildFrameworks, type OutOfTreeRegistry } from './plugins/registry.js';
-import { SchedulingEngine, type KernelChoice } from './plugins/node-local.js';
+import { SchedulingEngine } from './plugins/node-local.js';
+import type { KernelName } from './engine/types.js';
 import { SchedulingQueue } from './queue.js';
 
 export interface SchedulerCoreOptions {
   config?: SchedulerConfig;
   /** node-local kernel: 'wasm' (build/scheduler.wasm; default) or 'js' (the reference; identical results) */
-  kernel?: KernelChoice;
+  kernel?: KernelName;
   /** seeds tie-breaks and preemption offsets */
   seed?: number | string;
   clock?: Clock;
@@ -474,7 +477,7 @@ export class Scheduler {
         status: 'False' as const,
         reason: 'Unschedulable',
         message,
-        lastTransitionTime: new Date(this.opts.clock.now()).toISOString(),
+        lastTransitionTime: rfc3339(this.opts.clock.now()),
       };
       st.conditions = [...(st.conditions ?? []).filter((c) => c.type !== 'PodScheduled'), cond];
     });

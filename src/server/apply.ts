@@ -16,7 +16,7 @@
 import { ApiError, badRequest } from '../api/errors.js';
 import type { ResourceInfo } from '../api/registry.js';
 import type { KubeObject } from '../api/types.js';
-import { rfc3339 } from '../api/apiserver.js';
+import { rfc3339 } from '../api/time.js';
 import { strategicMergePatch, strategyFor } from './strategic-merge.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: applied configurations are arbitrary objects

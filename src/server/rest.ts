@@ -18,6 +18,7 @@ import type { ApiServer, ListOptions } from '../api/apiserver.js';
 import { ApiError, badRequest, conflict, invalid, notFound, tooManyRequests } from '../api/errors.js';
 import { invalidValue } from '../api/field.js';
 import { lookupResource, type ResourceInfo } from '../api/registry.js';
+import { rfc3339 } from '../api/time.js';
 import type { Binding, KubeObject } from '../api/types.js';
 import { labelSelectorAsSelector, SelectorError } from '../api/label-selector.js';
 import { cascadeDelete } from './cascade.js';
@@ -514,7 +515,7 @@ async function evict(ctx: RestContext, ns: string, name: string, eviction: Obj):
         disruptionsAllowed: allowed - 1,
         disruptedPods: {
           ...(pdb.status?.disruptedPods ?? {}),
-          [name]: new Date(ctx.api.clock.now()).toISOString(),
+          [name]: rfc3339(ctx.api.clock.now()),
         },
       };
       await ctx.api.updateStatus(pdb);

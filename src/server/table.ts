@@ -6,7 +6,7 @@
  * carry every column; kubectl shows priority-1 columns only with `-o wide`.
  */
 import type { KubeObject } from '../api/types.js';
-import { rfc3339 } from '../api/apiserver.js';
+import { rfc3339 } from '../api/time.js';
 import { printerFor, type Column } from './printers.js';
 
 export type IncludeObject = 'None' | 'Metadata' | 'Object';

@@ -25,8 +25,7 @@ import type { InformerFactory } from '../client/factory.js';
 import type { Informer } from '../client/informer.js';
 import type { Clock, TimerHandle } from '../util/clock.js';
 import type { Rng } from '../util/rng.js';
-import { isoTime } from '../controllers/pod-util.js';
-import { isoMicro } from '../controllers/time.js';
+import { rfc3339, rfc3339Micro } from '../api/time.js';
 
 /** a seeded log-normal latency: median ms and sigma of the underlying normal */
 export interface Latency {
@@ -204,7 +203,7 @@ export class KubeletFleet {
   }
 
   private async renewLease(n: NodeState): Promise<void> {
-    const now = isoMicro(this.clock.now());
+    const now = rfc3339Micro(this.clock.now());
     try {
       if (!n.lease) {
         try {
@@ -248,7 +247,7 @@ export class KubeletFleet {
   private postStatus(n: NodeState, attempt = 0): void {
     const node = this.nodeInformer.get(undefined, n.name);
     if (!node || !n.alive) return;
-    const now = isoTime(this.clock.now());
+    const now = rfc3339(this.clock.now());
     const prev = node.status?.conditions ?? [];
     const cond = (type: string, status: 'True' | 'False', reason: string, message: string): NodeCondition => {
       const p = prev.find((c) => c.type === type);
@@ -382,7 +381,7 @@ export class KubeletFleet {
   private async writeStatus(st: PodState, ready: boolean, attempt = 0): Promise<void> {
     const cur = this.podInformer.getByKey(st.key);
     if (!cur || cur.metadata.deletionTimestamp || !this.isAlive(st.node)) return;
-    const now = isoTime(this.clock.now());
+    const now = rfc3339(this.clock.now());
     const prev = cur.status?.conditions ?? [];
     const cond = (type: string, status: boolean): PodCondition => {
       const s = status ? 'True' : 'False';
@@ -454,5 +453,3 @@ export class KubeletFleet {
     this.pods.delete(key);
   }
 }
-
-export { isoMicro };

@@ -28,11 +28,11 @@ import type { EventRecorder } from '../client/events.js';
 import type { InformerFactory } from '../client/factory.js';
 import type { Informer } from '../client/informer.js';
 import { isPodActive } from '../controllers/pod-util.js';
-import { numFeasibleNodesToFind } from '../scheduler/framework/schedule-one.js';
+import { numFeasibleNodesToFind } from '../scheduler/engine/types.js';
 import { requiredNodeAffinityMatches } from '../scheduler/framework/labels.js';
 import type { Clock, TimerHandle } from '../util/clock.js';
 import type { Rng } from '../util/rng.js';
-import { isoTime } from '../controllers/pod-util.js';
+import { rfc3339 } from '../api/time.js';
 
 export interface SchedulerComponent {
   start(): void | Promise<void>;
@@ -284,7 +284,7 @@ export class StandInScheduler implements SchedulerComponent {
             status: 'False' as const,
             reason: 'Unschedulable',
             message: msg,
-            lastTransitionTime: isoTime(this.o.clock.now()),
+            lastTransitionTime: rfc3339(this.o.clock.now()),
           },
         ];
         this.o.api

@@ -11,7 +11,7 @@
 import { loadManifests, ManifestError as ApiManifestError } from '../../api/manifest.js';
 import type { EndpointSlice, Node, Service } from '../../api/types.js';
 import { canonicalIP, ipFamilyOf, type IPFamily } from './ip.js';
-import { LABEL_TOPOLOGY_ZONE } from './topology.js';
+import { LABEL_TOPOLOGY_ZONE } from '../../api/topology.js';
 import type { ProxyNode } from './types.js';
 
 export interface ProxyObjects {

@@ -14,9 +14,8 @@
  * One deliberate difference: where upstream merges cluster and local lists through a Go map
  * (random order), allReachable here keeps the endpoints' sorted order, so output is stable.
  */
+import { LABEL_TOPOLOGY_ZONE } from '../../api/topology.js';
 import type { EndpointInfo, ServicePortInfo } from './types.js';
-
-export const LABEL_TOPOLOGY_ZONE = 'topology.kubernetes.io/zone';
 
 export interface CategorizedEndpoints {
   /** usable endpoints for Cluster policy; null when the service never uses Cluster policy */

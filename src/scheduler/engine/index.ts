@@ -16,7 +16,7 @@ export { KernelOutput } from './output.js';
 export { reasonStrings, failedPlugins, fitErrorMessage } from './reasons.js';
 export { explainNode } from './explain.js';
 export type { NodeExplanation, InsufficientResource } from './explain.js';
-export { NodeTable, podKey, zoneKey, podHostPorts } from './table.js';
+export { NodeTable, podHostPorts } from './table.js';
 export type { NodeTableOptions, HostPort } from './table.js';
 export {
   compilePod,

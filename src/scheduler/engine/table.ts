@@ -1,3 +1,5 @@
+import { podKey } from '../../api/keys.js';
+import { zoneKey } from '../../api/topology.js';
 import type { Node, Pod, Taint } from '../../api/types.js';
 import type { NodeTableView } from './types.js';
 import { MAX_RESOURCES } from './types.js';
@@ -99,26 +101,6 @@ const COLUMNS: ColumnSpec[] = [
   { header: L.H_OFF_ALLOCINV, rows: (d) => d.resCap, rowLen: (d) => d.nodeCap, bytes: 8 },
   { header: L.H_OFF_FREE, rows: (d) => d.resCap, rowLen: (d) => d.nodeCap, bytes: 8 },
 ];
-
-const ZONE_LABEL = 'topology.kubernetes.io/zone';
-const REGION_LABEL = 'topology.kubernetes.io/region';
-const BETA_ZONE_LABEL = 'failure-domain.beta.kubernetes.io/zone';
-const BETA_REGION_LABEL = 'failure-domain.beta.kubernetes.io/region';
-
-/** upstream utilnode.GetZoneKey: region + ":\x00:" + zone, "" when the node has neither label */
-export function zoneKey(node: Node): string {
-  const l = node.metadata?.labels;
-  if (!l) return '';
-  const zone = l[ZONE_LABEL] ?? l[BETA_ZONE_LABEL] ?? '';
-  const region = l[REGION_LABEL] ?? l[BETA_REGION_LABEL] ?? '';
-  if (region === '' && zone === '') return '';
-  return region + ':\x00:' + zone;
-}
-
-/** Key of a pod in the table: namespace/name (namespace defaults to "default"). */
-export function podKey(pod: Pod): string {
-  return `${pod.metadata?.namespace ?? 'default'}/${pod.metadata?.name ?? ''}`;
-}
 
 function taintKey(t: Taint): string {
   return `${t.key}\x00${t.value ?? ''}\x00${t.effect}`;

@@ -255,13 +255,17 @@ export const MIN_FEASIBLE_NODES_TO_FIND = 100;
 export const MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5;
 
 /**
- * How many feasible nodes upstream looks for before it stops filtering (numFeasibleNodesToFind).
- * `percentage` 0 (the default) is adaptive: 50 - numAllNodes/125, at least 5 — e.g. 1,000 nodes → 42%
- * = 420; 5,000 → 10% = 500; 15,000 → 5% = 750. Fewer than 100 nodes → all of them.
+ * How many feasible nodes upstream looks for before it stops filtering (numFeasibleNodesToFind, with
+ * upstream's argument order). `percentageOfNodesToScore` 0 or absent is adaptive: 50 - numAllNodes/125,
+ * at least 5 — e.g. 1,000 nodes → 42% = 420; 5,000 → 10% = 500; 15,000 → 5% = 750. Fewer than 100
+ * nodes → all of them; never fewer than 100. Integer arithmetic as in Go.
  */
-export function numFeasibleNodesToFind(numAllNodes: number, percentage = 0): number {
+export function numFeasibleNodesToFind(
+  percentageOfNodesToScore: number | undefined,
+  numAllNodes: number,
+): number {
   if (numAllNodes < MIN_FEASIBLE_NODES_TO_FIND) return numAllNodes;
-  let p = percentage | 0;
+  let p = (percentageOfNodesToScore ?? 0) | 0;
   if (p === 0) {
     p = 50 - Math.trunc(numAllNodes / 125);
     if (p < MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND) p = MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND;

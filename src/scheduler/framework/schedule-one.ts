@@ -12,36 +12,11 @@ import type { Pod } from '../../api/types.js';
 import type { Rng } from '../../util/rng.js';
 import type { CycleState } from './cycle-state.js';
 import { ERR_NO_NODES_AVAILABLE, FitError, newDiagnosis } from './fit-error.js';
+import { numFeasibleNodesToFind } from '../engine/types.js';
 import type { FastScorer, Framework, ScoreTable } from './framework.js';
 import type { ClusterSnapshot, NodeInfo } from './snapshot.js';
 import { Code, errorStatus, type Status } from './status.js';
 import type { PostFilterResult } from './types.js';
-
-/** upstream minFeasibleNodesToFind */
-export const MIN_FEASIBLE_NODES_TO_FIND = 100;
-/** upstream minFeasibleNodesPercentageToFind */
-export const MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5;
-
-/**
- * How many feasible nodes to look for before scoring (upstream numFeasibleNodesToFind):
- * all nodes under 100; otherwise percentage% of them (adaptive when 0: 50 − nodes/125, at least 5),
- * and never fewer than 100. Integer arithmetic as in Go.
- */
-export function numFeasibleNodesToFind(
-  percentageOfNodesToScore: number | undefined,
-  numAllNodes: number,
-): number {
-  if (numAllNodes < MIN_FEASIBLE_NODES_TO_FIND) return numAllNodes;
-  let percentage = percentageOfNodesToScore ?? 0;
-  if (percentage === 0) {
-    percentage = 50 - Math.trunc(numAllNodes / 125);
-    if (percentage < MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND)
-      percentage = MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND;
-  }
-  const numNodes = Math.trunc((numAllNodes * percentage) / 100);
-  if (numNodes < MIN_FEASIBLE_NODES_TO_FIND) return MIN_FEASIBLE_NODES_TO_FIND;
-  return numNodes;
-}
 
 export interface ScheduleResult {
   suggestedHost: string;

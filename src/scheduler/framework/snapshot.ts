@@ -19,13 +19,9 @@ import type {
   PodAffinityTerm,
   WeightedPodAffinityTerm,
 } from '../../api/types.js';
+import { podKey } from '../../api/keys.js';
 import { labelSelectorAsSelector, Selector, SelectorError } from '../../api/label-selector.js';
-
-export const LABEL_HOSTNAME = 'kubernetes.io/hostname';
-export const LABEL_ZONE = 'topology.kubernetes.io/zone';
-export const LABEL_REGION = 'topology.kubernetes.io/region';
-const LABEL_ZONE_BETA = 'failure-domain.beta.kubernetes.io/zone';
-const LABEL_REGION_BETA = 'failure-domain.beta.kubernetes.io/region';
+import { zoneKey } from '../../api/topology.js';
 
 /** A processed PodAffinityTerm (upstream framework.AffinityTerm). */
 export interface AffinityTerm {
@@ -127,10 +123,6 @@ export class PodInfo {
   }
 }
 
-export function podKey(pod: Pod): string {
-  return `${pod.metadata.namespace ?? 'default'}/${pod.metadata.name ?? ''}`;
-}
-
 /** One node and the pods on it (upstream framework.NodeInfo, without the resource sums). */
 export class NodeInfo {
   readonly pods: PodInfo[] = [];
@@ -175,15 +167,6 @@ export class NodeInfo {
     this.generation++;
     return pi;
   }
-}
-
-/** Zone key of a node as upstream's utilnode.GetZoneKey: "region:\x00:zone", or "" without labels. */
-export function zoneKey(node: Node): string {
-  const l = node.metadata.labels ?? {};
-  const zone = l[LABEL_ZONE] ?? l[LABEL_ZONE_BETA] ?? '';
-  const region = l[LABEL_REGION] ?? l[LABEL_REGION_BETA] ?? '';
-  if (!zone && !region) return '';
-  return `${region}:\x00:${zone}`;
 }
 
 /**

@@ -33,13 +33,11 @@ import {
   resourceReason,
   ScorePlugin as SP,
 } from '../engine/types.js';
-import type { Kernel, ScoringConfig, ScorePluginName } from '../engine/types.js';
+import type { Kernel, KernelName, ScoringConfig, ScorePluginName } from '../engine/types.js';
 import { WasmKernel } from '../engine/wasm.js';
 import { compilePod, QueryArena, type PodQuery } from '../engine/podquery.js';
 import { resolveScoring, type ResolvedScoring } from '../engine/scoring.js';
 import { NodeTable, type NodeTableOptions } from '../engine/table.js';
-
-export type KernelChoice = 'js' | 'wasm';
 
 /** The NodeTable + kernel shared by every profile of one scheduler, mirrored from the snapshot. */
 export class SchedulingEngine implements SnapshotListener {
@@ -52,7 +50,7 @@ export class SchedulingEngine implements SnapshotListener {
 
   constructor(
     readonly snapshot: ClusterSnapshot,
-    kernel: KernelChoice = 'js',
+    kernel: KernelName = 'js',
     tableOptions: NodeTableOptions = {},
   ) {
     this.table = new NodeTable(tableOptions);

@@ -12,19 +12,14 @@
  *   node n1 (zone a): 2 + 1(self-match) − 0 = 3 > 1  → Unschedulable
  *   node n3 (zone b): 0 + 1 − 0 = 1 ≤ 1               → fits
  */
+import { LABEL_HOSTNAME, LABEL_TOPOLOGY_ZONE } from '../../api/topology.js';
 import { doNotScheduleTaint, findMatchingUntoleratedTaint } from '../../api/taints.js';
 import type { LabelSelector, Labels, Pod, TopologySpreadConstraint } from '../../api/types.js';
 import type { CycleState, StateData } from '../framework/cycle-state.js';
 import { labelSelectorAsSelector, Selector, SelectorError } from '../../api/label-selector.js';
 import { compileRequiredNodeAffinity } from '../framework/labels.js';
 import type { Node } from '../../api/types.js';
-import {
-  LABEL_HOSTNAME,
-  LABEL_ZONE,
-  type ClusterSnapshot,
-  type NodeInfo,
-  type PodInfo,
-} from '../framework/snapshot.js';
+import type { ClusterSnapshot, NodeInfo, PodInfo } from '../framework/snapshot.js';
 import { Code, errorStatus, SKIP, Status, type MaybeStatus } from '../framework/status.js';
 import {
   MAX_NODE_SCORE,
@@ -52,7 +47,7 @@ const NODE_LABEL_NOT_MATCH = new Status(
 /** upstream systemDefaultConstraints */
 export const SYSTEM_DEFAULT_CONSTRAINTS: TopologySpreadConstraint[] = [
   { topologyKey: LABEL_HOSTNAME, whenUnsatisfiable: 'ScheduleAnyway', maxSkew: 3 },
-  { topologyKey: LABEL_ZONE, whenUnsatisfiable: 'ScheduleAnyway', maxSkew: 5 },
+  { topologyKey: LABEL_TOPOLOGY_ZONE, whenUnsatisfiable: 'ScheduleAnyway', maxSkew: 5 },
 ];
 
 export interface PodTopologySpreadArgs {

@@ -13,7 +13,7 @@
  */
 import { Rng } from '../../util/rng.js';
 import { prefixEnd } from '../keyrange.js';
-import type { TraceOp } from './trace-ops.js';
+import type { TraceOp } from '../trace/format.js';
 
 /** Options of {@link randomOps}. */
 export interface RandomOpsOptions {

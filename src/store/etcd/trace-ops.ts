@@ -13,9 +13,7 @@
  */
 
 import { prefixEnd } from '../keyrange.js';
-
-/** One op of a trace (loosely typed: the trace format is JSON; the replayer validates it). */
-export type TraceOp = { op: string; note?: string; quirk?: string } & Record<string, unknown>;
+import type { TraceOp } from '../trace/format.js';
 
 /** A named op sequence. */
 export interface TraceOpSet {

@@ -33,14 +33,14 @@ describe('exact integer division on f64', () => {
 
 describe('numFeasibleNodesToFind (schedule_one.go)', () => {
   it('adaptive percentage', () => {
-    expect(numFeasibleNodesToFind(50)).toBe(50);
-    expect(numFeasibleNodesToFind(100)).toBe(100);
-    expect(numFeasibleNodesToFind(1000)).toBe(420);
-    expect(numFeasibleNodesToFind(5000)).toBe(500);
-    expect(numFeasibleNodesToFind(6000)).toBe(300); // 50 - 48 = 2% → clamped to 5%
-    expect(numFeasibleNodesToFind(15000)).toBe(750);
-    expect(numFeasibleNodesToFind(1000, 10)).toBe(100);
-    expect(numFeasibleNodesToFind(500, 10)).toBe(100); // at least minFeasibleNodesToFind
+    expect(numFeasibleNodesToFind(undefined, 50)).toBe(50);
+    expect(numFeasibleNodesToFind(undefined, 100)).toBe(100);
+    expect(numFeasibleNodesToFind(undefined, 1000)).toBe(420);
+    expect(numFeasibleNodesToFind(undefined, 5000)).toBe(500);
+    expect(numFeasibleNodesToFind(undefined, 6000)).toBe(300); // 50 - 48 = 2% → clamped to 5%
+    expect(numFeasibleNodesToFind(undefined, 15000)).toBe(750);
+    expect(numFeasibleNodesToFind(10, 1000)).toBe(100);
+    expect(numFeasibleNodesToFind(10, 500)).toBe(100); // at least minFeasibleNodesToFind
   });
 });
 

@@ -121,7 +121,7 @@ function scenario(
     const q = compilePod(table, pod, resolved);
     const opts: FilterScoreOptions = {
       start,
-      numNodesToFind: sampling ? numFeasibleNodesToFind(table.size) : undefined,
+      numNodesToFind: sampling ? numFeasibleNodesToFind(undefined, table.size) : undefined,
       allReasons,
     };
     outJs.status.fill(0);

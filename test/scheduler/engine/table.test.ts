@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Node, Pod } from '../../../src/api/types.js';
-import { NodeTable, zoneKey } from '../../../src/scheduler/engine/table.js';
+import { zoneKey } from '../../../src/api/topology.js';
+import { NodeTable } from '../../../src/scheduler/engine/table.js';
 import { compilePod } from '../../../src/scheduler/engine/podquery.js';
 import { resolveScoring } from '../../../src/scheduler/engine/scoring.js';
 import { podRequests } from '../../../src/scheduler/engine/resources.js';

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { generateCluster, generatePods } from '../../../src/sim/cluster-gen.js';
 import { explainPod } from '../../../src/scheduler/framework/explain.js';
-import { numFeasibleNodesToFind } from '../../../src/scheduler/framework/schedule-one.js';
+import { numFeasibleNodesToFind } from '../../../src/scheduler/engine/types.js';
 import { SchedulerCore } from '../../../src/scheduler/scheduler.js';
 
 describe('explainPod', () => {

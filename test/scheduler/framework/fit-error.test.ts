@@ -2,10 +2,8 @@
 // numFeasibleNodesToFind from schedule_one_test.go, selectHost's reservoir tie-break.
 import { describe, expect, it } from 'vitest';
 import { FitError, newDiagnosis } from '../../../src/scheduler/framework/fit-error.js';
-import {
-  numFeasibleNodesToFind,
-  SchedulingAlgorithm,
-} from '../../../src/scheduler/framework/schedule-one.js';
+import { numFeasibleNodesToFind } from '../../../src/scheduler/engine/types.js';
+import { SchedulingAlgorithm } from '../../../src/scheduler/framework/schedule-one.js';
 import { ClusterSnapshot } from '../../../src/scheduler/framework/snapshot.js';
 import { Code, Status } from '../../../src/scheduler/framework/status.js';
 import { Rng } from '../../../src/util/rng.js';
