@@ -10,7 +10,7 @@
  * is running, so a plugin shares its classes and state. `import.meta.url` keeps the plugin file's URL.
  */
 import { isBuiltin } from 'node:module';
-import { extname } from 'node:path';
+import { extname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Message, Plugin } from 'esbuild';
 import { packageRoot } from './paths.js';
@@ -63,7 +63,10 @@ async function compiledUrl(path: string): Promise<string> {
 }
 
 function formatMessage(m: Message): string {
-  return m.location ? `${m.location.file}:${m.location.line}:${m.location.column + 1}: ${m.text}` : m.text;
+  // esbuild names files relative to its working directory, process.cwd() here
+  return m.location
+    ? `${resolve(m.location.file)}:${m.location.line}:${m.location.column + 1}: ${m.text}`
+    : m.text;
 }
 
 /** Leaves package imports out of the bundle, as absolute file: URLs (see the module comment). */

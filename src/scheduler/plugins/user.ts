@@ -225,7 +225,11 @@ export async function loadUserPlugin(spec: string): Promise<LoadedUserPlugin> {
   } catch (e) {
     throw new Error(`--plugin ${spec}: ${(e as Error).message}`);
   }
-  const def = (mod.default ?? mod.plugin) as ScorePluginDef | undefined;
+  // the default export, unless it is not a plugin and a `plugin` export is (CommonJS
+  // `module.exports = { plugin }` arrives as the default export)
+  const named = (v: unknown): v is ScorePluginDef =>
+    typeof (v as ScorePluginDef | undefined)?.name === 'string';
+  const def = (named(mod.default) ? mod.default : (mod.plugin ?? mod.default)) as ScorePluginDef | undefined;
   if (!def || typeof def !== 'object')
     throw new Error(
       `--plugin ${spec}: the module has no default (or "plugin") export with {name, score, filter}`,
