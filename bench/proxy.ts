@@ -20,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BenchOptions, BenchRecorder, BenchSuite } from './harness.js';
 import { parseSizes } from './harness.js';
-import { generateCluster, changeOneEndpoint, type GeneratedCluster } from '../src/proxy/gen.js';
+import { generateServices, changeOneEndpoint, type GeneratedServices } from '../src/proxy/gen.js';
 import { ProxyState } from '../src/proxy/model/index.js';
 import { IptablesProxier } from '../src/proxy/renderers/iptables/proxier.js';
 import { NftablesProxier } from '../src/proxy/renderers/nftables/proxier.js';
@@ -115,8 +115,8 @@ function newCluster(
   size: number,
   endpoints: number,
   seed: number,
-): { c: GeneratedCluster; state: ProxyState } {
-  const c = generateCluster({ services: size, endpoints, seed });
+): { c: GeneratedServices; state: ProxyState } {
+  const c = generateServices({ services: size, endpoints, seed });
   const state = new ProxyState({ name: c.nodeName, ips: { IPv4: NODE_IP } });
   for (const s of c.services) state.onServiceAdd(s);
   for (const s of c.endpointSlices) state.onEndpointSliceAdd(s);

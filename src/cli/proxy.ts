@@ -11,7 +11,7 @@ import { table } from '../report/table.js';
 import {
   loadProxyObjects,
   proxyNodeFromNode,
-  ManifestError,
+  ProxyInputError,
   ProxyModelError,
   ProxyState,
   type IPFamily,
@@ -24,7 +24,7 @@ import {
   type ProxySyncResult,
 } from '../proxy/renderers/index.js';
 import { sortIptablesRules } from '../proxy/renderers/iptables/normalize.js';
-import { generateCluster, changeOneEndpoint, type GeneratedCluster } from '../proxy/gen.js';
+import { generateServices, changeOneEndpoint, type GeneratedServices } from '../proxy/gen.js';
 import { Rng } from '../util/rng.js';
 
 interface InputOpts {
@@ -209,7 +209,7 @@ async function run(o: InputOpts, onStep: (what: string) => void = () => {}): Pro
     slices: EndpointSlice[],
     node: ProxyNode,
     clusterCIDR = o.clusterCidr;
-  let generated: GeneratedCluster | undefined;
+  let generated: GeneratedServices | undefined;
   const churn = o.churn === undefined ? 0 : Number(o.churn);
   if (!Number.isInteger(churn) || churn < 0)
     throw new UsageError(`--churn must be a whole number, got "${o.churn}"`);
@@ -220,7 +220,7 @@ async function run(o: InputOpts, onStep: (what: string) => void = () => {}): Pro
       if (!m) throw new UsageError(`--generate must look like 1000x10, got "${o.generate}"`);
       const seed = Number(o.seed);
       if (!Number.isInteger(seed)) throw new UsageError(`--seed must be an integer, got "${o.seed}"`);
-      const g = generateCluster({ services: Number(m[1]), endpoints: Number(m[2]), seed });
+      const g = generateServices({ services: Number(m[1]), endpoints: Number(m[2]), seed });
       generated = g;
       services = g.services;
       slices = g.endpointSlices;
@@ -241,7 +241,7 @@ async function run(o: InputOpts, onStep: (what: string) => void = () => {}): Pro
       }
     }
   } catch (e) {
-    if (e instanceof ManifestError) throw new CliError(e.message);
+    if (e instanceof ProxyInputError) throw new CliError(e.message);
     throw e;
   }
 
@@ -329,7 +329,7 @@ async function run(o: InputOpts, onStep: (what: string) => void = () => {}): Pro
       onStep('churn sync');
     }
   } catch (e) {
-    if (e instanceof ProxyModelError || e instanceof ManifestError || e instanceof TypeError)
+    if (e instanceof ProxyModelError || e instanceof ProxyInputError || e instanceof TypeError)
       throw new CliError(e.message);
     throw e;
   }

@@ -14,7 +14,7 @@
 import type { EndpointSlice, Endpoint, Service, ServicePort } from '../api/types.js';
 import { Rng } from '../util/rng.js';
 
-export interface GenOptions {
+export interface ServiceGenOptions {
   /** number of Services */
   services: number;
   /** endpoints (pods) per Service */
@@ -57,7 +57,7 @@ export const DEFAULT_MIX: GenMix = {
   terminating: 0.01,
 };
 
-export interface GeneratedCluster {
+export interface GeneratedServices {
   services: Service[];
   endpointSlices: EndpointSlice[];
   /** node names, node-0 … node-(n-1) */
@@ -85,7 +85,7 @@ export function ipv4(n: number): string {
  * LoadBalancer ingress IPs from 198.18.0.0, external IPs from 192.0.2.0, NodePorts from 30000
  * (when 30000-32767 is used up, further NodePort/LoadBalancer draws become ClusterIP).
  */
-export function generateCluster(opts: GenOptions): GeneratedCluster {
+export function generateServices(opts: ServiceGenOptions): GeneratedServices {
   validate(opts);
   const rng = new Rng(opts.seed ?? 1);
   const mix: GenMix = { ...DEFAULT_MIX, ...(opts.mix ?? {}) };
@@ -212,7 +212,7 @@ export interface EndpointChange {
  * Returns a NEW EndpointSlice object (the old one is left untouched, as an informer would hand the
  * proxier old and new objects) with metadata.generation bumped, and stores it in the cluster.
  */
-export function changeOneEndpoint(cluster: GeneratedCluster, rng: Rng, newIP?: string): EndpointChange {
+export function changeOneEndpoint(cluster: GeneratedServices, rng: Rng, newIP?: string): EndpointChange {
   const candidates = cluster.endpointSlices
     .map((s, i) => [s, i] as const)
     .filter(([s]) => s.endpoints.length > 0);
@@ -235,7 +235,7 @@ export function changeOneEndpoint(cluster: GeneratedCluster, rng: Rng, newIP?: s
   return { slice, sliceIndex, removed, added };
 }
 
-function freshPodIP(cluster: GeneratedCluster, rng: Rng): string {
+function freshPodIP(cluster: GeneratedServices, rng: Rng): string {
   // 100.127.x.y is the last /16 of the pod range, which the sequential allocation never reaches
   const used = new Set<string>();
   for (const s of cluster.endpointSlices) for (const ep of s.endpoints) used.add(ep.addresses[0]);
@@ -245,26 +245,26 @@ function freshPodIP(cluster: GeneratedCluster, rng: Rng): string {
   }
 }
 
-function validate(opts: GenOptions): void {
+function validate(opts: ServiceGenOptions): void {
   const intField = (name: string, v: unknown, min: number) => {
     if (typeof v !== 'number' || !Number.isInteger(v) || v < min)
-      throw new TypeError(`generateCluster: options.${name} must be an integer >= ${min}, got ${String(v)}`);
+      throw new TypeError(`generateServices: options.${name} must be an integer >= ${min}, got ${String(v)}`);
   };
   intField('services', opts.services, 0);
   intField('endpoints', opts.endpoints, 0);
   if (opts.nodes !== undefined) intField('nodes', opts.nodes, 1);
   if (opts.services > 1_000_000)
-    throw new RangeError('generateCluster: options.services must be <= 1,000,000 (ClusterIP range)');
+    throw new RangeError('generateServices: options.services must be <= 1,000,000 (ClusterIP range)');
   if (opts.services * opts.endpoints > 4_000_000)
     throw new RangeError(
-      'generateCluster: services × endpoints must be <= 4,000,000 (pod range 100.64.0.0/10)',
+      'generateServices: services × endpoints must be <= 4,000,000 (pod range 100.64.0.0/10)',
     );
   for (const [k, v] of Object.entries(opts.mix ?? {})) {
     if (!(k in DEFAULT_MIX))
       throw new TypeError(
-        `generateCluster: options.mix.${k} is not a known share (${Object.keys(DEFAULT_MIX).join(', ')})`,
+        `generateServices: options.mix.${k} is not a known share (${Object.keys(DEFAULT_MIX).join(', ')})`,
       );
     if (typeof v !== 'number' || !(v >= 0 && v <= 1))
-      throw new TypeError(`generateCluster: options.mix.${k} must be a number in [0,1], got ${String(v)}`);
+      throw new TypeError(`generateServices: options.mix.${k} must be a number in [0,1], got ${String(v)}`);
   }
 }

@@ -120,8 +120,11 @@ export function parseDuration(v: unknown, where: string): number {
   return total;
 }
 
-/** Load every object of a manifest text: multi-document YAML/JSON, kubectl `List`s flattened. */
-export function parseManifests(text: string, where: string): KubeObject[] {
+/**
+ * The objects of a manifest text a scenario names: multi-document YAML/JSON, kubectl `List`s flattened,
+ * errors worded against the scenario file. (Files loaded for the API go through src/api/manifest.ts.)
+ */
+function scenarioObjects(text: string, where: string): KubeObject[] {
   const out: KubeObject[] = [];
   const docs = parseAllDocuments(text);
   docs.forEach((d, i) => {
@@ -211,7 +214,10 @@ export function parseScenario(text: string, source: string, baseDir: string): Sc
   const cluster = root.cluster ?? {};
   if (!isObj(cluster)) throw new ScenarioError(`${at('cluster')}: expected a mapping`);
   if (cluster.snapshot !== undefined) {
-    const objs = parseManifests(readRel(cluster.snapshot, 'cluster.snapshot'), `${source}: cluster.snapshot`);
+    const objs = scenarioObjects(
+      readRel(cluster.snapshot, 'cluster.snapshot'),
+      `${source}: cluster.snapshot`,
+    );
     snapshotNodes = objs.filter((o) => o.kind === 'Node') as Node[];
     snapshotObjects = objs.filter((o) => o.kind !== 'Node');
   }
@@ -316,9 +322,9 @@ export function parseScenario(text: string, source: string, baseDir: string): Sc
     const where = `workloads[${i}]`;
     if (!isObj(w)) throw new ScenarioError(`${at(where)}: expected {file: …} or {manifest: …}`);
     if (w.file !== undefined)
-      workloads.push(...parseManifests(readRel(w.file, where + '.file'), `${source}: ${where}.file`));
+      workloads.push(...scenarioObjects(readRel(w.file, where + '.file'), `${source}: ${where}.file`));
     else if (w.manifest !== undefined)
-      workloads.push(...parseManifests(JSON.stringify(w.manifest), `${source}: ${where}.manifest`));
+      workloads.push(...scenarioObjects(JSON.stringify(w.manifest), `${source}: ${where}.manifest`));
     else throw new ScenarioError(`${at(where)}: expected {file: …} or {manifest: …}`);
   });
 
@@ -331,7 +337,7 @@ export function parseScenario(text: string, source: string, baseDir: string): Sc
     if (!isObj(e)) throw new ScenarioError(`${at(where)}: expected a mapping with "at" and "action"`);
     const atMs = parseDuration(e.at, at(where + '.at'));
     const action = parseAction(e, at(where), (f, w) =>
-      parseManifests(readRel(f, `${where}.${w}`), `${source}: ${where}.${w}`),
+      scenarioObjects(readRel(f, `${where}.${w}`), `${source}: ${where}.${w}`),
     );
     timeline.push({ atMs, action, label: describeAction(action) });
   });
@@ -506,7 +512,7 @@ function parseAction(e: Obj, where: string, loadFile: (f: unknown, w: string) =>
     case 'apply': {
       if (e.file !== undefined) return { kind: 'apply', objects: loadFile(e.file, 'file') };
       if (e.manifest !== undefined)
-        return { kind: 'apply', objects: parseManifests(JSON.stringify(e.manifest), `${where}.manifest`) };
+        return { kind: 'apply', objects: scenarioObjects(JSON.stringify(e.manifest), `${where}.manifest`) };
       throw new ScenarioError(`${where}: apply needs "file" or "manifest"`);
     }
     case 'delete':

@@ -8,7 +8,7 @@
  * status.addresses (InternalIP first, then ExternalIP; one per family) and the zone label
  * that topology-aware routing reads.
  */
-import { loadManifests, ManifestError as ApiManifestError } from '../../api/manifest.js';
+import { loadManifests, ManifestError } from '../../api/manifest.js';
 import type { EndpointSlice, Node, Service } from '../../api/types.js';
 import { canonicalIP, ipFamilyOf, type IPFamily } from './ip.js';
 import { LABEL_TOPOLOGY_ZONE } from '../../api/topology.js';
@@ -22,11 +22,14 @@ export interface ProxyObjects {
   ignored: Record<string, number>;
 }
 
-/** A manifest problem: "file:line: document N (Kind ns/name): field: detail". */
-export class ManifestError extends Error {
+/**
+ * A Service, EndpointSlice or Node kube-proxy cannot use: "file:line: document N (Kind ns/name):
+ * field: detail". (Unreadable manifest text is the API loader's ManifestError, rethrown as this.)
+ */
+export class ProxyInputError extends Error {
   constructor(message: string) {
     super(message);
-    this.name = 'ManifestError';
+    this.name = 'ProxyInputError';
   }
 }
 
@@ -41,7 +44,7 @@ export async function loadProxyObjects(paths: readonly string[]): Promise<ProxyO
   try {
     loaded = await loadManifests([...paths]);
   } catch (e) {
-    if (e instanceof ApiManifestError) throw new ManifestError(e.message);
+    if (e instanceof ManifestError) throw new ProxyInputError(e.message);
     throw e;
   }
   addObjects(
@@ -61,32 +64,32 @@ function addObjects(out: ProxyObjects, objs: { where: string; obj: Record<string
     const name = typeof meta?.name === 'string' ? meta.name : undefined;
     const ns = typeof meta?.namespace === 'string' ? meta.namespace : 'default';
     const where = `${at} (${String(kind)} ${kind === 'Node' ? name : `${ns}/${name}`})`;
-    if (typeof kind !== 'string') throw new ManifestError(`${at}: kind: missing`);
+    if (typeof kind !== 'string') throw new ProxyInputError(`${at}: kind: missing`);
     if (kind !== 'Service' && kind !== 'EndpointSlice' && kind !== 'Node') {
       out.ignored[kind] = (out.ignored[kind] ?? 0) + 1;
       continue;
     }
-    if (!meta || typeof meta !== 'object') throw new ManifestError(`${where}: metadata: missing`);
-    if (!name) throw new ManifestError(`${where}: metadata.name: missing`);
+    if (!meta || typeof meta !== 'object') throw new ProxyInputError(`${where}: metadata: missing`);
+    if (!name) throw new ProxyInputError(`${where}: metadata.name: missing`);
     if (kind === 'Service') {
-      if (!obj.spec || typeof obj.spec !== 'object') throw new ManifestError(`${where}: spec: missing`);
+      if (!obj.spec || typeof obj.spec !== 'object') throw new ProxyInputError(`${where}: spec: missing`);
       const spec = obj.spec as Record<string, unknown>;
       if (spec.ports !== undefined && !Array.isArray(spec.ports))
-        throw new ManifestError(`${where}: spec.ports: expected a list`);
+        throw new ProxyInputError(`${where}: spec.ports: expected a list`);
       meta.namespace = ns;
       out.services.push(obj as unknown as Service);
     } else if (kind === 'EndpointSlice') {
       const at = obj.addressType;
       if (at !== 'IPv4' && at !== 'IPv6' && at !== 'FQDN')
-        throw new ManifestError(
+        throw new ProxyInputError(
           `${where}: addressType: expected IPv4, IPv6 or FQDN, got ${JSON.stringify(at)}`,
         );
       if (obj.endpoints !== undefined && obj.endpoints !== null && !Array.isArray(obj.endpoints))
-        throw new ManifestError(`${where}: endpoints: expected a list`);
+        throw new ProxyInputError(`${where}: endpoints: expected a list`);
       if (obj.endpoints == null) obj.endpoints = [];
       (obj.endpoints as Record<string, unknown>[]).forEach((ep, i) => {
         if (!ep || !Array.isArray(ep.addresses))
-          throw new ManifestError(`${where}: endpoints[${i}].addresses: expected a list`);
+          throw new ProxyInputError(`${where}: endpoints[${i}].addresses: expected a list`);
       });
       meta.namespace = ns;
       out.endpointSlices.push(obj as unknown as EndpointSlice);

@@ -20,7 +20,7 @@ export interface InsufficientResource {
 }
 
 /** Why one node rejects a pod, in the detail upstream's plugins compute (cold path, for explain). */
-export interface NodeExplanation {
+export interface NodeRejection {
   node: string;
   unschedulable: boolean;
   /** upstream FindMatchingUntoleratedTaint: the first NoSchedule/NoExecute taint (node order) no toleration tolerates */
@@ -37,7 +37,7 @@ export interface NodeExplanation {
  * capacity figures of each insufficient resource. Node affinity is a yes/no question answered by the
  * kernel's reason bit.
  */
-export function explainNode(table: NodeTable, pod: Pod, slot: number): NodeExplanation {
+export function explainNode(table: NodeTable, pod: Pod, slot: number): NodeRejection {
   const node = table.node(slot);
   const tols = pod.spec?.tolerations;
   const untoleratedTaint = findMatchingUntoleratedTaint(table.nodeTaints(slot), tols, doNotScheduleTaint);

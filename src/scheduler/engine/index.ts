@@ -15,7 +15,7 @@ export { WasmKernel } from './wasm.js';
 export { KernelOutput } from './output.js';
 export { reasonStrings, failedPlugins, fitErrorMessage } from './reasons.js';
 export { explainNode } from './explain.js';
-export type { NodeExplanation, InsufficientResource } from './explain.js';
+export type { NodeRejection, InsufficientResource } from './explain.js';
 export { NodeTable, podHostPorts } from './table.js';
 export type { NodeTableOptions, HostPort } from './table.js';
 export {

@@ -5,11 +5,11 @@ import { JsKernel, newResult } from '../../../src/proxy/dataplane/kernel-js.js';
 import { WasmKernel } from '../../../src/proxy/dataplane/kernel-wasm.js';
 import { generatePackets } from '../../../src/proxy/dataplane/packets.js';
 import { RES_REJECT } from '../../../src/proxy/dataplane/program.js';
-import { generateCluster } from '../../../src/proxy/gen.js';
+import { generateServices } from '../../../src/proxy/gen.js';
 import type { IpvsScheduler } from '../../../src/proxy/renderers/ipvs/proxier.js';
 
 function cluster(seed: number, services: number, endpoints: number) {
-  const c = generateCluster({
+  const c = generateServices({
     services,
     endpoints,
     seed,

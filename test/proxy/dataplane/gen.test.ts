@@ -1,19 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import { generateCluster, changeOneEndpoint } from '../../../src/proxy/gen.js';
+import { generateServices, changeOneEndpoint } from '../../../src/proxy/gen.js';
 import { Rng } from '../../../src/util/rng.js';
 
-describe('generateCluster (seeded Services + EndpointSlices)', () => {
+describe('generateServices (seeded Services + EndpointSlices)', () => {
   it('is fixed by its seed', () => {
-    expect(generateCluster({ services: 50, endpoints: 3, seed: 4 })).toEqual(
-      generateCluster({ services: 50, endpoints: 3, seed: 4 }),
+    expect(generateServices({ services: 50, endpoints: 3, seed: 4 })).toEqual(
+      generateServices({ services: 50, endpoints: 3, seed: 4 }),
     );
-    expect(generateCluster({ services: 50, endpoints: 3, seed: 4 })).not.toEqual(
-      generateCluster({ services: 50, endpoints: 3, seed: 5 }),
+    expect(generateServices({ services: 50, endpoints: 3, seed: 4 })).not.toEqual(
+      generateServices({ services: 50, endpoints: 3, seed: 5 }),
     );
   });
 
   it('cuts slices at 100 endpoints, never reuses an address, and mixes types and policies', () => {
-    const c = generateCluster({ services: 400, endpoints: 250, seed: 1 });
+    const c = generateServices({ services: 400, endpoints: 250, seed: 1 });
     expect(c.services).toHaveLength(400);
     expect(Math.max(...c.endpointSlices.map((s) => s.endpoints.length))).toBe(100);
     expect(c.endpointSlices).toHaveLength(400 * 3);
@@ -33,7 +33,7 @@ describe('generateCluster (seeded Services + EndpointSlices)', () => {
   });
 
   it('stops making NodePort services when the NodePort range runs out', () => {
-    const c = generateCluster({
+    const c = generateServices({
       services: 4000,
       endpoints: 0,
       seed: 2,
@@ -47,7 +47,7 @@ describe('generateCluster (seeded Services + EndpointSlices)', () => {
   });
 
   it('changeOneEndpoint replaces one address in a new slice object', () => {
-    const c = generateCluster({ services: 20, endpoints: 4, seed: 3 });
+    const c = generateServices({ services: 20, endpoints: 4, seed: 3 });
     const before = c.endpointSlices.slice();
     const ch = changeOneEndpoint(c, new Rng(1));
     expect(ch.slice).not.toBe(before[ch.sliceIndex]);
@@ -61,10 +61,10 @@ describe('generateCluster (seeded Services + EndpointSlices)', () => {
   });
 
   it('rejects bad options with the option named', () => {
-    expect(() => generateCluster({ services: -1, endpoints: 1 })).toThrow(/options.services/);
-    expect(() => generateCluster({ services: 1, endpoints: 1.5 })).toThrow(/options.endpoints/);
-    expect(() => generateCluster({ services: 1, endpoints: 1, mix: { udp: 2 } })).toThrow(/options.mix.udp/);
-    expect(() => generateCluster({ services: 1, endpoints: 1, mix: { bogus: 0.1 } as never })).toThrow(
+    expect(() => generateServices({ services: -1, endpoints: 1 })).toThrow(/options.services/);
+    expect(() => generateServices({ services: 1, endpoints: 1.5 })).toThrow(/options.endpoints/);
+    expect(() => generateServices({ services: 1, endpoints: 1, mix: { udp: 2 } })).toThrow(/options.mix.udp/);
+    expect(() => generateServices({ services: 1, endpoints: 1, mix: { bogus: 0.1 } as never })).toThrow(
       /options.mix.bogus/,
     );
   });

@@ -6,7 +6,7 @@ import { NftTable, compileNftables } from '../../../src/proxy/dataplane/compile-
 import { compileIpvs, parseIpsetRestore } from '../../../src/proxy/dataplane/compile-ipvs.js';
 import { JsKernel, newResult } from '../../../src/proxy/dataplane/kernel-js.js';
 import { generatePackets } from '../../../src/proxy/dataplane/packets.js';
-import { generateCluster, changeOneEndpoint } from '../../../src/proxy/gen.js';
+import { generateServices, changeOneEndpoint } from '../../../src/proxy/gen.js';
 import { ManualClock } from '../../../src/util/clock.js';
 import { Rng } from '../../../src/util/rng.js';
 
@@ -14,7 +14,7 @@ import { Rng } from '../../../src/util/rng.js';
 // traffic must follow the endpoint changes: never the removed pod, sometimes the new one.
 describe('partial syncs, replayed and classified', () => {
   it.each([1, 2])('nftables, seed %i', (seed) => {
-    const c = generateCluster({ services: 60, endpoints: 3, seed, nodes: 3, mix: { internalLocal: 0 } });
+    const c = generateServices({ services: 60, endpoints: 3, seed, nodes: 3, mix: { internalLocal: 0 } });
     const state = new ProxyState({ name: c.nodeName, ips: { IPv4: '192.168.0.10' } });
     for (const s of c.services) state.onServiceAdd(s);
     for (const s of c.endpointSlices) state.onEndpointSliceAdd(s);
@@ -54,7 +54,7 @@ describe('partial syncs, replayed and classified', () => {
   });
 
   it('ipvs: applying the deltas to the previous ipvsadm state gives the new state', () => {
-    const c = generateCluster({ services: 80, endpoints: 4, seed: 3, nodes: 3 });
+    const c = generateServices({ services: 80, endpoints: 4, seed: 3, nodes: 3 });
     const state = new ProxyState({ name: c.nodeName, ips: { IPv4: '192.168.0.10' } });
     for (const s of c.services) state.onServiceAdd(s);
     for (const s of c.endpointSlices) state.onEndpointSliceAdd(s);

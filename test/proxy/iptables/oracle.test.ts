@@ -11,7 +11,7 @@ import { ManualClock } from '../../../src/util/clock.js';
 import { Rng } from '../../../src/util/rng.js';
 import type { IptablesProxierOptions } from '../../../src/proxy/renderers/iptables/proxier.js';
 import { renderIptables } from '../../../src/proxy/renderers/iptables/rules.js';
-import { generateCluster, changeOneEndpoint } from '../../../src/proxy/gen.js';
+import { generateServices, changeOneEndpoint } from '../../../src/proxy/gen.js';
 import { fixture, newIptablesProxier } from './fixtures.js';
 import type { EndpointSlice, Service } from '../../../src/api/types.js';
 
@@ -113,7 +113,7 @@ describe('real iptables-restore accepts kubesim output', () => {
     ],
   ] as [string, IptablesProxierOptions][])('--test accepts a generated 300x4 cluster: %s', (_name, extra) => {
     if (skipped()) return;
-    const g = generateCluster({ services: 300, endpoints: 4, seed: 7 });
+    const g = generateServices({ services: 300, endpoints: 4, seed: 7 });
     const s = newIptablesProxier(
       { name: g.nodeName, ips: { IPv4: '192.168.0.10' } },
       { clusterCIDR: g.clusterCIDR, clock: new ManualClock(), ...extra },
@@ -193,7 +193,7 @@ describe('real iptables-restore accepts kubesim output', () => {
     for (const b of backends) {
       // fresh tables for this backend
       inNs(b, [], '*nat\nCOMMIT\n*filter\nCOMMIT\n');
-      const g = generateCluster({ services: 60, endpoints: 3, seed: 11 });
+      const g = generateServices({ services: 60, endpoints: 3, seed: 11 });
       const node = { name: g.nodeName, ips: { IPv4: '192.168.0.10' } };
       // nfacct objects cannot be created here (no nfacct tool), so run as kube-proxy does when that fails
       const opts: IptablesProxierOptions = {

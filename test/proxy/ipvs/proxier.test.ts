@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProxyState, buildProxyState } from '../../../src/proxy/model/index.js';
 import { IpvsProxier } from '../../../src/proxy/renderers/ipvs/proxier.js';
-import { generateCluster, changeOneEndpoint } from '../../../src/proxy/gen.js';
+import { generateServices, changeOneEndpoint } from '../../../src/proxy/gen.js';
 import { Rng } from '../../../src/util/rng.js';
 import { upstreamServices, upstreamSlices } from '../upstream-fixture.js';
 import { createNetns, probe, type Netns } from '../netns.js';
@@ -101,7 +101,7 @@ describe("ipvs renderer on kube-proxy's TestOverallNFTablesRules services", () =
 
 describe('ipvs incremental sync', () => {
   it('an endpoint change touches O(1) real servers per virtual server of that service', () => {
-    const c = generateCluster({ services: 300, endpoints: 8, seed: 7, nodes: 5 });
+    const c = generateServices({ services: 300, endpoints: 8, seed: 7, nodes: 5 });
     const state = new ProxyState({ name: c.nodeName, ips: { IPv4: '192.168.0.10' } });
     for (const s of c.services) state.onServiceAdd(s);
     for (const s of c.endpointSlices) state.onEndpointSliceAdd(s);
@@ -143,7 +143,7 @@ describe('ipvs outputs accepted by the real tools (in a private network namespac
     if (typeof ns !== 'string') ns.destroy();
   });
 
-  const cluster = generateCluster({ services: 200, endpoints: 5, seed: 11, nodes: 4 });
+  const cluster = generateServices({ services: 200, endpoints: 5, seed: 11, nodes: 4 });
   const state = buildProxyState(cluster.services, cluster.endpointSlices, {
     name: cluster.nodeName,
     ips: { IPv4: '192.168.0.10' },

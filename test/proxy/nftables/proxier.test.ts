@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { buildProxyState, ProxyState } from '../../../src/proxy/model/index.js';
 import { NftablesProxier } from '../../../src/proxy/renderers/nftables/proxier.js';
 import { ManualClock } from '../../../src/util/clock.js';
-import { generateCluster, changeOneEndpoint } from '../../../src/proxy/gen.js';
+import { generateServices, changeOneEndpoint } from '../../../src/proxy/gen.js';
 import { Rng } from '../../../src/util/rng.js';
 import { createNetns, probe, type Netns } from '../netns.js';
 
@@ -168,7 +168,7 @@ describe('nftables scripts accepted by the real nft (nft -c -f in a private netw
     'applies a generated cluster (seed %i), then checks and applies partial syncs',
     (seed, ctx) => {
       if (typeof ns === 'string') ctx.skip();
-      const cluster = generateCluster({ services: 150, endpoints: 4, seed, nodes: 6 });
+      const cluster = generateServices({ services: 150, endpoints: 4, seed, nodes: 6 });
       const state = new ProxyState({ name: cluster.nodeName, ips: { IPv4: '192.168.0.10' } });
       for (const s of cluster.services) state.onServiceAdd(s);
       for (const s of cluster.endpointSlices) state.onEndpointSliceAdd(s);
