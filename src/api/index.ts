@@ -25,6 +25,9 @@ export { encode, decode, deepCopy, sharedCodec, portableCodec, type Codec } from
 export * from './field-selector.js';
 export * from './label-selector.js';
 export * from './taints.js';
+export * from './node-affinity.js';
+export * from './topology.js';
+export { podKey } from './keys.js';
 export { FieldError, FieldPath, type FieldErrorType } from './field.js';
 export {
   validateObject,

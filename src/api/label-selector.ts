@@ -26,8 +26,17 @@ export interface LabelRequirement {
   values: string[];
 }
 
-/** The integer form strconv.ParseInt accepts (Gt/Lt compare integers; anything else never matches). */
-const INTEGER = /^[+-]?[0-9]+$/;
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+/**
+ * strconv.ParseInt(s, 10, 64): optional sign, decimal digits, in range; else undefined. Gt/Lt
+ * requirements (label selectors and node affinity alike) compare label values through it.
+ */
+export function parseInt64(s: string): bigint | undefined {
+  if (!/^[+-]?[0-9]+$/.test(s)) return undefined;
+  const v = BigInt(s);
+  return v < INT64_MIN || v > INT64_MAX ? undefined : v;
+}
 
 /** labels.Selector: requirements ANDed, sorted by key as upstream sorts them. */
 export class Selector {
@@ -91,11 +100,10 @@ export class Selector {
         return !has || !this.hasValue(i, labels![r.key]!);
       case 'gt':
       case 'lt': {
-        if (!has) return false;
-        const v = labels![r.key]!;
-        if (!INTEGER.test(v) || r.values.length !== 1 || !INTEGER.test(r.values[0]!)) return false;
-        const n = Number(v);
-        const bound = Number(r.values[0]);
+        if (!has || r.values.length !== 1) return false;
+        const n = parseInt64(labels![r.key]!);
+        const bound = parseInt64(r.values[0]!);
+        if (n === undefined || bound === undefined) return false;
         return r.op === 'gt' ? n > bound : n < bound;
       }
     }

@@ -29,7 +29,7 @@ import type { InformerFactory } from '../client/factory.js';
 import type { Informer } from '../client/informer.js';
 import { isPodActive } from '../controllers/pod-util.js';
 import { numFeasibleNodesToFind } from '../scheduler/engine/types.js';
-import { requiredNodeAffinityMatches } from '../scheduler/framework/labels.js';
+import { requiredNodeAffinityMatches } from '../api/node-affinity.js';
 import type { Clock, TimerHandle } from '../util/clock.js';
 import type { Rng } from '../util/rng.js';
 import { rfc3339 } from '../api/time.js';

@@ -4,6 +4,7 @@
  * scheduling/corev1/nodeaffinity (nodeSelectorRequirementsAsSelector, LazyErrorNodeSelector,
  * PreferredSchedulingTerms).
  */
+import { parseInt64 } from '../../api/label-selector.js';
 import type { NodeSelectorRequirement, NodeSelectorTerm, Pod } from '../../api/types.js';
 import * as L from './layout.js';
 import type { NodeTable } from './table.js';
@@ -14,15 +15,6 @@ export class PodQueryError extends Error {
     super(message);
     this.name = 'PodQueryError';
   }
-}
-
-const INT64_MIN = -(2n ** 63n);
-const INT64_MAX = 2n ** 63n - 1n;
-/** strconv.ParseInt(s, 10, 64): optional sign, decimal digits, in range; else undefined */
-export function parseInt64(s: string): bigint | undefined {
-  if (!/^[+-]?[0-9]+$/.test(s)) return undefined;
-  const v = BigInt(s);
-  return v < INT64_MIN || v > INT64_MAX ? undefined : v;
 }
 
 /** One compiled requirement. */

@@ -19,7 +19,6 @@ import {
 } from '../framework/snapshot.js';
 import { Code, SKIP, Status, type MaybeStatus } from '../framework/status.js';
 import { Selector } from '../../api/label-selector.js';
-import { hasAnyKey } from '../framework/labels.js';
 import {
   MAX_NODE_SCORE,
   type ClusterEventKind,
@@ -165,6 +164,13 @@ interface PreScoreState {
   /** topologyScore's entries as parallel arrays, in its order (Score reads them per node without an iterator) */
   keys: string[];
   values: Map<string, number>[];
+}
+
+/** true when the object has at least one own key (without allocating a key array) */
+function hasAnyKey(o: object | undefined): boolean {
+  if (!o) return false;
+  for (const k in o) if (Object.hasOwn(o, k)) return true;
+  return false;
 }
 
 export class InterPodAffinity

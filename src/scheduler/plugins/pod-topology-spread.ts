@@ -17,7 +17,7 @@ import { doNotScheduleTaint, findMatchingUntoleratedTaint } from '../../api/tain
 import type { LabelSelector, Labels, Pod, TopologySpreadConstraint } from '../../api/types.js';
 import type { CycleState, StateData } from '../framework/cycle-state.js';
 import { labelSelectorAsSelector, Selector, SelectorError } from '../../api/label-selector.js';
-import { compileRequiredNodeAffinity } from '../framework/labels.js';
+import { compileRequiredNodeAffinity } from '../../api/node-affinity.js';
 import type { Node } from '../../api/types.js';
 import type { ClusterSnapshot, NodeInfo, PodInfo } from '../framework/snapshot.js';
 import { Code, errorStatus, SKIP, Status, type MaybeStatus } from '../framework/status.js';

@@ -9,7 +9,7 @@ import type { Selector } from '../../../src/api/label-selector.js';
 import { doNotScheduleTaint, findMatchingUntoleratedTaint } from '../../../src/api/taints.js';
 import type { Node, Pod, Service, Taint } from '../../../src/api/types.js';
 import { CycleState } from '../../../src/scheduler/framework/cycle-state.js';
-import { compileRequiredNodeAffinity } from '../../../src/scheduler/framework/labels.js';
+import { compileRequiredNodeAffinity } from '../../../src/api/node-affinity.js';
 import {
   ClusterSnapshot,
   termMatches,
