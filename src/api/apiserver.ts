@@ -47,7 +47,6 @@ import {
   internalError,
   invalid,
   notFound,
-  type Status,
 } from './errors.js';
 import { type FieldError, required } from './field.js';
 import { FlowControl, type FlowControlOptions, type FlowControlStats } from './flowcontrol.js';
@@ -567,7 +566,6 @@ function randomUUID(rng: Rng): string {
   return `${a}-${b.slice(0, 4)}-${b.slice(4)}-${c.slice(0, 4)}-${c.slice(4)}${d}`;
 }
 
-export type { Status };
 export type { ListOptions, ListResult } from './apiserver-list.js';
 export type { ApiWatchEvent, WatchEventType, WatchHandle, WatchOptions } from './apiserver-watch.js';
 export type { DeleteOptions } from './apiserver-delete.js';

@@ -61,10 +61,3 @@ export function decode<T = unknown>(bytes: Uint8Array): T {
 export function deepCopy<T>(obj: T): T {
   return sharedCodec.decode<T>(sharedCodec.encode(obj));
 }
-
-/** Byte equality of two encodings (same content in the same key order). */
-export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}

@@ -83,9 +83,6 @@ export const invalidValue = (field: string, value: unknown, detail = '') =>
 export const forbiddenField = (field: string, detail = '') =>
   new FieldError('Forbidden', field, undefined, detail);
 export const duplicate = (field: string, value: unknown) => new FieldError('Duplicate value', field, value);
-export const notFoundField = (field: string, value: unknown) => new FieldError('Not found', field, value);
-export const tooLong = (field: string, max: number) =>
-  new FieldError('Too long', field, undefined, `may not be more than ${max} bytes`);
 export const tooMany = (field: string, actual: number, max: number) =>
   new FieldError('Too many', field, actual, `must have at most ${max} items`);
 /** NotSupported: `Unsupported value: "x": supported values: "a", "b"` */
@@ -117,5 +114,3 @@ export class FieldPath {
     return this.path;
   }
 }
-
-export const root = (name = '') => new FieldPath(name);

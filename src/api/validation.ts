@@ -81,4 +81,4 @@ export function validateObjectUpdate(
 
 export { validateLabels } from './validation-meta.js';
 export { validatePodSpec } from './validation-pod.js';
-export { SCHEMA, unknownFields } from './validation-schema.js';
+export { unknownFields } from './validation-schema.js';

@@ -11,7 +11,7 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { stringify } from 'yaml';
 import { writeFileAtomic } from '../util/atomic-write.js';
-import { CliError, UsageError } from './errors.js';
+import { CliError } from './errors.js';
 
 export type Format = 'table' | 'wide' | 'json' | 'yaml' | 'html' | 'markdown' | 'rules';
 
@@ -63,9 +63,4 @@ export function emit(o: { out?: string }, text: string): void {
   } catch (e) {
     throw new CliError(`--out ${o.out}: cannot write: ${(e as Error).message}`);
   }
-}
-
-/** A usage error for `-o html` where the command (or this mode of it) has no HTML report. */
-export function noHtml(what: string): never {
-  throw new UsageError(`-o html: ${what} has no HTML report (use table, wide, json or yaml)`);
 }

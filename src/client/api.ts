@@ -79,8 +79,3 @@ export function keyOf(obj: KubeObject): string {
   const m = obj.metadata;
   return m.namespace ? `${m.namespace}/${m.name}` : (m.name ?? '');
 }
-
-export function splitKey(key: string): [string | undefined, string] {
-  const i = key.indexOf('/');
-  return i < 0 ? [undefined, key] : [key.slice(0, i), key.slice(i + 1)];
-}

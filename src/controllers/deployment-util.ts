@@ -171,15 +171,6 @@ export function planOldReplicaSets(
   return out;
 }
 
-/**
- * The "maxSurge / maxUnavailable" invariant a rolling update keeps (what tests check at every
- * step): total spec.replicas ≤ replicas + maxSurge, and available ≥ replicas − maxUnavailable once
- * the rollout started from a fully available state.
- */
-export function rolloutBounds(d: Deployment): { maxTotal: number; minAvailable: number } {
-  return { maxTotal: replicasOf(d) + maxSurge(d), minAvailable: replicasOf(d) - maxUnavailable(d) };
-}
-
 export function revisionOf(rs: { metadata: { annotations?: Record<string, string> } }): number {
   const v = Number(rs.metadata.annotations?.[REVISION_ANNOTATION] ?? '0');
   return Number.isFinite(v) ? v : 0;

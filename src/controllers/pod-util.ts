@@ -58,13 +58,6 @@ export function randomSuffix(next: () => number, n = 5): string {
   return s;
 }
 
-/** apimachinery's rand.SafeEncodeString: map every character onto the same alphabet */
-export function safeEncodeString(s: string): string {
-  let out = '';
-  for (let i = 0; i < s.length; i++) out += ALPHANUMS[s.charCodeAt(i) % ALPHANUMS.length];
-  return out;
-}
-
 /**
  * The grace period a plain `DELETE` of this pod gets: spec.terminationGracePeriodSeconds, default
  * 30 (the pod strategy's CheckGracefulDelete). Passed explicitly so that any ApiServer, whatever

@@ -10,16 +10,12 @@
  * In a simulation (watches in, pods/binding out):
  *   const s = new Scheduler({ api, informers, clock, recorder, seed }); await s.start();
  */
-import type { ApiClient } from '../client/api.js';
-import type { EventRecorder } from '../client/events.js';
-import type { InformerFactory } from '../client/factory.js';
-import type { Clock } from '../util/clock.js';
-import type { Rng } from '../util/rng.js';
+
 import { loadSchedulerConfig, type SchedulerConfig } from './config.js';
 import { loadClusterFiles, type ClusterFile } from './framework/cluster-file.js';
 import { loadUserPlugin, type LoadedUserPlugin } from './plugins/user.js';
 import type { KernelName } from './engine/types.js';
-import { isTerminal, Scheduler, SchedulerCore } from './scheduler.js';
+import { isTerminal, SchedulerCore } from './scheduler.js';
 import { ClusterFileError } from './framework/cluster-file.js';
 
 export {
@@ -134,45 +130,4 @@ export async function createOfflineScheduler(
     }
   }
   return { core, cluster, plugins };
-}
-
-/** What src/sim/scheduler-bridge.ts needs: the real scheduler as a simulation component. */
-export interface SimulationSchedulerDeps {
-  api: ApiClient;
-  clock: Clock;
-  informers: InformerFactory;
-  recorder: EventRecorder;
-  rng: Rng;
-  config?: SchedulerConfig;
-  kernel?: KernelName;
-}
-
-/** A Scheduler wired for a simulation: start() runs it, stop() ends it, stats counts cycles. */
-export function createSimulationScheduler(deps: SimulationSchedulerDeps): {
-  start(): void;
-  stop(): void;
-  readonly stats: { scheduled: number; failedAttempts: number; bindErrors: number };
-  scheduler: Scheduler;
-} {
-  const s = new Scheduler({
-    api: deps.api,
-    informers: deps.informers,
-    clock: deps.clock,
-    recorder: deps.recorder,
-    seed: deps.rng.nextU32(),
-    config: deps.config,
-    kernel: deps.kernel,
-  });
-  return {
-    scheduler: s,
-    start() {
-      void s.start();
-    },
-    stop() {
-      void s.stop();
-    },
-    get stats() {
-      return s.stats;
-    },
-  };
 }

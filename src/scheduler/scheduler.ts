@@ -24,7 +24,6 @@ import { Rng } from '../util/rng.js';
 import { defaultSchedulerConfig, DEFAULT_SCHEDULER_NAME, type SchedulerConfig } from './config.js';
 import type { CycleState } from './framework/cycle-state.js';
 import type { Framework } from './framework/framework.js';
-import { FitError } from './framework/fit-error.js';
 import { runSchedulingCycle, SchedulingAlgorithm, type CycleOutcome } from './framework/schedule-one.js';
 import { podKey } from '../api/keys.js';
 import { ClusterSnapshot } from './framework/snapshot.js';
@@ -496,5 +495,3 @@ export class Scheduler {
     }
   }
 }
-
-export { FitError };

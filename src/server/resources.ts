@@ -102,10 +102,3 @@ export function findResource(group: string, version: string, resource: string): 
     if (info.group === group && info.version === version && info.resource === resource) return served(info);
   return undefined;
 }
-
-/** The served resource of a kind in a group version. */
-export function findKind(group: string, version: string, kind: string): ServedResource | undefined {
-  for (const info of RESOURCES)
-    if (info.group === group && info.version === version && info.kind === kind) return served(info);
-  return undefined;
-}

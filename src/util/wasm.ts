@@ -47,11 +47,6 @@ export function registerCompiledKernel(name: string, module: WebAssembly.Module)
   compiled.set(name, module);
 }
 
-/** Every kernel compiled so far in this thread (to hand to workers). */
-export function compiledKernels(): Map<string, WebAssembly.Module> {
-  return new Map(compiled);
-}
-
 /** Instantiates a kernel module built with `--runtime stub` (it imports only `env.abort`). */
 export function instantiateKernel<T extends WebAssembly.Exports>(
   name: string,

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { bytesEqual, decode, deepCopy, encode, portableCodec, sharedCodec } from '../../src/api/codec.js';
+import { decode, deepCopy, encode, portableCodec, sharedCodec } from '../../src/api/codec.js';
+
+/** Byte equality of two encodings (same content in the same key order). */
+const bytesEqual = (a: Uint8Array, b: Uint8Array) => Buffer.compare(a, b) === 0;
 
 describe('codec', () => {
   it('round-trips Kubernetes objects exactly, including nulls and nested arrays', () => {

@@ -1,5 +1,5 @@
 /** kube-proxy's TestOverallNFTablesRules fixture (pkg/proxy/nftables/proxier_test.go), shared by the renderer tests. */
-import type { EndpointSlice, Service } from '../../../src/api/types.js';
+import type { EndpointSlice, Service } from '../../src/api/types.js';
 
 // Fixture: kube-proxy's TestOverallNFTablesRules (pkg/proxy/nftables/proxier_test.go).
 export const NODE = { name: 'test-node', ips: { IPv4: '192.168.0.2' as string } };

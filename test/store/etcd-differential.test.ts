@@ -1,5 +1,5 @@
 /**
- * Differential test: seeded random op sequences (src/store/etcd/random-ops.ts: puts, deletes,
+ * Differential test: seeded random op sequences (test/store/random-ops.ts: puts, deletes,
  * ranges with options, txns with compares and nested txns, compactions, watches with history,
  * prevKv and filters, empty-range watches, leases) run on a fresh real etcd and on MemoryStore;
  * every answer and every watcher's event stream must be identical. etcd's answers play the part of
@@ -11,7 +11,7 @@
  * one key pool: KUBESIM_DIFF_KEYS=ascii or bytes.
  */
 import { describe, expect, it } from 'vitest';
-import { randomOps } from '../../src/store/etcd/random-ops.js';
+import { randomOps } from './random-ops.js';
 import { addTimeMatchers, assertEtcdAnswered, replayOnEtcd } from '../../src/store/etcd/record.js';
 import {
   compareTrace,

@@ -155,10 +155,6 @@ export function ipToU32(ip: string): number {
   return v >>> 0;
 }
 
-export function u32ToIp(v: number): string {
-  return `${(v >>> 24) & 255}.${(v >>> 16) & 255}.${(v >>> 8) & 255}.${v & 255}`;
-}
-
 /** "a.b.c.d/len" or "a.b.c.d" → [addr, mask] as uint32 */
 export function parseCidr4(s: string): [number, number] {
   const [ip, len] = s.split('/');

@@ -13,8 +13,8 @@
 
 /** Bytes [0, RESERVED_LOW) belong to the AssemblyScript module (static data); our heap starts above. */
 export const RESERVED_LOW = 65536;
-/** Table header: i32[64] at this byte address. */
-export const TABLE_HEADER = RESERVED_LOW;
+/** Table header: i32[64] at this byte address, the first byte above RESERVED_LOW. */
+export const TABLE_HEADER = 65536;
 /** First byte handed out by the bump allocator. */
 export const HEAP_START = RESERVED_LOW + 4096;
 

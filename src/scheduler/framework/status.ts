@@ -80,18 +80,6 @@ export class Status {
 /** A status that may be null (= Success). */
 export type MaybeStatus = Status | null;
 
-export function isSuccess(s: MaybeStatus): boolean {
-  return s === null || s.code === Code.Success;
-}
-
-export function unschedulable(...reasons: string[]): Status {
-  return new Status(Code.Unschedulable, reasons);
-}
-
-export function unresolvable(...reasons: string[]): Status {
-  return new Status(Code.UnschedulableAndUnresolvable, reasons);
-}
-
 /**
  * A plugin's exception as an Error status. A kernel that cannot be loaded is rethrown: it is a broken
  * installation, and as a status it would become an answer ("0 nodes fit") instead of an error.

@@ -9,7 +9,7 @@
  * {@link SchedulingEngine} keeps the NodeTable in step with the framework's ClusterSnapshot
  * (every node/pod change is mirrored incrementally).
  */
-import type { Node, Pod } from '../../api/types.js';
+import type { Pod } from '../../api/types.js';
 import type { CycleState } from '../framework/cycle-state.js';
 import type { FastScorer, Framework, WindowFilter } from '../framework/framework.js';
 import { doNotScheduleTaint, findMatchingUntoleratedTaint } from '../../api/taints.js';
@@ -439,7 +439,6 @@ export class NodeLocalPlugin implements FilterPlugin, ScorePlugin, EnqueueExtens
   }
 }
 
-export const NODE_LOCAL_FILTERS = Object.keys(KERNEL_FILTERS);
 export const NODE_LOCAL_SCORES: readonly ScorePluginName[] = [
   'TaintToleration',
   'NodeAffinity',
@@ -520,11 +519,6 @@ export function runnerFor(h: Handle): NodeLocalRunner {
 
 export function nodeLocalFactory(name: string) {
   return (_args: Record<string, unknown> | undefined, h: Handle) => new NodeLocalPlugin(name, runnerFor(h));
-}
-
-/** For tests/explain: the Node object a slot holds. */
-export function nodeOfSlot(engine: SchedulingEngine, slot: number): Node {
-  return engine.table.node(slot);
 }
 
 /** The kernel's filter order (engine/types.ts): the window filter applies only in this order. */

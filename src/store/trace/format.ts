@@ -21,10 +21,6 @@ export interface TraceKv {
   lease: string | null;
 }
 
-export interface TraceError {
-  error: { code: number; codeName: string; message: string };
-}
-
 export interface TraceWatchEvent {
   type: 'PUT' | 'DELETE';
   kv: TraceKv;

@@ -6,13 +6,11 @@ export {
   MAX_TRACE_OPS,
   MAX_SLEEP_MS,
   MAX_TRACE_TIME_MS,
-  PROGRESS_INTERVAL_BOUNDS_MS,
 } from './validate.js';
-export { loadTrace, readTraceJson, MAX_TRACE_BYTES } from './load.js';
+export { loadTrace, MAX_TRACE_BYTES } from './load.js';
 export { replayTrace, type ReplayHooks, type ReplayOptions } from './replay.js';
 export {
   compareTrace,
-  matchValue,
   formatDifferences,
   type CompareOptions,
   type TraceDifference,

@@ -1,5 +1,5 @@
 /**
- * Seeded random operation sequences in the golden-trace vocabulary (see trace-ops.ts), for
+ * Seeded random operation sequences in the golden-trace vocabulary (see src/store/etcd/trace-ops.ts), for
  * differential testing: the same sequence is replayed on a real etcd and on MemoryStore and the
  * answers and watch streams must be identical.
  *
@@ -11,9 +11,9 @@
  * against U+E000..U+FFFF, raw bytes 0x80..0xFF against UTF-8 text) and prefixes whose range end is
  * no UTF-8 text (src/store/keybytes.ts).
  */
-import { Rng } from '../../util/rng.js';
-import { prefixEnd } from '../keyrange.js';
-import type { TraceOp } from '../trace/format.js';
+import { Rng } from '../../src/util/rng.js';
+import { prefixEnd } from '../../src/store/keyrange.js';
+import type { TraceOp } from '../../src/store/trace/format.js';
 
 /** Options of {@link randomOps}. */
 export interface RandomOpsOptions {
