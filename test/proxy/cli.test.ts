@@ -5,18 +5,28 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { register } from '../../src/cli/proxy.js';
-import { CliError } from '../../src/cli/errors.js';
+import {
+  upstreamServices,
+  upstreamServicesDual,
+  upstreamSlices,
+  upstreamSlicesDual,
+} from './upstream-fixture.js';
 
 const fx = (f: string) => join(__dirname, '../fixtures/proxy/manifests', f);
 let out = '';
+let err = '';
 
 beforeEach(() => {
   out = '';
+  err = '';
   vi.spyOn(process.stdout, 'write').mockImplementation((s: string | Uint8Array) => {
     out += String(s);
     return true;
   });
-  vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+  vi.spyOn(process.stderr, 'write').mockImplementation((s: string | Uint8Array) => {
+    err += String(s);
+    return true;
+  });
 });
 afterEach(() => vi.restoreAllMocks());
 
@@ -72,25 +82,9 @@ describe('kubesim proxy render', () => {
     expect(partial).toMatch(/^-X KUBE-SEP-DYSIX5QMVXZZP7LU$/m);
   });
 
-  it('bad manifests give one line naming file, document and field', async () => {
+  it('unreadable manifests are an error naming the file', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'kubesim-proxy-'));
     const bad = join(dir, 'bad.yaml');
-    writeFileSync(
-      bad,
-      'apiVersion: v1\nkind: Service\nmetadata: {name: a}\nspec: {clusterIP: 10.0.0.1, ports: [{port: 80}]}\n---\napiVersion: discovery.k8s.io/v1\nkind: EndpointSlice\nmetadata: {name: a-1, labels: {kubernetes.io/service-name: a}}\naddressType: IPv5\n',
-    );
-    await expect(cli('render', '--cluster', bad)).rejects.toThrow(
-      new CliError(
-        `${bad}:6: document 2 (EndpointSlice default/a-1): addressType: expected IPv4, IPv6 or FQDN, got "IPv5"`,
-      ),
-    );
-    writeFileSync(
-      bad,
-      'kind: Service\nmetadata: {name: a, namespace: x}\nspec: {clusterIP: 10.0.0.1, externalIPs: [nope], ports: [{port: 80}]}\n',
-    );
-    await expect(cli('render', '--cluster', bad)).rejects.toThrow(
-      'Service x/a: spec.externalIPs[0]: "nope" is not an IP address',
-    );
     await expect(cli('render', '--cluster', join(dir, 'missing.yaml'))).rejects.toThrow(
       'missing.yaml: no such file or directory',
     );
@@ -98,9 +92,64 @@ describe('kubesim proxy render', () => {
     await expect(cli('render', '--cluster', bad)).rejects.toThrow(/bad\.yaml:1:\d+: /);
   });
 
+  it('invalid objects are skipped with one warning naming file, line, object and field; the rest renders', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kubesim-proxy-'));
+    const bad = join(dir, 'bad.yaml');
+    writeFileSync(
+      bad,
+      [
+        'apiVersion: v1\nkind: Service\nmetadata: {name: good}\nspec: {clusterIP: 10.96.0.1, ports: [{name: p, port: 80}]}',
+        'apiVersion: discovery.k8s.io/v1\nkind: EndpointSlice\nmetadata: {name: good-1, labels: {kubernetes.io/service-name: good}}\naddressType: IPv4\nports: [{name: p, port: 8080}]\nendpoints: [{addresses: [10.244.1.3]}]',
+        'apiVersion: v1\nkind: Service\nmetadata: {name: badip}\nspec: {clusterIP: 999.1.1.1, ports: [{port: 80}]}',
+        'apiVersion: v1\nkind: Service\nmetadata: {name: port0}\nspec: {clusterIP: 10.96.0.3, ports: [{port: 0}]}',
+        'apiVersion: v1\nkind: Service\nmetadata: {name: badext}\nspec: {clusterIP: 10.96.0.4, externalIPs: [nope], ports: [{port: 80}]}',
+        'apiVersion: v1\nkind: Service\nmetadata: {name: x}\nspec: {clusterIP: 10.96.0.5, ports: [{name: p, port: 80}]}',
+        'apiVersion: discovery.k8s.io/v1\nkind: EndpointSlice\nmetadata: {name: x-1, labels: {kubernetes.io/service-name: x}}\naddressType: IPv4\nports: [{name: p, port: x}]\nendpoints: [{addresses: [10.244.1.2]}]',
+        'apiVersion: discovery.k8s.io/v1\nkind: EndpointSlice\nmetadata: {name: v5-1, labels: {kubernetes.io/service-name: x}}\naddressType: IPv5\nendpoints: []',
+      ].join('\n---\n') + '\n',
+    );
+    await cli('render', '--cluster', bad);
+    expect(out).toContain('--to-destination 10.244.1.3:8080'); // the valid Service renders
+    expect(out).toContain('-d 10.96.0.5 --dport 80'); // so does x, without endpoints (REJECT)
+    expect(out).not.toMatch(/999\.1\.1\.1|10\.96\.0\.3|10\.96\.0\.4|nope|10\.244\.1\.2/);
+    const warnings = err.split('\n').filter((l) => l.startsWith('kubesim: warning: skipped'));
+    expect(warnings).toHaveLength(1);
+    const w = warnings[0];
+    expect(w).toContain('skipped 5 invalid object(s)');
+    expect(w).toContain(`${bad}:16: Service "badip": spec.clusterIPs[0]: Invalid value: "999.1.1.1"`);
+    expect(w).toContain(`${bad}:21: Service "port0": spec.ports[0].port: Invalid value: 0`);
+    expect(w).toContain(
+      `${bad}:23: Service default/badext: spec.externalIPs[0]: "nope" is not an IP address`,
+    );
+    expect(w).toContain(`${bad}:37: EndpointSlice "x-1": ports[0].port: Invalid value: "x"`);
+    expect(w).toContain(`${bad}:43: EndpointSlice "v5-1": addressType: Unsupported value: "IPv5"`);
+  });
+
+  it('input kube-proxy does not use is named in a warning', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kubesim-proxy-'));
+    const f = join(dir, 'mixed.yaml');
+    writeFileSync(
+      f,
+      [
+        'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}',
+        'apiVersion: discovery.k8s.io/v1\nkind: EndpointSlice\nmetadata: {name: orphan}\naddressType: IPv4\nendpoints: []',
+        'apiVersion: discovery.k8s.io/v1\nkind: EndpointSlice\nmetadata: {name: v6-1, labels: {kubernetes.io/service-name: v6}}\naddressType: IPv6\nendpoints: []',
+      ].join('\n---\n') + '\n',
+    );
+    await cli('render', '--cluster', f, '--service-cidrs', '10.96.0.0/12');
+    expect(err).toContain(
+      'kubesim: warning: --service-cidrs is not used by --mode iptables (only by nftables)',
+    );
+    expect(err).toContain(
+      'kubesim: warning: not used by kube-proxy (it watches Services, EndpointSlices and Nodes): 1 ConfigMap',
+    );
+    expect(err).toContain('without a kubernetes.io/service-name label: default/orphan');
+    expect(err).toContain('of the other IP family (render it with --family IPv6 or dual): default/v6-1');
+  });
+
   it('unknown mode is a clear error', async () => {
     await expect(cli('render', '--mode', 'userspace', '--cluster', fx('shop.yaml'))).rejects.toThrow(
-      /unknown proxy mode "userspace"/,
+      /'userspace' is invalid. Allowed choices are iptables, ipvs, nftables/,
     );
   });
 
@@ -127,5 +176,143 @@ describe('kubesim proxy render --delete', () => {
     expect(stats.syncs[1].kind).toBe('partial');
     // EXT, FW, SVC, SVL and 2 SEP chains of shop/web
     expect(stats.syncs[1].deletedChains).toBe(6);
+  });
+});
+
+// The flags that reproduce kube-proxy's own test setups (NewFakeProxier: node IP, pod CIDR,
+// ServiceCIDRs, mark 0x4000) from manifests.
+describe('kubesim proxy render: kube-proxy configuration flags', () => {
+  const manifest = () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kubesim-proxy-'));
+    const f = join(dir, 'upstream.json');
+    writeFileSync(
+      f,
+      JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [...upstreamServices, ...upstreamSlices] }),
+    );
+    return f;
+  };
+
+  it("reproduces TestOverallNFTablesRules' setup: node IP, cluster CIDR, ServiceCIDRs, mark", async () => {
+    await cli(
+      'render',
+      '--mode',
+      'nftables',
+      '--cluster',
+      manifest(),
+      '--node',
+      'test-node',
+      '--node-ip',
+      '192.168.0.2',
+      '--cluster-cidr',
+      '10.0.0.0/8',
+      '--service-cidrs',
+      '172.30.0.0/16',
+      '--masquerade-mark',
+      '0x4000',
+    );
+    const lines = out.split('\n');
+    for (const l of [
+      'add rule ip kube-proxy cluster-ips-check ip daddr { 172.30.0.0/16 } drop comment "Drop traffic to unallocated ClusterIPs"',
+      'add rule ip kube-proxy masquerading mark and 0x4000 == 0 return',
+      'add element ip kube-proxy nodeport-ips { 192.168.0.2 }',
+      'add rule ip kube-proxy service-ULMVA6XW-ns1/svc1/tcp/p80 ip daddr 172.30.0.41 ip saddr != 10.0.0.0/8 jump mark-for-masquerade',
+    ])
+      expect(lines).toContain(l);
+    expect(err).toBe('');
+  });
+
+  it('--node-addresses and --nodeport-addresses: every node address in the CIDRs takes NodePorts', async () => {
+    await cli(
+      'render',
+      '--mode',
+      'nftables',
+      '--cluster',
+      manifest(),
+      '--node',
+      'test-node',
+      '--node-ip',
+      '192.168.0.2',
+      '--node-addresses',
+      '192.168.0.2,192.168.1.2,192.168.99.11,10.1.1.1',
+      '--nodeport-addresses',
+      '192.168.0.0/24,192.168.1.0/24',
+    );
+    const elements = out.split('\n').filter((l) => l.startsWith('add element ip kube-proxy nodeport-ips'));
+    expect(elements).toEqual([
+      'add element ip kube-proxy nodeport-ips { 192.168.0.2 }',
+      'add element ip kube-proxy nodeport-ips { 192.168.1.2 }',
+    ]);
+  });
+
+  it('--detect-local-mode InterfaceNamePrefix and BridgeInterface', async () => {
+    await cli(
+      'render',
+      '--mode',
+      'nftables',
+      '--cluster',
+      manifest(),
+      '--detect-local-mode',
+      'InterfaceNamePrefix',
+      '--pod-interface-name-prefix',
+      'veth',
+    );
+    expect(out).toContain('ip daddr 172.30.0.41 iifname != veth* jump mark-for-masquerade');
+    out = '';
+    await cli(
+      'render',
+      '--cluster',
+      manifest(),
+      '--detect-local-mode',
+      'BridgeInterface',
+      '--pod-bridge-interface',
+      'cbr0',
+    );
+    expect(out).toContain('-d 172.30.0.41 --dport 80 ! -i cbr0 -j KUBE-MARK-MASQ');
+    await expect(
+      cli('render', '--cluster', manifest(), '--detect-local-mode', 'BridgeInterface'),
+    ).rejects.toThrow('detect-local-mode BridgeInterface needs a bridge interface');
+  });
+
+  it('--family dual renders both families, each with its own objects', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kubesim-proxy-'));
+    const f = join(dir, 'dual.json');
+    writeFileSync(
+      f,
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'List',
+        items: [...upstreamServicesDual, ...upstreamSlicesDual],
+      }),
+    );
+    await cli(
+      'render',
+      '--mode',
+      'ipvs',
+      '--family',
+      'dual',
+      '--cluster',
+      f,
+      '--node-ip',
+      '192.168.0.2,2001:db8::1',
+    );
+    const [v4, v6] = out.split('# kubesim: IPv6 full sync\n');
+    expect(v4.startsWith('# kubesim: IPv4 full sync\n')).toBe(true);
+    expect(v4).toContain('-A -t 172.30.0.41:80 -s rr');
+    expect(v4).not.toContain('fd00:');
+    expect(v6).toContain('-A -t [fd00:172:30::41]:80 -s rr');
+    expect(v6).toContain('create KUBE-6-CLUSTER-IP hash:ip,port family inet6');
+    expect(v6).not.toContain('172.30.0.41');
+  });
+
+  it('bad flag values are one clear error', async () => {
+    await expect(cli('render', '--generate', '2x1', '--node-ip', '1.2.3.4,5.6.7.8')).rejects.toThrow(
+      '--node-ip: two IPv4 addresses (1.2.3.4, 5.6.7.8); give one per family',
+    );
+    await expect(cli('render', '--generate', '2x1', '--masquerade-mark', '16384')).rejects.toThrow(
+      'masqueradeMark must be a hex number like 0x4000, got "16384"',
+    );
+    await expect(
+      cli('render', '--generate', '2x1', '--mode', 'ipvs', '--ipvs-scheduler', 'fifo'),
+    ).rejects.toThrow('options.scheduler "fifo" is not an IPVS scheduler');
   });
 });

@@ -9,6 +9,7 @@
  * Services and endpoints are kube-proxy's own fixture (TestOverallNFTablesRules, upstream-fixture.ts).
  */
 import { describe, expect, it } from 'vitest';
+import type { Service } from '../../src/api/types.js';
 import { compileSync } from '../../src/proxy/dataplane/modes.js';
 import {
   JsKernel,
@@ -20,7 +21,14 @@ import { ipToU32, PKT_SRC_LOCAL, RES_DROP, RES_REJECT } from '../../src/proxy/da
 import { type IPFamily, type ProxyNode, ProxyState } from '../../src/proxy/model/index.js';
 import type { Proxier, ProxierOptions, ProxyMode, ProxySyncResult } from '../../src/proxy/renderers/index.js';
 import { ManualClock } from '../../src/util/clock.js';
-import { NODE, upstreamServices, upstreamSlices } from './upstream-fixture.js';
+import {
+  NODE,
+  NODE_V6,
+  upstreamServices,
+  upstreamServicesV6,
+  upstreamSlices,
+  upstreamSlicesV6,
+} from './upstream-fixture.js';
 
 export const CONFORMANCE_TESTS = [
   'first sync is full, later syncs partial',
@@ -33,7 +41,9 @@ export const CONFORMANCE_TESTS = [
   'loadBalancerSourceRanges: a listed source reaches the endpoint',
   'NodePort traffic reaches an endpoint; other traffic passes untouched',
   'a deleted Service is no longer served',
+  'an invalid Service or EndpointSlice is skipped; the rest renders and the real tool accepts it',
   'the real tool accepts the full sync',
+  'an IPv6 proxier writes IPv6 addresses only, and the real tool accepts them',
 ] as const;
 export type ConformanceTest = (typeof CONFORMANCE_TESTS)[number];
 
@@ -182,6 +192,57 @@ export function runProxierConformance(f: ProxierFixture): void {
       expect(got).not.toBe('10.180.0.1:80');
     });
 
+    test('an invalid Service or EndpointSlice is skipped; the rest renders and the real tool accepts it', (ctx) => {
+      const { state, proxier } = fixture();
+      const bad: Service = {
+        apiVersion: 'v1',
+        kind: 'Service',
+        metadata: { namespace: 'ns9', name: 'bad' },
+        spec: { clusterIP: '999.1.1.1', ports: [{ name: 'p80', port: 80 }] },
+      };
+      state.onServiceAdd(bad);
+      state.onServiceAdd({
+        ...bad,
+        metadata: { namespace: 'ns9', name: 'port0' },
+        spec: { clusterIP: '172.30.0.90', ports: [{ name: 'p80', port: 0 }] },
+      });
+      state.onServiceAdd({
+        ...bad,
+        metadata: { namespace: 'ns9', name: 'x' },
+        spec: { clusterIP: '172.30.0.91', ports: [{ name: 'p80', port: 80 }] },
+      });
+      state.onEndpointSliceAdd({
+        apiVersion: 'discovery.k8s.io/v1',
+        kind: 'EndpointSlice',
+        metadata: { namespace: 'ns9', name: 'x-1', labels: { 'kubernetes.io/service-name': 'x' } },
+        addressType: 'IPv4',
+        endpoints: [{ addresses: ['10.244.1.2'] }],
+        ports: [{ name: 'p80', port: 'x' as unknown as number }],
+      });
+      const r = proxier.sync();
+      expect(r.text + r.artifacts.map((a) => a.text).join('')).not.toMatch(
+        /999\.1\.1\.1|172\.30\.0\.90|10\.244\.1\.2/,
+      );
+      expect(state.invalidObjects().map((e) => e.object)).toEqual([
+        'EndpointSlice ns9/x-1',
+        'Service ns9/bad',
+        'Service ns9/port0',
+      ]);
+      // everything else is still there: ns9/x is served (without endpoints), svc1 reaches its endpoint
+      expect(
+        classify(r, state.node, [
+          { src: '10.0.0.2', dst: '172.30.0.41', port: 80 },
+          { src: '10.0.0.2', dst: '172.30.0.91', port: 80 },
+        ]),
+      ).toEqual(['10.180.0.1:80', 'REJECT']);
+      const why = f.realTool ? f.realTool.unavailable() : 'no real tool for this mode';
+      if (why) {
+        console.warn(`${f.mode}: skipping the real-tool check: ${why}`);
+        ctx.skip();
+      }
+      expect(f.realTool!.check(r, 'IPv4')).toBe('');
+    });
+
     test('the real tool accepts the full sync', (ctx) => {
       const why = f.realTool ? f.realTool.unavailable() : 'no real tool for this mode';
       if (why) {
@@ -190,6 +251,32 @@ export function runProxierConformance(f: ProxierFixture): void {
       }
       const { proxier } = fixture();
       expect(f.realTool!.check(proxier.sync(), 'IPv4')).toBe('');
+    });
+
+    test('an IPv6 proxier writes IPv6 addresses only, and the real tool accepts them', (ctx) => {
+      const state = new ProxyState(NODE_V6, 'IPv6');
+      // the IPv4 objects too: an IPv6 proxier must ignore them
+      for (const s of [...upstreamServices, ...upstreamServicesV6]) state.onServiceAdd(s);
+      for (const s of [...upstreamSlices, ...upstreamSlicesV6]) state.onEndpointSliceAdd(s);
+      const proxier = f.newProxier(state, {
+        ...FAKE_OPTIONS,
+        clusterCIDR: '10.0.0.0/8,fd00:10::/64',
+        serviceCIDRs: ['172.30.0.0/16', 'fd00:172:30::/112'],
+        clock: new ManualClock(0),
+      });
+      expect(proxier.family).toBe('IPv6');
+      const r = proxier.sync();
+      const all = r.text + r.artifacts.map((a) => a.text).join('');
+      expect(all).not.toMatch(/\b\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}\b/);
+      for (const ip of ['fd00:172:30::41', 'fd00:10:180::1', '2001:db8:99::22', '2001:db8:1::5678'])
+        expect(all).toContain(ip);
+      expect(all).toMatch(/\[fd00:10:180::1\]:80/);
+      const why = f.realTool ? f.realTool.unavailable() : 'no real tool for this mode';
+      if (why) {
+        console.warn(`${f.mode}: skipping the real-tool check: ${why}`);
+        ctx.skip();
+      }
+      expect(f.realTool!.check(r, 'IPv6')).toBe('');
     });
   });
 }

@@ -275,3 +275,97 @@ describe('service map building (upstream TestBuildServiceMap*)', () => {
     expect(hcPorts(st).size).toBe(0);
   });
 });
+
+// kube-proxy never sees an object the API server rejects: the model skips it whole, lists it,
+// and keeps the last valid version of an object whose update is invalid.
+describe('invalid objects', () => {
+  it.each([
+    ['clusterIP 999.1.1.1', { clusterIP: '999.1.1.1' }, 'spec.clusterIP: "999.1.1.1" is not an IP address'],
+    ['a bad clusterIPs entry', { clusterIPs: ['172.30.0.41', 'fd00::zz'] }, 'spec.clusterIPs[1]'],
+    ['port 0', { ports: [{ name: 'p80', port: 0 }] }, 'spec.ports[0].port: 0 is not a port number (1-65535)'],
+    [
+      'nodePort 70000',
+      { type: 'NodePort', ports: [{ port: 80, nodePort: 70000 }] },
+      'spec.ports[0].nodePort',
+    ],
+    ['an IPv6 externalIP on an IPv4 proxier', { externalIPs: ['fd00::zz'] }, 'spec.externalIPs[0]'],
+    ['a bad source range', { loadBalancerSourceRanges: ['10.0.0.0/40'] }, 'spec.loadBalancerSourceRanges[0]'],
+    [
+      'affinity timeout 0',
+      { sessionAffinity: 'ClientIP', sessionAffinityConfig: { clientIP: { timeoutSeconds: 0 } } },
+      'timeoutSeconds',
+    ],
+    [
+      'two ports of one name',
+      {
+        ports: [
+          { name: 'a', port: 80 },
+          { name: 'a', port: 81 },
+        ],
+      },
+      'spec.ports[1].name',
+    ],
+  ] as [string, Partial<Service['spec']>, string][])(
+    'a Service with %s is skipped, the others stay',
+    (_n, spec, field) => {
+      const st = new ProxyState({ name: 'n' });
+      st.onServiceAdd(svc('good', { clusterIP: '172.30.0.1' }));
+      st.onServiceAdd(svc('bad', spec));
+      st.applyChanges();
+      expect([...st.servicePorts.keys()]).toEqual(['ns1/good:p80/TCP']);
+      const [e] = st.invalidObjects();
+      expect(e.object).toBe('Service ns1/bad');
+      expect(e.message).toContain(field);
+    },
+  );
+
+  it('an invalid update keeps the last valid version; a valid one or a delete clears it', () => {
+    const st = new ProxyState({ name: 'n' });
+    const a = svc('a', {});
+    const bad = svc('a', { clusterIP: '999.1.1.1' });
+    const a2 = svc('a', { ports: [{ name: 'p80', port: 81 }] });
+    st.onServiceAdd(a);
+    st.applyChanges();
+    st.onServiceUpdate(a, bad);
+    expect(st.applyChanges().updatedServices.size).toBe(0);
+    expect(st.servicePorts.get('ns1/a:p80/TCP')!.port).toBe(80);
+    expect(st.invalidObjects()).toHaveLength(1);
+    // the next event's old object is the invalid one: changes still start from the valid version
+    st.onServiceUpdate(bad, a2);
+    st.applyChanges();
+    expect(st.servicePorts.get('ns1/a:p80/TCP')!.port).toBe(81);
+    expect(st.invalidObjects()).toEqual([]);
+    st.onServiceUpdate(a2, bad);
+    st.onServiceDelete(bad);
+    st.applyChanges();
+    expect(st.servicePorts.size).toBe(0);
+    expect(st.invalidObjects()).toEqual([]);
+  });
+
+  it.each([
+    [
+      'port "x"',
+      { ports: [{ name: 'p80', port: 'x' as unknown as number }] },
+      'ports[0].port: "x" is not a port number',
+    ],
+    ['port 0', { ports: [{ name: 'p80', port: 0 }] }, 'ports[0].port: 0'],
+    ['protocol ICMP', { ports: [{ name: 'p80', port: 80, protocol: 'ICMP' as 'TCP' }] }, 'ports[0].protocol'],
+    [
+      'an IPv6 address in an IPv4 slice',
+      { endpoints: [{ addresses: ['fd00::1'] }] },
+      'endpoints[0].addresses[0]: "fd00::1" is not an IPv4 address',
+    ],
+  ] as [string, Partial<EndpointSlice>, string][])(
+    'an EndpointSlice with %s is skipped',
+    (_n, patch, field) => {
+      const st = new ProxyState({ name: 'n' });
+      st.onServiceAdd(svc('a', {}));
+      st.onEndpointSliceAdd({ ...slice('a-1', 'a', [{ addresses: ['10.244.1.2'] }]), ...patch });
+      st.applyChanges();
+      expect(st.endpoints.size).toBe(0);
+      expect(st.invalidObjects().map((e) => e.message)).toEqual([
+        expect.stringContaining(`EndpointSlice ns1/a-1: ${field}`),
+      ]);
+    },
+  );
+});

@@ -60,19 +60,64 @@ export function endpointSliceKeys(slice: EndpointSlice): { service: string; slic
   return { service: namespacedName(ns, svc), slice: slice.metadata.name };
 }
 
+const PORT_NAME = /^(?=.{1,63}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+/**
+ * Checks the EndpointSlice fields kube-proxy reads and throws a ProxyModelError naming the first
+ * value the API server would reject (pkg/apis/discovery/validation): port numbers, protocols and
+ * names, and the endpoints' addresses, which must be IPs of the slice's addressType. Such a slice
+ * never reaches kube-proxy, so the model skips it whole — a port "x" would otherwise end up in a
+ * DNAT target. A slice without a port number is valid (kube-proxy ignores that port).
+ */
+export function checkEndpointSlice(slice: EndpointSlice): void {
+  const where = `EndpointSlice ${slice.metadata?.namespace ?? 'default'}/${slice.metadata?.name}`;
+  (slice.ports ?? []).forEach((p, i) => {
+    const name = p.name ?? '';
+    if (name !== '' && (typeof name !== 'string' || !PORT_NAME.test(name)))
+      throw new ProxyModelError(
+        where,
+        `ports[${i}].name`,
+        `${JSON.stringify(name)} is not a valid port name`,
+      );
+    if (
+      p.port !== undefined &&
+      p.port !== null &&
+      !(Number.isInteger(p.port) && p.port >= 1 && p.port <= 65535)
+    )
+      throw new ProxyModelError(
+        where,
+        `ports[${i}].port`,
+        `${JSON.stringify(p.port)} is not a port number (1-65535)`,
+      );
+    const protocol = p.protocol ?? 'TCP';
+    if (protocol !== 'TCP' && protocol !== 'UDP' && protocol !== 'SCTP')
+      throw new ProxyModelError(
+        where,
+        `ports[${i}].protocol`,
+        `"${String(protocol)}" is not TCP, UDP or SCTP`,
+      );
+  });
+  const family = slice.addressType === 'IPv4' || slice.addressType === 'IPv6' ? slice.addressType : null;
+  if (!family) return;
+  (slice.endpoints ?? []).forEach((ep, i) => {
+    (ep.addresses ?? []).forEach((a, j) => {
+      if (typeof a !== 'string' || ipFamilyOf(a) !== family)
+        throw new ProxyModelError(
+          where,
+          `endpoints[${i}].addresses[${j}]`,
+          `${JSON.stringify(a)} is not an ${family} address`,
+        );
+    });
+  });
+}
+
 /** Reduces a slice to what kube-proxy compares and uses (Go newEndpointSliceInfo). */
 export function endpointSliceInfo(slice: EndpointSlice, remove: boolean): EndpointSliceInfo {
-  const ports: SlicePort[] = (slice.ports ?? []).map((p, i) => {
-    const name = p.name ?? '';
-    if (name !== '' && !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(name)) {
-      throw new ProxyModelError(
-        `EndpointSlice ${slice.metadata?.namespace ?? 'default'}/${slice.metadata?.name}`,
-        `ports[${i}].name`,
-        `"${name}" is not a valid port name`,
-      );
-    }
-    return { name, port: p.port ?? 0, protocol: (p.protocol ?? 'TCP') as Protocol };
-  });
+  const ports: SlicePort[] = (slice.ports ?? []).map((p) => ({
+    name: p.name ?? '',
+    port: p.port ?? 0,
+    protocol: (p.protocol ?? 'TCP') as Protocol,
+  }));
   // Go byPort sorts by port number
   ports.sort((a, b) => a.port - b.port);
   const endpoints: SliceEndpoint[] = [];

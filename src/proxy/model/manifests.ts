@@ -1,13 +1,21 @@
 /**
  * Picks the objects kube-proxy watches — Services, EndpointSlices, Nodes — out of YAML/JSON
  * manifests or `kubectl get -o yaml|json` output (multi-document YAML, `kind: List` and
- * `*List` wrappers). Other kinds are counted and ignored. Errors name the file, the document
- * and the field.
+ * `*List` wrappers), through the API's manifest loader (src/api/manifest.ts: YAML 1.1 like
+ * kubectl, Lists, line numbers). Each of them is validated as the API server validates it on
+ * create (src/api/manifest-check.ts); one the API server would reject never reaches a real
+ * kube-proxy, so it is left out and reported, naming file, line, object and field:
+ *
+ *   c.yaml:9: Service "web": spec.ports[0].port: Invalid value: 0: must be between 1 and 65535, inclusive
+ *
+ * Objects of other kinds are counted and left out. Files that cannot be read or parsed are an
+ * error (ProxyInputError).
  *
  * Also derives the ProxyNode of a node the way kube-proxy does: node IPs from
  * status.addresses (InternalIP first, then ExternalIP; one per family) and the zone label
  * that topology-aware routing reads.
  */
+import { checkObject } from '../../api/manifest-check.js';
 import { loadManifests, ManifestError } from '../../api/manifest.js';
 import type { EndpointSlice, Node, Service } from '../../api/types.js';
 import { canonicalIP, ipFamilyOf, type IPFamily } from './ip.js';
@@ -20,11 +28,15 @@ export interface ProxyObjects {
   nodes: Node[];
   /** objects of other kinds, by kind */
   ignored: Record<string, number>;
+  /** objects the API server would reject, left out: one "file:line: Kind "name": field: …" each */
+  invalid: string[];
+  /** where each kept object starts, "file:line", by "Kind ns/name" ("Node name" for Nodes) */
+  sources: Map<string, string>;
 }
 
 /**
- * A Service, EndpointSlice or Node kube-proxy cannot use: "file:line: document N (Kind ns/name):
- * field: detail". (Unreadable manifest text is the API loader's ManifestError, rethrown as this.)
+ * Manifest input kube-proxy cannot read: "file:line: …". (Unreadable manifest text is the API
+ * loader's ManifestError, rethrown as this.)
  */
 export class ProxyInputError extends Error {
   constructor(message: string) {
@@ -33,75 +45,65 @@ export class ProxyInputError extends Error {
   }
 }
 
-/**
- * Reads files and directories (*.yaml, *.yml, *.json inside, sorted; `-` for stdin) into proxy
- * objects, through the API's manifest loader (src/api/manifest.ts: YAML 1.1 like kubectl, Lists,
- * line numbers).
- */
+const KINDS = ['Service', 'EndpointSlice', 'Node'];
+
+/** "Kind ns/name", or "Node name": how the model names an object in its messages. */
+export function objectId(kind: string, namespace: string | undefined, name: string | undefined): string {
+  return kind === 'Node' ? `Node ${name}` : `${kind} ${namespace ?? 'default'}/${name}`;
+}
+
+/** Reads files and directories (*.yaml, *.yml, *.json inside, sorted; `-` for stdin) into proxy objects. */
 export async function loadProxyObjects(paths: readonly string[]): Promise<ProxyObjects> {
-  const out: ProxyObjects = { services: [], endpointSlices: [], nodes: [], ignored: {} };
-  let loaded;
+  const out: ProxyObjects = {
+    services: [],
+    endpointSlices: [],
+    nodes: [],
+    ignored: {},
+    invalid: [],
+    sources: new Map(),
+  };
+  let loaded: Awaited<ReturnType<typeof loadManifests>>;
   try {
-    loaded = await loadManifests([...paths]);
+    loaded = await loadManifests([...paths], { fieldPositions: true });
   } catch (e) {
     if (e instanceof ManifestError) throw new ProxyInputError(e.message);
     throw e;
   }
-  addObjects(
-    out,
-    loaded.map((l) => ({
-      where: `${l.source.file}:${l.source.line}: document ${l.source.document + 1}${l.source.item !== undefined ? ` items[${l.source.item}]` : ''}`,
-      obj: l.object as unknown as Record<string, unknown>,
-    })),
-  );
-  return out;
-}
-
-function addObjects(out: ProxyObjects, objs: { where: string; obj: Record<string, unknown> }[]): void {
-  for (const { where: at, obj } of objs) {
+  for (const l of loaded) {
+    const obj = l.object as unknown as Record<string, unknown>;
     const kind = obj.kind;
-    const meta = obj.metadata as Record<string, unknown> | undefined;
-    const name = typeof meta?.name === 'string' ? meta.name : undefined;
-    const ns = typeof meta?.namespace === 'string' ? meta.namespace : 'default';
-    const where = `${at} (${String(kind)} ${kind === 'Node' ? name : `${ns}/${name}`})`;
-    if (typeof kind !== 'string') throw new ProxyInputError(`${at}: kind: missing`);
-    if (kind !== 'Service' && kind !== 'EndpointSlice' && kind !== 'Node') {
+    const where = `${l.source.file}:${l.source.line}`;
+    if (typeof kind !== 'string')
+      throw new ProxyInputError(`${where}: document ${l.source.document + 1}: kind: missing`);
+    if (!KINDS.includes(kind)) {
       out.ignored[kind] = (out.ignored[kind] ?? 0) + 1;
       continue;
     }
-    if (!meta || typeof meta !== 'object') throw new ProxyInputError(`${where}: metadata: missing`);
-    if (!name) throw new ProxyInputError(`${where}: metadata.name: missing`);
-    if (kind === 'Service') {
-      if (!obj.spec || typeof obj.spec !== 'object') throw new ProxyInputError(`${where}: spec: missing`);
-      const spec = obj.spec as Record<string, unknown>;
-      if (spec.ports !== undefined && !Array.isArray(spec.ports))
-        throw new ProxyInputError(`${where}: spec.ports: expected a list`);
-      meta.namespace = ns;
-      out.services.push(obj as unknown as Service);
-    } else if (kind === 'EndpointSlice') {
-      const at = obj.addressType;
-      if (at !== 'IPv4' && at !== 'IPv6' && at !== 'FQDN')
-        throw new ProxyInputError(
-          `${where}: addressType: expected IPv4, IPv6 or FQDN, got ${JSON.stringify(at)}`,
-        );
-      if (obj.endpoints !== undefined && obj.endpoints !== null && !Array.isArray(obj.endpoints))
-        throw new ProxyInputError(`${where}: endpoints: expected a list`);
-      if (obj.endpoints == null) obj.endpoints = [];
-      (obj.endpoints as Record<string, unknown>[]).forEach((ep, i) => {
-        if (!ep || !Array.isArray(ep.addresses))
-          throw new ProxyInputError(`${where}: endpoints[${i}].addresses: expected a list`);
-      });
-      meta.namespace = ns;
-      out.endpointSlices.push(obj as unknown as EndpointSlice);
-    } else {
-      out.nodes.push(obj as unknown as Node);
+    const report = checkObject(l, { unknownFields: 'Ignore' });
+    if (!report.ok) {
+      out.invalid.push(report.errors.join('; '));
+      continue;
     }
+    const meta = obj.metadata as { name: string; namespace?: string };
+    if (kind !== 'Node') meta.namespace ??= 'default';
+    out.sources.set(objectId(kind, meta.namespace, meta.name), where);
+    if (kind === 'Service') out.services.push(obj as unknown as Service);
+    else if (kind === 'EndpointSlice') {
+      obj.endpoints ??= [];
+      out.endpointSlices.push(obj as unknown as EndpointSlice);
+    } else out.nodes.push(obj as unknown as Node);
   }
+  return out;
 }
 
-/** kube-proxy's view of a Node: name, node IP per family, topology labels. */
+/**
+ * kube-proxy's view of a Node: name, node IP per family (InternalIP first, then ExternalIP), every
+ * InternalIP/ExternalIP address as the node's addresses (what --nodeport-addresses selects from),
+ * spec.podCIDRs (--detect-local-mode=NodeCIDR) and the zone label.
+ */
 export function proxyNodeFromNode(node: Node): ProxyNode {
   const ips: Partial<Record<IPFamily, string>> = {};
+  const localAddresses: string[] = [];
   const addrs = node.status?.addresses ?? [];
   for (const type of ['InternalIP', 'ExternalIP'] as const) {
     for (const a of addrs) {
@@ -110,12 +112,17 @@ export function proxyNodeFromNode(node: Node): ProxyNode {
       if (!ip) continue;
       const fam = ipFamilyOf(ip)!;
       if (!ips[fam]) ips[fam] = ip;
+      if (!localAddresses.includes(ip)) localAddresses.push(ip);
     }
   }
   const zone = node.metadata?.labels?.[LABEL_TOPOLOGY_ZONE];
+  const spec = node.spec as { podCIDRs?: string[]; podCIDR?: string } | undefined;
+  const podCIDRs = spec?.podCIDRs ?? (spec?.podCIDR ? [spec.podCIDR] : undefined);
   return {
     name: node.metadata.name ?? '',
     ips,
+    localAddresses,
+    ...(podCIDRs ? { podCIDRs } : {}),
     topologyLabels: zone !== undefined ? { [LABEL_TOPOLOGY_ZONE]: zone } : {},
   };
 }

@@ -75,21 +75,21 @@ function objName(svc: Service): string {
   return `Service ${svc.metadata?.namespace ?? 'default'}/${svc.metadata?.name ?? '<unnamed>'}`;
 }
 
+/** The Service fields kube-proxy reads, checked for values the API server would reject. */
+const SERVICE_TYPES = ['ClusterIP', 'NodePort', 'LoadBalancer', 'ExternalName'];
+/** kube-apiserver: sessionAffinityConfig.clientIP.timeoutSeconds must be in (0, 86400] */
+const MAX_CLIENT_IP_TIMEOUT_SECONDS = 86400;
+
+const isPort = (v: unknown, zeroOK: boolean) =>
+  Number.isInteger(v) && (v as number) >= (zeroOK ? 0 : 1) && (v as number) <= 65535;
+
 /**
- * The service ports kube-proxy tracks for one Service on a proxier of `family`
- * (Go serviceToServiceMap). Returns an empty map for Services kube-proxy skips.
- * Throws ProxyModelError on malformed fields (naming the object and field).
+ * Checks every Service field kube-proxy reads, whatever the proxier's family, and throws a
+ * ProxyModelError naming the first bad one. Such a Service never reaches kube-proxy (the API
+ * server rejects it), so the model skips it whole instead of rendering a part of it.
  */
-export function servicePortsFromService(svc: Service, family: IPFamily = 'IPv4'): ServicePortMap {
-  const out: ServicePortMap = new Map();
-  if (!svc || typeof svc !== 'object' || !svc.spec) return out;
-  if (shouldSkipService(svc)) return out;
-  const clusterIPText = clusterIPByFamily(svc, family);
-  if (clusterIPText === '') return out;
+export function checkService(svc: Service): void {
   const where = objName(svc);
-  const clusterIP = canonicalIP(clusterIPText);
-  if (!clusterIP)
-    throw new ProxyModelError(where, 'spec.clusterIP', `"${clusterIPText}" is not an IP address`);
   const namespace = svc.metadata?.namespace ?? 'default';
   const name = svc.metadata?.name;
   if (!name) throw new ProxyModelError(where, 'metadata.name', 'is required');
@@ -99,6 +99,114 @@ export function servicePortsFromService(svc: Service, family: IPFamily = 'IPv4')
     throw new ProxyModelError(where, 'metadata.name', `"${name}" is not a valid DNS label`);
   if (!DNS_LABEL.test(namespace))
     throw new ProxyModelError(where, 'metadata.namespace', `"${namespace}" is not a valid DNS label`);
+  const spec = svc.spec;
+  if (spec.type !== undefined && !SERVICE_TYPES.includes(spec.type))
+    throw new ProxyModelError(
+      where,
+      'spec.type',
+      `"${String(spec.type)}" is not ${SERVICE_TYPES.join(', ')}`,
+    );
+  const ips: [string, unknown][] = [['spec.clusterIP', spec.clusterIP]];
+  (spec.clusterIPs ?? []).forEach((ip, i) => ips.push([`spec.clusterIPs[${i}]`, ip]));
+  for (const [field, ip] of ips) {
+    if (ip === undefined || ip === '' || ip === 'None') continue;
+    if (typeof ip !== 'string' || canonicalIP(ip) === null)
+      throw new ProxyModelError(where, field, `${JSON.stringify(ip)} is not an IP address`);
+  }
+  (spec.externalIPs ?? []).forEach((ip, i) => {
+    if (typeof ip !== 'string' || canonicalIP(ip) === null)
+      throw new ProxyModelError(
+        where,
+        `spec.externalIPs[${i}]`,
+        `${JSON.stringify(ip)} is not an IP address`,
+      );
+  });
+  (spec.loadBalancerSourceRanges ?? []).forEach((r, i) => {
+    if (typeof r !== 'string' || parseCidr(r) === null)
+      throw new ProxyModelError(
+        where,
+        `spec.loadBalancerSourceRanges[${i}]`,
+        `${JSON.stringify(r)} is not a CIDR`,
+      );
+  });
+  (svc.status?.loadBalancer?.ingress ?? []).forEach((ing, i) => {
+    if (ing.ip !== undefined && (typeof ing.ip !== 'string' || canonicalIP(ing.ip) === null))
+      throw new ProxyModelError(
+        where,
+        `status.loadBalancer.ingress[${i}].ip`,
+        `${JSON.stringify(ing.ip)} is not an IP address`,
+      );
+  });
+  if (spec.healthCheckNodePort !== undefined && !isPort(spec.healthCheckNodePort, true))
+    throw new ProxyModelError(
+      where,
+      'spec.healthCheckNodePort',
+      `${JSON.stringify(spec.healthCheckNodePort)} is not a port number`,
+    );
+  const timeout = spec.sessionAffinityConfig?.clientIP?.timeoutSeconds;
+  if (
+    timeout !== undefined &&
+    (!Number.isInteger(timeout) || timeout < 1 || timeout > MAX_CLIENT_IP_TIMEOUT_SECONDS)
+  )
+    throw new ProxyModelError(
+      where,
+      'spec.sessionAffinityConfig.clientIP.timeoutSeconds',
+      `${JSON.stringify(timeout)} is not a whole number of seconds in 1-${MAX_CLIENT_IP_TIMEOUT_SECONDS}`,
+    );
+  const seen = new Set<string>();
+  (spec.ports ?? []).forEach((p, i) => {
+    const protocol = p.protocol ?? 'TCP';
+    if (protocol !== 'TCP' && protocol !== 'UDP' && protocol !== 'SCTP')
+      throw new ProxyModelError(
+        where,
+        `spec.ports[${i}].protocol`,
+        `"${String(protocol)}" is not TCP, UDP or SCTP`,
+      );
+    if (!isPort(p.port, false))
+      throw new ProxyModelError(
+        where,
+        `spec.ports[${i}].port`,
+        `${JSON.stringify(p.port)} is not a port number (1-65535)`,
+      );
+    if (p.nodePort !== undefined && !isPort(p.nodePort, true))
+      throw new ProxyModelError(
+        where,
+        `spec.ports[${i}].nodePort`,
+        `${JSON.stringify(p.nodePort)} is not a port number`,
+      );
+    if (p.name !== undefined && p.name !== '' && !PORT_NAME.test(p.name))
+      throw new ProxyModelError(
+        where,
+        `spec.ports[${i}].name`,
+        `"${p.name}" is not a valid port name (lower-case letters, digits, '-', at most 63)`,
+      );
+    // the port name is the key of the service port (ServicePortName): two with one name collide
+    const key = `${p.name ?? ''}/${protocol}`;
+    if (seen.has(key))
+      throw new ProxyModelError(
+        where,
+        `spec.ports[${i}].name`,
+        `"${p.name ?? ''}" is used by another ${protocol} port`,
+      );
+    seen.add(key);
+  });
+}
+
+/**
+ * The service ports kube-proxy tracks for one Service on a proxier of `family`
+ * (Go serviceToServiceMap). Returns an empty map for Services kube-proxy skips.
+ * Throws ProxyModelError on malformed fields (naming the object and field), see checkService.
+ */
+export function servicePortsFromService(svc: Service, family: IPFamily = 'IPv4'): ServicePortMap {
+  const out: ServicePortMap = new Map();
+  if (!svc || typeof svc !== 'object' || !svc.spec) return out;
+  if (shouldSkipService(svc)) return out;
+  checkService(svc);
+  const clusterIPText = clusterIPByFamily(svc, family);
+  if (clusterIPText === '') return out;
+  const clusterIP = canonicalIP(clusterIPText)!;
+  const namespace = svc.metadata?.namespace ?? 'default';
+  const name = svc.metadata.name!;
   const spec = svc.spec;
   const type = (spec.type ?? 'ClusterIP') as ServicePortInfo['type'];
 
@@ -111,66 +219,24 @@ export function servicePortsFromService(svc: Service, family: IPFamily = 'IPv4')
       ? (spec.sessionAffinityConfig?.clientIP?.timeoutSeconds ?? DEFAULT_CLIENT_IP_TIMEOUT_SECONDS)
       : 0;
 
-  const externalIPs: string[] = [];
-  (spec.externalIPs ?? []).forEach((ip, i) => {
-    const c = canonicalIP(ip);
-    if (!c) throw new ProxyModelError(where, `spec.externalIPs[${i}]`, `"${ip}" is not an IP address`);
-    if (ipFamilyOf(c) === family) externalIPs.push(c);
-  });
-  const sourceRanges: Cidr[] = [];
-  (spec.loadBalancerSourceRanges ?? []).forEach((r, i) => {
-    const c = parseCidr(r);
-    if (!c) throw new ProxyModelError(where, `spec.loadBalancerSourceRanges[${i}]`, `"${r}" is not a CIDR`);
-    if (c.family === family) sourceRanges.push(c);
-  });
-  const lbVIPs: string[] = [];
-  (svc.status?.loadBalancer?.ingress ?? []).forEach((ing, i) => {
-    if (!ing.ip) return;
-    if (ing.ipMode !== undefined && ing.ipMode !== 'VIP') return; // Go proxyutil.IsVIPMode
-    const c = canonicalIP(ing.ip);
-    if (!c)
-      throw new ProxyModelError(
-        where,
-        `status.loadBalancer.ingress[${i}].ip`,
-        `"${ing.ip}" is not an IP address`,
-      );
-    if (ipFamilyOf(c) === family) lbVIPs.push(c);
-  });
+  const ofFamily = (ips: readonly string[]) =>
+    ips.map((ip) => canonicalIP(ip)!).filter((ip) => ipFamilyOf(ip) === family);
+  const externalIPs = ofFamily(spec.externalIPs ?? []);
+  const sourceRanges = (spec.loadBalancerSourceRanges ?? [])
+    .map((r) => parseCidr(r)!)
+    .filter((c) => c.family === family);
+  const lbVIPs = ofFamily(
+    (svc.status?.loadBalancer?.ingress ?? [])
+      // Go proxyutil.IsVIPMode: ingress with ipMode "Proxy" is not a VIP
+      .filter((ing) => ing.ip && (ing.ipMode === undefined || ing.ipMode === 'VIP'))
+      .map((ing) => ing.ip!),
+  );
   const healthCheckNodePort =
     type === 'LoadBalancer' && externalPolicyLocal ? (spec.healthCheckNodePort ?? 0) : 0;
 
-  const ports = spec.ports ?? [];
-  ports.forEach((p, i) => {
+  for (const p of spec.ports ?? []) {
     const protocol = (p.protocol ?? 'TCP') as Protocol;
-    if (protocol !== 'TCP' && protocol !== 'UDP' && protocol !== 'SCTP') {
-      throw new ProxyModelError(
-        where,
-        `spec.ports[${i}].protocol`,
-        `"${String(protocol)}" is not TCP, UDP or SCTP`,
-      );
-    }
-    if (!Number.isInteger(p.port) || p.port < 1 || p.port > 65535) {
-      throw new ProxyModelError(
-        where,
-        `spec.ports[${i}].port`,
-        `${JSON.stringify(p.port)} is not a port number (1-65535)`,
-      );
-    }
     const nodePort = p.nodePort ?? 0;
-    if (!Number.isInteger(nodePort) || nodePort < 0 || nodePort > 65535) {
-      throw new ProxyModelError(
-        where,
-        `spec.ports[${i}].nodePort`,
-        `${JSON.stringify(p.nodePort)} is not a port number`,
-      );
-    }
-    if (p.name !== undefined && p.name !== '' && !PORT_NAME.test(p.name)) {
-      throw new ProxyModelError(
-        where,
-        `spec.ports[${i}].name`,
-        `"${p.name}" is not a valid port name (lower-case letters, digits, '-', at most 63)`,
-      );
-    }
     const spn: ServicePortName = { namespace, name, port: p.name ?? '', protocol };
     const externallyAccessible = nodePort !== 0 || lbVIPs.length > 0 || externalIPs.length > 0;
     const info: ServicePortInfo = {
@@ -197,7 +263,7 @@ export function servicePortsFromService(svc: Service, family: IPFamily = 'IPv4')
       type,
     };
     out.set(info.key, info);
-  });
+  }
   return out;
 }
 

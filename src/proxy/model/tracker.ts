@@ -12,9 +12,9 @@
  * ServicePortMap holds only port 81.   update a (81→82) → update a (82→81) → [sync]  ⇒ {} (no-op).
  */
 import type { EndpointSlice, Service } from '../../api/types.js';
-import { EndpointSliceCache, endpointListsEqual } from './endpoints.js';
+import { checkEndpointSlice, EndpointSliceCache, endpointListsEqual } from './endpoints.js';
 import type { IPFamily } from './ip.js';
-import { servicePortMapsEqual, servicePortsFromService } from './service.js';
+import { ProxyModelError, servicePortMapsEqual, servicePortsFromService } from './service.js';
 import { namespacedName, type EndpointsMap, type ProxyNode, type ServicePortMap } from './types.js';
 
 interface ServiceChange {
@@ -36,12 +36,14 @@ export class ServiceChangeTracker {
     const svc = current ?? previous;
     if (!svc) return false;
     const key = namespacedName(svc.metadata?.namespace ?? 'default', svc.metadata?.name ?? '');
+    // the new state first: when it is invalid (throws), nothing pending changes
+    const currentPorts = servicePortsFromService(current as Service, this.family);
     let change = this.items.get(key);
     if (!change) {
       change = { previous: servicePortsFromService(previous as Service, this.family), current: new Map() };
       this.items.set(key, change);
     }
-    change.current = servicePortsFromService(current as Service, this.family);
+    change.current = currentPorts;
     if (servicePortMapsEqual(change.previous, change.current)) this.items.delete(key);
     return this.items.size > 0;
   }
@@ -122,6 +124,15 @@ export interface AppliedChanges {
  * One proxier's state for one node and one IP family: the two change trackers and the maps
  * they feed. Drive it with watch events (`onService*`, `onEndpointSlice*`), then call
  * `applyChanges()` at sync time and hand `servicePorts` / `endpoints` to a renderer.
+ *
+ * An object with a value the API server would reject (checkService, checkEndpointSlice) is not
+ * applied: kube-proxy never sees such an object, and one bad Service must not abort a sync or
+ * put an invalid value into the rules. The event is skipped — an invalid update leaves the last
+ * valid version in place — and the object is listed in `invalidObjects()` until a valid version
+ * or its deletion arrives.
+ *
+ *   onServiceAdd(a)  onServiceUpdate(a, a')  [a' has clusterIP 999.1.1.1]  sync → a still served,
+ *   invalidObjects() = [Service ns/a: spec.clusterIP: "999.1.1.1" is not an IP address]
  */
 export class ProxyState {
   readonly servicePorts: ServicePortMap = new Map();
@@ -130,6 +141,10 @@ export class ProxyState {
   readonly endpointsChanges: EndpointsChangeTracker;
 
   private currentNode: ProxyNode;
+  /** the last valid version of each Service, by "ns/name" (what kube-proxy's informer holds) */
+  private readonly acceptedServices = new Map<string, Service>();
+  /** objects whose latest version was invalid, by "Kind ns/name" */
+  private readonly invalid = new Map<string, ProxyModelError>();
 
   constructor(
     node: ProxyNode,
@@ -147,29 +162,71 @@ export class ProxyState {
 
   /**
    * The node's topology labels changed (kube-proxy's OnTopologyChange). Every Service may route
-   * differently now, so the caller must force a full sync (IptablesSyncer.onTopologyChange does).
+   * differently now, so the caller must force a full sync (Proxier.onTopologyChange does).
    */
   setTopologyLabels(labels: Readonly<Record<string, string>>): void {
     this.currentNode = { ...this.currentNode, topologyLabels: { ...labels } };
   }
 
-  onServiceAdd(svc: Service): boolean {
-    return this.serviceChanges.update(null, svc);
+  /** Objects whose latest version was invalid and is not applied, sorted by object. */
+  invalidObjects(): ProxyModelError[] {
+    return [...this.invalid.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([, e]) => e);
   }
-  onServiceUpdate(oldSvc: Service, svc: Service): boolean {
-    return this.serviceChanges.update(oldSvc, svc);
+
+  onServiceAdd(svc: Service): boolean {
+    return this.serviceEvent(svc, false);
+  }
+  onServiceUpdate(_old: Service, svc: Service): boolean {
+    return this.serviceEvent(svc, false);
   }
   onServiceDelete(svc: Service): boolean {
-    return this.serviceChanges.update(svc, null);
+    return this.serviceEvent(svc, true);
   }
   onEndpointSliceAdd(slice: EndpointSlice): boolean {
-    return this.endpointsChanges.endpointSliceUpdate(slice, false);
+    return this.sliceEvent(slice, false);
   }
   onEndpointSliceUpdate(_old: EndpointSlice, slice: EndpointSlice): boolean {
-    return this.endpointsChanges.endpointSliceUpdate(slice, false);
+    return this.sliceEvent(slice, false);
   }
   onEndpointSliceDelete(slice: EndpointSlice): boolean {
-    return this.endpointsChanges.endpointSliceUpdate(slice, true);
+    return this.sliceEvent(slice, true);
+  }
+
+  // Changes are computed from the last accepted version, not the event's old object, so that a
+  // skipped invalid version in between does not confuse them.
+  private serviceEvent(svc: Service, remove: boolean): boolean {
+    const key = namespacedName(svc.metadata?.namespace ?? 'default', svc.metadata?.name ?? '');
+    const id = `Service ${key}`;
+    const previous = this.acceptedServices.get(key) ?? null;
+    this.invalid.delete(id);
+    if (remove) {
+      this.acceptedServices.delete(key);
+      return this.serviceChanges.update(previous, null);
+    }
+    try {
+      const pending = this.serviceChanges.update(previous, svc);
+      this.acceptedServices.set(key, svc);
+      return pending;
+    } catch (e) {
+      if (!(e instanceof ProxyModelError)) throw e;
+      this.invalid.set(id, e);
+      return this.hasPendingChanges();
+    }
+  }
+
+  private sliceEvent(slice: EndpointSlice, remove: boolean): boolean {
+    const id = `EndpointSlice ${slice.metadata?.namespace ?? 'default'}/${slice.metadata?.name}`;
+    this.invalid.delete(id);
+    if (!remove) {
+      try {
+        checkEndpointSlice(slice);
+      } catch (e) {
+        if (!(e instanceof ProxyModelError)) throw e;
+        this.invalid.set(id, e);
+        return false;
+      }
+    }
+    return this.endpointsChanges.endpointSliceUpdate(slice, remove);
   }
 
   /** True when a sync would find pending changes. */

@@ -33,3 +33,4 @@ export async function loadRenderer(mode: string): Promise<ProxyRenderer> {
     throw new Error(`unknown proxy mode "${mode}" (available: ${availableModes().join(', ')})`);
   return (await MODES[mode]()).renderer;
 }
+export * from './meta.js';
