@@ -191,18 +191,22 @@ describe('kubesim proxy render: kube-proxy configuration flags', () => {
     );
     return f;
   };
+  /** nftables on the fixture's node, as NewFakeProxier places it */
+  const nftOnTestNode = () => [
+    'render',
+    '--mode',
+    'nftables',
+    '--cluster',
+    manifest(),
+    '--node',
+    'test-node',
+    '--node-ip',
+    '192.168.0.2',
+  ];
 
   it("reproduces TestOverallNFTablesRules' setup: node IP, cluster CIDR, ServiceCIDRs, mark", async () => {
     await cli(
-      'render',
-      '--mode',
-      'nftables',
-      '--cluster',
-      manifest(),
-      '--node',
-      'test-node',
-      '--node-ip',
-      '192.168.0.2',
+      ...nftOnTestNode(),
       '--cluster-cidr',
       '10.0.0.0/8',
       '--service-cidrs',
@@ -223,15 +227,7 @@ describe('kubesim proxy render: kube-proxy configuration flags', () => {
 
   it('--node-addresses and --nodeport-addresses: every node address in the CIDRs takes NodePorts', async () => {
     await cli(
-      'render',
-      '--mode',
-      'nftables',
-      '--cluster',
-      manifest(),
-      '--node',
-      'test-node',
-      '--node-ip',
-      '192.168.0.2',
+      ...nftOnTestNode(),
       '--node-addresses',
       '192.168.0.2,192.168.1.2,192.168.99.11,10.1.1.1',
       '--nodeport-addresses',
