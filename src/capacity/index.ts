@@ -10,6 +10,8 @@ export {
   type ShapePlan,
   type MinNodesResult,
   type DisplacedReport,
+  type WorkloadReport,
+  type UnplacedPod,
   type SchedulerChoice,
 } from './planner.js';
 export {
@@ -44,3 +46,12 @@ export {
   renderSweepHtml,
   type SweepCase,
 } from './report.js';
+export { loadPlanCluster, toPlanCluster, unusedText, type PlanCluster } from './cluster-input.js';
+export {
+  missingReplicas,
+  daemonSetPods,
+  daemonPodEligible,
+  type ClusterWorkloads,
+  type DaemonSetPlan,
+  type PendingPod,
+} from './workloads.js';

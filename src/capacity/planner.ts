@@ -21,8 +21,17 @@ import { SchedulerCore } from '../scheduler/scheduler.js';
 import type { ClusterObjects } from '../scheduler/framework/types.js';
 import { podKey } from '../api/keys.js';
 import { podRequests } from '../scheduler/engine/resources.js';
-import { applyWhatIfs, zoneName, type WhatIf, type ClusterState } from './whatif.js';
+import { applyWhatIfs, zoneName, type WhatIf, type ClusterState, type WhatIfResult } from './whatif.js';
 import { fragmentation, type FragmentationReport } from './fragmentation.js';
+import { workloadsOf } from './cluster-input.js';
+import {
+  daemonSetPods,
+  gatesOf,
+  isDaemonPod,
+  missingReplicas,
+  ownerOf,
+  type PendingPod,
+} from './workloads.js';
 
 export interface SchedulerChoice {
   config?: SchedulerConfig;
@@ -73,11 +82,39 @@ export interface DisplacedReport {
   unschedulable: { pod: string; reason: string }[];
 }
 
+/** A pod that is not placed: why, and the workload it belongs to. */
+export interface UnplacedPod {
+  pod: string;
+  /** `Kind ns/name` of the workload that creates it */
+  owner?: string;
+  reason: string;
+}
+
+/**
+ * The pods placed before counting, besides displaced ones: the snapshot's pending pods, the replicas
+ * its workloads are missing and the pods its DaemonSets still need (workloads.ts).
+ */
+export interface WorkloadReport {
+  pending: {
+    /** pending pods of the snapshot plus replicas workloads are missing */
+    total: number;
+    placed: number;
+    unschedulable: UnplacedPod[];
+    /** never tried: schedulingGates, an unknown PriorityClass */
+    blocked: UnplacedPod[];
+  };
+  daemonSets: { daemonSet: string; eligible: number; running: number; created: number; placed: number }[];
+  daemonSetsUnschedulable: UnplacedPod[];
+  /** requests of DaemonSet pods per node, running and planned (nodes without any left out) */
+  daemonSetOverhead: { node: string; pods: number; requests: Record<string, number> }[];
+}
+
 export interface PlanReport {
   nodes: number;
   /** one line per applied what-if */
   applied: string[];
   displaced: DisplacedReport;
+  workloads: WorkloadReport;
   shapes: ShapePlan[];
   seed: number;
   kernel: KernelName;
@@ -141,17 +178,91 @@ export function placeOne(
   return { reason: out.message };
 }
 
-function placeDisplaced(core: SchedulerCore, displaced: Pod[]): { report: DisplacedReport; placed: Pod[] } {
-  const report: DisplacedReport = { total: displaced.length, placed: 0, unschedulable: [] };
+type QueueKind = 'displaced' | 'daemon' | 'pending';
+
+/**
+ * Places, highest priority first (the scheduling queue's PrioritySort; ties in this order), the
+ * pods that exist or will exist before any new replica: displaced pods, DaemonSet pods still to
+ * create, the snapshot's pending pods, the replicas workloads are missing. Gated pods and pods an
+ * admission would reject are never tried.
+ */
+function placeBeforeCounting(
+  core: SchedulerCore,
+  w: WhatIfResult,
+  cluster: ClusterFile,
+): { placed: Pod[]; displaced: DisplacedReport; workloads: WorkloadReport } {
+  const workloads = workloadsOf(cluster);
+  const snapshotPods = [...cluster.boundPods, ...cluster.pendingPods];
+  const ds = daemonSetPods(workloads, w.nodes, w.pods);
+  const pendingInSnapshot: PendingPod[] = cluster.pendingPods
+    .filter(
+      (p) => p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed' && !p.metadata.deletionTimestamp,
+    )
+    .map((pod) => ({ pod, owner: ownerOf(pod), blocked: gatesOf(pod) }));
+  const queue: { p: PendingPod; kind: QueueKind; i: number }[] = [
+    ...w.displaced.map((pod) => ({ p: { pod, owner: ownerOf(pod) }, kind: 'displaced' as const })),
+    ...ds.flatMap((d) => d.pods.map((p) => ({ p, kind: 'daemon' as const }))),
+    ...pendingInSnapshot.map((p) => ({ p, kind: 'pending' as const })),
+    ...missingReplicas(workloads, cluster.replicaSets, snapshotPods).map((p) => ({
+      p,
+      kind: 'pending' as const,
+    })),
+  ].map((q, i) => ({ ...q, i }));
+  queue.sort((a, b) => (b.p.pod.spec.priority ?? 0) - (a.p.pod.spec.priority ?? 0) || a.i - b.i);
+
+  const displaced: DisplacedReport = { total: w.displaced.length, placed: 0, unschedulable: [] };
+  const rep: WorkloadReport = {
+    pending: { total: 0, placed: 0, unschedulable: [], blocked: [] },
+    daemonSets: ds.map((d) => ({
+      daemonSet: d.daemonSet,
+      eligible: d.eligible,
+      running: d.running,
+      created: d.pods.length,
+      placed: 0,
+    })),
+    daemonSetsUnschedulable: [],
+    daemonSetOverhead: [],
+  };
+  const dsIndex = new Map(ds.map((d, i) => [d.daemonSet, i]));
   const placed: Pod[] = [];
-  for (const p of displaced) {
-    const r = placeOne(core, p);
+  for (const { p, kind } of queue) {
+    const owner = p.owner || undefined;
+    if (kind === 'pending') rep.pending.total++;
+    if (p.blocked) {
+      const u = { pod: podKey(p.pod), ...(owner ? { owner } : {}), reason: p.blocked };
+      if (kind === 'daemon') rep.daemonSetsUnschedulable.push(u);
+      else rep.pending.blocked.push(u);
+      continue;
+    }
+    const r = placeOne(core, p.pod);
     if ('node' in r) {
-      report.placed++;
-      placed.push({ ...p, spec: { ...p.spec, nodeName: r.node } });
-    } else report.unschedulable.push({ pod: podKey(p), reason: r.reason });
+      placed.push({ ...p.pod, spec: { ...p.pod.spec, nodeName: r.node } });
+      if (kind === 'displaced') displaced.placed++;
+      else if (kind === 'pending') rep.pending.placed++;
+      else rep.daemonSets[dsIndex.get(p.owner)!]!.placed++;
+      continue;
+    }
+    const u = { pod: podKey(p.pod), ...(owner ? { owner } : {}), reason: r.reason };
+    if (kind === 'displaced') displaced.unschedulable.push({ pod: u.pod, reason: u.reason });
+    else if (kind === 'pending') rep.pending.unschedulable.push(u);
+    else rep.daemonSetsUnschedulable.push(u);
   }
-  return { report, placed };
+  rep.daemonSetOverhead = daemonOverhead([...w.pods, ...placed]);
+  return { placed, displaced, workloads: rep };
+}
+
+/** Requests of the DaemonSet pods bound to each node, nodes in name order. */
+function daemonOverhead(pods: readonly Pod[]): WorkloadReport['daemonSetOverhead'] {
+  const byNode = new Map<string, { pods: number; requests: Record<string, number> }>();
+  for (const p of pods) {
+    if (!p.spec.nodeName || !isDaemonPod(p)) continue;
+    if (p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed') continue;
+    const e = byNode.get(p.spec.nodeName) ?? { pods: 0, requests: {} };
+    e.pods++;
+    for (const [k, v] of requestsOf(p)) e.requests[k] = (e.requests[k] ?? 0) + v;
+    byNode.set(p.spec.nodeName, e);
+  }
+  return [...byNode].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([node, e]) => ({ node, ...e }));
 }
 
 /** Rejects anything but a pod (a Deployment would otherwise be planned as if it were one). */
@@ -163,9 +274,9 @@ export function podShape(obj: Pod, where: string): void {
   }
 }
 
-function requestsOf(shape: Pod): Record<string, number> {
+function requestsOf(pod: Pod): Map<string, number> {
   try {
-    return Object.fromEntries(podRequests(shape));
+    return podRequests(pod);
   } catch (e) {
     throw new PlanError((e as Error).message);
   }
@@ -194,7 +305,7 @@ function summarize(
   const { nodes: _drop, ...fragTotals } = frag;
   return {
     shape: podKey(shape),
-    requests: requestsOf(shape),
+    requests: Object.fromEntries(requestsOf(shape)),
     fits,
     limitReached,
     stopReason: stop?.reason,
@@ -202,6 +313,15 @@ function summarize(
     perNode,
     perZone,
     fragmentation: fragTotals,
+  };
+}
+
+function emptyWorkloadReport(): WorkloadReport {
+  return {
+    pending: { total: 0, placed: 0, unschedulable: [], blocked: [] },
+    daemonSets: [],
+    daemonSetsUnschedulable: [],
+    daemonSetOverhead: [],
   };
 }
 
@@ -217,13 +337,13 @@ export function planCapacity(cluster: ClusterFile, shapes: Pod[], opts: PlanOpti
   const base: ClusterState = { nodes: cluster.nodes, pods: cluster.boundPods };
   const w = applyWhatIfs(base, opts.whatIfs ?? []);
   const zones = new Map(w.nodes.map((n) => [n.metadata.name ?? '', zoneName(n)]));
-  let displacedReport: DisplacedReport | undefined;
+  let before: ReturnType<typeof placeBeforeCounting> | undefined;
 
   const start = (): { core: SchedulerCore; pods: Pod[] } => {
     const core = newCore(w, cluster, opts);
-    const d = placeDisplaced(core, w.displaced);
-    displacedReport ??= d.report;
-    return { core, pods: [...w.pods, ...d.placed] };
+    const b = placeBeforeCounting(core, w, cluster);
+    before ??= b;
+    return { core, pods: [...w.pods, ...b.placed] };
   };
 
   const plans: ShapePlan[] = [];
@@ -233,8 +353,11 @@ export function planCapacity(cluster: ClusterFile, shapes: Pod[], opts: PlanOpti
       const frag = fragmentation(w.nodes, pods, shape);
       const counts = new Map<string, number>();
       let fits = 0;
-      let stop: { reason: string; reasons?: Record<string, number> } | undefined;
-      while (fits < max) {
+      const gated = gatesOf(shape);
+      let stop: { reason: string; reasons?: Record<string, number> } | undefined = gated
+        ? { reason: gated }
+        : undefined;
+      while (!stop && fits < max) {
         const r = placeOne(core, replicaOf(shape, fits));
         if (!('node' in r)) {
           stop = r;
@@ -248,13 +371,19 @@ export function planCapacity(cluster: ClusterFile, shapes: Pod[], opts: PlanOpti
     }
   } else {
     const { core, pods } = start();
-    const state = shapes.map((shape) => ({
-      shape,
-      frag: fragmentation(w.nodes, pods, shape),
-      counts: new Map<string, number>(),
-      fits: 0,
-      stop: undefined as undefined | { reason: string; reasons?: Record<string, number> },
-    }));
+    const state = shapes.map((shape) => {
+      const gated = gatesOf(shape);
+      const stop: { reason: string; reasons?: Record<string, number> } | undefined = gated
+        ? { reason: gated }
+        : undefined;
+      return {
+        shape,
+        frag: fragmentation(w.nodes, pods, shape),
+        counts: new Map<string, number>(),
+        fits: 0,
+        stop,
+      };
+    });
     let active = state.length;
     while (active > 0) {
       active = 0;
@@ -276,7 +405,8 @@ export function planCapacity(cluster: ClusterFile, shapes: Pod[], opts: PlanOpti
   return {
     nodes: w.nodes.length,
     applied: w.applied,
-    displaced: displacedReport ?? { total: 0, placed: 0, unschedulable: [] },
+    displaced: before?.displaced ?? { total: 0, placed: 0, unschedulable: [] },
+    workloads: before?.workloads ?? emptyWorkloadReport(),
     shapes: plans,
     seed: opts.seed ?? 1,
     kernel: opts.kernel ?? 'wasm',

@@ -54,6 +54,7 @@ function header(rep: PlanReport): string[] {
     );
     for (const u of rep.displaced.unschedulable.slice(0, 10)) out.push(`  ${u.pod}: ${u.reason}`);
   }
+  out.push(...workloadLines(rep));
   return out;
 }
 
@@ -112,6 +113,44 @@ export function minNodesHeadline(r: MinNodesResult): string {
 }
 
 const triedInOrder = (r: MinNodesResult) => r.tried.slice().sort((a, b) => a.add - b.add);
+
+/** `3 pods: cpu=300m memory=600Mi` */
+function overheadText(o: { pods: number; requests: Record<string, number> }): string {
+  return `${requestsText(o.requests)} (${o.pods} pod${o.pods === 1 ? '' : 's'})`;
+}
+
+/**
+ * The pods placed before counting (pending pods, missing replicas, DaemonSet pods) and the
+ * DaemonSet overhead per node, nodes with the same overhead on one line.
+ */
+export function workloadLines(rep: PlanReport, limit = 10): string[] {
+  const w = rep.workloads;
+  const out: string[] = [];
+  const unplaced = (u: { pod: string; owner?: string; reason: string }) =>
+    `  ${u.pod}${u.owner ? ` (${u.owner})` : ''}: ${u.reason}`;
+  if (w.pending.total) {
+    out.push(
+      `pending pods and missing replicas: ${w.pending.total}, placed ${w.pending.placed}, unschedulable ${w.pending.unschedulable.length}, never tried ${w.pending.blocked.length}`,
+    );
+    for (const u of [...w.pending.unschedulable, ...w.pending.blocked].slice(0, limit)) out.push(unplaced(u));
+  }
+  if (w.daemonSets.length) {
+    const sum = (f: 'eligible' | 'running' | 'created' | 'placed') =>
+      w.daemonSets.reduce((n, d) => n + d[f], 0);
+    out.push(
+      `DaemonSets: ${w.daemonSets.length}, pods on ${sum('eligible')} eligible node slots: ${sum('running')} running, ${sum('created')} to create, ${sum('placed')} placed`,
+    );
+    for (const u of w.daemonSetsUnschedulable.slice(0, limit)) out.push(unplaced(u));
+  }
+  if (w.daemonSetOverhead.length) {
+    const groups = new Map<string, number>();
+    for (const o of w.daemonSetOverhead) groups.set(overheadText(o), (groups.get(overheadText(o)) ?? 0) + 1);
+    out.push(
+      `DaemonSet overhead per node: ${[...groups].map(([t, n]) => `${t} on ${n} node${n === 1 ? '' : 's'}`).join('; ')}`,
+    );
+  }
+  return out;
+}
 
 export function renderMinNodesText(r: MinNodesResult): string {
   return `${minNodesHeadline(r)}\n${table(
@@ -208,6 +247,12 @@ function displacedBlocks(rep: PlanReport): Block[] {
   ];
 }
 
+/** The pods placed before counting and the DaemonSet overhead (workloadLines) as page blocks. */
+function workloadBlocks(rep: PlanReport): Block[] {
+  const lines = workloadLines(rep);
+  return lines.length ? [{ kind: 'pre', text: lines.join('\n') }] : [];
+}
+
 function shapeSection(s: ShapePlan): Section {
   return {
     title: `${s.shape}: ${fitsText(s)} more replica(s)`,
@@ -262,6 +307,7 @@ export function renderPlanHtml(rep: PlanReport, command: string): string {
             items: rep.shapes.map((s) => ({ label: `more ${s.shape}`, value: fitsText(s) })),
           },
           ...displacedBlocks(rep),
+          ...workloadBlocks(rep),
         ],
       },
       ...rep.shapes.map(shapeSection),

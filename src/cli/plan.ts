@@ -7,7 +7,8 @@ import type { Command } from 'commander';
 import type { Pod } from '../api/types.js';
 import { loadManifests } from '../api/manifest.js';
 import { isWorkload, podFromWorkload } from '../api/workload-pod.js';
-import { loadClusterFiles, type ClusterFile } from '../scheduler/framework/cluster-file.js';
+import type { ClusterFile } from '../scheduler/framework/cluster-file.js';
+import { loadPlanCluster, unusedText } from '../capacity/cluster-input.js';
 import { loadSchedulerConfig, type SchedulerConfig } from '../scheduler/config.js';
 import { loadUserPlugin } from '../scheduler/plugins/user.js';
 import { planCapacity, minNodesToAdd, type PlanOptions, type PlanReport } from '../capacity/planner.js';
@@ -54,11 +55,18 @@ interface PlanCliOptions extends OutputFlags {
   failOnUnschedulable?: boolean;
 }
 
-/** Loads the shapes: every Pod in the files (workloads contribute the pod they create). */
-export async function loadShapes(files: string[]): Promise<Pod[]> {
+/**
+ * Loads the shapes: every Pod in the files (workloads contribute the pod they create); other
+ * objects are counted by kind in `unused`.
+ */
+export async function loadShapes(files: string[], unused = new Map<string, number>()): Promise<Pod[]> {
   const shapes: Pod[] = [];
   for (const o of await loadManifests(files)) {
-    if (!isWorkload(o.object)) continue;
+    if (!isWorkload(o.object)) {
+      const kind = o.object.kind ?? '(no kind)';
+      unused.set(kind, (unused.get(kind) ?? 0) + 1);
+      continue;
+    }
     let pod: Pod;
     try {
       pod = podFromWorkload(o.object);
@@ -159,9 +167,16 @@ async function planCommand(o: PlanCliOptions): Promise<void> {
     throw new UsageError(
       '--sweep runs in worker threads: use the default profile (no --config/--plugin) or plan each case on its own',
     );
-  const cluster = await loadClusterFiles(files);
+  const { cluster, unused } = await loadPlanCluster(files);
   if (!cluster.nodes.length) throw new CliError(`--cluster ${files.join(' ')}: no Node objects found`);
-  const shapes = await loadShapes(o.pod);
+  const unusedShapes = new Map<string, number>();
+  const shapes = await loadShapes(o.pod, unusedShapes);
+  // what the answer does not use, in one line (never dropped silently)
+  const notUsed = [
+    ...(unused.size ? [`${unusedText(unused)} (--cluster)`] : []),
+    ...(unusedShapes.size ? [`${unusedText(unusedShapes)} (--pod)`] : []),
+  ];
+  if (notUsed.length) process.stderr.write(`warning: not used by the plan: ${notUsed.join('; ')}\n`);
   const config: SchedulerConfig | undefined = o.config ? loadSchedulerConfig(o.config) : undefined;
   const plugins = await Promise.all((o.plugin ?? []).map(loadUserPlugin));
   const bar = progress('plan', o.progress);
