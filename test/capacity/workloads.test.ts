@@ -121,9 +121,9 @@ describe.skipIf(!existsSync(cli))('kubesim plan on a snapshot with workloads', (
       'pending pods and missing replicas: 5, placed 4, unschedulable 0, never tried 1',
     );
     expect(r.stdout).toContain(
-      'DaemonSet overhead per node: cpu=100m memory=128Mi (1 pod) on 2 nodes; cpu=500m memory=512Mi (1 pod) on 1 node',
+      'DaemonSet overhead per node: cpu=0.1 memory=128Mi (1 pod) on 2 nodes; cpu=0.5 memory=512Mi (1 pod) on 1 node',
     );
-    expect(r.stdout).toMatch(/shop\/worker\s+cpu=500m memory=512Mi\s+3\s/);
+    expect(r.stdout).toMatch(/shop\/worker\s+cpu=0.5 memory=512Mi\s+3\s/);
     expect(r.stderr).toBe('warning: not used by the plan: 1 ConfigMap, 1 PodDisruptionBudget (--cluster)\n');
     const min = run(
       'plan',
