@@ -1,7 +1,9 @@
 /**
  * Differential test: one scripted ApiServer session on the in-memory store and on a fresh real
- * etcd must produce the same transcript — objects (with resourceVersions), errors, list pages,
- * watch events and the 410 after compaction. Skipped (with the reason) where etcd is absent.
+ * etcd must produce the same transcript — namespaces bootstrapped, objects (with resourceVersions),
+ * CAS conflicts, binding, status, errors, label/field-selected and paged lists, deletes, a live
+ * watch, a historical watch from the first revision, and the 410 after compaction. Skipped (with
+ * the reason) where etcd is absent.
  */
 import { expect, it } from 'vitest';
 import { ApiServer, type ApiWatchEvent } from '../../src/api/apiserver.js';
@@ -40,6 +42,9 @@ async function session(store: KvStore): Promise<unknown[]> {
       out.push([label, e.status()]);
     }
   };
+  await rec('bootstrap namespaces', api.bootstrapNamespaces());
+  const live: ApiWatchEvent<KubeObject>[] = [];
+  const liveWatch = await api.watch('pods', { namespace: 'default' }, (ev) => live.push(ev));
   for (let i = 0; i < 6; i++) await rec(`create p${i}`, api.create(pod(`p${i}`, i % 2 ? 'web' : 'db')));
   await rec('create dup', api.create(pod('p0', 'db')));
   await rec(
@@ -98,15 +103,26 @@ async function session(store: KvStore): Promise<unknown[]> {
   );
   await rec('delete p5 bad uid', api.delete('pods', 'default', 'p5', { preconditions: { uid: 'nope' } }));
   await rec('delete p5', api.delete('pods', 'default', 'p5'));
+  await rec('get p5', api.get('pods', 'default', 'p5'));
   await rec('list web', api.list('pods', { labelSelector: 'app=web' }));
   const page1 = await api.list('pods', { limit: 2 });
   out.push(['page1', page1]);
   await rec('create p9', api.create(pod('p9', 'web')));
   await rec('page2', api.list('pods', { limit: 2, continue: page1.metadata.continue }));
   await rec('field selector', api.list('pods', { fieldSelector: 'spec.nodeName=n1' }));
-  await waitFor(() => events.length >= 5);
+  await rec(
+    'exact list at an old resourceVersion',
+    api.list('pods', { resourceVersion: '7', resourceVersionMatch: 'Exact' }),
+  );
+  const history: ApiWatchEvent<KubeObject>[] = [];
+  const historyWatch = await api.watch('pods', { namespace: 'default', resourceVersion: '1' }, (ev) =>
+    history.push(ev),
+  );
+  await waitFor(() => events.length >= 5 && live.length >= 12 && history.length >= 12);
   await h.stop();
-  out.push(['watch', events]);
+  await liveWatch.stop();
+  await historyWatch.stop();
+  out.push(['watch', events], ['live watch', live], ['historical watch', history]);
   // compaction → 410 on an old watch
   const rev = await store.currentRevision();
   await store.compact({ revision: rev, physical: true });
