@@ -13,13 +13,14 @@ import type { KvStore } from '../../src/store/types.js';
 import { MemoryStore } from '../../src/store/memory/store.js';
 import { ManualClock } from '../../src/util/clock.js';
 import { describeEtcd } from '../helpers/etcd.js';
+import { makePod } from '../helpers/builders.js';
 
-const pod = (name: string, app: string): Pod => ({
-  apiVersion: 'v1',
-  kind: 'Pod',
-  metadata: { name, namespace: 'default', labels: { app } },
-  spec: { containers: [{ name: 'c', image: 'nginx:1.27', resources: { requests: { cpu: '100m' } } }] },
-});
+const pod = (name: string, app: string): Pod =>
+  makePod(name)
+    .uid(undefined)
+    .label('app', app)
+    .containers({ name: 'c', image: 'nginx:1.27', resources: { requests: { cpu: '100m' } } })
+    .obj();
 
 async function waitFor(pred: () => boolean, ms = 5000): Promise<void> {
   const end = Date.now() + ms;

@@ -5,6 +5,7 @@ import { ApiError } from '../../src/api/errors.js';
 import type { Binding, Deployment, KubeObject, Node, Pod, Service } from '../../src/api/types.js';
 import { ManualClock } from '../../src/util/clock.js';
 import { MemoryStore } from '../../src/store/memory/store.js';
+import { makePod } from '../helpers/builders.js';
 
 function setup(opts: ConstructorParameters<typeof ApiServer>[1] = {}) {
   const clock = new ManualClock(Date.UTC(2026, 0, 1, 12, 0, 0));
@@ -18,17 +19,16 @@ function pod(
   labels: Record<string, string> = { app: 'web' },
   extra: Partial<Pod['spec']> = {},
 ): Pod {
-  return {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: { name, namespace: 'default', labels },
-    spec: {
-      containers: [
-        { name: 'app', image: 'nginx:1.27', resources: { requests: { cpu: '100m', memory: '128Mi' } } },
-      ],
-      ...extra,
-    },
-  };
+  return makePod(name)
+    .uid(undefined)
+    .labels(labels)
+    .containers({
+      name: 'app',
+      image: 'nginx:1.27',
+      resources: { requests: { cpu: '100m', memory: '128Mi' } },
+    })
+    .spec(extra)
+    .obj();
 }
 
 function deployment(name: string, replicas = 2): Deployment {

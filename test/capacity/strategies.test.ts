@@ -6,13 +6,13 @@ import type { Node, Pod } from '../../src/api/types.js';
 import type { ClusterFile } from '../../src/scheduler/framework/cluster-file.js';
 import { compareStrategies, resolveStrategy, BUILTIN_STRATEGIES } from '../../src/capacity/strategies.js';
 import { replicaOf } from '../../src/capacity/planner.js';
+import { makeNode } from '../helpers/builders.js';
 
-const node = (name: string): Node => ({
-  apiVersion: 'v1',
-  kind: 'Node',
-  metadata: { name, labels: { 'kubernetes.io/hostname': name, 'topology.kubernetes.io/zone': 'z' } },
-  status: { allocatable: { cpu: '4', memory: '16Gi', pods: '110' } },
-});
+const node = (name: string): Node =>
+  makeNode(name)
+    .labels({ 'kubernetes.io/hostname': name, 'topology.kubernetes.io/zone': 'z' })
+    .allocatable({ cpu: '4', memory: '16Gi', pods: '110' })
+    .obj();
 const cluster: ClusterFile = {
   sources: new Map(),
   nodes: ['n1', 'n2', 'n3', 'n4'].map(node),

@@ -2,14 +2,13 @@ import { describe, it, expect } from 'vitest';
 import type { Node, Pod } from '../../src/api/types.js';
 import { applyWhatIfs, parseWhatIf, WhatIfError } from '../../src/capacity/whatif.js';
 import { fragmentation } from '../../src/capacity/fragmentation.js';
+import { makeNode, makePod } from '../helpers/builders.js';
 
 function node(name: string, zone: string, cpu: string, memory: string, pods = '110'): Node {
-  return {
-    apiVersion: 'v1',
-    kind: 'Node',
-    metadata: { name, labels: { 'kubernetes.io/hostname': name, 'topology.kubernetes.io/zone': zone } },
-    status: { allocatable: { cpu, memory, pods } },
-  };
+  return makeNode(name)
+    .labels({ 'kubernetes.io/hostname': name, 'topology.kubernetes.io/zone': zone })
+    .allocatable({ cpu, memory, pods })
+    .obj();
 }
 
 function pod(
@@ -20,17 +19,13 @@ function pod(
   extra: Partial<Pod['spec']> = {},
   owner?: string,
 ): Pod {
-  return {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: {
-      name,
-      namespace: 'default',
-      ...(owner ? { ownerReferences: [{ apiVersion: 'apps/v1', kind: owner, name: 'o', uid: 'u' }] } : {}),
-    },
-    spec: { nodeName, containers: [{ name: 'c', resources: { requests: { cpu, memory } } }], ...extra },
-    status: { phase: nodeName ? 'Running' : 'Pending' },
-  };
+  const b = makePod(name)
+    .uid(undefined)
+    .containers({ name: 'c', resources: { requests: { cpu, memory } } })
+    .spec({ nodeName, ...extra })
+    .status({ phase: nodeName ? 'Running' : 'Pending' });
+  if (owner) b.meta({ ownerReferences: [{ apiVersion: 'apps/v1', kind: owner, name: 'o', uid: 'u' }] });
+  return b.obj();
 }
 
 const cluster = {

@@ -3,13 +3,12 @@ import { ManualClock } from '../../src/util/clock.js';
 import { Informer } from '../../src/client/informer.js';
 import type { Pod } from '../../src/api/types.js';
 import { FakeApi, settle } from './fake-api.js';
+import { makePod } from '../helpers/builders.js';
 
-const pod = (name: string, node = ''): Pod => ({
-  apiVersion: 'v1',
-  kind: 'Pod',
-  metadata: { name, namespace: 'default', labels: { app: 'x' } },
-  spec: { nodeName: node || undefined, containers: [{ name: 'c' }] },
-});
+const pod = (name: string, node = ''): Pod => {
+  const b = makePod(name).uid(undefined).label('app', 'x').containers({ name: 'c' });
+  return (node ? b.node(node) : b).obj();
+};
 
 describe('Informer', () => {
   it('lists, then watches; calls handlers; keeps indexes', async () => {

@@ -9,20 +9,25 @@ import {
 import { computeZoneState } from '../../src/controllers/nodelifecycle.js';
 import { minTolerationMs } from '../../src/controllers/taint-eviction.js';
 import { bed, settleN } from './harness.js';
+import { makePod, makeService } from '../helpers/builders.js';
 
-const pod = (name: string, ip: string, ready: boolean, extra: Partial<Pod['metadata']> = {}): Pod => ({
-  apiVersion: 'v1',
-  kind: 'Pod',
-  metadata: { name, namespace: 'default', labels: { app: 'web' }, ...extra },
-  spec: { nodeName: 'n1', containers: [{ name: 'c', ports: [{ name: 'http', containerPort: 8080 }] }] },
-  status: { phase: 'Running', podIP: ip, conditions: [{ type: 'Ready', status: ready ? 'True' : 'False' }] },
-});
-const svc: Service = {
-  apiVersion: 'v1',
-  kind: 'Service',
-  metadata: { name: 'web', namespace: 'default' },
-  spec: { selector: { app: 'web' }, ports: [{ name: 'http', port: 80, targetPort: 'http' }] },
-};
+const pod = (name: string, ip: string, ready: boolean, extra: Partial<Pod['metadata']> = {}): Pod =>
+  makePod(name)
+    .uid(undefined)
+    .label('app', 'web')
+    .meta(extra)
+    .node('n1')
+    .containers({ name: 'c', ports: [{ name: 'http', containerPort: 8080 }] })
+    .status({
+      phase: 'Running',
+      podIP: ip,
+      conditions: [{ type: 'Ready', status: ready ? 'True' : 'False' }],
+    })
+    .obj();
+const svc: Service = makeService('web')
+  .selector({ app: 'web' })
+  .spec({ ports: [{ name: 'http', port: 80, targetPort: 'http' }] })
+  .obj();
 
 describe('EndpointSlice helpers', () => {
   it('resolves named target ports and sets ready/serving/terminating like upstream', () => {

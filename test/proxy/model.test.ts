@@ -8,15 +8,14 @@ import {
   ProxyState,
   servicePortsFromService,
 } from '../../src/proxy/model/index.js';
+import { makeService } from '../helpers/builders.js';
 
 function svc(name: string, spec: Partial<Service['spec']>, status?: Service['status']): Service {
-  return {
-    apiVersion: 'v1',
-    kind: 'Service',
-    metadata: { namespace: 'ns1', name },
-    spec: { clusterIP: '172.30.0.41', ports: [{ name: 'p80', port: 80 }], ...spec },
-    status,
-  };
+  return makeService(name)
+    .namespace('ns1')
+    .spec({ clusterIP: '172.30.0.41', ports: [{ name: 'p80', port: 80 }], ...spec })
+    .status(status)
+    .obj();
 }
 function slice(
   name: string,

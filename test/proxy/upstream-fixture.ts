@@ -1,17 +1,16 @@
 /** kube-proxy's TestOverallNFTablesRules fixture (pkg/proxy/nftables/proxier_test.go), shared by the renderer tests. */
 import type { EndpointSlice, Service } from '../../src/api/types.js';
+import { makeService } from '../helpers/builders.js';
 
 // Fixture: kube-proxy's TestOverallNFTablesRules (pkg/proxy/nftables/proxier_test.go).
 export const NODE = { name: 'test-node', ips: { IPv4: '192.168.0.2' as string } };
 
 function svc(ns: string, name: string, spec: Partial<Service['spec']>, status?: Service['status']): Service {
-  return {
-    apiVersion: 'v1',
-    kind: 'Service',
-    metadata: { namespace: ns, name },
-    spec: { type: 'ClusterIP', ...spec },
-    status,
-  };
+  return makeService(name)
+    .namespace(ns)
+    .spec({ type: 'ClusterIP', ...spec })
+    .status(status)
+    .obj();
 }
 export function slice(ns: string, name: string, eps: { ip: string; node?: string }[]): EndpointSlice {
   return {

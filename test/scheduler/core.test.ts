@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Node, Pod } from '../../src/api/types.js';
 import { SchedulerCore } from '../../src/scheduler/scheduler.js';
-import { makeNode, makePod, sel } from './builders.js';
+import { makeNode, makePod, sel } from '../helpers/builders.js';
 
 const CP = { key: 'node-role.kubernetes.io/control-plane', effect: 'NoSchedule' as const };
 const worker = (name: string, cpu = '2') =>

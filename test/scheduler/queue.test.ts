@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { SchedulingQueue } from '../../src/scheduler/queue.js';
 import { ManualClock } from '../../src/util/clock.js';
-import { makePod } from './builders.js';
+import { makePod } from '../helpers/builders.js';
 
 const pod = (name: string, priority = 0) => makePod(name).priority(priority).obj();
 

@@ -9,7 +9,7 @@ import { ServerClient } from '../../src/sim/api-adapter.js';
 import { MemoryStore } from '../../src/store/memory/store.js';
 import { Scheduler } from '../../src/scheduler/scheduler.js';
 import { ManualClock } from '../../src/util/clock.js';
-import { makeNode, makePod } from './builders.js';
+import { makeNode, makePod } from '../helpers/builders.js';
 
 const tick = () => new Promise<void>((r) => setImmediate(r));
 

@@ -14,7 +14,8 @@ import {
   numFeasibleNodesToFind,
 } from '../../../src/scheduler/engine/types.js';
 import type { FilterScoreOptions, ScoringConfig } from '../../../src/scheduler/engine/types.js';
-import { js, makeNode, makePod, wasm } from './helpers.js';
+import { nodeOf, podOf } from '../../helpers/builders.js';
+import { js, wasm } from './helpers.js';
 import type { NodeSelectorRequirement } from '../../../src/api/types.js';
 
 function compareRun(table: NodeTable, a: KernelOutput, b: KernelOutput, pa: number, pb: number): void {
@@ -229,7 +230,7 @@ describe("four-node groups (the WASM filter's i32x4 path) agree with the JS kern
       const labels: Record<string, string> = { zone: zones[i % 3], tier: String(i % 5), gen: String(i % 9) };
       if (i % 7 === 0) labels.gpu = 'yes';
       table.addNode(
-        makeNode(`n${i}`, {
+        nodeOf(`n${i}`, {
           labels,
           capacity: { cpu: `${1 + (i % 4)}`, memory: `${2 + (i % 3)}Gi`, pods: i % 11 === 0 ? '0' : '20' },
           taints:
@@ -243,7 +244,7 @@ describe("four-node groups (the WASM filter's i32x4 path) agree with the JS kern
       );
     }
     for (let i = 0; i < 45; i += 4)
-      table.addPod(makePod({ node: `n${i}`, reqs: [{ cpu: `${500 + 100 * (i % 5)}m`, memory: '1Gi' }] }));
+      table.addPod(podOf({ node: `n${i}`, reqs: [{ cpu: `${500 + 100 * (i % 5)}m`, memory: '1Gi' }] }));
     const req = (...e: NodeSelectorRequirement[]) => ({
       nodeAffinity: {
         requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: e }] },
@@ -251,35 +252,35 @@ describe("four-node groups (the WASM filter's i32x4 path) agree with the JS kern
     });
     const r = [{ cpu: '700m', memory: '1Gi' }];
     const pods = [
-      makePod({ reqs: r }),
-      makePod({ reqs: r, nodeSelector: { zone: 'a' } }),
-      makePod({ reqs: r, nodeSelector: { zone: 'b', tier: '2' } }),
-      makePod({ reqs: r, affinity: req({ key: 'gen', operator: 'In', values: ['1', '2', '5'] }) }),
-      makePod({ reqs: r, affinity: req({ key: 'gen', operator: 'In', values: ['1', '2', '3', '4'] }) }),
-      makePod({ reqs: r, affinity: req({ key: 'gen', operator: 'In', values: ['1', '2', '3', '4', '5'] }) }), // > 4 values: node by node
-      makePod({ reqs: r, affinity: req({ key: 'tier', operator: 'NotIn', values: ['0', '3'] }) }),
-      makePod({ reqs: r, affinity: req({ key: 'gpu', operator: 'Exists' }) }),
-      makePod({
+      podOf({ reqs: r }),
+      podOf({ reqs: r, nodeSelector: { zone: 'a' } }),
+      podOf({ reqs: r, nodeSelector: { zone: 'b', tier: '2' } }),
+      podOf({ reqs: r, affinity: req({ key: 'gen', operator: 'In', values: ['1', '2', '5'] }) }),
+      podOf({ reqs: r, affinity: req({ key: 'gen', operator: 'In', values: ['1', '2', '3', '4'] }) }),
+      podOf({ reqs: r, affinity: req({ key: 'gen', operator: 'In', values: ['1', '2', '3', '4', '5'] }) }), // > 4 values: node by node
+      podOf({ reqs: r, affinity: req({ key: 'tier', operator: 'NotIn', values: ['0', '3'] }) }),
+      podOf({ reqs: r, affinity: req({ key: 'gpu', operator: 'Exists' }) }),
+      podOf({
         reqs: r,
         affinity: req(
           { key: 'gpu', operator: 'DoesNotExist' },
           { key: 'gen', operator: 'Gt', values: ['4'] },
         ),
       }),
-      makePod({
+      podOf({
         reqs: r,
         nodeSelector: { zone: 'c' },
         affinity: req({ key: 'tier', operator: 'Lt', values: ['3'] }),
       }),
-      makePod({
+      podOf({
         reqs: r,
         tolerations: [
           { key: 'dedicated', operator: 'Exists' },
           { key: 'node.kubernetes.io/unschedulable', operator: 'Exists', effect: 'NoSchedule' },
         ],
       }),
-      makePod({ reqs: [{ cpu: '3500m' }] }),
-      makePod({ reqs: r, hostPorts: [{ port: 80 }] }),
+      podOf({ reqs: [{ cpu: '3500m' }] }),
+      podOf({ reqs: r, hostPorts: [{ port: 80 }] }),
     ];
     const outJs = new KernelOutput(table),
       outWasm = new KernelOutput(table);

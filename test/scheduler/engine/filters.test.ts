@@ -7,7 +7,8 @@ import type { Node, NodeSelectorTerm, Pod, Taint, Toleration } from '../../../sr
 import { NodeTable } from '../../../src/scheduler/engine/table.js';
 import { reasonStrings } from '../../../src/scheduler/engine/reasons.js';
 import { ScorePlugin } from '../../../src/scheduler/engine/types.js';
-import { makeNode, makePod, normScores, runBoth } from './helpers.js';
+import { nodeOf, podOf } from '../../helpers/builders.js';
+import { normScores, runBoth } from './helpers.js';
 
 /** reasons of `node` for `pod` on a one-node table holding `existing` */
 function reasonsOf(node: Node, existing: Pod[], pod: Pod): string[] {
@@ -25,7 +26,7 @@ function reasonsOf(node: Node, existing: Pod[], pod: Pod): string[] {
 describe('NodeResourcesFit filter (TestEnoughRequests)', () => {
   // makeAllocatableResources(10, 20, 32, 5, 20, 5): milliCPU, memory, pods, example.com/aaa, ephemeral-storage, hugepages-2Mi
   const node = () =>
-    makeNode('n', {
+    nodeOf('n', {
       capacity: {
         cpu: '10m',
         memory: '20',
@@ -44,15 +45,15 @@ describe('NodeResourcesFit filter (TestEnoughRequests)', () => {
     return out;
   };
   const pod = (containers: R[], inits: R[] = [], overhead?: Record<string, string>) =>
-    makePod({ reqs: containers.map(req), initReqs: inits.map((r) => ({ req: req(r) })), overhead });
-  const existing = (r: R) => makePod({ node: 'n', reqs: [req(r)] });
+    podOf({ reqs: containers.map(req), initReqs: inits.map((r) => ({ req: req(r) })), overhead });
+  const existing = (r: R) => podOf({ node: 'n', reqs: [req(r)] });
   const A = 'example.com/aaa',
     B = 'example.com/bbb',
     K8S_A = 'kubernetes.io/something',
     K8S_B = 'subdomain.kubernetes.io/something',
     HP = 'hugepages-2Mi';
   const cases: [string, Pod, Pod, string[]][] = [
-    ['no resources requested always fits', makePod(), existing({ cpu: 10, mem: 20 }), []],
+    ['no resources requested always fits', podOf(), existing({ cpu: 10, mem: 20 }), []],
     [
       'too many resources fails',
       pod([{ cpu: 1, mem: 1 }]),
@@ -235,18 +236,18 @@ describe('NodeResourcesFit filter (TestEnoughRequests)', () => {
     });
   }
   it('even without specified resources, predicate fails when there is no space for an additional pod (TestNotEnoughRequests)', () => {
-    const n = makeNode('n', { capacity: { cpu: '10m', memory: '20', pods: '1' } });
-    expect(reasonsOf(n, [existing({ cpu: 10, mem: 20 })], makePod())).toEqual(['Too many pods']);
+    const n = nodeOf('n', { capacity: { cpu: '10m', memory: '20', pods: '1' } });
+    expect(reasonsOf(n, [existing({ cpu: 10, mem: 20 })], podOf())).toEqual(['Too many pods']);
   });
   it('even if both resources fit, predicate fails when there is no space for an additional pod', () => {
-    const n = makeNode('n', { capacity: { cpu: '10m', memory: '20', pods: '1' } });
+    const n = nodeOf('n', { capacity: { cpu: '10m', memory: '20', pods: '1' } });
     expect(reasonsOf(n, [existing({ cpu: 5, mem: 5 })], pod([{ cpu: 1, mem: 1 }]))).toEqual([
       'Too many pods',
     ]);
   });
   it('sidecar (restartable init container) requests add to the regular containers', () => {
-    const n = makeNode('n', { capacity: { cpu: '10m', memory: '20', pods: '32' } });
-    const p = makePod({
+    const n = nodeOf('n', { capacity: { cpu: '10m', memory: '20', pods: '32' } });
+    const p = podOf({
       reqs: [{ cpu: '5m', memory: '1' }],
       initReqs: [{ req: { cpu: '3m', memory: '1' }, sidecar: true }, { req: { cpu: '4m', memory: '1' } }],
     });
@@ -263,7 +264,7 @@ describe('NodePorts filter (node_ports_test.go TestNodePorts)', () => {
       const [protocol, ip, port] = s.split('/');
       return { protocol: protocol as 'TCP' | 'UDP', ip, port: Number(port) };
     });
-  const node = () => makeNode('n', { capacity: { pods: '10' } });
+  const node = () => nodeOf('n', { capacity: { pods: '10' } });
   const cases: [string, string[], string[], boolean][] = [
     ['other port', ['UDP/127.0.0.1/8080'], ['UDP/127.0.0.1/9090'], true],
     ['same udp port', ['UDP/127.0.0.1/8080'], ['UDP/127.0.0.1/8080'], false],
@@ -294,13 +295,13 @@ describe('NodePorts filter (node_ports_test.go TestNodePorts)', () => {
     ],
   ];
   it('nothing running', () =>
-    expect(reasonsOf(node(), [], makePod({ hostPorts: ports('TCP/0.0.0.0/80') }))).toEqual([]));
+    expect(reasonsOf(node(), [], podOf({ hostPorts: ports('TCP/0.0.0.0/80') }))).toEqual([]));
   for (const [name, want, used, fits] of cases) {
     it(name, () => {
       const got = reasonsOf(
         node(),
-        [makePod({ node: 'n', hostPorts: ports(...used) })],
-        makePod({ hostPorts: ports(...want) }),
+        [podOf({ node: 'n', hostPorts: ports(...used) })],
+        podOf({ hostPorts: ports(...want) }),
       );
       expect(got).toEqual(fits ? [] : [NR]);
     });
@@ -308,7 +309,7 @@ describe('NodePorts filter (node_ports_test.go TestNodePorts)', () => {
   it('a removed pod frees its ports', () => {
     const table = new NodeTable();
     table.addNode(node());
-    const user = makePod({ node: 'n', hostPorts: ports('TCP/0.0.0.0/80') });
+    const user = podOf({ node: 'n', hostPorts: ports('TCP/0.0.0.0/80') });
     table.addPod(user);
     expect(table.usedPorts(0)).toEqual([{ ip: '0.0.0.0', protocol: 'TCP', port: 80 }]);
     table.removePod(user);
@@ -318,7 +319,7 @@ describe('NodePorts filter (node_ports_test.go TestNodePorts)', () => {
 
 describe('TaintToleration filter (TestTaintTolerationFilter)', () => {
   const TR = 'node(s) had untolerated taint(s)';
-  const node = (taints: Taint[]) => makeNode('nodeA', { taints, capacity: { pods: '10' } });
+  const node = (taints: Taint[]) => nodeOf('nodeA', { taints, capacity: { pods: '10' } });
   const cases: [string, Toleration[], Taint[], boolean][] = [
     [
       "A pod having no tolerations can't be scheduled onto a node with nonempty taints",
@@ -398,7 +399,7 @@ describe('TaintToleration filter (TestTaintTolerationFilter)', () => {
   ];
   for (const [name, tols, taints, fits] of cases) {
     it(name, () =>
-      expect(reasonsOf(node(taints), [], makePod({ tolerations: tols }))).toEqual(fits ? [] : [TR]),
+      expect(reasonsOf(node(taints), [], podOf({ tolerations: tols }))).toEqual(fits ? [] : [TR]),
     );
   }
 });
@@ -406,16 +407,16 @@ describe('TaintToleration filter (TestTaintTolerationFilter)', () => {
 describe('NodeUnschedulable and NodeName filters', () => {
   const UR = 'node(s) were unschedulable';
   it('unschedulable node filters a pod without toleration', () => {
-    expect(
-      reasonsOf(makeNode('n', { unschedulable: true, capacity: { pods: '10' } }), [], makePod()),
-    ).toEqual([UR]);
+    expect(reasonsOf(nodeOf('n', { unschedulable: true, capacity: { pods: '10' } }), [], podOf())).toEqual([
+      UR,
+    ]);
   });
   it('a pod tolerating node.kubernetes.io/unschedulable:NoSchedule passes', () => {
     expect(
       reasonsOf(
-        makeNode('n', { unschedulable: true, capacity: { pods: '10' } }),
+        nodeOf('n', { unschedulable: true, capacity: { pods: '10' } }),
         [],
-        makePod({
+        podOf({
           tolerations: [
             { key: 'node.kubernetes.io/unschedulable', operator: 'Exists', effect: 'NoSchedule' },
           ],
@@ -424,15 +425,15 @@ describe('NodeUnschedulable and NodeName filters', () => {
     ).toEqual([]);
   });
   it('schedulable node passes', () => {
-    expect(
-      reasonsOf(makeNode('n', { unschedulable: false, capacity: { pods: '10' } }), [], makePod()),
-    ).toEqual([]);
+    expect(reasonsOf(nodeOf('n', { unschedulable: false, capacity: { pods: '10' } }), [], podOf())).toEqual(
+      [],
+    );
   });
   it('NodeName: only the named node passes', () => {
-    const p = makePod();
+    const p = podOf();
     p.spec.nodeName = 'bar';
     const r = runBoth(
-      [makeNode('foo', { capacity: { pods: '10' } }), makeNode('bar', { capacity: { pods: '10' } })],
+      [nodeOf('foo', { capacity: { pods: '10' } }), nodeOf('bar', { capacity: { pods: '10' } })],
       [],
       p,
     );
@@ -444,23 +445,23 @@ describe('NodeUnschedulable and NodeName filters', () => {
 describe('NodeAffinity filter (TestNodeAffinity)', () => {
   const AR = "node(s) didn't match Pod's node affinity/selector";
   const node = (labels: Record<string, string>, name = 'node1') =>
-    makeNode(name, { labels, capacity: { pods: '10' } });
+    nodeOf(name, { labels, capacity: { pods: '10' } });
   const req = (...terms: NodeSelectorTerm[]) => ({
     nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: terms } },
   });
   const fits = (labels: Record<string, string>, pod: Pod, name = 'node1') =>
     reasonsOf(node(labels, name), [], pod).length === 0;
-  it('missing labels', () => expect(fits({}, makePod({ nodeSelector: { foo: 'bar' } }))).toBe(false));
-  it('same labels', () => expect(fits({ foo: 'bar' }, makePod({ nodeSelector: { foo: 'bar' } }))).toBe(true));
+  it('missing labels', () => expect(fits({}, podOf({ nodeSelector: { foo: 'bar' } }))).toBe(false));
+  it('same labels', () => expect(fits({ foo: 'bar' }, podOf({ nodeSelector: { foo: 'bar' } }))).toBe(true));
   it('node labels are superset', () =>
-    expect(fits({ foo: 'bar', baz: 'blah' }, makePod({ nodeSelector: { foo: 'bar' } }))).toBe(true));
+    expect(fits({ foo: 'bar', baz: 'blah' }, podOf({ nodeSelector: { foo: 'bar' } }))).toBe(true));
   it('node labels are subset', () =>
-    expect(fits({ foo: 'bar' }, makePod({ nodeSelector: { foo: 'bar', baz: 'blah' } }))).toBe(false));
+    expect(fits({ foo: 'bar' }, podOf({ nodeSelector: { foo: 'bar', baz: 'blah' } }))).toBe(false));
   it('In operator that matches', () =>
     expect(
       fits(
         { foo: 'bar' },
-        makePod({
+        podOf({
           affinity: req({ matchExpressions: [{ key: 'foo', operator: 'In', values: ['bar', 'value2'] }] }),
         }),
       ),
@@ -469,7 +470,7 @@ describe('NodeAffinity filter (TestNodeAffinity)', () => {
     expect(
       fits(
         { 'kernel-version': '0206' },
-        makePod({
+        podOf({
           affinity: req({ matchExpressions: [{ key: 'kernel-version', operator: 'Gt', values: ['0204'] }] }),
         }),
       ),
@@ -478,7 +479,7 @@ describe('NodeAffinity filter (TestNodeAffinity)', () => {
     expect(
       fits(
         { mem: 'middle' },
-        makePod({
+        podOf({
           affinity: req({ matchExpressions: [{ key: 'mem', operator: 'NotIn', values: ['big', 'small'] }] }),
         }),
       ),
@@ -487,30 +488,30 @@ describe('NodeAffinity filter (TestNodeAffinity)', () => {
     expect(
       fits(
         { GPU: 'NVIDIA-GRID-K1' },
-        makePod({ affinity: req({ matchExpressions: [{ key: 'GPU', operator: 'Exists' }] }) }),
+        podOf({ affinity: req({ matchExpressions: [{ key: 'GPU', operator: 'Exists' }] }) }),
       ),
     ).toBe(true));
   it("affinity that doesn't match node's labels", () =>
     expect(
       fits(
         { foo: 'bar' },
-        makePod({
+        podOf({
           affinity: req({ matchExpressions: [{ key: 'foo', operator: 'In', values: ['value1', 'value2'] }] }),
         }),
       ),
     ).toBe(false));
   it('empty []NodeSelectorTerm matches nothing', () =>
-    expect(fits({ foo: 'bar' }, makePod({ affinity: req() }))).toBe(false));
+    expect(fits({ foo: 'bar' }, podOf({ affinity: req() }))).toBe(false));
   it('empty MatchExpressions term matches nothing', () =>
-    expect(fits({ foo: 'bar' }, makePod({ affinity: req({ matchExpressions: [] }) }))).toBe(false));
-  it('no Affinity schedules', () => expect(fits({ foo: 'bar' }, makePod())).toBe(true));
+    expect(fits({ foo: 'bar' }, podOf({ affinity: req({ matchExpressions: [] }) }))).toBe(false));
+  it('no Affinity schedules', () => expect(fits({ foo: 'bar' }, podOf())).toBe(true));
   it('Affinity but nil NodeSelector schedules', () =>
-    expect(fits({ foo: 'bar' }, makePod({ affinity: { nodeAffinity: {} } }))).toBe(true));
+    expect(fits({ foo: 'bar' }, podOf({ affinity: { nodeAffinity: {} } }))).toBe(true));
   it('multiple matchExpressions ANDed that matches', () =>
     expect(
       fits(
         { GPU: 'NVIDIA-GRID-K1' },
-        makePod({
+        podOf({
           affinity: req({
             matchExpressions: [
               { key: 'GPU', operator: 'Exists' },
@@ -524,7 +525,7 @@ describe('NodeAffinity filter (TestNodeAffinity)', () => {
     expect(
       fits(
         { GPU: 'NVIDIA-GRID-K1' },
-        makePod({
+        podOf({
           affinity: req({
             matchExpressions: [
               { key: 'GPU', operator: 'Exists' },
@@ -538,7 +539,7 @@ describe('NodeAffinity filter (TestNodeAffinity)', () => {
     expect(
       fits(
         { foo: 'bar' },
-        makePod({
+        podOf({
           affinity: req(
             { matchExpressions: [{ key: 'foo', operator: 'In', values: ['bar', 'value2'] }] },
             { matchExpressions: [{ key: 'diffkey', operator: 'In', values: ['wrong', 'value2'] }] },
@@ -550,7 +551,7 @@ describe('NodeAffinity filter (TestNodeAffinity)', () => {
     expect(
       fits(
         { foo: 'bar' },
-        makePod({
+        podOf({
           nodeSelector: { foo: 'bar' },
           affinity: req({ matchExpressions: [{ key: 'foo', operator: 'Exists' }] }),
         }),
@@ -560,7 +561,7 @@ describe('NodeAffinity filter (TestNodeAffinity)', () => {
     expect(
       fits(
         { foo: 'bar' },
-        makePod({
+        podOf({
           nodeSelector: { foo: 'barrrrrr' },
           affinity: req({ matchExpressions: [{ key: 'foo', operator: 'Exists' }] }),
         }),
@@ -570,14 +571,14 @@ describe('NodeAffinity filter (TestNodeAffinity)', () => {
     expect(
       fits(
         { foo: '1' },
-        makePod({ affinity: req({ matchExpressions: [{ key: 'foo', operator: 'Gt', values: ['x'] }] }) }),
+        podOf({ affinity: req({ matchExpressions: [{ key: 'foo', operator: 'Gt', values: ['x'] }] }) }),
       ),
     ).toBe(false));
   it('matchFields In that matches', () =>
     expect(
       fits(
         {},
-        makePod({
+        podOf({
           affinity: req({ matchFields: [{ key: 'metadata.name', operator: 'In', values: ['node1'] }] }),
         }),
       ),
@@ -586,7 +587,7 @@ describe('NodeAffinity filter (TestNodeAffinity)', () => {
     expect(
       fits(
         {},
-        makePod({
+        podOf({
           affinity: req({ matchFields: [{ key: 'metadata.name', operator: 'In', values: ['node1'] }] }),
         }),
         'node2',
@@ -596,7 +597,7 @@ describe('NodeAffinity filter (TestNodeAffinity)', () => {
     expect(
       fits(
         { foo: 'bar' },
-        makePod({
+        podOf({
           affinity: req(
             { matchFields: [{ key: 'metadata.name', operator: 'In', values: ['node1'] }] },
             { matchExpressions: [{ key: 'foo', operator: 'In', values: ['bar'] }] },
@@ -609,7 +610,7 @@ describe('NodeAffinity filter (TestNodeAffinity)', () => {
     expect(
       fits(
         { foo: 'bar' },
-        makePod({
+        podOf({
           affinity: req({
             matchFields: [{ key: 'metadata.name', operator: 'In', values: ['node1'] }],
             matchExpressions: [{ key: 'foo', operator: 'In', values: ['bar'] }],
@@ -622,7 +623,7 @@ describe('NodeAffinity filter (TestNodeAffinity)', () => {
     expect(
       fits(
         { foo: 'bar' },
-        makePod({
+        podOf({
           affinity: req({
             matchFields: [{ key: 'metadata.name', operator: 'In', values: ['node1'] }],
             matchExpressions: [{ key: 'foo', operator: 'In', values: ['bar'] }],
@@ -634,7 +635,7 @@ describe('NodeAffinity filter (TestNodeAffinity)', () => {
     expect(
       fits(
         { foo: 'bar' },
-        makePod({
+        podOf({
           affinity: req(
             { matchFields: [{ key: 'metadata.name', operator: 'In', values: ['node1'] }] },
             { matchExpressions: [{ key: 'foo', operator: 'In', values: ['not-match-to-bar'] }] },
@@ -644,7 +645,7 @@ describe('NodeAffinity filter (TestNodeAffinity)', () => {
       ),
     ).toBe(false));
   it('reason text', () =>
-    expect(reasonsOf(node({}), [], makePod({ nodeSelector: { foo: 'bar' } }))).toEqual([AR]));
+    expect(reasonsOf(node({}), [], podOf({ nodeSelector: { foo: 'bar' } }))).toEqual([AR]));
 });
 
 describe('NodeAffinity filter: one requirement on a multi-node table (not upstream cases)', () => {
@@ -656,7 +657,7 @@ describe('NodeAffinity filter: one requirement on a multi-node table (not upstre
     ['small', 'n-small'],
     [undefined, 'n-none'],
   ].map(([v, name]) =>
-    makeNode(name!, {
+    nodeOf(name!, {
       labels: v ? { mem: v, gen: v === 'big' ? '3' : '1' } : {},
       capacity: { pods: '10', cpu: '1', memory: '1Gi' },
     }),
@@ -669,37 +670,37 @@ describe('NodeAffinity filter: one requirement on a multi-node table (not upstre
   const fitting = (pod: Pod) => runBoth(nodes, [], pod).feasible.slice().sort();
   it('In', () =>
     expect(
-      fitting(makePod({ affinity: req([{ key: 'mem', operator: 'In', values: ['big', 'small'] }]) })),
+      fitting(podOf({ affinity: req([{ key: 'mem', operator: 'In', values: ['big', 'small'] }]) })),
     ).toEqual(['n-big', 'n-small']));
   it('NotIn (an unlabelled node matches)', () =>
     expect(
-      fitting(makePod({ affinity: req([{ key: 'mem', operator: 'NotIn', values: ['big', 'small'] }]) })),
+      fitting(podOf({ affinity: req([{ key: 'mem', operator: 'NotIn', values: ['big', 'small'] }]) })),
     ).toEqual(['n-middle', 'n-none']));
   it('Exists', () =>
-    expect(fitting(makePod({ affinity: req([{ key: 'mem', operator: 'Exists' }]) }))).toEqual([
+    expect(fitting(podOf({ affinity: req([{ key: 'mem', operator: 'Exists' }]) }))).toEqual([
       'n-big',
       'n-middle',
       'n-small',
     ]));
   it('DoesNotExist', () =>
-    expect(fitting(makePod({ affinity: req([{ key: 'mem', operator: 'DoesNotExist' }]) }))).toEqual([
+    expect(fitting(podOf({ affinity: req([{ key: 'mem', operator: 'DoesNotExist' }]) }))).toEqual([
       'n-none',
     ]));
   it('Gt', () =>
-    expect(fitting(makePod({ affinity: req([{ key: 'gen', operator: 'Gt', values: ['2'] }]) }))).toEqual([
+    expect(fitting(podOf({ affinity: req([{ key: 'gen', operator: 'Gt', values: ['2'] }]) }))).toEqual([
       'n-big',
     ]));
   it('Lt', () =>
-    expect(fitting(makePod({ affinity: req([{ key: 'gen', operator: 'Lt', values: ['2'] }]) }))).toEqual([
+    expect(fitting(podOf({ affinity: req([{ key: 'gen', operator: 'Lt', values: ['2'] }]) }))).toEqual([
       'n-middle',
       'n-small',
     ]));
   it('nodeSelector with one label', () =>
-    expect(fitting(makePod({ nodeSelector: { mem: 'middle' } }))).toEqual(['n-middle']));
+    expect(fitting(podOf({ nodeSelector: { mem: 'middle' } }))).toEqual(['n-middle']));
   it('matchFields metadata.name NotIn', () =>
     expect(
       fitting(
-        makePod({
+        podOf({
           affinity: {
             nodeAffinity: {
               requiredDuringSchedulingIgnoredDuringExecution: {
@@ -714,11 +715,11 @@ describe('NodeAffinity filter: one requirement on a multi-node table (not upstre
     ).toEqual(['n-middle', 'n-none', 'n-small']));
   // two expressions, also decoded once: each half must be able to reject a node on its own
   it('nodeSelector with two labels', () =>
-    expect(fitting(makePod({ nodeSelector: { mem: 'small', gen: '1' } }))).toEqual(['n-small']));
+    expect(fitting(podOf({ nodeSelector: { mem: 'small', gen: '1' } }))).toEqual(['n-small']));
   it('nodeSelector and one required requirement', () =>
     expect(
       fitting(
-        makePod({
+        podOf({
           nodeSelector: { gen: '1' },
           affinity: req([{ key: 'mem', operator: 'NotIn', values: ['small'] }]),
         }),
@@ -727,7 +728,7 @@ describe('NodeAffinity filter: one requirement on a multi-node table (not upstre
   it('one required term with two requirements', () =>
     expect(
       fitting(
-        makePod({
+        podOf({
           affinity: req([
             { key: 'mem', operator: 'Exists' },
             { key: 'gen', operator: 'Lt', values: ['3'] },
@@ -738,7 +739,7 @@ describe('NodeAffinity filter: one requirement on a multi-node table (not upstre
   it('two requirements of which the second rejects every node', () =>
     expect(
       fitting(
-        makePod({
+        podOf({
           affinity: req([
             { key: 'mem', operator: 'Exists' },
             { key: 'gen', operator: 'Gt', values: ['5'] },
@@ -749,7 +750,7 @@ describe('NodeAffinity filter: one requirement on a multi-node table (not upstre
   it('three requirements (the general evaluation)', () =>
     expect(
       fitting(
-        makePod({
+        podOf({
           nodeSelector: { gen: '1' },
           affinity: req([
             { key: 'mem', operator: 'Exists' },
@@ -761,7 +762,7 @@ describe('NodeAffinity filter: one requirement on a multi-node table (not upstre
   it('two required terms (OR; the general evaluation)', () =>
     expect(
       fitting(
-        makePod({
+        podOf({
           affinity: {
             nodeAffinity: {
               requiredDuringSchedulingIgnoredDuringExecution: {
@@ -809,7 +810,7 @@ describe('NodeAffinity score (TestNodeAffinityPriority)', () => {
   const run = (pod: Pod, nodes: [string, Record<string, string>][]) =>
     normScores(
       runBoth(
-        nodes.map(([n, l]) => makeNode(n, { labels: l })),
+        nodes.map(([n, l]) => nodeOf(n, { labels: l })),
         [],
         pod,
         {},
@@ -820,7 +821,7 @@ describe('NodeAffinity score (TestNodeAffinityPriority)', () => {
     );
   it('all nodes are same priority as NodeAffinity is nil', () =>
     expect(
-      run(makePod(), [
+      run(podOf(), [
         ['machine1', label1],
         ['machine2', label2],
         ['machine3', label3],
@@ -828,7 +829,7 @@ describe('NodeAffinity score (TestNodeAffinityPriority)', () => {
     ).toEqual([0, 0, 0]));
   it('no node matches preferred scheduling requirements', () =>
     expect(
-      run(makePod({ affinity: affinity1 }), [
+      run(podOf({ affinity: affinity1 }), [
         ['machine1', label4],
         ['machine2', label2],
         ['machine3', label3],
@@ -836,7 +837,7 @@ describe('NodeAffinity score (TestNodeAffinityPriority)', () => {
     ).toEqual([0, 0, 0]));
   it('only node1 matches the preferred scheduling requirements of pod', () =>
     expect(
-      run(makePod({ affinity: affinity1 }), [
+      run(podOf({ affinity: affinity1 }), [
         ['machine1', label1],
         ['machine2', label2],
         ['machine3', label3],
@@ -844,7 +845,7 @@ describe('NodeAffinity score (TestNodeAffinityPriority)', () => {
     ).toEqual([100, 0, 0]));
   it('all nodes match with different priorities', () =>
     expect(
-      run(makePod({ affinity: affinity2 }), [
+      run(podOf({ affinity: affinity2 }), [
         ['machine1', label1],
         ['machine5', label5],
         ['machine2', label2],
@@ -856,7 +857,7 @@ describe('NodeAffinity score (TestNodeAffinityPriority)', () => {
     nodes.map(
       ([n]) =>
         runBoth(
-          nodes.map(([name, l]) => makeNode(name, { labels: l })),
+          nodes.map(([name, l]) => nodeOf(name, { labels: l })),
           [],
           pod,
           {},
@@ -870,10 +871,10 @@ describe('NodeAffinity score (TestNodeAffinityPriority)', () => {
     ['foo-key', { foo: 'bar', key: 'value' }],
   ];
   for (const [what, pod] of [
-    ['one term, one expression', makePod({ affinity: affinity1 })],
+    ['one term, one expression', podOf({ affinity: affinity1 })],
     [
       'one term, three expressions',
-      makePod({
+      podOf({
         affinity: pref([
           5,
           [
@@ -884,15 +885,15 @@ describe('NodeAffinity score (TestNodeAffinityPriority)', () => {
         ]),
       }),
     ],
-    ['one term that no node matches', makePod({ affinity: pref([3, [['foo', 'nope']]]) })],
-    ['three terms', makePod({ affinity: affinity2 })],
+    ['one term that no node matches', podOf({ affinity: pref([3, [['foo', 'nope']]]) })],
+    ['three terms', podOf({ affinity: affinity2 })],
   ] as const) {
     it(`'total' mode equals the full mode: ${what}`, () =>
       expect(totals(pod, mixed, 'total')).toEqual(totals(pod, mixed, 'all')));
   }
   it("'total' mode gives a lone term's matching nodes 100 × weight more", () => {
     const t = totals(
-      makePod({
+      podOf({
         affinity: pref([
           5,
           [
@@ -913,17 +914,17 @@ describe('FitError summary (framework FitError.Error)', () => {
     const { fitErrorMessage } = await import('../../../src/scheduler/engine/reasons.js');
     const nodes = [
       ...Array.from({ length: 10 }, (_, i) =>
-        makeNode(`t${i}`, {
+        nodeOf(`t${i}`, {
           capacity: { cpu: '1', pods: '10' },
           taints: [{ key: 'k', effect: 'NoSchedule' }],
         }),
       ),
-      makeNode('small', { capacity: { cpu: '100m', pods: '10' } }),
-      makeNode('small2', { capacity: { cpu: '100m', pods: '10' } }),
+      nodeOf('small', { capacity: { cpu: '100m', pods: '10' } }),
+      nodeOf('small2', { capacity: { cpu: '100m', pods: '10' } }),
     ];
     const table = new NodeTable();
     for (const n of nodes) table.addNode(n);
-    const pod = makePod({ reqs: [{ cpu: '500m' }] });
+    const pod = podOf({ reqs: [{ cpu: '500m' }] });
     const r = runBoth(nodes, [], pod);
     table.resourceIndex('cpu');
     const msg = fitErrorMessage(
@@ -939,32 +940,32 @@ describe('FitError summary (framework FitError.Error)', () => {
 describe('sampling window (findNodesThatPassFilters)', () => {
   // 10 nodes in one zone (scan order = insertion order n0..n9); odd nodes are cordoned
   const nodes = Array.from({ length: 10 }, (_, i) =>
-    makeNode(`n${i}`, { capacity: { pods: '10' }, unschedulable: i % 2 === 1 }),
+    nodeOf(`n${i}`, { capacity: { pods: '10' }, unschedulable: i % 2 === 1 }),
   );
   it('stops after numNodesToFind feasible nodes, wrapping around from start, and reports nodes processed', () => {
-    const r = runBoth(nodes, [], makePod(), {}, { start: 7, numNodesToFind: 3 });
+    const r = runBoth(nodes, [], podOf(), {}, { start: 7, numNodesToFind: 3 });
     // examined n7 (filtered), n8, n9 (filtered), n0, n1 (filtered), n2 → 3 feasible after 6 nodes
     expect(r.feasible).toEqual(['n8', 'n0', 'n2']);
     expect(r.processed).toBe(6);
     expect([...r.nodes.keys()].sort()).toEqual(['n0', 'n1', 'n2', 'n7', 'n8', 'n9']);
   });
   it('examines every node when fewer feasible nodes exist than requested', () => {
-    const r = runBoth(nodes, [], makePod(), {}, { start: 3, numNodesToFind: 8 });
+    const r = runBoth(nodes, [], podOf(), {}, { start: 3, numNodesToFind: 8 });
     expect(r.processed).toBe(10);
     expect(r.feasible).toEqual(['n4', 'n6', 'n8', 'n0', 'n2']);
   });
   it('normalizes over the feasible nodes of the window only', () => {
     const tainted = nodes.map((n, i) =>
-      makeNode(n.metadata.name!, {
+      nodeOf(n.metadata.name!, {
         capacity: { pods: '10' },
         taints: i < 5 ? [{ key: 'p', effect: 'PreferNoSchedule' }] : undefined,
       }),
     );
-    const all = runBoth(tainted, [], makePod(), {}, {});
+    const all = runBoth(tainted, [], podOf(), {}, {});
     expect(all.nodes.get('n0')!.norm[ScorePlugin.TaintToleration]).toBe(0);
     expect(all.nodes.get('n9')!.norm[ScorePlugin.TaintToleration]).toBe(100);
     // a window holding only tainted nodes: max count 1 everywhere → all 0 after reverse normalization
-    const win = runBoth(tainted, [], makePod(), {}, { start: 0, numNodesToFind: 3 });
+    const win = runBoth(tainted, [], podOf(), {}, { start: 0, numNodesToFind: 3 });
     expect(win.feasible).toEqual(['n0', 'n1', 'n2']);
     expect(win.feasible.map((n) => win.nodes.get(n)!.norm[ScorePlugin.TaintToleration])).toEqual([0, 0, 0]);
     expect(win.feasible.map((n) => win.nodes.get(n)!.total)).toEqual(
@@ -981,7 +982,7 @@ describe('explainNode (InsufficientResource detail, FindMatchingUntoleratedTaint
     const { explainNode } = await import('../../../src/scheduler/engine/explain.js');
     const t = new NodeTable();
     t.addNode(
-      makeNode('n', {
+      nodeOf('n', {
         capacity: { cpu: '10m', memory: '20', pods: '32', 'example.com/aaa': '5' },
         taints: [
           { key: 'a', effect: 'PreferNoSchedule' },
@@ -989,8 +990,8 @@ describe('explainNode (InsufficientResource detail, FindMatchingUntoleratedTaint
         ],
       }),
     );
-    t.addPod(makePod({ node: 'n', reqs: [{ cpu: '10m', memory: '20' }] }));
-    const e = explainNode(t, makePod({ reqs: [{ cpu: '1m', memory: '1', 'example.com/aaa': '10' }] }), 0);
+    t.addPod(podOf({ node: 'n', reqs: [{ cpu: '10m', memory: '20' }] }));
+    const e = explainNode(t, podOf({ reqs: [{ cpu: '1m', memory: '1', 'example.com/aaa': '10' }] }), 0);
     // upstream "too many resources fails": {cpu, 1, 10, 10}, {memory, 1, 20, 20}
     expect(e.insufficient).toEqual([
       { resourceName: 'cpu', reason: 'Insufficient cpu', requested: 1, used: 10, capacity: 10 },

@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import type { Container, Node, Pod, Taint, Toleration } from '../../../src/api/types.js';
+import type { Node, Pod } from '../../../src/api/types.js';
 import { NodeTable } from '../../../src/scheduler/engine/table.js';
 import { compilePod } from '../../../src/scheduler/engine/podquery.js';
 import { resolveScoring } from '../../../src/scheduler/engine/scoring.js';
@@ -8,92 +8,6 @@ import { WasmKernel } from '../../../src/scheduler/engine/wasm.js';
 import { KernelOutput } from '../../../src/scheduler/engine/output.js';
 import type { FilterScoreOptions, ScoringConfig } from '../../../src/scheduler/engine/types.js';
 import { NUM_SCORE_PLUGINS } from '../../../src/scheduler/engine/types.js';
-
-let podSeq = 0;
-
-/** Builder in the spirit of upstream's st.MakeNode() */
-export function makeNode(
-  name: string,
-  opts: {
-    capacity?: Record<string, string | number>;
-    labels?: Record<string, string>;
-    taints?: Taint[];
-    unschedulable?: boolean;
-    images?: { names: string[]; sizeBytes: number }[];
-  } = {},
-): Node {
-  return {
-    apiVersion: 'v1',
-    kind: 'Node',
-    metadata: { name, labels: opts.labels },
-    spec: { taints: opts.taints, unschedulable: opts.unschedulable },
-    status: { capacity: opts.capacity, allocatable: opts.capacity, images: opts.images },
-  };
-}
-
-/** upstream noderesources makeNode(name, milliCPU, memory, extended) */
-export function makeResNode(
-  name: string,
-  milliCPU: number,
-  memory: number,
-  extended: Record<string, number> = {},
-): Node {
-  const cap: Record<string, string> = { cpu: `${milliCPU}m`, memory: `${memory}` };
-  for (const [k, v] of Object.entries(extended)) cap[k] = `${v}`;
-  return makeNode(name, { capacity: cap });
-}
-
-/** Builder in the spirit of st.MakePod(): each entry of `reqs` is one container's requests */
-export function makePod(
-  opts: {
-    name?: string;
-    node?: string;
-    reqs?: Record<string, string | number>[];
-    initReqs?: { req: Record<string, string | number>; sidecar?: boolean }[];
-    tolerations?: Toleration[];
-    nodeSelector?: Record<string, string>;
-    affinity?: Pod['spec']['affinity'];
-    images?: string[];
-    hostPorts?: { port: number; protocol?: 'TCP' | 'UDP' | 'SCTP'; ip?: string }[];
-    overhead?: Record<string, string>;
-  } = {},
-): Pod {
-  const containers: Container[] = (opts.reqs ?? []).map((r, i) => ({
-    name: `c${i}`,
-    resources: { requests: r },
-  }));
-  (opts.images ?? []).forEach((img, i) => {
-    if (containers[i]) containers[i].image = img;
-    else containers.push({ name: `c${i}`, image: img });
-  });
-  if (opts.hostPorts?.length) {
-    if (containers.length === 0) containers.push({ name: 'c0' });
-    containers[0].ports = opts.hostPorts.map((p) => ({
-      containerPort: p.port,
-      hostPort: p.port,
-      protocol: p.protocol,
-      hostIP: p.ip,
-    }));
-  }
-  return {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: { name: opts.name ?? `p${podSeq++}`, namespace: 'default' },
-    spec: {
-      nodeName: opts.node,
-      containers,
-      initContainers: opts.initReqs?.map((r, i) => ({
-        name: `i${i}`,
-        resources: { requests: r.req },
-        restartPolicy: r.sidecar ? ('Always' as const) : undefined,
-      })),
-      tolerations: opts.tolerations,
-      nodeSelector: opts.nodeSelector,
-      affinity: opts.affinity,
-      overhead: opts.overhead,
-    },
-  };
-}
 
 export const js = new JsKernel();
 export const wasm = new WasmKernel();

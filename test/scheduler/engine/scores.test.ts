@@ -3,7 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import { ScorePlugin } from '../../../src/scheduler/engine/types.js';
 import { normalizedImageName } from '../../../src/scheduler/engine/podquery.js';
-import { makeNode, makePod, makeResNode, normScores, rawScores, runBoth } from './helpers.js';
+import { nodeOf, podOf, resNode } from '../../helpers/builders.js';
+import { normScores, rawScores, runBoth } from './helpers.js';
 
 const FIT = ScorePlugin.NodeResourcesFit;
 const BAL = ScorePlugin.NodeResourcesBalancedAllocation;
@@ -25,7 +26,7 @@ describe('NodeResourcesFit LeastAllocated (least_allocated_test.go)', () => {
   }[] = [
     {
       name: 'nothing scheduled, nothing requested',
-      pod: makePod(),
+      pod: podOf(),
       nodes: [
         ['4000', '10000'],
         ['4000', '10000'],
@@ -34,7 +35,7 @@ describe('NodeResourcesFit LeastAllocated (least_allocated_test.go)', () => {
     },
     {
       name: 'nothing scheduled, resources requested, differently sized nodes',
-      pod: makePod({
+      pod: podOf({
         reqs: [
           { cpu: '1000', memory: '2000' },
           { cpu: '2000', memory: '3000' },
@@ -48,37 +49,37 @@ describe('NodeResourcesFit LeastAllocated (least_allocated_test.go)', () => {
     },
     {
       name: 'no resources requested, pods scheduled',
-      pod: makePod(),
+      pod: podOf(),
       nodes: [
         ['4000', '10000'],
         ['4000', '10000'],
       ],
       existing: [
-        makePod({ node: 'node1' }),
-        makePod({ node: 'node1' }),
-        makePod({ node: 'node2' }),
-        makePod({ node: 'node2' }),
+        podOf({ node: 'node1' }),
+        podOf({ node: 'node1' }),
+        podOf({ node: 'node2' }),
+        podOf({ node: 'node2' }),
       ],
       want: [100, 100],
     },
     {
       name: 'no resources requested, pods scheduled with resources',
-      pod: makePod(),
+      pod: podOf(),
       nodes: [
         ['10000', '20000'],
         ['10000', '20000'],
       ],
       existing: [
-        makePod({ node: 'node1', reqs: [{ cpu: '3000', memory: '0' }] }),
-        makePod({ node: 'node1', reqs: [{ cpu: '3000', memory: '0' }] }),
-        makePod({ node: 'node2', reqs: [{ cpu: '3000', memory: '0' }] }),
-        makePod({ node: 'node2', reqs: [{ cpu: '3000', memory: '5000' }] }),
+        podOf({ node: 'node1', reqs: [{ cpu: '3000', memory: '0' }] }),
+        podOf({ node: 'node1', reqs: [{ cpu: '3000', memory: '0' }] }),
+        podOf({ node: 'node2', reqs: [{ cpu: '3000', memory: '0' }] }),
+        podOf({ node: 'node2', reqs: [{ cpu: '3000', memory: '5000' }] }),
       ],
       want: [70, 57],
     },
     {
       name: 'resources requested, pods scheduled with resources',
-      pod: makePod({
+      pod: podOf({
         reqs: [
           { cpu: '1000', memory: '2000' },
           { cpu: '2000', memory: '3000' },
@@ -89,14 +90,14 @@ describe('NodeResourcesFit LeastAllocated (least_allocated_test.go)', () => {
         ['10000', '20000'],
       ],
       existing: [
-        makePod({ node: 'node1', reqs: [{ cpu: '3000', memory: '0' }] }),
-        makePod({ node: 'node2', reqs: [{ cpu: '3000', memory: '5000' }] }),
+        podOf({ node: 'node1', reqs: [{ cpu: '3000', memory: '0' }] }),
+        podOf({ node: 'node2', reqs: [{ cpu: '3000', memory: '5000' }] }),
       ],
       want: [57, 45],
     },
     {
       name: 'resources requested, pods scheduled with resources, differently sized nodes',
-      pod: makePod({
+      pod: podOf({
         reqs: [
           { cpu: '1000', memory: '2000' },
           { cpu: '2000', memory: '3000' },
@@ -107,27 +108,27 @@ describe('NodeResourcesFit LeastAllocated (least_allocated_test.go)', () => {
         ['10000', '50000'],
       ],
       existing: [
-        makePod({ node: 'node1', reqs: [{ cpu: '3000', memory: '0' }] }),
-        makePod({ node: 'node2', reqs: [{ cpu: '3000', memory: '5000' }] }),
+        podOf({ node: 'node1', reqs: [{ cpu: '3000', memory: '0' }] }),
+        podOf({ node: 'node2', reqs: [{ cpu: '3000', memory: '5000' }] }),
       ],
       want: [57, 60],
     },
     {
       name: 'requested resources exceed node capacity',
-      pod: makePod({ reqs: [{ cpu: '3000', memory: '0' }] }),
+      pod: podOf({ reqs: [{ cpu: '3000', memory: '0' }] }),
       nodes: [
         ['4000', '10000'],
         ['4000', '10000'],
       ],
       existing: [
-        makePod({ node: 'node1', reqs: [{ cpu: '3000', memory: '0' }] }),
-        makePod({ node: 'node2', reqs: [{ cpu: '3000', memory: '5000' }] }),
+        podOf({ node: 'node1', reqs: [{ cpu: '3000', memory: '0' }] }),
+        podOf({ node: 'node2', reqs: [{ cpu: '3000', memory: '5000' }] }),
       ],
       want: [50, 25],
     },
     {
       name: 'nothing scheduled, resources requested with different weight on CPU and memory',
-      pod: makePod({
+      pod: podOf({
         reqs: [
           { cpu: '1000', memory: '2000' },
           { cpu: '2000', memory: '3000' },
@@ -145,7 +146,7 @@ describe('NodeResourcesFit LeastAllocated (least_allocated_test.go)', () => {
     },
     {
       name: 'bypass extended resource if the pod does not request',
-      pod: makePod({
+      pod: podOf({
         reqs: [
           { cpu: '1000', memory: '2000' },
           { cpu: '2000', memory: '3000' },
@@ -164,7 +165,7 @@ describe('NodeResourcesFit LeastAllocated (least_allocated_test.go)', () => {
     },
     {
       name: 'honor extended resource if the pod requests',
-      pod: makePod({
+      pod: podOf({
         reqs: [
           { cpu: '1000', memory: '2000' },
           { cpu: '2000', memory: '3000', 'abc.com/xyz': '2' },
@@ -183,7 +184,7 @@ describe('NodeResourcesFit LeastAllocated (least_allocated_test.go)', () => {
     },
     {
       name: "if the node doesn't have a resource",
-      pod: makePod({ reqs: [{ cpu: '3000', memory: '4000' }] }),
+      pod: podOf({ reqs: [{ cpu: '3000', memory: '4000' }] }),
       nodes: [
         ['6000', '10000'],
         ['6000', '10000', { 'abc.com/xyz': '4' }],
@@ -199,7 +200,7 @@ describe('NodeResourcesFit LeastAllocated (least_allocated_test.go)', () => {
   for (const c of cases) {
     it(c.name, () => {
       const nodes = c.nodes.map(([cpu, mem, extra], i) =>
-        makeNode(`node${i + 1}`, { capacity: cap(cpu, mem, extra) }),
+        nodeOf(`node${i + 1}`, { capacity: cap(cpu, mem, extra) }),
       );
       const r = runBoth(
         nodes,
@@ -213,12 +214,12 @@ describe('NodeResourcesFit LeastAllocated (least_allocated_test.go)', () => {
   }
   it('zero node resources score MinNodeScore', () => {
     const r = runBoth(
-      [makeNode('node1'), makeNode('node2')],
+      [nodeOf('node1'), nodeOf('node2')],
       [
-        makePod({ node: 'node1', reqs: [{ cpu: '3000', memory: '0' }] }),
-        makePod({ node: 'node2', reqs: [{ cpu: '3000', memory: '5000' }] }),
+        podOf({ node: 'node1', reqs: [{ cpu: '3000', memory: '0' }] }),
+        podOf({ node: 'node2', reqs: [{ cpu: '3000', memory: '5000' }] }),
       ],
-      makePod(),
+      podOf(),
       {},
       scoreAll,
     );
@@ -226,7 +227,7 @@ describe('NodeResourcesFit LeastAllocated (least_allocated_test.go)', () => {
   });
   it('rejects invalid weights like ValidateNodeResourcesFitArgs', () => {
     expect(() =>
-      runBoth([], [], makePod(), {
+      runBoth([], [], podOf(), {
         fit: {
           type: 'LeastAllocated',
           resources: [
@@ -237,7 +238,7 @@ describe('NodeResourcesFit LeastAllocated (least_allocated_test.go)', () => {
       }),
     ).toThrow(/resources\[0\]\.weight/);
     expect(() =>
-      runBoth([], [], makePod(), {
+      runBoth([], [], podOf(), {
         fit: {
           type: 'LeastAllocated',
           resources: [
@@ -257,25 +258,21 @@ describe('NodeResourcesFit LeastAllocated: exact floors at the arithmetic edges 
   // (4000-1000)·100/4000 = 75, (2Ti-1Ti)·100/2Ti = 50, (75+50)/2 = 62.5 → 62.
   it('a node with 8 TiB of memory (divisor above 2^42) and exact-integer quotients', () => {
     const ti = 1024 ** 4;
-    const nodes = [makeResNode('node1', 64000, 8 * ti), makeResNode('node2', 4000, 2 * ti)];
-    const pod = makePod({ reqs: [{ cpu: '1000m', memory: String(ti) }] });
+    const nodes = [resNode('node1', 64000, 8 * ti), resNode('node2', 4000, 2 * ti)];
+    const pod = podOf({ reqs: [{ cpu: '1000m', memory: String(ti) }] });
     const r = runBoth(nodes, [], pod, {}, scoreAll);
     expect(rawScores(r, FIT, N12)).toEqual([92, 62]);
   });
   // explicit zero requests on nodes of 1002m/1003m cpu and 1006/1015 bytes: x = 100·b, so the
   // quotient is exactly 100, but x·fl(1/b) is just below 100 — a plain floor would give 99
   it('exact quotients that a plain floor of x·(1/b) gets wrong (pairs and the odd node)', () => {
-    const nodes = [
-      makeResNode('node1', 1002, 1006),
-      makeResNode('node2', 1003, 1015),
-      makeResNode('node3', 1019, 1382),
-    ];
-    const r = runBoth(nodes, [], makePod({ reqs: [{ cpu: '0', memory: '0' }] }), {}, scoreAll);
+    const nodes = [resNode('node1', 1002, 1006), resNode('node2', 1003, 1015), resNode('node3', 1019, 1382)];
+    const r = runBoth(nodes, [], podOf({ reqs: [{ cpu: '0', memory: '0' }] }), {}, scoreAll);
     expect(rawScores(r, FIT, ['node1', 'node2', 'node3'])).toEqual([100, 100, 100]);
     const t = runBoth(
       nodes,
       [],
-      makePod({ reqs: [{ cpu: '0', memory: '0' }] }),
+      podOf({ reqs: [{ cpu: '0', memory: '0' }] }),
       {},
       { ...scoreAll, output: 'total' },
     );
@@ -288,9 +285,9 @@ describe('NodeResourcesFit LeastAllocated: exact floors at the arithmetic edges 
   // 1002m makes LeastAllocated's cpu quotient exactly 50 while the balanced value is not an integer
   it('exact quotients in the paired (f64x2) step of the total-only kernel', () => {
     const mem = 2 * (200 * 1024 * 1024 + 503);
-    const nodes = [makeResNode('node1', 1002, mem), makeResNode('node2', 1002, mem)];
-    const existing = [makePod({ node: 'node1', reqs: [{}] }), makePod({ node: 'node2', reqs: [{}] })];
-    const pod = makePod({ reqs: [{ cpu: '401m', memory: '503' }] });
+    const nodes = [resNode('node1', 1002, mem), resNode('node2', 1002, mem)];
+    const existing = [podOf({ node: 'node1', reqs: [{}] }), podOf({ node: 'node2', reqs: [{}] })];
+    const pod = podOf({ reqs: [{ cpu: '401m', memory: '503' }] });
     const r = runBoth(nodes, existing, pod, {}, scoreAll);
     expect(rawScores(r, FIT, N12)).toEqual([50, 50]);
     const t = runBoth(nodes, existing, pod, {}, { ...scoreAll, output: 'total' });
@@ -301,23 +298,23 @@ describe('NodeResourcesFit LeastAllocated: exact floors at the arithmetic edges 
   // memory fraction to 1, in the paired step too (the value is not near an integer, so the pair
   // stays in f64x2 lanes) — unclamped, 1.5 would give |0.1234 − 1.5|/2 = 0.6883 → 31
   it('BalancedAllocation clamps a fraction above 1 on an overcommitted node, paired step included', () => {
-    const nodes = [makeResNode('node1', 10000, 1000), makeResNode('node2', 10000, 1000)];
+    const nodes = [resNode('node1', 10000, 1000), resNode('node2', 10000, 1000)];
     const existing = [
-      makePod({ node: 'node1', reqs: [{ cpu: '0', memory: '1500' }] }),
-      makePod({ node: 'node2', reqs: [{ cpu: '0', memory: '1500' }] }),
+      podOf({ node: 'node1', reqs: [{ cpu: '0', memory: '1500' }] }),
+      podOf({ node: 'node2', reqs: [{ cpu: '0', memory: '1500' }] }),
     ];
-    const pod = makePod({ reqs: [{ cpu: '1234m', memory: '0' }] });
+    const pod = podOf({ reqs: [{ cpu: '1234m', memory: '0' }] });
     const r = runBoth(nodes, existing, pod, {}, scoreAll);
     expect(rawScores(r, BAL, N12)).toEqual([56, 56]); // (1 − |0.1234 − 1| / 2) × 100 = 56.17
     const t = runBoth(nodes, existing, pod, {}, { ...scoreAll, output: 'total' });
     for (const n of N12) expect(t.nodes.get(n)!.total).toBe(300 + r.nodes.get(n)!.raw[FIT] + 56);
     // and overcommitted on cpu, for a pod that requests memory only
-    const cpuNodes = [makeResNode('node1', 1000, 10000), makeResNode('node2', 1000, 10000)];
+    const cpuNodes = [resNode('node1', 1000, 10000), resNode('node2', 1000, 10000)];
     const cpuHeavy = [
-      makePod({ node: 'node1', reqs: [{ cpu: '1500m', memory: '0' }] }),
-      makePod({ node: 'node2', reqs: [{ cpu: '1500m', memory: '0' }] }),
+      podOf({ node: 'node1', reqs: [{ cpu: '1500m', memory: '0' }] }),
+      podOf({ node: 'node2', reqs: [{ cpu: '1500m', memory: '0' }] }),
     ];
-    const memPod = makePod({ reqs: [{ cpu: '0', memory: '1234' }] });
+    const memPod = podOf({ reqs: [{ cpu: '0', memory: '1234' }] });
     expect(rawScores(runBoth(cpuNodes, cpuHeavy, memPod, {}, scoreAll), BAL, N12)).toEqual([56, 56]);
     const tc = runBoth(cpuNodes, cpuHeavy, memPod, {}, { ...scoreAll, output: 'total' });
     expect(N12.map((n) => tc.nodes.get(n)!.total)).toEqual(
@@ -328,7 +325,7 @@ describe('NodeResourcesFit LeastAllocated: exact floors at the arithmetic edges 
 
 describe('NodeResourcesBalancedAllocation (balanced_allocation_test.go)', () => {
   const cpuAndMemory = (node?: string) =>
-    makePod({
+    podOf({
       node,
       reqs: [
         { cpu: '1000m', memory: '2000' },
@@ -336,7 +333,7 @@ describe('NodeResourcesBalancedAllocation (balanced_allocation_test.go)', () => 
       ],
     });
   const cpuOnly = (node?: string) =>
-    makePod({
+    podOf({
       node,
       reqs: [
         { cpu: '1000m', memory: '0' },
@@ -344,7 +341,7 @@ describe('NodeResourcesBalancedAllocation (balanced_allocation_test.go)', () => 
       ],
     });
   const cpuAndMemoryAndGPU = (node?: string) =>
-    makePod({
+    podOf({
       node,
       reqs: [
         { cpu: '1000m', memory: '2000' },
@@ -358,9 +355,9 @@ describe('NodeResourcesBalancedAllocation (balanced_allocation_test.go)', () => 
   ];
   it('best-effort pod: PreScore skips the plugin (score 0)', () => {
     const r = runBoth(
-      [makeResNode('node1', 4000, 10000), makeResNode('node2', 4000, 10000)],
+      [resNode('node1', 4000, 10000), resNode('node2', 4000, 10000)],
       [],
-      makePod(),
+      podOf(),
       {},
       scoreAll,
     );
@@ -368,7 +365,7 @@ describe('NodeResourcesBalancedAllocation (balanced_allocation_test.go)', () => 
   });
   it('nothing scheduled, resources requested, differently sized nodes', () => {
     const r = runBoth(
-      [makeResNode('node1', 4000, 10000), makeResNode('node2', 6000, 10000)],
+      [resNode('node1', 4000, 10000), resNode('node2', 6000, 10000)],
       [],
       cpuAndMemory(),
       {},
@@ -378,7 +375,7 @@ describe('NodeResourcesBalancedAllocation (balanced_allocation_test.go)', () => 
   });
   it('resources requested, pods scheduled with resources', () => {
     const r = runBoth(
-      [makeResNode('node1', 10000, 20000), makeResNode('node2', 10000, 20000)],
+      [resNode('node1', 10000, 20000), resNode('node2', 10000, 20000)],
       [cpuOnly('node1'), cpuAndMemory('node2')],
       cpuAndMemory(),
       {},
@@ -388,7 +385,7 @@ describe('NodeResourcesBalancedAllocation (balanced_allocation_test.go)', () => 
   });
   it('resources requested, pods scheduled with resources, differently sized nodes', () => {
     const r = runBoth(
-      [makeResNode('node1', 10000, 20000), makeResNode('node2', 10000, 50000)],
+      [resNode('node1', 10000, 20000), resNode('node2', 10000, 50000)],
       [cpuOnly('node1'), cpuAndMemory('node2')],
       cpuAndMemory(),
       {},
@@ -398,7 +395,7 @@ describe('NodeResourcesBalancedAllocation (balanced_allocation_test.go)', () => 
   });
   it('requested resources at node capacity', () => {
     const r = runBoth(
-      [makeResNode('node1', 6000, 10000), makeResNode('node2', 6000, 10000)],
+      [resNode('node1', 6000, 10000), resNode('node2', 6000, 10000)],
       [cpuOnly('node1'), cpuAndMemory('node2')],
       cpuOnly(),
       {},
@@ -409,11 +406,11 @@ describe('NodeResourcesBalancedAllocation (balanced_allocation_test.go)', () => 
   it('include scalar resource on a node for balanced resource allocation', () => {
     const r = runBoth(
       [
-        makeResNode('node1', 3500, 40000, { 'nvidia.com/gpu': 8 }),
-        makeResNode('node2', 3500, 40000, { 'nvidia.com/gpu': 8 }),
+        resNode('node1', 3500, 40000, { 'nvidia.com/gpu': 8 }),
+        resNode('node2', 3500, 40000, { 'nvidia.com/gpu': 8 }),
       ],
       [cpuAndMemory('node2'), cpuAndMemoryAndGPU('node1')],
-      makePod({ reqs: [{ memory: '0', 'nvidia.com/gpu': '1' }] }),
+      podOf({ reqs: [{ memory: '0', 'nvidia.com/gpu': '1' }] }),
       { balancedResources: withGpu },
       scoreAll,
     );
@@ -424,11 +421,11 @@ describe('NodeResourcesBalancedAllocation (balanced_allocation_test.go)', () => 
   // through a rounded reciprocal — the WASM kernel's fast path must fall back to the division here.
   it('fractions whose score is an exact integer in float64 division (65, 90)', () => {
     const gi = 1024 * 1024 * 1024;
-    const nodes = [makeResNode('node1', 1000, 4 * gi), makeResNode('node2', 1000, 4 * gi)];
+    const nodes = [resNode('node1', 1000, 4 * gi), resNode('node2', 1000, 4 * gi)];
     const r = runBoth(
       nodes,
-      [makePod({ node: 'node2', reqs: [{ cpu: '0', memory: String(2 * gi) }] })],
-      makePod({ reqs: [{ cpu: '700m', memory: '0' }] }),
+      [podOf({ node: 'node2', reqs: [{ cpu: '0', memory: String(2 * gi) }] })],
+      podOf({ reqs: [{ cpu: '700m', memory: '0' }] }),
       {},
       scoreAll,
     );
@@ -436,7 +433,7 @@ describe('NodeResourcesBalancedAllocation (balanced_allocation_test.go)', () => 
   });
   it('node without the scalar resource should skip the scalar resource', () => {
     const r = runBoth(
-      [makeResNode('node1', 3500, 40000, { 'nvidia.com/gpu': 8 }), makeResNode('node2', 3500, 40000)],
+      [resNode('node1', 3500, 40000, { 'nvidia.com/gpu': 8 }), resNode('node2', 3500, 40000)],
       [],
       cpuAndMemory(),
       { balancedResources: withGpu },
@@ -468,43 +465,43 @@ describe('ImageLocality (image_locality_test.go, current MaxThreshold = 1000Mi �
   const node400030 = [img(4000, 'gcr.io/4000:latest'), img(30, 'gcr.io/30:latest')];
   const node203040 = [img(20, 'gcr.io/20:latest'), img(30, 'gcr.io/30:latest'), img(40, 'gcr.io/40:latest')];
   const N = (...imgs: (typeof node25010 | undefined)[]) =>
-    imgs.map((images, i) => makeNode(`node${i + 1}`, { images }));
+    imgs.map((images, i) => nodeOf(`node${i + 1}`, { images }));
   const names = (k: number) => Array.from({ length: k }, (_, i) => `node${i + 1}`);
   const cases: [string, ReturnType<typeof makeNode>[], ReturnType<typeof makePod>, number[]][] = [
     [
       'two images spread on two nodes, prefer the larger image one',
       N(node403002000, node25010),
-      makePod({ images: ['gcr.io/40', 'gcr.io/250'] }),
+      podOf({ images: ['gcr.io/40', 'gcr.io/250'] }),
       [0, 5],
     ],
     [
       'two images on one node, prefer this node',
       N(node403002000, node25010),
-      makePod({ images: ['gcr.io/40', 'gcr.io/300'] }),
+      podOf({ images: ['gcr.io/40', 'gcr.io/300'] }),
       [7, 0],
     ],
     [
       'if exceed limit, use limit',
       N(node400030, node25010),
-      makePod({ images: ['gcr.io/10', 'gcr.io/4000'] }),
+      podOf({ images: ['gcr.io/10', 'gcr.io/4000'] }),
       [100, 0],
     ],
     [
       'if exceed limit, use limit (with node which has no images present)',
       N(node400030, node25010, undefined),
-      makePod({ images: ['gcr.io/10', 'gcr.io/4000'] }),
+      podOf({ images: ['gcr.io/10', 'gcr.io/4000'] }),
       [66, 0, 0],
     ],
     [
       'pod with multiple large images, node2 is preferred',
       N(node60040900, node300600900, undefined),
-      makePod({ images: ['gcr.io/300', 'gcr.io/600', 'gcr.io/900'] }),
+      podOf({ images: ['gcr.io/300', 'gcr.io/600', 'gcr.io/900'] }),
       [32, 36, 0],
     ],
     [
       'pod with multiple small images',
       N(node203040, node400030),
-      makePod({ images: ['gcr.io/30', 'gcr.io/40'] }),
+      podOf({ images: ['gcr.io/30', 'gcr.io/40'] }),
       [1, 0],
     ],
   ];
@@ -514,7 +511,7 @@ describe('ImageLocality (image_locality_test.go, current MaxThreshold = 1000Mi �
     });
   }
   it('include InitContainers: two images spread on two nodes, prefer the larger image one', () => {
-    const pod = makePod({ images: ['gcr.io/30'] });
+    const pod = podOf({ images: ['gcr.io/30'] });
     pod.spec.initContainers = [{ name: 'init', image: 'gcr.io/300' }];
     expect(rawScores(runBoth(N(node403002000, node203040), [], pod, {}, scoreAll), IMG, names(2))).toEqual([
       6, 0,
@@ -534,20 +531,20 @@ describe('TaintToleration score + NormalizeScore (taint_toleration_test.go)', ()
   it('node with taints tolerated by the pod gets a higher score', () => {
     const r = runBoth(
       [
-        makeNode('nodeA', { taints: [{ key: 'foo', value: 'bar', effect: P }] }),
-        makeNode('nodeB', { taints: [{ key: 'foo', value: 'blah', effect: P }] }),
+        nodeOf('nodeA', { taints: [{ key: 'foo', value: 'bar', effect: P }] }),
+        nodeOf('nodeB', { taints: [{ key: 'foo', value: 'blah', effect: P }] }),
       ],
       [],
-      makePod({ tolerations: [{ key: 'foo', operator: 'Equal', value: 'bar', effect: P }] }),
+      podOf({ tolerations: [{ key: 'foo', operator: 'Equal', value: 'bar', effect: P }] }),
       {},
       scoreAll,
     );
     expect(normScores(r, TAINT, ['nodeA', 'nodeB'])).toEqual([100, 0]);
   });
   const three = () => [
-    makeNode('nodeA'),
-    makeNode('nodeB', { taints: [{ key: 'cpu-type', value: 'arm64', effect: P }] }),
-    makeNode('nodeC', {
+    nodeOf('nodeA'),
+    nodeOf('nodeB', { taints: [{ key: 'cpu-type', value: 'arm64', effect: P }] }),
+    nodeOf('nodeC', {
       taints: [
         { key: 'cpu-type', value: 'arm64', effect: P },
         { key: 'disk-type', value: 'ssd', effect: P },
@@ -558,7 +555,7 @@ describe('TaintToleration score + NormalizeScore (taint_toleration_test.go)', ()
     const r = runBoth(
       three(),
       [],
-      makePod({
+      podOf({
         tolerations: [
           { key: 'cpu-type', operator: 'Equal', value: 'arm64', effect: P },
           { key: 'disk-type', operator: 'Equal', value: 'ssd', effect: P },
@@ -573,7 +570,7 @@ describe('TaintToleration score + NormalizeScore (taint_toleration_test.go)', ()
     const r = runBoth(
       three(),
       [],
-      makePod({ tolerations: [{ key: 'foo', operator: 'Equal', value: 'bar', effect: P }] }),
+      podOf({ tolerations: [{ key: 'foo', operator: 'Equal', value: 'bar', effect: P }] }),
       {},
       scoreAll,
     );
@@ -581,9 +578,9 @@ describe('TaintToleration score + NormalizeScore (taint_toleration_test.go)', ()
   });
   it('only PreferNoSchedule taints and tolerations count', () => {
     const nodes = [
-      makeNode('nodeA'),
-      makeNode('nodeB', { taints: [{ key: 'cpu-type', value: 'arm64', effect: 'NoSchedule' }] }),
-      makeNode('nodeC', {
+      nodeOf('nodeA'),
+      nodeOf('nodeB', { taints: [{ key: 'cpu-type', value: 'arm64', effect: 'NoSchedule' }] }),
+      nodeOf('nodeC', {
         taints: [
           { key: 'cpu-type', value: 'arm64', effect: P },
           { key: 'disk-type', value: 'ssd', effect: P },
@@ -593,7 +590,7 @@ describe('TaintToleration score + NormalizeScore (taint_toleration_test.go)', ()
     const r = runBoth(
       nodes,
       [],
-      makePod({
+      podOf({
         tolerations: [
           { key: 'cpu-type', operator: 'Equal', value: 'arm64', effect: 'NoSchedule' },
           { key: 'disk-type', operator: 'Equal', value: 'ssd', effect: 'NoSchedule' },
@@ -606,9 +603,9 @@ describe('TaintToleration score + NormalizeScore (taint_toleration_test.go)', ()
   });
   it('no taints and tolerations: lands on node with no taints', () => {
     const r = runBoth(
-      [makeNode('nodeA'), makeNode('nodeB', { taints: [{ key: 'cpu-type', value: 'arm64', effect: P }] })],
+      [nodeOf('nodeA'), nodeOf('nodeB', { taints: [{ key: 'cpu-type', value: 'arm64', effect: P }] })],
       [],
-      makePod({ tolerations: [] }),
+      podOf({ tolerations: [] }),
       {},
       scoreAll,
     );
@@ -618,14 +615,14 @@ describe('TaintToleration score + NormalizeScore (taint_toleration_test.go)', ()
 
 describe('NodeResourcesFit MostAllocated (most_allocated_test.go)', () => {
   const both = (cpu1: string, mem1: string, cpu2: string, mem2: string) => [
-    makeNode('node1', { capacity: cap(cpu1, mem1) }),
-    makeNode('node2', { capacity: cap(cpu2, mem2) }),
+    nodeOf('node1', { capacity: cap(cpu1, mem1) }),
+    nodeOf('node2', { capacity: cap(cpu2, mem2) }),
   ];
   const most = (resources?: { name: string; weight: number }[]) => ({
     fit: { type: 'MostAllocated' as const, resources },
   });
   const twoContainers = () =>
-    makePod({
+    podOf({
       reqs: [
         { cpu: '1000', memory: '2000' },
         { cpu: '2000', memory: '3000' },
@@ -633,7 +630,7 @@ describe('NodeResourcesFit MostAllocated (most_allocated_test.go)', () => {
     });
   it('nothing scheduled, nothing requested', () => {
     expect(
-      rawScores(runBoth(both('4000', '10000', '4000', '10000'), [], makePod(), most(), scoreAll), FIT, N12),
+      rawScores(runBoth(both('4000', '10000', '4000', '10000'), [], podOf(), most(), scoreAll), FIT, N12),
     ).toEqual([0, 0]);
   });
   it('nothing scheduled, resources requested, differently sized nodes', () => {
@@ -647,14 +644,14 @@ describe('NodeResourcesFit MostAllocated (most_allocated_test.go)', () => {
   });
   it('no resources requested, pods scheduled with resources', () => {
     const existing = [
-      makePod({ node: 'node1', reqs: [{ cpu: '3000', memory: '0' }] }),
-      makePod({ node: 'node1', reqs: [{ cpu: '3000', memory: '0' }] }),
-      makePod({ node: 'node2', reqs: [{ cpu: '3000', memory: '0' }] }),
-      makePod({ node: 'node2', reqs: [{ cpu: '3000', memory: '5000' }] }),
+      podOf({ node: 'node1', reqs: [{ cpu: '3000', memory: '0' }] }),
+      podOf({ node: 'node1', reqs: [{ cpu: '3000', memory: '0' }] }),
+      podOf({ node: 'node2', reqs: [{ cpu: '3000', memory: '0' }] }),
+      podOf({ node: 'node2', reqs: [{ cpu: '3000', memory: '5000' }] }),
     ];
     expect(
       rawScores(
-        runBoth(both('10000', '20000', '10000', '20000'), existing, makePod(), most(), scoreAll),
+        runBoth(both('10000', '20000', '10000', '20000'), existing, podOf(), most(), scoreAll),
         FIT,
         N12,
       ),
@@ -662,8 +659,8 @@ describe('NodeResourcesFit MostAllocated (most_allocated_test.go)', () => {
   });
   it('resources requested, pods scheduled with resources', () => {
     const existing = [
-      makePod({ node: 'node1', reqs: [{ cpu: '3000', memory: '0' }] }),
-      makePod({ node: 'node2', reqs: [{ cpu: '3000', memory: '5000' }] }),
+      podOf({ node: 'node1', reqs: [{ cpu: '3000', memory: '0' }] }),
+      podOf({ node: 'node2', reqs: [{ cpu: '3000', memory: '5000' }] }),
     ];
     expect(
       rawScores(
@@ -674,7 +671,7 @@ describe('NodeResourcesFit MostAllocated (most_allocated_test.go)', () => {
     ).toEqual([42, 55]);
   });
   it('resources requested equal node capacity', () => {
-    const pod = makePod({
+    const pod = podOf({
       reqs: [
         { cpu: '2000', memory: '4000' },
         { cpu: '3000', memory: '5000' },
@@ -703,12 +700,12 @@ describe('NodeResourcesFit MostAllocated (most_allocated_test.go)', () => {
     ).toEqual([58, 50]);
   });
   it('no resources requested, pods scheduled, nonzero request for resource', () => {
-    const c = () => makePod({ node: 'node1' });
+    const c = () => podOf({ node: 'node1' });
     const e1 = c(),
       e2 = c();
     e1.spec.containers = [{ name: 'container' }];
     e2.spec.containers = [{ name: 'container' }];
-    const pod = makePod();
+    const pod = podOf();
     pod.spec.containers = [{ name: 'container' }];
     expect(
       rawScores(runBoth(both('250m', '1000Mi', '250m', '1000Mi'), [e1, e2], pod, most(), scoreAll), FIT, N12),
@@ -716,10 +713,10 @@ describe('NodeResourcesFit MostAllocated (most_allocated_test.go)', () => {
   });
   it('honor extended resource if the pod requests', () => {
     const nodes = [
-      makeNode('node1', { capacity: cap('6000', '10000', { 'abc.com/xyz': '4' }) }),
-      makeNode('node2', { capacity: cap('6000', '10000', { 'abc.com/xyz': '10' }) }),
+      nodeOf('node1', { capacity: cap('6000', '10000', { 'abc.com/xyz': '4' }) }),
+      nodeOf('node2', { capacity: cap('6000', '10000', { 'abc.com/xyz': '10' }) }),
     ];
-    const pod = makePod({ reqs: [{ cpu: '3000', memory: '5000', 'abc.com/xyz': '2' }] });
+    const pod = podOf({ reqs: [{ cpu: '3000', memory: '5000', 'abc.com/xyz': '2' }] });
     expect(
       rawScores(
         runBoth(
@@ -740,10 +737,10 @@ describe('NodeResourcesFit MostAllocated (most_allocated_test.go)', () => {
   });
   it("if the node doesn't have a resource", () => {
     const nodes = [
-      makeNode('node1', { capacity: cap('6000', '10000') }),
-      makeNode('node2', { capacity: cap('6000', '10000', { 'abc.com/xyz': '4' }) }),
+      nodeOf('node1', { capacity: cap('6000', '10000') }),
+      nodeOf('node2', { capacity: cap('6000', '10000', { 'abc.com/xyz': '4' }) }),
     ];
-    const pod = makePod({ reqs: [{ cpu: '3000', memory: '4000' }] });
+    const pod = podOf({ reqs: [{ cpu: '3000', memory: '4000' }] });
     expect(
       rawScores(
         runBoth(
@@ -778,15 +775,15 @@ describe('NodeResourcesFit RequestedToCapacityRatio (requested_to_capacity_ratio
   ];
   it('nothing scheduled, nothing requested (least requested nodes have priority)', () => {
     const nodes = [
-      makeNode('node1', { capacity: cap('4000', '10000') }),
-      makeNode('node2', { capacity: cap('4000', '10000') }),
+      nodeOf('node1', { capacity: cap('4000', '10000') }),
+      nodeOf('node2', { capacity: cap('4000', '10000') }),
     ];
     expect(
       rawScores(
         runBoth(
           nodes,
-          [makePod({ node: 'node1' }), makePod({ node: 'node1' })],
-          makePod(),
+          [podOf({ node: 'node1' }), podOf({ node: 'node1' })],
+          podOf(),
           rtcr(leastShape),
           scoreAll,
         ),
@@ -797,10 +794,10 @@ describe('NodeResourcesFit RequestedToCapacityRatio (requested_to_capacity_ratio
   });
   it('resources requested, differently sized nodes (math.Round of 37.5 is 38)', () => {
     const nodes = [
-      makeNode('node1', { capacity: cap('4000', '10000') }),
-      makeNode('node2', { capacity: cap('6000', '10000') }),
+      nodeOf('node1', { capacity: cap('4000', '10000') }),
+      nodeOf('node2', { capacity: cap('6000', '10000') }),
     ];
-    const pod = makePod({
+    const pod = podOf({
       reqs: [
         { cpu: '1000', memory: '2000' },
         { cpu: '2000', memory: '3000' },
@@ -808,13 +805,7 @@ describe('NodeResourcesFit RequestedToCapacityRatio (requested_to_capacity_ratio
     });
     expect(
       rawScores(
-        runBoth(
-          nodes,
-          [makePod({ node: 'node1' }), makePod({ node: 'node1' })],
-          pod,
-          rtcr(leastShape),
-          scoreAll,
-        ),
+        runBoth(nodes, [podOf({ node: 'node1' }), podOf({ node: 'node1' })], pod, rtcr(leastShape), scoreAll),
         FIT,
         N12,
       ),
@@ -822,14 +813,14 @@ describe('NodeResourcesFit RequestedToCapacityRatio (requested_to_capacity_ratio
   });
   it('no resources requested, pods scheduled with resources', () => {
     const nodes = [
-      makeNode('node1', { capacity: cap('4000', '10000') }),
-      makeNode('node2', { capacity: cap('6000', '10000') }),
+      nodeOf('node1', { capacity: cap('4000', '10000') }),
+      nodeOf('node2', { capacity: cap('6000', '10000') }),
     ];
     const existing = [
-      makePod({ node: 'node1', reqs: [{ cpu: '3000', memory: '5000' }] }),
-      makePod({ node: 'node2', reqs: [{ cpu: '3000', memory: '5000' }] }),
+      podOf({ node: 'node1', reqs: [{ cpu: '3000', memory: '5000' }] }),
+      podOf({ node: 'node2', reqs: [{ cpu: '3000', memory: '5000' }] }),
     ];
-    expect(rawScores(runBoth(nodes, existing, makePod(), rtcr(leastShape), scoreAll), FIT, N12)).toEqual([
+    expect(rawScores(runBoth(nodes, existing, podOf(), rtcr(leastShape), scoreAll), FIT, N12)).toEqual([
       38, 50,
     ]);
   });
@@ -841,14 +832,14 @@ describe('NodeResourcesFit RequestedToCapacityRatio (requested_to_capacity_ratio
   ];
   const fooOnly = [{ name: 'intel.com/foo', weight: 1 }];
   const binNodes = () => [
-    makeResNode('node1', 4000, 10000 * 1024 * 1024, foo8),
-    makeResNode('node2', 4000, 10000 * 1024 * 1024, foo4),
+    resNode('node1', 4000, 10000 * 1024 * 1024, foo8),
+    resNode('node2', 4000, 10000 * 1024 * 1024, foo4),
   ];
   // (upstream also lists pods without a node name in the snapshot; they are not on any node)
   it('TestResourceBinPackingSingleExtended: nothing requested', () => {
-    expect(
-      rawScores(runBoth(binNodes(), [], makePod(), rtcr(binShape, fooOnly), scoreAll), FIT, N12),
-    ).toEqual([0, 0]);
+    expect(rawScores(runBoth(binNodes(), [], podOf(), rtcr(binShape, fooOnly), scoreAll), FIT, N12)).toEqual([
+      0, 0,
+    ]);
   });
   it('TestResourceBinPackingSingleExtended: pods scheduled with less resources', () => {
     expect(
@@ -856,7 +847,7 @@ describe('NodeResourcesFit RequestedToCapacityRatio (requested_to_capacity_ratio
         runBoth(
           binNodes(),
           [],
-          makePod({ reqs: [{ 'intel.com/foo': '2' }] }),
+          podOf({ reqs: [{ 'intel.com/foo': '2' }] }),
           rtcr(binShape, fooOnly),
           scoreAll,
         ),
@@ -870,8 +861,8 @@ describe('NodeResourcesFit RequestedToCapacityRatio (requested_to_capacity_ratio
       rawScores(
         runBoth(
           binNodes(),
-          [makePod({ node: 'node2', reqs: [{ 'intel.com/foo': '2' }] })],
-          makePod({ reqs: [{ 'intel.com/foo': '2' }] }),
+          [podOf({ node: 'node2', reqs: [{ 'intel.com/foo': '2' }] })],
+          podOf({ reqs: [{ 'intel.com/foo': '2' }] }),
           rtcr(binShape, fooOnly),
           scoreAll,
         ),
@@ -886,7 +877,7 @@ describe('NodeResourcesFit RequestedToCapacityRatio (requested_to_capacity_ratio
         runBoth(
           binNodes(),
           [],
-          makePod({ reqs: [{ 'intel.com/foo': '4' }] }),
+          podOf({ reqs: [{ 'intel.com/foo': '4' }] }),
           rtcr(binShape, fooOnly),
           scoreAll,
         ),
@@ -897,20 +888,20 @@ describe('NodeResourcesFit RequestedToCapacityRatio (requested_to_capacity_ratio
   });
   it('TestResourceBinPackingMultipleExtended: weights 3 and 5, rounded mean', () => {
     const nodes = [
-      makeResNode('node1', 4000, 10000 * 1024 * 1024, { 'intel.com/foo': 8, 'intel.com/bar': 4 }),
-      makeResNode('node2', 4000, 10000 * 1024 * 1024, { 'intel.com/foo': 4, 'intel.com/bar': 8 }),
+      resNode('node1', 4000, 10000 * 1024 * 1024, { 'intel.com/foo': 8, 'intel.com/bar': 4 }),
+      resNode('node2', 4000, 10000 * 1024 * 1024, { 'intel.com/foo': 4, 'intel.com/bar': 8 }),
     ];
     const res = [
       { name: 'intel.com/foo', weight: 3 },
       { name: 'intel.com/bar', weight: 5 },
     ];
-    const pod = makePod({ reqs: [{ 'intel.com/foo': '2', 'intel.com/bar': '2' }] });
+    const pod = podOf({ reqs: [{ 'intel.com/foo': '2', 'intel.com/bar': '2' }] });
     expect(rawScores(runBoth(nodes, [], pod, rtcr(binShape, res), scoreAll), FIT, N12)).toEqual([4, 3]);
     expect(
       rawScores(
         runBoth(
           nodes,
-          [makePod({ node: 'node2', reqs: [{ 'intel.com/foo': '2', 'intel.com/bar': '2' }] })],
+          [podOf({ node: 'node2', reqs: [{ 'intel.com/foo': '2', 'intel.com/bar': '2' }] })],
           pod,
           rtcr(binShape, res),
           scoreAll,

@@ -12,7 +12,7 @@ import { NUM_SCORE_PLUGINS } from '../../../src/scheduler/engine/types.js';
 import * as L from '../../../src/scheduler/engine/layout.js';
 import { generateCluster, generatePods } from '../../../src/sim/cluster-gen.js';
 import { Rng } from '../../../src/util/rng.js';
-import { makeNode, makePod } from '../engine/helpers.js';
+import { nodeOf, podOf } from '../../helpers/builders.js';
 
 /** Per node name: status, reasons, raw scores, total — comparable across tables whose slots differ. */
 function outcome(table: NodeTable, pod: Pod, kernel = new WasmKernel()): Map<string, string> {
@@ -94,7 +94,7 @@ describe('NodeTable incremental updates', () => {
         }
       } else {
         // bind a new pod
-        const p = makePod({
+        const p = podOf({
           node: rng.pick(cluster.nodes).metadata.name,
           reqs: [{ cpu: `${rng.range(1, 900)}m`, memory: `${rng.range(1, 900)}Mi` }],
           hostPorts: rng.next() < 0.2 ? [{ port: 8080 }] : undefined,
@@ -130,7 +130,7 @@ describe('NodeTable incremental updates', () => {
     const t = new NodeTable({ initialCapacity: 32 });
     for (let i = 0; i < 200; i++)
       t.addNode(
-        makeNode(`n${i}`, {
+        nodeOf(`n${i}`, {
           capacity: { cpu: `${i + 1}`, pods: '10' },
           labels: { idx: String(i) },
           taints: i % 7 === 0 ? [{ key: `t${i}`, effect: 'NoSchedule' }] : undefined,
@@ -146,13 +146,13 @@ describe('NodeTable incremental updates', () => {
 
   it('applies pods bound before their node exists, and after the node is removed and re-added', () => {
     const t = new NodeTable();
-    t.addPod(makePod({ name: 'early', node: 'late-node', reqs: [{ cpu: '250m', memory: '1Gi' }] }));
-    const s = t.addNode(makeNode('late-node', { capacity: { cpu: '4', memory: '8Gi', pods: '10' } }));
+    t.addPod(podOf({ name: 'early', node: 'late-node', reqs: [{ cpu: '250m', memory: '1Gi' }] }));
+    const s = t.addNode(nodeOf('late-node', { capacity: { cpu: '4', memory: '8Gi', pods: '10' } }));
     expect(t.requested(s, 'cpu')).toBe(250);
     expect(t.requested(s, 'pods')).toBe(1);
     t.removeNode('late-node');
     expect(t.size).toBe(0);
-    const s2 = t.addNode(makeNode('late-node', { capacity: { cpu: '4', memory: '8Gi', pods: '10' } }));
+    const s2 = t.addNode(nodeOf('late-node', { capacity: { cpu: '4', memory: '8Gi', pods: '10' } }));
     expect(t.requested(s2, 'memory')).toBe(1024 ** 3);
     t.removePod('default/early');
     expect(t.requested(s2, 'cpu')).toBe(0);
@@ -162,7 +162,7 @@ describe('NodeTable incremental updates', () => {
   it('scan order interleaves zones like upstream nodeTree.list()', () => {
     const t = new NodeTable();
     const z = (name: string, zone: string) =>
-      makeNode(name, {
+      nodeOf(name, {
         labels: { 'topology.kubernetes.io/region': 'r', 'topology.kubernetes.io/zone': zone },
       });
     for (const [n, zone] of [
@@ -182,9 +182,9 @@ describe('NodeTable incremental updates', () => {
 
   it('topology domains for registered keys (before and after nodes arrive)', () => {
     const t = new NodeTable();
-    t.addNode(makeNode('n1', { labels: { zone: 'a', rack: 'r1' } }));
+    t.addNode(nodeOf('n1', { labels: { zone: 'a', rack: 'r1' } }));
     const zk = t.registerTopologyKey('zone');
-    t.addNode(makeNode('n2', { labels: { zone: 'b' } }));
+    t.addNode(nodeOf('n2', { labels: { zone: 'b' } }));
     const rk = t.registerTopologyKey('rack');
     expect(t.domainValue(t.topologyDomain(zk, t.nodeIndex('n1')))).toBe('a');
     expect(t.domainValue(t.topologyDomain(zk, t.nodeIndex('n2')))).toBe('b');
@@ -194,7 +194,7 @@ describe('NodeTable incremental updates', () => {
 
   it('synthesizeConditionTaints adds the node lifecycle controller taints for not-ready nodes', () => {
     const node = (name: string, status: 'True' | 'False' | 'Unknown'): Node => ({
-      ...makeNode(name, { capacity: { pods: '10' } }),
+      ...nodeOf(name, { capacity: { pods: '10' } }),
       status: { allocatable: { pods: '10' }, conditions: [{ type: 'Ready', status }] },
     });
     const plain = new NodeTable();
@@ -206,7 +206,7 @@ describe('NodeTable incremental updates', () => {
         ['gone', 'Unknown'],
       ] as const)
         t.addNode(node(n, s));
-    const pod = makePod();
+    const pod = podOf();
     const feasible = (t: NodeTable) =>
       [...outcome(t, pod, new JsKernel()).entries()]
         .filter(([, v]) => v.startsWith('1|'))
@@ -221,9 +221,9 @@ describe('NodeTable incremental updates', () => {
 
   it('rejects a query compiled before a table change', () => {
     const t = new NodeTable();
-    t.addNode(makeNode('n', { capacity: { pods: '10' } }));
-    const q = compilePod(t, makePod());
-    t.addPod(makePod({ node: 'n' }));
+    t.addNode(nodeOf('n', { capacity: { pods: '10' } }));
+    const q = compilePod(t, podOf());
+    t.addPod(podOf({ node: 'n' }));
     expect(() => new JsKernel().filterAndScore(t, q, new KernelOutput(t))).toThrow(
       /changed since it was compiled/,
     );
@@ -232,7 +232,7 @@ describe('NodeTable incremental updates', () => {
 
 describe('pod requests (component-helpers PodRequests)', () => {
   it('max(sum of containers + sidecars, init peaks) + overhead; non-zero defaults only for missing requests', () => {
-    const p = makePod({
+    const p = podOf({
       reqs: [{ cpu: '100m' }, { memory: '0' }],
       initReqs: [
         { req: { cpu: '50m', memory: '10Mi' }, sidecar: true },
@@ -249,7 +249,7 @@ describe('pod requests (component-helpers PodRequests)', () => {
     expect(nz.get('memory')).toBe(Math.max(200 * 1024 * 1024 + 0 + 10 * 1024 * 1024, 11 * 1024 * 1024));
   });
   it('names the pod and field of a bad quantity', () => {
-    expect(() => podRequests(makePod({ name: 'bad', reqs: [{ cpu: 'lots' }] }))).toThrow(
+    expect(() => podRequests(podOf({ name: 'bad', reqs: [{ cpu: 'lots' }] }))).toThrow(
       /pod default\/bad: spec.containers\[0\].resources.requests: invalid quantity "lots" for cpu/,
     );
   });
@@ -276,16 +276,16 @@ describe('podResourceSums (the one-pass requests of compile and assume)', () => 
       ...generatePods({ seed: 6, count: 400, cluster }),
       ...cluster.pods,
       // repeated keys across containers, an explicit zero, an extended resource, no requests at all
-      makePod({
+      podOf({
         reqs: [
           { cpu: '100m', memory: '0', 'nvidia.com/gpu': 1 },
           { cpu: '1', 'ephemeral-storage': '1Gi' },
           {},
         ],
       }),
-      makePod({ reqs: [{ memory: '64Mi' }, { cpu: '0' }] }),
-      makePod({}),
-      makePod({ reqs: [{ cpu: '250m' }], overhead: { cpu: '10m', memory: '1Mi' } }),
+      podOf({ reqs: [{ memory: '64Mi' }, { cpu: '0' }] }),
+      podOf({}),
+      podOf({ reqs: [{ cpu: '250m' }], overhead: { cpu: '10m', memory: '1Mi' } }),
     ];
     for (const p of pods) {
       const sums = podResourceSums(p);
@@ -295,14 +295,14 @@ describe('podResourceSums (the one-pass requests of compile and assume)', () => 
   });
   it('names the pod and the field of a bad quantity on the containers-only path and the general one', async () => {
     const { podResourceSums } = await import('../../../src/scheduler/engine/resources.js');
-    expect(() => podResourceSums(makePod({ name: 'bad', reqs: [{ cpu: '1' }, { memory: '12Qi' }] }))).toThrow(
+    expect(() => podResourceSums(podOf({ name: 'bad', reqs: [{ cpu: '1' }, { memory: '12Qi' }] }))).toThrow(
       /pod default\/bad: spec.containers\[1\].resources.requests: invalid quantity "12Qi" for memory/,
     );
     expect(() =>
-      podResourceSums(makePod({ name: 'bad', reqs: [{ cpu: '1' }], initReqs: [{ req: { cpu: 'x' } }] })),
+      podResourceSums(podOf({ name: 'bad', reqs: [{ cpu: '1' }], initReqs: [{ req: { cpu: 'x' } }] })),
     ).toThrow(/pod default\/bad: spec.initContainers\[0\].resources.requests: invalid quantity "x" for cpu/);
     expect(() =>
-      podResourceSums(makePod({ name: 'bad', reqs: [{ cpu: '1' }], overhead: { memory: 'abc' } })),
+      podResourceSums(podOf({ name: 'bad', reqs: [{ cpu: '1' }], overhead: { memory: 'abc' } })),
     ).toThrow(/pod default\/bad: spec.overhead: invalid quantity "abc" for memory/);
   });
 });
@@ -315,12 +315,12 @@ describe('compilePod fast paths', () => {
   ];
   function taintedTable(): NodeTable {
     const t = new NodeTable();
-    t.addNode(makeNode('plain', { capacity: { cpu: '4', memory: '8Gi', pods: '110' } }));
+    t.addNode(nodeOf('plain', { capacity: { cpu: '4', memory: '8Gi', pods: '110' } }));
     taints.forEach((taint, i) =>
-      t.addNode(makeNode(`t${i}`, { capacity: { cpu: '4', memory: '8Gi', pods: '110' }, taints: [taint] })),
+      t.addNode(nodeOf(`t${i}`, { capacity: { cpu: '4', memory: '8Gi', pods: '110' }, taints: [taint] })),
     );
     t.addNode(
-      makeNode('both', {
+      nodeOf('both', {
         capacity: { cpu: '4', memory: '8Gi', pods: '110' },
         taints: [taints[1], taints[0]],
       }),
@@ -329,7 +329,7 @@ describe('compilePod fast paths', () => {
   }
   it('a pod without tolerations gets the same verdicts and scores as one whose tolerations match nothing', () => {
     const t = taintedTable();
-    const bare = makePod({ reqs: [{ cpu: '100m' }] });
+    const bare = podOf({ reqs: [{ cpu: '100m' }] });
     const useless = {
       ...bare,
       spec: { ...bare.spec, tolerations: [{ key: 'no-such-key', operator: 'Exists' as const }] },
@@ -345,12 +345,12 @@ describe('compilePod fast paths', () => {
   });
   it('the cached no-toleration masks follow taints interned after the first compile', () => {
     const t = taintedTable();
-    const bare = makePod({ reqs: [{ cpu: '100m' }] });
+    const bare = podOf({ reqs: [{ cpu: '100m' }] });
     outcome(t, bare);
     // 40 new taints: the table's taint bitset grows past one word
     for (let i = 0; i < 40; i++)
       t.addNode(
-        makeNode(`late${i}`, {
+        nodeOf(`late${i}`, {
           capacity: { cpu: '4', memory: '8Gi', pods: '110' },
           taints: [{ key: `late${i}`, effect: i % 2 ? 'NoSchedule' : 'PreferNoSchedule' }],
         }),
@@ -366,7 +366,7 @@ describe('compilePod fast paths', () => {
   it("assume with the query's accounting changes the columns exactly as a plain addPod", () => {
     const a = taintedTable();
     const b = taintedTable();
-    const pod = makePod({
+    const pod = podOf({
       reqs: [{ cpu: '300m', 'nvidia.com/gpu': 1 }, { memory: '1Gi' }],
       hostPorts: [{ port: 8080 }],
     });
@@ -396,9 +396,9 @@ describe('compilePod fast paths', () => {
 
 describe('compilePod errors name the pod and the field', () => {
   const t = new NodeTable();
-  t.addNode(makeNode('n1', { labels: { zone: 'a' }, capacity: { cpu: '1', memory: '1Gi', pods: '10' } }));
+  t.addNode(nodeOf('n1', { labels: { zone: 'a' }, capacity: { cpu: '1', memory: '1Gi', pods: '10' } }));
   it('an invalid preferred term throws PodQueryError with its path', () => {
-    const pod = makePod({
+    const pod = podOf({
       name: 'bad-pref',
       affinity: {
         nodeAffinity: {
@@ -422,7 +422,7 @@ describe('compilePod errors name the pod and the field', () => {
     );
   });
   it('an invalid required term is skipped and reported (upstream LazyErrorNodeSelector)', () => {
-    const pod = makePod({
+    const pod = podOf({
       name: 'bad-req',
       affinity: {
         nodeAffinity: {

@@ -7,7 +7,7 @@ import { SchedulingAlgorithm } from '../../../src/scheduler/framework/schedule-o
 import { ClusterSnapshot } from '../../../src/scheduler/framework/snapshot.js';
 import { Code, Status } from '../../../src/scheduler/framework/status.js';
 import { Rng } from '../../../src/util/rng.js';
-import { makeNode, makePod } from '../builders.js';
+import { makeNode, makePod } from '../../helpers/builders.js';
 
 const U = (r: string) => new Status(Code.Unschedulable, [r]);
 function fe(

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { labelSelectorAsSelector } from '../../../src/api/label-selector.js';
 import { ClusterSnapshot, type NodeInfo } from '../../../src/scheduler/framework/snapshot.js';
 import { Rng } from '../../../src/util/rng.js';
-import { makeNode, makePod, sel } from '../builders.js';
+import { makeNode, makePod, sel } from '../../helpers/builders.js';
 
 const names = (l: readonly NodeInfo[]) => l.map((n) => n.name);
 

@@ -19,7 +19,7 @@ import {
 import { PodTopologySpread } from '../../../src/scheduler/plugins/pod-topology-spread.js';
 import { InterPodAffinity } from '../../../src/scheduler/plugins/inter-pod-affinity.js';
 import { Rng } from '../../../src/util/rng.js';
-import { makeNode, makePod, sel } from '../builders.js';
+import { makeNode, makePod, sel } from '../../helpers/builders.js';
 
 const ZONE = 'topology.kubernetes.io/zone';
 const HOST = 'kubernetes.io/hostname';

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { SchedulerCore } from '../../../src/scheduler/scheduler.js';
 import type { Node, Pod } from '../../../src/api/types.js';
 import { Rng } from '../../../src/util/rng.js';
-import { makeNode, makePod, sel } from '../builders.js';
+import { makeNode, makePod, sel } from '../../helpers/builders.js';
 
 function cluster(rng: Rng): { nodes: Node[]; running: Pod[] } {
   const zones = ['a', 'b', 'c'];

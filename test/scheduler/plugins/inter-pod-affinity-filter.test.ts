@@ -11,7 +11,7 @@ import {
   ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH as EXISTING,
   InterPodAffinity,
 } from '../../../src/scheduler/plugins/inter-pod-affinity.js';
-import { makeNode, makePod, type PodBuilder } from '../builders.js';
+import { makeNode, makePod, type PodBuilder } from '../../helpers/builders.js';
 
 const term = (
   key: string,

@@ -6,6 +6,7 @@ import { CycleState } from '../../../src/scheduler/framework/cycle-state.js';
 import { ClusterSnapshot } from '../../../src/scheduler/framework/snapshot.js';
 import { Code } from '../../../src/scheduler/framework/status.js';
 import { InterPodAffinity } from '../../../src/scheduler/plugins/inter-pod-affinity.js';
+import { makeNode, makePod } from '../../helpers/builders.js';
 
 const rgChina = { region: 'China' },
   rgIndia = { region: 'India' },
@@ -126,17 +127,15 @@ const pod = (
   affinity?: Affinity,
   nodeName?: string,
   namespace = 'default',
-): Pod => ({
-  apiVersion: 'v1',
-  kind: 'Pod',
-  metadata: { name: `p${seq++}`, namespace, labels },
-  spec: { containers: [], nodeName, affinity },
-});
-const node = (name: string, labels: Labels): Node => ({
-  apiVersion: 'v1',
-  kind: 'Node',
-  metadata: { name, labels },
-});
+): Pod =>
+  makePod(`p${seq++}`)
+    .uid(undefined)
+    .namespace(namespace)
+    .labels(labels)
+    .containers()
+    .spec({ nodeName, affinity })
+    .obj();
+const node = (name: string, labels: Labels): Node => makeNode(name).labels(labels).obj();
 
 function score(
   incoming: Pod,

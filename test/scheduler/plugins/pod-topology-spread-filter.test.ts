@@ -11,7 +11,7 @@ import {
   ERR_REASON_CONSTRAINTS_NOT_MATCH,
   ERR_REASON_NODE_LABEL_NOT_MATCH,
 } from '../../../src/scheduler/plugins/pod-topology-spread.js';
-import { makeNode, makePod, sel } from '../builders.js';
+import { makeNode, makePod, sel } from '../../helpers/builders.js';
 
 type Want = Record<string, Code>;
 const S = Code.Success,

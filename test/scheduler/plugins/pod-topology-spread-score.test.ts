@@ -6,7 +6,7 @@ import { CycleState } from '../../../src/scheduler/framework/cycle-state.js';
 import { ClusterSnapshot } from '../../../src/scheduler/framework/snapshot.js';
 import { Code } from '../../../src/scheduler/framework/status.js';
 import { PodTopologySpread } from '../../../src/scheduler/plugins/pod-topology-spread.js';
-import { makeNode, makePod, sel } from '../builders.js';
+import { makeNode, makePod, sel } from '../../helpers/builders.js';
 
 const H = 'kubernetes.io/hostname';
 const foo = () => sel().exists('foo').obj();

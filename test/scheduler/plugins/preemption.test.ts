@@ -9,7 +9,7 @@ import {
   type Candidate,
 } from '../../../src/scheduler/plugins/default-preemption.js';
 import { SchedulerCore } from '../../../src/scheduler/scheduler.js';
-import { makeNode, makePod } from '../builders.js';
+import { makeNode, makePod } from '../../helpers/builders.js';
 
 const v = (name: string, priority: number, start?: string): Pod => {
   const p = makePod(name).priority(priority).obj();

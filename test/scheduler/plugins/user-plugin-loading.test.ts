@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { Node, Pod } from '../../../src/api/types.js';
 import { loadUserPlugin } from '../../../src/scheduler/plugins/user.js';
 import type { Plugin, ScorePlugin } from '../../../src/scheduler/framework/types.js';
+import { makeNode, makePod } from '../../helpers/builders.js';
 
 let dir = '';
 const file = (name: string, text: string) => {
@@ -15,13 +16,8 @@ const file = (name: string, text: string) => {
   writeFileSync(path, text);
   return path;
 };
-const node = (cpu: string): Node => ({
-  apiVersion: 'v1',
-  kind: 'Node',
-  metadata: { name: 'n' },
-  status: { allocatable: { cpu } },
-});
-const pod: Pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [] } };
+const node = (cpu: string): Node => makeNode('n').allocatable({ cpu }).obj();
+const pod: Pod = makePod('p').containers().obj();
 const score = (p: Plugin, n: Node) =>
   (p as ScorePlugin).score(undefined as never, pod, { node: n, pods: [] } as never) as number;
 

@@ -8,7 +8,7 @@ import { SchedulerCore } from '../../../src/scheduler/scheduler.js';
 import { loadUserPlugin } from '../../../src/scheduler/plugins/user.js';
 // @ts-expect-error plain .mjs build helper without types
 import { buildBinpack } from '../../../examples/plugins/wasm-binpack/build.mjs';
-import { makeNode, makePod } from '../builders.js';
+import { makeNode, makePod } from '../../helpers/builders.js';
 
 const node = (name: string, labels: Record<string, string> = {}) => {
   const b = makeNode(name).capacity({ cpu: '4', memory: '16Gi', pods: '110' });
