@@ -79,6 +79,21 @@ export interface SuiteOption {
   default?: string;
 }
 
+/**
+ * A chart that answers the suite's question (not only "how fast is kubesim"): one value per result
+ * of one measurement, a line per series against size.
+ */
+export interface BenchChart {
+  title: string;
+  measurement: string;
+  yLabel: string;
+  value(r: BenchResult): number | undefined;
+  /** the series a result belongs to (default: its mode); the first result per (series, size) wins */
+  series?(r: BenchResult): string;
+  /** the value is timed: results with a large margin of error are flagged */
+  timed?: boolean;
+}
+
 export interface BenchSuite {
   name: string;
   description: string;
@@ -92,6 +107,8 @@ export interface BenchSuite {
    * smaller real-tool sweep so that the whole run stays within its time budget.
    */
   allArgs?: BenchOptions['args'];
+  /** charts the HTML report draws before the generic throughput charts */
+  charts?: BenchChart[];
   run(opts: BenchOptions, rec: BenchRecorder): Promise<void>;
 }
 

@@ -18,7 +18,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { BenchOptions, BenchRecorder, BenchSuite } from './harness.js';
+import type { BenchChart, BenchOptions, BenchRecorder, BenchResult, BenchSuite } from './harness.js';
 import { parseSizes } from './harness.js';
 import { generateServices, changeOneEndpoint, type GeneratedServices } from '../src/proxy/gen.js';
 import { ProxyState } from '../src/proxy/model/index.js';
@@ -34,8 +34,70 @@ import { Rng } from '../src/util/rng.js';
 
 const NODE_IP = '192.168.0.10';
 
+/** What one endpoint change makes the mode write: rules, set/map elements, IPVS objects. */
+function writtenPerChange(r: BenchResult): number | undefined {
+  const f = r.figures;
+  if (!f) return undefined;
+  const keys = [
+    'rulesWritten',
+    'elementsWritten',
+    'realServersChanged',
+    'virtualServersChanged',
+    'ipsetEntriesChanged',
+    'iptablesRulesRewritten',
+  ];
+  const present = keys.filter((k) => f[k] !== undefined);
+  return present.length ? present.reduce((a, k) => a + f[k], 0) : undefined;
+}
+
+/** "iptables js" and "iptables wasm" evaluate the same rules: one series per proxy mode. */
+const proxyMode = (r: BenchResult) => (r.mode ?? '').replace(/ (js|wasm)$/, '');
+
+const charts: BenchChart[] = [
+  {
+    title: 'Rules evaluated per packet (new connections)',
+    measurement: 'classify',
+    yLabel: 'rules per packet',
+    value: (r) => r.figures?.['rules/pkt'],
+    series: proxyMode,
+  },
+  {
+    title: 'Bytes written per endpoint change',
+    measurement: 'endpoint change',
+    yLabel: 'bytes',
+    value: (r) => r.figures?.bytesWritten,
+  },
+  {
+    title: 'Rules and entries written per endpoint change',
+    measurement: 'endpoint change',
+    yLabel: 'rules, set elements, IPVS objects',
+    value: writtenPerChange,
+  },
+  {
+    title: 'Sync time per endpoint change (p50)',
+    measurement: 'endpoint change',
+    yLabel: 'ms',
+    value: (r) => r.latency?.p50,
+    timed: true,
+  },
+  {
+    title: 'Full sync: render time (p50)',
+    measurement: 'render full',
+    yLabel: 'ms',
+    value: (r) => r.latency?.p50,
+    timed: true,
+  },
+  {
+    title: 'Full sync: ruleset size',
+    measurement: 'render full',
+    yLabel: 'bytes',
+    value: (r) => r.figures?.bytes,
+  },
+];
+
 export const suite: BenchSuite = {
   name: 'proxy',
+  charts,
   description:
     'kube-proxy iptables vs ipvs vs nftables: ruleset size, full render, one endpoint change, per-packet lookup (JS/WASM), real tools',
   sizeUnit: 'services',

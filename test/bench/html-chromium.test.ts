@@ -45,7 +45,7 @@ describe.skipIf(!bin && !requireIt)(
         // the browser parsed the inline SVG: one chart with a line and a point per (mode, size)
         expect((dom.match(/<svg/g) ?? []).length).toBe(1);
         expect((dom.match(/<polyline/g) ?? []).length).toBe(2);
-        expect((dom.match(/<circle/g) ?? []).length).toBe(6);
+        expect((dom.match(/<circle class="(point|noisy)"/g) ?? []).length).toBe(6);
         expect(dom).toContain('Fitted growth');
         const png = join(dir, 'report.png');
         expect(chromiumScreenshot(file, png)).toBe(true);
