@@ -1,6 +1,6 @@
 import { podKey } from '../../api/keys.js';
 import { zoneKey } from '../../api/topology.js';
-import type { Node, Pod, Taint } from '../../api/types.js';
+import type { Container, Node, Pod, Taint } from '../../api/types.js';
 import type { NodeTableView } from './types.js';
 import { MAX_RESOURCES } from './types.js';
 import { Interner } from './interning.js';
@@ -106,17 +106,24 @@ function taintKey(t: Taint): string {
   return `${t.key}\x00${t.value ?? ''}\x00${t.effect}`;
 }
 
-/** Host ports a pod uses, as NodeInfo.UsedPorts records them (regular containers, hostPort > 0). */
+/**
+ * Host ports a pod uses, as NodeInfo.UsedPorts records them and NodePorts' PreFilter asks for them:
+ * restartable init containers (sidecars, `restartPolicy: Always`, which run for the pod's whole
+ * life) first, then regular containers; hostPort > 0 only. Plain init containers have exited before
+ * the app containers start, so their ports are not held. upstream: pkg/scheduler/util GetHostPorts.
+ */
 export function podHostPorts(pod: Pod): HostPort[] {
   let out: HostPort[] | undefined;
-  for (const c of pod.spec?.containers ?? []) {
+  const add = (c: Container) => {
     const ports = c.ports;
-    if (!ports) continue;
+    if (!ports) return;
     for (const p of ports) {
       if (!p.hostPort || p.hostPort <= 0) continue;
       (out ??= []).push({ ip: p.hostIP || '0.0.0.0', protocol: p.protocol || 'TCP', port: p.hostPort });
     }
-  }
+  };
+  for (const c of pod.spec?.initContainers ?? []) if (c.restartPolicy === 'Always') add(c);
+  for (const c of pod.spec?.containers ?? []) add(c);
   return out ?? [];
 }
 
