@@ -2,13 +2,14 @@
  * `kubesim serve`: the simulated cluster over the Kubernetes REST API on 127.0.0.1, so kubectl
  * and client libraries talk to it unchanged. Runs until SIGINT / SIGTERM.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { ManifestError, loadManifests } from '../api/manifest.js';
 import { type Scenario, ScenarioError, loadScenario, parseDuration } from '../sim/scenario.js';
 import { kubeconfig } from '../server/kubeconfig.js';
 import { type ServedCluster, defaultScenario, serveCluster, snapshotScenario } from '../server/serve.js';
+import { writeFileAtomic } from '../util/atomic-write.js';
 import { packageRoot } from '../util/paths.js';
 import { CliError } from './errors.js';
 
@@ -20,6 +21,7 @@ interface ServeCliOptions {
   paused?: boolean;
   scheduler: boolean;
   kubeconfigOut?: string;
+  tls?: boolean;
   seed?: string;
   bookmarkInterval: string;
   verbose?: boolean;
@@ -46,7 +48,8 @@ export function register(program: Command): void {
     .option('--speed <x>', 'virtual seconds per wall second', '1')
     .option('--paused', 'start with the virtual clock stopped; step it with POST /kubesim/v1/clock?step=30s')
     .option('--no-scheduler', 'run no scheduler, so your own scheduler binds the pods')
-    .option('--kubeconfig-out <file>', 'write a kubeconfig for this server')
+    .option('--kubeconfig-out <file>', 'write a kubeconfig for this server (with --tls: its certificate too)')
+    .option('--tls', 'serve HTTPS with a self-signed certificate made at start-up')
     .option('--seed <n>', 'seed for every random choice')
     .option('--bookmark-interval <d>', 'interval of watch bookmarks', '60s')
     .option('-v, --verbose', 'log every request on stderr')
@@ -57,6 +60,7 @@ With neither --scenario nor --cluster the cluster is three 4-CPU nodes in three 
 Examples:
   kubesim serve --cluster snapshot.yaml --kubeconfig-out kubeconfig
   export KUBECONFIG=$PWD/kubeconfig; kubectl get nodes
+  kubesim serve --tls --kubeconfig-out kubeconfig   # HTTPS; the kubeconfig trusts its certificate
   kubesim serve --scenario examples/scenarios/node-failure-eviction.yaml --speed 10 --port 8080
   kubesim serve --paused --no-scheduler --kubeconfig-out kc   # step: curl -X POST 'http://127.0.0.1:PORT/kubesim/v1/clock?step=10s'`,
     )
@@ -103,6 +107,7 @@ Examples:
           seed,
           version,
           bookmarkEveryMs,
+          tls: opts.tls,
           onRequest: opts.verbose
             ? (m, u, code, ms) => process.stderr.write(`${m} ${u} ${code} ${ms.toFixed(1)}ms\n`)
             : undefined,
@@ -112,7 +117,14 @@ Examples:
         if (err.code === 'EADDRINUSE') throw new CliError(`--port ${port}: address already in use`);
         throw new CliError(err.message);
       }
-      if (opts.kubeconfigOut) writeFileSync(opts.kubeconfigOut, kubeconfig(served.url));
+      if (opts.kubeconfigOut) {
+        try {
+          writeFileAtomic(opts.kubeconfigOut, kubeconfig(served.url, 'kubesim', served.caCert));
+        } catch (e) {
+          await served.close();
+          throw new CliError(`--kubeconfig-out ${opts.kubeconfigOut}: ${(e as Error).message}`);
+        }
+      }
       process.stdout.write(
         `kubesim serve: ${served.url} (${served.sim.scenario.snapshotNodes.length + served.sim.scenario.pools.reduce((n, p) => n + p.count, 0)} nodes, speed ${speed}${opts.paused ? ', paused' : ''}${opts.scheduler ? '' : ', no scheduler'})` +
           (opts.kubeconfigOut ? `\nkubeconfig: ${opts.kubeconfigOut}` : '') +

@@ -5,6 +5,7 @@
  * and watch streams need the raw response.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { ApiServer } from '../api/apiserver.js';
 import { ApiError, badRequest } from '../api/errors.js';
@@ -42,13 +43,15 @@ export interface HttpServerOptions {
   watch?: Partial<WatchSettings>;
   /** extra routes tried before the Kubernetes API (control endpoint, OpenAPI) */
   routes?: ExtraRoute[];
+  /** serve HTTPS with this key and certificate (PEM) instead of plain HTTP */
+  tls?: { key: string; cert: string };
   /** called for each answered request (logging) */
   onRequest?: (method: string, url: string, code: number, ms: number) => void;
 }
 
 export interface RunningServer {
   server: Server;
-  /** http://127.0.0.1:PORT */
+  /** http://127.0.0.1:PORT (https:// with tls) */
   url: string;
   port: number;
   close(): Promise<void>;
@@ -151,13 +154,14 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningS
     await handleResource({ api: opts.api, watch }, r);
   };
 
-  const server = createServer((req, res) => {
+  const listener = (req: IncomingMessage, res: ServerResponse) => {
     const t0 = performance.now();
     res.on('finish', () =>
       opts.onRequest?.(req.method ?? '', req.url ?? '', res.statusCode, performance.now() - t0),
     );
     handle(req, res).catch((e) => sendError(res, e));
-  });
+  };
+  const server: Server = opts.tls ? createTlsServer(opts.tls, listener) : createServer(listener);
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -167,7 +171,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningS
   address = `${host}:${port}`;
   return {
     server,
-    url: `http://${address}`,
+    url: `${opts.tls ? 'https' : 'http'}://${address}`,
     port,
     close: () =>
       new Promise<void>((resolve) => {

@@ -9,6 +9,7 @@ import { parseScenario, type Scenario } from '../sim/scenario.js';
 import { Simulation } from '../sim/simulation.js';
 import { type RunningServer, startHttpServer } from './http.js';
 import { RealtimeDriver, clockRoute } from './realtime.js';
+import { selfSignedCert } from './tls.js';
 
 export interface ServeOptions {
   scenario: Scenario;
@@ -25,12 +26,16 @@ export interface ServeOptions {
   version: string;
   /** wall-clock interval of watch bookmarks (default 60 s) */
   bookmarkEveryMs?: number;
+  /** serve HTTPS with a self-signed certificate made at start-up (see tls.ts) */
+  tls?: boolean;
   onRequest?: (method: string, url: string, code: number, ms: number) => void;
 }
 
 export interface ServedCluster extends RunningServer {
   sim: Simulation;
   driver: RealtimeDriver;
+  /** the PEM certificate clients trust (with tls) */
+  caCert?: string;
 }
 
 /** A scenario of the default cluster: three 4-CPU / 16 GiB nodes in three zones. */
@@ -88,7 +93,9 @@ export async function serveCluster(opts: ServeOptions): Promise<ServedCluster> {
   await sim.server.bootstrapNamespaces();
   await sim.setup();
   const driver = new RealtimeDriver(sim.loop, { speed: opts.speed, paused: opts.paused });
+  const tls = opts.tls ? await selfSignedCert(opts.host ?? '127.0.0.1') : undefined;
   const http = await startHttpServer({
+    tls,
     api: sim.server,
     host: opts.host,
     port: opts.port,
@@ -102,6 +109,7 @@ export async function serveCluster(opts: ServeOptions): Promise<ServedCluster> {
     ...http,
     sim,
     driver,
+    caCert: tls?.cert,
     close: async () => {
       await http.close();
       await driver.stop();

@@ -34,7 +34,7 @@ export async function startServe(args: string[] = []): Promise<ServeProcess> {
     const timer = setTimeout(() => reject(new Error(`kubesim serve did not start: ${err}`)), 30_000);
     child.stdout!.on('data', (d) => {
       out += d;
-      const m = /kubesim serve: (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      const m = /kubesim serve: (https?:\/\/127\.0\.0\.1:\d+)/.exec(out);
       if (m && out.includes('kubeconfig:')) {
         clearTimeout(timer);
         resolve(m[1]!);
