@@ -10,10 +10,86 @@
  *   - a term with neither expressions nor fields matches nothing;
  *   - matchFields supports metadata.name only;
  *   - Gt/Lt take exactly one integer value and compare integer label values (strconv.ParseInt);
- *     a requirement that cannot be parsed never matches.
+ *   - a term with a requirement that does not parse (labels.NewRequirement: bad key, a value that is
+ *     no valid label value, a Gt/Lt bound that is no integer, …) is dropped: it matches nothing,
+ *     while the other terms still count (LazyErrorNodeSelector). The apiserver checks operators and
+ *     value counts but not value syntax, so `NotIn: ["a b"]` reaches the scheduler.
  */
+import { type FieldError, FieldPath, invalidValue, notSupported } from './field.js';
 import { parseInt64 } from './label-selector.js';
 import type { Node, NodeSelectorRequirement, NodeSelectorTerm, Pod } from './types.js';
+import { isQualifiedName, isValidLabelValue } from './validation-names.js';
+
+const LABEL_OPS = ['In', 'NotIn', 'Exists', 'DoesNotExist', 'Gt', 'Lt'];
+const FIELD_OPS = ['In', 'NotIn'];
+
+/**
+ * Why a NodeSelectorRequirement cannot be parsed, as upstream's nodeSelectorRequirementsAsSelector
+ * (labels.NewRequirement: operator, key syntax, value count, integer Gt/Lt bounds, label value
+ * syntax) or nodeSelectorRequirementsAsFieldSelector (In/NotIn with exactly one value) words it,
+ * each error under `path` (the requirement's field path; relative when empty). Empty when it parses. The apiserver does
+ * not check value syntax, so such pods exist; the scheduler drops a term with an error (it matches
+ * nothing) and fails a preferred term.
+ */
+export function nodeSelectorRequirementErrors(
+  req: NodeSelectorRequirement,
+  fields: boolean,
+  path = '',
+): string[] {
+  const values = req.values ?? [];
+  const at = new FieldPath(path);
+  const errs: FieldError[] = [];
+  if (fields) {
+    if (!FIELD_OPS.includes(req.operator))
+      errs.push(notSupported(at.child('operator').path, req.operator, FIELD_OPS));
+    else if (values.length !== 1)
+      errs.push(invalidValue(at.child('values').path, values, 'must have one element'));
+    return errs.map(String);
+  }
+  if (!LABEL_OPS.includes(req.operator))
+    return [notSupported(at.child('operator').path, req.operator, LABEL_OPS).toString()];
+  const keyErrs = isQualifiedName(req.key);
+  if (keyErrs.length) errs.push(invalidValue(at.child('key').path, req.key, keyErrs.join('; ')));
+  const vp = at.child('values');
+  switch (req.operator) {
+    case 'In':
+    case 'NotIn':
+      if (values.length === 0)
+        errs.push(invalidValue(vp.path, values, "for 'in', 'notin' operators, values set can't be empty"));
+      break;
+    case 'Exists':
+    case 'DoesNotExist':
+      if (values.length !== 0)
+        errs.push(invalidValue(vp.path, values, 'values set must be empty for exists and does not exist'));
+      break;
+    default:
+      if (values.length !== 1)
+        errs.push(invalidValue(vp.path, values, "for 'Gt', 'Lt' operators, exactly one value is required"));
+      values.forEach((v, i) => {
+        if (parseInt64(v) === undefined)
+          errs.push(
+            invalidValue(vp.index(i).path, v, "for 'Gt', 'Lt' operators, the value must be an integer"),
+          );
+      });
+  }
+  values.forEach((v, i) => {
+    const e = isValidLabelValue(v);
+    if (e.length) errs.push(invalidValue(vp.index(i).path, v, e.join('; ')));
+  });
+  return errs.map(String);
+}
+
+/** The parse errors of a whole term (its matchExpressions, then its matchFields). */
+export function nodeSelectorTermErrors(term: NodeSelectorTerm, path: string): string[] {
+  const out: string[] = [];
+  (term.matchExpressions ?? []).forEach((r, i) =>
+    out.push(...nodeSelectorRequirementErrors(r, false, `${path}.matchExpressions[${i}]`)),
+  );
+  (term.matchFields ?? []).forEach((r, i) =>
+    out.push(...nodeSelectorRequirementErrors(r, true, `${path}.matchFields[${i}]`)),
+  );
+  return out;
+}
 
 /** One NodeSelectorRequirement against a label (or field) value; undefined = absent. */
 function requirementMatches(req: NodeSelectorRequirement, value: string | undefined): boolean {
@@ -41,19 +117,29 @@ function requirementMatches(req: NodeSelectorRequirement, value: string | undefi
   }
 }
 
-/** One NodeSelectorTerm: its expressions and fields are ANDed; an empty term matches nothing. */
+/**
+ * One NodeSelectorTerm: its expressions and fields are ANDed; an empty term, or one that does not
+ * parse ({@link nodeSelectorTermErrors}), matches nothing.
+ */
 export function nodeSelectorTermMatches(term: NodeSelectorTerm, node: Node): boolean {
   const exprs = term.matchExpressions ?? [];
   const fields = term.matchFields ?? [];
   if (exprs.length === 0 && fields.length === 0) return false;
+  if (nodeSelectorTermErrors(term, '').length > 0) return false;
+  return parsedTermMatches(term, node);
+}
+
+/** a term known to parse */
+function parsedTermMatches(term: NodeSelectorTerm, node: Node): boolean {
+  const exprs = term.matchExpressions ?? [];
+  const fields = term.matchFields ?? [];
   const labels = node.metadata.labels ?? {};
   for (const r of exprs) {
     if (!requirementMatches(r, Object.hasOwn(labels, r.key) ? labels[r.key] : undefined)) return false;
   }
-  for (const r of fields) {
-    if (r.key !== 'metadata.name') return false;
-    if (!requirementMatches(r, node.metadata.name)) return false;
-  }
+  // fields.Set of a node holds metadata.name only; any other field reads as "" (fields.Set.Get)
+  for (const r of fields)
+    if (!requirementMatches(r, r.key === 'metadata.name' ? node.metadata.name : '')) return false;
   return true;
 }
 
@@ -73,8 +159,14 @@ export function compileRequiredNodeAffinity(pod: Pod): (node: Node) => boolean {
   const sel = pod.spec.nodeSelector;
   const keys = sel ? Object.keys(sel) : [];
   const values = keys.map((k) => sel![k]);
-  const terms =
+  const all =
     pod.spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms;
+  // parsed once: empty terms and terms that do not parse select nothing and are left out
+  const terms = all?.filter(
+    (t) =>
+      ((t.matchExpressions?.length ?? 0) > 0 || (t.matchFields?.length ?? 0) > 0) &&
+      nodeSelectorTermErrors(t, '').length === 0,
+  );
   if (keys.length === 0 && terms === undefined) return () => true;
   return (node: Node) => {
     if (keys.length) {
@@ -82,6 +174,8 @@ export function compileRequiredNodeAffinity(pod: Pod): (node: Node) => boolean {
       if (!labels) return false;
       for (let i = 0; i < keys.length; i++) if (labels[keys[i]!] !== values[i]) return false;
     }
-    return terms === undefined || nodeSelectorTermsMatch(terms, node);
+    if (terms === undefined) return true;
+    for (const t of terms) if (parsedTermMatches(t, node)) return true;
+    return false;
   };
 }

@@ -32,6 +32,28 @@ describe('MatchNodeSelectorTerms (helpers_test.go)', () => {
       true,
     ],
     [
+      // node_affinity_test.go: "Pod with an invalid value in Affinity term won't be scheduled onto the node"
+      'invalid label value in a term: the term matches nothing',
+      [{ matchExpressions: [{ key: 'foo', operator: 'NotIn', values: ['invalid value: ___@#$%^'] }] }],
+      node({ foo: 'bar' }),
+      false,
+    ],
+    [
+      'a term that does not parse is dropped, the others still count (LazyErrorNodeSelector)',
+      [
+        { matchExpressions: [{ key: 'foo', operator: 'NotIn', values: ['a b'] }] },
+        { matchExpressions: [inReq('foo', 'bar')] },
+      ],
+      node({ foo: 'bar' }),
+      true,
+    ],
+    [
+      'a field other than metadata.name reads as "" (fields.Set)',
+      [{ matchFields: [{ key: 'spec.unschedulable', operator: 'NotIn', values: ['true'] }] }],
+      node(undefined, 'host_1'),
+      true,
+    ],
+    [
       'invalid node field requirement',
       [{ matchFields: [inReq('metadata.name', 'host_1, host_2')] }],
       node(undefined, 'host_1'),

@@ -5,6 +5,7 @@
  * PreferredSchedulingTerms).
  */
 import { parseInt64 } from '../../api/label-selector.js';
+import { nodeSelectorRequirementErrors } from '../../api/node-affinity.js';
 import type { NodeSelectorRequirement, NodeSelectorTerm, Pod } from '../../api/types.js';
 import * as L from './layout.js';
 import type { NodeTable } from './table.js';
@@ -53,31 +54,15 @@ const NO_ERRORS: string[] = [];
 /** where a requirement sits, for error messages: built only when one is thrown */
 type Where = () => string;
 
+/** throws PodQueryError with upstream's parse error of a requirement (one home: api/node-affinity.ts) */
+function checkRequirement(r: NodeSelectorRequirement, fields: boolean, where: Where): void {
+  const errs = nodeSelectorRequirementErrors(r, fields);
+  if (errs.length > 0) throw new PodQueryError(`${where()}.${errs.join(', ')}`);
+}
+
 function labelExpr(table: NodeTable, r: NodeSelectorRequirement, where: Where): Expr {
+  checkRequirement(r, false, where);
   const values = r.values ?? [];
-  switch (r.operator) {
-    case 'In':
-    case 'NotIn':
-      if (values.length === 0)
-        throw new PodQueryError(`${where()}: for 'in', 'notin' operators, values set can't be empty`);
-      break;
-    case 'Exists':
-    case 'DoesNotExist':
-      if (values.length !== 0)
-        throw new PodQueryError(`${where()}: values set must be empty for exists and does not exist`);
-      break;
-    case 'Gt':
-    case 'Lt':
-      if (values.length !== 1)
-        throw new PodQueryError(`${where()}: for 'Gt', 'Lt' operators, exactly one value is required`);
-      if (parseInt64(values[0]) === undefined)
-        throw new PodQueryError(`${where()}: for 'Gt', 'Lt' operators, the value must be an integer`);
-      break;
-    default:
-      throw new PodQueryError(
-        `${where()}: ${JSON.stringify(r.operator)} is not a valid label selector operator`,
-      );
-  }
   const k = table.labelKeys.get(r.key);
   if (k < 0) {
     // no node has the key
@@ -117,12 +102,8 @@ function labelExpr(table: NodeTable, r: NodeSelectorRequirement, where: Where): 
 }
 
 function fieldExpr(table: NodeTable, r: NodeSelectorRequirement, where: Where): Expr {
-  const values = r.values ?? [];
-  if (r.operator !== 'In' && r.operator !== 'NotIn')
-    throw new PodQueryError(
-      `${where()}.operator: ${JSON.stringify(r.operator)} is not a valid selector operator`,
-    );
-  if (values.length !== 1) throw new PodQueryError(`${where()}.values: must have one element`);
+  checkRequirement(r, true, where);
+  const values = r.values!;
   const neg = r.operator === 'NotIn';
   if (r.key !== 'metadata.name') {
     // a node's only field is metadata.name; any other field reads as ""

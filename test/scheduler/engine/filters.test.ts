@@ -574,6 +574,38 @@ describe('NodeAffinity filter (TestNodeAffinity)', () => {
         podOf({ affinity: req({ matchExpressions: [{ key: 'foo', operator: 'Gt', values: ['x'] }] }) }),
       ),
     ).toBe(false));
+  // upstream: "Pod with an invalid value in Affinity term won't be scheduled onto the node" — the
+  // apiserver does not check value syntax; labels.NewRequirement does, and the term is dropped
+  it('invalid value in an affinity term (NotIn a value that is no label value)', () =>
+    expect(
+      fits(
+        { foo: 'bar' },
+        podOf({
+          affinity: req({
+            matchExpressions: [{ key: 'foo', operator: 'NotIn', values: ['invalid value: ___@#$%^'] }],
+          }),
+        }),
+      ),
+    ).toBe(false));
+  it('only the term that does not parse is dropped; the next one still admits the node', () =>
+    expect(
+      fits(
+        { foo: 'bar' },
+        podOf({
+          affinity: req(
+            { matchExpressions: [{ key: 'foo', operator: 'NotIn', values: ['x'.repeat(64)] }] },
+            { matchExpressions: [{ key: 'foo', operator: 'In', values: ['bar'] }] },
+          ),
+        }),
+      ),
+    ).toBe(true));
+  it('a Gt bound that is an integer but no label value ("-1") does not parse either', () =>
+    expect(
+      fits(
+        { foo: '1' },
+        podOf({ affinity: req({ matchExpressions: [{ key: 'foo', operator: 'Gt', values: ['-1'] }] }) }),
+      ),
+    ).toBe(false));
   it('matchFields In that matches', () =>
     expect(
       fits(

@@ -418,7 +418,7 @@ describe('compilePod errors name the pod and the field', () => {
       },
     });
     expect(() => compilePod(t, pod)).toThrow(
-      "pod default/bad-pref: spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[1].preference.matchExpressions[1]: for 'in', 'notin' operators, values set can't be empty",
+      "pod default/bad-pref: spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[1].preference.matchExpressions[1].values: Invalid value: []string{}: for 'in', 'notin' operators, values set can't be empty",
     );
   });
   it('an invalid required term is skipped and reported (upstream LazyErrorNodeSelector)', () => {
@@ -438,8 +438,8 @@ describe('compilePod errors name the pod and the field', () => {
     });
     const q = compilePod(t, pod);
     expect(q.affinityErrors).toEqual([
-      "pod default/bad-req: spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0]: for 'Gt', 'Lt' operators, the value must be an integer",
-      'pod default/bad-req: spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[1].matchFields[0].operator: "Exists" is not a valid selector operator',
+      "pod default/bad-req: spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].values[0]: Invalid value: \"x\": for 'Gt', 'Lt' operators, the value must be an integer",
+      'pod default/bad-req: spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[1].matchFields[0].operator: Unsupported value: "Exists": supported values: "In", "NotIn"',
     ]);
     expect(outcome(t, pod).get('n1')!.startsWith('1|')).toBe(true); // the valid third term matches
   });
