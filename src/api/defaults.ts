@@ -134,6 +134,48 @@ export function applyDefaults(obj: KubeObject): void {
       if (isObj(s.template)) defaultPodSpec(s.template.spec);
       break;
     }
+    case 'DaemonSet': {
+      // apps/v1 SetDefaults_DaemonSet
+      const s = o.spec;
+      if (!isObj(s)) break;
+      s.revisionHistoryLimit ??= 10;
+      s.updateStrategy ??= {};
+      if (isObj(s.updateStrategy)) {
+        s.updateStrategy.type ??= 'RollingUpdate';
+        if (s.updateStrategy.type === 'RollingUpdate') {
+          s.updateStrategy.rollingUpdate ??= {};
+          if (isObj(s.updateStrategy.rollingUpdate)) {
+            s.updateStrategy.rollingUpdate.maxUnavailable ??= 1;
+            s.updateStrategy.rollingUpdate.maxSurge ??= 0;
+          }
+        }
+      }
+      if (isObj(s.template)) defaultPodSpec(s.template.spec);
+      break;
+    }
+    case 'StatefulSet': {
+      // apps/v1 SetDefaults_StatefulSet
+      const s = o.spec;
+      if (!isObj(s)) break;
+      s.replicas ??= 1;
+      s.revisionHistoryLimit ??= 10;
+      s.podManagementPolicy ??= 'OrderedReady';
+      s.updateStrategy ??= {};
+      if (isObj(s.updateStrategy)) {
+        s.updateStrategy.type ??= 'RollingUpdate';
+        if (s.updateStrategy.type === 'RollingUpdate') {
+          s.updateStrategy.rollingUpdate ??= {};
+          if (isObj(s.updateStrategy.rollingUpdate)) s.updateStrategy.rollingUpdate.partition ??= 0;
+        }
+      }
+      s.persistentVolumeClaimRetentionPolicy ??= {};
+      if (isObj(s.persistentVolumeClaimRetentionPolicy)) {
+        s.persistentVolumeClaimRetentionPolicy.whenDeleted ??= 'Retain';
+        s.persistentVolumeClaimRetentionPolicy.whenScaled ??= 'Retain';
+      }
+      if (isObj(s.template)) defaultPodSpec(s.template.spec);
+      break;
+    }
     case 'Service': {
       const s = o.spec;
       if (!isObj(s)) break;
@@ -183,6 +225,17 @@ export function initialStatus(obj: KubeObject): void {
       break;
     case 'ReplicaSet':
       o.status = { replicas: 0 };
+      break;
+    case 'DaemonSet':
+      o.status = {
+        currentNumberScheduled: 0,
+        numberMisscheduled: 0,
+        desiredNumberScheduled: 0,
+        numberReady: 0,
+      };
+      break;
+    case 'StatefulSet':
+      o.status = { replicas: 0, availableReplicas: 0 };
       break;
     case 'Service':
       o.status = { loadBalancer: {} };

@@ -407,6 +407,78 @@ export interface ReplicaSet extends KubeObject {
   status?: ReplicaSetStatus;
 }
 
+export interface DaemonSetSpec {
+  selector: LabelSelector;
+  template: PodTemplateSpec;
+  updateStrategy?: {
+    type?: 'RollingUpdate' | 'OnDelete';
+    rollingUpdate?: { maxSurge?: number | string; maxUnavailable?: number | string };
+  };
+  minReadySeconds?: number;
+  revisionHistoryLimit?: number;
+}
+
+export interface DaemonSetStatus {
+  currentNumberScheduled: number;
+  numberMisscheduled: number;
+  desiredNumberScheduled: number;
+  numberReady: number;
+  observedGeneration?: number;
+  updatedNumberScheduled?: number;
+  numberAvailable?: number;
+  numberUnavailable?: number;
+  collisionCount?: number;
+}
+
+export interface DaemonSet extends KubeObject {
+  kind: 'DaemonSet';
+  spec: DaemonSetSpec;
+  status?: DaemonSetStatus;
+}
+
+/** A volumeClaimTemplates entry: a PersistentVolumeClaim's metadata and spec. */
+export interface PersistentVolumeClaimTemplate {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: ObjectMeta;
+  spec?: Record<string, unknown>;
+}
+
+export interface StatefulSetSpec {
+  replicas?: number;
+  selector: LabelSelector;
+  template: PodTemplateSpec;
+  serviceName?: string;
+  podManagementPolicy?: 'OrderedReady' | 'Parallel';
+  updateStrategy?: {
+    type?: 'RollingUpdate' | 'OnDelete';
+    rollingUpdate?: { partition?: number; maxUnavailable?: number | string };
+  };
+  volumeClaimTemplates?: PersistentVolumeClaimTemplate[];
+  minReadySeconds?: number;
+  revisionHistoryLimit?: number;
+  ordinals?: { start?: number };
+  persistentVolumeClaimRetentionPolicy?: { whenDeleted?: string; whenScaled?: string };
+}
+
+export interface StatefulSetStatus {
+  observedGeneration?: number;
+  replicas: number;
+  readyReplicas?: number;
+  currentReplicas?: number;
+  updatedReplicas?: number;
+  currentRevision?: string;
+  updateRevision?: string;
+  collisionCount?: number;
+  availableReplicas?: number;
+}
+
+export interface StatefulSet extends KubeObject {
+  kind: 'StatefulSet';
+  spec: StatefulSetSpec;
+  status?: StatefulSetStatus;
+}
+
 // ---------------------------------------------------------------- others
 
 export interface Namespace extends KubeObject {

@@ -27,10 +27,13 @@
  */
 import { podFromWorkload } from '../api/workload-pod.js';
 import { admitPodPriority, type PriorityClassLike } from '../api/priority.js';
-import { findMatchingUntoleratedTaint } from '../api/taints.js';
 import type { KubeObject, LabelSelector, Node, Pod, PodSpec } from '../api/types.js';
 import { labelSelectorAsSelector } from '../api/label-selector.js';
 import { compileRequiredNodeAffinity } from '../api/node-affinity.js';
+import {
+  nodeShouldRunDaemonPod,
+  replaceDaemonSetPodNodeNameNodeAffinity,
+} from '../controllers/daemonset-util.js';
 
 type Obj = KubeObject & Record<string, any>;
 
@@ -210,30 +213,15 @@ export function missingReplicas(
 }
 
 /**
- * NodeShouldRunDaemonPod's predicates for the DaemonSet's pod `pod` (template + default
- * tolerations): nodeName, nodeSelector and required node affinity, NoSchedule/NoExecute taints.
+ * Should a node without the DaemonSet's pod get one: NodeShouldRunDaemonPod's shouldRun for the
+ * DaemonSet's pod `pod` (template + default tolerations), the rule the DaemonSet controller uses.
  */
 export function daemonPodEligible(
   pod: Pod,
   node: Node,
   affinity = compileRequiredNodeAffinity(pod),
 ): boolean {
-  if (pod.spec.nodeName && pod.spec.nodeName !== node.metadata.name) return false;
-  if (!affinity(node)) return false;
-  const untolerated = findMatchingUntoleratedTaint(
-    node.spec?.taints,
-    pod.spec.tolerations,
-    (t) => t.effect === 'NoSchedule' || t.effect === 'NoExecute',
-  );
-  return untolerated === undefined;
-}
-
-/** ReplaceDaemonSetPodNodeNameNodeAffinity: pin the pod to one node by metadata.name. */
-function pinToNode(spec: PodSpec, node: string): void {
-  const term = { matchFields: [{ key: 'metadata.name', operator: 'In' as const, values: [node] }] };
-  const affinity = (spec.affinity ??= {});
-  const na = (affinity.nodeAffinity ??= {});
-  na.requiredDuringSchedulingIgnoredDuringExecution = { nodeSelectorTerms: [term] };
+  return nodeShouldRunDaemonPod(pod, node, affinity).shouldRun;
 }
 
 export interface DaemonSetPlan {
@@ -271,7 +259,7 @@ export function daemonSetPods(
         continue;
       }
       const p = newPod(ds, `${ds.metadata.name}-${name}`, workloads.priorityClasses);
-      pinToNode(p.pod.spec, name);
+      p.pod.spec.affinity = replaceDaemonSetPodNodeNameNodeAffinity(p.pod.spec.affinity, name);
       plan.pods.push(p);
     }
     plans.push(plan);

@@ -39,6 +39,11 @@ export class Expectations {
     this.m.set(key, { add: 0, del: new Set(podKeys), at: this.clock.now() });
   }
 
+  /** SetExpectations: creations and deletions at once (a DaemonSet sync does both) */
+  expect(key: string, creations: number, deletionKeys: string[]): void {
+    this.m.set(key, { add: creations, del: new Set(deletionKeys), at: this.clock.now() });
+  }
+
   creationObserved(key: string): void {
     const e = this.m.get(key);
     if (e) e.add--;

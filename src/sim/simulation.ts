@@ -1,7 +1,7 @@
 /**
  * A simulation run: an in-memory store and the ApiServer, and around them, as separate "processes"
  * each with its own informers and only the ApiServer in common: kube-controller-manager
- * (Deployment, ReplicaSet, EndpointSlice, node lifecycle, taint eviction), kube-scheduler (the real
+ * (Deployment, ReplicaSet, DaemonSet, EndpointSlice, node lifecycle, taint eviction, pod GC), kube-scheduler (the real
  * one from src/scheduler, or the stand-in), the kubelet fleet, and an observer taking metrics.
  * The scenario's timeline acts through the ApiServer too (scaling, rollouts, node deletion), except
  * machine failures, which stop a kubelet — as pulling a power cord does.
@@ -11,9 +11,11 @@ import type { Deployment, KubeObject, Node, Pod } from '../api/types.js';
 import type { ApiClient } from '../client/api.js';
 import { ApiEventRecorder } from '../client/events.js';
 import { InformerFactory } from '../client/factory.js';
+import { DaemonSetController } from '../controllers/daemonset.js';
 import { DeploymentController, rollbackDeployment } from '../controllers/deployment.js';
 import { EndpointSliceController } from '../controllers/endpointslice.js';
 import { NodeLifecycleController } from '../controllers/nodelifecycle.js';
+import { PodGCController } from '../controllers/podgc.js';
 import { ReplicaSetController } from '../controllers/replicaset.js';
 import { TaintEvictionController, type EvictionRecord } from '../controllers/taint-eviction.js';
 import { LeaderElector } from '../controllers/leaderelection.js';
@@ -109,6 +111,8 @@ interface ControllerManager {
   eps: EndpointSliceController;
   nlc: NodeLifecycleController;
   taint: TaintEvictionController;
+  ds: DaemonSetController;
+  podgc: PodGCController;
 }
 
 export class Simulation {
@@ -300,6 +304,11 @@ export class Simulation {
         ...deps,
         recorder: new ApiEventRecorder(api, clock, 'taint-eviction-controller'),
       }),
+      ds: new DaemonSetController({
+        ...deps,
+        recorder: new ApiEventRecorder(api, clock, 'daemonset-controller'),
+      }),
+      podgc: new PodGCController(deps),
     };
     this.cms.push(cm);
     await informers.start();
@@ -308,11 +317,21 @@ export class Simulation {
     cm.eps.run();
     cm.nlc.run();
     cm.taint.run();
+    cm.ds.run();
+    cm.podgc.run();
     return cm;
   }
 
   private async stopControllerManager(cm: ControllerManager): Promise<void> {
-    await Promise.all([cm.rs.stop(), cm.deploy.stop(), cm.eps.stop(), cm.nlc.stop(), cm.taint.stop()]);
+    await Promise.all([
+      cm.rs.stop(),
+      cm.deploy.stop(),
+      cm.eps.stop(),
+      cm.nlc.stop(),
+      cm.taint.stop(),
+      cm.ds.stop(),
+      cm.podgc.stop(),
+    ]);
     cm.informers.stop();
   }
 
@@ -554,11 +573,7 @@ export class Simulation {
   async shutdown(): Promise<void> {
     for (const e of this.electors) e.elector.stop();
     for (const s of this.schedulers) s.stop();
-    await Promise.all(
-      this.cms.map((cm) =>
-        Promise.all([cm.rs.stop(), cm.deploy.stop(), cm.eps.stop(), cm.nlc.stop(), cm.taint.stop()]),
-      ),
-    );
+    await Promise.all(this.cms.map((cm) => this.stopControllerManager(cm)));
   }
 
   private summarize(wallMs: number): SimulationResult {
