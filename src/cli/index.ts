@@ -18,6 +18,7 @@ import * as proxy from './proxy.js';
 import * as store from './store.js';
 import * as bench from './bench.js';
 import * as serve from './serve.js';
+import * as snapshot from './snapshot.js';
 
 export interface CommandModule {
   register(program: Command): void | Promise<void>;
@@ -36,6 +37,7 @@ export const COMMANDS: readonly CommandModule[] = [
   store,
   bench,
   serve,
+  snapshot,
 ];
 
 export async function buildProgram(): Promise<Command> {
