@@ -78,6 +78,51 @@ function validateWeight(w: unknown, p: string, out: FieldError[]): void {
   if (!isInt(w) || w <= 0 || w > 100) out.push(invalidValue(p, w, 'must be in the range 1-100'));
 }
 
+/** ValidateLabelName for each key of a matchLabelKeys / mismatchLabelKeys list */
+function validateLabelKeys(keys: unknown, p: string, selector: unknown, out: FieldError[]): void {
+  if (!Array.isArray(keys) || keys.length === 0) return;
+  if (selector === undefined || selector === null) {
+    out.push(forbiddenField(p, 'must not be specified when labelSelector is not set'));
+    return;
+  }
+  keys.forEach((k: unknown, i: number) => {
+    if (typeof k !== 'string') out.push(typeError(`${p}[${i}]`, k, 'a string'));
+    else for (const msg of isQualifiedName(k)) out.push(invalidValue(`${p}[${i}]`, k, msg));
+  });
+}
+
+/**
+ * validateMatchLabelKeysAndMismatchLabelKeys (pod affinity terms): both lists hold label names and
+ * need a labelSelector; a matchLabelKeys key that the selector's matchExpressions name again after
+ * its matchLabels or an earlier expression did is reported at `<term>[i]` (upstream's path, sic);
+ * a key in both lists is reported under matchLabelKeys.
+ */
+function validateMatchLabelKeysAndMismatchLabelKeys(t: Obj, p: string, out: FieldError[]): void {
+  validateLabelKeys(t.matchLabelKeys, `${p}.matchLabelKeys`, t.labelSelector, out);
+  validateLabelKeys(t.mismatchLabelKeys, `${p}.mismatchLabelKeys`, t.labelSelector, out);
+  const match = Array.isArray(t.matchLabelKeys) ? t.matchLabelKeys : [];
+  const sel = t.labelSelector;
+  if (isObj(sel)) {
+    const index = new Map<unknown, number>();
+    match.forEach((k: unknown, i: number) => index.set(k, i));
+    const seen = new Set<string>(isObj(sel.matchLabels) ? Object.keys(sel.matchLabels) : []);
+    for (const e of Array.isArray(sel.matchExpressions) ? sel.matchExpressions : []) {
+      if (!isObj(e)) continue;
+      const i = index.get(e.key);
+      if (i !== undefined && seen.has(e.key))
+        out.push(invalidValue(`${p}[${i}]`, e.key, 'exists in both matchLabelKeys and labelSelector'));
+      seen.add(e.key);
+    }
+  }
+  const mismatch = new Set(Array.isArray(t.mismatchLabelKeys) ? t.mismatchLabelKeys : []);
+  match.forEach((k: unknown, i: number) => {
+    if (mismatch.has(k))
+      out.push(
+        invalidValue(`${p}.matchLabelKeys[${i}]`, k, 'exists in both matchLabelKeys and mismatchLabelKeys'),
+      );
+  });
+}
+
 function validatePodAffinityTerm(t: unknown, p: string, out: FieldError[]): void {
   if (!isObj(t)) {
     out.push(typeError(p, t, 'an object'));
@@ -91,6 +136,7 @@ function validatePodAffinityTerm(t: unknown, p: string, out: FieldError[]): void
       else for (const msg of isDNS1123Label(n)) out.push(invalidValue(`${p}.namespace`, n, msg));
     });
   }
+  validateMatchLabelKeysAndMismatchLabelKeys(t, p, out);
   if (!t.topologyKey) out.push(required(`${p}.topologyKey`, 'can not be empty'));
   else if (typeof t.topologyKey === 'string')
     for (const msg of isQualifiedName(t.topologyKey))
@@ -170,44 +216,62 @@ export function validateAffinity(a: unknown, path: string, out: FieldError[]): v
   }
 }
 
-/** validateTopologySpreadConstraints: skew, key, whenUnsatisfiable, minDomains, unique pairs. */
+const NODE_INCLUSION_POLICIES = ['Honor', 'Ignore'];
+
+/**
+ * validateTopologySpreadConstraints, in upstream's order per constraint: maxSkew, topologyKey,
+ * whenUnsatisfiable, a later constraint with the same {topologyKey, whenUnsatisfiable} (reported at
+ * the earlier one, ValidateSpreadConstraintNotRepeat), minDomains, nodeAffinityPolicy,
+ * nodeTaintsPolicy, matchLabelKeys, labelSelector (values must be label values).
+ */
 export function validateTopologySpread(list: unknown, path: string, out: FieldError[]): void {
-  if (list !== undefined && !Array.isArray(list)) {
+  if (list === undefined || list === null) return;
+  if (!Array.isArray(list)) {
     out.push(typeError(path, list, 'a list'));
+    return;
   }
-  if (Array.isArray(list)) {
-    const seen = new Set<string>();
-    list.forEach((c: Obj, i: number) => {
-      const p = `${path}[${i}]`;
-      if (!isObj(c)) return;
-      if (!isInt(c.maxSkew) || c.maxSkew <= 0)
-        out.push(invalidValue(`${p}.maxSkew`, c.maxSkew, 'must be greater than zero'));
-      if (!c.topologyKey) out.push(required(`${p}.topologyKey`, 'can not be empty'));
-      else
-        for (const msg of isQualifiedName(c.topologyKey))
-          out.push(invalidValue(`${p}.topologyKey`, c.topologyKey, msg));
-      if (!['DoNotSchedule', 'ScheduleAnyway'].includes(c.whenUnsatisfiable)) {
+  list.forEach((c: Obj, i: number) => {
+    const p = `${path}[${i}]`;
+    if (!isObj(c)) return;
+    if (!isInt(c.maxSkew) || c.maxSkew <= 0)
+      out.push(invalidValue(`${p}.maxSkew`, c.maxSkew, 'must be greater than zero'));
+    if (!c.topologyKey) out.push(required(`${p}.topologyKey`, 'can not be empty'));
+    else
+      for (const msg of isQualifiedName(c.topologyKey))
+        out.push(invalidValue(`${p}.topologyKey`, c.topologyKey, msg));
+    if (!['DoNotSchedule', 'ScheduleAnyway'].includes(c.whenUnsatisfiable)) {
+      out.push(
+        notSupported(`${p}.whenUnsatisfiable`, c.whenUnsatisfiable, ['DoNotSchedule', 'ScheduleAnyway']),
+      );
+    }
+    const repeated = list
+      .slice(i + 1)
+      .some(
+        (o: Obj) =>
+          isObj(o) && o.topologyKey === c.topologyKey && o.whenUnsatisfiable === c.whenUnsatisfiable,
+      );
+    if (repeated)
+      out.push(
+        duplicate(`${p}.{topologyKey, whenUnsatisfiable}`, `{${c.topologyKey}, ${c.whenUnsatisfiable}}`),
+      );
+    if (c.minDomains !== undefined && c.minDomains !== null) {
+      if (!isInt(c.minDomains) || c.minDomains <= 0)
+        out.push(invalidValue(`${p}.minDomains`, c.minDomains, 'must be greater than zero'));
+      else if (c.whenUnsatisfiable !== 'DoNotSchedule') {
         out.push(
-          notSupported(`${p}.whenUnsatisfiable`, c.whenUnsatisfiable, ['DoNotSchedule', 'ScheduleAnyway']),
+          invalidValue(
+            `${p}.minDomains`,
+            c.minDomains,
+            `can only use minDomains if whenUnsatisfiable=DoNotSchedule, not ${c.whenUnsatisfiable}`,
+          ),
         );
       }
-      if (c.minDomains !== undefined && c.minDomains !== null) {
-        if (!isInt(c.minDomains) || c.minDomains <= 0)
-          out.push(invalidValue(`${p}.minDomains`, c.minDomains, 'must be greater than zero'));
-        else if (c.whenUnsatisfiable !== 'DoNotSchedule') {
-          out.push(
-            invalidValue(
-              `${p}.minDomains`,
-              c.minDomains,
-              `can only use minDomains if whenUnsatisfiable=DoNotSchedule, not ${c.whenUnsatisfiable}`,
-            ),
-          );
-        }
-      }
-      validateLabelSelector(c.labelSelector, `${p}.labelSelector`, out);
-      const id = `{${c.topologyKey}, ${c.whenUnsatisfiable}}`;
-      if (seen.has(id)) out.push(duplicate(`${p}.{topologyKey, whenUnsatisfiable}`, id));
-      seen.add(id);
-    });
-  }
+    }
+    for (const f of ['nodeAffinityPolicy', 'nodeTaintsPolicy'] as const)
+      if (c[f] !== undefined && c[f] !== null && !NODE_INCLUSION_POLICIES.includes(c[f]))
+        out.push(notSupported(`${p}.${f}`, c[f], NODE_INCLUSION_POLICIES));
+    // validateMatchLabelKeysInTopologySpread: label names, and a labelSelector to merge them into
+    validateLabelKeys(c.matchLabelKeys, `${p}.matchLabelKeys`, c.labelSelector, out);
+    validateLabelSelector(c.labelSelector, `${p}.labelSelector`, out);
+  });
 }

@@ -1,13 +1,21 @@
 /**
  * metav1.LabelSelector (upstream: staging/src/k8s.io/apimachinery/pkg/apis/meta/v1/validation
- * ValidateLabelSelector); matching is label-selector.ts.
+ * ValidateLabelSelector, v1.34); matching is label-selector.ts. Values of matchExpressions must be
+ * valid label values unless `allowInvalidLabelValue` (upstream's AllowInvalidLabelValueInSelector,
+ * for objects stored before the check existed): a pod whose affinity term says `In: ["a b"]` is
+ * rejected at create instead of reaching the scheduler.
  */
 import { type FieldError, forbiddenField, notSupported, required, invalidValue } from './field.js';
 import { isObj, type Obj } from './validation-common.js';
 import { validateLabels } from './validation-meta.js';
-import { isQualifiedName } from './validation-names.js';
+import { isQualifiedName, isValidLabelValue } from './validation-names.js';
 
-export function validateLabelSelector(sel: unknown, path: string, out: FieldError[]): void {
+export function validateLabelSelector(
+  sel: unknown,
+  path: string,
+  out: FieldError[],
+  opts: { allowInvalidLabelValue?: boolean } = {},
+): void {
   if (!isObj(sel)) return;
   validateLabels(sel.matchLabels, `${path}.matchLabels`, out);
   if (Array.isArray(sel.matchExpressions)) {
@@ -32,6 +40,11 @@ export function validateLabelSelector(sel: unknown, path: string, out: FieldErro
       }
       if (typeof r.key !== 'string') out.push(required(`${p}.key`));
       else for (const msg of isQualifiedName(r.key)) out.push(invalidValue(`${p}.key`, r.key, msg));
+      if (!opts.allowInvalidLabelValue && Array.isArray(r.values))
+        r.values.forEach((v: unknown, j: number) => {
+          for (const msg of isValidLabelValue(v as string))
+            out.push(invalidValue(`${p}.values[${j}]`, v, msg));
+        });
     });
   }
 }

@@ -141,6 +141,32 @@ describe('ApiServer create/get', () => {
     expect(e2.message).toBe('resourceVersion should not be set on objects to be created');
   });
 
+  it('a pod whose anti-affinity selector holds an invalid label value is rejected at create, never stored', async () => {
+    const { api } = setup();
+    const bad = pod(
+      'w',
+      { app: 'web' },
+      {
+        affinity: {
+          podAntiAffinity: {
+            requiredDuringSchedulingIgnoredDuringExecution: [
+              {
+                labelSelector: { matchExpressions: [{ key: 'app', operator: 'NotIn', values: ['web app'] }] },
+                topologyKey: 'kubernetes.io/hostname',
+              },
+            ],
+          },
+        },
+      },
+    );
+    const e = await rejection(api.create(bad));
+    expect(e.code).toBe(422);
+    expect(e.details?.causes?.map((c) => c.field)).toEqual([
+      'spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].labelSelector.matchExpressions[0].values[0]',
+    ]);
+    expect((await api.list<Pod>('pods', { namespace: 'default' })).items).toEqual([]);
+  });
+
   it('422 Invalid with field paths', async () => {
     const { api } = setup();
     const bad = pod('Web_0');

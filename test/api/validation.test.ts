@@ -26,6 +26,11 @@ const pod = (spec: any, meta: any = {}) => ({
   spec,
 });
 const c = (extra: any = {}) => ({ name: 'app', image: 'nginx', ...extra });
+// apimachinery's IsQualifiedName (name part) and IsValidLabelValue messages, as upstream prints them
+const QNAME =
+  "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+const LABEL_VALUE =
+  "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
 
 describe('name syntax (apimachinery validation.go messages)', () => {
   it.each([
@@ -233,10 +238,73 @@ describe('validateObject', () => {
           { maxSkew: 1, topologyKey: 'zone', whenUnsatisfiable: 'ScheduleAnyway' },
         ],
       }),
+      // ValidateSpreadConstraintNotRepeat compares a constraint with the ones after it: the first of a
+      // repeated pair is reported, between whenUnsatisfiable and minDomains
       [
         'spec.topologySpreadConstraints[0].maxSkew: Invalid value: 0: must be greater than zero',
+        'spec.topologySpreadConstraints[0].{topologyKey, whenUnsatisfiable}: Duplicate value: "{zone, ScheduleAnyway}"',
         'spec.topologySpreadConstraints[0].minDomains: Invalid value: 2: can only use minDomains if whenUnsatisfiable=DoNotSchedule, not ScheduleAnyway',
-        'spec.topologySpreadConstraints[1].{topologyKey, whenUnsatisfiable}: Duplicate value: "{zone, ScheduleAnyway}"',
+      ],
+    ],
+    [
+      // ValidateLabelSelector (AllowInvalidLabelValueInSelector false on create) and
+      // validateMatchLabelKeysInTopologySpread: a selector the scheduler would otherwise evaluate
+      'topology spread label selector values, matchLabelKeys, node inclusion policies',
+      pod({
+        containers: [c()],
+        topologySpreadConstraints: [
+          {
+            maxSkew: 1,
+            topologyKey: 'zone',
+            whenUnsatisfiable: 'DoNotSchedule',
+            nodeAffinityPolicy: 'Always',
+            labelSelector: { matchExpressions: [{ key: 'app', operator: 'In', values: ['web', 'a b'] }] },
+            matchLabelKeys: ['pod-template-hash', 'bad key'],
+          },
+          { maxSkew: 1, topologyKey: 'host', whenUnsatisfiable: 'DoNotSchedule', matchLabelKeys: ['x'] },
+        ],
+      }),
+      [
+        'spec.topologySpreadConstraints[0].nodeAffinityPolicy: Unsupported value: "Always": supported values: "Honor", "Ignore"',
+        `spec.topologySpreadConstraints[0].matchLabelKeys[1]: Invalid value: "bad key": name part ${QNAME}`,
+        `spec.topologySpreadConstraints[0].labelSelector.matchExpressions[0].values[1]: Invalid value: "a b": ${LABEL_VALUE}`,
+        'spec.topologySpreadConstraints[1].matchLabelKeys: Forbidden: must not be specified when labelSelector is not set',
+      ],
+    ],
+    [
+      // validatePodAffinityTerm: ValidatePodAffinityTermSelector (labelSelector, namespaceSelector),
+      // then validateMatchLabelKeysAndMismatchLabelKeys, then topologyKey
+      'pod (anti-)affinity label selectors, matchLabelKeys and mismatchLabelKeys',
+      pod({
+        containers: [c()],
+        affinity: {
+          podAffinity: {
+            requiredDuringSchedulingIgnoredDuringExecution: [
+              {
+                labelSelector: {
+                  matchLabels: { app: 'web' },
+                  matchExpressions: [{ key: 'app', operator: 'NotIn', values: ['-x'] }],
+                },
+                namespaceSelector: { matchExpressions: [{ key: 'team', operator: 'In', values: ['a/b'] }] },
+                matchLabelKeys: ['app', 'tier'],
+                mismatchLabelKeys: ['tier'],
+                topologyKey: 'zone',
+              },
+            ],
+          },
+          podAntiAffinity: {
+            preferredDuringSchedulingIgnoredDuringExecution: [
+              { weight: 10, podAffinityTerm: { topologyKey: 'zone', mismatchLabelKeys: ['tier'] } },
+            ],
+          },
+        },
+      }),
+      [
+        `spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].labelSelector.matchExpressions[0].values[0]: Invalid value: "-x": ${LABEL_VALUE}`,
+        `spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].namespaceSelector.matchExpressions[0].values[0]: Invalid value: "a/b": ${LABEL_VALUE}`,
+        'spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0][0]: Invalid value: "app": exists in both matchLabelKeys and labelSelector',
+        'spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].matchLabelKeys[1]: Invalid value: "tier": exists in both matchLabelKeys and mismatchLabelKeys',
+        'spec.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].podAffinityTerm.mismatchLabelKeys: Forbidden: must not be specified when labelSelector is not set',
       ],
     ],
     [
