@@ -16,8 +16,15 @@
  * - Failure: failNode() stops heartbeats and all pod work on the node (a powered-off machine);
  *   recoverNode() resumes them and re-syncs the node's pods.
  *
- * Simplified: containers never crash or restart; probes succeed on their first try; no
- * resource-pressure conditions or evictions by the kubelet itself.
+ * - Run to completion: a pod with restartPolicy Never or OnFailure (a Job's pod) runs for a seeded
+ *   log-normal duration, then exits: with probability failureProbability it fails — Never: phase
+ *   Failed (exit code 1, reason Error); OnFailure: the container restarts in place after the
+ *   kubelet's crash back-off (10 s doubling, at most 5 min), restartCount + 1 — otherwise phase
+ *   Succeeded (exit code 0, reason Completed). Duration and probability come from the first
+ *   {@link RunRule} whose labels the pod carries (the scenario's `runs:`), else {@link DEFAULT_RUN}.
+ *
+ * Simplified: restartPolicy Always containers never crash or restart; probes succeed on their first
+ * try; no resource-pressure conditions or evictions by the kubelet itself.
  */
 import type { Lease, Node, NodeCondition, Pod, PodCondition } from '../api/types.js';
 import { type ApiClient, isConflict, isNotFound, keyOf } from '../client/api.js';
@@ -50,7 +57,28 @@ export const DEFAULT_LATENCIES: KubeletLatencies = {
   containerStop: { medianMs: 1500, sigma: 0.8 },
 };
 
+/** how long a run-to-completion pod runs and how likely it fails (scenario `runs:`) */
+export interface RunRule {
+  /** pod labels that select the rule (matchLabels); empty selects every pod */
+  matchLabels: Record<string, string>;
+  duration: Latency;
+  failureProbability: number;
+}
+
+/** a Job pod nobody described: about 30 s, never fails */
+export const DEFAULT_RUN: RunRule = {
+  matchLabels: {},
+  duration: { medianMs: 30_000, sigma: 0.5 },
+  failureProbability: 0,
+};
+
+/** the kubelet's container restart back-off: 10 s doubling up to 5 min */
+export const CRASH_BACKOFF_MS = 10_000;
+export const MAX_CRASH_BACKOFF_MS = 300_000;
+
 export interface KubeletOptions {
+  /** run-to-completion pods: the first rule whose labels match (default DEFAULT_RUN) */
+  runs?: RunRule[];
   api: ApiClient;
   clock: Clock;
   informers: InformerFactory;
@@ -86,6 +114,10 @@ interface PodState {
   started: boolean;
   terminating: boolean;
   ip?: string;
+  /** container restarts (restartPolicy OnFailure) */
+  restarts?: number;
+  /** a run-to-completion pod exited: phase Succeeded or Failed */
+  finished?: boolean;
 }
 
 export class KubeletFleet {
@@ -370,6 +402,8 @@ export class KubeletFleet {
     const probe = pod.spec.containers.find((c) => c.readinessProbe)?.readinessProbe;
     const readyNow = !probe;
     void this.writeStatus(st, readyNow);
+    if (pod.spec.restartPolicy === 'Never' || pod.spec.restartPolicy === 'OnFailure')
+      this.runToCompletion(st, pod);
     if (probe) {
       const delay =
         (probe.initialDelaySeconds ?? 0) * 1000 +
@@ -378,9 +412,90 @@ export class KubeletFleet {
     }
   }
 
-  private async writeStatus(st: PodState, ready: boolean, attempt = 0): Promise<void> {
+  /** the rule for a run-to-completion pod */
+  private runRule(pod: Pod): RunRule {
+    const labels = pod.metadata.labels ?? {};
+    for (const r of this.opts.runs ?? [])
+      if (Object.entries(r.matchLabels).every(([k, v]) => labels[k] === v)) return r;
+    return DEFAULT_RUN;
+  }
+
+  /** the containers run for a drawn duration, then the pod succeeds, fails or restarts */
+  private runToCompletion(st: PodState, pod: Pod): void {
+    const rule = this.runRule(pod);
+    this.after(st, this.draw(rule.duration), () => {
+      const fails = this.rng.next() < rule.failureProbability;
+      if (!fails) return void this.writeFinished(st, 'Succeeded');
+      if (pod.spec.restartPolicy === 'Never') return void this.writeFinished(st, 'Failed');
+      st.restarts = (st.restarts ?? 0) + 1;
+      void this.writeStatus(st, false);
+      const backoff = Math.min(MAX_CRASH_BACKOFF_MS, CRASH_BACKOFF_MS * 2 ** Math.min(20, st.restarts - 1));
+      this.after(st, backoff, () => {
+        void this.writeStatus(st, true);
+        this.runToCompletion(st, pod);
+      });
+    });
+  }
+
+  /** the pod's containers exited: a terminal phase (upstream: kubelet getPhase) */
+  private async writeFinished(st: PodState, phase: 'Succeeded' | 'Failed', attempt = 0): Promise<void> {
     const cur = this.podInformer.getByKey(st.key);
     if (!cur || cur.metadata.deletionTimestamp || !this.isAlive(st.node)) return;
+    st.finished = true;
+    const now = rfc3339(this.clock.now());
+    const startedAt = cur.status?.startTime ?? now;
+    const ok = phase === 'Succeeded';
+    const conditions = (cur.status?.conditions ?? []).map((c) =>
+      c.type === 'Ready' || c.type === 'ContainersReady'
+        ? { ...c, status: 'False' as const, reason: 'PodCompleted', lastTransitionTime: now }
+        : c,
+    );
+    const status = {
+      ...(cur.status ?? {}),
+      phase,
+      conditions,
+      containerStatuses: cur.spec.containers.map((c) => ({
+        name: c.name,
+        image: c.image ?? '',
+        imageID: '',
+        ready: false,
+        started: false,
+        restartCount: st.restarts ?? 0,
+        state: {
+          terminated: {
+            exitCode: ok ? 0 : 1,
+            reason: ok ? 'Completed' : 'Error',
+            startedAt,
+            finishedAt: now,
+          },
+        },
+      })),
+    };
+    await this.postPodStatus(st, { ...cur, status }, attempt, () =>
+      this.writeFinished(st, phase, attempt + 1),
+    );
+  }
+
+  /** PUT pods/status; on a failed write (not a 404) try again after 100 ms × attempt, 5 times */
+  private async postPodStatus(
+    st: PodState,
+    pod: Pod,
+    attempt: number,
+    again: () => Promise<void>,
+  ): Promise<void> {
+    try {
+      await this.api.updateStatus<Pod>('pods', pod);
+      this.stats.statusWrites++;
+    } catch (err) {
+      this.stats.writeErrors++;
+      if (isNotFound(err)) return;
+      if (attempt < 5) this.after(st, 100 * (attempt + 1), () => void again());
+    }
+  }
+
+  private async writeStatus(st: PodState, ready: boolean, attempt = 0): Promise<void> {
+    const cur = this.podInformer.getByKey(st.key);
+    if (!cur || cur.metadata.deletionTimestamp || !this.isAlive(st.node) || st.finished) return;
     const now = rfc3339(this.clock.now());
     const prev = cur.status?.conditions ?? [];
     const cond = (type: string, status: boolean): PodCondition => {
@@ -410,19 +525,11 @@ export class KubeletFleet {
         imageID: '',
         ready,
         started: true,
-        restartCount: 0,
+        restartCount: st.restarts ?? 0,
         state: { running: { startedAt } },
       })),
     };
-    try {
-      await this.api.updateStatus<Pod>('pods', { ...cur, status });
-      this.stats.statusWrites++;
-    } catch (err) {
-      this.stats.writeErrors++;
-      if (isNotFound(err)) return;
-      if (attempt < 5)
-        this.after(st, 100 * (attempt + 1), () => void this.writeStatus(st, ready, attempt + 1));
-    }
+    await this.postPodStatus(st, { ...cur, status }, attempt, () => this.writeStatus(st, ready, attempt + 1));
   }
 
   private terminate(st: PodState, pod: Pod): void {
@@ -431,7 +538,7 @@ export class KubeletFleet {
     st.timers = [];
     const grace =
       (pod.metadata.deletionGracePeriodSeconds ?? pod.spec.terminationGracePeriodSeconds ?? 30) * 1000;
-    const stop = st.started ? Math.min(grace, this.draw(this.lat.containerStop)) : 0;
+    const stop = st.started && !st.finished ? Math.min(grace, this.draw(this.lat.containerStop)) : 0;
     this.after(st, stop, () => {
       this.stats.podsTerminated++;
       const cur = this.podInformer.getByKey(st.key);

@@ -23,6 +23,7 @@ import { dirname, resolve } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import type { KubeObject, Node, Taint } from '../api/types.js';
 import { generateCluster } from './cluster-gen.js';
+import type { RunRule } from './kubelet.js';
 
 export class ScenarioError extends Error {
   constructor(message: string) {
@@ -95,6 +96,8 @@ export interface Scenario {
   timeline: TimelineEntry[];
   settings: Settings;
   source: string;
+  /** run-to-completion pods (Jobs): how long they run and how likely they fail, first match wins */
+  runs?: RunRule[];
 }
 
 /** "90s", "5m", "1h30m", "250ms", or a number of seconds */
@@ -186,6 +189,7 @@ export function parseScenario(text: string, source: string, baseDir: string): Sc
     'workloads',
     'timeline',
     'settings',
+    'runs',
   ]);
   for (const k of Object.keys(root))
     if (!known.has(k))
@@ -409,6 +413,7 @@ export function parseScenario(text: string, source: string, baseDir: string): Sc
     evictionRate: s.evictionRate === undefined ? 0.1 : Number(s.evictionRate),
     latencies,
   };
+  const runs = parseRuns(root.runs, at);
   if (pools.length === 0 && snapshotNodes.length === 0)
     throw new ScenarioError(
       `${at('cluster')}: no nodes: give cluster.pools, cluster.generator or cluster.snapshot`,
@@ -425,7 +430,49 @@ export function parseScenario(text: string, source: string, baseDir: string): Sc
     timeline,
     settings,
     source,
+    runs,
   };
+}
+
+/**
+ * `runs:` — for pods with restartPolicy Never/OnFailure, a run time distribution and a failure
+ * probability per workload, chosen by pod labels:
+ * `[{match: {app: report}, duration: {median: 2m, sigma: 0.3}, failureProbability: 0.1}]`.
+ */
+function parseRuns(raw: unknown, at: (p: string) => string): RunRule[] {
+  if (raw === undefined) return [];
+  if (!Array.isArray(raw)) throw new ScenarioError(`${at('runs')}: expected a list`);
+  return raw.map((r, i) => {
+    const w = `runs[${i}]`;
+    if (!isObj(r))
+      throw new ScenarioError(
+        `${at(w)}: expected {match: {label: value}, duration: {median: 30s, sigma: 0.5}, failureProbability: 0}`,
+      );
+    for (const k of Object.keys(r))
+      if (!['match', 'duration', 'failureProbability'].includes(k))
+        throw new ScenarioError(
+          `${at(w)}: unknown field "${k}" (expected match, duration, failureProbability)`,
+        );
+    if (r.match !== undefined && !isObj(r.match))
+      throw new ScenarioError(`${at(w + '.match')}: expected a mapping of pod labels`);
+    const d = r.duration;
+    if (d !== undefined && !isObj(d))
+      throw new ScenarioError(`${at(w + '.duration')}: expected {median: 30s, sigma: 0.5}`);
+    const sigma = d?.sigma === undefined ? 0.5 : Number(d.sigma);
+    if (!Number.isFinite(sigma) || sigma < 0)
+      throw new ScenarioError(`${at(w + '.duration.sigma')}: expected a non-negative number`);
+    const p = r.failureProbability === undefined ? 0 : Number(r.failureProbability);
+    if (!Number.isFinite(p) || p < 0 || p > 1)
+      throw new ScenarioError(`${at(w + '.failureProbability')}: expected a number between 0 and 1`);
+    return {
+      matchLabels: Object.fromEntries(Object.entries(r.match ?? {}).map(([k, v]) => [k, String(v)])),
+      duration: {
+        medianMs: d?.median === undefined ? 30_000 : parseDuration(d.median, at(w + '.duration.median')),
+        sigma,
+      },
+      failureProbability: p,
+    };
+  });
 }
 
 function parseAction(e: Obj, where: string, loadFile: (f: unknown, w: string) => KubeObject[]): Action {

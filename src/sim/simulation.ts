@@ -14,6 +14,8 @@ import { InformerFactory } from '../client/factory.js';
 import { DaemonSetController } from '../controllers/daemonset.js';
 import { DeploymentController, rollbackDeployment } from '../controllers/deployment.js';
 import { EndpointSliceController } from '../controllers/endpointslice.js';
+import { JobController } from '../controllers/job.js';
+import { TtlAfterFinishedController } from '../controllers/ttl-after-finished.js';
 import { NodeLifecycleController } from '../controllers/nodelifecycle.js';
 import { PodGCController } from '../controllers/podgc.js';
 import { ReplicaSetController } from '../controllers/replicaset.js';
@@ -113,6 +115,8 @@ interface ControllerManager {
   taint: TaintEvictionController;
   ds: DaemonSetController;
   podgc: PodGCController;
+  job: JobController;
+  ttl: TtlAfterFinishedController;
 }
 
 export class Simulation {
@@ -216,6 +220,7 @@ export class Simulation {
       informers: kInf,
       rng: this.rng.fork('kubelet'),
       latencies: sc.settings.latencies,
+      runs: sc.runs,
     });
 
     await Promise.all([obsInf.start(), kInf.start()]);
@@ -309,6 +314,8 @@ export class Simulation {
         recorder: new ApiEventRecorder(api, clock, 'daemonset-controller'),
       }),
       podgc: new PodGCController(deps),
+      job: new JobController({ ...deps, recorder: new ApiEventRecorder(api, clock, 'job-controller') }),
+      ttl: new TtlAfterFinishedController(deps),
     };
     this.cms.push(cm);
     await informers.start();
@@ -319,19 +326,13 @@ export class Simulation {
     cm.taint.run();
     cm.ds.run();
     cm.podgc.run();
+    cm.job.run();
+    cm.ttl.run();
     return cm;
   }
 
   private async stopControllerManager(cm: ControllerManager): Promise<void> {
-    await Promise.all([
-      cm.rs.stop(),
-      cm.deploy.stop(),
-      cm.eps.stop(),
-      cm.nlc.stop(),
-      cm.taint.stop(),
-      cm.ds.stop(),
-      cm.podgc.stop(),
-    ]);
+    await Promise.all(controllersOf(cm).map((c) => c.stop()));
     cm.informers.stop();
   }
 
@@ -706,6 +707,11 @@ export class Simulation {
       relists: this.cms.reduce((n, cm) => n + cm.informers.relists, 0) + this.observer.pods.relists,
     };
   }
+}
+
+/** every controller of a controller-manager instance */
+function controllersOf(cm: ControllerManager): { stop(): Promise<void> }[] {
+  return [cm.rs, cm.deploy, cm.eps, cm.nlc, cm.taint, cm.ds, cm.podgc, cm.job, cm.ttl];
 }
 
 /** Run a scenario end to end. */
