@@ -43,11 +43,11 @@
 // comes from the one file both compilers read.
 import {
   FIT_LEAST_ALLOCATED, FIT_MOST_ALLOCATED, FIT_REQUESTED_TO_CAPACITY_RATIO,
-  F_UNSCHEDULABLE,
+  F_UNSCHEDULABLE, FB_ALL, FB_FIT,
   H_NODE_CAP, H_NODE_WORDS, H_OFF_ALLOC, H_OFF_ALLOCINV, H_OFF_FLAGS, H_OFF_FREE, H_OFF_IMAGES, H_OFF_LABELS,
   H_OFF_NZCPU, H_OFF_NZMEM, H_OFF_ORDER, H_OFF_REQ, H_OFF_TAINTS, H_SIZE, H_TAINT_WORDS,
   K_NONZERO_CPU, K_NONZERO_MEM, K_REQUESTED, K_SCALAR, K_SKIP,
-  KF_ALL_REASONS, KF_IGNORE_FILTERS, KF_RAW_ONLY, KF_SKIP_SCORE, KF_TOTAL_ONLY,
+  KF_ALL_REASONS, KF_OFF_SHIFT, KF_RAW_ONLY, KF_SKIP_SCORE, KF_TOTAL_ONLY,
   O_BEST, O_BEST_TOTAL, O_CAP, O_FEASIBLE_COUNT, O_OFF_FEASIBLE, O_OFF_NORM, O_OFF_RAW, O_OFF_REASONS,
   O_OFF_STATUS, O_OFF_TOTAL, O_TIE_EVENTS,
   OP_EQ, OP_EXISTS, OP_FALSE, OP_IN, OP_NAME_EQ, OP_NAME_NE, OP_NE, OP_NOT_EXISTS, OP_NOT_IN, OP_TRUE,
@@ -456,6 +456,8 @@ let gSelCount: i32 = 0;
 let gNumTerms: i32 = 0;
 let gTerms: usize = 0;
 let gAffinity: bool = false;
+/** node-local filter plugins the profile does not enable (RB_* bits, FB_FIT), from the call's flags */
+let gOff: u32 = 0;
 let gAffE1: i32 = -1;
 let gAffE2: i32 = -1;
 let gPorts: usize = 0;
@@ -558,23 +560,25 @@ function loadFilterConstants(table: usize, q: usize): void {
 
 /** The default profile's node-local filters in order; stops at the first failing plugin. */
 @inline function filterFirst(s: i32): u32 {
-  if ((load<u8>(gFlagsCol + <usize>s) & F_UNSCHEDULABLE) != 0 && (gQf & QF_TOL_UNSCHEDULABLE) == 0) return RB_UNSCHEDULABLE;
-  if (gNodeName != -1 && gNodeName != s) return RB_NODE_NAME;
-  if (taintBlocked(s)) return RB_TAINT;
-  if (gAffinity && !affinityHolds(s)) return RB_AFFINITY;
-  if ((gQf & QF_HAS_PORTS) != 0 && bitAt(gPorts, s)) return RB_PORTS;
-  return resourceReasons(s);
+  const off = gOff;
+  if ((off & RB_UNSCHEDULABLE) == 0 && (load<u8>(gFlagsCol + <usize>s) & F_UNSCHEDULABLE) != 0 && (gQf & QF_TOL_UNSCHEDULABLE) == 0) return RB_UNSCHEDULABLE;
+  if ((off & RB_NODE_NAME) == 0 && gNodeName != -1 && gNodeName != s) return RB_NODE_NAME;
+  if ((off & RB_TAINT) == 0 && taintBlocked(s)) return RB_TAINT;
+  if ((off & RB_AFFINITY) == 0 && gAffinity && !affinityHolds(s)) return RB_AFFINITY;
+  if ((off & RB_PORTS) == 0 && (gQf & QF_HAS_PORTS) != 0 && bitAt(gPorts, s)) return RB_PORTS;
+  return (off & FB_FIT) == 0 ? resourceReasons(s) : 0;
 }
 
-/** Every filter's verdict (explain, the framework's general path). */
+/** Every enabled filter's verdict (explain, the framework's general path). */
 function filterAll(s: i32): u32 {
+  const off = gOff;
   let reasons: u32 = 0;
-  if ((load<u8>(gFlagsCol + <usize>s) & F_UNSCHEDULABLE) != 0 && (gQf & QF_TOL_UNSCHEDULABLE) == 0) reasons |= RB_UNSCHEDULABLE;
-  if (gNodeName != -1 && gNodeName != s) reasons |= RB_NODE_NAME;
-  if (taintBlocked(s)) reasons |= RB_TAINT;
-  if (!affinityHolds(s)) reasons |= RB_AFFINITY;
-  if ((gQf & QF_HAS_PORTS) != 0 && bitAt(gPorts, s)) reasons |= RB_PORTS;
-  return reasons | resourceReasons(s);
+  if ((off & RB_UNSCHEDULABLE) == 0 && (load<u8>(gFlagsCol + <usize>s) & F_UNSCHEDULABLE) != 0 && (gQf & QF_TOL_UNSCHEDULABLE) == 0) reasons |= RB_UNSCHEDULABLE;
+  if ((off & RB_NODE_NAME) == 0 && gNodeName != -1 && gNodeName != s) reasons |= RB_NODE_NAME;
+  if ((off & RB_TAINT) == 0 && taintBlocked(s)) reasons |= RB_TAINT;
+  if ((off & RB_AFFINITY) == 0 && !affinityHolds(s)) reasons |= RB_AFFINITY;
+  if ((off & RB_PORTS) == 0 && (gQf & QF_HAS_PORTS) != 0 && bitAt(gPorts, s)) reasons |= RB_PORTS;
+  return (off & FB_FIT) == 0 ? reasons | resourceReasons(s) : reasons;
 }
 
 // ============================================================ the kernel
@@ -1053,7 +1057,9 @@ export function filterAndScore(table: usize, query: usize, out: usize, start: i3
 
   const allReasons = (flags & KF_ALL_REASONS) != 0;
   const skipScore = (flags & KF_SKIP_SCORE) != 0;
-  const ignoreFilters = (flags & KF_IGNORE_FILTERS) != 0;
+  gOff = <u32>(flags >> KF_OFF_SHIFT) & FB_ALL;
+  // every filter disabled (a profile without node-local filters): every examined node is feasible
+  const noFilters = gOff == FB_ALL;
   const totalOnly = (flags & KF_TOTAL_ONLY) != 0;
   const writeRaw = !totalOnly;
   const normalize = (flags & KF_RAW_ONLY) == 0;
@@ -1074,7 +1080,7 @@ export function filterAndScore(table: usize, query: usize, out: usize, start: i3
   let feasibleCount = 0;
   let processed = 0;
   // the common case in a loop of its own whose constants are locals (registers), not globals
-  const simple = !allReasons && !ignoreFilters && taintWords <= 1 && gNumReq <= 3;
+  const simple = !allReasons && gOff == 0 && taintWords <= 1 && gNumReq <= 3;
   if (simple) {
     feasibleCount = filterSimple(n, limit, cap, order, taints, status, reasonsCol, feasible, pos, toFind, qf, taintWords);
     processed = gProcessed;
@@ -1083,7 +1089,7 @@ export function filterAndScore(table: usize, query: usize, out: usize, start: i3
     pos++;
     if (pos == n) pos = 0;
     processed = i + 1;
-    const reasons: u32 = ignoreFilters ? 0 : allReasons ? filterAll(s) : filterFirst(s);
+    const reasons: u32 = noFilters ? 0 : allReasons ? filterAll(s) : filterFirst(s);
     const so = <usize>s << 2;
     if (reasons != 0) {
       store<u8>(status + <usize>s, <u8>ST_FILTERED);

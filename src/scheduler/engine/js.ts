@@ -106,7 +106,7 @@ export class JsKernel implements Kernel<NodeTable, PodQuery, KernelOutput> {
 
     const allReasons = opts.allReasons === true;
     const skipScore = opts.skipScore === true;
-    const ignoreFilters = opts.ignoreFilters === true;
+    const off = (opts.disabledFilters ?? 0) & L.FB_ALL;
     const start = (((opts.start ?? 0) % n) + n) % n;
     const toFind = opts.numNodesToFind === undefined || opts.numNodesToFind <= 0 ? n : opts.numNodesToFind;
     const limit = opts.maxNodes === undefined || opts.maxNodes <= 0 ? n : Math.min(n, opts.maxNodes);
@@ -147,16 +147,29 @@ export class JsKernel implements Kernel<NodeTable, PodQuery, KernelOutput> {
       return true;
     };
 
-    /** the default profile's node-local filters in order; stops at the first failing plugin unless allReasons */
+    /**
+     * the profile's node-local filters in the default profile's order (those in `off` are not run);
+     * stops at the first failing plugin unless allReasons
+     */
     const filterNode = (s: number): number => {
       let reasons = 0;
       // NodeUnschedulable
-      if ((u8[flagsB + s] & L.F_UNSCHEDULABLE) !== 0 && (qf & L.QF_TOL_UNSCHEDULABLE) === 0)
+      if (
+        (off & L.RB_UNSCHEDULABLE) === 0 &&
+        (u8[flagsB + s] & L.F_UNSCHEDULABLE) !== 0 &&
+        (qf & L.QF_TOL_UNSCHEDULABLE) === 0
+      )
         reasons |= ReasonBit.NodeUnschedulable;
       // NodeName
-      if ((reasons === 0 || allReasons) && qNodeName !== -1 && qNodeName !== s) reasons |= ReasonBit.NodeName;
+      if (
+        (reasons === 0 || allReasons) &&
+        (off & L.RB_NODE_NAME) === 0 &&
+        qNodeName !== -1 &&
+        qNodeName !== s
+      )
+        reasons |= ReasonBit.NodeName;
       // TaintToleration (NoSchedule / NoExecute)
-      if (reasons === 0 || allReasons) {
+      if ((reasons === 0 || allReasons) && (off & L.RB_TAINT) === 0) {
         const t = taintsB + s * taintWords;
         for (let w = 0; w < taintWords; w++) {
           if ((u32[t + w] & u32[blockB + w]) !== 0) {
@@ -166,7 +179,7 @@ export class JsKernel implements Kernel<NodeTable, PodQuery, KernelOutput> {
         }
       }
       // NodeAffinity: nodeSelector AND (OR of required terms)
-      if (reasons === 0 || allReasons) {
+      if ((reasons === 0 || allReasons) && (off & L.RB_AFFINITY) === 0) {
         let ok = (qf & L.QF_SELECTOR_NEVER) === 0 && allHold(selStart, selCount, s);
         if (ok && (qf & L.QF_HAS_REQUIRED) !== 0) {
           ok = false;
@@ -182,13 +195,14 @@ export class JsKernel implements Kernel<NodeTable, PodQuery, KernelOutput> {
       // NodePorts
       if (
         (reasons === 0 || allReasons) &&
+        (off & L.RB_PORTS) === 0 &&
         (qf & L.QF_HAS_PORTS) !== 0 &&
         (u32[portsB + (s >>> 5)] & (1 << (s & 31))) !== 0
       ) {
         reasons |= ReasonBit.NodePorts;
       }
       // NodeResourcesFit: every insufficient resource is reported
-      if (reasons === 0 || allReasons) {
+      if ((reasons === 0 || allReasons) && (off & L.FB_FIT) === 0) {
         if (f64[reqB + L.R_PODS * cap + s] + 1 > f64[allocB + L.R_PODS * cap + s])
           reasons |= 1 << (REASON_RESOURCE_BASE + L.R_PODS);
         if ((qf & L.QF_REQ_ZERO) === 0) {
@@ -207,7 +221,7 @@ export class JsKernel implements Kernel<NodeTable, PodQuery, KernelOutput> {
     for (let i = 0; i < limit; i++) {
       const s = i32[orderB + ((start + i) % n)];
       processed = i + 1;
-      const reasons = ignoreFilters ? 0 : filterNode(s);
+      const reasons = off === L.FB_ALL ? 0 : filterNode(s);
       if (reasons !== 0) {
         u8[statusB + s] = NodeStatus.Filtered;
         u32[reasonsB + s] = reasons;

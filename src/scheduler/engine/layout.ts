@@ -143,11 +143,16 @@ export const O_TIE_EVENTS = 10; // ties with the running maximum = selectHost's 
 // kernel call flags
 export const KF_ALL_REASONS = 1;
 export const KF_SKIP_SCORE = 2;
-export const KF_IGNORE_FILTERS = 4;
 /** write the raw score columns only (no NormalizeScore, no normalized/total): the framework normalizes itself */
 export const KF_RAW_ONLY = 8;
 /** write only the `total` column (raw/normalized are undefined): engine consumers that only select a host */
 export const KF_TOTAL_ONLY = 16;
+/**
+ * flags >> KF_OFF_SHIFT: the node-local filter plugins NOT to run (RB_* bits, FB_FIT for
+ * NodeResourcesFit) — those the profile does not enable. 0, the default, runs all six; a node that
+ * passes the enabled ones is feasible and scored, as upstream scores every node its filters passed.
+ */
+export const KF_OFF_SHIFT = 8;
 
 // ---- per-node `reasons` bits: one per node-local filter plugin, in the default profile's filter
 // order, then one per resource for NodeResourcesFit (bit REASON_RESOURCE_BASE + resource row)
@@ -156,6 +161,9 @@ export const RB_NODE_NAME = 2; // NodeName
 export const RB_TAINT = 4; // TaintToleration
 export const RB_AFFINITY = 8; // NodeAffinity
 export const RB_PORTS = 16; // NodePorts
+// (the filter-plugin bit of NodeResourcesFit in KF_OFF_SHIFT masks; its reasons are per resource)
+export const FB_FIT = 32;
+export const FB_ALL = 63;
 export const REASON_RESOURCE_BASE = 8;
 
 // ---- per-node `status` values

@@ -24,6 +24,8 @@
  * - Filters run in the default profile's order (NodeUnschedulable, NodeName, TaintToleration,
  *   NodeAffinity, NodePorts, NodeResourcesFit) and, like upstream's RunFilterPlugins, stop at the first
  *   failing plugin unless `allReasons` is set. NodeResourcesFit reports every insufficient resource.
+ *   Filters the profile does not enable are not run (`disabledFilters`): feasible means "passed the
+ *   enabled ones", so a profile without, say, TaintToleration's filter still scores tainted nodes.
  * - Scores are computed for feasible nodes only; NormalizeScore (TaintToleration reversed,
  *   NodeAffinity) runs over the feasible set found in this call; `total` is the weighted sum of the
  *   node-local plugins only. The framework adds PodTopologySpread / InterPodAffinity itself.
@@ -52,6 +54,18 @@ export const ReasonBit = {
   NodeAffinity: L.RB_AFFINITY,
   NodePorts: L.RB_PORTS,
 } as const;
+
+/** Filter plugin → its bit in {@link FilterScoreOptions.disabledFilters}. */
+export const FilterBit: Readonly<Record<string, number>> = {
+  NodeUnschedulable: L.RB_UNSCHEDULABLE,
+  NodeName: L.RB_NODE_NAME,
+  TaintToleration: L.RB_TAINT,
+  NodeAffinity: L.RB_AFFINITY,
+  NodePorts: L.RB_PORTS,
+  NodeResourcesFit: L.FB_FIT,
+};
+/** Every node-local filter plugin's bit. */
+export const ALL_FILTER_BITS = L.FB_ALL;
 
 /** First bit of the per-resource "Insufficient <name>" reasons. */
 export const REASON_RESOURCE_BASE = L.REASON_RESOURCE_BASE;
@@ -172,10 +186,11 @@ export interface FilterScoreOptions {
   /** skip scoring (filter only), e.g. for capacity "does it fit anywhere" questions */
   skipScore?: boolean;
   /**
-   * run no filter: every examined node is feasible and scored (how upstream's plugin unit tests call
-   * Score on every node; also "what would this node score" questions)
+   * node-local filter plugins NOT to run, as a mask of {@link FilterBit} values: those the profile
+   * does not enable. A node passing the others is feasible and scored — upstream scores every node
+   * the profile's filters let through. Default 0: all six run.
    */
-  ignoreFilters?: boolean;
+  disabledFilters?: number;
   /**
    * which score columns to write: 'all' (default) raw, normalized and total; 'raw' only the raw
    * columns, no NormalizeScore (the framework runs NormalizeScore itself); 'total' only `total`

@@ -3,7 +3,8 @@ import type { NodeTable } from './table.js';
 import type { PodQuery } from './podquery.js';
 import {
   KF_ALL_REASONS,
-  KF_IGNORE_FILTERS,
+  KF_OFF_SHIFT,
+  FB_ALL,
   KF_RAW_ONLY,
   KF_SKIP_SCORE,
   KF_TOTAL_ONLY,
@@ -79,7 +80,7 @@ export class WasmKernel implements Kernel<NodeTable, PodQuery, KernelOutput> {
     const flags =
       (opts.allReasons ? KF_ALL_REASONS : 0) |
       (opts.skipScore ? KF_SKIP_SCORE : 0) |
-      (opts.ignoreFilters ? KF_IGNORE_FILTERS : 0) |
+      (((opts.disabledFilters ?? 0) & FB_ALL) << KF_OFF_SHIFT) |
       (opts.output === 'raw' ? KF_RAW_ONLY : opts.output === 'total' ? KF_TOTAL_ONLY : 0);
     return ex.filterAndScore(
       table.header,

@@ -26,6 +26,8 @@ import {
 import { JsKernel } from '../engine/js.js';
 import { KernelOutput } from '../engine/output.js';
 import {
+  ALL_FILTER_BITS,
+  FilterBit,
   NodeStatus,
   REASON_RESOURCE_BASE,
   REASON_TEXT,
@@ -152,12 +154,24 @@ export class NodeLocalRunner {
   private readonly taintStatuses = new WeakMap<object, Status>();
   private genericTaintStatus?: Status;
   private readonly constStatuses = new Map<string, Status>();
+  /**
+   * the node-local filters this profile does not enable ({@link FilterBit} mask): the kernel does not
+   * run them, so its feasible nodes — the ones it scores — are those the profile's filters pass
+   */
+  private disabledFilters = 0;
 
   constructor(
     readonly engine: SchedulingEngine,
     config: ScoringConfig,
   ) {
     this.scoring = resolveScoring(config);
+  }
+
+  /** the profile's filter plugins (set by the profile builder); kernel filters not among them are off */
+  setEnabledFilters(names: readonly string[]): void {
+    let off = ALL_FILTER_BITS;
+    for (const n of names) if (n in FilterBit) off &= ~FilterBit[n];
+    this.disabledFilters = off;
   }
 
   private compile(pod: Pod): PodQuery {
@@ -188,6 +202,7 @@ export class NodeLocalRunner {
         maxNodes: 1,
         allReasons: true,
         skipScore: true,
+        disabledFilters: this.disabledFilters,
       });
       const single: KernelRun = {
         full: false,
@@ -209,6 +224,7 @@ export class NodeLocalRunner {
       maxNodes: CHUNK_NODES,
       allReasons: true,
       output: 'raw',
+      disabledFilters: this.disabledFilters,
     });
     const chunks =
       current && run.chunks ? [...run.chunks, { start: pos, processed }] : [{ start: pos, processed }];
@@ -249,6 +265,7 @@ export class NodeLocalRunner {
     this.engine.kernel.filterAndScore(this.engine.table, q, this.engine.out, {
       allReasons: true,
       output: 'raw',
+      disabledFilters: this.disabledFilters,
     });
     const out = this.engine.out;
     const run: KernelRun = {
@@ -276,6 +293,7 @@ export class NodeLocalRunner {
       start,
       numNodesToFind,
       output: 'total',
+      disabledFilters: this.disabledFilters,
     });
     const out = this.engine.out;
     const run: KernelRun = {
@@ -300,6 +318,7 @@ export class NodeLocalRunner {
       start: run.start,
       numNodesToFind: run.toFind,
       output: 'raw',
+      disabledFilters: this.disabledFilters,
     });
     if (processed !== run.processed)
       throw new Error(`kubesim: repeating the kernel window gave ${processed} nodes, not ${run.processed}`);

@@ -39,6 +39,7 @@ import { InterPodAffinity } from './inter-pod-affinity.js';
 import {
   kernelFastScorer,
   kernelWindowFilter,
+  NodeLocalPlugin,
   nodeLocalFactory,
   runnerFor,
   type NodeLocalHandle,
@@ -225,6 +226,13 @@ export function buildFrameworks(cfg: SchedulerConfig, opts: BuildOptions): Map<s
       bind: pick<BindPlugin>('bind', 'bind'),
     };
     const fwk = new Framework(prof.schedulerName, plugins, handle, prof.percentageOfNodesToScore);
+    // the kernel runs only the node-local filters this profile enables, so that it scores every
+    // node those pass (upstream scores every node handed to Score)
+    if (
+      plugins.filter.some((p) => p instanceof NodeLocalPlugin) ||
+      plugins.score.some((s) => s.plugin instanceof NodeLocalPlugin)
+    )
+      runnerFor(handle).setEnabledFilters(plugins.filter.map((p) => p.name));
     if (plugins.filter.some((p) => p.name === 'NodeResourcesFit')) {
       fwk.windowFilter = kernelWindowFilter(
         runnerFor(handle),

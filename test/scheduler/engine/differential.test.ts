@@ -11,6 +11,7 @@ import {
   NUM_SCORE_PLUGINS,
   REASON_RESOURCE_BASE,
   ReasonBit,
+  ALL_FILTER_BITS,
   numFeasibleNodesToFind,
 } from '../../../src/scheduler/engine/types.js';
 import type { FilterScoreOptions, ScoringConfig } from '../../../src/scheduler/engine/types.js';
@@ -104,6 +105,8 @@ function scenario(
   scoring: ScoringConfig,
   sampling: boolean,
   allReasons: boolean,
+  /** per pod: the node-local filters a profile turned off (pod index → mask) */
+  disabledFilters: (i: number) => number = () => 0,
 ): { feasibleSeen: number; filteredSeen: number; reasonsSeen: number } {
   const cluster = generateCluster({ seed, nodes });
   const table = new NodeTable({ initialCapacity: 64 }); // small on purpose: exercises column growth
@@ -118,12 +121,13 @@ function scenario(
   let feasibleSeen = 0;
   let filteredSeen = 0;
   let reasonsSeen = 0;
-  for (const pod of pending) {
+  for (const [i, pod] of pending.entries()) {
     const q = compilePod(table, pod, resolved);
     const opts: FilterScoreOptions = {
       start,
       numNodesToFind: sampling ? numFeasibleNodesToFind(undefined, table.size) : undefined,
       allReasons,
+      disabledFilters: disabledFilters(i),
     };
     outJs.status.fill(0);
     outWasm.status.fill(0);
@@ -170,6 +174,17 @@ describe('differential: js and wasm kernels agree on randomized clusters', () =>
       ReasonBit.NodePorts |
       (1 << (REASON_RESOURCE_BASE + 4));
     expect((r.reasonsSeen & want) >>> 0).toBe(want >>> 0);
+  });
+  it('seed 7: profiles with some node-local filters off (every subset), both reason modes', () => {
+    // a pod's mask cycles through all 64 subsets; the nodes a disabled filter would reject are
+    // feasible and scored identically by both kernels
+    const first = scenario(7, 1200, 128, {}, false, false, (i) => i % 64);
+    const all = scenario(8, 1200, 128, {}, true, true, (i) => (i * 5) % 64);
+    expect(first.feasibleSeen).toBeGreaterThan(0);
+    expect(all.filteredSeen).toBeGreaterThan(0);
+    // with every filter off, every node is feasible
+    const none = scenario(9, 300, 10, {}, false, true, () => ALL_FILTER_BITS);
+    expect(none).toEqual({ feasibleSeen: 3000, filteredSeen: 0, reasonsSeen: 0 });
   });
   it('seed 5: MostAllocated with gpu + ephemeral-storage, custom weights', () => {
     scenario(

@@ -6,9 +6,10 @@ import { describe, expect, it } from 'vitest';
 import type { Node, NodeSelectorTerm, Pod, Taint, Toleration } from '../../../src/api/types.js';
 import { NodeTable } from '../../../src/scheduler/engine/table.js';
 import { reasonStrings } from '../../../src/scheduler/engine/reasons.js';
-import { ScorePlugin } from '../../../src/scheduler/engine/types.js';
+import { ALL_FILTER_BITS, ScorePlugin } from '../../../src/scheduler/engine/types.js';
 import { nodeOf, podOf } from '../../helpers/builders.js';
-import { normScores, runBoth } from './helpers.js';
+import { profileNorm, profileScores } from '../../helpers/profile-scores.js';
+import { runBoth } from './helpers.js';
 
 /** reasons of `node` for `pod` on a one-node table holding `existing` */
 function reasonsOf(node: Node, existing: Pod[], pod: Pod): string[] {
@@ -839,14 +840,13 @@ describe('NodeAffinity score (TestNodeAffinityPriority)', () => {
     label3 = { az: 'az1' },
     label4 = { abc: 'az11', def: 'az22' },
     label5 = { foo: 'bar', key: 'value', az: 'az1' };
+  // through a profile without filters (upstream calls Score on every node), both kernels
   const run = (pod: Pod, nodes: [string, Record<string, string>][]) =>
-    normScores(
-      runBoth(
+    profileNorm(
+      profileScores(
         nodes.map(([n, l]) => nodeOf(n, { labels: l })),
         [],
         pod,
-        {},
-        { ignoreFilters: true },
       ),
       ScorePlugin.NodeAffinity,
       nodes.map(([n]) => n),
@@ -893,7 +893,7 @@ describe('NodeAffinity score (TestNodeAffinityPriority)', () => {
           [],
           pod,
           {},
-          { ignoreFilters: true, output },
+          { disabledFilters: ALL_FILTER_BITS, output },
         ).nodes.get(n)!.total,
     );
   const mixed: [string, Record<string, string>][] = [

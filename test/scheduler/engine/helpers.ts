@@ -77,12 +77,3 @@ export function runBoth(
   expect(results[1]).toEqual(results[0]);
   return results[0];
 }
-
-/** Raw score of plugin p for each node, in the given node order (every node must be feasible/scored). */
-export function rawScores(r: RunResult, plugin: number, names: string[]): number[] {
-  return names.map((n) => r.nodes.get(n)!.raw[plugin]);
-}
-
-export function normScores(r: RunResult, plugin: number, names: string[]): number[] {
-  return names.map((n) => r.nodes.get(n)!.norm[plugin]);
-}

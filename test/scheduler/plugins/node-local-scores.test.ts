@@ -1,17 +1,20 @@
 // Score plugins against upstream's own test tables (expected numbers copied from the Go tests named
-// in each describe block, not computed by this code).
+// in each describe block, not computed by this code), run through the public path: a profile that
+// enables the node-local score plugins and no filter, explained on both kernels
+// (test/helpers/profile-scores.ts) — upstream's tests call Score on every node.
 import { describe, expect, it } from 'vitest';
-import { ScorePlugin } from '../../../src/scheduler/engine/types.js';
+import { ALL_FILTER_BITS, ScorePlugin } from '../../../src/scheduler/engine/types.js';
 import { normalizedImageName } from '../../../src/scheduler/engine/podquery.js';
-import { nodeOf, podOf, resNode } from '../../helpers/builders.js';
-import { normScores, rawScores, runBoth } from './helpers.js';
+import { makeNode, nodeOf, podOf, resNode } from '../../helpers/builders.js';
+import { explainPod, parseSchedulerConfig, SchedulerCore } from '../../../src/scheduler/index.js';
+import { profileNorm, profileRaw, profileScores } from '../../helpers/profile-scores.js';
+import { runBoth } from '../engine/helpers.js';
 
 const FIT = ScorePlugin.NodeResourcesFit;
 const BAL = ScorePlugin.NodeResourcesBalancedAllocation;
 const IMG = ScorePlugin.ImageLocality;
 const TAINT = ScorePlugin.TaintToleration;
 const AFF = ScorePlugin.NodeAffinity;
-const scoreAll = { ignoreFilters: true };
 const cap = (cpu: string, memory: string, extra: Record<string, string> = {}) => ({ cpu, memory, ...extra });
 const N12 = ['node1', 'node2'];
 
@@ -202,18 +205,14 @@ describe('NodeResourcesFit LeastAllocated (least_allocated_test.go)', () => {
       const nodes = c.nodes.map(([cpu, mem, extra], i) =>
         nodeOf(`node${i + 1}`, { capacity: cap(cpu, mem, extra) }),
       );
-      const r = runBoth(
-        nodes,
-        c.existing ?? [],
-        c.pod,
-        { fit: { type: 'LeastAllocated', resources: c.resources } },
-        scoreAll,
-      );
-      expect(rawScores(r, FIT, N12)).toEqual(c.want);
+      const r = profileScores(nodes, c.existing ?? [], c.pod, {
+        fit: { type: 'LeastAllocated', resources: c.resources },
+      });
+      expect(profileRaw(r, FIT, N12)).toEqual(c.want);
     });
   }
   it('zero node resources score MinNodeScore', () => {
-    const r = runBoth(
+    const r = profileScores(
       [nodeOf('node1'), nodeOf('node2')],
       [
         podOf({ node: 'node1', reqs: [{ cpu: '3000', memory: '0' }] }),
@@ -221,9 +220,8 @@ describe('NodeResourcesFit LeastAllocated (least_allocated_test.go)', () => {
       ],
       podOf(),
       {},
-      scoreAll,
     );
-    expect(rawScores(r, FIT, N12)).toEqual([0, 0]);
+    expect(profileRaw(r, FIT, N12)).toEqual([0, 0]);
   });
   it('rejects invalid weights like ValidateNodeResourcesFitArgs', () => {
     expect(() =>
@@ -260,21 +258,21 @@ describe('NodeResourcesFit LeastAllocated: exact floors at the arithmetic edges 
     const ti = 1024 ** 4;
     const nodes = [resNode('node1', 64000, 8 * ti), resNode('node2', 4000, 2 * ti)];
     const pod = podOf({ reqs: [{ cpu: '1000m', memory: String(ti) }] });
-    const r = runBoth(nodes, [], pod, {}, scoreAll);
-    expect(rawScores(r, FIT, N12)).toEqual([92, 62]);
+    const r = profileScores(nodes, [], pod, {});
+    expect(profileRaw(r, FIT, N12)).toEqual([92, 62]);
   });
   // explicit zero requests on nodes of 1002m/1003m cpu and 1006/1015 bytes: x = 100·b, so the
   // quotient is exactly 100, but x·fl(1/b) is just below 100 — a plain floor would give 99
   it('exact quotients that a plain floor of x·(1/b) gets wrong (pairs and the odd node)', () => {
     const nodes = [resNode('node1', 1002, 1006), resNode('node2', 1003, 1015), resNode('node3', 1019, 1382)];
-    const r = runBoth(nodes, [], podOf({ reqs: [{ cpu: '0', memory: '0' }] }), {}, scoreAll);
-    expect(rawScores(r, FIT, ['node1', 'node2', 'node3'])).toEqual([100, 100, 100]);
+    const r = profileScores(nodes, [], podOf({ reqs: [{ cpu: '0', memory: '0' }] }), {});
+    expect(profileRaw(r, FIT, ['node1', 'node2', 'node3'])).toEqual([100, 100, 100]);
     const t = runBoth(
       nodes,
       [],
       podOf({ reqs: [{ cpu: '0', memory: '0' }] }),
       {},
-      { ...scoreAll, output: 'total' },
+      { disabledFilters: ALL_FILTER_BITS, output: 'total' },
     );
     // total-only (the fused pair loop): 3×100 (no taints) + 1×100 fit + 1×(balanced) + 0 images
     for (const n of ['node1', 'node2', 'node3'])
@@ -288,9 +286,9 @@ describe('NodeResourcesFit LeastAllocated: exact floors at the arithmetic edges 
     const nodes = [resNode('node1', 1002, mem), resNode('node2', 1002, mem)];
     const existing = [podOf({ node: 'node1', reqs: [{}] }), podOf({ node: 'node2', reqs: [{}] })];
     const pod = podOf({ reqs: [{ cpu: '401m', memory: '503' }] });
-    const r = runBoth(nodes, existing, pod, {}, scoreAll);
-    expect(rawScores(r, FIT, N12)).toEqual([50, 50]);
-    const t = runBoth(nodes, existing, pod, {}, { ...scoreAll, output: 'total' });
+    const r = profileScores(nodes, existing, pod, {});
+    expect(profileRaw(r, FIT, N12)).toEqual([50, 50]);
+    const t = runBoth(nodes, existing, pod, {}, { disabledFilters: ALL_FILTER_BITS, output: 'total' });
     for (const n of N12) expect(t.nodes.get(n)!.total).toBe(300 + 50 + r.nodes.get(n)!.raw[BAL]);
   });
   // a node overcommitted on memory (its pods request more than it has; e.g. allocatable shrank
@@ -304,9 +302,9 @@ describe('NodeResourcesFit LeastAllocated: exact floors at the arithmetic edges 
       podOf({ node: 'node2', reqs: [{ cpu: '0', memory: '1500' }] }),
     ];
     const pod = podOf({ reqs: [{ cpu: '1234m', memory: '0' }] });
-    const r = runBoth(nodes, existing, pod, {}, scoreAll);
-    expect(rawScores(r, BAL, N12)).toEqual([56, 56]); // (1 − |0.1234 − 1| / 2) × 100 = 56.17
-    const t = runBoth(nodes, existing, pod, {}, { ...scoreAll, output: 'total' });
+    const r = profileScores(nodes, existing, pod, {});
+    expect(profileRaw(r, BAL, N12)).toEqual([56, 56]); // (1 − |0.1234 − 1| / 2) × 100 = 56.17
+    const t = runBoth(nodes, existing, pod, {}, { disabledFilters: ALL_FILTER_BITS, output: 'total' });
     for (const n of N12) expect(t.nodes.get(n)!.total).toBe(300 + r.nodes.get(n)!.raw[FIT] + 56);
     // and overcommitted on cpu, for a pod that requests memory only
     const cpuNodes = [resNode('node1', 1000, 10000), resNode('node2', 1000, 10000)];
@@ -315,10 +313,10 @@ describe('NodeResourcesFit LeastAllocated: exact floors at the arithmetic edges 
       podOf({ node: 'node2', reqs: [{ cpu: '1500m', memory: '0' }] }),
     ];
     const memPod = podOf({ reqs: [{ cpu: '0', memory: '1234' }] });
-    expect(rawScores(runBoth(cpuNodes, cpuHeavy, memPod, {}, scoreAll), BAL, N12)).toEqual([56, 56]);
-    const tc = runBoth(cpuNodes, cpuHeavy, memPod, {}, { ...scoreAll, output: 'total' });
+    expect(profileRaw(profileScores(cpuNodes, cpuHeavy, memPod, {}), BAL, N12)).toEqual([56, 56]);
+    const tc = runBoth(cpuNodes, cpuHeavy, memPod, {}, { disabledFilters: ALL_FILTER_BITS, output: 'total' });
     expect(N12.map((n) => tc.nodes.get(n)!.total)).toEqual(
-      N12.map((n) => 300 + runBoth(cpuNodes, cpuHeavy, memPod, {}, scoreAll).nodes.get(n)!.raw[FIT] + 56),
+      N12.map((n) => 300 + profileScores(cpuNodes, cpuHeavy, memPod, {}).nodes.get(n)!.raw[FIT] + 56),
     );
   });
 });
@@ -354,57 +352,47 @@ describe('NodeResourcesBalancedAllocation (balanced_allocation_test.go)', () => 
     { name: 'nvidia.com/gpu', weight: 1 },
   ];
   it('best-effort pod: PreScore skips the plugin (score 0)', () => {
-    const r = runBoth(
-      [resNode('node1', 4000, 10000), resNode('node2', 4000, 10000)],
-      [],
-      podOf(),
-      {},
-      scoreAll,
-    );
-    expect(rawScores(r, BAL, N12)).toEqual([0, 0]);
+    const r = profileScores([resNode('node1', 4000, 10000), resNode('node2', 4000, 10000)], [], podOf(), {});
+    expect(profileRaw(r, BAL, N12)).toEqual([0, 0]);
   });
   it('nothing scheduled, resources requested, differently sized nodes', () => {
-    const r = runBoth(
+    const r = profileScores(
       [resNode('node1', 4000, 10000), resNode('node2', 6000, 10000)],
       [],
       cpuAndMemory(),
       {},
-      scoreAll,
     );
-    expect(rawScores(r, BAL, N12)).toEqual([87, 100]);
+    expect(profileRaw(r, BAL, N12)).toEqual([87, 100]);
   });
   it('resources requested, pods scheduled with resources', () => {
-    const r = runBoth(
+    const r = profileScores(
       [resNode('node1', 10000, 20000), resNode('node2', 10000, 20000)],
       [cpuOnly('node1'), cpuAndMemory('node2')],
       cpuAndMemory(),
       {},
-      scoreAll,
     );
-    expect(rawScores(r, BAL, N12)).toEqual([82, 95]);
+    expect(profileRaw(r, BAL, N12)).toEqual([82, 95]);
   });
   it('resources requested, pods scheduled with resources, differently sized nodes', () => {
-    const r = runBoth(
+    const r = profileScores(
       [resNode('node1', 10000, 20000), resNode('node2', 10000, 50000)],
       [cpuOnly('node1'), cpuAndMemory('node2')],
       cpuAndMemory(),
       {},
-      scoreAll,
     );
-    expect(rawScores(r, BAL, N12)).toEqual([82, 80]);
+    expect(profileRaw(r, BAL, N12)).toEqual([82, 80]);
   });
   it('requested resources at node capacity', () => {
-    const r = runBoth(
+    const r = profileScores(
       [resNode('node1', 6000, 10000), resNode('node2', 6000, 10000)],
       [cpuOnly('node1'), cpuAndMemory('node2')],
       cpuOnly(),
       {},
-      scoreAll,
     );
-    expect(rawScores(r, BAL, N12)).toEqual([50, 75]);
+    expect(profileRaw(r, BAL, N12)).toEqual([50, 75]);
   });
   it('include scalar resource on a node for balanced resource allocation', () => {
-    const r = runBoth(
+    const r = profileScores(
       [
         resNode('node1', 3500, 40000, { 'nvidia.com/gpu': 8 }),
         resNode('node2', 3500, 40000, { 'nvidia.com/gpu': 8 }),
@@ -412,9 +400,8 @@ describe('NodeResourcesBalancedAllocation (balanced_allocation_test.go)', () => 
       [cpuAndMemory('node2'), cpuAndMemoryAndGPU('node1')],
       podOf({ reqs: [{ memory: '0', 'nvidia.com/gpu': '1' }] }),
       { balancedResources: withGpu },
-      scoreAll,
     );
-    expect(rawScores(r, BAL, N12)).toEqual([70, 65]);
+    expect(profileRaw(r, BAL, N12)).toEqual([70, 65]);
   });
   // Not upstream cases: float64 rounding. 1 core / 4Gi nodes, cpu 700m: the fractions 0.7 and 0 (or
   // 0.5) give (1 - 0.35) × 100 = 65 and 90 exactly in IEEE division, but 64 and 89 when divided
@@ -422,24 +409,22 @@ describe('NodeResourcesBalancedAllocation (balanced_allocation_test.go)', () => 
   it('fractions whose score is an exact integer in float64 division (65, 90)', () => {
     const gi = 1024 * 1024 * 1024;
     const nodes = [resNode('node1', 1000, 4 * gi), resNode('node2', 1000, 4 * gi)];
-    const r = runBoth(
+    const r = profileScores(
       nodes,
       [podOf({ node: 'node2', reqs: [{ cpu: '0', memory: String(2 * gi) }] })],
       podOf({ reqs: [{ cpu: '700m', memory: '0' }] }),
       {},
-      scoreAll,
     );
-    expect(rawScores(r, BAL, N12)).toEqual([65, 90]);
+    expect(profileRaw(r, BAL, N12)).toEqual([65, 90]);
   });
   it('node without the scalar resource should skip the scalar resource', () => {
-    const r = runBoth(
+    const r = profileScores(
       [resNode('node1', 3500, 40000, { 'nvidia.com/gpu': 8 }), resNode('node2', 3500, 40000)],
       [],
       cpuAndMemory(),
       { balancedResources: withGpu },
-      scoreAll,
     );
-    expect(rawScores(r, BAL, N12)).toEqual([63, 63]);
+    expect(profileRaw(r, BAL, N12)).toEqual([63, 63]);
   });
 });
 
@@ -507,13 +492,13 @@ describe('ImageLocality (image_locality_test.go, current MaxThreshold = 1000Mi �
   ];
   for (const [name, nodes, pod, want] of cases) {
     it(name, () => {
-      expect(rawScores(runBoth(nodes, [], pod, {}, scoreAll), IMG, names(want.length))).toEqual(want);
+      expect(profileRaw(profileScores(nodes, [], pod, {}), IMG, names(want.length))).toEqual(want);
     });
   }
   it('include InitContainers: two images spread on two nodes, prefer the larger image one', () => {
     const pod = podOf({ images: ['gcr.io/30'] });
     pod.spec.initContainers = [{ name: 'init', image: 'gcr.io/300' }];
-    expect(rawScores(runBoth(N(node403002000, node203040), [], pod, {}, scoreAll), IMG, names(2))).toEqual([
+    expect(profileRaw(profileScores(N(node403002000, node203040), [], pod, {}), IMG, names(2))).toEqual([
       6, 0,
     ]);
   });
@@ -529,7 +514,7 @@ describe('TaintToleration score + NormalizeScore (taint_toleration_test.go)', ()
   const P = 'PreferNoSchedule' as const;
   const ABC = ['nodeA', 'nodeB', 'nodeC'];
   it('node with taints tolerated by the pod gets a higher score', () => {
-    const r = runBoth(
+    const r = profileScores(
       [
         nodeOf('nodeA', { taints: [{ key: 'foo', value: 'bar', effect: P }] }),
         nodeOf('nodeB', { taints: [{ key: 'foo', value: 'blah', effect: P }] }),
@@ -537,9 +522,8 @@ describe('TaintToleration score + NormalizeScore (taint_toleration_test.go)', ()
       [],
       podOf({ tolerations: [{ key: 'foo', operator: 'Equal', value: 'bar', effect: P }] }),
       {},
-      scoreAll,
     );
-    expect(normScores(r, TAINT, ['nodeA', 'nodeB'])).toEqual([100, 0]);
+    expect(profileNorm(r, TAINT, ['nodeA', 'nodeB'])).toEqual([100, 0]);
   });
   const three = () => [
     nodeOf('nodeA'),
@@ -552,7 +536,7 @@ describe('TaintToleration score + NormalizeScore (taint_toleration_test.go)', ()
     }),
   ];
   it('all taints tolerated: same score however many', () => {
-    const r = runBoth(
+    const r = profileScores(
       three(),
       [],
       podOf({
@@ -562,19 +546,17 @@ describe('TaintToleration score + NormalizeScore (taint_toleration_test.go)', ()
         ],
       }),
       {},
-      scoreAll,
     );
-    expect(normScores(r, TAINT, ABC)).toEqual([100, 100, 100]);
+    expect(profileNorm(r, TAINT, ABC)).toEqual([100, 100, 100]);
   });
   it('the more intolerable taints a node has, the lower score it gets', () => {
-    const r = runBoth(
+    const r = profileScores(
       three(),
       [],
       podOf({ tolerations: [{ key: 'foo', operator: 'Equal', value: 'bar', effect: P }] }),
       {},
-      scoreAll,
     );
-    expect(normScores(r, TAINT, ABC)).toEqual([100, 50, 0]);
+    expect(profileNorm(r, TAINT, ABC)).toEqual([100, 50, 0]);
   });
   it('only PreferNoSchedule taints and tolerations count', () => {
     const nodes = [
@@ -587,7 +569,7 @@ describe('TaintToleration score + NormalizeScore (taint_toleration_test.go)', ()
         ],
       }),
     ];
-    const r = runBoth(
+    const r = profileScores(
       nodes,
       [],
       podOf({
@@ -597,19 +579,17 @@ describe('TaintToleration score + NormalizeScore (taint_toleration_test.go)', ()
         ],
       }),
       {},
-      scoreAll,
     );
-    expect(normScores(r, TAINT, ABC)).toEqual([100, 100, 0]);
+    expect(profileNorm(r, TAINT, ABC)).toEqual([100, 100, 0]);
   });
   it('no taints and tolerations: lands on node with no taints', () => {
-    const r = runBoth(
+    const r = profileScores(
       [nodeOf('nodeA'), nodeOf('nodeB', { taints: [{ key: 'cpu-type', value: 'arm64', effect: P }] })],
       [],
       podOf({ tolerations: [] }),
       {},
-      scoreAll,
     );
-    expect(normScores(r, TAINT, ['nodeA', 'nodeB'])).toEqual([100, 0]);
+    expect(profileNorm(r, TAINT, ['nodeA', 'nodeB'])).toEqual([100, 0]);
   });
 });
 
@@ -630,13 +610,13 @@ describe('NodeResourcesFit MostAllocated (most_allocated_test.go)', () => {
     });
   it('nothing scheduled, nothing requested', () => {
     expect(
-      rawScores(runBoth(both('4000', '10000', '4000', '10000'), [], podOf(), most(), scoreAll), FIT, N12),
+      profileRaw(profileScores(both('4000', '10000', '4000', '10000'), [], podOf(), most()), FIT, N12),
     ).toEqual([0, 0]);
   });
   it('nothing scheduled, resources requested, differently sized nodes', () => {
     expect(
-      rawScores(
-        runBoth(both('4000', '10000', '6000', '10000'), [], twoContainers(), most(), scoreAll),
+      profileRaw(
+        profileScores(both('4000', '10000', '6000', '10000'), [], twoContainers(), most()),
         FIT,
         N12,
       ),
@@ -650,8 +630,8 @@ describe('NodeResourcesFit MostAllocated (most_allocated_test.go)', () => {
       podOf({ node: 'node2', reqs: [{ cpu: '3000', memory: '5000' }] }),
     ];
     expect(
-      rawScores(
-        runBoth(both('10000', '20000', '10000', '20000'), existing, podOf(), most(), scoreAll),
+      profileRaw(
+        profileScores(both('10000', '20000', '10000', '20000'), existing, podOf(), most()),
         FIT,
         N12,
       ),
@@ -663,8 +643,8 @@ describe('NodeResourcesFit MostAllocated (most_allocated_test.go)', () => {
       podOf({ node: 'node2', reqs: [{ cpu: '3000', memory: '5000' }] }),
     ];
     expect(
-      rawScores(
-        runBoth(both('10000', '20000', '10000', '20000'), existing, twoContainers(), most(), scoreAll),
+      profileRaw(
+        profileScores(both('10000', '20000', '10000', '20000'), existing, twoContainers(), most()),
         FIT,
         N12,
       ),
@@ -678,13 +658,13 @@ describe('NodeResourcesFit MostAllocated (most_allocated_test.go)', () => {
       ],
     });
     expect(
-      rawScores(runBoth(both('5000', '10000', '10000', '9000'), [], pod, most(), scoreAll), FIT, N12),
+      profileRaw(profileScores(both('5000', '10000', '10000', '9000'), [], pod, most()), FIT, N12),
     ).toEqual([95, 75]);
   });
   it('different weights on CPU and memory', () => {
     expect(
-      rawScores(
-        runBoth(
+      profileRaw(
+        profileScores(
           both('4000', '10000', '6000', '10000'),
           [],
           twoContainers(),
@@ -692,7 +672,6 @@ describe('NodeResourcesFit MostAllocated (most_allocated_test.go)', () => {
             { name: 'memory', weight: 2 },
             { name: 'cpu', weight: 1 },
           ]),
-          scoreAll,
         ),
         FIT,
         N12,
@@ -708,7 +687,7 @@ describe('NodeResourcesFit MostAllocated (most_allocated_test.go)', () => {
     const pod = podOf();
     pod.spec.containers = [{ name: 'container' }];
     expect(
-      rawScores(runBoth(both('250m', '1000Mi', '250m', '1000Mi'), [e1, e2], pod, most(), scoreAll), FIT, N12),
+      profileRaw(profileScores(both('250m', '1000Mi', '250m', '1000Mi'), [e1, e2], pod, most()), FIT, N12),
     ).toEqual([80, 30]);
   });
   it('honor extended resource if the pod requests', () => {
@@ -718,8 +697,8 @@ describe('NodeResourcesFit MostAllocated (most_allocated_test.go)', () => {
     ];
     const pod = podOf({ reqs: [{ cpu: '3000', memory: '5000', 'abc.com/xyz': '2' }] });
     expect(
-      rawScores(
-        runBoth(
+      profileRaw(
+        profileScores(
           nodes,
           [],
           pod,
@@ -728,7 +707,6 @@ describe('NodeResourcesFit MostAllocated (most_allocated_test.go)', () => {
             { name: 'memory', weight: 1 },
             { name: 'abc.com/xyz', weight: 1 },
           ]),
-          scoreAll,
         ),
         FIT,
         N12,
@@ -742,8 +720,8 @@ describe('NodeResourcesFit MostAllocated (most_allocated_test.go)', () => {
     ];
     const pod = podOf({ reqs: [{ cpu: '3000', memory: '4000' }] });
     expect(
-      rawScores(
-        runBoth(
+      profileRaw(
+        profileScores(
           nodes,
           [],
           pod,
@@ -752,7 +730,6 @@ describe('NodeResourcesFit MostAllocated (most_allocated_test.go)', () => {
             { name: 'cpu', weight: 1 },
             { name: 'memory', weight: 1 },
           ]),
-          scoreAll,
         ),
         FIT,
         N12,
@@ -779,14 +756,8 @@ describe('NodeResourcesFit RequestedToCapacityRatio (requested_to_capacity_ratio
       nodeOf('node2', { capacity: cap('4000', '10000') }),
     ];
     expect(
-      rawScores(
-        runBoth(
-          nodes,
-          [podOf({ node: 'node1' }), podOf({ node: 'node1' })],
-          podOf(),
-          rtcr(leastShape),
-          scoreAll,
-        ),
+      profileRaw(
+        profileScores(nodes, [podOf({ node: 'node1' }), podOf({ node: 'node1' })], podOf(), rtcr(leastShape)),
         FIT,
         N12,
       ),
@@ -804,8 +775,8 @@ describe('NodeResourcesFit RequestedToCapacityRatio (requested_to_capacity_ratio
       ],
     });
     expect(
-      rawScores(
-        runBoth(nodes, [podOf({ node: 'node1' }), podOf({ node: 'node1' })], pod, rtcr(leastShape), scoreAll),
+      profileRaw(
+        profileScores(nodes, [podOf({ node: 'node1' }), podOf({ node: 'node1' })], pod, rtcr(leastShape)),
         FIT,
         N12,
       ),
@@ -820,9 +791,7 @@ describe('NodeResourcesFit RequestedToCapacityRatio (requested_to_capacity_ratio
       podOf({ node: 'node1', reqs: [{ cpu: '3000', memory: '5000' }] }),
       podOf({ node: 'node2', reqs: [{ cpu: '3000', memory: '5000' }] }),
     ];
-    expect(rawScores(runBoth(nodes, existing, podOf(), rtcr(leastShape), scoreAll), FIT, N12)).toEqual([
-      38, 50,
-    ]);
+    expect(profileRaw(profileScores(nodes, existing, podOf(), rtcr(leastShape)), FIT, N12)).toEqual([38, 50]);
   });
   const foo4 = { 'intel.com/foo': 4 },
     foo8 = { 'intel.com/foo': 8 };
@@ -837,20 +806,14 @@ describe('NodeResourcesFit RequestedToCapacityRatio (requested_to_capacity_ratio
   ];
   // (upstream also lists pods without a node name in the snapshot; they are not on any node)
   it('TestResourceBinPackingSingleExtended: nothing requested', () => {
-    expect(rawScores(runBoth(binNodes(), [], podOf(), rtcr(binShape, fooOnly), scoreAll), FIT, N12)).toEqual([
+    expect(profileRaw(profileScores(binNodes(), [], podOf(), rtcr(binShape, fooOnly)), FIT, N12)).toEqual([
       0, 0,
     ]);
   });
   it('TestResourceBinPackingSingleExtended: pods scheduled with less resources', () => {
     expect(
-      rawScores(
-        runBoth(
-          binNodes(),
-          [],
-          podOf({ reqs: [{ 'intel.com/foo': '2' }] }),
-          rtcr(binShape, fooOnly),
-          scoreAll,
-        ),
+      profileRaw(
+        profileScores(binNodes(), [], podOf({ reqs: [{ 'intel.com/foo': '2' }] }), rtcr(binShape, fooOnly)),
         FIT,
         N12,
       ),
@@ -858,13 +821,12 @@ describe('NodeResourcesFit RequestedToCapacityRatio (requested_to_capacity_ratio
   });
   it('TestResourceBinPackingSingleExtended: on node with existing pod running', () => {
     expect(
-      rawScores(
-        runBoth(
+      profileRaw(
+        profileScores(
           binNodes(),
           [podOf({ node: 'node2', reqs: [{ 'intel.com/foo': '2' }] })],
           podOf({ reqs: [{ 'intel.com/foo': '2' }] }),
           rtcr(binShape, fooOnly),
-          scoreAll,
         ),
         FIT,
         N12,
@@ -873,14 +835,8 @@ describe('NodeResourcesFit RequestedToCapacityRatio (requested_to_capacity_ratio
   });
   it('TestResourceBinPackingSingleExtended: pods scheduled with more resources', () => {
     expect(
-      rawScores(
-        runBoth(
-          binNodes(),
-          [],
-          podOf({ reqs: [{ 'intel.com/foo': '4' }] }),
-          rtcr(binShape, fooOnly),
-          scoreAll,
-        ),
+      profileRaw(
+        profileScores(binNodes(), [], podOf({ reqs: [{ 'intel.com/foo': '4' }] }), rtcr(binShape, fooOnly)),
         FIT,
         N12,
       ),
@@ -896,19 +852,64 @@ describe('NodeResourcesFit RequestedToCapacityRatio (requested_to_capacity_ratio
       { name: 'intel.com/bar', weight: 5 },
     ];
     const pod = podOf({ reqs: [{ 'intel.com/foo': '2', 'intel.com/bar': '2' }] });
-    expect(rawScores(runBoth(nodes, [], pod, rtcr(binShape, res), scoreAll), FIT, N12)).toEqual([4, 3]);
+    expect(profileRaw(profileScores(nodes, [], pod, rtcr(binShape, res)), FIT, N12)).toEqual([4, 3]);
     expect(
-      rawScores(
-        runBoth(
+      profileRaw(
+        profileScores(
           nodes,
           [podOf({ node: 'node2', reqs: [{ 'intel.com/foo': '2', 'intel.com/bar': '2' }] })],
           pod,
           rtcr(binShape, res),
-          scoreAll,
         ),
         FIT,
         N12,
       ),
     ).toEqual([4, 7]);
   });
+});
+
+describe('scores do not depend on filters the profile turned off (schedule_one.go: Score runs on every node the enabled filters pass)', () => {
+  // the default profile without TaintToleration's and NodeResourcesFit's filters: a node with an
+  // untolerated NoSchedule taint and one with no pod room are both feasible, so both are scored
+  const config = parseSchedulerConfig(
+    {
+      apiVersion: 'kubescheduler.config.k8s.io/v1',
+      kind: 'KubeSchedulerConfiguration',
+      profiles: [
+        {
+          schedulerName: 'default-scheduler',
+          plugins: { filter: { disabled: [{ name: 'TaintToleration' }, { name: 'NodeResourcesFit' }] } },
+        },
+      ],
+    },
+    'sched.yaml',
+  );
+  const nodes = [
+    makeNode('tainted')
+      .capacity({ cpu: '4', memory: '8Gi', pods: '110' })
+      .taint({ key: 'dedicated', value: 'db', effect: 'NoSchedule' })
+      .taint({ key: 'spot', effect: 'PreferNoSchedule' })
+      .obj(),
+    makeNode('full').capacity({ cpu: '4', memory: '8Gi', pods: '1' }).obj(),
+    makeNode('nopods').capacity({ cpu: '8', memory: '8Gi' }).obj(),
+  ];
+  const bound = [podOf({ name: 'x', node: 'full', reqs: [{ cpu: '1', memory: '1Gi' }] })];
+  const pod = podOf({ name: 'web', reqs: [{ cpu: '2', memory: '2Gi' }] });
+  for (const kernel of ['js', 'wasm'] as const) {
+    it(`every node is scored with upstream's numbers (${kernel})`, () => {
+      const core = new SchedulerCore({ config, kernel, nodes, pods: bound, seed: 1 });
+      const ex = explainPod(core.algo, core.frameworkFor(pod)!, core.snapshot, pod);
+      const cell = (node: string, plugin: string) =>
+        ex.nodes.find((n) => n.name === node)!.scores!.find((c) => c.plugin === plugin)!;
+      expect(ex.nodes.every((n) => n.feasible && n.scores)).toBe(true);
+      // one PreferNoSchedule taint on 'tainted': raw 1, reversed normalization 0; others 100
+      expect(['tainted', 'full', 'nopods'].map((n) => cell(n, 'TaintToleration').normalized)).toEqual([
+        0, 100, 100,
+      ]);
+      // LeastAllocated (cpu, memory): tainted (4-2)/4=50, (8-2)/8=75 → 62; full: cpu (4-3)/4=25,
+      // memory (8-3)/8=62 → 43; nopods: (8-2)/8=75, 75 → 75 (no pods allocatable does not matter)
+      expect(['tainted', 'full', 'nopods'].map((n) => cell(n, 'NodeResourcesFit').raw)).toEqual([62, 43, 75]);
+      expect(ex.chosen).toBe('nopods');
+    });
+  }
 });
