@@ -199,3 +199,13 @@ echo "$msg" | grep -q '^EtcdStore needs etcd3, an optional dependency of kubesim
   fail "EtcdStore without etcd3: $msg"
 npx kubesim --help >/dev/null || fail "kubesim --help without etcd3"
 step "without the optional etcd3: EtcdStore says so, the CLI still runs"
+
+rm -rf node_modules/@kubernetes/client-node
+printf 'apiVersion: v1\nkind: Config\n' > kc.yaml
+rc=0
+out=$(npx kubesim snapshot --kubeconfig kc.yaml 2>&1) || rc=$?
+[ "$rc" = 1 ] || fail "kubesim snapshot without @kubernetes/client-node: exit $rc: $out"
+expect_eq "$out" "kubesim: reading a live cluster needs @kubernetes/client-node, an optional dependency of kubesim that is not installed (installs without --omit=optional include it; or: npm install @kubernetes/client-node)" "kubesim snapshot without @kubernetes/client-node"
+npx kubesim plan --cluster $pkg/examples/snapshot/cluster.yaml --pod $pkg/examples/snapshot/pod-api.yaml -o json >/dev/null ||
+  fail "kubesim plan without @kubernetes/client-node"
+step "without the optional @kubernetes/client-node: kubesim snapshot says so, the CLI still runs"

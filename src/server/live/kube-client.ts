@@ -10,6 +10,7 @@
 import { request as httpRequest } from 'node:http';
 import { type RequestOptions, request as httpsRequest } from 'node:https';
 import type * as ClientNode from '@kubernetes/client-node';
+import { importOptional, MissingDependencyError } from '../../util/optional-dependency.js';
 
 /** A failure talking to the live cluster, worded for the user (no stack trace). */
 export class LiveClusterError extends Error {
@@ -23,15 +24,11 @@ type ClientModule = typeof ClientNode;
 let loaded: ClientModule | undefined;
 
 export async function clientNode(): Promise<ClientModule> {
-  if (loaded) return loaded;
   try {
-    loaded = await import('@kubernetes/client-node');
+    loaded ??= await importOptional<ClientModule>('@kubernetes/client-node', 'reading a live cluster');
   } catch (e) {
-    const code = (e as { code?: string }).code;
-    if (code !== 'ERR_MODULE_NOT_FOUND' && code !== 'MODULE_NOT_FOUND') throw e;
-    throw new LiveClusterError(
-      'reading a live cluster needs @kubernetes/client-node, an optional dependency of kubesim that is not installed (installs without --omit=optional include it; or: npm install @kubernetes/client-node)',
-    );
+    if (e instanceof MissingDependencyError) throw new LiveClusterError(e.message);
+    throw e;
   }
   return loaded;
 }
