@@ -1,6 +1,6 @@
 /**
- * Types of the kinds the batch, policy and autoscaling controllers act on (batch/v1 Job). Field
- * names are Kubernetes' own (k8s.io/api batch/v1), so manifests load unchanged;
+ * Types of the kinds the batch, policy and autoscaling controllers act on (batch/v1 Job, policy/v1
+ * PodDisruptionBudget). Field names are Kubernetes' own (k8s.io/api batch/v1, policy/v1), so manifests load unchanged;
  * only the fields kubesim reads are typed, the rest round-trip through the index signature.
  */
 import type { KubeObject, LabelSelector, PodTemplateSpec } from './types.js';
@@ -47,4 +47,23 @@ export interface Job extends KubeObject {
   kind: 'Job';
   spec: JobSpec;
   status?: JobStatus;
+}
+
+export interface PodDisruptionBudget extends KubeObject {
+  kind: 'PodDisruptionBudget';
+  spec: {
+    minAvailable?: number | string;
+    maxUnavailable?: number | string;
+    selector?: LabelSelector;
+    unhealthyPodEvictionPolicy?: 'IfHealthyBudget' | 'AlwaysAllow';
+  };
+  status?: {
+    observedGeneration?: number;
+    disruptedPods?: Record<string, string>;
+    disruptionsAllowed: number;
+    currentHealthy: number;
+    desiredHealthy: number;
+    expectedPods: number;
+    conditions?: Condition[];
+  };
 }

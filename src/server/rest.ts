@@ -15,12 +15,11 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ApiServer, ListOptions } from '../api/apiserver.js';
-import { ApiError, badRequest, conflict, invalid, notFound, tooManyRequests } from '../api/errors.js';
+import { ApiError, badRequest, conflict, invalid } from '../api/errors.js';
 import { invalidValue } from '../api/field.js';
-import { lookupResource, type ResourceInfo } from '../api/registry.js';
-import { rfc3339 } from '../api/time.js';
+import type { ResourceInfo } from '../api/registry.js';
 import type { Binding, KubeObject } from '../api/types.js';
-import { labelSelectorAsSelector, SelectorError } from '../api/label-selector.js';
+import { evictPod } from '../api/apiserver-evict.js';
 import { cascadeDelete } from './cascade.js';
 import { negotiate, type Representation } from './negotiate.js';
 import { applyPatch, patchTypeOf } from './patch.js';
@@ -211,7 +210,7 @@ export async function handleResource(ctx: RestContext, r: Request): Promise<void
   }
   if (path.subresource === 'eviction') {
     if (method !== 'POST') throw methodNotAllowed(method, `${info.resource}/eviction`);
-    await evict(ctx, ns, name, await r.body());
+    await evictPod(ctx.api, ns, name, await r.body());
     sendJson(res, 201, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 });
     return;
   }
@@ -458,76 +457,4 @@ async function handleScale(
     }
   }
   throw conflict(info.qualifiedResource, name, 'too many conflicts scaling');
-}
-
-/**
- * pods/eviction: delete a pod unless a PodDisruptionBudget that selects it allows no disruption,
- * then 429 (upstream: pkg/registry/core/pod/storage/eviction.go). Pods that are not running
- * (pending, finished, already terminating) are deleted without asking the budgets.
- */
-/**
- * Does a PodDisruptionBudget cover the pod? An invalid, missing or empty selector covers nothing
- * (upstream: pkg/registry/core/pod/storage/eviction.go getPodDisruptionBudgets).
- */
-function pdbSelects(selector: Obj | undefined, labels: Record<string, string> | undefined): boolean {
-  let sel;
-  try {
-    sel = labelSelectorAsSelector(selector);
-  } catch (e) {
-    if (e instanceof SelectorError) return false;
-    throw e;
-  }
-  return !sel.empty && sel.matches(labels);
-}
-
-async function evict(ctx: RestContext, ns: string, name: string, eviction: Obj): Promise<void> {
-  const pod: Obj = await ctx.api.get('pods', ns, name);
-  const opts = eviction?.deleteOptions ?? {};
-  const phase = pod.status?.phase;
-  const ignoreBudgets =
-    phase === 'Succeeded' || phase === 'Failed' || phase === 'Pending' || !!pod.metadata.deletionTimestamp;
-  const pdbInfo = lookupResource('poddisruptionbudgets');
-  if (!ignoreBudgets && pdbInfo) {
-    const pdbs = (await ctx.api.list(pdbInfo.resource, { namespace: ns })).items as Obj[];
-    const matching = pdbs.filter((p) => pdbSelects(p.spec?.selector, pod.metadata.labels));
-    if (matching.length > 1)
-      throw new ApiError(
-        500,
-        'InternalError',
-        'This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.',
-        {},
-      );
-    const pdb = matching[0];
-    if (pdb) {
-      const allowed = pdb.status?.disruptionsAllowed ?? 0;
-      if (allowed < 1) {
-        const e = tooManyRequests("Cannot evict pod as it would violate the pod's disruption budget.", 10);
-        (e.details as Obj).causes = [
-          {
-            reason: 'DisruptionBudget',
-            message: `The disruption budget ${pdb.metadata.name} needs ${pdb.status?.desiredHealthy ?? 0} healthy pods and has ${pdb.status?.currentHealthy ?? 0} currently`,
-          },
-        ];
-        throw e;
-      }
-      pdb.status = {
-        ...(pdb.status ?? {}),
-        disruptionsAllowed: allowed - 1,
-        disruptedPods: {
-          ...(pdb.status?.disruptedPods ?? {}),
-          [name]: rfc3339(ctx.api.clock.now()),
-        },
-      };
-      await ctx.api.updateStatus(pdb);
-    }
-  }
-  try {
-    await ctx.api.delete('pods', ns, name, {
-      gracePeriodSeconds: opts.gracePeriodSeconds ?? pod.spec?.terminationGracePeriodSeconds ?? 30,
-      preconditions: opts.preconditions,
-    });
-  } catch (e) {
-    if (e instanceof ApiError && e.code === 404) throw notFound({ name: 'pods', group: '' }, name);
-    throw e;
-  }
 }

@@ -9,6 +9,7 @@
  *   controllers lag" knob).
  */
 import type { ApiServer } from '../api/apiserver.js';
+import { evictPod, isBudgetError } from '../api/apiserver-evict.js';
 import type { Binding, KubeObject } from '../api/types.js';
 import type {
   ApiClient,
@@ -66,7 +67,8 @@ export class ServerClient implements ApiClient {
       try {
         return await fn();
       } catch (err) {
-        if (!isTooManyRequests(err)) throw err;
+        // a disruption budget's 429 carries no Retry-After: it is the caller's to retry (kubectl drain)
+        if (!isTooManyRequests(err) || isBudgetError(err)) throw err;
         this.stats.tooManyRequests++;
         this.stats.throttledAt.push(this.o.clock.now());
         if (attempt >= max) {
@@ -106,6 +108,10 @@ export class ServerClient implements ApiClient {
   }
   bind(binding: Binding): Promise<void> {
     return this.call(() => this.server.bind(binding));
+  }
+  /** POST pods/<name>/eviction (src/api/apiserver-evict.ts) */
+  evict(namespace: string, name: string): Promise<void> {
+    return this.call(() => evictPod(this.server, namespace, name));
   }
 
   watch<T extends KubeObject>(

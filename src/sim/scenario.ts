@@ -58,7 +58,8 @@ export type Action =
   | { kind: 'burst'; count: number; namespace: string; namePrefix: string; template: KubeObject }
   | { kind: 'apply'; objects: KubeObject[] }
   | { kind: 'delete'; resource: string; namespace?: string; name: string }
-  | { kind: 'killLeader'; component: 'controller-manager' | 'scheduler' };
+  | { kind: 'killLeader'; component: 'controller-manager' | 'scheduler' }
+  | { kind: 'drain'; node: string; timeoutMs: number };
 
 export interface TimelineEntry {
   atMs: number;
@@ -569,6 +570,12 @@ function parseAction(e: Obj, where: string, loadFile: (f: unknown, w: string) =>
         namespace: typeof e.namespace === 'string' ? e.namespace : undefined,
         name: str('name'),
       };
+    case 'drain':
+      return {
+        kind: 'drain',
+        node: str('node'),
+        timeoutMs: e.timeout === undefined ? 0 : parseDuration(e.timeout, `${where}.timeout`),
+      };
     case 'killLeader': {
       const c = str('component');
       if (c !== 'controller-manager' && c !== 'scheduler')
@@ -577,7 +584,7 @@ function parseAction(e: Obj, where: string, loadFile: (f: unknown, w: string) =>
     }
     default:
       throw new ScenarioError(
-        `${where}.action: unknown action ${JSON.stringify(a)} (expected scale, rollout, rollback, nodeDown, nodeUp, deleteNode, zoneOutage, zoneRecover, burst, apply, delete, killLeader)`,
+        `${where}.action: unknown action ${JSON.stringify(a)} (expected scale, rollout, rollback, nodeDown, nodeUp, deleteNode, zoneOutage, zoneRecover, burst, apply, delete, killLeader, drain)`,
       );
   }
 }
@@ -610,6 +617,8 @@ export function describeAction(a: Action): string {
       return `delete ${a.resource} ${a.namespace ? a.namespace + '/' : ''}${a.name}`;
     case 'killLeader':
       return `kill the ${a.component} leader`;
+    case 'drain':
+      return `drain ${a.node}`;
   }
 }
 

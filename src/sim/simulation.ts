@@ -14,6 +14,7 @@ import { InformerFactory } from '../client/factory.js';
 import { DaemonSetController } from '../controllers/daemonset.js';
 import { DeploymentController, rollbackDeployment } from '../controllers/deployment.js';
 import { EndpointSliceController } from '../controllers/endpointslice.js';
+import { DisruptionController } from '../controllers/disruption.js';
 import { JobController } from '../controllers/job.js';
 import { TtlAfterFinishedController } from '../controllers/ttl-after-finished.js';
 import { NodeLifecycleController } from '../controllers/nodelifecycle.js';
@@ -24,6 +25,7 @@ import { LeaderElector } from '../controllers/leaderelection.js';
 import { MemoryStore } from '../store/memory/store.js';
 import { Rng } from '../util/rng.js';
 import { ServerClient } from './api-adapter.js';
+import { type DrainRecord, drainNode } from './drain.js';
 import { KubeletFleet } from './kubelet.js';
 import { SimLoop } from './loop.js';
 import { Observer, percentile, type Series } from './metrics.js';
@@ -91,6 +93,17 @@ export interface SimulationResult {
   relists: number;
   /** with leader election: who started leading when */
   leaders: { atS: number; component: string; identity: string }[];
+  /** drain actions: pods evicted, budget refusals (each a 5 s wait), when the node was empty */
+  drains: {
+    node: string;
+    atS: number;
+    pods: number;
+    evicted: number;
+    refusals: number;
+    lastEvictionAtS: number | null;
+    doneAtS: number | null;
+    error?: string;
+  }[];
 }
 
 export interface RunOptions {
@@ -117,6 +130,7 @@ interface ControllerManager {
   podgc: PodGCController;
   job: JobController;
   ttl: TtlAfterFinishedController;
+  disruption: DisruptionController;
 }
 
 export class Simulation {
@@ -141,6 +155,7 @@ export class Simulation {
   private readonly leaderLog: { atMs: number; component: string; identity: string }[] = [];
   private readonly timelineResults: SimulationResult['timeline'] = [];
   private readonly failed = new Set<string>();
+  private readonly drains: DrainRecord[] = [];
   private nodesByZone = new Map<string, string[]>();
   private allNodes: Node[] = [];
 
@@ -316,6 +331,10 @@ export class Simulation {
       podgc: new PodGCController(deps),
       job: new JobController({ ...deps, recorder: new ApiEventRecorder(api, clock, 'job-controller') }),
       ttl: new TtlAfterFinishedController(deps),
+      disruption: new DisruptionController({
+        ...deps,
+        recorder: new ApiEventRecorder(api, clock, 'controllermanager'),
+      }),
     };
     this.cms.push(cm);
     await informers.start();
@@ -328,6 +347,7 @@ export class Simulation {
     cm.podgc.run();
     cm.job.run();
     cm.ttl.run();
+    cm.disruption.run();
     return cm;
   }
 
@@ -511,6 +531,19 @@ export class Simulation {
       case 'delete':
         await api.delete(a.resource, a.namespace, a.name);
         return;
+      case 'drain': {
+        const rec: DrainRecord = {
+          node: a.node,
+          startMs: this.loop.clock.now(),
+          pods: 0,
+          evicted: 0,
+          refusals: 0,
+          evictedAt: {},
+        };
+        this.drains.push(rec);
+        await drainNode(this.user, this.loop.clock, a.node, rec, a.timeoutMs);
+        return;
+      }
       case 'killLeader': {
         if (!this.electors.length) throw new Error('killLeader needs settings.leaderElection: true');
         const e = this.electors.find((x) => x.component === a.component && x.elector.isLeader);
@@ -688,6 +721,20 @@ export class Simulation {
         identity: l.identity,
       })),
       timeline: this.timelineResults,
+      drains: this.drains.map((d) => {
+        const rel = (ms: number | undefined) => (ms === undefined ? null : (ms - this.loop.startMs) / 1000);
+        const times = Object.values(d.evictedAt);
+        return {
+          node: d.node,
+          atS: (d.startMs - this.loop.startMs) / 1000,
+          pods: d.pods,
+          evicted: d.evicted,
+          refusals: d.refusals,
+          lastEvictionAtS: times.length ? rel(Math.max(...times)) : null,
+          doneAtS: rel(d.doneMs),
+          error: d.error,
+        };
+      }),
       deployments: o.deployments
         .list()
         .map((d) => ({
@@ -711,7 +758,7 @@ export class Simulation {
 
 /** every controller of a controller-manager instance */
 function controllersOf(cm: ControllerManager): { stop(): Promise<void> }[] {
-  return [cm.rs, cm.deploy, cm.eps, cm.nlc, cm.taint, cm.ds, cm.podgc, cm.job, cm.ttl];
+  return [cm.rs, cm.deploy, cm.eps, cm.nlc, cm.taint, cm.ds, cm.podgc, cm.job, cm.ttl, cm.disruption];
 }
 
 /** Run a scenario end to end. */
