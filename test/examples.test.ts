@@ -42,6 +42,7 @@ const covered = new Set([
   'examples/plugins/binpack.mjs',
   'examples/plugins/wasm-binpack/build.mjs',
   'examples/plugins/wasm-binpack/assembly/index.ts',
+  'examples/store/kv-watch-lease.json',
 ]);
 
 describe.skipIf(!existsSync(cli))('examples/', () => {
@@ -86,6 +87,11 @@ describe.skipIf(!existsSync(cli))('examples/', () => {
       ),
     );
     expect(explain.chosen).toBe('b-2');
+  });
+
+  it('store/kv-watch-lease.json replays on the in-memory store with every answer as written', () => {
+    const out = ok(kubesim('store', 'replay', 'examples/store/kv-watch-lease.json', '--check'));
+    expect(out).toContain('examples/store/kv-watch-lease.json: all 16 answers and 2 watchers match');
   });
 
   describe('plugins/ through --plugin', () => {

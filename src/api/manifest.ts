@@ -528,16 +528,24 @@ export async function loadManifests(paths: string[], opts: LoadOptions = {}): Pr
 }
 
 /**
- * Objects in the order an install creates them: Namespaces, then CustomResourceDefinitions, then
- * everything else in input order (the head of Helm's InstallOrder), so a file set loads whatever
- * order its files and documents are in.
+ * When a kind is created in an install: PriorityClasses (a Pod naming one is refused at admission
+ * without it) and Namespaces first, as Helm's InstallOrder begins (pkg/release/util/kind_sorter.go),
+ * then CustomResourceDefinitions (Helm installs a chart's crds/ before its templates, so custom
+ * resources find their kind), then everything else. Objects of a later stage may need those of an
+ * earlier one to exist; objects of one stage do not need each other.
  */
+export function creationStage(kind: string | undefined): number {
+  if (kind === 'PriorityClass') return 0;
+  if (kind === 'Namespace') return 1;
+  if (kind === 'CustomResourceDefinition') return 2;
+  return 3;
+}
+
+/** Objects in the order an install creates them: by {@link creationStage}, then in input order. */
 export function inCreationOrder<T extends { object: KubeObject }>(objects: readonly T[]): T[] {
-  const rank = (o: T) =>
-    o.object?.kind === 'Namespace' ? 0 : o.object?.kind === 'CustomResourceDefinition' ? 1 : 2;
   return objects
     .map((o, i) => ({ o, i }))
-    .sort((a, b) => rank(a.o) - rank(b.o) || a.i - b.i)
+    .sort((a, b) => creationStage(a.o.object?.kind) - creationStage(b.o.object?.kind) || a.i - b.i)
     .map((x) => x.o);
 }
 

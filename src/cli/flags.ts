@@ -11,7 +11,7 @@ export function addClusterOptions(cmd: Command, clusterHelp: string): Command {
     .option('--cluster <files...>', `${clusterHelp} (required)`)
     .option(
       '--kubeconfig <file>',
-      'read the cluster from a live API server (not supported yet: capture a snapshot with kubectl and pass --cluster)',
+      'read the cluster from a live API server (not supported yet: capture it with kubesim snapshot and pass --cluster)',
     );
 }
 
@@ -44,7 +44,6 @@ export function rejectKubeconfig(o: { kubeconfig?: string }): void {
   if (o.kubeconfig !== undefined)
     throw new UsageError(
       `--kubeconfig ${o.kubeconfig}: reading a live cluster is not supported yet; capture a snapshot with ` +
-        '`kubectl get nodes,pods,services,endpointslices,replicasets,namespaces -A -o yaml > snapshot.yaml` ' +
-        'and pass --cluster snapshot.yaml',
+        `\`kubesim snapshot --kubeconfig ${o.kubeconfig} --out snapshot.yaml\` and pass --cluster snapshot.yaml`,
     );
 }

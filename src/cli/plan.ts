@@ -145,7 +145,7 @@ Examples:
   kubesim plan --cluster snapshot.yaml --pod api-pod.yaml
   kubesim plan --cluster snapshot.yaml --pod api.yaml worker.yaml --what-if lose-zone=eu-west-1b
   kubesim plan --cluster snapshot.yaml --pod api.yaml --min-nodes b-2 --replicas 50
-  kubesim plan --cluster snapshot.yaml --pod api.yaml --sweep --what-if lose-zone=a lose-zone=b lose-zone=c
+  kubesim plan --cluster snapshot.yaml --pod api.yaml --sweep --what-if lose-zone=eu-west-1a lose-zone=eu-west-1b lose-zone=eu-west-1c
   kubesim plan --cluster snapshot.yaml --pod api.yaml -o html --out plan.html`,
     )
     .action(async (o: PlanCliOptions) => {

@@ -80,7 +80,7 @@ export function addInputOptions(cmd: Command): Command {
     .option('--cluster <manifests...>', 'manifest files or directories with Services, EndpointSlices, Nodes')
     .option(
       '--kubeconfig <file>',
-      'read the cluster from a live API server (not supported yet: capture a snapshot with kubectl and pass --cluster)',
+      'read the cluster from a live API server (not supported yet: capture it with kubesim snapshot and pass --cluster)',
     )
     .option(
       '--generate <NxM>',

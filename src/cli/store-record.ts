@@ -2,7 +2,7 @@
  * `kubesim store record`: record golden traces on a real etcd. Added under `kubesim store` by
  * src/cli/store.ts. The recorder (and the etcd client it uses) loads only when the command runs.
  *
- *   kubesim store record --builtin all --out-dir test/fixtures/etcd
+ *   kubesim store record --builtin all --out-dir traces/
  *   kubesim store record --builtin lease --out lease.json
  *   kubesim store record my-ops.json --out my-trace.json [--check]
  */
@@ -39,7 +39,7 @@ export function registerRecord(store: Command): void {
         `Built-in sets: ${traceOpSets.map((s) => s.name).join(', ')}.`,
     )
     .option('--builtin <name>', 'record a built-in op set, or "all"')
-    .option('--out-dir <dir>', 'with --builtin all: write <name>.json files here', 'test/fixtures/etcd')
+    .option('--out-dir <dir>', 'with --builtin all: write <name>.json files here', '.')
     .option('--etcd <binary>', 'etcd binary (default: $KUBESIM_ETCD_BIN, etcd on PATH, /usr/bin/etcd)')
     .option(
       '--check',
@@ -73,7 +73,7 @@ Examples:
           : renderReplay(trace, trace.expected ?? [], trace.watchEvents ?? {});
         let target = o.out;
         if (o.builtin === 'all') {
-          const dir = o.outDir ?? 'test/fixtures/etcd';
+          const dir = o.outDir ?? '.';
           target = join(dir, `${set.name}.json`);
           try {
             mkdirSync(dir, { recursive: true });

@@ -44,7 +44,7 @@ export function register(program: Command): void {
 
   const replay = store
     .command('replay')
-    .argument('<trace>', 'an etcd-golden-trace/v1 JSON file (e.g. test/fixtures/etcd/kv-basic.json)')
+    .argument('<trace>', 'an etcd-golden-trace/v1 JSON file (e.g. examples/store/kv-watch-lease.json)')
     .description(
       'replay an etcd golden trace on the in-memory store (virtual clock) and print every answer and watch event; with --check, compare them with the recorded etcd answers and exit 1 on any difference',
     )
@@ -62,8 +62,8 @@ export function register(program: Command): void {
       'after',
       `
 Examples:
-  kubesim store replay test/fixtures/etcd/kv-basic.json --check
-  kubesim store replay test/fixtures/store/kv-watch-lease.json -o json`,
+  kubesim store replay examples/store/kv-watch-lease.json --check
+  kubesim store replay examples/store/kv-watch-lease.json -o json`,
     )
     .action(
       async (

@@ -7,6 +7,7 @@
  * machine failures, which stop a kubelet — as pulling a power cord does.
  */
 import { ApiServer } from '../api/apiserver.js';
+import { creationStage, inCreationOrder } from '../api/manifest.js';
 import type { Deployment, KubeObject, Node, Pod } from '../api/types.js';
 import type { ApiClient } from '../client/api.js';
 import { ApiEventRecorder } from '../client/events.js';
@@ -380,14 +381,23 @@ export class Simulation {
     };
   }
 
+  /**
+   * Creates objects as an install would: stage by stage (PriorityClasses and Namespaces before the
+   * Pods that name them, CRDs before their custom resources; api/manifest.ts creationStage), each
+   * stage finished before the next starts, in chunks below the mutating in-flight limit (setup is
+   * not the experiment).
+   */
   private async createAll(objs: KubeObject[], what: string): Promise<void> {
-    // in chunks below the mutating in-flight limit: setup is not the experiment
     const chunk = Math.max(1, Math.min(100, this.scenario.settings.maxMutatingInflight || 100));
-    for (let i = 0; i < objs.length; i += chunk) {
+    const ordered = inCreationOrder(objs.map((object) => ({ object }))).map((x) => x.object);
+    for (let i = 0; i < ordered.length; ) {
+      const stage = creationStage(ordered[i].kind);
+      let end = i + 1;
+      while (end < ordered.length && end - i < chunk && creationStage(ordered[end].kind) === stage) end++;
       await Promise.all(
-        objs.slice(i, i + chunk).map(async (o) => {
+        ordered.slice(i, end).map(async (o) => {
           try {
-            await this.user.create(o.kind.toLowerCase() + 's', o);
+            await this.user.create(this.resourceOf(o), o);
           } catch (err) {
             throw new Error(
               `${this.scenario.source}: ${what}: ${o.kind} ${o.metadata.namespace ? o.metadata.namespace + '/' : ''}${o.metadata.name}: ${(err as Error).message}`,
@@ -395,7 +405,13 @@ export class Simulation {
           }
         }),
       );
+      i = end;
     }
+  }
+
+  /** The resource an object is created under (`priorityclasses`, `ingresses`), from the served kinds. */
+  private resourceOf(o: KubeObject): string {
+    return this.server.kinds.lookupKind(o.apiVersion, o.kind)?.resource ?? o.kind;
   }
 
   /** compact the store every 5 minutes like kube-apiserver (keeps memory flat in long runs) */
@@ -526,7 +542,10 @@ export class Simulation {
         return;
       }
       case 'apply':
-        await Promise.all(a.objects.map((o) => api.create(o.kind.toLowerCase() + 's', structuredClone(o))));
+        await this.createAll(
+          a.objects.map((o) => structuredClone(o)),
+          'timeline apply',
+        );
         return;
       case 'delete':
         await api.delete(a.resource, a.namespace, a.name);

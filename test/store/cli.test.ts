@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { register } from '../../src/cli/store.js';
 import { CliError } from '../../src/cli/errors.js';
 
-const fixture = join(import.meta.dirname, '..', 'fixtures', 'store', 'kv-watch-lease.json');
+const fixture = join(import.meta.dirname, '..', '..', 'examples', 'store', 'kv-watch-lease.json');
 
 async function run(...args: string[]): Promise<string> {
   const program = new Command('kubesim').exitOverride();
