@@ -321,7 +321,7 @@ export class StandInScheduler implements SchedulerComponent {
     if (pod.spec.nodeName && pod.spec.nodeName !== node.metadata.name)
       return ["node(s) didn't match the requested node name"];
     const taint = findMatchingUntoleratedTaint(node.spec?.taints, pod.spec.tolerations, doNotScheduleTaint);
-    if (taint) return [`node(s) had untolerated taint {${taint.key}: ${taint.value ?? ''}}`];
+    if (taint) return ['node(s) had untolerated taint(s)'];
     if (!requiredNodeAffinityMatches(pod, node)) return ["node(s) didn't match Pod's node affinity/selector"];
     const a = this.alloc.get(node.metadata.name!) ?? allocatable(node);
     const u = this.used.get(node.metadata.name!) ?? { cpu: 0, mem: 0, pods: 0 };

@@ -37,7 +37,7 @@ describe('SchedulerCore end to end', () => {
       expect(out.kind).toBe('unschedulable');
       if (out.kind !== 'unschedulable') return;
       expect(out.fitError.message).toBe(
-        '0/5 nodes are available: 2 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, 3 Insufficient cpu. ' +
+        '0/5 nodes are available: 2 node(s) had untolerated taint(s), 3 Insufficient cpu. ' +
           'preemption: 0/5 nodes are available: 2 Preemption is not helpful for scheduling, 3 No preemption victims found for incoming pod.',
       );
     });

@@ -113,7 +113,7 @@ describe('Scheduler over the ApiServer', () => {
     const cond = pod.status!.conditions!.find((c) => c.type === 'PodScheduled')!;
     expect(cond.reason).toBe('Unschedulable');
     expect(cond.message).toBe(
-      '0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.',
+      '0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.',
     );
     expect(s.queue.where('default/big')).toBe('unschedulable');
     // a node that fits arrives (watch → NodeAdd → the pod moves back to the active queue after its backoff)

@@ -63,7 +63,7 @@ describe('pending pod', () => {
     const r = await simulate(sc);
     const failed = r.events.find((e) => e.reason === 'FailedScheduling');
     expect(failed?.message).toBe(
-      '0/3 nodes are available: 1 node(s) had untolerated taint {dedicated: ml}, 2 Insufficient cpu.',
+      '0/3 nodes are available: 1 node(s) had untolerated taint(s), 2 Insufficient cpu.',
     );
     const scheduled = r.events.find((e) => e.reason === 'Scheduled');
     expect(scheduled?.message).toBe('Successfully assigned default/big to large-0000');

@@ -17,6 +17,8 @@ export interface InsufficientResource {
   requested: number;
   used: number;
   capacity: number;
+  /** the request exceeds the node's whole allocatable: no preemption can make it fit (fit.go) */
+  unresolvable: boolean;
 }
 
 /** Why one node rejects a pod, in the detail upstream's plugins compute (cold path, for explain). */
@@ -32,8 +34,8 @@ export interface NodeRejection {
 }
 
 /**
- * Detail for one node: the untolerated taint (the older upstream message "node(s) had untolerated
- * taint {key: value}" can be rebuilt from it), conflicting host ports and the requested / used /
+ * Detail for one node: the untolerated taint (upstream's reason no longer names it since it is
+ * constant, "node(s) had untolerated taint(s)"), conflicting host ports and the requested / used /
  * capacity figures of each insufficient resource. Node affinity is a yes/no question answered by the
  * kernel's reason bit.
  */
@@ -62,6 +64,7 @@ export function explainNode(table: NodeTable, pod: Pod, slot: number): NodeRejec
       requested: 1,
       used: podsUsed,
       capacity: podsCap,
+      unresolvable: false,
     });
   const req = podRequests(pod);
   const order = [
@@ -76,7 +79,14 @@ export function explainNode(table: NodeTable, pod: Pod, slot: number): NodeRejec
     const u = table.requested(slot, r);
     const c = table.allocatable(slot, r);
     if (q > c - u)
-      insufficient.push({ resourceName: r, reason: resourceReason(r), requested: q, used: u, capacity: c });
+      insufficient.push({
+        resourceName: r,
+        reason: resourceReason(r),
+        requested: q,
+        used: u,
+        capacity: c,
+        unresolvable: q > c,
+      });
   }
   return { node: table.nodeName(slot), unschedulable, untoleratedTaint, conflictingPorts, insufficient };
 }

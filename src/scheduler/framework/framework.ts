@@ -337,7 +337,7 @@ export class Framework {
           table,
           status: new Status(
             Code.Error,
-            [`running Score plugin "${pl.name}": ${errorStatus(e).message()}`],
+            [`running Score plugins: plugin "${pl.name}" failed with: ${errorStatus(e).message()}`],
             pl.name,
           ),
         };
@@ -355,7 +355,7 @@ export class Framework {
             table,
             status: new Status(
               Code.Error,
-              [`running Normalize on Score plugin "${pl.name}": ${s.message()}`],
+              [`running Normalize on Score plugins: plugin "${pl.name}" failed with: ${s.message()}`],
               pl.name,
             ),
           };

@@ -12,7 +12,6 @@
 import type { Pod } from '../../api/types.js';
 import type { CycleState } from '../framework/cycle-state.js';
 import type { FastScorer, Framework, WindowFilter } from '../framework/framework.js';
-import { doNotScheduleTaint, findMatchingUntoleratedTaint } from '../../api/taints.js';
 import type { ClusterSnapshot, NodeInfo, PodInfo, SnapshotListener } from '../framework/snapshot.js';
 import { Code, Status, type MaybeStatus } from '../framework/status.js';
 import {
@@ -24,6 +23,8 @@ import {
   type ScorePlugin,
 } from '../framework/types.js';
 import { JsKernel } from '../engine/js.js';
+import * as L from '../engine/layout.js';
+import { podRequests, type ResourceAmounts } from '../engine/resources.js';
 import { KernelOutput } from '../engine/output.js';
 import {
   ALL_FILTER_BITS,
@@ -139,7 +140,7 @@ const FILTER_CODE: Readonly<Record<string, Code>> = {
   TaintToleration: Code.UnschedulableAndUnresolvable,
   NodeAffinity: Code.UnschedulableAndUnresolvable,
   NodePorts: Code.Unschedulable,
-  NodeResourcesFit: Code.Unschedulable,
+  NodeResourcesFit: Code.Unschedulable, // or UnschedulableAndUnresolvable: filterStatus
 };
 
 /**
@@ -150,9 +151,10 @@ export class NodeLocalRunner {
   readonly scoring: ResolvedScoring;
   /** reason bits → Status, built once per distinct bitmask (NodeResourcesFit combinations) */
   private readonly fitStatuses = new Map<number, Status>();
-  /** per taint object (stable until its node is updated): the status naming it */
-  private readonly taintStatuses = new WeakMap<object, Status>();
-  private genericTaintStatus?: Status;
+  /** the same for nodes where some request exceeds the whole allocatable */
+  private readonly unresolvableFitStatuses = new Map<number, Status>();
+  /** the pod's requests (upstream computePodResourceRequest), per pod object */
+  private readonly podRequestCache = new WeakMap<Pod, ResourceAmounts>();
   private readonly constStatuses = new Map<string, Status>();
   /**
    * the node-local filters this profile does not enable ({@link FilterBit} mask): the kernel does not
@@ -336,7 +338,11 @@ export class NodeLocalRunner {
     const bits = reasons[ni.slot] & KERNEL_FILTERS[plugin];
     if (bits === 0) return null;
     if (plugin === 'NodeResourcesFit') {
-      let s = this.fitStatuses.get(bits);
+      // upstream fit.go: UnschedulableAndUnresolvable when some request exceeds the node's whole
+      // allocatable (removing pods cannot make room), Unschedulable otherwise
+      const unresolvable = this.exceedsAllocatable(pod, ni.slot, bits);
+      const cache = unresolvable ? this.unresolvableFitStatuses : this.fitStatuses;
+      let s = cache.get(bits);
       if (!s) {
         const names = this.engine.table.resources.values;
         const reasons: string[] = [];
@@ -344,37 +350,39 @@ export class NodeLocalRunner {
         const order = [3, 0, 1, 2, ...names.map((_, i) => i).filter((i) => i > 3)];
         for (const r of order)
           if (bits & (1 << (REASON_RESOURCE_BASE + r))) reasons.push(resourceReason(names[r]));
-        s = new Status(Code.Unschedulable, reasons, plugin);
-        this.fitStatuses.set(bits, s);
-      }
-      return s;
-    }
-    if (plugin === 'TaintToleration') {
-      // upstream names the first untolerated NoSchedule/NoExecute taint
-      const t = findMatchingUntoleratedTaint(ni.node.spec?.taints, pod.spec.tolerations, doNotScheduleTaint);
-      if (!t)
-        return (this.genericTaintStatus ??= new Status(
-          Code.UnschedulableAndUnresolvable,
-          [REASON_TEXT[bits]],
-          plugin,
-        ));
-      let s = this.taintStatuses.get(t);
-      if (!s) {
         s = new Status(
-          Code.UnschedulableAndUnresolvable,
-          [`node(s) had untolerated taint {${t.key}: ${t.value ?? ''}}`],
+          unresolvable ? Code.UnschedulableAndUnresolvable : Code.Unschedulable,
+          reasons,
           plugin,
         );
-        this.taintStatuses.set(t, s);
+        cache.set(bits, s);
       }
       return s;
     }
+    // constant texts (TaintToleration no longer names the taint: formatting a message per node is
+    // what upstream avoids, taint_toleration.go)
     let s = this.constStatuses.get(plugin);
     if (!s) {
       s = new Status(FILTER_CODE[plugin], [REASON_TEXT[bits]], plugin);
       this.constStatuses.set(plugin, s);
     }
     return s;
+  }
+
+  /** whether a resource reported insufficient is requested beyond the node's whole allocatable ("Too many pods" never is) */
+  private exceedsAllocatable(pod: Pod, slot: number, bits: number): boolean {
+    let req = this.podRequestCache.get(pod);
+    if (!req) {
+      req = podRequests(pod);
+      this.podRequestCache.set(pod, req);
+    }
+    const table = this.engine.table;
+    const names = table.resources.values;
+    for (let r = 0; r < names.length; r++) {
+      if (r === L.R_PODS || (bits & (1 << (REASON_RESOURCE_BASE + r))) === 0) continue;
+      if ((req.get(names[r]) ?? 0) > table.allocatable(slot, names[r])) return true;
+    }
+    return false;
   }
 }
 

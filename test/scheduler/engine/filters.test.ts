@@ -1026,14 +1026,30 @@ describe('explainNode (InsufficientResource detail, FindMatchingUntoleratedTaint
     const e = explainNode(t, podOf({ reqs: [{ cpu: '1m', memory: '1', 'example.com/aaa': '10' }] }), 0);
     // upstream "too many resources fails": {cpu, 1, 10, 10}, {memory, 1, 20, 20}
     expect(e.insufficient).toEqual([
-      { resourceName: 'cpu', reason: 'Insufficient cpu', requested: 1, used: 10, capacity: 10 },
-      { resourceName: 'memory', reason: 'Insufficient memory', requested: 1, used: 20, capacity: 20 },
+      {
+        resourceName: 'cpu',
+        reason: 'Insufficient cpu',
+        requested: 1,
+        used: 10,
+        capacity: 10,
+        unresolvable: false,
+      },
+      {
+        resourceName: 'memory',
+        reason: 'Insufficient memory',
+        requested: 1,
+        used: 20,
+        capacity: 20,
+        unresolvable: false,
+      },
+      // "extended resource capacity enforced": 10 > 5 allocatable, Unresolvable: true
       {
         resourceName: 'example.com/aaa',
         reason: 'Insufficient example.com/aaa',
         requested: 10,
         used: 0,
         capacity: 5,
+        unresolvable: true,
       },
     ]);
     expect(e.untoleratedTaint).toEqual({ key: 'dedicated', value: 'user1', effect: 'NoSchedule' });

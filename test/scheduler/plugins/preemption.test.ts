@@ -88,6 +88,22 @@ describe('DefaultPreemption in a cycle', () => {
   });
 
   it('does not preempt when removing every lower-priority pod still leaves the node too small', () => {
+    // 3 cpu: the higher-priority pod's 2 stay, so 1 lower-priority cpu freed is not enough for 2
+    const core = new SchedulerCore({
+      nodes: [node('n1')],
+      pods: [
+        makePod('x').node('n1').priority(1).req({ cpu: '1' }).obj(),
+        makePod('keep').node('n1').priority(1000).req({ cpu: '2' }).obj(),
+      ],
+      seed: 1,
+    });
+    const out = core.schedule(makePod('huge').priority(100).req({ cpu: '2' }).obj());
+    expect(out.kind === 'unschedulable' && out.fitError.message).toBe(
+      '0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 Insufficient cpu.',
+    );
+  });
+
+  it("a request larger than the node's whole allocatable is not helpful (fit.go UnschedulableAndUnresolvable)", () => {
     const core = new SchedulerCore({
       nodes: [node('n1')],
       pods: [makePod('x').node('n1').priority(1).req({ cpu: '1' }).obj()],
@@ -95,7 +111,7 @@ describe('DefaultPreemption in a cycle', () => {
     });
     const out = core.schedule(makePod('huge').priority(100).req({ cpu: '4' }).obj());
     expect(out.kind === 'unschedulable' && out.fitError.message).toBe(
-      '0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 Insufficient cpu.',
+      '0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.',
     );
   });
 

@@ -125,7 +125,8 @@ describe('user plugins', () => {
     expect(out.kind === 'scheduled' && out.nodeName).toBe('fast');
     const big = core.schedule(makePod('big').req({ cpu: '5' }).obj());
     expect(big.kind === 'unschedulable' && big.fitError.message).toBe(
-      '0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod.',
+      // larger than every node: UnschedulableAndUnresolvable (fit.go), so preemption cannot help
+      '0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.',
     );
     const onlyDrain = core.schedule(makePod('d').req({ cpu: '3' }).obj());
     // slow fits 3 cpu; fast has 2 free → Insufficient; drain is rejected by the plugin's filter
