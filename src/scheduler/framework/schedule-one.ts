@@ -2,7 +2,8 @@
  * One scheduling cycle for one pod, as kube-scheduler's schedulePod (pkg/scheduler/schedule_one.go):
  *
  *   PreFilter → Filter over nodes starting at a rotating index, stopping once
- *   numFeasibleNodesToFind nodes fit → PreScore/Score/NormalizeScore × weight → selectHost
+ *   numFeasibleNodesToFind nodes fit (one when no score plugin is enabled) →
+ *   PreScore/Score/NormalizeScore × weight → selectHost
  *   (highest total; ties broken by reservoir sampling with the seeded Rng).
  *
  * The cycle is synchronous and allocates per cycle, not per node (statuses are shared constants).
@@ -124,7 +125,11 @@ export class SchedulingAlgorithm {
     diagnosis = newDiagnosis(),
   ): { feasible: NodeInfo[]; error?: Status; filteredCount?: number } {
     const n = nodes.length;
-    const toFind = numFeasibleNodesToFind(fwk.percentageOfNodesToScore ?? this.percentageOfNodesToScore, n);
+    // without score plugins every feasible node is as good as any other: upstream stops at the
+    // first one (schedule_one.go findNodesThatPassFilters: !hasScoring → numNodesToFind = 1)
+    const toFind = fwk.hasScorePlugins()
+      ? numFeasibleNodesToFind(fwk.percentageOfNodesToScore ?? this.percentageOfNodesToScore, n)
+      : 1;
     const feasible: NodeInfo[] = [];
     const start = this.nextStartNodeIndex % n;
     if (!fwk.hasFilterPlugins()) {
