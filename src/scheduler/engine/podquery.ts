@@ -388,7 +388,8 @@ function writeFilterRequests(table: NodeTable, q: QueryParts, reqAt: number, lis
 /**
  * step 6c: score inputs — NodeResourcesFit's resources (non-zero cpu/memory requests), the
  * RequestedToCapacityRatio shape (scores ×10) and BalancedAllocation's resources (actual
- * requests); returns QF_BEST_EFFORT when BalancedAllocation's requests are all zero
+ * requests); returns QF_BEST_EFFORT when BalancedAllocation's requests are all zero and its
+ * PreScore (which skips such a pod) runs
  */
 function writeScoreInputs(table: NodeTable, q: QueryParts, base: number, lay: QueryLayout): number {
   const { i32, f64 } = table.mem;
@@ -435,7 +436,7 @@ function writeScoreInputs(table: NodeTable, q: QueryParts, base: number, lay: Qu
     f64[bq + i] = amount;
     if (amount !== 0) balZero = false;
   }
-  return balZero ? L.QF_BEST_EFFORT : 0;
+  return balZero && scoring.balancedSkipsBestEffort ? L.QF_BEST_EFFORT : 0;
 }
 
 /** step 6d: image ids and scores (ImageLocality); the node bitset of host-port conflicts (NodePorts) */

@@ -28,6 +28,8 @@ export interface ResolvedScoring {
   fitResources: ResourceSpec[];
   shape: UtilizationShapePoint[];
   balancedResources: ResourceSpec[];
+  /** a best-effort pod scores 0 for BalancedAllocation (its PreScore Skip); see ScoringConfig */
+  balancedSkipsBestEffort: boolean;
 }
 
 /** Validates a scoring config (TypeError naming the field) and fills kube-scheduler's defaults. */
@@ -70,5 +72,12 @@ export function resolveScoring(config: ScoringConfig = {}): ResolvedScoring {
     config.balancedResources ?? DEFAULT_RESOURCES,
     'scoring.balancedResources',
   );
-  return { weights, fitType, fitResources, shape, balancedResources };
+  return {
+    weights,
+    fitType,
+    fitResources,
+    shape,
+    balancedResources,
+    balancedSkipsBestEffort: config.balancedSkipsBestEffort ?? true,
+  };
 }

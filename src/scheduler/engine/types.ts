@@ -169,6 +169,12 @@ export interface ScoringConfig {
   fit?: ScoringStrategy;
   /** NodeResourcesBalancedAllocationArgs.resources; default cpu:1, memory:1 */
   balancedResources?: ResourceSpec[];
+  /**
+   * BalancedAllocation's PreScore runs, so a best-effort pod (every request of its resources 0) is
+   * skipped — the kernel writes 0 for it. false: a profile that disables that PreScore, where
+   * upstream's Score computes the pod's requests itself and scores it. Default true.
+   */
+  balancedSkipsBestEffort?: boolean;
 }
 
 // ------------------------------------------------------------------ options and output

@@ -13,13 +13,15 @@ import type { Pod } from '../../api/types.js';
 import type { CycleState } from '../framework/cycle-state.js';
 import type { FastScorer, Framework, WindowFilter } from '../framework/framework.js';
 import type { ClusterSnapshot, NodeInfo, PodInfo, SnapshotListener } from '../framework/snapshot.js';
-import { Code, Status, type MaybeStatus } from '../framework/status.js';
+import { Code, SKIP, Status, type MaybeStatus } from '../framework/status.js';
 import {
   MAX_NODE_SCORE,
   type ClusterEventKind,
   type EnqueueExtensions,
   type FilterPlugin,
   type Handle,
+  type PreFilterPlugin,
+  type PreScorePlugin,
   type ScorePlugin,
 } from '../framework/types.js';
 import { JsKernel } from '../engine/js.js';
@@ -40,7 +42,7 @@ import type { Kernel, KernelName, ScoringConfig, ScorePluginName } from '../engi
 import { WasmKernel } from '../engine/wasm.js';
 import { compilePod, QueryArena, type PodQuery } from '../engine/podquery.js';
 import { resolveScoring, type ResolvedScoring } from '../engine/scoring.js';
-import { NodeTable, type NodeTableOptions } from '../engine/table.js';
+import { NodeTable, podHostPorts, type NodeTableOptions } from '../engine/table.js';
 
 /** The NodeTable + kernel shared by every profile of one scheduler, mirrored from the snapshot. */
 export class SchedulingEngine implements SnapshotListener {
@@ -148,7 +150,7 @@ const FILTER_CODE: Readonly<Record<string, Code>> = {
  * BalancedAllocation resources) and the per-cycle kernel call.
  */
 export class NodeLocalRunner {
-  readonly scoring: ResolvedScoring;
+  private resolved: ResolvedScoring;
   /** reason bits → Status, built once per distinct bitmask (NodeResourcesFit combinations) */
   private readonly fitStatuses = new Map<number, Status>();
   /** the same for nodes where some request exceeds the whole allocatable */
@@ -161,23 +163,41 @@ export class NodeLocalRunner {
    * run them, so its feasible nodes — the ones it scores — are those the profile's filters pass
    */
   private disabledFilters = 0;
+  /** the pod of the last compiled query and whether it set QF_BEST_EFFORT */
+  private lastCompiledPod?: Pod;
+  private lastBestEffort = false;
 
   constructor(
     readonly engine: SchedulingEngine,
     config: ScoringConfig,
   ) {
-    this.scoring = resolveScoring(config);
+    this.resolved = resolveScoring(config);
   }
 
-  /** the profile's filter plugins (set by the profile builder); kernel filters not among them are off */
-  setEnabledFilters(names: readonly string[]): void {
+  /** the profile's scoring configuration, as the query compiler reads it */
+  get scoring(): ResolvedScoring {
+    return this.resolved;
+  }
+
+  /**
+   * the profile's filter and PreScore plugins (set by the profile builder): kernel filters not among
+   * them are off, and BalancedAllocation scores best-effort pods unless its PreScore skips them
+   */
+  configureProfile(filters: readonly string[], preScore: readonly string[]): void {
     let off = ALL_FILTER_BITS;
-    for (const n of names) if (n in FilterBit) off &= ~FilterBit[n];
+    for (const n of filters) if (n in FilterBit) off &= ~FilterBit[n];
     this.disabledFilters = off;
+    const skips = preScore.includes('NodeResourcesBalancedAllocation');
+    if (skips !== this.resolved.balancedSkipsBestEffort)
+      this.resolved = { ...this.resolved, balancedSkipsBestEffort: skips };
   }
 
   private compile(pod: Pod): PodQuery {
-    return compilePod(this.engine.table, pod, this.scoring, this.engine.arena);
+    const q = compilePod(this.engine.table, pod, this.scoring, this.engine.arena);
+    // the compiler already decided BalancedAllocation's best-effort case: PreScore reads it here
+    this.lastCompiledPod = pod;
+    this.lastBestEffort = (this.engine.table.mem.i32[(q.addr >> 2) + L.Q_FLAGS] & L.QF_BEST_EFFORT) !== 0;
+    return q;
   }
 
   /**
@@ -369,13 +389,29 @@ export class NodeLocalRunner {
     return s;
   }
 
-  /** whether a resource reported insufficient is requested beyond the node's whole allocatable ("Too many pods" never is) */
-  private exceedsAllocatable(pod: Pod, slot: number, bits: number): boolean {
+  /** the pod's requests (upstream PodRequests: containers, sidecars, init peak, overhead), per pod object */
+  requestsOf(pod: Pod): ResourceAmounts {
     let req = this.podRequestCache.get(pod);
     if (!req) {
       req = podRequests(pod);
       this.podRequestCache.set(pod, req);
     }
+    return req;
+  }
+
+  /** BalancedAllocation's isBestEffortPod: every request of its resources is zero */
+  isBestEffortForBalanced(pod: Pod): boolean {
+    // the cycle's filter call compiled this pod (QF_BEST_EFFORT is set exactly then, since the
+    // profile runs this PreScore); otherwise from the requests
+    if (pod === this.lastCompiledPod && this.resolved.balancedSkipsBestEffort) return this.lastBestEffort;
+    const req = this.requestsOf(pod);
+    for (const r of this.scoring.balancedResources) if ((req.get(r.name) ?? 0) !== 0) return false;
+    return true;
+  }
+
+  /** whether a resource reported insufficient is requested beyond the node's whole allocatable ("Too many pods" never is) */
+  private exceedsAllocatable(pod: Pod, slot: number, bits: number): boolean {
+    const req = this.requestsOf(pod);
     const table = this.engine.table;
     const names = table.resources.values;
     for (let r = 0; r < names.length; r++) {
@@ -416,8 +452,26 @@ const EVENTS: Readonly<Record<string, ClusterEventKind[]>> = {
   NodeResourcesFit: ['AssignedPodDelete', 'AssignedPodUpdate', 'NodeAdd', 'NodeUpdate'],
 };
 
+/**
+ * The PreFilter / PreScore verdicts of the node-local plugins (v1.34), as upstream decides them:
+ * Skip when the plugin has nothing to check or score for the pod. The framework then runs neither
+ * its Filter nor its Score, and explain shows "skip". Plugins without a case here succeed.
+ */
+const PRE_FILTER: Readonly<Record<string, (pod: Pod) => MaybeStatus>> = {
+  // node_affinity.go: no required node affinity and no nodeSelector (nil, not empty)
+  NodeAffinity: (pod) =>
+    pod.spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution == null &&
+    pod.spec.nodeSelector == null
+      ? SKIP
+      : null,
+  // node_ports.go: the pod asks for no host port (util.GetHostPorts: containers and sidecars)
+  NodePorts: (pod) => (podHostPorts(pod).length === 0 ? SKIP : null),
+};
+
 /** One node-local plugin; implements Filter and/or Score depending on `name`. */
-export class NodeLocalPlugin implements FilterPlugin, ScorePlugin, EnqueueExtensions {
+export class NodeLocalPlugin
+  implements PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExtensions
+{
   constructor(
     readonly name: string,
     private readonly runner: NodeLocalRunner,
@@ -430,6 +484,26 @@ export class NodeLocalPlugin implements FilterPlugin, ScorePlugin, EnqueueExtens
 
   eventsToRegister(): ClusterEventKind[] {
     return EVENTS[this.name] ?? ['NodeAdd', 'NodeUpdate'];
+  }
+
+  preFilter(_state: CycleState, pod: Pod): MaybeStatus {
+    const f = PRE_FILTER[this.name];
+    return f ? f(pod) : null;
+  }
+
+  preScore(_state: CycleState, pod: Pod): MaybeStatus {
+    switch (this.name) {
+      // node_affinity.go: no preferred terms (nil)
+      case 'NodeAffinity':
+        return pod.spec.affinity?.nodeAffinity?.preferredDuringSchedulingIgnoredDuringExecution == null
+          ? SKIP
+          : null;
+      // balanced_allocation.go: a best-effort pod is not scored (kubernetes#129138)
+      case 'NodeResourcesBalancedAllocation':
+        return this.runner.isBestEffortForBalanced(pod) ? SKIP : null;
+      default:
+        return null;
+    }
   }
 
   filter(state: CycleState, pod: Pod, ni: NodeInfo): MaybeStatus {

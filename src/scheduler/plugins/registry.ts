@@ -232,7 +232,10 @@ export function buildFrameworks(cfg: SchedulerConfig, opts: BuildOptions): Map<s
       plugins.filter.some((p) => p instanceof NodeLocalPlugin) ||
       plugins.score.some((s) => s.plugin instanceof NodeLocalPlugin)
     )
-      runnerFor(handle).setEnabledFilters(plugins.filter.map((p) => p.name));
+      runnerFor(handle).configureProfile(
+        plugins.filter.map((p) => p.name),
+        plugins.preScore.map((p) => p.name),
+      );
     if (plugins.filter.some((p) => p.name === 'NodeResourcesFit')) {
       fwk.windowFilter = kernelWindowFilter(
         runnerFor(handle),

@@ -275,8 +275,9 @@ describe('NodeResourcesFit LeastAllocated: exact floors at the arithmetic edges 
       { disabledFilters: ALL_FILTER_BITS, output: 'total' },
     );
     // total-only (the fused pair loop): 3×100 (no taints) + 1×100 fit + 1×(balanced) + 0 images
+    // (BalancedAllocation skips the best-effort pod: the kernel adds 0 for it)
     for (const n of ['node1', 'node2', 'node3'])
-      expect(t.nodes.get(n)!.total).toBe(300 + 100 + r.nodes.get(n)!.raw[BAL]);
+      expect(t.nodes.get(n)!.total).toBe(300 + 100 + (r.nodes.get(n)!.raw[BAL] ?? 0));
   });
   // the same in the two-node SIMD step: an existing pod without requests counts 100m / 200Mi for
   // LeastAllocated (non-zero requests) but nothing for BalancedAllocation, so the pod's 401m on
@@ -351,9 +352,41 @@ describe('NodeResourcesBalancedAllocation (balanced_allocation_test.go)', () => 
     { name: 'memory', weight: 1 },
     { name: 'nvidia.com/gpu', weight: 1 },
   ];
-  it('best-effort pod: PreScore skips the plugin (score 0)', () => {
+  it('nothing scheduled, nothing requested, skip in PreScore (a best-effort pod is not scored)', () => {
     const r = profileScores([resNode('node1', 4000, 10000), resNode('node2', 4000, 10000)], [], podOf(), {});
-    expect(profileRaw(r, BAL, N12)).toEqual([0, 0]);
+    expect(r.skipped).toContain('NodeResourcesBalancedAllocation');
+    expect(profileRaw(r, BAL, N12)).toEqual([undefined, undefined]);
+  });
+  it('a profile without its PreScore scores a best-effort pod (Score computes the requests itself)', () => {
+    // existing 3000m / 5000 on node1: fractions 0.75 and 0.5 → (1 − 0.125) × 100 = 87; node2 empty → 100
+    const nodes = ['node1', 'node2'].map((n) =>
+      makeNode(n).capacity({ cpu: '4', memory: '10000', pods: '110' }).obj(),
+    );
+    const existing = [podOf({ node: 'node1', reqs: [{ cpu: '3000m', memory: '5000' }] })];
+    const config = parseSchedulerConfig(
+      {
+        apiVersion: 'kubescheduler.config.k8s.io/v1',
+        kind: 'KubeSchedulerConfiguration',
+        profiles: [
+          {
+            schedulerName: 'default-scheduler',
+            plugins: { preScore: { disabled: [{ name: 'NodeResourcesBalancedAllocation' }] } },
+          },
+        ],
+      },
+      'sched.yaml',
+    );
+    for (const kernel of ['js', 'wasm'] as const) {
+      const core = new SchedulerCore({ config, kernel, nodes, pods: existing, seed: 1 });
+      const pod = podOf({ name: 'be' });
+      const ex = explainPod(core.algo, core.frameworkFor(pod)!, core.snapshot, pod);
+      expect(ex.skippedScorePlugins).not.toContain('NodeResourcesBalancedAllocation');
+      const bal = (n: string) =>
+        ex.nodes
+          .find((e) => e.name === n)!
+          .scores!.find((c) => c.plugin === 'NodeResourcesBalancedAllocation')!.raw;
+      expect([bal('node1'), bal('node2')]).toEqual([87, 100]);
+    }
   });
   it('nothing scheduled, resources requested, differently sized nodes', () => {
     const r = profileScores(

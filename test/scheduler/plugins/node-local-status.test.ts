@@ -286,3 +286,66 @@ describe('Score error texts (runtime/framework.go RunScorePlugins, v1.34)', () =
       'applying score defaultWeights on Score plugins: plugin "TooHigh" returns an invalid score 101, it should in the range of [0, 100] after normalizing',
     ));
 });
+
+describe('Skip is a result (v1.34 PreFilter/PreScore of the node-local plugins)', () => {
+  const nodes = () => [
+    makeNode('n1').label('zone', 'a').capacity({ cpu: '4', memory: '8Gi', pods: '110' }).obj(),
+    makeNode('n2').label('zone', 'b').capacity({ cpu: '4', memory: '8Gi', pods: '110' }).obj(),
+  ];
+  const explain = (kernel: (typeof KERNELS)[number], pod: Pod) => {
+    const core = new SchedulerCore({ nodes: nodes(), kernel, seed: 1 });
+    return explainPod(core.algo, core.frameworkFor(pod)!, core.snapshot, pod);
+  };
+  const verdicts = (ex: ReturnType<typeof explain>) =>
+    Object.fromEntries(ex.nodes[0].filters.map((f) => [f.plugin, f.result]));
+  for (const kernel of KERNELS) {
+    it(`node_ports_test.go "skip filter" and node_affinity_test.go: a pod with neither is skipped (${kernel})`, () => {
+      const ex = explain(kernel, podOf({ name: 'plain', reqs: [{ cpu: '1', memory: '1Gi' }] }));
+      expect(verdicts(ex)).toMatchObject({
+        NodeUnschedulable: 'pass',
+        NodeName: 'pass',
+        TaintToleration: 'pass',
+        NodeAffinity: 'skip',
+        NodePorts: 'skip',
+        NodeResourcesFit: 'pass',
+      });
+      // no preferred terms: NodeAffinity's PreScore skips; the pod requests something: BalancedAllocation scores
+      expect(ex.skippedScorePlugins).toContain('NodeAffinity');
+      expect(ex.skippedScorePlugins).not.toContain('NodeResourcesBalancedAllocation');
+      expect(ex.nodes[0].scores!.map((c) => c.plugin)).not.toContain('NodeAffinity');
+    });
+    it(`a nodeSelector, a host port and a best-effort pod (${kernel})`, () => {
+      const pod = podOf({ name: 'be', nodeSelector: { zone: 'a' }, hostPorts: [{ port: 8080 }] });
+      const ex = explain(kernel, pod);
+      expect(verdicts(ex)).toMatchObject({ NodeAffinity: 'pass', NodePorts: 'pass' });
+      expect(ex.nodes.find((n) => n.name === 'n2')!.decisive).toMatchObject({ plugin: 'NodeAffinity' });
+      // balanced_allocation.go PreScore: Skip for a best-effort pod (not a zero score)
+      const core = new SchedulerCore({ nodes: nodes(), kernel, seed: 1 });
+      const two = podOf({ name: 'be2' });
+      const ex2 = explainPod(core.algo, core.frameworkFor(two)!, core.snapshot, two);
+      expect(ex2.skippedScorePlugins).toEqual(
+        expect.arrayContaining(['NodeAffinity', 'NodeResourcesBalancedAllocation']),
+      );
+      expect(
+        ex2.nodes.every((n) => n.scores!.every((c) => c.plugin !== 'NodeResourcesBalancedAllocation')),
+      ).toBe(true);
+    });
+  }
+  it('the cycle records the skips in its CycleState (PreFilter: filters not run; PreScore: scores not run)', () => {
+    const core = new SchedulerCore({ nodes: nodes(), seed: 1 });
+    const out = core.schedule(podOf({ name: 'be3' }));
+    expect(out.kind).toBe('scheduled');
+    expect([...out.state.skipFilterPlugins].sort()).toEqual([
+      'InterPodAffinity',
+      'NodeAffinity',
+      'NodePorts',
+      'PodTopologySpread',
+    ]);
+    expect([...out.state.skipScorePlugins].sort()).toEqual([
+      'InterPodAffinity',
+      'NodeAffinity',
+      'NodeResourcesBalancedAllocation',
+      'PodTopologySpread',
+    ]);
+  });
+});
