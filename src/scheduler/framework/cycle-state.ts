@@ -13,6 +13,8 @@ export class CycleState {
   /** set by the framework: plugins that returned Skip at PreFilter / PreScore */
   readonly skipFilterPlugins = new Set<string>();
   readonly skipScorePlugins = new Set<string>();
+  /** set by the framework: the nodes PreFilter narrowed the cycle to (PreFilterResult), if any */
+  preFilterNodeNames?: ReadonlySet<string>;
   /** keep every plugin's raw and normalized scores in the result (explain); off, the framework may take the engine's totals */
   wantScoreTable = false;
 
@@ -43,6 +45,7 @@ export class CycleState {
     }
     for (const p of this.skipFilterPlugins) c.skipFilterPlugins.add(p);
     for (const p of this.skipScorePlugins) c.skipScorePlugins.add(p);
+    c.preFilterNodeNames = this.preFilterNodeNames;
     return c;
   }
 }

@@ -7,7 +7,7 @@ import type { Pod } from '../../api/types.js';
 import type { Framework, ScoreTable } from './framework.js';
 import { runSchedulingCycle, type SchedulingAlgorithm } from './schedule-one.js';
 import type { ClusterSnapshot, NodeInfo } from './snapshot.js';
-import { CODE_NAMES, type Status } from './status.js';
+import { Code, CODE_NAMES, type Status } from './status.js';
 
 export interface FilterVerdict {
   plugin: string;
@@ -111,11 +111,20 @@ export function explainPod(
 
   // 2. every filter on every node, on a fresh cycle state
   const state = fwk.newCycleState();
-  const pre = fwk.runPreFilter(state, pod, nodes);
+  const { status: pre, nodeNames, narrowedBy } = fwk.runPreFilter(state, pod, nodes);
+  // a PreFilterResult's other nodes are never filtered: the cycle gives them this status
+  const excluded = {
+    plugin: narrowedBy.join(','),
+    code: CODE_NAMES[Code.UnschedulableAndUnresolvable],
+    reasons: [`node(s) didn't satisfy plugin(s) [${narrowedBy.join(' ')}]`],
+  };
   for (const ni of nodes) {
     const e: NodeExplanation = { name: ni.name, feasible: false, filters: [], chosen: ni.name === ex.chosen };
     if (pre !== null) {
       e.decisive = statusOf(pre);
+      e.filters = ex.filterPlugins.map((p) => ({ plugin: p, result: 'not run' }));
+    } else if (nodeNames && !nodeNames.has(ni.name)) {
+      e.decisive = excluded;
       e.filters = ex.filterPlugins.map((p) => ({ plugin: p, result: 'not run' }));
     } else {
       const verdicts = fwk.runAllFilters(state, pod, ni);

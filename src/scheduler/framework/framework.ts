@@ -21,6 +21,7 @@ import {
   type PostFilterPlugin,
   type PostFilterResult,
   type PreFilterPlugin,
+  type PreFilterResult,
   type PreScorePlugin,
   type QueueSortPlugin,
   type ReservePlugin,
@@ -39,6 +40,19 @@ export interface ProfilePlugins {
   permit: PermitPlugin[];
   bind: BindPlugin[];
 }
+
+/** What RunPreFilterPlugins answers. */
+export interface PreFilterOutcome {
+  /** null: every PreFilter succeeded or skipped; otherwise the cycle's rejection or error */
+  status: MaybeStatus;
+  /** the intersection of the PreFilterResults returned; undefined: every node */
+  nodeNames?: ReadonlySet<string>;
+  /** the plugins that returned a PreFilterResult, sorted (upstream's pluginsWithNodes) */
+  narrowedBy: string[];
+}
+
+/** Go's sort.Strings order for the ASCII plugin names */
+const byteOrder = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** Per-node, per-score-plugin results of one cycle (what `kubesim explain` prints). */
 export interface ScoreTable {
@@ -145,26 +159,65 @@ export class Framework {
   }
 
   /**
-   * RunPreFilterPlugins. A rejection fails the whole cycle (every node gets that status);
-   * Skip marks the plugin's Filter as not needed for this pod.
+   * RunPreFilterPlugins (runtime/framework.go): Skip marks the plugin's Filter as not needed for this
+   * pod; UnschedulableAndUnresolvable fails the cycle at once, Unschedulable after the remaining
+   * plugins ran (preemption may still help; the last one is reported); any other status is an
+   * error. PreFilterResults are intersected: an empty intersection fails the cycle with
+   * "node(s) didn't satisfy plugin(s) [A B] simultaneously" ("… plugin A" for one plugin).
    */
-  runPreFilter(state: CycleState, pod: Pod, nodes: readonly NodeInfo[]): MaybeStatus {
+  runPreFilter(state: CycleState, pod: Pod, nodes: readonly NodeInfo[]): PreFilterOutcome {
+    let status: MaybeStatus = null;
+    let nodeNames: Set<string> | undefined;
+    const narrowedBy: string[] = [];
     for (const pl of this.plugins.preFilter) {
-      let s: MaybeStatus;
+      let r: MaybeStatus | PreFilterResult;
       try {
-        s = pl.preFilter(state, pod, nodes);
+        r = pl.preFilter(state, pod, nodes);
       } catch (e) {
-        s = errorStatus(e);
+        r = errorStatus(e);
       }
+      if (r !== null && !(r instanceof Status)) {
+        narrowedBy.push(pl.name);
+        if (nodeNames === undefined) nodeNames = new Set(r.nodeNames);
+        else for (const n of nodeNames) if (!r.nodeNames.has(n)) nodeNames.delete(n);
+        if (nodeNames.size === 0) {
+          const names = [...narrowedBy].sort(byteOrder);
+          const msg =
+            names.length === 1
+              ? `node(s) didn't satisfy plugin ${names[0]}`
+              : `node(s) didn't satisfy plugin(s) [${names.join(' ')}] simultaneously`;
+          this.notePreFilterNodes(state, nodeNames);
+          return {
+            status: new Status(Code.UnschedulableAndUnresolvable, [msg]),
+            nodeNames,
+            narrowedBy: names,
+          };
+        }
+        continue;
+      }
+      const s = r;
       if (s === null || s.code === Code.Success) continue;
       if (s.code === Code.Skip) {
         state.skipFilterPlugins.add(pl.name);
         continue;
       }
-      if (s.isRejected()) return s.withPlugin(pl.name);
-      return new Status(Code.Error, [`running PreFilter plugin "${pl.name}": ${s.message()}`], pl.name);
+      if (s.code === Code.UnschedulableAndUnresolvable)
+        return { status: s.withPlugin(pl.name), narrowedBy: [] };
+      if (s.code === Code.Unschedulable) {
+        status = s.withPlugin(pl.name);
+        continue;
+      }
+      return {
+        status: new Status(Code.Error, [`running PreFilter plugin "${pl.name}": ${s.message()}`], pl.name),
+        narrowedBy: [],
+      };
     }
-    return null;
+    this.notePreFilterNodes(state, nodeNames);
+    return { status, nodeNames, narrowedBy: narrowedBy.sort(byteOrder) };
+  }
+
+  private notePreFilterNodes(state: CycleState, nodeNames: ReadonlySet<string> | undefined): void {
+    state.preFilterNodeNames = nodeNames;
   }
 
   /** RunFilterPlugins: the first non-success status, attributed to its plugin; null if the node fits */

@@ -16,7 +16,7 @@ import { ERR_NO_NODES_AVAILABLE, FitError, newDiagnosis } from './fit-error.js';
 import { numFeasibleNodesToFind } from '../engine/types.js';
 import type { FastScorer, Framework, ScoreTable } from './framework.js';
 import type { ClusterSnapshot, NodeInfo } from './snapshot.js';
-import { Code, errorStatus, type Status } from './status.js';
+import { Code, errorStatus, Status } from './status.js';
 import type { PostFilterResult } from './types.js';
 
 export interface ScheduleResult {
@@ -56,7 +56,8 @@ export class SchedulingAlgorithm {
     if (nodes.length === 0) return { kind: 'error', message: ERR_NO_NODES_AVAILABLE };
 
     const diagnosis = newDiagnosis();
-    const pre = fwk.runPreFilter(state, pod, nodes);
+    const { status: pre, nodeNames, narrowedBy } = fwk.runPreFilter(state, pod, nodes);
+    for (const p of narrowedBy) diagnosis.unschedulablePlugins.add(p);
     if (pre !== null) {
       if (!pre.isRejected()) return { kind: 'error', message: pre.message(), plugin: pre.plugin };
       // every node gets the PreFilter status; the message carries it once
@@ -65,6 +66,15 @@ export class SchedulingAlgorithm {
       if (pre.plugin) diagnosis.unschedulablePlugins.add(pre.plugin);
       return { kind: 'unschedulable', fitError: new FitError(pod, nodes.length, diagnosis) };
     }
+    // a PreFilterResult: only those nodes are filtered (in node-tree order; upstream walks its set
+    // in Go's random map order); the others are UnschedulableAndUnresolvable without a Filter call
+    // (findNodesThatFitPod: "node(s) didn't satisfy plugin(s) [...]")
+    const candidates = nodeNames ? nodes.filter((n) => nodeNames.has(n.name)) : nodes;
+    const excluded = nodeNames
+      ? new Status(Code.UnschedulableAndUnresolvable, [
+          `node(s) didn't satisfy plugin(s) [${narrowedBy.join(' ')}]`,
+        ])
+      : undefined;
 
     // a nominated node (from an earlier preemption) is tried first, alone
     let feasible: NodeInfo[] = [];
@@ -75,13 +85,19 @@ export class SchedulingAlgorithm {
       if (ni && fwk.runFilterWithNominatedPods(state, pod, ni) === null) feasible = [ni];
     }
     if (feasible.length === 0) {
-      const r = this.findNodesThatPassFilters(fwk, state, pod, nodes, diagnosis);
+      const r = this.findNodesThatPassFilters(fwk, state, pod, candidates, diagnosis, nodes.length);
       if (r.error) return { kind: 'error', message: r.error.message(), plugin: r.error.plugin };
       feasible = r.feasible;
       filteredCount = r.filteredCount;
     }
-    if (feasible.length === 0)
+    if (feasible.length === 0) {
+      if (excluded) {
+        // preemption reads these (UnschedulableAndUnresolvable: not helpful); the FitError counts them
+        diagnosis.absentNodesStatus = excluded;
+        for (const n of nodes) if (!nodeNames!.has(n.name)) diagnosis.nodeToStatus.set(n.name, excluded);
+      }
       return { kind: 'unschedulable', fitError: new FitError(pod, nodes.length, diagnosis) };
+    }
 
     const evaluatedNodes = feasible.length + (filteredCount ?? diagnosis.nodeToStatus.size);
     if (feasible.length === 1) {
@@ -123,8 +139,11 @@ export class SchedulingAlgorithm {
     pod: Pod,
     nodes: readonly NodeInfo[],
     diagnosis = newDiagnosis(),
+    /** every node of the snapshot (`nodes` may be a PreFilterResult's subset): the start index wraps at it */
+    numAllNodes = nodes.length,
   ): { feasible: NodeInfo[]; error?: Status; filteredCount?: number } {
     const n = nodes.length;
+    if (n === 0) return { feasible: [], filteredCount: 0 };
     // without score plugins every feasible node is as good as any other: upstream stops at the
     // first one (schedule_one.go findNodesThatPassFilters: !hasScoring → numNodesToFind = 1)
     const toFind = fwk.hasScorePlugins()
@@ -134,12 +153,14 @@ export class SchedulingAlgorithm {
     const start = this.nextStartNodeIndex % n;
     if (!fwk.hasFilterPlugins()) {
       for (let i = 0; i < toFind; i++) feasible.push(nodes[(start + i) % n]);
-      this.nextStartNodeIndex = (start + feasible.length) % n;
+      this.nextStartNodeIndex = (this.nextStartNodeIndex + feasible.length) % numAllNodes;
       return { feasible };
     }
-    const wf = this.snapshot.nominator.any(pod.spec.priority ?? 0)
-      ? undefined
-      : fwk.activeWindowFilter(state);
+    // the kernel's window scans every node in table order: not for a PreFilterResult's subset
+    const wf =
+      this.snapshot.nominator.any(pod.spec.priority ?? 0) || n !== numAllNodes
+        ? undefined
+        : fwk.activeWindowFilter(state);
     if (wf) {
       let r: ReturnType<typeof wf.run>;
       try {
@@ -154,7 +175,7 @@ export class SchedulingAlgorithm {
           if (s.plugin) diagnosis.unschedulablePlugins.add(s.plugin);
         }
       }
-      this.nextStartNodeIndex = (start + r.processed) % n;
+      this.nextStartNodeIndex = (this.nextStartNodeIndex + r.processed) % numAllNodes;
       return { feasible: r.feasible, filteredCount: r.filteredCount };
     }
     let processed = 0;
@@ -180,7 +201,7 @@ export class SchedulingAlgorithm {
         if (failed[k].plugin) diagnosis.unschedulablePlugins.add(failed[k].plugin!);
       }
     }
-    this.nextStartNodeIndex = (start + processed) % n;
+    this.nextStartNodeIndex = (this.nextStartNodeIndex + processed) % numAllNodes;
     return { feasible, filteredCount: failed.length };
   }
 

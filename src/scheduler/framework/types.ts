@@ -21,9 +21,21 @@ export interface Plugin {
   readonly name: string;
 }
 
+/**
+ * upstream framework.PreFilterResult: PreFilter's answer that only these nodes can fit, so the
+ * framework filters no other (NodeAffinity's `matchFields: metadata.name`). Returned instead of a
+ * Status, it means Success.
+ */
+export interface PreFilterResult {
+  readonly nodeNames: ReadonlySet<string>;
+}
+
 export interface PreFilterPlugin extends Plugin {
-  /** computes per-pod state once; Skip means "Filter has nothing to check for this pod" */
-  preFilter(state: CycleState, pod: Pod, nodes: readonly NodeInfo[]): MaybeStatus;
+  /**
+   * computes per-pod state once; Skip means "Filter has nothing to check for this pod"; a
+   * {@link PreFilterResult} narrows the nodes the cycle filters
+   */
+  preFilter(state: CycleState, pod: Pod, nodes: readonly NodeInfo[]): MaybeStatus | PreFilterResult;
   /** PreFilterExtensions: keep the PreFilter state right when preemption adds/removes pods */
   addPod?(state: CycleState, podToSchedule: Pod, podToAdd: PodInfo, nodeInfo: NodeInfo): MaybeStatus;
   removePod?(state: CycleState, podToSchedule: Pod, podToRemove: PodInfo, nodeInfo: NodeInfo): MaybeStatus;

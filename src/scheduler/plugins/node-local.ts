@@ -21,6 +21,7 @@ import {
   type FilterPlugin,
   type Handle,
   type PreFilterPlugin,
+  type PreFilterResult,
   type PreScorePlugin,
   type ScorePlugin,
 } from '../framework/types.js';
@@ -243,7 +244,8 @@ export class NodeLocalRunner {
     // numFeasibleNodesToFind nodes costs one or two chunks instead of a pass over every node
     const processed = this.engine.kernel.filterAndScore(table, q, out, {
       start: pos,
-      maxNodes: CHUNK_NODES,
+      // a PreFilterResult's few nodes are visited one by one, not with the chunk after each
+      maxNodes: state.preFilterNodeNames ? 1 : CHUNK_NODES,
       allReasons: true,
       output: 'raw',
       disabledFilters: this.disabledFilters,
@@ -457,16 +459,42 @@ const EVENTS: Readonly<Record<string, ClusterEventKind[]>> = {
  * Skip when the plugin has nothing to check or score for the pod. The framework then runs neither
  * its Filter nor its Score, and explain shows "skip". Plugins without a case here succeed.
  */
-const PRE_FILTER: Readonly<Record<string, (pod: Pod) => MaybeStatus>> = {
-  // node_affinity.go: no required node affinity and no nodeSelector (nil, not empty)
-  NodeAffinity: (pod) =>
-    pod.spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution == null &&
-    pod.spec.nodeSelector == null
-      ? SKIP
-      : null,
+const PRE_FILTER: Readonly<Record<string, (pod: Pod) => MaybeStatus | PreFilterResult>> = {
+  NodeAffinity: nodeAffinityPreFilter,
   // node_ports.go: the pod asks for no host port (util.GetHostPorts: containers and sidecars)
   NodePorts: (pod) => (podHostPorts(pod).length === 0 ? SKIP : null),
 };
+
+/** upstream errReasonConflict: every required term names nodes, and no node is named by all */
+export const ERR_REASON_AFFINITY_CONFLICT = 'pod affinity terms conflict';
+
+/**
+ * NodeAffinity's PreFilter (node_affinity.go): Skip without nodeSelector and required affinity (nil,
+ * not empty); when every required term has `matchFields` metadata.name `In` requirements, a
+ * PreFilterResult of the union over terms of the intersection within each term — no such node:
+ * "pod affinity terms conflict", UnschedulableAndUnresolvable. Read from the raw terms, as upstream.
+ */
+function nodeAffinityPreFilter(pod: Pod): MaybeStatus | PreFilterResult {
+  const required = pod.spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution;
+  if (required == null && pod.spec.nodeSelector == null) return SKIP;
+  const terms = required?.nodeSelectorTerms ?? [];
+  if (terms.length === 0) return null;
+  let names: Set<string> | undefined;
+  for (const t of terms) {
+    let termNames: Set<string> | undefined;
+    for (const r of t.matchFields ?? []) {
+      if (r.key !== 'metadata.name' || r.operator !== 'In') continue;
+      const s = new Set(r.values ?? []);
+      termNames = termNames === undefined ? s : new Set([...termNames].filter((n) => s.has(n)));
+    }
+    // a term without a metadata.name In requirement: any node may match (terms are ORed)
+    if (termNames === undefined) return null;
+    names = names === undefined ? termNames : new Set([...names, ...termNames]);
+  }
+  if (names !== undefined && names.size === 0)
+    return new Status(Code.UnschedulableAndUnresolvable, [ERR_REASON_AFFINITY_CONFLICT]);
+  return names !== undefined ? { nodeNames: names } : null;
+}
 
 /** One node-local plugin; implements Filter and/or Score depending on `name`. */
 export class NodeLocalPlugin
@@ -486,7 +514,7 @@ export class NodeLocalPlugin
     return EVENTS[this.name] ?? ['NodeAdd', 'NodeUpdate'];
   }
 
-  preFilter(_state: CycleState, pod: Pod): MaybeStatus {
+  preFilter(_state: CycleState, pod: Pod): MaybeStatus | PreFilterResult {
     const f = PRE_FILTER[this.name];
     return f ? f(pod) : null;
   }

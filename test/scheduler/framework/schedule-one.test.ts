@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { Pod } from '../../../src/api/types.js';
 import {
   Code,
+  explainPod,
   parseSchedulerConfig,
   SchedulerCore,
   Status,
@@ -13,7 +14,7 @@ import {
   type Plugin,
   type PluginFactory,
 } from '../../../src/scheduler/index.js';
-import { makeNode, makePod } from '../../helpers/builders.js';
+import { makeNode, makePod, podOf } from '../../helpers/builders.js';
 
 /** a node as the table builds them: name and the hostname label */
 const node = (name: string) => makeNode(name).label('kubernetes.io/hostname', name).obj();
@@ -116,4 +117,181 @@ describe('no score plugin: the first feasible node (schedule_one.go: !hasScoring
         ]);
       }
     });
+});
+
+// FakePreFilterPlugin: a PreFilterResult (node names) or a status
+const fakePreFilter = (name: string, result?: string[], status?: Status) =>
+  fake(name, { preFilter: () => (status ? status : result ? { nodeNames: new Set(result) } : null) });
+
+describe('PreFilterResult node subsets (schedule_one.go findNodesThatFitPod, runtime RunPreFilterPlugins)', () => {
+  const rows: {
+    name: string;
+    plugins: [string, PluginFactory][];
+    nodes: string[];
+    want: string[] | string;
+    evaluated?: number;
+  }[] = [
+    {
+      name: 'test prefilter plugin returning node',
+      plugins: [
+        fakePreFilter('FakePreFilter1'),
+        fakePreFilter('FakePreFilter2', ['node2']),
+        fakePreFilter('FakePreFilter3', ['node1', 'node2']),
+      ],
+      nodes: ['node1', 'node2', 'node3'],
+      want: ['node2'],
+      // since this case has no score plugin, we'll only try to find one node in Filter stage
+      evaluated: 1,
+    },
+    {
+      name: 'test prefilter plugin returning non-intersecting nodes',
+      plugins: [
+        fakePreFilter('FakePreFilter1'),
+        fakePreFilter('FakePreFilter2', ['node2']),
+        fakePreFilter('FakePreFilter3', ['node1']),
+      ],
+      nodes: ['node1', 'node2', 'node3'],
+      want: "0/3 nodes are available: node(s) didn't satisfy plugin(s) [FakePreFilter2 FakePreFilter3] simultaneously.",
+    },
+    {
+      name: 'test prefilter plugin returning empty node set',
+      plugins: [fakePreFilter('FakePreFilter1'), fakePreFilter('FakePreFilter2', [])],
+      nodes: ['node1'],
+      want: "0/1 nodes are available: node(s) didn't satisfy plugin FakePreFilter2.",
+    },
+    {
+      name: 'test some nodes are filtered out by prefilter plugin and other are filtered out by filter plugin',
+      plugins: [
+        fakePreFilter('FakePreFilter', ['node2']),
+        fakeFilter('FakeFilter', { node2: Code.Unschedulable }),
+      ],
+      nodes: ['node1', 'node2'],
+      want: "0/2 nodes are available: 1 injecting failure for pod test-prefilter, 1 node(s) didn't satisfy plugin(s) [FakePreFilter].",
+    },
+    {
+      name: 'test no score plugin, prefilter plugin returning 2 nodes',
+      plugins: [fakePreFilter('FakePreFilter', ['node1', 'node2'])],
+      nodes: ['node1', 'node2', 'node3'],
+      want: ['node1', 'node2'],
+      evaluated: 1,
+    },
+    {
+      name: 'test prefilter plugin returned an invalid node',
+      plugins: [fakePreFilter('FakePreFilter', ['invalid-node']), trueFilter()],
+      nodes: ['1', '2'],
+      want: "0/2 nodes are available: 2 node(s) didn't satisfy plugin(s) [FakePreFilter].",
+    },
+    {
+      name: 'test prefilter plugin returning Unschedulable status',
+      plugins: [
+        fakePreFilter(
+          'FakePreFilter',
+          undefined,
+          new Status(Code.UnschedulableAndUnresolvable, ['injected unschedulable status']),
+        ),
+      ],
+      nodes: ['1', '2'],
+      want: '0/2 nodes are available: injected unschedulable status.',
+    },
+    {
+      name: 'test prefilter plugin returning error status',
+      plugins: [fakePreFilter('FakePreFilter', undefined, new Status(Code.Error, ['injected error status']))],
+      nodes: ['1', '2'],
+      want: 'running PreFilter plugin "FakePreFilter": injected error status',
+    },
+  ];
+  for (const kernel of KERNELS)
+    for (const r of rows)
+      it(`${r.name} (${kernel})`, () => {
+        const core = coreWith(r.plugins, r.nodes, kernel);
+        const out = placed(
+          core.schedule(makePod(r.name.includes('prefilter') ? 'test-prefilter' : 'p').obj()),
+        );
+        if (typeof r.want === 'string') expect(out).toEqual({ error: r.want });
+        else {
+          expect(r.want).toContain(out.node);
+          if (r.evaluated !== undefined) expect(out.evaluated).toBe(r.evaluated);
+        }
+      });
+  it('the nodes outside the subset are UnschedulableAndUnresolvable for preemption and in the diagnosis', () => {
+    const core = coreWith(
+      [fakePreFilter('FakePreFilter', ['node2']), fakeFilter('FakeFilter', { node2: Code.Unschedulable })],
+      ['node1', 'node2'],
+    );
+    const out = core.schedule(makePod('test-prefilter').obj());
+    if (out.kind !== 'unschedulable') throw new Error(out.kind);
+    const d = out.fitError.diagnosis;
+    expect([...d.unschedulablePlugins].sort()).toEqual(['FakeFilter', 'FakePreFilter']);
+    expect(d.nodeToStatus.get('node1')?.code).toBe(Code.UnschedulableAndUnresolvable);
+    expect(d.nodeToStatus.get('node2')?.plugin).toBe('FakeFilter');
+  });
+});
+
+describe("NodeAffinity's PreFilterResult (node_affinity_test.go TestNodeAffinity, matchFields metadata.name)", () => {
+  const byName = (...terms: string[][][]) => ({
+    nodeAffinity: {
+      requiredDuringSchedulingIgnoredDuringExecution: {
+        nodeSelectorTerms: terms.map((reqs) => ({
+          matchFields: reqs.map((values) => ({ key: 'metadata.name', operator: 'In' as const, values })),
+        })),
+      },
+    },
+  });
+  const nodes = () =>
+    ['node1', 'node2', 'node3'].map((n) =>
+      makeNode(n).capacity({ cpu: '4', memory: '8Gi', pods: '110' }).obj(),
+    );
+  const cycle = (kernel: KernelName, pod: Pod) => {
+    const core = new SchedulerCore({ nodes: nodes(), kernel, seed: 1 });
+    return core.schedule(pod);
+  };
+  for (const kernel of KERNELS) {
+    it(`Pod with matchFields using In operator that matches the existing node: only node1 is filtered (${kernel})`, () => {
+      const out = cycle(kernel, podOf({ name: 'p', affinity: byName([['node1']]) }));
+      expect(placed(out)).toEqual({ node: 'node1', evaluated: 1 });
+    });
+    it(`a subset that does not fit reports upstream's "didn't satisfy plugin(s)" for the others (${kernel})`, () => {
+      const pod = podOf({ name: 'p', affinity: byName([['node1']], [['node2']]), reqs: [{ cpu: '8' }] });
+      const out = cycle(kernel, pod);
+      expect(out.kind === 'unschedulable' && out.fitError.message).toBe(
+        "0/3 nodes are available: 1 node(s) didn't satisfy plugin(s) [NodeAffinity], 2 Insufficient cpu. " +
+          'preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.',
+      );
+    });
+    it(`Pod with two conflicting mach field requirements: "pod affinity terms conflict" at PreFilter (${kernel})`, () => {
+      const out = cycle(kernel, podOf({ name: 'p', affinity: byName([['node1'], ['node2']]) }));
+      expect(out.kind === 'unschedulable' && out.fitError.message).toBe(
+        '0/3 nodes are available: pod affinity terms conflict. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.',
+      );
+    });
+    it(`a term without a metadata.name requirement lets every node through (${kernel})`, () => {
+      const pod = podOf({
+        name: 'p',
+        affinity: {
+          nodeAffinity: {
+            requiredDuringSchedulingIgnoredDuringExecution: {
+              nodeSelectorTerms: [
+                { matchFields: [{ key: 'metadata.name', operator: 'In', values: ['node1'] }] },
+                { matchExpressions: [{ key: 'kubernetes.io/os', operator: 'DoesNotExist' }] },
+              ],
+            },
+          },
+        },
+      });
+      const out = cycle(kernel, pod);
+      expect(out.kind === 'scheduled' && out.result.evaluatedNodes).toBe(3);
+    });
+  }
+  it('explain shows the excluded nodes with that status and no filter run', () => {
+    const core = new SchedulerCore({ nodes: nodes(), seed: 1 });
+    const pod = podOf({ name: 'p', affinity: byName([['node2']]) });
+    const ex = explainPod(core.algo, core.frameworkFor(pod)!, core.snapshot, pod);
+    expect(ex.chosen).toBe('node2');
+    const n1 = ex.nodes.find((n) => n.name === 'node1')!;
+    expect(n1.decisive).toMatchObject({
+      code: 'UnschedulableAndUnresolvable',
+      reasons: ["node(s) didn't satisfy plugin(s) [NodeAffinity]"],
+    });
+    expect(n1.filters.every((f) => f.result === 'not run')).toBe(true);
+  });
 });
