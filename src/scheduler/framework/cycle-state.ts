@@ -14,7 +14,7 @@ export class CycleState {
   readonly skipFilterPlugins = new Set<string>();
   readonly skipScorePlugins = new Set<string>();
   /** set by the framework: the nodes PreFilter narrowed the cycle to (PreFilterResult), if any */
-  preFilterNodeNames?: ReadonlySet<string>;
+  preFilterNodeNames: ReadonlySet<string> | undefined = undefined;
   /** keep every plugin's raw and normalized scores in the result (explain); off, the framework may take the engine's totals */
   wantScoreTable = false;
 

@@ -465,6 +465,14 @@ const PRE_FILTER: Readonly<Record<string, (pod: Pod) => MaybeStatus | PreFilterR
   NodePorts: (pod) => (podHostPorts(pod).length === 0 ? SKIP : null),
 };
 
+const PRE_SCORE: Readonly<Record<string, (pod: Pod, runner: NodeLocalRunner) => MaybeStatus>> = {
+  // node_affinity.go: no preferred terms (nil)
+  NodeAffinity: (pod) =>
+    pod.spec.affinity?.nodeAffinity?.preferredDuringSchedulingIgnoredDuringExecution == null ? SKIP : null,
+  // balanced_allocation.go: a best-effort pod is not scored (kubernetes#129138)
+  NodeResourcesBalancedAllocation: (pod, runner) => (runner.isBestEffortForBalanced(pod) ? SKIP : null),
+};
+
 /** upstream errReasonConflict: every required term names nodes, and no node is named by all */
 export const ERR_REASON_AFFINITY_CONFLICT = 'pod affinity terms conflict';
 
@@ -497,13 +505,23 @@ function nodeAffinityPreFilter(pod: Pod): MaybeStatus | PreFilterResult {
 }
 
 /** One node-local plugin; implements Filter and/or Score depending on `name`. */
-export class NodeLocalPlugin
-  implements PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExtensions
-{
+export class NodeLocalPlugin implements FilterPlugin, ScorePlugin, EnqueueExtensions {
+  /**
+   * set only for the plugins whose PreFilter / PreScore can answer something other than Success
+   * (upstream's others compute state this engine does not need), so the framework calls no no-op
+   */
+  readonly preFilter?: PreFilterPlugin['preFilter'];
+  readonly preScore?: PreScorePlugin['preScore'];
+
   constructor(
     readonly name: string,
     private readonly runner: NodeLocalRunner,
-  ) {}
+  ) {
+    const pf = PRE_FILTER[name];
+    if (pf) this.preFilter = (_state, pod) => pf(pod);
+    const ps = PRE_SCORE[name];
+    if (ps) this.preScore = (_state, pod) => ps(pod, runner);
+  }
 
   /** the engine runner this plugin reads (the fast scorer checks all plugins share one) */
   runnerOf(): NodeLocalRunner {
@@ -512,26 +530,6 @@ export class NodeLocalPlugin
 
   eventsToRegister(): ClusterEventKind[] {
     return EVENTS[this.name] ?? ['NodeAdd', 'NodeUpdate'];
-  }
-
-  preFilter(_state: CycleState, pod: Pod): MaybeStatus | PreFilterResult {
-    const f = PRE_FILTER[this.name];
-    return f ? f(pod) : null;
-  }
-
-  preScore(_state: CycleState, pod: Pod): MaybeStatus {
-    switch (this.name) {
-      // node_affinity.go: no preferred terms (nil)
-      case 'NodeAffinity':
-        return pod.spec.affinity?.nodeAffinity?.preferredDuringSchedulingIgnoredDuringExecution == null
-          ? SKIP
-          : null;
-      // balanced_allocation.go: a best-effort pod is not scored (kubernetes#129138)
-      case 'NodeResourcesBalancedAllocation':
-        return this.runner.isBestEffortForBalanced(pod) ? SKIP : null;
-      default:
-        return null;
-    }
   }
 
   filter(state: CycleState, pod: Pod, ni: NodeInfo): MaybeStatus {
