@@ -13,6 +13,7 @@
  *       PodScheduled=False condition + FailedScheduling event, back to the queue.
  */
 import { rfc3339 } from '../api/time.js';
+import type { PodDisruptionBudget } from '../api/batch-types.js';
 import type { Binding, Namespace, Node, Pod, ReplicaSet, Service } from '../api/types.js';
 import type { ApiClient } from '../client/api.js';
 import { keyOf } from '../client/api.js';
@@ -248,6 +249,9 @@ export class Scheduler {
     // PodTopologySpread's default constraints read these through the live listers
     Object.defineProperty(objects, 'services', { get: () => svc.list(), enumerable: true });
     Object.defineProperty(objects, 'replicaSets', { get: () => rs.list(), enumerable: true });
+    // DefaultPreemption's PDB criterion reads the budgets the disruption controller keeps
+    const pdbs = opts.informers.for<PodDisruptionBudget>('poddisruptionbudgets');
+    Object.defineProperty(objects, 'podDisruptionBudgets', { get: () => pdbs.list(), enumerable: true });
     ns.addEventHandler({
       onAdd: (n) => this.core.snapshot.setNamespace(n),
       onUpdate: (_o, n) => this.core.snapshot.setNamespace(n),

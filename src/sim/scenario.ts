@@ -24,6 +24,7 @@ import { parseAllDocuments } from 'yaml';
 import type { KubeObject, Node, Taint } from '../api/types.js';
 import { generateCluster } from './cluster-gen.js';
 import type { RunRule } from './kubelet.js';
+import { type MetricCurve, parseMetricCurves } from './metric-curves.js';
 
 export class ScenarioError extends Error {
   constructor(message: string) {
@@ -99,6 +100,8 @@ export interface Scenario {
   source: string;
   /** run-to-completion pods (Jobs): how long they run and how likely they fail, first match wins */
   runs?: RunRule[];
+  /** metric curves the HorizontalPodAutoscaler reads (docs/controllers-batch.md) */
+  metrics?: MetricCurve[];
 }
 
 /** "90s", "5m", "1h30m", "250ms", or a number of seconds */
@@ -191,6 +194,7 @@ export function parseScenario(text: string, source: string, baseDir: string): Sc
     'timeline',
     'settings',
     'runs',
+    'metrics',
   ]);
   for (const k of Object.keys(root))
     if (!known.has(k))
@@ -415,6 +419,13 @@ export function parseScenario(text: string, source: string, baseDir: string): Sc
     latencies,
   };
   const runs = parseRuns(root.runs, at);
+  const metrics = parseMetricCurves(
+    root.metrics,
+    (p, m) => {
+      throw new ScenarioError(`${at(p)}: ${m}`);
+    },
+    (v, p) => parseDuration(v, at(p)),
+  );
   if (pools.length === 0 && snapshotNodes.length === 0)
     throw new ScenarioError(
       `${at('cluster')}: no nodes: give cluster.pools, cluster.generator or cluster.snapshot`,
@@ -432,6 +443,7 @@ export function parseScenario(text: string, source: string, baseDir: string): Sc
     settings,
     source,
     runs,
+    metrics,
   };
 }
 

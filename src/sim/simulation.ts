@@ -15,7 +15,9 @@ import { InformerFactory } from '../client/factory.js';
 import { DaemonSetController } from '../controllers/daemonset.js';
 import { DeploymentController, rollbackDeployment } from '../controllers/deployment.js';
 import { EndpointSliceController } from '../controllers/endpointslice.js';
+import { CronJobController } from '../controllers/cronjob.js';
 import { DisruptionController } from '../controllers/disruption.js';
+import { HorizontalController } from '../controllers/hpa.js';
 import { JobController } from '../controllers/job.js';
 import { TtlAfterFinishedController } from '../controllers/ttl-after-finished.js';
 import { NodeLifecycleController } from '../controllers/nodelifecycle.js';
@@ -28,6 +30,7 @@ import { Rng } from '../util/rng.js';
 import { ServerClient } from './api-adapter.js';
 import { type DrainRecord, drainNode } from './drain.js';
 import { KubeletFleet } from './kubelet.js';
+import { CurveMetrics } from './metric-curves.js';
 import { SimLoop } from './loop.js';
 import { Observer, percentile, type Series } from './metrics.js';
 import { type Action, type Scenario, nodesFromPools } from './scenario.js';
@@ -132,6 +135,8 @@ interface ControllerManager {
   job: JobController;
   ttl: TtlAfterFinishedController;
   disruption: DisruptionController;
+  cronjob: CronJobController;
+  hpa: HorizontalController;
 }
 
 export class Simulation {
@@ -336,6 +341,14 @@ export class Simulation {
         ...deps,
         recorder: new ApiEventRecorder(api, clock, 'controllermanager'),
       }),
+      cronjob: new CronJobController({
+        ...deps,
+        recorder: new ApiEventRecorder(api, clock, 'cronjob-controller'),
+      }),
+      hpa: new HorizontalController(
+        { ...deps, recorder: new ApiEventRecorder(api, clock, 'horizontal-pod-autoscaler') },
+        new CurveMetrics(sc.metrics ?? [], clock, this.loop.startMs),
+      ),
     };
     this.cms.push(cm);
     await informers.start();
@@ -349,6 +362,8 @@ export class Simulation {
     cm.job.run();
     cm.ttl.run();
     cm.disruption.run();
+    cm.cronjob.run();
+    cm.hpa.run();
     return cm;
   }
 
@@ -777,7 +792,20 @@ export class Simulation {
 
 /** every controller of a controller-manager instance */
 function controllersOf(cm: ControllerManager): { stop(): Promise<void> }[] {
-  return [cm.rs, cm.deploy, cm.eps, cm.nlc, cm.taint, cm.ds, cm.podgc, cm.job, cm.ttl, cm.disruption];
+  return [
+    cm.rs,
+    cm.deploy,
+    cm.eps,
+    cm.nlc,
+    cm.taint,
+    cm.ds,
+    cm.podgc,
+    cm.job,
+    cm.ttl,
+    cm.disruption,
+    cm.cronjob,
+    cm.hpa,
+  ];
 }
 
 /** Run a scenario end to end. */

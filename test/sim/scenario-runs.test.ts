@@ -24,3 +24,48 @@ describe('scenario runs:', () => {
     expect(() => parse('[{labels: {}}]')).toThrow('s.yaml: runs[0]: unknown field "labels"');
   });
 });
+
+describe('scenario metrics:', () => {
+  const parseM = (m: string) =>
+    parseScenario(`cluster: { pools: [{ name: w, count: 1 }] }\nmetrics: ${m}\n`, 's.yaml', '/tmp');
+  it('reads curves as sorted steps: utilization in percent, quantities in milli-units', () => {
+    const sc = parseM(
+      '[{target: Deployment/web, metric: cpu, total: [[2m, "2"], [0s, 400m]]}, {target: StatefulSet/ns/db, metric: cpu, utilization: [[0s, 50]]}]',
+    );
+    expect(sc.metrics).toEqual([
+      {
+        kind: 'Deployment',
+        namespace: 'default',
+        name: 'web',
+        metric: 'cpu',
+        mode: 'total',
+        points: [
+          [0, 400],
+          [120_000, 2000],
+        ],
+      },
+      {
+        kind: 'StatefulSet',
+        namespace: 'ns',
+        name: 'db',
+        metric: 'cpu',
+        mode: 'utilization',
+        points: [[0, 50]],
+      },
+    ]);
+  });
+  it('names the file, entry and field of bad input', () => {
+    expect(() => parseM('[{target: web, metric: cpu, total: [[0s, 1]]}]')).toThrow(
+      's.yaml: metrics[0].target: expected Kind/name or Kind/namespace/name',
+    );
+    expect(() => parseM('[{target: Deployment/web, metric: cpu}]')).toThrow(
+      's.yaml: metrics[0]: give exactly one of utilization, perPod, total',
+    );
+    expect(() => parseM('[{target: Deployment/web, metric: cpu, total: [[0s, lots]]}]')).toThrow(
+      's.yaml: metrics[0].total[0]: expected a quantity such as 250m or 2, got "lots"',
+    );
+    expect(() => parseM('[{target: Deployment/web, metric: cpu, total: [[soon, 1]]}]')).toThrow(
+      's.yaml: metrics[0].total[0]: invalid duration',
+    );
+  });
+});

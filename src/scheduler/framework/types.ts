@@ -50,6 +50,8 @@ export interface PostFilterResult {
   nominatedNodeName?: string;
   /** pods to evict so that the pod fits on nominatedNodeName */
   victims?: Pod[];
+  /** how many of the victims violate a PodDisruptionBudget (extenderv1.Victims.NumPDBViolations) */
+  numPDBViolations?: number;
 }
 
 export interface PostFilterPlugin extends Plugin {
@@ -126,6 +128,8 @@ export interface ClusterObjects {
   replicaSets?: import('../../api/types.js').ReplicaSet[];
   /** any other controller with spec.selector (StatefulSets, ReplicationControllers) */
   others?: { metadata: { namespace?: string }; spec?: { selector?: unknown } }[];
+  /** DefaultPreemption's PDB criterion (upstream: the PodDisruptionBudget lister) */
+  podDisruptionBudgets?: import('../../api/batch-types.js').PodDisruptionBudget[];
 }
 
 /** What a plugin factory receives (upstream framework.Handle, reduced to what kubesim needs). */

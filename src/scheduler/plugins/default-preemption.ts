@@ -5,12 +5,21 @@
  * victims from the most important down while it still fits), pick one node by upstream's ordering,
  * and propose it as nominatedNodeName with its victims. The scheduler loop evicts them.
  *
+ * PodDisruptionBudgets (filterPodsWithPDBViolation): walking the lower-priority pods from the most
+ * important down, each pod a budget covers spends one of that budget's disruptionsAllowed (unless
+ * it is already in the budget's disruptedPods); a pod that drives a budget below zero is
+ * "violating". Violating pods are reprieved first, and each one that still has to go counts as a
+ * PDB violation of the candidate. The dry run keeps looking past numCandidates until it has found
+ * at least one candidate without violations (dryRunPreemption).
+ *
  * Node choice (pickOneNodeForPreemption), first criterion that separates wins:
- *   1. fewest PodDisruptionBudget violations (kubesim has no PDBs: always 0)
+ *   1. fewest PodDisruptionBudget violations
  *   2. lowest highest-victim priority    3. lowest sum of victim priorities
  *   4. fewest victims                    5. latest start time of the most important victims
  *   6. the first candidate found
  */
+import { pdbSelectsPod } from '../../api/apiserver-evict.js';
+import type { PodDisruptionBudget } from '../../api/batch-types.js';
 import type { Pod } from '../../api/types.js';
 import type { CycleState } from '../framework/cycle-state.js';
 import { formatFitError, newDiagnosis } from '../framework/fit-error.js';
@@ -25,10 +34,41 @@ export const MSG_NO_VICTIMS = 'No preemption victims found for incoming pod';
 const NOT_HELPFUL = new Status(Code.UnschedulableAndUnresolvable, [MSG_NOT_HELPFUL]);
 const NO_VICTIMS = new Status(Code.UnschedulableAndUnresolvable, [MSG_NO_VICTIMS]);
 /** selectVictimsOnNode's answer for a node without lower-priority pods (shared: never modified) */
-const NO_VICTIMS_ON_NODE: { victims: Pod[]; status: MaybeStatus } = Object.freeze({
+const NO_VICTIMS_ON_NODE: { victims: Pod[]; numPDBViolations: number; status: MaybeStatus } = Object.freeze({
   victims: Object.freeze([]) as unknown as Pod[],
+  numPDBViolations: 0,
   status: NO_VICTIMS,
 });
+
+/**
+ * filterPodsWithPDBViolation: split `pods` (most important first) into those whose eviction would
+ * take a budget below zero and the rest. A budget's selector covers pods as the eviction does
+ * (pdbSelectsPod: an empty selector covers nothing); pods without labels match no budget.
+ */
+export function filterPodsWithPDBViolation<T extends { pod: Pod }>(
+  pods: T[],
+  pdbs: readonly PodDisruptionBudget[],
+): { violating: T[]; nonViolating: T[] } {
+  const allowed = pdbs.map((b) => b.status?.disruptionsAllowed ?? 0);
+  const violating: T[] = [];
+  const nonViolating: T[] = [];
+  for (const pi of pods) {
+    const p = pi.pod;
+    let violated = false;
+    if (p.metadata.labels && Object.keys(p.metadata.labels).length) {
+      pdbs.forEach((b, i) => {
+        if ((b.metadata.namespace ?? 'default') !== (p.metadata.namespace ?? 'default')) return;
+        if (!pdbSelectsPod(b.spec?.selector, p.metadata.labels)) return;
+        // already being evicted through the API: not a new violation
+        if (b.status?.disruptedPods && p.metadata.name! in b.status.disruptedPods) return;
+        allowed[i]--;
+        if (allowed[i] < 0) violated = true;
+      });
+    }
+    (violated ? violating : nonViolating).push(pi);
+  }
+  return { violating, nonViolating };
+}
 
 export interface DefaultPreemptionArgs {
   minCandidateNodesPercentage?: number;
@@ -132,12 +172,15 @@ export class DefaultPreemption implements PostFilterPlugin {
     if (potential.length > 0) {
       const want = this.numCandidates(potential.length);
       const offset = this.rng.int(potential.length);
-      for (let i = 0; i < potential.length && candidates.length < want; i++) {
+      // dryRunPreemption stops once it has `want` candidates of which one violates no budget
+      let nonViolating = 0;
+      for (let i = 0; i < potential.length && !(nonViolating > 0 && candidates.length >= want); i++) {
         const ni = potential[(offset + i) % potential.length];
         const r = this.selectVictimsOnNode(state, pod, ni);
-        if (r.status === null)
-          candidates.push({ nodeName: ni.name, victims: r.victims, numPDBViolations: 0 });
-        else if (r.status.code === Code.Error) return { status: r.status };
+        if (r.status === null) {
+          candidates.push({ nodeName: ni.name, victims: r.victims, numPDBViolations: r.numPDBViolations });
+          if (r.numPDBViolations === 0) nonViolating++;
+        } else if (r.status.code === Code.Error) return { status: r.status };
         else if (r.status === NO_VICTIMS) noVictims++;
         else count(r.status);
       }
@@ -152,17 +195,32 @@ export class DefaultPreemption implements PostFilterPlugin {
       };
     }
     const best = pickOneNodeForPreemption(candidates);
-    return { result: { nominatedNodeName: best.nodeName, victims: best.victims }, status: null };
+    return {
+      result: {
+        nominatedNodeName: best.nodeName,
+        victims: best.victims,
+        numPDBViolations: best.numPDBViolations,
+      },
+      status: null,
+    };
   }
 
   /**
    * SelectVictimsOnNode: what-if on the live snapshot (restored before returning), with a cloned
    * CycleState kept right through the PreFilter extensions' RemovePod/AddPod.
    */
-  selectVictimsOnNode(state: CycleState, pod: Pod, ni: NodeInfo): { victims: Pod[]; status: MaybeStatus } {
+  selectVictimsOnNode(
+    state: CycleState,
+    pod: Pod,
+    ni: NodeInfo,
+  ): { victims: Pod[]; numPDBViolations: number; status: MaybeStatus } {
     const fwk = this.handle.framework;
     if (!fwk)
-      return { victims: [], status: new Status(Code.Error, ['DefaultPreemption: no framework in handle']) };
+      return {
+        victims: [],
+        numPDBViolations: 0,
+        status: new Status(Code.Error, ['DefaultPreemption: no framework in handle']),
+      };
     const prio = priorityOf(pod);
     // most nodes of a cluster where nothing has a lower priority: answer without allocating
     // (the dry run visits every potential node until it has enough candidates)
@@ -189,20 +247,28 @@ export class DefaultPreemption implements PostFilterPlugin {
     try {
       for (const pi of lower) remove(pi);
       const fits = fwk.runFilterWithNominatedPods(s, pod, ni);
-      if (fits !== null) return { victims: [], status: fits };
-      // reprieve from the most important down
-      const order = [...lower].sort((a, b) =>
-        moreImportantPod(a.pod, b.pod) ? -1 : moreImportantPod(b.pod, a.pod) ? 1 : 0,
+      if (fits !== null) return { victims: [], numPDBViolations: 0, status: fits };
+      // reprieve from the most important down: the budget-violating pods first, then the others
+      const byImportance = (a: PodInfo, b: PodInfo) =>
+        moreImportantPod(a.pod, b.pod) ? -1 : moreImportantPod(b.pod, a.pod) ? 1 : 0;
+      const order = [...lower].sort(byImportance);
+      const { violating, nonViolating } = filterPodsWithPDBViolation(
+        order,
+        this.handle.objects.podDisruptionBudgets ?? [],
       );
-      const victims: Pod[] = [];
-      for (const pi of order) {
+      const victims: PodInfo[] = [];
+      let numPDBViolations = 0;
+      const reprieve = (pi: PodInfo): boolean => {
         restore(pi);
-        if (fwk.runFilterWithNominatedPods(s, pod, ni) !== null) {
-          remove(pi);
-          victims.push(pi.pod);
-        }
-      }
-      return { victims, status: null };
+        if (fwk.runFilterWithNominatedPods(s, pod, ni) === null) return true;
+        remove(pi);
+        victims.push(pi);
+        return false;
+      };
+      for (const pi of violating) if (!reprieve(pi)) numPDBViolations++;
+      for (const pi of nonViolating) reprieve(pi);
+      if (violating.length && nonViolating.length) victims.sort(byImportance);
+      return { victims: victims.map((v) => v.pod), numPDBViolations, status: null };
     } finally {
       for (const pi of [...removed]) this.snapshot.addPod(pi.pod);
     }
