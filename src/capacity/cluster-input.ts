@@ -7,6 +7,7 @@
 import { kindsWithCRDs } from '../api/manifest-check.js';
 import { loadManifests, type LoadedObject } from '../api/manifest.js';
 import type { PriorityClassLike } from '../api/priority.js';
+import type { PodDisruptionBudget } from '../api/batch-types.js';
 import type { KubeObject } from '../api/types.js';
 import { type ClusterFile, sortClusterObjects } from '../scheduler/framework/cluster-file.js';
 import { type ClusterWorkloads, NO_WORKLOADS } from './workloads.js';
@@ -48,6 +49,9 @@ export function toPlanCluster(objs: LoadedObject[]): { cluster: PlanCluster; unu
     const info = kinds.lookupKind(obj.apiVersion, obj.kind);
     const builtin = info && !info.crd;
     if (builtin && SCHEDULER_KINDS.has(obj.kind)) known.push(o);
+    // kept for a drain= what-if, and still reported unused (the CLI drops it from the warning when drained)
+    if (builtin && obj.kind === 'PodDisruptionBudget')
+      (workloads.podDisruptionBudgets ??= []).push(obj as unknown as PodDisruptionBudget);
     if (builtin && obj.kind === 'StatefulSet') workloads.statefulSets.push(obj);
     else if (builtin && obj.kind === 'ReplicationController') workloads.replicationControllers.push(obj);
     else if (builtin && obj.kind === 'Deployment') workloads.deployments.push(obj);

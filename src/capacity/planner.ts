@@ -21,6 +21,7 @@ import { SchedulerCore } from '../scheduler/scheduler.js';
 import type { ClusterObjects } from '../scheduler/framework/types.js';
 import { podKey } from '../api/keys.js';
 import { podRequests } from '../scheduler/engine/resources.js';
+import { disruptionOf } from './drain.js';
 import { applyWhatIfs, zoneName, type WhatIf, type ClusterState, type WhatIfResult } from './whatif.js';
 import { fragmentation, type FragmentationReport } from './fragmentation.js';
 import { workloadsOf } from './cluster-input.js';
@@ -334,7 +335,11 @@ export function planCapacity(cluster: ClusterFile, shapes: Pod[], opts: PlanOpti
     requestsOf(s);
   });
   const max = opts.maxReplicas ?? 10_000;
-  const base: ClusterState = { nodes: cluster.nodes, pods: cluster.boundPods };
+  const base: ClusterState = {
+    nodes: cluster.nodes,
+    pods: cluster.boundPods,
+    disruption: disruptionOf(cluster),
+  };
   const w = applyWhatIfs(base, opts.whatIfs ?? []);
   const zones = new Map(w.nodes.map((n) => [n.metadata.name ?? '', zoneName(n)]));
   let before: ReturnType<typeof placeBeforeCounting> | undefined;

@@ -15,6 +15,7 @@ import {
 import type { ClusterFile } from '../scheduler/framework/cluster-file.js';
 import { loadUserPlugin } from '../scheduler/plugins/user.js';
 import { nodeAllocatable, podRequests } from '../scheduler/engine/resources.js';
+import { disruptionOf } from './drain.js';
 import { applyWhatIfs, type WhatIf } from './whatif.js';
 import { placeOne, podShape, type SchedulerChoice } from './planner.js';
 import { SchedulerCore } from '../scheduler/scheduler.js';
@@ -166,7 +167,10 @@ export function runStrategy(
   opts: { whatIfs?: WhatIf[]; seed?: number; kernel?: SchedulerChoice['kernel'] } = {},
 ): StrategyResult {
   workload.forEach((p, i) => podShape(p, `runStrategy: workload[${i}]`));
-  const w = applyWhatIfs({ nodes: cluster.nodes, pods: cluster.boundPods }, opts.whatIfs ?? []);
+  const w = applyWhatIfs(
+    { nodes: cluster.nodes, pods: cluster.boundPods, disruption: disruptionOf(cluster) },
+    opts.whatIfs ?? [],
+  );
   const core = new SchedulerCore({
     config: strategy.config,
     kernel: strategy.kernel ?? opts.kernel ?? 'wasm',

@@ -7,18 +7,22 @@
  * recreate them and they compete for the same room.
  */
 import type { Node, Pod } from '../api/types.js';
+import { type Disruption, drainPods } from './drain.js';
 import { LABEL_FAILURE_DOMAIN_BETA_ZONE, LABEL_HOSTNAME, LABEL_TOPOLOGY_ZONE } from '../api/topology.js';
 
 export interface ClusterState {
   nodes: Node[];
   /** every pod of the snapshot; bound ones (spec.nodeName) count against their node */
   pods: Pod[];
+  /** the budgets a drain respects (drain.ts disruptionOf); none: every pod is evicted */
+  disruption?: Disruption;
 }
 
 export type WhatIf =
   | { kind: 'remove-nodes'; names: string[] }
   | { kind: 'lose-zone'; zone: string }
   | { kind: 'cordon'; names: string[] }
+  | { kind: 'drain'; names: string[] }
   | { kind: 'add-nodes'; count: number; template: string; zone?: string };
 
 /**
@@ -52,13 +56,13 @@ export function zoneName(node: Node): string {
 
 /**
  * Parses a `--what-if` value:
- *   remove-nodes=n1,n2 | lose-zone=us-east-1a | cordon=n1,n2 | add-nodes=5:<template-node>[@zone]
+ *   remove-nodes=n1,n2 | lose-zone=us-east-1a | cordon=n1,n2 | drain=n1,n2 | add-nodes=5:<template-node>[@zone]
  */
 export function parseWhatIf(spec: string): WhatIf {
   const m = /^([a-z-]+)=(.+)$/.exec(spec.trim());
   if (!m)
     throw new WhatIfError(
-      `--what-if "${spec}": expected KIND=VALUE (remove-nodes=…, lose-zone=…, cordon=…, add-nodes=N:TEMPLATE[@ZONE])`,
+      `--what-if "${spec}": expected KIND=VALUE (remove-nodes=…, lose-zone=…, cordon=…, drain=…, add-nodes=N:TEMPLATE[@ZONE])`,
     );
   const [, kind, value] = m;
   const list = () =>
@@ -75,6 +79,8 @@ export function parseWhatIf(spec: string): WhatIf {
       return { kind: 'lose-zone', zone: value.trim() };
     case 'cordon':
       return { kind: 'cordon', names: list() };
+    case 'drain':
+      return { kind: 'drain', names: list() };
     case 'add-nodes': {
       const a = /^(\d+):([^@]+)(?:@(.+))?$/.exec(value.trim());
       if (!a || Number(a[1]) < 1)
@@ -85,7 +91,7 @@ export function parseWhatIf(spec: string): WhatIf {
     }
     default:
       throw new WhatIfError(
-        `--what-if "${spec}": unknown kind "${kind}" (remove-nodes, lose-zone, cordon, add-nodes)`,
+        `--what-if "${spec}": unknown kind "${kind}" (remove-nodes, lose-zone, cordon, drain, add-nodes)`,
       );
   }
 }
@@ -193,6 +199,26 @@ export function applyWhatIfs(state: ClusterState, whatIfs: WhatIf[]): WhatIfResu
             : n,
         );
         applied.push(`cordoned ${w.names.length} node(s)`);
+        break;
+      }
+      case 'drain': {
+        // cordon, then evict what the budgets allow (drain.ts); blocked pods stay on the node
+        const known = byName();
+        for (const name of w.names)
+          if (!known.has(name)) throw new WhatIfError(`drain: no node named "${name}" in the cluster`);
+        const drained = new Set(w.names);
+        nodes = nodes.map((n) =>
+          drained.has(n.metadata.name ?? '') ? { ...n, spec: { ...(n.spec ?? {}), unschedulable: true } } : n,
+        );
+        const onNodes = pods.filter((p) => p.spec.nodeName && drained.has(p.spec.nodeName));
+        const r = drainPods(onNodes, state.pods, state.disruption ?? { pdbs: [], scaleOf: () => undefined });
+        const gone = new Set(r.evicted);
+        pods = pods.filter((p) => !gone.has(p));
+        for (const p of r.evicted) displaced.push(unbind(p));
+        const by = [...r.blockedBy].map(([k, n]) => `${n} by ${k}`).join(', ');
+        applied.push(
+          `drained ${w.names.length} node(s): ${r.evicted.length} pod(s) evicted and displaced, ${r.blocked.length} blocked${by ? ` (${by})` : ''}`,
+        );
         break;
       }
       case 'add-nodes': {

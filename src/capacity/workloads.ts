@@ -45,6 +45,8 @@ export interface ClusterWorkloads {
   daemonSets: KubeObject[];
   /** for priorityClassName → priority of the pods the workloads create */
   priorityClasses: PriorityClassLike[];
+  /** the budgets a `drain=` what-if respects */
+  podDisruptionBudgets?: import('../api/batch-types.js').PodDisruptionBudget[];
 }
 
 export const NO_WORKLOADS: ClusterWorkloads = {

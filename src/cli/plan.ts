@@ -168,6 +168,8 @@ async function planCommand(o: PlanCliOptions): Promise<void> {
       '--sweep runs in worker threads: use the default profile (no --config/--plugin) or plan each case on its own',
     );
   const { cluster, unused } = await loadPlanCluster(files);
+  // a drain= what-if reads the PodDisruptionBudgets
+  if (whatIfs.some((w) => w.kind === 'drain')) unused.delete('PodDisruptionBudget');
   if (!cluster.nodes.length) throw new CliError(`--cluster ${files.join(' ')}: no Node objects found`);
   const unusedShapes = new Map<string, number>();
   const shapes = await loadShapes(o.pod, unusedShapes);
