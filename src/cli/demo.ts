@@ -27,7 +27,7 @@ export function register(program: Command): void {
 Examples:
   kubesim demo
   kubesim demo --nodes 5000 -o html --out demo.html
-  npm run demo -- --nodes 500`,
+  kubesim demo --nodes 200 --events 20`,
     )
     .action(async (opts: RunFlags & { nodes: string; seed: string; scheduler: string }) => {
       const nodes = intFlag('--nodes', opts.nodes, 3);

@@ -93,7 +93,7 @@ Examples:
       'after',
       `
 Example:
-  sudo kubesim proxy check --generate 1000x10 --apply`,
+  sudo kubesim proxy check --generate 500x10 --apply`,
     )
     .action(async (o: CheckOpts, cmd: Command) => {
       await checkCommand(o, cmd);

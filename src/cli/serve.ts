@@ -11,6 +11,7 @@ import { kubeconfig } from '../server/kubeconfig.js';
 import { type ServedCluster, defaultScenario, serveCluster, snapshotScenario } from '../server/serve.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { packageRoot } from '../util/paths.js';
+import { rejectKubeconfig } from './flags.js';
 import { CliError } from './errors.js';
 
 interface ServeCliOptions {
@@ -21,6 +22,7 @@ interface ServeCliOptions {
   paused?: boolean;
   scheduler: boolean;
   kubeconfigOut?: string;
+  kubeconfig?: string;
   tls?: boolean;
   seed?: string;
   bookmarkInterval: string;
@@ -44,6 +46,10 @@ export function register(program: Command): void {
       '--cluster <files...>',
       'cluster snapshot (`kubesim snapshot` or `kubectl get -o yaml` output, manifests, dirs)',
     )
+    .option(
+      '--kubeconfig <file>',
+      "serve a live cluster's objects (not supported yet: capture them with kubesim snapshot and pass --cluster)",
+    )
     .option('--port <n>', 'port on 127.0.0.1 (0: any free port)', '0')
     .option('--speed <x>', 'virtual seconds per wall second', '1')
     .option('--paused', 'start with the virtual clock stopped; step it with POST /kubesim/v1/clock?step=30s')
@@ -65,6 +71,7 @@ Examples:
   kubesim serve --paused --no-scheduler --kubeconfig-out kc   # step: curl -X POST 'http://127.0.0.1:PORT/kubesim/v1/clock?step=10s'`,
     )
     .action(async (opts: ServeCliOptions) => {
+      rejectKubeconfig(opts);
       if (opts.scenario && opts.cluster) throw new CliError('--scenario and --cluster: give one of them');
       const port = number(
         '--port',

@@ -37,10 +37,18 @@ export function register(program: Command): void {
       .description(
         'walk through puts, a compare-and-swap txn, a prefix watch, a lease expiring and a compaction on the in-memory store',
       ),
-  ).action(async (o: OutputFlags) => {
-    const result = await runDemo();
-    emit(o, isStructured(o.output) ? structured(o.output, result) : renderDemo(result));
-  });
+  )
+    .addHelpText(
+      'after',
+      `
+Examples:
+  kubesim store demo
+  kubesim store demo -o json --out store-demo.json`,
+    )
+    .action(async (o: OutputFlags) => {
+      const result = await runDemo();
+      emit(o, isStructured(o.output) ? structured(o.output, result) : renderDemo(result));
+    });
 
   const replay = store
     .command('replay')
