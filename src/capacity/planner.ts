@@ -39,6 +39,8 @@ export interface SchedulerChoice {
   kernel?: KernelName;
   outOfTree?: OutOfTreeRegistry;
   extraScore?: Map<string, number>;
+  /** out-of-tree plugins added to the profiles' Filter set */
+  extraFilter?: string[];
   seed?: number;
 }
 
@@ -160,6 +162,7 @@ function newCore(state: ClusterState, cluster: ClusterFile, o: SchedulerChoice):
     },
     outOfTree: o.outOfTree,
     extraScore: o.extraScore,
+    extraFilter: o.extraFilter,
   });
 }
 

@@ -13,7 +13,7 @@ import {
   type SchedulerConfig,
 } from '../scheduler/config.js';
 import type { ClusterFile } from '../scheduler/framework/cluster-file.js';
-import { loadUserPlugin } from '../scheduler/plugins/user.js';
+import { loadUserPlugin, type LoadedUserPlugin, type UserPluginOptions } from '../scheduler/plugins/user.js';
 import { nodeAllocatable, podRequests } from '../scheduler/engine/resources.js';
 import { disruptionOf } from './drain.js';
 import { applyWhatIfs, type WhatIf } from './whatif.js';
@@ -24,6 +24,8 @@ import type { ClusterObjects } from '../scheduler/framework/types.js';
 
 export interface Strategy extends SchedulerChoice {
   name: string;
+  /** the user plugin of a `plugin:` strategy (its failures, its worker to close) */
+  plugin?: LoadedUserPlugin;
 }
 
 export interface StrategyResult {
@@ -84,9 +86,9 @@ function fitConfig(type: string): SchedulerConfig {
 /**
  * Resolves a strategy spec: a built-in name, `config:<file>` (KubeSchedulerConfiguration) or
  * `plugin:<module.{js,ts,wasm}>[:weight]` (the default profile with NodeResourcesFit's score
- * replaced by the plugin).
+ * replaced by the plugin, contained as `opts` say).
  */
-export async function resolveStrategy(spec: string): Promise<Strategy> {
+export async function resolveStrategy(spec: string, opts: UserPluginOptions = {}): Promise<Strategy> {
   if ((BUILTIN_STRATEGIES as readonly string[]).includes(spec))
     return { name: spec, config: fitConfig(spec) };
   if (spec.startsWith('config:')) {
@@ -94,8 +96,11 @@ export async function resolveStrategy(spec: string): Promise<Strategy> {
     return { name: file.replace(/^.*[\\/]/, ''), config: loadSchedulerConfig(file) };
   }
   if (spec.startsWith('plugin:')) {
-    const p = await loadUserPlugin(spec.slice('plugin:'.length));
-    if (!p.isScore) throw new Error(`strategy ${spec}: plugin "${p.name}" has no score function`);
+    const p = await loadUserPlugin(spec.slice('plugin:'.length), opts);
+    if (!p.isScore) {
+      await p.close();
+      throw new Error(`strategy ${spec}: plugin "${p.name}" has no score function`);
+    }
     const config = parseSchedulerConfig(
       {
         apiVersion: CONFIG_API_VERSION,
@@ -114,6 +119,7 @@ export async function resolveStrategy(spec: string): Promise<Strategy> {
       config,
       outOfTree: new Map([[p.name, p.factory]]),
       extraScore: new Map([[p.name, p.weight]]),
+      plugin: p,
     };
   }
   throw new Error(

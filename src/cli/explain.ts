@@ -8,6 +8,7 @@ import type { Command } from 'commander';
 import type { Explanation } from '../scheduler/index.js';
 import { CliError, EXIT } from './errors.js';
 import { addClusterOptions } from './flags.js';
+import { addPluginLimitOptions, finishPlugins } from './plugin-flags.js';
 import { loadPods, type SchedulerFlags, schedulerFromFlags } from './inputs.js';
 import { addOutputOptions, emit, isStructured, type OutputFlags, structured } from './output.js';
 import { table } from '../report/table.js';
@@ -45,6 +46,7 @@ export function register(program: Command): void {
       'user plugin as path[:weight]: a .wasm score module or a JS/TS module exporting {name, score, filter} (repeatable)',
     )
     .option('--fail-on-unschedulable', 'exit 4 when the pod fits no node');
+  addPluginLimitOptions(cmd);
   addOutputOptions(cmd)
     .addHelpText(
       'after',
@@ -76,10 +78,12 @@ export async function explainFiles(opts: ExplainFlags): Promise<Explanation> {
     throw new CliError(
       `${opts.pod}: Pod "${pod.metadata.name}" already has spec.nodeName=${pod.spec.nodeName}; nothing to schedule`,
     );
-  const core = await schedulerFromFlags(opts);
+  const { core, plugins } = await schedulerFromFlags(opts);
   if (!core.frameworkFor(pod))
     throw new CliError(`Pod "${pod.metadata.name}": no scheduler profile named "${pod.spec.schedulerName}"`);
-  return core.explain(pod);
+  const ex = core.explain(pod);
+  await finishPlugins(plugins, opts);
+  return ex;
 }
 
 export function renderExplanation(ex: Explanation, opts: { wide?: boolean } = {}): string {

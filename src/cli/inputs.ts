@@ -1,9 +1,10 @@
 /** Reading the pods and the scheduler a scheduling command works on, the same way in each. */
 import { loadManifests } from '../api/manifest.js';
 import type { Pod } from '../api/types.js';
-import { createOfflineScheduler, type SchedulerCore } from '../scheduler/index.js';
+import { createOfflineScheduler, type LoadedUserPlugin, type SchedulerCore } from '../scheduler/index.js';
 import { CliError } from './errors.js';
 import { clusterFiles, kernelAndSeed } from './flags.js';
+import { pluginOptions, type PluginFlags } from './plugin-flags.js';
 
 /** Every Pod in the files, in order, with a namespace; a Pod without containers is an error. */
 export async function loadPods(files: string[]): Promise<Pod[]> {
@@ -22,7 +23,7 @@ export async function loadPods(files: string[]): Promise<Pod[]> {
 }
 
 /** The flags that choose a cluster and a scheduler (explain, schedule). */
-export interface SchedulerFlags {
+export interface SchedulerFlags extends PluginFlags {
   cluster?: string[];
   kubeconfig?: string;
   config?: string;
@@ -31,16 +32,22 @@ export interface SchedulerFlags {
   plugin?: string[];
 }
 
-/** A scheduler over the --cluster snapshot with the --config profile, --kernel, --seed and --plugin. */
-export async function schedulerFromFlags(o: SchedulerFlags): Promise<SchedulerCore> {
+/**
+ * A scheduler over the --cluster snapshot with the --config profile, --kernel, --seed and --plugin
+ * (contained as the --plugin-* flags say; finishPlugins once the answer is computed).
+ */
+export async function schedulerFromFlags(
+  o: SchedulerFlags,
+): Promise<{ core: SchedulerCore; plugins: LoadedUserPlugin[] }> {
   const cluster = clusterFiles(o);
   const { kernel, seed } = kernelAndSeed(o);
-  const { core } = await createOfflineScheduler({
+  const { core, plugins } = await createOfflineScheduler({
     cluster,
     config: o.config,
     kernel,
     seed,
     plugins: o.plugin,
+    pluginOptions: pluginOptions(o),
   });
-  return core;
+  return { core, plugins };
 }

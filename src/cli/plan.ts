@@ -10,7 +10,8 @@ import { isWorkload, podFromWorkload } from '../api/workload-pod.js';
 import type { ClusterFile } from '../scheduler/framework/cluster-file.js';
 import { loadPlanCluster, unusedText } from '../capacity/cluster-input.js';
 import { loadSchedulerConfig, type SchedulerConfig } from '../scheduler/config.js';
-import { loadUserPlugin } from '../scheduler/plugins/user.js';
+import { loadUserPlugin, type LoadedUserPlugin } from '../scheduler/plugins/user.js';
+import { addPluginLimitOptions, finishPlugins, pluginOptions, type PluginFlags } from './plugin-flags.js';
 import { planCapacity, minNodesToAdd, type PlanOptions, type PlanReport } from '../capacity/planner.js';
 import { parseWhatIf, WhatIfError, type WhatIf } from '../capacity/whatif.js';
 import { PlannerPool } from '../capacity/pool.js';
@@ -35,7 +36,7 @@ import {
 } from './output.js';
 import { progress } from './progress.js';
 
-interface PlanCliOptions extends OutputFlags {
+interface PlanCliOptions extends OutputFlags, PluginFlags {
   cluster?: string[];
   kubeconfig?: string;
   pod: string[];
@@ -137,6 +138,7 @@ export function register(program: Command): void {
       'exit 4 when a displaced pod cannot be placed again, a shape fits fewer than --replicas (default 1), or --min-nodes finds no answer',
     )
     .option('--no-progress', 'no progress on stderr');
+  addPluginLimitOptions(cmd);
   addOutputOptions(cmd, [...BASE_FORMATS, 'html'])
     .addHelpText(
       'after',
@@ -180,7 +182,9 @@ async function planCommand(o: PlanCliOptions): Promise<void> {
   ];
   if (notUsed.length) process.stderr.write(`warning: not used by the plan: ${notUsed.join('; ')}\n`);
   const config: SchedulerConfig | undefined = o.config ? loadSchedulerConfig(o.config) : undefined;
-  const plugins = await Promise.all((o.plugin ?? []).map(loadUserPlugin));
+  const pluginOpts = pluginOptions(o);
+  const plugins: LoadedUserPlugin[] = [];
+  for (const spec of o.plugin ?? []) plugins.push(await loadUserPlugin(spec, pluginOpts));
   const bar = progress('plan', o.progress);
   const opts: PlanOptions = {
     seed,
@@ -192,6 +196,7 @@ async function planCommand(o: PlanCliOptions): Promise<void> {
     extraScore: plugins.length
       ? new Map(plugins.filter((p) => p.isScore).map((p) => [p.name, p.weight]))
       : undefined,
+    extraFilter: plugins.length ? plugins.filter((p) => p.isFilter).map((p) => p.name) : undefined,
     onProgress: (shape, placed, bound) => bar.update(placed, bound, `${shape}: ${placed}/${bound} replicas`),
   };
   const command = ['kubesim', ...process.argv.slice(2)].join(' ');
@@ -236,6 +241,7 @@ async function planCommand(o: PlanCliOptions): Promise<void> {
   } finally {
     bar.finish();
   }
+  await finishPlugins(plugins, o);
   emit(o, text);
   if (o.failOnUnschedulable && unschedulable) process.exitCode = EXIT.unschedulable;
 }

@@ -9,6 +9,7 @@ import { podKey } from '../api/keys.js';
 import type { SchedulerCore } from '../scheduler/index.js';
 import { CliError, EXIT, UsageError } from './errors.js';
 import { addClusterOptions } from './flags.js';
+import { addPluginLimitOptions, finishPlugins } from './plugin-flags.js';
 import { loadPods, type SchedulerFlags, schedulerFromFlags } from './inputs.js';
 import { addOutputOptions, emit, isStructured, type OutputFlags, structured } from './output.js';
 import { table } from '../report/table.js';
@@ -52,6 +53,7 @@ export function register(program: Command): void {
       'user plugin as path[:weight]: a .wasm score module or a JS/TS module exporting {name, score, filter} (repeatable)',
     )
     .option('--fail-on-unschedulable', 'exit 4 when any pod is left unschedulable');
+  addPluginLimitOptions(cmd);
   addOutputOptions(cmd)
     .addHelpText(
       'after',
@@ -64,8 +66,9 @@ Examples:
       const podFiles = opts.pod ?? opts.pods;
       if (!podFiles?.length) throw new UsageError("required option '--pod <files...>' not specified");
       const pods = await loadPods(podFiles);
-      const core = await schedulerFromFlags(opts);
+      const { core, plugins } = await schedulerFromFlags(opts);
       const rows = schedulePods(core, pods);
+      await finishPlugins(plugins, opts);
       const unschedulable = rows.filter((r) => r.result !== 'Scheduled').length;
       emit(
         opts,

@@ -10,6 +10,7 @@ import {
   compareStrategies,
   resolveStrategy,
   BUILTIN_STRATEGIES,
+  type Strategy,
   type StrategyResult,
 } from '../capacity/strategies.js';
 import { replicaOf } from '../capacity/planner.js';
@@ -18,10 +19,11 @@ import { renderStrategiesText } from '../capacity/report.js';
 import { loadShapes, whatIfFlags } from './plan.js';
 import { UsageError } from './errors.js';
 import { addClusterOptions, clusterFiles, intFlag, kernelAndSeed } from './flags.js';
+import { addPluginLimitOptions, finishPlugins, pluginOptions, type PluginFlags } from './plugin-flags.js';
 import { addOutputOptions, emit, isStructured, type OutputFlags, structured } from './output.js';
 import { progress } from './progress.js';
 
-interface StrategiesFlags extends OutputFlags {
+interface StrategiesFlags extends OutputFlags, PluginFlags {
   cluster?: string[];
   kubeconfig?: string;
   pod: string[];
@@ -56,6 +58,7 @@ export function register(program: Command): void {
     .option('--seed <n>', 'seed for tie-breaks', '1')
     .option('--parallel', 'run the strategies in the worker pool (built-ins and config files only)')
     .option('--no-progress', 'no progress on stderr');
+  addPluginLimitOptions(cmd);
   addOutputOptions(cmd)
     .addHelpText(
       'after',
@@ -73,7 +76,10 @@ Examples:
         .map((s) => s.trim())
         .filter(Boolean);
       if (o.parallel && specs.some((s) => s.startsWith('plugin:')))
-        throw new UsageError('--parallel: user plugins run in this thread; drop --parallel or the plugin');
+        throw new UsageError(
+          '--parallel: user plugins are not run in the worker pool; drop --parallel or the plugin',
+        );
+      const pluginOpts = pluginOptions(o);
       const whatIfs = whatIfFlags(o.whatIf);
       const cluster = await loadClusterFiles(files);
       const shapes = await loadShapes(o.pod);
@@ -103,8 +109,13 @@ Examples:
           await pool.close();
         }
       } else {
-        const strategies = await Promise.all(specs.map(resolveStrategy));
+        const strategies: Strategy[] = [];
+        for (const spec of specs) strategies.push(await resolveStrategy(spec, pluginOpts));
         rows = compareStrategies(cluster, workload, strategies, { whatIfs, seed, kernel });
+        await finishPlugins(
+          strategies.flatMap((s) => (s.plugin ? [s.plugin] : [])),
+          o,
+        );
       }
       emit(
         o,

@@ -16,7 +16,7 @@
 
 import { loadSchedulerConfig, type SchedulerConfig } from './config.js';
 import { loadClusterFiles, type ClusterFile } from './framework/cluster-file.js';
-import { loadUserPlugin, type LoadedUserPlugin } from './plugins/user.js';
+import { loadUserPlugin, type LoadedUserPlugin, type UserPluginOptions } from './plugins/user.js';
 import type { KernelName } from './engine/types.js';
 import { isTerminal, SchedulerCore } from './scheduler.js';
 import { ClusterFileError } from './framework/cluster-file.js';
@@ -83,7 +83,15 @@ export {
   loadUserPlugin,
   type ScorePluginDef,
   type LoadedUserPlugin,
+  type UserPluginOptions,
 } from './plugins/user.js';
+export type { PluginFailureRecord } from './plugins/contained.js';
+export {
+  DEFAULT_PLUGIN_LIMITS,
+  pluginLimits,
+  type PluginLimits,
+  type PluginErrorPolicy,
+} from './plugins/sandbox/limits.js';
 
 export interface OfflineOptions {
   /** cluster snapshot files (Nodes, bound Pods, Services, ReplicaSets, Namespaces) */
@@ -92,8 +100,10 @@ export interface OfflineOptions {
   config?: string;
   kernel?: KernelName;
   seed?: number;
-  /** user plugins `path[:weight]` (.wasm score modules or TS/JS modules) */
+  /** user plugins `path[:weight]` (.wasm score modules or TS/JS modules), loaded contained */
   plugins?: string[];
+  /** their limits and error policy */
+  pluginOptions?: UserPluginOptions;
 }
 
 /** Loads files and builds a SchedulerCore over them (what the CLI commands run). */
@@ -103,7 +113,7 @@ export async function createOfflineScheduler(
   const cluster = await loadClusterFiles(opts.cluster);
   const config: SchedulerConfig | undefined = opts.config ? loadSchedulerConfig(opts.config) : undefined;
   const plugins: LoadedUserPlugin[] = [];
-  for (const p of opts.plugins ?? []) plugins.push(await loadUserPlugin(p));
+  for (const p of opts.plugins ?? []) plugins.push(await loadUserPlugin(p, opts.pluginOptions));
   const core = new SchedulerCore({
     namespaces: cluster.namespaces,
     objects: {

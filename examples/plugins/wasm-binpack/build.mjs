@@ -7,8 +7,12 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+/**
+ * `source`: another AssemblyScript score plugin to compile the same way (same ABI, same flags).
+ */
 export async function buildBinpack(
   outFile = join(dirname(fileURLToPath(import.meta.url)), 'build', 'binpack.wasm'),
+  source = join(dirname(fileURLToPath(import.meta.url)), 'assembly', 'index.ts'),
 ) {
   const here = dirname(fileURLToPath(import.meta.url));
   let asc;
@@ -22,7 +26,7 @@ export async function buildBinpack(
   }
   const { error, stderr } = await asc.main(
     [
-      join(here, 'assembly', 'index.ts'),
+      source,
       '--outFile',
       outFile,
       '-O3',
@@ -37,7 +41,7 @@ export async function buildBinpack(
     ],
     { stdout: process.stdout, stderr: process.stderr },
   );
-  if (error) throw new Error(`binpack: ${error.message}\n${stderr.toString()}`);
+  if (error) throw new Error(`${source}: ${error.message}\n${stderr.toString()}`);
   return outFile;
 }
 

@@ -415,7 +415,8 @@ export class Framework {
       }
       for (let i = 0; i < nodes.length; i++) {
         const v = scores[i];
-        if (v > MAX_NODE_SCORE || v < MIN_NODE_SCORE) {
+        // negated so that NaN (no comparison holds) is out of range too
+        if (!(v >= MIN_NODE_SCORE && v <= MAX_NODE_SCORE)) {
           return {
             table,
             status: new Status(

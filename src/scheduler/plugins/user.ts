@@ -3,8 +3,18 @@
  * module that scores a batch of nodes straight from the NodeTable's columns. Both become ordinary
  * framework plugins, enabled in a profile by name with a weight (or via the CLI's --plugin).
  *
- * WASM ABI (one call per pod, no copying):
- *   imports  env.memory  — the NodeTable's WebAssembly.Memory (columns as src/scheduler/engine/layout.ts)
+ * Two ways to run them:
+ * - loaded from a file ({@link loadUserPlugin}: `--plugin`, `plugin:` strategies): contained, in a
+ *   worker thread with time and memory limits, on read-only copies of the pods and nodes and, for
+ *   WASM, on a copy of the node table in a memory of its own (contained.ts, sandbox/);
+ * - handed over as an object or module ({@link tsPlugin}, {@link wasmScorePlugin}): trusted, run
+ *   in kubesim's thread on kubesim's own objects and table memory — the fast path for code the
+ *   embedding program vouches for. Their scores are still checked (a finite number).
+ *
+ * WASM ABI (one call per pod):
+ *   imports  env.memory  — a memory holding the NodeTable (columns as src/scheduler/engine/layout.ts);
+ *                          contained: a copy of the table's bytes at the same addresses, in a memory
+ *                          whose maximum kubesim sets; trusted: the table's own memory
  *            env.abort(msg, file, line, col)
  *   exports  score(table: i32, slots: i32, count: i32, out: i32, podMilliCpu: f64, podMemoryBytes: f64): void
  *              table  byte address of the table header (i32 fields H_*)
@@ -12,26 +22,25 @@
  *              out    byte address of i32[count] where the raw scores go
  *            heapBase(): i32   (optional) end of the module's static data; must stay below 65536 and
  *              must not overlap the kernel's (compile with --memoryBase 49152, see examples/plugins/wasm-binpack)
+ *   A module imports no other function and defines no memory of its own. Memory above 65536 holds
+ *   the table: a contained plugin's writes there change only its copy, refreshed at every call.
  */
 import type { Node, Pod } from '../../api/types.js';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { importModule } from '../../util/import-module.js';
 import type { CycleState } from '../framework/cycle-state.js';
 import type { NodeInfo } from '../framework/snapshot.js';
 import { Code, Status, type MaybeStatus } from '../framework/status.js';
-import {
-  MAX_NODE_SCORE,
-  type FilterPlugin,
-  type Handle,
-  type Plugin,
-  type PluginFactory,
-  type ScorePlugin,
-} from '../framework/types.js';
-import { defaultNormalizeScore, type NodeLocalHandle, type SchedulingEngine } from './node-local.js';
+import type { FilterPlugin, Handle, Plugin, PluginFactory, ScorePlugin } from '../framework/types.js';
+import type { NodeLocalHandle, SchedulingEngine } from './node-local.js';
 import { podRequests } from '../engine/resources.js';
+import { normalization, normalizer, type Normalization } from './normalize.js';
+import { ContainedRuntime, containedPluginFactory, type PluginFailureRecord } from './contained.js';
+import { PluginSandbox } from './sandbox/host.js';
+import type { WasmScoreExports } from './sandbox/wasm-module.js';
+import { pluginLimits, type PluginErrorPolicy, type PluginLimits } from './sandbox/limits.js';
 
-export type Normalization = 'none' | 'default' | 'reverse';
+export type { Normalization } from './normalize.js';
 
 /** A score (and optionally filter) plugin written as a plain object. */
 export interface ScorePluginDef {
@@ -44,12 +53,16 @@ export interface ScorePluginDef {
   filter?(pod: Pod, node: Node, pods: readonly Pod[]): string | undefined;
 }
 
-function normalizer(kind: Normalization | undefined) {
-  return (_s: CycleState, _p: Pod, _n: readonly NodeInfo[], scores: number[]): MaybeStatus => {
-    if (kind === 'default' || kind === 'reverse')
-      defaultNormalizeScore(MAX_NODE_SCORE, kind === 'reverse', scores);
-    return null;
-  };
+/** a raw score as the framework may use it, or an Error naming the node */
+function checkedScore(v: unknown, node: string): number {
+  if (typeof v === 'number' && Number.isFinite(v)) return v;
+  const what =
+    typeof v === 'object' && v !== null && typeof (v as { then?: unknown }).then === 'function'
+      ? 'a Promise (plugins run synchronously: return the value itself)'
+      : typeof v === 'number'
+        ? String(v)
+        : `${typeof v} ${JSON.stringify(v) ?? String(v)}`;
+  throw new Error(`score on node "${node}" returned ${what}, not a finite number`);
 }
 
 class TsPlugin implements Plugin {
@@ -59,10 +72,13 @@ class TsPlugin implements Plugin {
     this.name = def.name;
     if (def.score) {
       (this as unknown as ScorePlugin).score = (_s, pod, ni) =>
-        def.score!(
-          pod,
-          ni.node,
-          ni.pods.map((p) => p.pod),
+        checkedScore(
+          def.score!(
+            pod,
+            ni.node,
+            ni.pods.map((p) => p.pod),
+          ),
+          ni.name,
         );
       (this as unknown as ScorePlugin).normalizeScore = normalizer(def.normalize);
     }
@@ -73,7 +89,11 @@ class TsPlugin implements Plugin {
           ni.node,
           ni.pods.map((p) => p.pod),
         );
-        if (r === undefined) return null;
+        if (r === undefined || r === null) return null;
+        if (typeof r !== 'string' || r === '')
+          throw new Error(
+            `filter on node "${ni.name}" returned ${JSON.stringify(r) ?? typeof r}; expected undefined (fits) or a reason string`,
+          );
         let st = this.statuses.get(r);
         if (!st) {
           st = new Status(Code.Unschedulable, [r], this.name);
@@ -85,7 +105,7 @@ class TsPlugin implements Plugin {
   }
 }
 
-/** A plugin factory for a TS plugin object. */
+/** A plugin factory for a TS plugin object, run in kubesim's thread (trusted: see the module comment). */
 export function tsPlugin(def: ScorePluginDef): PluginFactory {
   if (!def || typeof def.name !== 'string' || !def.name)
     throw new TypeError('user plugin: name must be a non-empty string');
@@ -94,19 +114,7 @@ export function tsPlugin(def: ScorePluginDef): PluginFactory {
   return () => new TsPlugin(def);
 }
 
-interface WasmScoreExports {
-  score(
-    table: number,
-    slots: number,
-    count: number,
-    out: number,
-    podMilliCpu: number,
-    podMemory: number,
-  ): void;
-  heapBase?(): number;
-}
-
-/** A score plugin backed by a WASM module reading the NodeTable columns (ABI above). */
+/** A score plugin backed by a WASM module reading the NodeTable columns in place (trusted; ABI above). */
 export class WasmScorePlugin implements ScorePlugin {
   private ex?: WasmScoreExports;
   private scratch = 0;
@@ -171,7 +179,7 @@ export class WasmScorePlugin implements ScorePlugin {
   }
 }
 
-/** A plugin factory for a compiled WASM score module. */
+/** A plugin factory for a compiled WASM score module, run on the table's own memory (trusted). */
 export function wasmScorePlugin(
   name: string,
   wasm: BufferSource | WebAssembly.Module,
@@ -191,18 +199,35 @@ export interface LoadedUserPlugin {
   weight: number;
   isScore: boolean;
   isFilter: boolean;
+  /** the calls that failed so far (each failed its pod's cycle) */
+  failures: readonly PluginFailureRecord[];
+  /**
+   * Stops the plugin's worker; waits briefly for a worker that ended by itself to say why (out of
+   * memory), and then words the failures with that reason.
+   */
+  close(): Promise<void>;
+}
+
+export interface UserPluginOptions {
+  /** time and memory bounds (sandbox/limits.ts); defaults DEFAULT_PLUGIN_LIMITS */
+  limits?: Partial<PluginLimits>;
+  /** 'fail' (default): after its first failure the plugin fails every call at once; 'continue': it runs again for each pod */
+  errors?: PluginErrorPolicy;
 }
 
 /**
- * Loads `path[:weight]` for the CLI: a .wasm score module (named after the file) or a module
- * (.js/.mjs/.cjs, or .ts/.mts/.cts compiled at load: util/import-module.ts) whose default export
- * (or `plugin` export) is a {@link ScorePluginDef}. Weight defaults to 1.
+ * Loads `path[:weight]` for the CLI, contained (module comment): a .wasm score module (named after
+ * the file) or a module (.js/.mjs/.cjs, or .ts/.mts/.cts compiled at load: util/import-module.ts)
+ * whose default export (or `plugin` export) is a {@link ScorePluginDef}. Weight defaults to 1. The
+ * module is imported in the plugin's worker: it gets its own instance of kubesim's modules.
  */
-export async function loadUserPlugin(spec: string): Promise<LoadedUserPlugin> {
+export async function loadUserPlugin(spec: string, opts: UserPluginOptions = {}): Promise<LoadedUserPlugin> {
   const m = /^(.*?)(?::(\d+))?$/.exec(spec)!;
   const path = resolve(m[1]);
   const weight = m[2] === undefined ? 1 : Number(m[2]);
   if (weight < 1 || weight > 100) throw new Error(`--plugin ${spec}: weight must be in 1..100`);
+  const limits = pluginLimits(opts.limits);
+  let sandbox: PluginSandbox;
   if (path.endsWith('.wasm')) {
     let bytes: Buffer;
     try {
@@ -210,35 +235,39 @@ export async function loadUserPlugin(spec: string): Promise<LoadedUserPlugin> {
     } catch (e) {
       throw new Error(`--plugin ${spec}: cannot read ${path}: ${(e as Error).message}`);
     }
-    const name = path.replace(/^.*[\\/]/, '').replace(/\.wasm$/, '');
-    let mod: WebAssembly.Module;
     try {
-      mod = new WebAssembly.Module(new Uint8Array(bytes));
+      new WebAssembly.Module(new Uint8Array(bytes));
     } catch (e) {
       throw new Error(`--plugin ${spec}: not a valid WebAssembly module: ${(e as Error).message}`);
     }
-    return { name, factory: wasmScorePlugin(name, mod), weight, isScore: true, isFilter: false };
+    const name = path.replace(/^.*[\\/]/, '').replace(/\.wasm$/, '');
+    sandbox = new PluginSandbox(name, { kind: 'wasm', bytes: new Uint8Array(bytes) }, limits);
+  } else {
+    sandbox = new PluginSandbox(path, { kind: 'js', path }, limits);
   }
-  let mod: Record<string, unknown>;
+  let declared: ReturnType<PluginSandbox['start']>;
+  let normalize: Normalization | undefined;
   try {
-    mod = await importModule(path);
+    declared = sandbox.start();
+    normalize = normalization(declared.normalize);
   } catch (e) {
+    sandbox.stop();
     throw new Error(`--plugin ${spec}: ${(e as Error).message}`);
   }
-  // the default export, unless it is not a plugin and a `plugin` export is (CommonJS
-  // `module.exports = { plugin }` arrives as the default export)
-  const named = (v: unknown): v is ScorePluginDef =>
-    typeof (v as ScorePluginDef | undefined)?.name === 'string';
-  const def = (named(mod.default) ? mod.default : (mod.plugin ?? mod.default)) as ScorePluginDef | undefined;
-  if (!def || typeof def !== 'object')
-    throw new Error(
-      `--plugin ${spec}: the module has no default (or "plugin") export with {name, score, filter}`,
-    );
+  const kind = path.endsWith('.wasm') ? 'wasm' : 'js';
+  const rt = new ContainedRuntime(declared.name, sandbox, opts.errors ?? 'fail');
   return {
-    name: def.name,
-    factory: tsPlugin(def),
+    name: declared.name,
+    factory: containedPluginFactory(rt, kind, declared.isScore, declared.isFilter, normalize),
     weight,
-    isScore: typeof def.score === 'function',
-    isFilter: typeof def.filter === 'function',
+    isScore: declared.isScore,
+    isFilter: declared.isFilter,
+    failures: rt.failures,
+    async close() {
+      sandbox.stop();
+      if (!rt.failures.length) return;
+      const why = await sandbox.endedBecause();
+      if (why) for (const f of rt.failures) if (/ran longer than/.test(f.message)) f.message = why;
+    },
   };
 }
