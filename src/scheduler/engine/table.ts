@@ -219,6 +219,18 @@ export class NodeTable implements NodeTableView {
     this.mem.i32[(L.TABLE_HEADER >> 2) + field] = v;
   }
 
+  /**
+   * [byte address, bytes] of the header and of every live column: what a copy of the table
+   * needs (a contained WASM plugin's, src/scheduler/plugins/contained.ts), without the columns'
+   * earlier, outgrown copies and the queries the allocator also holds.
+   */
+  regions(): [number, number][] {
+    const d = this.dims;
+    const out: [number, number][] = [[L.TABLE_HEADER, 64 * 4]];
+    for (const c of COLUMNS) out.push([this.hdr(c.header), c.rows(d) * c.rowLen(d) * c.bytes]);
+    return out;
+  }
+
   /** Node slots allocated. */
   get capacity(): number {
     return this.dims.nodeCap;

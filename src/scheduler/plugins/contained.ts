@@ -138,7 +138,10 @@ export class ContainedRuntime {
     return id;
   }
 
-  /** The table's bytes [TABLE_HEADER, used) and the batch's slots in a shared buffer (worker.ts reads them). */
+  /**
+   * The table's header and live columns, at their addresses − TABLE_HEADER, and the batch's slots
+   * in a shared buffer (worker.ts copies the same regions into the plugin's memory).
+   */
   wasmScores(h: NodeLocalHandle, pod: Pod, nodes: readonly NodeInfo[], deadline: number): Float64Array {
     const mem = h.engine.table.mem;
     const tableBytes = mem.used - TABLE_HEADER;
@@ -147,7 +150,8 @@ export class ContainedRuntime {
     if (!this.shared || this.shared.byteLength < need)
       this.shared = new SharedArrayBuffer(Math.max(need * 2, 1 << 20));
     const bytes = new Uint8Array(this.shared);
-    bytes.set(mem.u8.subarray(TABLE_HEADER, mem.used));
+    const regions = h.engine.table.regions();
+    for (const [at, n] of regions) bytes.set(mem.u8.subarray(at, at + n), at - TABLE_HEADER);
     const slots = new Int32Array(this.shared, slotsAt, nodes.length);
     for (let i = 0; i < nodes.length; i++) slots[i] = nodes[i].slot;
     const req = podRequests(pod);
@@ -159,6 +163,7 @@ export class ContainedRuntime {
         op: 'wasm',
         ...(fresh ? { shared: this.shared } : {}),
         tableBytes,
+        regions: Int32Array.from(regions.flat()),
         header: h.engine.table.header,
         count: nodes.length,
         podMilliCpu: req.get('cpu') ?? 0,

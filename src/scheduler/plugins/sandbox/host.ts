@@ -105,18 +105,30 @@ export class PluginSandbox {
    */
   call(req: Request, deadline: number, transfer: Transferable[] = []): Answer & { ok: true } {
     if (!this.worker) this.start();
+    // read before posting: the worker may show progress before this thread looks
+    const before = Atomics.load(this.ctl, PROGRESS);
     this.port!.postMessage(req, transfer as never);
-    const a = this.wait(this.limits.callMs, deadline, 'call') as Answer;
+    const a = this.wait(this.limits.callMs, deadline, 'call', before) as Answer;
     if (!a.ok) throw new PluginFailure(a.error);
     return a;
   }
 
-  /** Waits for the worker's answer; a call without progress for `callMs`, or past `deadline`, stops it. */
-  private wait(callMs: number, deadline: number, what: 'loading' | 'call'): Answer | LoadAnswer {
+  /**
+   * Waits for the worker's answer; a call without progress for `callMs`, or past `deadline`, stops
+   * it. Until the worker first shows progress (it has received and deserialized the request: a
+   * first batch may carry a whole cluster) the load limit applies instead.
+   */
+  private wait(
+    callMs: number,
+    deadline: number,
+    what: 'loading' | 'call',
+    before = Atomics.load(this.ctl, PROGRESS),
+  ): Answer | LoadAnswer {
     const ctl = this.ctl;
     const slice = Math.max(1, Math.min(100, callMs >> 2));
-    let progress = Atomics.load(ctl, PROGRESS);
+    let progress = before;
     let since = performance.now();
+    let limit = what === 'call' ? Math.max(callMs, this.limits.loadMs) : callMs;
     while (Atomics.load(ctl, DONE) === 0) {
       Atomics.wait(ctl, DONE, 0, slice);
       if (Atomics.load(ctl, DONE) !== 0) break;
@@ -125,12 +137,15 @@ export class PluginSandbox {
       if (p !== progress) {
         progress = p;
         since = now;
-      } else if (now - since >= callMs) {
+        limit = callMs;
+      } else if (now - since >= limit) {
         this.stop();
         throw new PluginFailure(
           what === 'loading'
             ? `did not finish loading within ${callMs} ms`
-            : `a call ran longer than ${callMs} ms and was stopped (--plugin-timeout; an endless loop, or a heap at its ${this.limits.memoryMiB} MiB limit)`,
+            : limit !== callMs
+              ? `did not take a request within ${limit} ms and was stopped`
+              : `a call ran longer than ${callMs} ms and was stopped (--plugin-timeout; an endless loop, or a heap at its ${this.limits.memoryMiB} MiB limit)`,
         );
       }
       if (now >= deadline) {

@@ -59,8 +59,10 @@ export interface WasmRequest {
   op: 'wasm';
   /** a new shared buffer when the previous one became too small */
   shared?: SharedArrayBuffer;
-  /** bytes of the table copied, starting at address TABLE_HEADER */
+  /** extent of the table, starting at address TABLE_HEADER: the slots follow it */
   tableBytes: number;
+  /** [address, bytes] pairs of what was copied (the header and live columns) */
+  regions: Int32Array;
   header: number;
   count: number;
   podMilliCpu: number;

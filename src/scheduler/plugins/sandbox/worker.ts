@@ -133,7 +133,13 @@ function nodeName(node: unknown): string {
 }
 
 function runJs(def: Def, req: JsRequest): Answer {
-  for (const [id, o] of req.defs) objects.set(id, deepFreeze(o));
+  for (let k = 0; k < req.defs.length; k++) {
+    const [id, o] = req.defs[k];
+    objects.set(id, deepFreeze(o));
+    // freezing a whole cluster is not one of the plugin's calls: show progress
+    if ((k & 1023) === 1023) Atomics.add(ctl, PROGRESS, 1);
+  }
+  Atomics.add(ctl, PROGRESS, 1);
   const pod = objects.get(req.pod);
   const n = req.nodes.length;
   const pods = podLists(req);
@@ -200,7 +206,9 @@ class WasmRunner {
     const need = slotsAt + 8 * req.count;
     this.ensure(need);
     const mem = new Uint8Array(this.memory!.buffer);
-    mem.set(shared.subarray(0, req.tableBytes), TABLE_HEADER);
+    const r = req.regions;
+    for (let k = 0; k < r.length; k += 2)
+      mem.set(shared.subarray(r[k] - TABLE_HEADER, r[k] - TABLE_HEADER + r[k + 1]), r[k]);
     const sharedSlots = align(req.tableBytes);
     mem.set(shared.subarray(sharedSlots, sharedSlots + 4 * req.count), slotsAt);
     this.ex!.score(req.header, slotsAt, req.count, slotsAt + 4 * req.count, req.podMilliCpu, req.podMemory);
@@ -290,6 +298,8 @@ guardProcess();
 load().then(
   (handle) =>
     init.port.on('message', (req: Request) => {
+      // received (and deserialized): the call limit runs from here
+      Atomics.add(ctl, PROGRESS, 1);
       let a: Answer;
       try {
         a = handle(req);
