@@ -11,24 +11,27 @@
  * With `fieldPositions`, {@link LoadedObject.lineOf} maps a field path to the line of that field
  * (YAML, and JSON up to 16 MiB).
  *
- * Malformed input and oversized files (default limit 64 MiB, `maxFileBytes`) are reported as a
- * {@link ManifestError} naming the file and line.
+ * Malformed input, oversized files (default limit 64 MiB, `maxFileBytes`), bytes that are not UTF-8
+ * and nesting deeper than 100 levels (manifest-read.ts) are reported as a {@link ManifestError}
+ * naming the file and line.
  */
-import { readFile, readdir, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { extname, join } from 'node:path';
+import { LineCounter, isMap, isPair, isScalar, isSeq, type Document, type Node as YamlNode } from 'yaml';
+import { LIMITS } from '../util/limits.js';
 import {
-  LineCounter,
-  isMap,
-  isPair,
-  isScalar,
-  isSeq,
-  parseAllDocuments,
-  type Document,
-  type Node as YamlNode,
-} from 'yaml';
+  checkJsonDepth,
+  ManifestError,
+  oversized,
+  parseYamlDocuments,
+  readInputText,
+  readStdinText,
+} from './manifest-read.js';
 import type { KubeObject } from './types.js';
 
-export const DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024;
+export { ManifestError } from './manifest-read.js';
+
+export const DEFAULT_MAX_FILE_BYTES = LIMITS.fileBytes;
 const FIELD_POSITION_JSON_LIMIT = 16 * 1024 * 1024;
 const MANIFEST_EXTENSIONS = new Set(['.yaml', '.yml', '.json']);
 
@@ -59,19 +62,6 @@ export interface LoadOptions {
   maxFileBytes?: number;
   /** keep YAML nodes so lineOf() resolves field paths (more memory); default false */
   fieldPositions?: boolean;
-}
-
-/** A file that cannot be loaded: `file:line:col: message`. */
-export class ManifestError extends Error {
-  constructor(
-    readonly file: string,
-    readonly reason: string,
-    readonly line?: number,
-    readonly column?: number,
-  ) {
-    super(`${file}${line ? `:${line}` : ''}${line && column ? `:${column}` : ''}: ${reason}`);
-    this.name = 'ManifestError';
-  }
 }
 
 // ---------------------------------------------------------------- field paths → YAML lines
@@ -174,11 +164,10 @@ const goYamlV2Tags = (tags: import('yaml').Tags): import('yaml').Tags =>
 
 function loadYaml(text: string, file: string, opts: LoadOptions): LoadedObject[] {
   const lc = new LineCounter();
-  const docs = parseAllDocuments(text, {
+  const docs = parseYamlDocuments(text, file, {
     lineCounter: lc,
     version: '1.1',
     merge: true,
-    prettyErrors: false,
     customTags: goYamlV2Tags,
   });
   if (!Array.isArray(docs)) {
@@ -201,7 +190,7 @@ function loadYaml(text: string, file: string, opts: LoadOptions): LoadedObject[]
     }
     let value: unknown;
     try {
-      value = doc.toJS({ maxAliasCount: 100 });
+      value = doc.toJS({ maxAliasCount: LIMITS.aliases });
     } catch (e) {
       throw new ManifestError(
         file,
@@ -362,6 +351,7 @@ function jsonItemOffsets(text: string): { root: number; elements: number[] } {
 }
 
 function loadJson(text: string, file: string, opts: LoadOptions): LoadedObject[] {
+  checkJsonDepth(text, file);
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -384,7 +374,7 @@ function loadJson(text: string, file: string, opts: LoadOptions): LoadedObject[]
   let lc: LineCounter | undefined;
   if (opts.fieldPositions && text.length <= FIELD_POSITION_JSON_LIMIT) {
     lc = new LineCounter();
-    const docs = parseAllDocuments(text, { lineCounter: lc });
+    const docs = parseYamlDocuments(text, file, { lineCounter: lc });
     if (Array.isArray(docs) && docs[0] && docs[0].errors.length === 0) yamlRoot = docs[0].contents;
   }
   const elementLine = (i: number) =>
@@ -450,19 +440,6 @@ export function parseManifests(text: string, file = '<input>', opts: LoadOptions
   return isJson ? loadJson(text, file, opts) : loadYaml(text, file, opts);
 }
 
-function oversized(file: string, size: number, max: number): ManifestError {
-  const mib = (b: number) =>
-    b < 1024
-      ? `${b} bytes`
-      : b < 1048576
-        ? `${(b / 1024).toFixed(1)} KiB`
-        : `${(b / 1048576).toFixed(1)} MiB`;
-  return new ManifestError(
-    file,
-    `file is ${mib(size)}, larger than the ${mib(max)} limit (raise it with maxFileBytes / --max-file-size)`,
-  );
-}
-
 /** The manifest files under `path` (a file, or a directory's .yaml/.yml/.json files, sorted). */
 export async function manifestFiles(path: string, recursive = false): Promise<string[]> {
   let st;
@@ -486,32 +463,11 @@ export async function manifestFiles(path: string, recursive = false): Promise<st
   return files;
 }
 
-async function readStdin(max: number): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const c of process.stdin) {
-    const b = Buffer.isBuffer(c) ? c : Buffer.from(c);
-    size += b.length;
-    if (size > max) throw oversized('<stdin>', size, max);
-    chunks.push(b);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
 /** Load one file (or `-` for stdin). @throws ManifestError */
 export async function loadManifestFile(file: string, opts: LoadOptions = {}): Promise<LoadedObject[]> {
   const max = opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
-  if (file === '-') return parseManifests(await readStdin(max), '<stdin>', opts);
-  let st;
-  try {
-    st = await stat(file);
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    throw new ManifestError(file, code === 'ENOENT' ? 'no such file or directory' : (e as Error).message);
-  }
-  if (st.size > max) throw oversized(file, st.size, max);
-  const text = await readFile(file, 'utf8');
-  return parseManifests(text, file, opts);
+  if (file === '-') return parseManifests(await readStdinText(max), '<stdin>', opts);
+  return parseManifests(await readInputText(file, max), file, opts);
 }
 
 /**

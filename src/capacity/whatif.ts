@@ -8,6 +8,7 @@
  */
 import type { Node, Pod } from '../api/types.js';
 import { type Disruption, drainPods } from './drain.js';
+import { LIMITS } from '../util/limits.js';
 import { LABEL_FAILURE_DOMAIN_BETA_ZONE, LABEL_HOSTNAME, LABEL_TOPOLOGY_ZONE } from '../api/topology.js';
 
 export interface ClusterState {
@@ -83,6 +84,10 @@ export function parseWhatIf(spec: string): WhatIf {
       return { kind: 'drain', names: list() };
     case 'add-nodes': {
       const a = /^(\d+):([^@]+)(?:@(.+))?$/.exec(value.trim());
+      if (a && Number(a[1]) > LIMITS.nodes)
+        throw new WhatIfError(
+          `--what-if "${spec}": ${a[1]} nodes is above the limit of ${LIMITS.nodes} (see "Limits" in the README)`,
+        );
       if (!a || Number(a[1]) < 1)
         throw new WhatIfError(
           `--what-if "${spec}": add-nodes wants COUNT:TEMPLATE[@ZONE] with COUNT >= 1, e.g. add-nodes=3:worker-1@us-east-1b`,
@@ -226,6 +231,10 @@ export function applyWhatIfs(state: ClusterState, whatIfs: WhatIf[]): WhatIfResu
         // a template may be a node an earlier what-if removed ("lose zone b, then add nodes like b-2")
         const t = known.get(w.template) ?? state.nodes.find((n) => n.metadata.name === w.template);
         if (!t) throw new WhatIfError(`add-nodes: template node "${w.template}" is not in the cluster`);
+        if (nodes.length + w.count > LIMITS.nodes)
+          throw new WhatIfError(
+            `add-nodes: ${nodes.length} + ${w.count} nodes is above the limit of ${LIMITS.nodes} (see "Limits" in the README)`,
+          );
         for (let i = 1; i <= w.count; i++) {
           let name = `${w.template}-whatif-${i}`;
           for (let k = 2; known.has(name); k++) name = `${w.template}-whatif-${i}-${k}`;

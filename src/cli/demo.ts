@@ -5,6 +5,7 @@
  */
 import type { Command } from 'commander';
 import { demoScenario } from '../sim/demo.js';
+import { LIMITS } from '../util/limits.js';
 import { UsageError } from './errors.js';
 import { intFlag } from './flags.js';
 import { addRunOptions, eventCount, runAndReport, type RunFlags } from './simulate.js';
@@ -30,7 +31,7 @@ Examples:
   kubesim demo --nodes 200 --events 20`,
     )
     .action(async (opts: RunFlags & { nodes: string; seed: string; scheduler: string }) => {
-      const nodes = intFlag('--nodes', opts.nodes, 3);
+      const nodes = intFlag('--nodes', opts.nodes, 3, LIMITS.nodes);
       const seed = Number(opts.seed);
       if (!Number.isInteger(seed)) throw new UsageError(`--seed: not an integer: "${opts.seed}"`);
       if (opts.scheduler !== 'real' && opts.scheduler !== 'standin')

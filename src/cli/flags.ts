@@ -31,11 +31,13 @@ export function kernelAndSeed(o: { kernel: string; seed: string }): { kernel: 'j
   return { kernel: o.kernel, seed };
 }
 
-/** An integer flag value ≥ min. */
-export function intFlag(name: string, v: string, min = 0): number {
+/** An integer flag value ≥ min and, when given, ≤ max (one of util/limits.ts's LIMITS). */
+export function intFlag(name: string, v: string, min = 0, max = Number.MAX_SAFE_INTEGER): number {
   const n = Number(v);
   if (!Number.isInteger(n) || n < min)
     throw new UsageError(`${name}: expected an integer >= ${min}, got "${v}"`);
+  if (n > max)
+    throw new UsageError(`${name}: ${n} is above the limit of ${max} (see "Limits" in the README)`);
   return n;
 }
 

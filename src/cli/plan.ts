@@ -35,6 +35,7 @@ import {
   structured,
 } from './output.js';
 import { progress } from './progress.js';
+import { LIMITS } from '../util/limits.js';
 
 interface PlanCliOptions extends OutputFlags, PluginFlags {
   cluster?: string[];
@@ -158,9 +159,9 @@ Examples:
 async function planCommand(o: PlanCliOptions): Promise<void> {
   const files = clusterFiles(o);
   const { kernel, seed } = kernelAndSeed(o);
-  const max = intFlag('--max', o.max, 1);
-  const replicas = o.replicas === undefined ? undefined : intFlag('--replicas', o.replicas, 1);
-  const threads = o.threads === undefined ? undefined : intFlag('--threads', o.threads, 1);
+  const max = intFlag('--max', o.max, 1, LIMITS.pods);
+  const replicas = o.replicas === undefined ? undefined : intFlag('--replicas', o.replicas, 1, LIMITS.pods);
+  const threads = o.threads === undefined ? undefined : intFlag('--threads', o.threads, 1, LIMITS.threads);
   if (o.minNodes && replicas === undefined)
     throw new UsageError('--min-nodes needs --replicas N (the target)');
   if (o.minNodes && o.sweep) throw new UsageError('--min-nodes and --sweep do not go together');

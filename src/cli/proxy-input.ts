@@ -2,6 +2,7 @@
 // kube-proxy configuration (the same names as kube-proxy's flags where it has one), loading the
 // manifests, and driving the proxiers through the full sync and the --update/--delete/--churn
 // partial syncs. Invalid objects and input the render does not use are reported as warnings.
+import { LIMITS } from '../util/limits.js';
 import { type Command, Option } from 'commander';
 import type { EndpointSlice, Service } from '../api/types.js';
 import { changeOneEndpoint, type GeneratedServices, generateServices } from '../proxy/gen.js';
@@ -262,6 +263,10 @@ export async function run(
   const churn = o.churn === undefined ? 0 : Number(o.churn);
   if (!Number.isInteger(churn) || churn < 0)
     throw new UsageError(`--churn must be a whole number, got "${o.churn}"`);
+  if (churn > LIMITS.syncSteps)
+    throw new UsageError(
+      `--churn: ${churn} is above the limit of ${LIMITS.syncSteps} (see "Limits" in the README)`,
+    );
   if (churn > 0 && !o.generate) throw new UsageError('--churn needs --generate (for manifests use --update)');
   const load = async (paths: string[]) => {
     try {
@@ -280,9 +285,18 @@ export async function run(
   if (o.generate) {
     const m = /^(\d+)x(\d+)$/.exec(o.generate);
     if (!m) throw new UsageError(`--generate must look like 1000x10, got "${o.generate}"`);
+    const [svcs, eps] = [Number(m[1]), Number(m[2])];
+    if (svcs > LIMITS.services)
+      throw new UsageError(
+        `--generate ${o.generate}: ${svcs} services is above the limit of ${LIMITS.services} (see "Limits" in the README)`,
+      );
+    if (svcs * eps > LIMITS.endpoints)
+      throw new UsageError(
+        `--generate ${o.generate}: ${svcs * eps} endpoints is above the limit of ${LIMITS.endpoints} (see "Limits" in the README)`,
+      );
     const seed = Number(o.seed);
     if (!Number.isInteger(seed)) throw new UsageError(`--seed must be an integer, got "${o.seed}"`);
-    const g = generateServices({ services: Number(m[1]), endpoints: Number(m[2]), seed });
+    const g = generateServices({ services: svcs, endpoints: eps, seed });
     generated = g;
     services = g.services;
     slices = g.endpointSlices;
@@ -292,6 +306,15 @@ export async function run(
     const objs = await load(o.cluster!);
     services = objs.services;
     slices = objs.endpointSlices;
+    const endpoints = slices.reduce((n, x) => n + (Array.isArray(x.endpoints) ? x.endpoints.length : 0), 0);
+    if (services.length > LIMITS.services)
+      throw new CliError(
+        `--cluster: ${services.length} Services is above the limit of ${LIMITS.services} (see "Limits" in the README)`,
+      );
+    if (endpoints > LIMITS.endpoints)
+      throw new CliError(
+        `--cluster: ${endpoints} endpoints is above the limit of ${LIMITS.endpoints} (see "Limits" in the README)`,
+      );
     const nodes = [...objs.nodes].sort((a, b) => (a.metadata.name! < b.metadata.name! ? -1 : 1));
     if (o.node) {
       const n = nodes.find((x) => x.metadata.name === o.node);

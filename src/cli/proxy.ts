@@ -1,4 +1,5 @@
 // `kubesim proxy render`: the rules kube-proxy would program on one node, from manifests.
+import { LIMITS } from '../util/limits.js';
 import { type Command, Option } from 'commander';
 import { existsSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
@@ -104,6 +105,10 @@ async function renderCommand(o: RenderOpts, cmd: Command): Promise<void> {
   const repeat = Number(o.repeat);
   if (!Number.isInteger(repeat) || repeat < 0)
     throw new UsageError(`--repeat must be a whole number, got "${o.repeat}"`);
+  if (repeat > LIMITS.syncSteps)
+    throw new UsageError(
+      `--repeat: ${repeat} is above the limit of ${LIMITS.syncSteps} (see "Limits" in the README)`,
+    );
   const bar = progress('proxy render', o.progress);
   const total = runSteps(o) + repeat;
   let step = 0;

@@ -22,6 +22,7 @@ import { addClusterOptions, clusterFiles, intFlag, kernelAndSeed } from './flags
 import { addPluginLimitOptions, finishPlugins, pluginOptions, type PluginFlags } from './plugin-flags.js';
 import { addOutputOptions, emit, isStructured, type OutputFlags, structured } from './output.js';
 import { progress } from './progress.js';
+import { LIMITS } from '../util/limits.js';
 
 interface StrategiesFlags extends OutputFlags, PluginFlags {
   cluster?: string[];
@@ -70,7 +71,7 @@ Examples:
     .action(async (o: StrategiesFlags) => {
       const files = clusterFiles(o);
       const { kernel, seed } = kernelAndSeed(o);
-      const n = o.replicas === undefined ? undefined : intFlag('--replicas', o.replicas, 1);
+      const n = o.replicas === undefined ? undefined : intFlag('--replicas', o.replicas, 1, LIMITS.pods);
       const specs = (Array.isArray(o.strategy) ? o.strategy : [o.strategy])
         .flatMap((s) => s.split(','))
         .map((s) => s.trim())
@@ -83,6 +84,10 @@ Examples:
       const whatIfs = whatIfFlags(o.whatIf);
       const cluster = await loadClusterFiles(files);
       const shapes = await loadShapes(o.pod);
+      if (n !== undefined && n * shapes.length > LIMITS.pods)
+        throw new UsageError(
+          `--replicas ${n} × ${shapes.length} shapes: ${n * shapes.length} pods is above the limit of ${LIMITS.pods} (see "Limits" in the README)`,
+        );
       const workload: Pod[] =
         n === undefined
           ? shapes

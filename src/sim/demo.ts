@@ -5,6 +5,7 @@
  * outage (NoExecute tainting rate-limited per zone), and the zone's recovery.
  */
 import type { Deployment, KubeObject, Service } from '../api/types.js';
+import { LimitError, LIMITS } from '../util/limits.js';
 import { type Scenario, type TimelineEntry, describeAction, type Action } from './scenario.js';
 
 export interface DemoOptions {
@@ -77,8 +78,8 @@ function service(name: string): Service {
 /** The demo scenario for `nodes` nodes (pods scale with the cluster: about 1.3 per node, 1.5 after the scale-up). */
 export function demoScenario(o: DemoOptions = {}): Scenario {
   const nodes = o.nodes ?? 3000;
-  if (!Number.isInteger(nodes) || nodes < 3)
-    throw new Error(`demo: --nodes must be an integer >= 3, got ${o.nodes}`);
+  if (!Number.isInteger(nodes) || nodes < 3 || nodes > LIMITS.nodes)
+    throw new LimitError(`demo: --nodes must be an integer from 3 to ${LIMITS.nodes}, got ${o.nodes}`);
   const per = (f: number) => Math.max(1, Math.round(nodes * f));
   const zones = ['zone-a', 'zone-b', 'zone-c'];
   const general = Math.round(nodes * 0.8);

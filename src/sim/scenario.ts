@@ -18,10 +18,11 @@
  * settings: { watchLatency: 0ms, maxMutatingInflight: 200, scheduler: standin }
  * ```
  */
-import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { parseAllDocuments } from 'yaml';
+import { ManifestError, parseYamlDocuments, readInputTextSync } from '../api/manifest-read.js';
+import { parseQuantity } from '../api/quantity.js';
 import type { KubeObject, Node, Taint } from '../api/types.js';
+import { checkCount, checkDurationMs, LIMITS, LimitError } from '../util/limits.js';
 import { generateCluster } from './cluster-gen.js';
 import type { RunRule } from './kubelet.js';
 import { type MetricCurve, parseMetricCurves } from './metric-curves.js';
@@ -104,8 +105,44 @@ export interface Scenario {
   metrics?: MetricCurve[];
 }
 
-/** "90s", "5m", "1h30m", "250ms", or a number of seconds */
+/** `fn()`, with a {@link LimitError} or {@link ManifestError} turned into a ScenarioError. */
+function bounded<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (e) {
+    if (e instanceof LimitError || e instanceof ManifestError) throw new ScenarioError(e.message);
+    throw e;
+  }
+}
+
+/** A count within [min, max] (LIMITS), as a ScenarioError otherwise. */
+const count = (where: string, v: unknown, max: number, min = 0): number =>
+  bounded(() => checkCount(where, v, max, min));
+
+/** YAML documents of a scenario or of a file it names: nesting and aliases bounded. */
+function yamlValues(text: string, where: string): unknown[] {
+  const docs = bounded(() => parseYamlDocuments(text, where));
+  return docs.map((d, i) => {
+    if (d.errors.length)
+      throw new ScenarioError(`${where}: document ${i + 1}: ${d.errors[0]!.message.split('\n')[0]}`);
+    try {
+      return d.toJS({ maxAliasCount: LIMITS.aliases }) as unknown;
+    } catch (e) {
+      throw new ScenarioError(`${where}: document ${i + 1}: ${(e as Error).message}`);
+    }
+  });
+}
+
+/**
+ * "90s", "5m", "1h30m", "250ms", or a number of seconds; at most LIMITS.durationMs (30 days), so
+ * every duration a scenario names stays a safe number of milliseconds on the virtual clock.
+ */
 export function parseDuration(v: unknown, where: string): number {
+  const ms = parseDurationText(v, where);
+  return bounded(() => checkDurationMs(where, ms, LIMITS.durationMs));
+}
+
+function parseDurationText(v: unknown, where: string): number {
   if (typeof v === 'number' && Number.isFinite(v) && v >= 0) return v * 1000;
   if (typeof v !== 'string')
     throw new ScenarioError(`${where}: expected a duration like "30s", "5m", got ${JSON.stringify(v)}`);
@@ -133,10 +170,7 @@ export function parseDuration(v: unknown, where: string): number {
  */
 function scenarioObjects(text: string, where: string): KubeObject[] {
   const out: KubeObject[] = [];
-  const docs = parseAllDocuments(text);
-  docs.forEach((d, i) => {
-    if (d.errors.length) throw new ScenarioError(`${where}: document ${i + 1}: ${d.errors[0].message}`);
-    const v = d.toJS();
+  yamlValues(text, where).forEach((v, i) => {
     if (v === null || v === undefined) return;
     const push = (o: unknown, path: string) => {
       if (!o || typeof o !== 'object' || Array.isArray(o))
@@ -166,23 +200,15 @@ function isObj(v: unknown): v is Obj {
 
 /** Parse a scenario file. Relative `file:` references resolve against the scenario's directory. */
 export function loadScenario(path: string): Scenario {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (e) {
-    throw new ScenarioError(
-      `${path}: cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
-    );
-  }
+  const text = bounded(() => readInputTextSync(path));
   return parseScenario(text, path, dirname(resolve(path)));
 }
 
 export function parseScenario(text: string, source: string, baseDir: string): Scenario {
-  const docs = parseAllDocuments(text);
-  if (docs.length !== 1)
-    throw new ScenarioError(`${source}: expected one YAML document, found ${docs.length}`);
-  if (docs[0].errors.length) throw new ScenarioError(`${source}: ${docs[0].errors[0].message}`);
-  const root = docs[0].toJS() as unknown;
+  const values = yamlValues(text, source);
+  if (values.length !== 1)
+    throw new ScenarioError(`${source}: expected one YAML document, found ${values.length}`);
+  const root = values[0];
   if (!isObj(root)) throw new ScenarioError(`${source}: expected a mapping at the top level`);
   const known = new Set([
     'name',
@@ -204,11 +230,10 @@ export function parseScenario(text: string, source: string, baseDir: string): Sc
     if (typeof f !== 'string' || !f) throw new ScenarioError(`${at(where)}: expected a file path`);
     const p = resolve(baseDir, f);
     try {
-      return readFileSync(p, 'utf8');
+      return readInputTextSync(p);
     } catch (e) {
-      throw new ScenarioError(
-        `${at(where)}: cannot read ${p}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
-      );
+      if (e instanceof ManifestError) throw new ScenarioError(`${at(where)}: ${e.message}`);
+      throw e;
     }
   };
 
@@ -256,9 +281,7 @@ export function parseScenario(text: string, source: string, baseDir: string): Sc
         throw new ScenarioError(
           `${at('cluster.generator')}: unknown field "${k}" (expected one of ${[...known].join(', ')})`,
         );
-    const n = Number(g.nodes);
-    if (!Number.isInteger(n) || n < 1)
-      throw new ScenarioError(`${at('cluster.generator.nodes')}: expected a positive integer`);
+    const n = count(at('cluster.generator.nodes'), g.nodes, LIMITS.nodes, 1);
     const num = (k: string) => (g[k] === undefined ? undefined : Number(g[k]));
     let gen;
     try {
@@ -286,14 +309,23 @@ export function parseScenario(text: string, source: string, baseDir: string): Sc
     const w = `cluster.pools[${i}]`;
     if (!isObj(p)) throw new ScenarioError(`${at(w)}: expected a mapping`);
     const name = String(p.name ?? `pool${i}`);
-    const count = Number(p.count);
-    if (!Number.isInteger(count) || count < 0)
-      throw new ScenarioError(
-        `${at(w + '.count')}: expected a non-negative integer, got ${JSON.stringify(p.count)}`,
-      );
+    const n = count(at(w + '.count'), p.count, LIMITS.nodes);
     const zones = p.zones === undefined ? ['zone-a'] : p.zones;
-    if (!Array.isArray(zones) || zones.length === 0)
-      throw new ScenarioError(`${at(w + '.zones')}: expected a non-empty list`);
+    if (!Array.isArray(zones) || zones.length === 0 || zones.some((z) => typeof z !== 'string' || !z))
+      throw new ScenarioError(`${at(w + '.zones')}: expected a non-empty list of zone names`);
+    for (const k of ['cpu', 'memory'] as const) {
+      if (p[k] === undefined) continue;
+      if (typeof p[k] !== 'string' && typeof p[k] !== 'number')
+        throw new ScenarioError(`${at(`${w}.${k}`)}: expected a quantity like "8" or "32Gi"`);
+      let q;
+      try {
+        q = parseQuantity(String(p[k]));
+      } catch (e) {
+        throw new ScenarioError(`${at(`${w}.${k}`)}: ${(e as Error).message}`);
+      }
+      if (q.sign() <= 0) throw new ScenarioError(`${at(`${w}.${k}`)}: must be greater than zero`);
+    }
+    const podsPerNode = p.pods === undefined ? 110 : count(at(w + '.pods'), p.pods, LIMITS.pods, 1);
     const taints = (p.taints ?? []) as Taint[];
     if (!Array.isArray(taints)) throw new ScenarioError(`${at(w + '.taints')}: expected a list`);
     taints.forEach((t, j) => {
@@ -309,10 +341,10 @@ export function parseScenario(text: string, source: string, baseDir: string): Sc
     });
     pools.push({
       name,
-      count,
+      count: n,
       cpu: String(p.cpu ?? '8'),
       memory: String(p.memory ?? '32Gi'),
-      pods: Number(p.pods ?? 110),
+      pods: podsPerNode,
       zones: zones.map(String),
       region: p.region === undefined ? undefined : String(p.region),
       labels: isObj(p.labels)
@@ -339,16 +371,23 @@ export function parseScenario(text: string, source: string, baseDir: string): Sc
 
   // timeline
   const timeline: TimelineEntry[] = [];
+  const fileIndex = new Map<TimelineEntry, number>();
   const rawT = root.timeline ?? [];
   if (!Array.isArray(rawT)) throw new ScenarioError(`${at('timeline')}: expected a list`);
   rawT.forEach((e, i) => {
     const where = `timeline[${i}]`;
     if (!isObj(e)) throw new ScenarioError(`${at(where)}: expected a mapping with "at" and "action"`);
     const atMs = parseDuration(e.at, at(where + '.at'));
+    if (atMs > durationMs)
+      throw new ScenarioError(
+        `${at(where + '.at')}: ${JSON.stringify(e.at)} is after the end of the run (duration ${JSON.stringify(root.duration ?? '10m')})`,
+      );
     const action = parseAction(e, at(where), (f, w) =>
       scenarioObjects(readRel(f, `${where}.${w}`), `${source}: ${where}.${w}`),
     );
-    timeline.push({ atMs, action, label: describeAction(action) });
+    const entry = { atMs, action, label: describeAction(action) };
+    fileIndex.set(entry, i);
+    timeline.push(entry);
   });
   timeline.sort((a, b) => a.atMs - b.atMs);
 
@@ -376,12 +415,13 @@ export function parseScenario(text: string, source: string, baseDir: string): Sc
   const scheduler = String(s.scheduler ?? 'real');
   if (scheduler !== 'standin' && scheduler !== 'real')
     throw new ScenarioError(`${at('settings.scheduler')}: expected "real" or "standin"`);
-  const int = (v: unknown, d: number, w: string) => {
+  const int = (v: unknown, d: number, w: string) =>
+    v === undefined ? d : count(at('settings.' + w), v, LIMITS.inflight, 1);
+  const real = (v: unknown, d: number, w: string, max: number) => {
     if (v === undefined) return d;
-    const n = Number(v);
-    if (!Number.isInteger(n) || n < 0)
-      throw new ScenarioError(`${at('settings.' + w)}: expected a non-negative integer`);
-    return n;
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < 0 || v > max)
+      throw new ScenarioError(`${at(w)}: expected a number from 0 to ${max}, got ${JSON.stringify(v)}`);
+    return v;
   };
   const latencies: Settings['latencies'] = {};
   if (s.latencies !== undefined) {
@@ -393,9 +433,14 @@ export function parseScenario(text: string, source: string, baseDir: string): Sc
         );
       if (!isObj(v))
         throw new ScenarioError(`${at('settings.latencies.' + k)}: expected {median: 2s, sigma: 0.5}`);
+      for (const f of Object.keys(v))
+        if (f !== 'median' && f !== 'sigma')
+          throw new ScenarioError(
+            `${at(`settings.latencies.${k}`)}: unknown field "${f}" (expected median, sigma)`,
+          );
       latencies[k] = {
         medianMs: parseDuration(v.median, at(`settings.latencies.${k}.median`)),
-        sigma: Number(v.sigma ?? 0.5),
+        sigma: real(v.sigma, 0.5, `settings.latencies.${k}.sigma`, LIMITS.latencySigma),
       };
     }
   }
@@ -406,16 +451,23 @@ export function parseScenario(text: string, source: string, baseDir: string): Sc
     watchJitterMs: s.watchJitter === undefined ? 0 : parseDuration(s.watchJitter, at('settings.watchJitter')),
     maxRequestsInflight: int(s.maxRequestsInflight, 400, 'maxRequestsInflight'),
     maxMutatingInflight: int(s.maxMutatingInflight, 200, 'maxMutatingInflight'),
-    leaderElection: !!s.leaderElection,
-    sampleEveryMs:
-      s.sampleEvery === undefined ? 5000 : parseDuration(s.sampleEvery, at('settings.sampleEvery')),
+    leaderElection: bool(s.leaderElection, at('settings.leaderElection')),
+    sampleEveryMs: sampleEvery(s.sampleEvery, durationMs, at('settings.sampleEvery')),
     schedulerCycleMs:
-      s.schedulerCycle === undefined ? 2 : parseDuration(s.schedulerCycle, at('settings.schedulerCycle')),
+      s.schedulerCycle === undefined
+        ? 2
+        : positive(
+            parseDuration(s.schedulerCycle, at('settings.schedulerCycle')),
+            at('settings.schedulerCycle'),
+          ),
     nodeMonitorGracePeriodMs:
       s.nodeMonitorGracePeriod === undefined
         ? 40_000
-        : parseDuration(s.nodeMonitorGracePeriod, at('settings.nodeMonitorGracePeriod')),
-    evictionRate: s.evictionRate === undefined ? 0.1 : Number(s.evictionRate),
+        : positive(
+            parseDuration(s.nodeMonitorGracePeriod, at('settings.nodeMonitorGracePeriod')),
+            at('settings.nodeMonitorGracePeriod'),
+          ),
+    evictionRate: real(s.evictionRate, 0.1, 'settings.evictionRate', LIMITS.evictionRate),
     latencies,
   };
   const runs = parseRuns(root.runs, at);
@@ -430,7 +482,14 @@ export function parseScenario(text: string, source: string, baseDir: string): Sc
     throw new ScenarioError(
       `${at('cluster')}: no nodes: give cluster.pools, cluster.generator or cluster.snapshot`,
     );
-  return {
+  const totalNodes = snapshotNodes.length + pools.reduce((n, p) => n + p.count, 0);
+  count(`${at('cluster')}: nodes (pools, generator and snapshot together)`, totalNodes, LIMITS.nodes);
+  count(
+    `${at('cluster')}: pods already running (generator and snapshot)`,
+    snapshotObjects.length,
+    LIMITS.pods,
+  );
+  const scenario: Scenario = {
     name: String(root.name ?? 'scenario'),
     description: String(root.description ?? ''),
     seed,
@@ -445,6 +504,113 @@ export function parseScenario(text: string, source: string, baseDir: string): Sc
     runs,
     metrics,
   };
+  checkReferences(scenario, fileIndex, at);
+  return scenario;
+}
+
+function bool(v: unknown, where: string): boolean {
+  if (v === undefined) return false;
+  if (typeof v !== 'boolean')
+    throw new ScenarioError(`${where}: expected true or false, got ${JSON.stringify(v)}`);
+  return v;
+}
+
+function positive(ms: number, where: string): number {
+  if (ms <= 0) throw new ScenarioError(`${where}: must be longer than 0`);
+  return ms;
+}
+
+/** settings.sampleEvery: at least LIMITS.minSampleEveryMs, and at most LIMITS.samples over the run. */
+function sampleEvery(v: unknown, durationMs: number, where: string): number {
+  const ms = v === undefined ? 5000 : parseDuration(v, where);
+  bounded(() => checkDurationMs(where, ms, LIMITS.durationMs, LIMITS.minSampleEveryMs));
+  const samples = Math.ceil(durationMs / ms);
+  if (samples > LIMITS.samples)
+    throw new ScenarioError(
+      `${where}: ${samples} samples over the run is above the limit of ${LIMITS.samples} (see "Limits" in the README); sample less often`,
+    );
+  return ms;
+}
+
+/**
+ * Every node, zone, pool and Deployment the timeline names exists (in the cluster, the workloads or
+ * an earlier `apply`), and killLeader has leaders to kill: an action on nothing is an input error,
+ * not a step that fails at run time while the run exits 0.
+ */
+function checkReferences(
+  sc: Scenario,
+  fileIndex: Map<TimelineEntry, number>,
+  at: (p: string) => string,
+): void {
+  const nodes = new Set<string>();
+  const zones = new Set<string>();
+  const poolNames = new Set<string>();
+  const addNode = (n: KubeObject) => {
+    nodes.add(n.metadata?.name ?? '');
+    const l = (n.metadata?.labels ?? {}) as Record<string, string>;
+    const z = l['topology.kubernetes.io/zone'] ?? l['failure-domain.beta.kubernetes.io/zone'];
+    if (z !== undefined) zones.add(z);
+    const pool = l['node.kubernetes.io/pool'];
+    if (pool !== undefined) poolNames.add(pool);
+  };
+  for (const n of sc.snapshotNodes) addNode(n);
+  for (const p of sc.pools) {
+    poolNames.add(p.name);
+    for (let i = 0; i < p.count; i++) nodes.add(`${p.name}-${String(i).padStart(4, '0')}`);
+    for (let i = 0; i < Math.min(p.count, p.zones.length); i++) zones.add(p.zones[i]!);
+    if (p.labels['topology.kubernetes.io/zone'] !== undefined && p.count > 0)
+      zones.add(p.labels['topology.kubernetes.io/zone']);
+  }
+  const deployments = new Set<string>();
+  const addObject = (o: KubeObject) => {
+    if (o.kind === 'Node') addNode(o);
+    if (o.kind === 'Deployment') deployments.add(`${o.metadata?.namespace ?? 'default'}/${o.metadata?.name}`);
+  };
+  for (const o of sc.workloads) addObject(o);
+  const ref = (d: string) => (d.includes('/') ? d : `default/${d}`);
+  // in time order (an apply defines what later entries name), each with its index in the file
+  const entries = sc.timeline.map((e) => ({ e, i: fileIndex.get(e) ?? 0 }));
+  for (const { e, i } of entries) {
+    const where = at(`timeline[${i}]`);
+    const a = e.action;
+    switch (a.kind) {
+      case 'scale':
+      case 'rollout':
+      case 'rollback':
+        if (!deployments.has(ref(a.deployment)))
+          throw new ScenarioError(
+            `${where}.deployment: no Deployment ${ref(a.deployment)} in the workloads or an earlier apply (have: ${[...deployments].join(', ') || 'none'})`,
+          );
+        break;
+      case 'nodeDown':
+      case 'nodeUp':
+      case 'deleteNode':
+        for (const n of a.nodes)
+          if (!nodes.has(n))
+            throw new ScenarioError(`${where}: no node named ${JSON.stringify(n)} in the cluster`);
+        if (a.kind === 'nodeDown' && a.pool !== undefined && !poolNames.has(a.pool))
+          throw new ScenarioError(
+            `${where}.pool: no pool named ${JSON.stringify(a.pool)} (have: ${[...poolNames].join(', ') || 'none'})`,
+          );
+        break;
+      case 'zoneOutage':
+      case 'zoneRecover':
+        if (!zones.has(a.zone))
+          throw new ScenarioError(
+            `${where}.zone: no nodes in zone ${JSON.stringify(a.zone)} (zones: ${[...zones].join(', ') || 'none'})`,
+          );
+        break;
+      case 'apply':
+        for (const o of a.objects) addObject(o);
+        break;
+      case 'killLeader':
+        if (!sc.settings.leaderElection)
+          throw new ScenarioError(`${where}: killLeader needs settings.leaderElection: true`);
+        break;
+      default:
+        break;
+    }
+  }
 }
 
 /**
@@ -495,15 +661,22 @@ function parseAction(e: Obj, where: string, loadFile: (f: unknown, w: string) =>
     return e[k] as string;
   };
   const nodes = (): string[] => {
-    if (typeof e.node === 'string') return [e.node];
-    if (Array.isArray(e.nodes)) return e.nodes.map(String);
+    if (e.node !== undefined) {
+      if (typeof e.node !== 'string' || !e.node)
+        throw new ScenarioError(`${where}.node: expected a node name`);
+      return [e.node];
+    }
+    if (e.nodes !== undefined) {
+      if (!Array.isArray(e.nodes) || e.nodes.some((n) => typeof n !== 'string' || !n))
+        throw new ScenarioError(`${where}.nodes: expected a list of node names`);
+      count(`${where}.nodes`, e.nodes.length, LIMITS.nodes);
+      return e.nodes as string[];
+    }
     return [];
   };
   switch (a) {
     case 'scale': {
-      const r = Number(e.replicas);
-      if (!Number.isInteger(r) || r < 0)
-        throw new ScenarioError(`${where}.replicas: expected a non-negative integer`);
+      const r = count(`${where}.replicas`, e.replicas, LIMITS.pods);
       return { kind: 'scale', deployment: str('deployment'), replicas: r };
     }
     case 'rollout':
@@ -517,14 +690,19 @@ function parseAction(e: Obj, where: string, loadFile: (f: unknown, w: string) =>
       return {
         kind: 'rollback',
         deployment: str('deployment'),
-        toRevision: e.toRevision === undefined ? undefined : Number(e.toRevision),
+        toRevision:
+          e.toRevision === undefined
+            ? undefined
+            : count(`${where}.toRevision`, e.toRevision, Number.MAX_SAFE_INTEGER),
       };
     case 'nodeDown': {
       const ns = nodes();
-      const count = e.count === undefined ? undefined : Number(e.count);
-      if (ns.length === 0 && (!count || count < 1))
+      const n = e.count === undefined ? undefined : count(`${where}.count`, e.count, LIMITS.nodes, 1);
+      if (ns.length === 0 && n === undefined)
         throw new ScenarioError(`${where}: nodeDown needs "node", "nodes" or "count"`);
-      return { kind: 'nodeDown', nodes: ns, count, pool: typeof e.pool === 'string' ? e.pool : undefined };
+      if (e.pool !== undefined && typeof e.pool !== 'string')
+        throw new ScenarioError(`${where}.pool: expected a pool name`);
+      return { kind: 'nodeDown', nodes: ns, count: n, pool: e.pool as string | undefined };
     }
     case 'nodeUp':
     case 'deleteNode': {
@@ -537,9 +715,7 @@ function parseAction(e: Obj, where: string, loadFile: (f: unknown, w: string) =>
     case 'zoneRecover':
       return { kind: a, zone: str('zone') };
     case 'burst': {
-      const count = Number(e.count);
-      if (!Number.isInteger(count) || count < 1)
-        throw new ScenarioError(`${where}.count: expected a positive integer`);
+      const n = count(`${where}.count`, e.count, LIMITS.pods, 1);
       let template: KubeObject | undefined;
       if (isObj(e.template)) template = e.template as unknown as KubeObject;
       else if (e.file !== undefined) template = loadFile(e.file, 'file')[0];
@@ -563,7 +739,7 @@ function parseAction(e: Obj, where: string, loadFile: (f: unknown, w: string) =>
         throw new ScenarioError(`${where}.template: a burst creates Pods; got kind ${template.kind}`);
       return {
         kind: 'burst',
-        count,
+        count: n,
         namespace: String(e.namespace ?? 'default'),
         namePrefix: String(e.namePrefix ?? 'burst'),
         template,
