@@ -4,8 +4,8 @@
  * PriorityClasses that give those pods their priority — and the list of what the answer does not
  * use, so the CLI can name it in one warning line instead of dropping it silently.
  */
-import { kindsWithCRDs } from '../api/manifest-check.js';
-import { loadManifests, type LoadedObject } from '../api/manifest.js';
+import { kindsWithCRDs, loadValidManifests } from '../api/manifest-check.js';
+import type { LoadedObject } from '../api/manifest.js';
 import type { PriorityClassLike } from '../api/priority.js';
 import type { PodDisruptionBudget } from '../api/batch-types.js';
 import type { KubeObject } from '../api/types.js';
@@ -72,11 +72,15 @@ export function toPlanCluster(objs: LoadedObject[]): { cluster: PlanCluster; unu
   return { cluster, unused };
 }
 
-/** Load snapshot files (kubectl -f semantics) into a {@link PlanCluster}. */
+/**
+ * Load snapshot files (kubectl -f semantics) through the one validating loader into a
+ * {@link PlanCluster}: an object the apiserver would reject is an error naming file, line, object
+ * and field (api/manifest-check.ts loadValidManifests).
+ */
 export async function loadPlanCluster(
   paths: string[],
 ): Promise<{ cluster: PlanCluster; unused: Map<string, number> }> {
-  return toPlanCluster(await loadManifests(paths, { recursive: false }));
+  return toPlanCluster(await loadValidManifests(paths, { recursive: false }));
 }
 
 /** `2 ConfigMap, 1 PodDisruptionBudget, …` — the one warning line's list. */

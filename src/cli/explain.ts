@@ -9,7 +9,7 @@ import type { Explanation } from '../scheduler/index.js';
 import { CliError, EXIT } from './errors.js';
 import { addClusterOptions } from './flags.js';
 import { addPluginLimitOptions, finishPlugins } from './plugin-flags.js';
-import { loadPods, type SchedulerFlags, schedulerFromFlags } from './inputs.js';
+import { loadPods, type SchedulerFlags, schedulerFromFlags, warnUnused } from './inputs.js';
 import { addOutputOptions, emit, isStructured, type OutputFlags, structured } from './output.js';
 import { table } from '../report/table.js';
 
@@ -72,13 +72,20 @@ the other filters that would fail (-o wide: with their reasons).`,
 }
 
 export async function explainFiles(opts: ExplainFlags): Promise<Explanation> {
-  const [pod] = await loadPods([opts.pod]);
+  const unusedPods = new Map<string, number>();
+  const [pod, ...others] = await loadPods([opts.pod], unusedPods);
   if (!pod) throw new CliError(`${opts.pod}: no Pod found`);
+  if (others.length) unusedPods.set('Pod (only the first is explained)', others.length);
   if (pod.spec.nodeName)
     throw new CliError(
       `${opts.pod}: Pod "${pod.metadata.name}" already has spec.nodeName=${pod.spec.nodeName}; nothing to schedule`,
     );
-  const { core, plugins } = await schedulerFromFlags(opts);
+  const unusedCluster = new Map<string, number>();
+  const { core, plugins } = await schedulerFromFlags(opts, unusedCluster);
+  warnUnused('explain', [
+    ['--cluster', unusedCluster],
+    ['--pod', unusedPods],
+  ]);
   if (!core.frameworkFor(pod))
     throw new CliError(`Pod "${pod.metadata.name}": no scheduler profile named "${pod.spec.schedulerName}"`);
   const ex = core.explain(pod);

@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander';
 import type { Pod } from '../api/types.js';
-import { loadManifests } from '../api/manifest.js';
+import { loadValidManifests } from '../api/manifest-check.js';
 import { isWorkload, podFromWorkload } from '../api/workload-pod.js';
 import type { ClusterFile } from '../scheduler/framework/cluster-file.js';
 import { loadPlanCluster, unusedText } from '../capacity/cluster-input.js';
@@ -58,12 +58,12 @@ interface PlanCliOptions extends OutputFlags, PluginFlags {
 }
 
 /**
- * Loads the shapes: every Pod in the files (workloads contribute the pod they create); other
- * objects are counted by kind in `unused`.
+ * Loads the shapes through the validating loader: every Pod in the files (workloads contribute the
+ * pod they create); other objects are counted by kind in `unused`.
  */
 export async function loadShapes(files: string[], unused = new Map<string, number>()): Promise<Pod[]> {
   const shapes: Pod[] = [];
-  for (const o of await loadManifests(files)) {
+  for (const o of await loadValidManifests(files)) {
     if (!isWorkload(o.object)) {
       const kind = o.object.kind ?? '(no kind)';
       unused.set(kind, (unused.get(kind) ?? 0) + 1);

@@ -272,7 +272,6 @@ export async function run(
     try {
       const objs = await loadProxyObjects(paths);
       for (const [k, v] of objs.sources) sources.set(k, v);
-      invalid.push(...objs.invalid);
       const unused = Object.entries(objs.ignored).map(([kind, n]) => `${n} ${kind}`);
       if (unused.length)
         warn(`not used by kube-proxy (it watches Services, EndpointSlices and Nodes): ${unused.join(', ')}`);
@@ -404,7 +403,7 @@ export async function run(
   }
   if (invalid.length)
     warn(
-      `skipped ${invalid.length} invalid object(s), as the API server rejects them and kube-proxy never sees them: ${invalid.join('; ')}`,
+      `skipped ${invalid.length} invalid object(s), as kube-proxy's own checks skip them: ${invalid.join('; ')}`,
     );
   const rerenderFull = () => {
     // a new proxier over the same objects renders a full sync, as kube-proxy's forced resync does

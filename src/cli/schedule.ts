@@ -10,7 +10,7 @@ import type { SchedulerCore } from '../scheduler/index.js';
 import { CliError, EXIT, UsageError } from './errors.js';
 import { addClusterOptions } from './flags.js';
 import { addPluginLimitOptions, finishPlugins } from './plugin-flags.js';
-import { loadPods, type SchedulerFlags, schedulerFromFlags } from './inputs.js';
+import { loadPods, type SchedulerFlags, schedulerFromFlags, warnUnused } from './inputs.js';
 import { addOutputOptions, emit, isStructured, type OutputFlags, structured } from './output.js';
 import { table } from '../report/table.js';
 
@@ -65,8 +65,14 @@ Examples:
     .action(async (opts: ScheduleFlags) => {
       const podFiles = opts.pod ?? opts.pods;
       if (!podFiles?.length) throw new UsageError("required option '--pod <files...>' not specified");
-      const pods = await loadPods(podFiles);
-      const { core, plugins } = await schedulerFromFlags(opts);
+      const unusedPods = new Map<string, number>();
+      const unusedCluster = new Map<string, number>();
+      const pods = await loadPods(podFiles, unusedPods);
+      const { core, plugins } = await schedulerFromFlags(opts, unusedCluster);
+      warnUnused('schedule', [
+        ['--cluster', unusedCluster],
+        ['--pod', unusedPods],
+      ]);
       const rows = schedulePods(core, pods);
       await finishPlugins(plugins, opts);
       const unschedulable = rows.filter((r) => r.result !== 'Scheduled').length;

@@ -18,6 +18,7 @@ import { PlannerPool } from '../capacity/pool.js';
 import { renderStrategiesText } from '../capacity/report.js';
 import { loadShapes, whatIfFlags } from './plan.js';
 import { UsageError } from './errors.js';
+import { warnUnused } from './inputs.js';
 import { addClusterOptions, clusterFiles, intFlag, kernelAndSeed } from './flags.js';
 import { addPluginLimitOptions, finishPlugins, pluginOptions, type PluginFlags } from './plugin-flags.js';
 import { addOutputOptions, emit, isStructured, type OutputFlags, structured } from './output.js';
@@ -83,7 +84,12 @@ Examples:
       const pluginOpts = pluginOptions(o);
       const whatIfs = whatIfFlags(o.whatIf);
       const cluster = await loadClusterFiles(files);
-      const shapes = await loadShapes(o.pod);
+      const unusedShapes = new Map<string, number>();
+      const shapes = await loadShapes(o.pod, unusedShapes);
+      warnUnused('strategies', [
+        ['--cluster', cluster.unused ?? new Map()],
+        ['--pod', unusedShapes],
+      ]);
       if (n !== undefined && n * shapes.length > LIMITS.pods)
         throw new UsageError(
           `--replicas ${n} × ${shapes.length} shapes: ${n * shapes.length} pods is above the limit of ${LIMITS.pods} (see "Limits" in the README)`,

@@ -19,6 +19,7 @@
  * ```
  */
 import { dirname, resolve } from 'node:path';
+import { InvalidObjectsError, parseValidManifests } from '../api/manifest-check.js';
 import { ManifestError, parseYamlDocuments, readInputTextSync } from '../api/manifest-read.js';
 import { parseQuantity } from '../api/quantity.js';
 import type { KubeObject, Node, Taint } from '../api/types.js';
@@ -165,31 +166,20 @@ function parseDurationText(v: unknown, where: string): number {
 }
 
 /**
- * The objects of a manifest text a scenario names: multi-document YAML/JSON, kubectl `List`s flattened,
- * errors worded against the scenario file. (Files loaded for the API go through src/api/manifest.ts.)
+ * The objects of a manifest text a scenario names, read through the one validating loader every
+ * command uses (api/manifest-check.ts: multi-document YAML/JSON, Lists flattened, every object
+ * checked as the apiserver checks it on create): an invalid object is an error naming `where`
+ * (the file, or the scenario field of an inline manifest), line, object and field.
  */
 function scenarioObjects(text: string, where: string): KubeObject[] {
-  const out: KubeObject[] = [];
-  yamlValues(text, where).forEach((v, i) => {
-    if (v === null || v === undefined) return;
-    const push = (o: unknown, path: string) => {
-      if (!o || typeof o !== 'object' || Array.isArray(o))
-        throw new ScenarioError(`${where}: ${path}: expected an object`);
-      const k = o as KubeObject & { items?: unknown[] };
-      if (typeof k.kind === 'string' && k.kind.endsWith('List') && Array.isArray(k.items)) {
-        k.items.forEach((x, j) => push(x, `${path}.items[${j}]`));
-        return;
-      }
-      if (typeof k.kind !== 'string' || !k.kind) throw new ScenarioError(`${where}: ${path}: missing "kind"`);
-      if (typeof k.apiVersion !== 'string')
-        throw new ScenarioError(`${where}: ${path} (${k.kind}): missing "apiVersion"`);
-      if (!k.metadata || typeof k.metadata !== 'object' || !(k.metadata.name || k.metadata.generateName))
-        throw new ScenarioError(`${where}: ${path} (${k.kind}): missing "metadata.name"`);
-      out.push(k);
-    };
-    push(v, `document ${i + 1}`);
+  return bounded(() => {
+    try {
+      return parseValidManifests(text, where).map((o) => o.object);
+    } catch (e) {
+      if (e instanceof InvalidObjectsError) throw new ScenarioError(e.message);
+      throw e;
+    }
   });
-  return out;
 }
 
 type Obj = Record<string, unknown>;
@@ -250,7 +240,7 @@ export function parseScenario(text: string, source: string, baseDir: string): Sc
   if (cluster.snapshot !== undefined) {
     const objs = scenarioObjects(
       readRel(cluster.snapshot, 'cluster.snapshot'),
-      `${source}: cluster.snapshot`,
+      resolve(baseDir, String(cluster.snapshot)),
     );
     snapshotNodes = objs.filter((o) => o.kind === 'Node') as Node[];
     snapshotObjects = objs.filter((o) => o.kind !== 'Node');
@@ -363,7 +353,7 @@ export function parseScenario(text: string, source: string, baseDir: string): Sc
     const where = `workloads[${i}]`;
     if (!isObj(w)) throw new ScenarioError(`${at(where)}: expected {file: …} or {manifest: …}`);
     if (w.file !== undefined)
-      workloads.push(...scenarioObjects(readRel(w.file, where + '.file'), `${source}: ${where}.file`));
+      workloads.push(...scenarioObjects(readRel(w.file, where + '.file'), resolve(baseDir, String(w.file))));
     else if (w.manifest !== undefined)
       workloads.push(...scenarioObjects(JSON.stringify(w.manifest), `${source}: ${where}.manifest`));
     else throw new ScenarioError(`${at(where)}: expected {file: …} or {manifest: …}`);
@@ -383,7 +373,7 @@ export function parseScenario(text: string, source: string, baseDir: string): Sc
         `${at(where + '.at')}: ${JSON.stringify(e.at)} is after the end of the run (duration ${JSON.stringify(root.duration ?? '10m')})`,
       );
     const action = parseAction(e, at(where), (f, w) =>
-      scenarioObjects(readRel(f, `${where}.${w}`), `${source}: ${where}.${w}`),
+      scenarioObjects(readRel(f, `${where}.${w}`), resolve(baseDir, String(f))),
     );
     const entry = { atMs, action, label: describeAction(action) };
     fileIndex.set(entry, i);
@@ -737,6 +727,12 @@ function parseAction(e: Obj, where: string, loadFile: (f: unknown, w: string) =>
       }
       if (template.kind !== 'Pod')
         throw new ScenarioError(`${where}.template: a burst creates Pods; got kind ${template.kind}`);
+      // validated as the pods the burst creates (their names come from namePrefix)
+      const meta = isObj(template.metadata) ? template.metadata : {};
+      scenarioObjects(
+        JSON.stringify({ ...template, metadata: { ...meta, name: meta.name ?? 'burst' } }),
+        `${where}.template`,
+      );
       return {
         kind: 'burst',
         count: n,

@@ -92,37 +92,50 @@ describe('kubesim proxy render', () => {
     await expect(cli('render', '--cluster', bad)).rejects.toThrow(/bad\.yaml:1:\d+: /);
   });
 
-  it('invalid objects are skipped with one warning naming file, line, object and field; the rest renders', async () => {
+  it('an object the API server rejects is an error naming file, line, object and field, as validate reports it', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'kubesim-proxy-'));
     const bad = join(dir, 'bad.yaml');
     writeFileSync(
       bad,
       [
         'apiVersion: v1\nkind: Service\nmetadata: {name: good}\nspec: {clusterIP: 10.96.0.1, ports: [{name: p, port: 80}]}',
-        'apiVersion: discovery.k8s.io/v1\nkind: EndpointSlice\nmetadata: {name: good-1, labels: {kubernetes.io/service-name: good}}\naddressType: IPv4\nports: [{name: p, port: 8080}]\nendpoints: [{addresses: [10.244.1.3]}]',
         'apiVersion: v1\nkind: Service\nmetadata: {name: badip}\nspec: {clusterIP: 999.1.1.1, ports: [{port: 80}]}',
         'apiVersion: v1\nkind: Service\nmetadata: {name: port0}\nspec: {clusterIP: 10.96.0.3, ports: [{port: 0}]}',
-        'apiVersion: v1\nkind: Service\nmetadata: {name: badext}\nspec: {clusterIP: 10.96.0.4, externalIPs: [nope], ports: [{port: 80}]}',
-        'apiVersion: v1\nkind: Service\nmetadata: {name: x}\nspec: {clusterIP: 10.96.0.5, ports: [{name: p, port: 80}]}',
         'apiVersion: discovery.k8s.io/v1\nkind: EndpointSlice\nmetadata: {name: x-1, labels: {kubernetes.io/service-name: x}}\naddressType: IPv4\nports: [{name: p, port: x}]\nendpoints: [{addresses: [10.244.1.2]}]',
         'apiVersion: discovery.k8s.io/v1\nkind: EndpointSlice\nmetadata: {name: v5-1, labels: {kubernetes.io/service-name: x}}\naddressType: IPv5\nendpoints: []',
       ].join('\n---\n') + '\n',
     );
-    await cli('render', '--cluster', bad);
+    const e = await cli('render', '--cluster', bad).then(
+      () => undefined,
+      (x: Error) => x.message,
+    );
+    expect(e).toBeDefined();
+    expect(e).toContain(`${bad}:9: Service "badip": spec.clusterIPs[0]: Invalid value: "999.1.1.1"`);
+    expect(e).toContain(`${bad}:14: Service "port0": spec.ports[0].port: Invalid value: 0`);
+    expect(e).toContain(`${bad}:20: EndpointSlice "x-1": ports[0].port: Invalid value: "x"`);
+    expect(e).toContain(`${bad}:26: EndpointSlice "v5-1": addressType: Unsupported value: "IPv5"`);
+    expect(out).toBe('');
+  });
+
+  it("objects the API server accepts but kube-proxy's own checks skip are skipped with one warning; the rest renders", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kubesim-proxy-'));
+    const f = join(dir, 'skip.yaml');
+    writeFileSync(
+      f,
+      [
+        'apiVersion: v1\nkind: Service\nmetadata: {name: good}\nspec: {clusterIP: 10.96.0.1, ports: [{name: p, port: 80}]}',
+        'apiVersion: discovery.k8s.io/v1\nkind: EndpointSlice\nmetadata: {name: good-1, labels: {kubernetes.io/service-name: good}}\naddressType: IPv4\nports: [{name: p, port: 8080}]\nendpoints: [{addresses: [10.244.1.3]}]',
+        'apiVersion: v1\nkind: Service\nmetadata: {name: badext}\nspec: {clusterIP: 10.96.0.4, externalIPs: [nope], ports: [{port: 80}]}',
+      ].join('\n---\n') + '\n',
+    );
+    await cli('render', '--cluster', f);
     expect(out).toContain('--to-destination 10.244.1.3:8080'); // the valid Service renders
-    expect(out).toContain('-d 10.96.0.5 --dport 80'); // so does x, without endpoints (REJECT)
-    expect(out).not.toMatch(/999\.1\.1\.1|10\.96\.0\.3|10\.96\.0\.4|nope|10\.244\.1\.2/);
+    expect(out).not.toMatch(/10\.96\.0\.4|nope/);
     const warnings = err.split('\n').filter((l) => l.startsWith('kubesim: warning: skipped'));
     expect(warnings).toHaveLength(1);
-    const w = warnings[0];
-    expect(w).toContain('skipped 5 invalid object(s)');
-    expect(w).toContain(`${bad}:16: Service "badip": spec.clusterIPs[0]: Invalid value: "999.1.1.1"`);
-    expect(w).toContain(`${bad}:21: Service "port0": spec.ports[0].port: Invalid value: 0`);
-    expect(w).toContain(
-      `${bad}:23: Service default/badext: spec.externalIPs[0]: "nope" is not an IP address`,
+    expect(warnings[0]).toContain(
+      `${f}:13: Service default/badext: spec.externalIPs[0]: "nope" is not an IP address`,
     );
-    expect(w).toContain(`${bad}:37: EndpointSlice "x-1": ports[0].port: Invalid value: "x"`);
-    expect(w).toContain(`${bad}:43: EndpointSlice "v5-1": addressType: Unsupported value: "IPv5"`);
   });
 
   it('input kube-proxy does not use is named in a warning', async () => {

@@ -111,8 +111,9 @@ describe('kubesim explain', () => {
     );
     const q = await cli('explain', '--cluster', join(dir, 'bad.yaml'), '--pod', `${F}/web-pod.yaml`);
     expect(q.code).toBe(1);
+    // the apiserver's validation, as kubesim validate reports it: file, field line, object, field
     expect(q.err).toMatch(
-      /^kubesim: .*bad\.yaml:6: pod default\/p: spec\.containers\[0\]\.resources\.requests: invalid quantity "1\.5q" for cpu/,
+      /^kubesim: .*bad\.yaml:9: Pod "p": spec\.containers\[0\]\.resources\.requests\[cpu\]: Invalid value: "1\.5q"/,
     );
   });
 });

@@ -15,7 +15,7 @@ describe('scenario parsing', () => {
 seed: 3
 duration: 2m
 cluster: { pools: [{ name: w, count: 4, zones: [a, b], taints: [{ key: k, effect: NoSchedule }] }] }
-workloads: [{ manifest: { apiVersion: v1, kind: Pod, metadata: { name: p }, spec: { containers: [{ name: c }] } } }]
+workloads: [{ manifest: { apiVersion: v1, kind: Pod, metadata: { name: p }, spec: { containers: [{ name: c, image: x }] } } }]
 timeline:
   - { at: 90s, action: nodeUp }
   - { at: 30s, action: nodeDown, count: 2, pool: w }
@@ -45,7 +45,7 @@ timeline:
     ],
     [
       'cluster: { pools: [{ count: 1 }] }\nworkloads: [{ manifest: { kind: Pod, metadata: { name: p } } }]',
-      's.yaml: workloads[0].manifest: document 1 (Pod): missing "apiVersion"',
+      's.yaml: workloads[0].manifest:1: Pod "p": error validating data: [apiVersion not set]',
     ],
     [
       'cluster: { pools: [{ count: 1 }] }\nsettings: { scheduler: fast }',

@@ -2,21 +2,22 @@
  * Picks the objects kube-proxy watches — Services, EndpointSlices, Nodes — out of YAML/JSON
  * manifests or `kubectl get -o yaml|json` output (multi-document YAML, `kind: List` and
  * `*List` wrappers), through the API's manifest loader (src/api/manifest.ts: YAML 1.1 like
- * kubectl, Lists, line numbers). Each of them is validated as the API server validates it on
- * create (src/api/manifest-check.ts); one the API server would reject never reaches a real
- * kube-proxy, so it is left out and reported, naming file, line, object and field:
+ * kubectl, Lists, line numbers). Every object is read through the one validating loader
+ * (src/api/manifest-check.ts loadValidManifests, what `kubesim validate` runs): an object the API
+ * server would reject never reaches a real kube-proxy, and is an input error naming file, line,
+ * object and field, as in every other command:
  *
  *   c.yaml:9: Service "web": spec.ports[0].port: Invalid value: 0: must be between 1 and 65535, inclusive
  *
- * Objects of other kinds are counted and left out. Files that cannot be read or parsed are an
- * error (ProxyInputError).
+ * Objects of other kinds are counted and left out. Files that cannot be read or parsed and
+ * invalid objects are an error (ProxyInputError).
  *
  * Also derives the ProxyNode of a node the way kube-proxy does: node IPs from
  * status.addresses (InternalIP first, then ExternalIP; one per family) and the zone label
  * that topology-aware routing reads.
  */
-import { checkObject } from '../../api/manifest-check.js';
-import { loadManifests, ManifestError } from '../../api/manifest.js';
+import { InvalidObjectsError, loadValidManifests } from '../../api/manifest-check.js';
+import { ManifestError } from '../../api/manifest.js';
 import type { EndpointSlice, Node, Service } from '../../api/types.js';
 import { canonicalIP, ipFamilyOf, type IPFamily } from './ip.js';
 import { LABEL_TOPOLOGY_ZONE } from '../../api/topology.js';
@@ -28,8 +29,6 @@ export interface ProxyObjects {
   nodes: Node[];
   /** objects of other kinds, by kind */
   ignored: Record<string, number>;
-  /** objects the API server would reject, left out: one "file:line: Kind "name": field: …" each */
-  invalid: string[];
   /** where each kept object starts, "file:line", by "Kind ns/name" ("Node name" for Nodes) */
   sources: Map<string, string>;
 }
@@ -59,14 +58,13 @@ export async function loadProxyObjects(paths: readonly string[]): Promise<ProxyO
     endpointSlices: [],
     nodes: [],
     ignored: {},
-    invalid: [],
     sources: new Map(),
   };
-  let loaded: Awaited<ReturnType<typeof loadManifests>>;
+  let loaded: Awaited<ReturnType<typeof loadValidManifests>>;
   try {
-    loaded = await loadManifests([...paths], { fieldPositions: true });
+    loaded = await loadValidManifests([...paths]);
   } catch (e) {
-    if (e instanceof ManifestError) throw new ProxyInputError(e.message);
+    if (e instanceof ManifestError || e instanceof InvalidObjectsError) throw new ProxyInputError(e.message);
     throw e;
   }
   for (const l of loaded) {
@@ -77,11 +75,6 @@ export async function loadProxyObjects(paths: readonly string[]): Promise<ProxyO
       throw new ProxyInputError(`${where}: document ${l.source.document + 1}: kind: missing`);
     if (!KINDS.includes(kind)) {
       out.ignored[kind] = (out.ignored[kind] ?? 0) + 1;
-      continue;
-    }
-    const report = checkObject(l, { unknownFields: 'Ignore' });
-    if (!report.ok) {
-      out.invalid.push(report.errors.join('; '));
       continue;
     }
     const meta = obj.metadata as { name: string; namespace?: string };

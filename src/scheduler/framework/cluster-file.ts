@@ -5,7 +5,9 @@
  * Namespaces for namespaceSelector). Errors name the file, line and object.
  */
 import { BUILTIN_KINDS } from '../../api/kinds.js';
-import { loadManifests, type LoadedObject } from '../../api/manifest.js';
+import { loadValidManifests } from '../../api/manifest-check.js';
+import type { LoadedObject } from '../../api/manifest.js';
+import { LIMITS } from '../../util/limits.js';
 import type { KubeObject, Namespace, Node, Pod, ReplicaSet, Service } from '../../api/types.js';
 
 export interface ClusterFile {
@@ -21,6 +23,8 @@ export interface ClusterFile {
   /** StatefulSets / ReplicationControllers (their spec.selector) */
   others: KubeObject[];
   namespaces: Namespace[];
+  /** objects of the kinds a snapshot is not read for, counted by kind (for one warning line) */
+  unused?: Map<string, number>;
 }
 
 /** The kinds a snapshot is read for ({@link sortClusterObjects} ignores every other kind). */
@@ -75,6 +79,7 @@ export function sortClusterObjects(objs: LoadedObject[]): ClusterFile {
     replicaSets: [],
     others: [],
     namespaces: [],
+    unused: new Map(),
   };
   for (const o of objs) {
     check(o);
@@ -103,13 +108,34 @@ export function sortClusterObjects(objs: LoadedObject[]): ClusterFile {
       case 'Namespace':
         out.namespaces.push(obj as Namespace);
         break;
-      default:
+      default: {
+        const kind = String(obj.kind ?? '(no kind)');
+        out.unused!.set(kind, (out.unused!.get(kind) ?? 0) + 1);
         break;
+      }
     }
   }
+  checkClusterSize(out);
   return out;
 }
 
+/** A snapshot within LIMITS (nodes, pods). @throws ClusterFileError */
+export function checkClusterSize(c: ClusterFile): void {
+  const pods = c.boundPods.length + c.pendingPods.length;
+  if (c.nodes.length > LIMITS.nodes)
+    throw new ClusterFileError(
+      `${c.nodes.length} Nodes is above the limit of ${LIMITS.nodes} (see "Limits" in the README)`,
+    );
+  if (pods > LIMITS.pods)
+    throw new ClusterFileError(
+      `${pods} Pods is above the limit of ${LIMITS.pods} (see "Limits" in the README)`,
+    );
+}
+
+/**
+ * Loads snapshot files through the one validating loader (api/manifest-check.ts): an object the
+ * apiserver would reject is an error naming file, line, object and field.
+ */
 export async function loadClusterFiles(paths: string[]): Promise<ClusterFile> {
-  return sortClusterObjects(await loadManifests(paths, { recursive: false }));
+  return sortClusterObjects(await loadValidManifests(paths, { recursive: false }));
 }
