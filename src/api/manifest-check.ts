@@ -20,6 +20,7 @@ import {
 import { registerCRD } from './custom-kinds.js';
 import { BUILTIN_REGISTRY, KindRegistry, noMatchesMessage } from './registry.js';
 import type { KubeObject } from './types.js';
+import { LIMITS } from '../util/limits.js';
 import { validateObject, type UnknownFieldPolicy } from './validation.js';
 
 export interface ObjectReport {
@@ -155,14 +156,43 @@ export async function loadValidManifests(
     objects = await loadManifests(paths, { ...opts, fieldPositions: true });
     errors = checkManifests(objects, opts).flatMap((r) => r.errors);
   }
+  errors.push(...scaleErrors(objects));
   if (errors.length) throw new InvalidObjectsError(errors);
   return objects;
+}
+
+/** The kinds whose spec.replicas asks for that many pods. */
+const REPLICATED = new Set(['Deployment', 'ReplicaSet', 'StatefulSet', 'ReplicationController']);
+
+/**
+ * Workloads asking for more pods than LIMITS.pods (one, or all of the input together): valid for
+ * the apiserver (replicas is an int32) but more than a simulation or a plan can create.
+ */
+function scaleErrors(objects: LoadedObject[]): string[] {
+  const errors: string[] = [];
+  let total = 0;
+  for (const o of objects) {
+    const obj = o.object as KubeObject & { spec?: { replicas?: unknown } };
+    if (!REPLICATED.has(obj.kind) || typeof obj.spec?.replicas !== 'number') continue;
+    total += obj.spec.replicas;
+    const label = `${where(o.source, o.lineOf('spec.replicas'))}: ${obj.kind} "${obj.metadata?.name ?? ''}": spec.replicas`;
+    if (obj.spec.replicas > LIMITS.pods)
+      errors.push(
+        `${label}: ${obj.spec.replicas} is above the limit of ${LIMITS.pods} pods (see "Limits" in the README)`,
+      );
+    else if (total > LIMITS.pods && errors.length === 0)
+      errors.push(
+        `${label}: the workloads up to this one ask for ${total} pods, above the limit of ${LIMITS.pods} (see "Limits" in the README)`,
+      );
+  }
+  return errors;
 }
 
 /** {@link loadValidManifests} for text already read (`file` names it in messages). */
 export function parseValidManifests(text: string, file: string, opts: CheckOptions = {}): LoadedObject[] {
   const objects = parseManifests(text, file, { fieldPositions: true });
   const errors = checkManifests(objects, opts).flatMap((r) => r.errors);
+  errors.push(...scaleErrors(objects));
   if (errors.length) throw new InvalidObjectsError(errors);
   return objects;
 }

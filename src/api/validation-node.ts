@@ -3,12 +3,35 @@
  * (pkg/apis/coordination/validation ValidateLeaseSpec) and Events (ValidateEventCreate).
  */
 import { type FieldError, duplicate, invalidValue, notSupported, required } from './field.js';
-import { type KindRules, isInt, isObj, type Obj, TAINT_EFFECTS } from './validation-common.js';
+import { type KindRules, isInt, isObj, type Obj, TAINT_EFFECTS, typeError } from './validation-common.js';
 import { isQualifiedName, isValidLabelValue } from './validation-names.js';
 import { validateResourceList } from './validation-resources.js';
 
+/** The types of NodeSpec's fields (a strict decode rejects another type). */
+function nodeSpecTypes(s: Obj, out: FieldError[]): void {
+  const want: [string, 'string' | 'boolean' | 'list'][] = [
+    ['podCIDR', 'string'],
+    ['providerID', 'string'],
+    ['unschedulable', 'boolean'],
+    ['podCIDRs', 'list'],
+    ['taints', 'list'],
+  ];
+  for (const [f, t] of want) {
+    const v = s[f];
+    if (v === undefined || v === null) continue;
+    const ok = t === 'list' ? Array.isArray(v) : typeof v === t;
+    if (!ok) out.push(typeError(`spec.${f}`, v, t === 'list' ? 'a list' : `a ${t}`));
+    else if (f === 'podCIDRs')
+      (v as unknown[]).forEach((c, i) => {
+        if (typeof c !== 'string') out.push(typeError(`spec.podCIDRs[${i}]`, c, 'a string'));
+      });
+  }
+}
+
 function validateNode(o: Obj, out: FieldError[]): void {
   const s = o.spec;
+  if (s !== undefined && s !== null && !isObj(s)) out.push(typeError('spec', s, 'an object'));
+  if (isObj(s)) nodeSpecTypes(s, out);
   if (isObj(s) && Array.isArray(s.taints)) {
     const seen = new Set<string>();
     s.taints.forEach((t: Obj, i: number) => {
@@ -27,7 +50,18 @@ function validateNode(o: Obj, out: FieldError[]): void {
     });
   }
   const st = o.status;
+  if (st !== undefined && st !== null && !isObj(st)) out.push(typeError('status', st, 'an object'));
   if (isObj(st)) {
+    // the lists the node lifecycle controller, the scheduler and kube-proxy read
+    for (const f of ['conditions', 'addresses', 'images', 'volumesAttached', 'volumesInUse']) {
+      const v = st[f];
+      if (v === undefined || v === null) continue;
+      if (!Array.isArray(v)) out.push(typeError(`status.${f}`, v, 'a list'));
+      else
+        v.forEach((x, i) => {
+          if (f !== 'volumesInUse' && !isObj(x)) out.push(typeError(`status.${f}[${i}]`, x, 'an object'));
+        });
+    }
     validateResourceList(st.capacity, 'status.capacity', out, false);
     validateResourceList(st.allocatable, 'status.allocatable', out, false);
   }

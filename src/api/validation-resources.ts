@@ -43,13 +43,26 @@ export function validateResourceList(
   for (const [name, v] of Object.entries(list)) {
     const p = `${path}[${name}]`;
     for (const msg of isQualifiedName(name)) out.push(invalidValue(p, name, msg));
+    // upstream validateContainerResourceName: a name without a domain is a standard one
+    if (
+      forContainer &&
+      !name.includes('/') &&
+      !STANDARD_CONTAINER_RESOURCES.has(name) &&
+      !name.startsWith('hugepages-')
+    )
+      out.push(invalidValue(p, name, 'must be a standard resource for containers'));
     const q = quantityAt(p, v, out);
     if (!q) continue;
     if (q.sign() < 0) {
       out.push(invalidValue(p, q.toString(), 'must be greater than or equal to 0'));
       continue;
     }
-    if (forContainer && isIntegerResource(name) && q.milliValue() % 1000n !== 0n) {
+    // upstream validateResourceQuantityValue: IsIntegerResourceName (pods and extended resources
+    // wherever a ResourceList is validated; hugepages too in a container)
+    const integer = forContainer
+      ? isIntegerResource(name)
+      : name === 'pods' || (isIntegerResource(name) && !name.startsWith('hugepages-'));
+    if (integer && q.milliValue() % 1000n !== 0n) {
       out.push(invalidValue(p, q.toString(), 'must be an integer'));
     }
     parsed.set(name, q);

@@ -259,7 +259,8 @@ function walkUnknown(value: unknown, schema: Schema, path: string, warn: boolean
   }
   if (schema['[]']) return; // expected a list, got an object: type errors are reported elsewhere
   for (const k of Object.keys(value)) {
-    const child = schema[k];
+    // own fields only: "constructor" or "__proto__" in the input are unknown fields, not Object's
+    const child = Object.hasOwn(schema, k) ? schema[k] : undefined;
     const p = path ? `${path}.${k}` : k;
     if (child === undefined) out.push(unknownField(p, warn));
     else if (child !== ANY) walkUnknown((value as Obj)[k], child, p, warn, out);
@@ -268,7 +269,7 @@ function walkUnknown(value: unknown, schema: Schema, path: string, warn: boolean
 
 /** Unknown fields of an object against SCHEMA (empty for unknown kinds). */
 export function unknownFields(obj: KubeObject, warn = false): FieldError[] {
-  const schema = SCHEMA[obj.kind];
+  const schema = Object.hasOwn(SCHEMA, obj.kind) ? SCHEMA[obj.kind] : undefined;
   const out: FieldError[] = [];
   if (schema) walkUnknown(obj, schema, '', warn, out);
   return out;

@@ -50,7 +50,9 @@ function validateService(o: Obj, out: FieldError[]): void {
     s.ports.forEach((p: Obj, i: number) => {
       const pp = `spec.ports[${i}]`;
       if (!isObj(p)) return;
-      if (requireName && !p.name) out.push(required(`${pp}.name`));
+      if (p.name !== undefined && p.name !== null && typeof p.name !== 'string')
+        out.push(typeError(`${pp}.name`, p.name, 'a string'));
+      else if (requireName && !p.name) out.push(required(`${pp}.name`));
       else if (p.name) {
         validateNameWith(isDNS1123Label, `${pp}.name`, String(p.name), out);
         if (names.has(p.name)) out.push(duplicate(`${pp}.name`, p.name));
@@ -157,7 +159,8 @@ function validateEndpointSlice(o: Obj, out: FieldError[]): void {
         const p = `ports[${i}]`;
         if (!isObj(pt)) return;
         const name = pt.name ?? '';
-        if (name !== '') validateNameWith(isDNS1123Label, `${p}.name`, String(name), out);
+        if (typeof name !== 'string') out.push(typeError(`${p}.name`, name, 'a string'));
+        else if (name !== '') validateNameWith(isDNS1123Label, `${p}.name`, String(name), out);
         if (names.has(name)) out.push(duplicate(`${p}.name`, name));
         names.add(name);
         if (pt.port !== undefined && pt.port !== null)

@@ -2,6 +2,7 @@
 import { loadValidManifests } from '../api/manifest-check.js';
 import type { Pod } from '../api/types.js';
 import { unusedText } from '../capacity/cluster-input.js';
+import { checkClusterObject } from '../scheduler/framework/cluster-file.js';
 import { createOfflineScheduler, type LoadedUserPlugin, type SchedulerCore } from '../scheduler/index.js';
 import { CliError } from './errors.js';
 import { clusterFiles, kernelAndSeed } from './flags.js';
@@ -20,10 +21,7 @@ export async function loadPods(files: string[], unused = new Map<string, number>
       continue;
     }
     const p = o.object as Pod;
-    if (!Array.isArray(p.spec?.containers))
-      throw new CliError(
-        `${o.source.file}:${o.source.line}: Pod "${p.metadata?.name}": spec.containers: Required value`,
-      );
+    checkClusterObject(o);
     p.metadata.namespace ??= 'default';
     pods.push(p);
   }

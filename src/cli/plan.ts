@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import type { Pod } from '../api/types.js';
 import { loadValidManifests } from '../api/manifest-check.js';
 import { isWorkload, podFromWorkload } from '../api/workload-pod.js';
-import type { ClusterFile } from '../scheduler/framework/cluster-file.js';
+import { checkClusterObject, type ClusterFile } from '../scheduler/framework/cluster-file.js';
 import { loadPlanCluster, unusedText } from '../capacity/cluster-input.js';
 import { loadSchedulerConfig, type SchedulerConfig } from '../scheduler/config.js';
 import { loadUserPlugin, type LoadedUserPlugin } from '../scheduler/plugins/user.js';
@@ -75,10 +75,7 @@ export async function loadShapes(files: string[], unused = new Map<string, numbe
     } catch (e) {
       throw new CliError(`${o.source.file}:${o.source.line}: ${(e as Error).message}`);
     }
-    if (!Array.isArray(pod.spec?.containers))
-      throw new CliError(
-        `${o.source.file}:${o.source.line}: ${o.object.kind} "${o.object.metadata?.name}": spec.containers: Required value`,
-      );
+    checkClusterObject({ ...o, object: pod });
     pod.metadata.namespace ??= 'default';
     shapes.push(pod);
   }
@@ -239,6 +236,10 @@ async function planCommand(o: PlanCliOptions): Promise<void> {
           ? renderPlanHtml(rep, command)
           : renderPlanText(rep, { wide: fmt === 'wide' });
     }
+  } catch (e) {
+    // a what-if that names what the cluster does not have (a node, a zone, a template)
+    if (e instanceof WhatIfError) throw new CliError(`--what-if: ${e.message}`);
+    throw e;
   } finally {
     bar.finish();
   }

@@ -17,7 +17,8 @@ import { replicaOf } from '../capacity/planner.js';
 import { PlannerPool } from '../capacity/pool.js';
 import { renderStrategiesText } from '../capacity/report.js';
 import { loadShapes, whatIfFlags } from './plan.js';
-import { UsageError } from './errors.js';
+import { WhatIfError } from '../capacity/whatif.js';
+import { CliError, UsageError } from './errors.js';
 import { warnUnused } from './inputs.js';
 import { addClusterOptions, clusterFiles, intFlag, kernelAndSeed } from './flags.js';
 import { addPluginLimitOptions, finishPlugins, pluginOptions, type PluginFlags } from './plugin-flags.js';
@@ -122,7 +123,12 @@ Examples:
       } else {
         const strategies: Strategy[] = [];
         for (const spec of specs) strategies.push(await resolveStrategy(spec, pluginOpts));
-        rows = compareStrategies(cluster, workload, strategies, { whatIfs, seed, kernel });
+        try {
+          rows = compareStrategies(cluster, workload, strategies, { whatIfs, seed, kernel });
+        } catch (e) {
+          if (e instanceof WhatIfError) throw new CliError(`--what-if: ${e.message}`);
+          throw e;
+        }
         await finishPlugins(
           strategies.flatMap((s) => (s.plugin ? [s.plugin] : [])),
           o,

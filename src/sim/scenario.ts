@@ -20,6 +20,7 @@
  */
 import { dirname, resolve } from 'node:path';
 import { InvalidObjectsError, parseValidManifests } from '../api/manifest-check.js';
+import { prepareForCreate } from '../api/manifest.js';
 import { ManifestError, parseYamlDocuments, readInputTextSync } from '../api/manifest-read.js';
 import { parseQuantity } from '../api/quantity.js';
 import type { KubeObject, Node, Taint } from '../api/types.js';
@@ -171,10 +172,17 @@ function parseDurationText(v: unknown, where: string): number {
  * checked as the apiserver checks it on create): an invalid object is an error naming `where`
  * (the file, or the scenario field of an inline manifest), line, object and field.
  */
-function scenarioObjects(text: string, where: string): KubeObject[] {
+function scenarioObjects(text: string, where: string, forCreate = true): KubeObject[] {
   return bounded(() => {
     try {
-      return parseValidManifests(text, where).map((o) => o.object);
+      const objs = parseValidManifests(text, where);
+      // what the apiserver's create refuses before validation (rest.BeforeCreate)
+      const rv = forCreate ? objs.find((o) => o.object.metadata?.resourceVersion) : undefined;
+      if (rv)
+        throw new ScenarioError(
+          `${where}:${rv.lineOf('metadata.resourceVersion')}: ${rv.object.kind} "${rv.object.metadata.name}": metadata.resourceVersion: resourceVersion should not be set on objects to be created (a snapshot goes in cluster.snapshot)`,
+        );
+      return objs.map((o) => o.object);
     } catch (e) {
       if (e instanceof InvalidObjectsError) throw new ScenarioError(e.message);
       throw e;
@@ -238,10 +246,12 @@ export function parseScenario(text: string, source: string, baseDir: string): Sc
   const cluster = root.cluster ?? {};
   if (!isObj(cluster)) throw new ScenarioError(`${at('cluster')}: expected a mapping`);
   if (cluster.snapshot !== undefined) {
+    // a snapshot is state that exists: what the server set (resourceVersion, uid, …) is dropped
     const objs = scenarioObjects(
       readRel(cluster.snapshot, 'cluster.snapshot'),
       resolve(baseDir, String(cluster.snapshot)),
-    );
+      false,
+    ).map(prepareForCreate);
     snapshotNodes = objs.filter((o) => o.kind === 'Node') as Node[];
     snapshotObjects = objs.filter((o) => o.kind !== 'Node');
   }

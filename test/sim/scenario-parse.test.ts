@@ -55,6 +55,14 @@ timeline:
       'cluster: { pools: [{ count: 1 }] }\nworkloads: [{ file: nope.yaml }]',
       's.yaml: workloads[0].file: /tmp/nope.yaml: no such file or directory',
     ],
+    [
+      'cluster: { pools: [{ count: 1 }] }\nworkloads: [{ manifest: { apiVersion: v1, kind: ConfigMap, metadata: { name: c, resourceVersion: "5" } } }]',
+      's.yaml: workloads[0].manifest:1: ConfigMap "c": metadata.resourceVersion: resourceVersion should not be set on objects to be created',
+    ],
+    [
+      'cluster: { pools: [{ count: 1 }] }\nworkloads: [{ manifest: { apiVersion: apps/v1, kind: Deployment, metadata: { name: d }, spec: { replicas: 5000000, selector: { matchLabels: { a: b } }, template: { metadata: { labels: { a: b } }, spec: { containers: [{ name: c, image: x }] } } } } }]',
+      's.yaml: workloads[0].manifest:1: Deployment "d": spec.replicas: 5000000 is above the limit of 1000000 pods',
+    ],
   ])('rejects %j with a message naming the field', (y, msg) => {
     expect(() => parse(y)).toThrow(ScenarioError);
     expect(() => parse(y)).toThrow(msg);

@@ -8,6 +8,7 @@ import { BUILTIN_KINDS } from '../../api/kinds.js';
 import { loadValidManifests } from '../../api/manifest-check.js';
 import type { LoadedObject } from '../../api/manifest.js';
 import { LIMITS } from '../../util/limits.js';
+import { nodeAllocatable, podRequests, ResourceParseError } from '../engine/resources.js';
 import type { KubeObject, Namespace, Node, Pod, ReplicaSet, Service } from '../../api/types.js';
 
 export interface ClusterFile {
@@ -57,7 +58,8 @@ function where(o: LoadedObject): string {
   return `${o.source.file}:${o.source.line}: ${o.object.kind ?? 'object'} "${m.namespace ? m.namespace + '/' : ''}${m.name ?? '?'}"`;
 }
 
-function check(o: LoadedObject): void {
+/** The checks a snapshot object passes before the scheduler reads it. @throws ClusterFileError */
+export function checkClusterObject(o: LoadedObject): void {
   const obj = o.object as unknown as Record<string, unknown>;
   if (!obj.metadata || typeof (obj.metadata as { name?: unknown }).name !== 'string')
     throw new ClusterFileError(`${where(o)}: metadata.name: Required value`);
@@ -65,6 +67,15 @@ function check(o: LoadedObject): void {
     const spec = obj.spec as { containers?: unknown } | undefined;
     if (!spec || !Array.isArray(spec.containers))
       throw new ClusterFileError(`${where(o)}: spec.containers: Required value`);
+  }
+  // quantities the apiserver accepts but the NodeTable cannot hold (beyond 2^53 in their unit) are
+  // an input error here, where the file and line are known, not deep in a plan
+  try {
+    if (o.object.kind === 'Node') nodeAllocatable(o.object as Node);
+    else if (o.object.kind === 'Pod') podRequests(o.object as Pod);
+  } catch (e) {
+    if (e instanceof ResourceParseError) throw new ClusterFileError(`${where(o)}: ${e.message}`);
+    throw e;
   }
 }
 
@@ -82,7 +93,7 @@ export function sortClusterObjects(objs: LoadedObject[]): ClusterFile {
     unused: new Map(),
   };
   for (const o of objs) {
-    check(o);
+    checkClusterObject(o);
     const obj = o.object;
     out.sources.set(obj, o.source);
     switch (obj.kind) {
