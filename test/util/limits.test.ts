@@ -195,11 +195,9 @@ describe.skipIf(!existsSync(cli))('limits through the CLI', () => {
       [bomb, 'Excessive alias count'],
       [badUtf8, `${badUtf8}:3: not UTF-8: byte 0xff at offset 44`],
     ]) {
+      // one manifest reader and the scenario reader (test/fuzz runs every command on such files)
       for (const args of [
-        ['validate', f],
         ['plan', '--cluster', f, '--pod', pod],
-        ['explain', '--cluster', snapshot, '--pod', f],
-        ['proxy', 'render', '--cluster', f],
         ['simulate', f],
       ]) {
         const r = run(...args);
@@ -212,5 +210,5 @@ describe.skipIf(!existsSync(cli))('limits through the CLI', () => {
     const r = run('validate', snapshot, '--max-file-size', '1Ki');
     expect(r.stderr).toMatch(/cluster\.yaml: file is .* KiB, larger than the 1\.0 KiB limit/);
     expect(r.status).toBe(1);
-  });
+  }, 300_000);
 });
