@@ -1,7 +1,7 @@
 /**
  * A simulation run: an in-memory store and the ApiServer, and around them, as separate "processes"
  * each with its own informers and only the ApiServer in common: kube-controller-manager
- * (Deployment, ReplicaSet, DaemonSet, EndpointSlice, node lifecycle, taint eviction, pod GC, garbage collector), kube-scheduler (the real
+ * (Deployment, ReplicaSet, DaemonSet, StatefulSet, EndpointSlice, node lifecycle, taint eviction, pod GC, garbage collector), kube-scheduler (the real
  * one from src/scheduler, or the stand-in), the kubelet fleet, and an observer taking metrics.
  * The scenario's timeline acts through the ApiServer too (scaling, rollouts, node deletion), except
  * machine failures, which stop a kubelet — as pulling a power cord does.
@@ -15,6 +15,7 @@ import { InformerFactory } from '../client/factory.js';
 import { DaemonSetController } from '../controllers/daemonset.js';
 import { DeploymentController, rollbackDeployment } from '../controllers/deployment.js';
 import { GarbageCollector } from '../controllers/garbagecollector.js';
+import { StatefulSetController } from '../controllers/statefulset.js';
 import { EndpointSliceController } from '../controllers/endpointslice.js';
 import { CronJobController } from '../controllers/cronjob.js';
 import { DisruptionController } from '../controllers/disruption.js';
@@ -140,6 +141,7 @@ interface ControllerManager {
   cronjob: CronJobController;
   hpa: HorizontalController;
   gc: GarbageCollector;
+  sts: StatefulSetController;
 }
 
 export class Simulation {
@@ -353,6 +355,10 @@ export class Simulation {
         new CurveMetrics(sc.metrics ?? [], clock, this.loop.startMs),
       ),
       gc: new GarbageCollector(deps),
+      sts: new StatefulSetController({
+        ...deps,
+        recorder: new ApiEventRecorder(api, clock, 'statefulset-controller'),
+      }),
     };
     this.cms.push(cm);
     await informers.start();
@@ -369,6 +375,7 @@ export class Simulation {
     cm.cronjob.run();
     cm.hpa.run();
     cm.gc.run();
+    cm.sts.run();
     return cm;
   }
 
@@ -819,6 +826,7 @@ function controllersOf(cm: ControllerManager): { stop(): Promise<void> }[] {
     cm.cronjob,
     cm.hpa,
     cm.gc,
+    cm.sts,
   ];
 }
 
