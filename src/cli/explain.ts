@@ -2,7 +2,9 @@
  * `kubesim explain`: why is my pod Pending (or why did it land there)? Runs the scheduler's real
  * cycle for the pod against a cluster snapshot and prints, per node, each filter's verdict and
  * reason and each score plugin's raw and normalized score, the weighted total, the chosen node,
- * failing nodes grouped by reason, and the FitError line kube-scheduler would write.
+ * failing nodes grouped by reason, and the FitError line kube-scheduler would write. A workload
+ * (Deployment, StatefulSet, DaemonSet, Job, …) is explained through the pod its template describes;
+ * a pod with schedulingGates is reported as gated without a cycle, as kube-scheduler never tries it.
  */
 import type { Command } from 'commander';
 import type { Explanation } from '../scheduler/index.js';
@@ -12,6 +14,8 @@ import { addPluginLimitOptions, finishPlugins } from './plugin-flags.js';
 import { loadPods, type SchedulerFlags, schedulerFromFlags, warnUnused } from './inputs.js';
 import { addOutputOptions, emit, isStructured, type OutputFlags, structured } from './output.js';
 import { table } from '../report/table.js';
+import { podKey } from '../api/keys.js';
+import { gatesOf } from '../capacity/workloads.js';
 
 export interface ExplainFlags extends SchedulerFlags {
   pod: string;
@@ -29,7 +33,7 @@ export function register(program: Command): void {
   )
     .requiredOption(
       '--pod <file>',
-      'the pod to explain (the first Pod in the file; its spec.nodeName must be empty)',
+      "the pod to explain: the first Pod in the file, or the pod the first workload's template describes (spec.nodeName must be empty)",
     )
     .option(
       '--config <file>',
@@ -60,6 +64,19 @@ exactly as kube-scheduler's "0/N nodes are available: …" message does; the tab
 the other filters that would fail (-o wide: with their reasons).`,
     )
     .action(async (opts: ExplainFlags & OutputFlags & { failOnUnschedulable?: boolean }) => {
+      const [pod] = await loadPods([opts.pod]);
+      const gated = pod && gatesOf(pod);
+      if (gated) {
+        const key = podKey(pod);
+        emit(
+          opts,
+          isStructured(opts.output)
+            ? structured(opts.output, { pod: key, gated: true, message: gated })
+            : `Pod ${key}: Pending (${gated}; kube-scheduler does not try a pod until its gates are removed)\n`,
+        );
+        if (opts.failOnUnschedulable) process.exitCode = EXIT.unschedulable;
+        return;
+      }
       const ex = await explainFiles(opts);
       emit(
         opts,
@@ -73,8 +90,8 @@ the other filters that would fail (-o wide: with their reasons).`,
 
 export async function explainFiles(opts: ExplainFlags): Promise<Explanation> {
   const unusedPods = new Map<string, number>();
-  const [pod, ...others] = await loadPods([opts.pod], unusedPods);
-  if (!pod) throw new CliError(`${opts.pod}: no Pod found`);
+  const [pod, ...others] = await loadPods([opts.pod], {}, unusedPods);
+  if (!pod) throw new CliError(`${opts.pod}: no Pod or workload with a pod template found`);
   if (others.length) unusedPods.set('Pod (only the first is explained)', others.length);
   if (pod.spec.nodeName)
     throw new CliError(

@@ -5,9 +5,7 @@
  */
 import type { Command } from 'commander';
 import type { Pod } from '../api/types.js';
-import { loadValidManifests } from '../api/manifest-check.js';
-import { isWorkload, podFromWorkload } from '../api/workload-pod.js';
-import { checkClusterObject, type ClusterFile } from '../scheduler/framework/cluster-file.js';
+import type { ClusterFile } from '../scheduler/framework/cluster-file.js';
 import { loadPlanCluster, unusedText } from '../capacity/cluster-input.js';
 import { loadSchedulerConfig, type SchedulerConfig } from '../scheduler/config.js';
 import { loadUserPlugin, type LoadedUserPlugin } from '../scheduler/plugins/user.js';
@@ -36,6 +34,7 @@ import {
 } from './output.js';
 import { progress } from './progress.js';
 import { LIMITS } from '../util/limits.js';
+import { loadPods } from './inputs.js';
 
 interface PlanCliOptions extends OutputFlags, PluginFlags {
   cluster?: string[];
@@ -62,23 +61,7 @@ interface PlanCliOptions extends OutputFlags, PluginFlags {
  * pod they create); other objects are counted by kind in `unused`.
  */
 export async function loadShapes(files: string[], unused = new Map<string, number>()): Promise<Pod[]> {
-  const shapes: Pod[] = [];
-  for (const o of await loadValidManifests(files)) {
-    if (!isWorkload(o.object)) {
-      const kind = o.object.kind ?? '(no kind)';
-      unused.set(kind, (unused.get(kind) ?? 0) + 1);
-      continue;
-    }
-    let pod: Pod;
-    try {
-      pod = podFromWorkload(o.object);
-    } catch (e) {
-      throw new CliError(`${o.source.file}:${o.source.line}: ${(e as Error).message}`);
-    }
-    checkClusterObject({ ...o, object: pod });
-    pod.metadata.namespace ??= 'default';
-    shapes.push(pod);
-  }
+  const shapes = await loadPods(files, {}, unused);
   if (!shapes.length)
     throw new CliError(`--pod ${files.join(' ')}: no Pod or workload with a pod template found`);
   return shapes;

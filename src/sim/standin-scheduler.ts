@@ -170,6 +170,8 @@ export class StandInScheduler implements SchedulerComponent {
       return;
     }
     if (p.metadata.deletionTimestamp || (p.spec.schedulerName ?? 'default-scheduler') !== this.name) return;
+    // SchedulingGates: a gated pod is not queued until its gates are removed (as the real scheduler)
+    if (((p.spec as { schedulingGates?: unknown[] }).schedulingGates ?? []).length > 0) return;
     if (this.unschedulable.has(key) || this.queued.has(key)) return;
     this.queued.add(key);
     this.active.push(key);

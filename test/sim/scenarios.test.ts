@@ -2,7 +2,7 @@
 import { describe, it, expect } from 'vitest';
 import { join } from 'node:path';
 import type { EndpointSlice, Node, Pod } from '../../src/api/types.js';
-import { loadScenario } from '../../src/sim/scenario.js';
+import { loadScenario, parseScenario } from '../../src/sim/scenario.js';
 import { Simulation, simulate } from '../../src/sim/simulation.js';
 
 const ex = (name: string) => loadScenario(join(__dirname, '../../examples/scenarios', `${name}.yaml`));
@@ -132,4 +132,18 @@ describe('DaemonSet and StatefulSet (examples/scenarios/daemonset-statefulset.ya
     expect(db.every((p) => p.spec.nodeName && p.spec.nodeName !== 'general-0003')).toBe(true);
     expect(r.pods).toMatchObject({ pendingAtEnd: 0, runningAtEnd: 7 });
   }, 60_000);
+});
+
+describe('schedulingGates in the simulation', () => {
+  it('neither scheduler binds a gated pod', async () => {
+    for (const scheduler of ['standin', 'real']) {
+      const sc = parseScenario(
+        `name: gated\nduration: 1m\ncluster:\n  pools: [{ name: n, count: 1, cpu: "4", memory: 8Gi }]\nworkloads:\n  - manifest:\n      apiVersion: v1\n      kind: Pod\n      metadata: { name: gated, namespace: default }\n      spec:\n        schedulingGates: [{ name: example.com/wait }]\n        containers: [{ name: c, image: x }]\nsettings:\n  scheduler: ${scheduler}\n`,
+        'gated.yaml',
+        '.',
+      );
+      const r = await simulate(sc);
+      expect(r.pods).toMatchObject({ scheduled: 0, pendingAtEnd: 1 });
+    }
+  });
 });
