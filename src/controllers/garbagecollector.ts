@@ -27,6 +27,8 @@
  *   has dependents) → the pods go, then web-x's finalizer, then web's finalizer → web gone.
  *   delete web, Orphan      → web-x's ownerReferences lose d; web's orphan finalizer removed.
  *
+ * Owners named by a loaded snapshot but not part of it (`outsideOwners`) count as existing.
+ *
  * Simplified (docs/controllers.md): custom resources are not watched (only built-in kinds); owners
  * are looked up in the informer caches and, when not there, by one GET (upstream keeps virtual
  * nodes for owners it has not observed and the absentOwnerCache); dependency cycles are not
@@ -69,7 +71,14 @@ export class GarbageCollector {
   deleted = 0;
   orphaned = 0;
 
-  constructor(private readonly deps: ControllerDeps) {
+  /**
+   * @param outsideOwners uids of owners known to exist outside this cluster's objects (a snapshot's
+   * references to owners it does not include): never taken for deleted
+   */
+  constructor(
+    private readonly deps: ControllerDeps,
+    private readonly outsideOwners: ReadonlySet<string> = new Set(),
+  ) {
     this.queue = new WorkQueue<string>(deps.clock, undefined, 'garbagecollector');
     for (const info of RESOURCES) {
       if (IGNORED.has(info.resource)) continue;
@@ -175,7 +184,7 @@ export class GarbageCollector {
   /** a virtual owner: if it does not exist, its dependents are garbage */
   private async checkVirtual(uid: string): Promise<void> {
     const v = this.virtual.get(uid);
-    if (!v || this.nodes.has(uid)) return;
+    if (!v || this.nodes.has(uid) || this.outsideOwners.has(uid)) return;
     const info = lookupKind(v.ref.apiVersion, v.ref.kind);
     const exists = info ? await this.live(info, v.namespace, v.ref.name, uid) : undefined;
     if (exists) return; // its own event will arrive
@@ -188,6 +197,7 @@ export class GarbageCollector {
     ref: OwnerReference,
     namespace: string | undefined,
   ): Promise<'solid' | 'dangling' | 'waiting'> {
+    if (this.outsideOwners.has(ref.uid)) return 'solid';
     let owner = this.cached(ref.uid);
     if (!owner) {
       const info = lookupKind(ref.apiVersion, ref.kind);

@@ -6,8 +6,9 @@
  *
  * Example: rs (uid a) and pods p1, p2 (owner uid a) → waves [[rs], [p1, p2]]; rs is created as
  * uid x, so p1 and p2 are created with owner uid x. A reference to an object that is not in the
- * input is dropped: a snapshot often lacks the owners (`kubectl get pods -o yaml`), and its pods are
- * kept as orphans rather than collected at once by the garbage collector — nothing loaded is lost.
+ * input is kept as it is and its uid reported as outside the input: a snapshot often lacks the
+ * owners (`kubectl get pods -o yaml`), and the garbage collector is told not to take those owners
+ * for deleted ones — nothing loaded is lost, ownership included.
  */
 import type { KubeObject } from '../api/types.js';
 
@@ -39,12 +40,16 @@ export function ownersFirst(objs: KubeObject[]): KubeObject[][] {
 
 /**
  * Point `o`'s owner references at the uids their owners were created with (`created`: input uid →
- * new uid); references to owners outside the input are dropped.
+ * new uid); the uids of owners outside the input are added to `outside`.
  */
-export function rewriteOwnerUids(o: KubeObject, created: ReadonlyMap<string, string>): void {
-  const refs = o.metadata.ownerReferences;
-  if (!refs) return;
-  const kept = refs.filter((r) => created.has(r.uid)).map((r) => ({ ...r, uid: created.get(r.uid)! }));
-  if (kept.length) o.metadata.ownerReferences = kept;
-  else delete o.metadata.ownerReferences;
+export function rewriteOwnerUids(
+  o: KubeObject,
+  created: ReadonlyMap<string, string>,
+  outside: Set<string>,
+): void {
+  for (const r of o.metadata.ownerReferences ?? []) {
+    const uid = created.get(r.uid);
+    if (uid !== undefined) r.uid = uid;
+    else outside.add(r.uid);
+  }
 }

@@ -169,6 +169,8 @@ export class Simulation {
   private readonly drains: DrainRecord[] = [];
   private nodesByZone = new Map<string, string[]>();
   private allNodes: Node[] = [];
+  /** owners the input's ownerReferences name but does not contain (owner-order.ts) */
+  private readonly outsideOwners = new Set<string>();
 
   constructor(
     readonly scenario: Scenario,
@@ -354,7 +356,7 @@ export class Simulation {
         { ...deps, recorder: new ApiEventRecorder(api, clock, 'horizontal-pod-autoscaler') },
         new CurveMetrics(sc.metrics ?? [], clock, this.loop.startMs),
       ),
-      gc: new GarbageCollector(deps),
+      gc: new GarbageCollector(deps, this.outsideOwners),
       sts: new StatefulSetController({
         ...deps,
         recorder: new ApiEventRecorder(api, clock, 'statefulset-controller'),
@@ -428,7 +430,7 @@ export class Simulation {
           await Promise.all(
             wave.slice(j, j + chunk).map(async (o) => {
               try {
-                rewriteOwnerUids(o, uids);
+                rewriteOwnerUids(o, uids, this.outsideOwners);
                 const made = await this.user.create(this.resourceOf(o), o);
                 if (o.metadata.uid && made.metadata.uid) uids.set(o.metadata.uid, made.metadata.uid);
               } catch (err) {

@@ -84,7 +84,7 @@ describe('DeleteOptions.propagationPolicy (upstream TestStoreDeletionPropagation
 });
 
 describe('owners first when loading objects that reference each other', () => {
-  it('creates owners in earlier waves, rewrites dependents to the owners’ new uids, drops references to absent owners', () => {
+  it('creates owners in earlier waves, rewrites dependents to the owners’ new uids, reports owners absent from the input', () => {
     const rs = {
       apiVersion: 'apps/v1',
       kind: 'ReplicaSet',
@@ -102,12 +102,15 @@ describe('owners first when loading objects that reference each other', () => {
     const waves = ownersFirst([pod('p1'), rs, pod('p2')]);
     expect(waves.map((w) => w.map((o) => o.metadata.name))).toEqual([['rs'], ['p1', 'p2']]);
     const p = waves[1][0];
-    rewriteOwnerUids(p, new Map([['a', 'x']]));
+    const outside = new Set<string>();
+    rewriteOwnerUids(p, new Map([['a', 'x']]), outside);
     expect(p.metadata.ownerReferences?.[0].uid).toBe('x');
-    // an owner outside the input: the reference goes, the pod stays (an orphan, not garbage)
+    expect(outside.size).toBe(0);
+    // an owner outside the input: the reference stays, its uid is reported (the collector keeps the pod)
     const stray = pod('p3');
-    rewriteOwnerUids(stray, new Map());
-    expect(stray.metadata.ownerReferences).toBeUndefined();
+    rewriteOwnerUids(stray, new Map(), outside);
+    expect(stray.metadata.ownerReferences?.[0].uid).toBe('a');
+    expect([...outside]).toEqual(['a']);
   });
 });
 
