@@ -26,6 +26,7 @@ interface ServeCliOptions {
   tls?: boolean;
   seed?: string;
   bookmarkInterval: string;
+  minRequestTimeout: string;
   verbose?: boolean;
 }
 
@@ -58,6 +59,11 @@ export function register(program: Command): void {
     .option('--tls', 'serve HTTPS with a self-signed certificate made at start-up')
     .option('--seed <n>', 'seed for every random choice')
     .option('--bookmark-interval <d>', 'interval of watch bookmarks', '60s')
+    .option(
+      '--min-request-timeout <d>',
+      "watches without timeoutSeconds end after d to 2d (kube-apiserver's flag; 0: never)",
+      '1800s',
+    )
     .option('-v, --verbose', 'log every request on stderr')
     .addHelpText(
       'after',
@@ -83,9 +89,11 @@ Examples:
       const seed =
         opts.seed === undefined ? undefined : number('--seed', opts.seed, Number.isInteger, 'an integer');
       let bookmarkEveryMs: number;
+      let minRequestTimeoutMs: number;
       let scenario: Scenario;
       try {
         bookmarkEveryMs = parseDuration(opts.bookmarkInterval, '--bookmark-interval');
+        minRequestTimeoutMs = parseDuration(opts.minRequestTimeout, '--min-request-timeout');
         if (opts.scenario) scenario = loadScenario(opts.scenario);
         else if (opts.cluster) {
           const objs = await loadManifests(opts.cluster);
@@ -114,6 +122,7 @@ Examples:
           seed,
           version,
           bookmarkEveryMs,
+          minRequestTimeoutMs,
           tls: opts.tls,
           onRequest: opts.verbose
             ? (m, u, code, ms) => process.stderr.write(`${m} ${u} ${code} ${ms.toFixed(1)}ms\n`)

@@ -23,6 +23,7 @@ import { parsePath } from './request-info.js';
 import { pathNotFound, sendError, sendJson } from './respond.js';
 import { handleResource, type Request } from './rest.js';
 import type { WatchSettings } from './watch.js';
+import { Rng } from '../util/rng.js';
 
 /** Answers kubesim's own paths (`/kubesim/…`); returns false when the path is not its own. */
 export type ExtraRoute = (
@@ -38,6 +39,8 @@ export interface HttpServerOptions {
   host?: string;
   /** 0 = any free port */
   port?: number;
+  /** seeds the spread of watch timeouts */
+  seed?: number;
   /** the kubesim version shown in /version */
   version: string;
   watch?: Partial<WatchSettings>;
@@ -101,7 +104,12 @@ function jsonBody(req: IncomingMessage, raw: () => Promise<Buffer>): () => Promi
 
 export async function startHttpServer(opts: HttpServerOptions): Promise<RunningServer> {
   const host = opts.host ?? '127.0.0.1';
-  const watch: WatchSettings = { bookmarkEveryMs: opts.watch?.bookmarkEveryMs ?? 60_000 };
+  const rng = new Rng(opts.seed ?? 1);
+  const watch: WatchSettings = {
+    bookmarkEveryMs: opts.watch?.bookmarkEveryMs ?? 60_000,
+    minRequestTimeoutMs: opts.watch?.minRequestTimeoutMs ?? 1_800_000,
+    random: opts.watch?.random ?? (() => rng.next()),
+  };
   let address = '';
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {

@@ -26,6 +26,8 @@ export interface ServeOptions {
   version: string;
   /** wall-clock interval of watch bookmarks (default 60 s) */
   bookmarkEveryMs?: number;
+  /** watches without timeoutSeconds end after this × (1 + random) wall ms (default 1800 s) */
+  minRequestTimeoutMs?: number;
   /** serve HTTPS with a self-signed certificate made at start-up (see tls.ts) */
   tls?: boolean;
   onRequest?: (method: string, url: string, code: number, ms: number) => void;
@@ -100,7 +102,8 @@ export async function serveCluster(opts: ServeOptions): Promise<ServedCluster> {
     host: opts.host,
     port: opts.port,
     version: opts.version,
-    watch: { bookmarkEveryMs: opts.bookmarkEveryMs },
+    seed: opts.seed,
+    watch: { bookmarkEveryMs: opts.bookmarkEveryMs, minRequestTimeoutMs: opts.minRequestTimeoutMs },
     routes: [clockRoute(driver)],
     onRequest: opts.onRequest,
   });

@@ -10,7 +10,10 @@
  *  - `allowWatchBookmarks=true`: BOOKMARK events carry the current resourceVersion at intervals;
  *  - `sendInitialEvents=true` (streaming lists): the current objects as ADDED, then a BOOKMARK
  *    annotated `k8s.io/initial-events-end: "true"`, then changes;
- *  - `timeoutSeconds`: the server ends the stream after that long (clients then re-watch).
+ *  - `timeoutSeconds`: the server ends the stream after that long (clients then re-watch); without
+ *    it, after a random time between `--min-request-timeout` and twice that (upstream:
+ *    staging/src/k8s.io/apiserver/pkg/endpoints/handlers/get.go ListResource, which spreads the
+ *    re-watches of many clients the same way).
  * With `Accept: …;as=Table` each object is a one-row Table, the first carrying the column
  * definitions.
  */
@@ -26,6 +29,10 @@ import { toTable } from './table.js';
 export interface WatchSettings {
   /** wall-clock interval between bookmark requests for watches that allow them (upstream: ~1 min) */
   bookmarkEveryMs: number;
+  /** watches without timeoutSeconds end after this × (1 + random()) (upstream default 1800 s; 0: never) */
+  minRequestTimeoutMs: number;
+  /** uniform in [0, 1): the seeded source of the timeout spread */
+  random: () => number;
 }
 
 const isTrue = (v: string | null) => v === 'true' || v === '1';
@@ -133,6 +140,8 @@ export async function serveWatch(
   res.on('close', finish);
   const timeout = Number(q.get('timeoutSeconds') ?? 0);
   if (timeout > 0) timers.push(setTimeout(finish, timeout * 1000));
+  else if (settings.minRequestTimeoutMs > 0)
+    timers.push(setTimeout(finish, settings.minRequestTimeoutMs * (1 + settings.random())));
   if (allowBookmarks) {
     const tick = () => {
       if (ended) return;
