@@ -19,6 +19,7 @@ import * as store from './store.js';
 import * as bench from './bench.js';
 import * as serve from './serve.js';
 import * as snapshot from './snapshot.js';
+import * as record from './record.js';
 
 export interface CommandModule {
   register(program: Command): void | Promise<void>;
@@ -38,6 +39,7 @@ export const COMMANDS: readonly CommandModule[] = [
   bench,
   serve,
   snapshot,
+  record,
 ];
 
 export async function buildProgram(): Promise<Command> {

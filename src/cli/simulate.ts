@@ -2,7 +2,9 @@
  * `kubesim simulate <scenario.yaml>`: run a scenario on a virtual clock (controllers, scheduler,
  * kubelets all talking to one in-memory ApiServer) and print what happened.
  */
+import { readFileSync } from 'node:fs';
 import { type Command, Option } from 'commander';
+import { type Trace, TraceError, parseTrace, planReplay, withReplay } from '../sim/replay.js';
 import { ScenarioError, loadScenario, type Scenario } from '../sim/scenario.js';
 import { simulate, type SimulationResult } from '../sim/simulation.js';
 import { formatEvents, formatSummary, renderReport } from '../sim/report.js';
@@ -103,6 +105,27 @@ export async function runAndReport(
   emit(o, text);
 }
 
+/** The scenario with a recorded trace on top; what is not replayed is named in one warning line. */
+function replayOnto(scenario: Scenario, file: string): Scenario {
+  let trace: Trace;
+  try {
+    trace = parseTrace(readFileSync(file, 'utf8'), file);
+  } catch (e) {
+    if (e instanceof TraceError) throw new CliError(e.message);
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new CliError(`--replay ${file}: cannot read: ${code ?? (e as Error).message}`);
+  }
+  const plan = planReplay(trace, scenario);
+  process.stderr.write(
+    `replay: ${file}: ${plan.workloads.length} objects at the start, ${plan.timeline.length} timeline entries over ${trace.durationSeconds}s\n`,
+  );
+  if (plan.skipped.size)
+    process.stderr.write(
+      `warning: not replayed from ${file}: ${[...plan.skipped].map(([why, n]) => `${n} ${why}`).join(', ')}\n`,
+    );
+  return withReplay(scenario, plan, trace);
+}
+
 export function register(program: Command): void {
   const cmd = program
     .command('simulate')
@@ -110,7 +133,11 @@ export function register(program: Command): void {
       'run a scenario (cluster, workloads, timeline) through controllers, scheduler and kubelets on a virtual clock',
     )
     .argument('<scenario>', 'scenario file (YAML or JSON; format in docs/sim.md)')
-    .option('--seed <n>', "seed for every random choice (overrides the scenario's seed)");
+    .option('--seed <n>', "seed for every random choice (overrides the scenario's seed)")
+    .option(
+      '--replay <trace>',
+      "replay a `kubesim record` trace's creates, deletes, scales and image changes on top of the scenario",
+    );
   addRunOptions(cmd, 'print the events of the run, like kubectl get events (all, or the last n)')
     .addHelpText(
       'after',
@@ -119,9 +146,10 @@ The simulation is deterministic: the same scenario and seed give the same result
 Examples:
   kubesim simulate examples/scenarios/node-failure-eviction.yaml --events
   kubesim simulate examples/scenarios/mass-create-429.yaml -o json
-  kubesim simulate examples/scenarios/generated-cluster-rollout.yaml --seed 7 -o html --out report.html`,
+  kubesim simulate examples/scenarios/generated-cluster-rollout.yaml --seed 7 -o html --out report.html
+  kubesim simulate examples/scenarios/node-failure-eviction.yaml --replay trace.yaml   # trace: kubesim record`,
     )
-    .action(async (file: string, opts: RunFlags & { seed?: string }) => {
+    .action(async (file: string, opts: RunFlags & { seed?: string; replay?: string }) => {
       let seed: number | undefined;
       if (opts.seed !== undefined) {
         seed = Number(opts.seed);
@@ -135,11 +163,12 @@ Examples:
         if (e instanceof ScenarioError) throw new CliError(e.message);
         throw e;
       }
+      if (opts.replay) scenario = replayOnto(scenario, opts.replay);
       await runAndReport(scenario, opts, {
         seed,
         events,
         label: `simulate ${scenario.name}`,
-        command: `kubesim simulate ${file}${seed !== undefined ? ` --seed ${seed}` : ''}`,
+        command: `kubesim simulate ${file}${seed !== undefined ? ` --seed ${seed}` : ''}${opts.replay ? ` --replay ${opts.replay}` : ''}`,
       });
     });
 }

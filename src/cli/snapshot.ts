@@ -71,7 +71,7 @@ Examples:
 }
 
 /** client-go's default: the first file of $KUBECONFIG, then ~/.kube/config. */
-function defaultKubeconfig(): string {
+export function defaultKubeconfig(): string {
   const env = process.env.KUBECONFIG?.split(':').find((f) => f);
   if (env) return env;
   const home = process.env.HOME;

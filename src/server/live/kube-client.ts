@@ -39,6 +39,17 @@ export interface LiveCluster {
   server: string;
   /** GET a path, parsed JSON; non-2xx answers throw LiveClusterError with the Status message */
   get(path: string): Promise<unknown>;
+  /**
+   * A watch through the library's Watch: `onEvent` gets each event's type and raw object
+   * (ERROR events carry a Status), `onDone` the end of the stream (an error, or null when the
+   * server closed it). `abort` ends it without calling `onDone`.
+   */
+  watch(
+    path: string,
+    query: Record<string, string | boolean>,
+    onEvent: (type: string, object: unknown) => void,
+    onDone: (err: unknown) => void,
+  ): Promise<{ abort(): void }>;
 }
 
 /** Loads a kubeconfig file and selects a context (its current one unless given). */
@@ -63,7 +74,24 @@ export async function connect(file: string, context?: string): Promise<LiveClust
   const cluster = kc.getCurrentCluster();
   if (!cluster) throw new LiveClusterError(`${file}: the current context names no cluster`);
   const server = cluster.server.replace(/\/+$/, '');
-  return { kc, server, get: (path) => getJson(kc, server, path) };
+  const watcher = new k8s.Watch(kc);
+  return {
+    kc,
+    server,
+    get: (path) => getJson(kc, server, path),
+    watch: async (path, query, onEvent, onDone) => {
+      let aborted = false;
+      const ctl = await watcher.watch(path, query, onEvent, (err) => {
+        if (!aborted) onDone(err ?? null);
+      });
+      return {
+        abort: () => {
+          aborted = true;
+          ctl.abort();
+        },
+      };
+    },
+  };
 }
 
 async function getJson(kc: ClientNode.KubeConfig, server: string, path: string): Promise<unknown> {

@@ -62,23 +62,31 @@ export function stripLive(obj: KubeObject): KubeObject {
 
 interface ListPage {
   items?: KubeObject[];
-  metadata?: { continue?: string };
+  metadata?: { continue?: string; resourceVersion?: string };
 }
 
-/** Lists every object of one kind, page by page; items get their apiVersion and kind back. */
-export async function listAll(cluster: LiveCluster, kind: string): Promise<KubeObject[]> {
+/**
+ * Lists every object of one kind, page by page; items get their apiVersion and kind back. The
+ * resourceVersion is the first page's: continued pages are served from that same revision.
+ */
+export async function listAll(
+  cluster: LiveCluster,
+  kind: string,
+): Promise<{ items: KubeObject[]; resourceVersion: string }> {
   const { path, apiVersion } = collectionPath(kind);
-  const out: KubeObject[] = [];
+  const items: KubeObject[] = [];
   let token = '';
+  let resourceVersion = '';
   do {
     const q = new URLSearchParams({ limit: String(PAGE) });
     if (token) q.set('continue', token);
     const page = (await cluster.get(`${path}?${q}`)) as ListPage;
+    resourceVersion ||= page.metadata?.resourceVersion ?? '';
     // a list's items carry no apiVersion/kind of their own (upstream: the list's kind says it)
-    for (const item of page.items ?? []) out.push({ ...item, apiVersion, kind });
+    for (const item of page.items ?? []) items.push({ ...item, apiVersion, kind });
     token = page.metadata?.continue ?? '';
   } while (token);
-  return out;
+  return { items, resourceVersion };
 }
 
 export interface LiveSnapshot {
@@ -97,7 +105,7 @@ export async function takeSnapshot(
   const counts: { kind: string; count: number }[] = [];
   for (const [i, kind] of LIVE_SNAPSHOT_KINDS.entries()) {
     onKind?.(kind, i, LIVE_SNAPSHOT_KINDS.length);
-    const objs = await listAll(cluster, kind);
+    const objs = (await listAll(cluster, kind)).items;
     counts.push({ kind, count: objs.length });
     items.push(...objs.map(stripLive));
   }
