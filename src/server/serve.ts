@@ -10,6 +10,8 @@ import { Simulation } from '../sim/simulation.js';
 import { type RunningServer, startHttpServer } from './http.js';
 import { RealtimeDriver, clockRoute } from './realtime.js';
 import { selfSignedCert } from './tls.js';
+import { explainRoute } from './explain-route.js';
+import { uiRoute } from './ui.js';
 
 export interface ServeOptions {
   scenario: Scenario;
@@ -104,7 +106,7 @@ export async function serveCluster(opts: ServeOptions): Promise<ServedCluster> {
     version: opts.version,
     seed: opts.seed,
     watch: { bookmarkEveryMs: opts.bookmarkEveryMs, minRequestTimeoutMs: opts.minRequestTimeoutMs },
-    routes: [clockRoute(driver)],
+    routes: [clockRoute(driver), explainRoute(sim.server), uiRoute],
     onRequest: opts.onRequest,
   });
   driver.start();

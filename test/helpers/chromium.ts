@@ -13,7 +13,7 @@ export function chromiumPath(): string | undefined {
  * Flags for a headless Chromium on this closed network as root: no sandbox, no GPU, and no
  * background networking (otherwise it keeps trying to reach Google's hosts).
  */
-function flags(profile: string): string[] {
+export function chromiumFlags(profile: string): string[] {
   return [
     '--headless',
     '--no-sandbox',
@@ -34,7 +34,7 @@ export function chromiumDumpDom(htmlFile: string): string {
   if (!bin) throw new Error('chromium is not installed');
   const profile = mkdtempSync(join(tmpdir(), 'kubesim-chromium-'));
   try {
-    return execFileSync(bin, [...flags(profile), '--dump-dom', `file://${htmlFile}`], {
+    return execFileSync(bin, [...chromiumFlags(profile), '--dump-dom', `file://${htmlFile}`], {
       encoding: 'utf8',
       timeout: 60_000,
       stdio: ['ignore', 'pipe', 'ignore'],
@@ -52,7 +52,7 @@ export function chromiumScreenshot(htmlFile: string, png: string, size = '1200,1
   try {
     spawnSync(
       bin,
-      [...flags(profile), `--screenshot=${png}`, `--window-size=${size}`, `file://${htmlFile}`],
+      [...chromiumFlags(profile), `--screenshot=${png}`, `--window-size=${size}`, `file://${htmlFile}`],
       { timeout: 60_000, stdio: 'ignore' },
     );
     return existsSync(png);
