@@ -61,7 +61,7 @@ describe.skipIf(!builtCli || !kubectl)('kubesim record and simulate --replay', (
         '--kubeconfig',
         srv.kubeconfig,
         '--duration',
-        '10s',
+        '15s',
         '--out',
         join(srv.dir, 'trace.yaml'),
       ],
@@ -93,9 +93,9 @@ describe.skipIf(!builtCli || !kubectl)('kubesim record and simulate --replay', (
 
   it('records the creates, the scale, the image change and the delete, timestamped and in order', () => {
     expect(recordErr).toMatch(
-      /kubesim record: \d+ events in 10s from http:\/\/127\.0\.0\.1:\d+ \(\d+ objects at the start\)\n$/,
+      /kubesim record: \d+ events in 15s from http:\/\/127\.0\.0\.1:\d+ \(\d+ objects at the start\)\n$/,
     );
-    expect(trace).toMatchObject({ apiVersion: 'kubesim/v1', kind: 'Trace', durationSeconds: 10 });
+    expect(trace).toMatchObject({ apiVersion: 'kubesim/v1', kind: 'Trace', durationSeconds: 15 });
     const ev = trace.events.map((e) => `${e.type} ${e.object.kind} ${e.object.metadata.name}`);
     expect(ev.filter((e) => e.endsWith(' solo'))).toEqual(['ADDED Pod solo', 'DELETED Pod solo']);
     expect(ev[0]).toBe('ADDED Deployment web');
@@ -109,7 +109,7 @@ describe.skipIf(!builtCli || !kubectl)('kubesim record and simulate --replay', (
     const at = trace.events.map((e) => e.at);
     expect(at).toEqual([...at].sort((a, b) => a - b));
     expect(at[0]).toBeGreaterThan(0);
-    expect(at.at(-1)).toBeLessThanOrEqual(10);
+    expect(at.at(-1)).toBeLessThanOrEqual(15);
     for (const e of trace.events) {
       expect(e.object.metadata.resourceVersion).toBeUndefined();
       expect(e.object.metadata.uid).toBeUndefined();
@@ -132,7 +132,7 @@ describe.skipIf(!builtCli || !kubectl)('kubesim record and simulate --replay', (
     const { result, err } = simulate(
       'name: replay\nduration: 60s\ncluster:\n  pools:\n    - { name: node, count: 3, cpu: "4", memory: 16Gi, zones: [zone-a, zone-b, zone-c] }\n',
     );
-    expect(err).toMatch(/^replay: .*trace\.yaml: \d+ objects at the start, \d+ timeline entries over 10s\n/);
+    expect(err).toMatch(/^replay: .*trace\.yaml: \d+ objects at the start, \d+ timeline entries over 15s\n/);
     const labels = result.timeline.map((t: { label: string }) => t.label);
     expect(labels).toEqual(
       expect.arrayContaining([
