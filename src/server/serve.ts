@@ -12,6 +12,7 @@ import { RealtimeDriver, clockRoute } from './realtime.js';
 import { selfSignedCert } from './tls.js';
 import { explainRoute } from './explain-route.js';
 import { uiRoute } from './ui.js';
+import { authRoute } from './auth-route.js';
 
 export interface ServeOptions {
   scenario: Scenario;
@@ -106,7 +107,7 @@ export async function serveCluster(opts: ServeOptions): Promise<ServedCluster> {
     version: opts.version,
     seed: opts.seed,
     watch: { bookmarkEveryMs: opts.bookmarkEveryMs, minRequestTimeoutMs: opts.minRequestTimeoutMs },
-    routes: [clockRoute(driver), explainRoute(sim.server), uiRoute],
+    routes: [clockRoute(driver), explainRoute(sim.server), uiRoute, authRoute],
     onRequest: opts.onRequest,
   });
   driver.start();

@@ -85,6 +85,11 @@ describe.skipIf(!builtCli || !kubectl)('kubectl against kubesim serve', () => {
     expect(JSON.parse(ok('get', 'nodes', '-o', 'json')).items).toHaveLength(3);
   });
 
+  it('auth can-i says yes, since the server allows every request', () => {
+    expect(ok('auth', 'can-i', 'delete', 'deployments')).toBe('yes\n');
+    expect(ok('auth', 'can-i', '--list').split('\n')[1]).toMatch(/^\*\.\*\s+\[\]\s+\[\]\s+\[\*\]$/);
+  });
+
   it('apply, then get -w shows the pods go Pending → Running; rollout status waits for them', async () => {
     const watch = spawn(kubectl!, ['get', 'pods', '-w'], {
       env: { ...process.env, KUBECONFIG: srv.kubeconfig },
