@@ -40,8 +40,16 @@ spec:
   resources: {requests: {storage: 1Gi}}
 `;
 
+/** the CLI without progress lines, which a loaded machine would add to stderr */
 function run(args: string[]) {
-  const r = spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync(
+    process.execPath,
+    [cli, ...args, ...(args[0] === 'snapshot' ? ['--no-progress'] : [])],
+    {
+      encoding: 'utf8',
+      timeout: 60_000,
+    },
+  );
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
