@@ -44,7 +44,7 @@ export function register(program: Command): void {
   const cmd = program
     .command('record')
     .description(
-      'record a live cluster’s changes (creates, scales, deletes) as a trace for simulate --replay',
+      "record a live cluster's changes (creates, scales, deletes) as a trace for simulate --replay",
     )
     .option('--kubeconfig <file>', 'kubeconfig of the cluster (default: $KUBECONFIG, then ~/.kube/config)')
     .option('--context <name>', 'kubeconfig context (default: its current context)')
