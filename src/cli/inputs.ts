@@ -126,7 +126,11 @@ export async function schedulerFromFlags(
 ): Promise<{ core: SchedulerCore; plugins: LoadedUserPlugin[] }> {
   const cluster = clusterFiles(o);
   const { kernel, seed } = kernelAndSeed(o);
-  const { core, plugins, cluster: loaded } = await createOfflineScheduler({
+  const {
+    core,
+    plugins,
+    cluster: loaded,
+  } = await createOfflineScheduler({
     cluster,
     config: o.config,
     kernel,

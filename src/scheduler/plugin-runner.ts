@@ -25,6 +25,7 @@ import type {
   FilterPlugin,
   Plugin,
   PreFilterPlugin,
+  PreFilterResult,
   PreScorePlugin,
   ScorePlugin,
 } from './framework/types.js';
@@ -57,6 +58,8 @@ export interface StatusResult {
 /** What each extension point the plugin implements returned; a point it does not implement is absent. */
 export interface PluginRunResult {
   preFilter?: StatusResult;
+  /** PreFilter's PreFilterResult (a Success that narrows the nodes), when it answered one */
+  preFilterResult?: { nodeNames: string[] };
   /** per node name, in the order the nodes were given; absent when PreFilter returned Skip or rejected */
   filter?: Record<string, StatusResult>;
   preScore?: StatusResult;
@@ -139,7 +142,14 @@ export class PluginRunner {
     const out: PluginRunResult = {};
     let filterOn = true;
     if (has(p, 'preFilter')) {
-      const s = call(() => (p as PreFilterPlugin).preFilter(state, pod, nodes));
+      let r: MaybeStatus | PreFilterResult;
+      try {
+        r = (p as PreFilterPlugin).preFilter(state, pod, nodes);
+      } catch (e) {
+        r = errorStatus(e);
+      }
+      const s = r !== null && 'nodeNames' in r ? null : (r as MaybeStatus);
+      if (r !== null && 'nodeNames' in r) out.preFilterResult = { nodeNames: [...r.nodeNames] };
       out.preFilter = result(s);
       filterOn = s === null || s.code === Code.Success;
     }
