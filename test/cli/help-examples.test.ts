@@ -35,6 +35,12 @@ const RUN_ELSEWHERE: Record<string, string> = {
   'kubesim snapshot --kubeconfig ~/.kube/config --context prod -o table': 'needs a live cluster',
   "kubesim snapshot --kubeconfig kubeconfig --out snapshot.yaml   # e.g. kubesim serve's --kubeconfig-out":
     'needs a running kubesim serve: test/server/snapshot.test.ts runs it so',
+  'kubesim record --kubeconfig kubeconfig --duration 10m --out trace.yaml':
+    'needs a running cluster for 10 minutes: test/server/record.test.ts records kubesim serve for 15 s',
+  'kubesim simulate examples/scenarios/node-failure-eviction.yaml --replay trace.yaml':
+    'needs a trace recorded from a live cluster: test/server/record.test.ts records one and replays it',
+  'kubesim simulate examples/scenarios/node-failure-eviction.yaml --replay trace.yaml   # trace: kubesim record':
+    'needs a trace recorded from a live cluster: test/server/record.test.ts records one and replays it',
 };
 
 /** Conditions some examples need; the reason they cannot run here, or '' when they can. */

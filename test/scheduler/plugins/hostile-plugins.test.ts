@@ -140,7 +140,9 @@ describe.skipIf(!existsSync(cli))('hostile plugins through the CLI', () => {
     // both cycles ran the plugin (a fresh worker for the second) and failed with its name
     expect(out.placements.map((p) => p.result)).toEqual(['Error', 'Error']);
     for (const p of out.placements)
-      expect(p.message).toMatch(/^running Score plugin "Loop": a call ran longer than 200 ms/);
+      expect(p.message).toMatch(
+        /^running Score plugins: plugin "Loop" failed with: a call ran longer than 200 ms/,
+      );
     expect(r.stderr).toMatch(
       /^kubesim: warning: plugin "Loop" failed 2 scheduling cycle\(s\); the first: running Score plugin "Loop" for pod shop\/api/,
     );
