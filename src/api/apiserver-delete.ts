@@ -23,11 +23,62 @@ import type { KubeObject } from './types.js';
 import type { Clock } from '../util/clock.js';
 import type { KvStore } from '../store/types.js';
 
+export type PropagationPolicy = 'Orphan' | 'Background' | 'Foreground';
+
 export interface DeleteOptions {
   preconditions?: { resourceVersion?: string; uid?: string };
   /** pods only: > 0 marks a bound pod terminating (deletionTimestamp) instead of deleting it */
   gracePeriodSeconds?: number;
+  /**
+   * What happens to the object's dependents (metav1.DeletionPropagation): Orphan adds the `orphan`
+   * finalizer, Foreground the `foregroundDeletion` finalizer, Background (the default for every
+   * kind but v1 ReplicationController, whose default is Orphan) deletes the object at once; the
+   * garbage collector (src/controllers/garbagecollector.ts) does the rest.
+   */
+  propagationPolicy?: PropagationPolicy;
   dryRun?: boolean;
+}
+
+/** metav1.FinalizerOrphanDependents / FinalizerDeleteDependents */
+export const ORPHAN_FINALIZER = 'orphan';
+export const FOREGROUND_FINALIZER = 'foregroundDeletion';
+
+/**
+ * deletionFinalizersForGarbageCollection (store.go) with shouldOrphanDependents and
+ * shouldDeleteDependents: an explicit policy wins, then a GC finalizer already on the object, then
+ * the kind's DefaultGarbageCollectionPolicy (OrphanDependents for v1 ReplicationController, for
+ * backward compatibility; DeleteDependents otherwise). Returns the new finalizer list, or undefined
+ * when it is unchanged (as a set).
+ *
+ * Example: finalizers [a], policy Foreground → [a, foregroundDeletion]; then policy Orphan →
+ * [a, orphan]; then no policy → unchanged; then Background → [a].
+ */
+export function gcFinalizers(
+  info: ResourceInfo,
+  old: Obj,
+  policy: PropagationPolicy | undefined,
+): string[] | undefined {
+  const current: string[] = old.metadata.finalizers ?? [];
+  const existing = current.find((f) => f === ORPHAN_FINALIZER || f === FOREGROUND_FINALIZER);
+  let orphan: boolean;
+  let foreground: boolean;
+  if (policy !== undefined) {
+    orphan = policy === 'Orphan';
+    foreground = policy === 'Foreground';
+  } else if (existing !== undefined) {
+    orphan = existing === ORPHAN_FINALIZER;
+    foreground = existing === FOREGROUND_FINALIZER;
+  } else {
+    orphan = info.kind === 'ReplicationController' && info.apiVersion === 'v1';
+    foreground = false;
+  }
+  const next = current.filter((f) => f !== ORPHAN_FINALIZER && f !== FOREGROUND_FINALIZER);
+  if (orphan) next.push(ORPHAN_FINALIZER);
+  if (foreground) next.push(FOREGROUND_FINALIZER);
+  const a = new Set(current);
+  const b = new Set(next);
+  if (a.size === b.size && [...a].every((f) => b.has(f))) return undefined;
+  return next;
 }
 
 export interface DeleteDeps {
@@ -69,6 +120,9 @@ function checkPreconditions(info: ResourceInfo, name: string, old: Obj, opts: De
 function markDeleting(old: Obj, grace: number, now: number): Obj {
   const marked = copyIn(old);
   const mm = marked.metadata;
+  // the first mark bumps the generation (BeforeDelete, markAsDeleting)
+  if (mm.deletionTimestamp === undefined && (mm.generation ?? 0) > 0)
+    mm.generation = (mm.generation ?? 0) + 1;
   if (grace > 0) {
     const prevGrace = mm.deletionGracePeriodSeconds;
     if (mm.deletionTimestamp === undefined || prevGrace === undefined || grace < prevGrace) {
@@ -106,11 +160,16 @@ export async function deleteObject<T extends KubeObject>(
     checkPreconditions(info, name, old, opts);
     await admit(deps.admission, 'DELETE', info, undefined, old, opts.dryRun ?? false, undefined, () => {});
 
-    // graceful: mark instead of delete
+    // graceful or with finalizers (the GC's orphan/foregroundDeletion included): mark instead of delete
     const grace = gracePeriod(info, old, opts.gracePeriodSeconds);
-    const hasFinalizers = (old.metadata.finalizers?.length ?? 0) > 0;
+    // a graceful deletion already pending keeps its finalizers (BeforeDelete's pendingGraceful)
+    const pendingGraceful =
+      old.metadata.deletionTimestamp !== undefined && (old.metadata.deletionGracePeriodSeconds ?? 0) > 0;
+    const finalizers = pendingGraceful ? undefined : gcFinalizers(info, old, opts.propagationPolicy);
+    const hasFinalizers = ((finalizers ?? old.metadata.finalizers)?.length ?? 0) > 0;
     if (grace > 0 || hasFinalizers) {
       const marked = markDeleting(old, grace, deps.clock.now());
+      if (finalizers !== undefined) marked.metadata.finalizers = finalizers;
       if (opts.dryRun) return marked as T;
       if (deepEqual({ ...old, metadata: { ...old.metadata, resourceVersion: undefined } }, marked))
         return old as T;

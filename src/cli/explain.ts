@@ -2,7 +2,9 @@
  * `kubesim explain`: why is my pod Pending (or why did it land there)? Runs the scheduler's real
  * cycle for the pod against a cluster snapshot and prints, per node, each filter's verdict and
  * reason and each score plugin's raw and normalized score, the weighted total, the chosen node,
- * failing nodes grouped by reason, and the FitError line kube-scheduler would write.
+ * failing nodes grouped by reason, and the FitError line kube-scheduler would write. A workload
+ * (Deployment, StatefulSet, DaemonSet, Job, …) is explained through the pod its template describes;
+ * a pod with schedulingGates is reported as gated without a cycle, as kube-scheduler never tries it.
  */
 import type { Command } from 'commander';
 import { explainPod, type Explanation } from '../scheduler/index.js';
@@ -11,6 +13,8 @@ import { addClusterOptions } from './flags.js';
 import { loadPods, type SchedulerFlags, schedulerFromFlags } from './inputs.js';
 import { addOutputOptions, emit, isStructured, type OutputFlags, structured } from './output.js';
 import { table } from '../report/table.js';
+import { podKey } from '../api/keys.js';
+import { gatesOf } from '../capacity/workloads.js';
 
 export interface ExplainFlags extends SchedulerFlags {
   pod: string;
@@ -28,7 +32,7 @@ export function register(program: Command): void {
   )
     .requiredOption(
       '--pod <file>',
-      'the pod to explain (the first Pod in the file; its spec.nodeName must be empty)',
+      "the pod to explain: the first Pod in the file, or the pod the first workload's template describes (spec.nodeName must be empty)",
     )
     .option(
       '--config <file>',
@@ -58,6 +62,19 @@ exactly as kube-scheduler's "0/N nodes are available: …" message does; the tab
 the other filters that would fail (-o wide: with their reasons).`,
     )
     .action(async (opts: ExplainFlags & OutputFlags & { failOnUnschedulable?: boolean }) => {
+      const [pod] = await loadPods([opts.pod]);
+      const gated = pod && gatesOf(pod);
+      if (gated) {
+        const key = podKey(pod);
+        emit(
+          opts,
+          isStructured(opts.output)
+            ? structured(opts.output, { pod: key, gated: true, message: gated })
+            : `Pod ${key}: Pending (${gated}; kube-scheduler does not try a pod until its gates are removed)\n`,
+        );
+        if (opts.failOnUnschedulable) process.exitCode = EXIT.unschedulable;
+        return;
+      }
       const ex = await explainFiles(opts);
       emit(
         opts,
@@ -71,7 +88,7 @@ the other filters that would fail (-o wide: with their reasons).`,
 
 export async function explainFiles(opts: ExplainFlags): Promise<Explanation> {
   const [pod] = await loadPods([opts.pod]);
-  if (!pod) throw new CliError(`${opts.pod}: no Pod found`);
+  if (!pod) throw new CliError(`${opts.pod}: no Pod or workload with a pod template found`);
   if (pod.spec.nodeName)
     throw new CliError(
       `${opts.pod}: Pod "${pod.metadata.name}" already has spec.nodeName=${pod.spec.nodeName}; nothing to schedule`,

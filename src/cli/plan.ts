@@ -5,8 +5,6 @@
  */
 import type { Command } from 'commander';
 import type { Pod } from '../api/types.js';
-import { loadManifests } from '../api/manifest.js';
-import { isWorkload, podFromWorkload } from '../api/workload-pod.js';
 import type { ClusterFile } from '../scheduler/framework/cluster-file.js';
 import { loadPlanCluster, unusedText } from '../capacity/cluster-input.js';
 import { loadSchedulerConfig, type SchedulerConfig } from '../scheduler/config.js';
@@ -34,6 +32,7 @@ import {
   structured,
 } from './output.js';
 import { progress } from './progress.js';
+import { loadPods } from './inputs.js';
 
 interface PlanCliOptions extends OutputFlags {
   cluster?: string[];
@@ -60,26 +59,7 @@ interface PlanCliOptions extends OutputFlags {
  * objects are counted by kind in `unused`.
  */
 export async function loadShapes(files: string[], unused = new Map<string, number>()): Promise<Pod[]> {
-  const shapes: Pod[] = [];
-  for (const o of await loadManifests(files)) {
-    if (!isWorkload(o.object)) {
-      const kind = o.object.kind ?? '(no kind)';
-      unused.set(kind, (unused.get(kind) ?? 0) + 1);
-      continue;
-    }
-    let pod: Pod;
-    try {
-      pod = podFromWorkload(o.object);
-    } catch (e) {
-      throw new CliError(`${o.source.file}:${o.source.line}: ${(e as Error).message}`);
-    }
-    if (!Array.isArray(pod.spec?.containers))
-      throw new CliError(
-        `${o.source.file}:${o.source.line}: ${o.object.kind} "${o.object.metadata?.name}": spec.containers: Required value`,
-      );
-    pod.metadata.namespace ??= 'default';
-    shapes.push(pod);
-  }
+  const shapes = await loadPods(files, {}, unused);
   if (!shapes.length)
     throw new CliError(`--pod ${files.join(' ')}: no Pod or workload with a pod template found`);
   return shapes;

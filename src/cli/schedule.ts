@@ -2,6 +2,9 @@
  * `kubesim schedule`: schedule a list of pods in order against a cluster snapshot, each placement
  * counting for the next (assume), with preemption carried out (victims evicted, the pod retried
  * once); prints placements and, for unschedulable pods, kube-scheduler's FitError message.
+ * Workloads in --pod stand for the pods their controllers create (a Deployment's replicas, a
+ * StatefulSet's ordinals, a DaemonSet's pod per eligible node: inputs.ts loadPods); a pod with
+ * schedulingGates is not tried, as kube-scheduler keeps it out of its queue.
  */
 import { type Command, Option } from 'commander';
 import type { Pod } from '../api/types.js';
@@ -12,11 +15,14 @@ import { addClusterOptions } from './flags.js';
 import { loadPods, type SchedulerFlags, schedulerFromFlags } from './inputs.js';
 import { addOutputOptions, emit, isStructured, type OutputFlags, structured } from './output.js';
 import { table } from '../report/table.js';
+import { gatesOf } from '../capacity/workloads.js';
+import { unusedText } from '../capacity/cluster-input.js';
 
 export interface PlacementRow {
   pod: string;
   node?: string;
-  result: 'Scheduled' | 'Unschedulable' | 'Error';
+  /** SchedulingGated: the pod has schedulingGates, so kube-scheduler never tries it */
+  result: 'Scheduled' | 'Unschedulable' | 'SchedulingGated' | 'Error';
   message?: string;
   preempted?: string[];
 }
@@ -37,7 +43,7 @@ export function register(program: Command): void {
   addClusterOptions(cmd, 'cluster snapshot files (Nodes, bound Pods, Services, ReplicaSets, Namespaces)')
     .option(
       '--pod <files...>',
-      'pods to schedule, in file order (pods with spec.nodeName are added as already bound) (required)',
+      'pods to schedule, in file order (pods with spec.nodeName are added as already bound; a workload adds the pods its controller creates) (required)',
     )
     .addOption(new Option('--pods <files...>').hideHelp())
     .option('--config <file>', 'KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1)')
@@ -63,17 +69,25 @@ Examples:
     .action(async (opts: ScheduleFlags) => {
       const podFiles = opts.pod ?? opts.pods;
       if (!podFiles?.length) throw new UsageError("required option '--pod <files...>' not specified");
-      const pods = await loadPods(podFiles);
       const core = await schedulerFromFlags(opts);
+      const unused = new Map<string, number>();
+      const pods = await loadPods(
+        podFiles,
+        { replicas: true, nodes: () => core.snapshot.list().map((n) => n.node) },
+        unused,
+      );
+      if (unused.size) process.stderr.write(`warning: not used by schedule: ${unusedText(unused)} (--pod)\n`);
       const rows = schedulePods(core, pods);
-      const unschedulable = rows.filter((r) => r.result !== 'Scheduled').length;
+      const gated = rows.filter((r) => r.result === 'SchedulingGated').length;
+      const unschedulable = rows.filter((r) => r.result !== 'Scheduled').length - gated;
       emit(
         opts,
         isStructured(opts.output)
           ? structured(opts.output, {
               placements: rows,
-              scheduled: rows.length - unschedulable,
+              scheduled: rows.length - unschedulable - gated,
               unschedulable,
+              ...(gated ? { gated } : {}),
             })
           : renderPlacements(rows, { wide: opts.output === 'wide' }),
       );
@@ -87,6 +101,11 @@ export function schedulePods(core: SchedulerCore, pods: Pod[]): PlacementRow[] {
   for (const pod of pods) {
     if (pod.spec.nodeName) {
       core.snapshot.addPod(pod);
+      continue;
+    }
+    const gated = gatesOf(pod);
+    if (gated) {
+      rows.push({ pod: podKey(pod), result: 'SchedulingGated', message: gated });
       continue;
     }
     let out = core.schedule(pod);
@@ -133,6 +152,10 @@ export function renderPlacements(rows: PlacementRow[], opts: { wide?: boolean } 
     lines.push('');
     for (const r of failed) lines.push(`${r.pod}: ${r.message}`);
   }
-  lines.push('', `${rows.length - failed.length} scheduled, ${failed.length} unschedulable`);
+  const gated = failed.filter((r) => r.result === 'SchedulingGated').length;
+  lines.push(
+    '',
+    `${rows.length - failed.length} scheduled, ${failed.length - gated} unschedulable${gated ? `, ${gated} gated` : ''}`,
+  );
   return lines.join('\n') + '\n';
 }

@@ -43,6 +43,8 @@ export interface WatchHandle {
 export interface DeleteOptions {
   gracePeriodSeconds?: number;
   preconditions?: { uid?: string; resourceVersion?: string };
+  /** Orphan | Background | Foreground: what the garbage collector does with the dependents */
+  propagationPolicy?: 'Orphan' | 'Background' | 'Foreground';
 }
 
 /** What a client may ask of the ApiServer. Resources are plural lowercase ('pods', 'nodes', …). */

@@ -20,7 +20,6 @@ import { invalidValue } from '../api/field.js';
 import type { ResourceInfo } from '../api/registry.js';
 import type { Binding, KubeObject } from '../api/types.js';
 import { evictPod } from '../api/apiserver-evict.js';
-import { cascadeDelete } from './cascade.js';
 import { negotiate, type Representation } from './negotiate.js';
 import { applyPatch, patchTypeOf } from './patch.js';
 import type { ResourcePath } from './request-info.js';
@@ -319,7 +318,9 @@ async function deleteOptions(r: Request, q: URLSearchParams): Promise<DeleteRequ
 /**
  * Delete one object. A pod without an explicit grace period gets its own
  * terminationGracePeriodSeconds (default 30), so it terminates through the kubelet model as on a
- * real node; dependents go too unless the policy is Orphan (cascade.ts).
+ * real node. propagationPolicy goes to the ApiServer: Orphan and Foreground leave the object with the
+ * `orphan` / `foregroundDeletion` finalizer, and the simulation's garbage collector
+ * (src/controllers/garbagecollector.ts) releases or deletes the dependents.
  */
 async function deleteOne(
   ctx: RestContext,
@@ -337,9 +338,9 @@ async function deleteOne(
   const deleted = await ctx.api.delete(info.resource, ns || undefined, name, {
     gracePeriodSeconds: grace,
     preconditions: del.preconditions,
+    propagationPolicy: del.propagationPolicy,
     dryRun: del.dryRun,
   });
-  if (!del.dryRun && del.propagationPolicy !== 'Orphan') await cascadeDelete(ctx.api, deleted);
   return deleted;
 }
 

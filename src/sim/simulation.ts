@@ -1,7 +1,7 @@
 /**
  * A simulation run: an in-memory store and the ApiServer, and around them, as separate "processes"
  * each with its own informers and only the ApiServer in common: kube-controller-manager
- * (Deployment, ReplicaSet, DaemonSet, EndpointSlice, node lifecycle, taint eviction, pod GC), kube-scheduler (the real
+ * (Deployment, ReplicaSet, DaemonSet, StatefulSet, EndpointSlice, node lifecycle, taint eviction, pod GC, garbage collector), kube-scheduler (the real
  * one from src/scheduler, or the stand-in), the kubelet fleet, and an observer taking metrics.
  * The scenario's timeline acts through the ApiServer too (scaling, rollouts, node deletion), except
  * machine failures, which stop a kubelet — as pulling a power cord does.
@@ -14,6 +14,8 @@ import { ApiEventRecorder } from '../client/events.js';
 import { InformerFactory } from '../client/factory.js';
 import { DaemonSetController } from '../controllers/daemonset.js';
 import { DeploymentController, rollbackDeployment } from '../controllers/deployment.js';
+import { GarbageCollector } from '../controllers/garbagecollector.js';
+import { StatefulSetController } from '../controllers/statefulset.js';
 import { EndpointSliceController } from '../controllers/endpointslice.js';
 import { CronJobController } from '../controllers/cronjob.js';
 import { DisruptionController } from '../controllers/disruption.js';
@@ -31,6 +33,7 @@ import { ServerClient } from './api-adapter.js';
 import { type DrainRecord, drainNode } from './drain.js';
 import { KubeletFleet } from './kubelet.js';
 import { CurveMetrics } from './metric-curves.js';
+import { ownersFirst, rewriteOwnerUids } from './owner-order.js';
 import { SimLoop } from './loop.js';
 import { Observer, percentile, type Series } from './metrics.js';
 import { type Action, type Scenario, nodesFromPools } from './scenario.js';
@@ -137,6 +140,8 @@ interface ControllerManager {
   disruption: DisruptionController;
   cronjob: CronJobController;
   hpa: HorizontalController;
+  gc: GarbageCollector;
+  sts: StatefulSetController;
 }
 
 export class Simulation {
@@ -164,6 +169,8 @@ export class Simulation {
   private readonly drains: DrainRecord[] = [];
   private nodesByZone = new Map<string, string[]>();
   private allNodes: Node[] = [];
+  /** owners the input's ownerReferences name but does not contain (owner-order.ts) */
+  private readonly outsideOwners = new Set<string>();
 
   constructor(
     readonly scenario: Scenario,
@@ -349,6 +356,11 @@ export class Simulation {
         { ...deps, recorder: new ApiEventRecorder(api, clock, 'horizontal-pod-autoscaler') },
         new CurveMetrics(sc.metrics ?? [], clock, this.loop.startMs),
       ),
+      gc: new GarbageCollector(deps, this.outsideOwners),
+      sts: new StatefulSetController({
+        ...deps,
+        recorder: new ApiEventRecorder(api, clock, 'statefulset-controller'),
+      }),
     };
     this.cms.push(cm);
     await informers.start();
@@ -364,6 +376,8 @@ export class Simulation {
     cm.disruption.run();
     cm.cronjob.run();
     cm.hpa.run();
+    cm.gc.run();
+    cm.sts.run();
     return cm;
   }
 
@@ -400,26 +414,33 @@ export class Simulation {
    * Creates objects as an install would: stage by stage (PriorityClasses and Namespaces before the
    * Pods that name them, CRDs before their custom resources; api/manifest.ts creationStage), each
    * stage finished before the next starts, in chunks below the mutating in-flight limit (setup is
-   * not the experiment).
+   * not the experiment). Within a stage owners come before their dependents, whose
+   * ownerReferences follow the uids the owners were given (owner-order.ts).
    */
   private async createAll(objs: KubeObject[], what: string): Promise<void> {
     const chunk = Math.max(1, Math.min(100, this.scenario.settings.maxMutatingInflight || 100));
     const ordered = inCreationOrder(objs.map((object) => ({ object }))).map((x) => x.object);
+    const uids = new Map<string, string>();
     for (let i = 0; i < ordered.length; ) {
       const stage = creationStage(ordered[i].kind);
       let end = i + 1;
-      while (end < ordered.length && end - i < chunk && creationStage(ordered[end].kind) === stage) end++;
-      await Promise.all(
-        ordered.slice(i, end).map(async (o) => {
-          try {
-            await this.user.create(this.resourceOf(o), o);
-          } catch (err) {
-            throw new Error(
-              `${this.scenario.source}: ${what}: ${o.kind} ${o.metadata.namespace ? o.metadata.namespace + '/' : ''}${o.metadata.name}: ${(err as Error).message}`,
-            );
-          }
-        }),
-      );
+      while (end < ordered.length && creationStage(ordered[end].kind) === stage) end++;
+      for (const wave of ownersFirst(ordered.slice(i, end)))
+        for (let j = 0; j < wave.length; j += chunk) {
+          await Promise.all(
+            wave.slice(j, j + chunk).map(async (o) => {
+              try {
+                rewriteOwnerUids(o, uids, this.outsideOwners);
+                const made = await this.user.create(this.resourceOf(o), o);
+                if (o.metadata.uid && made.metadata.uid) uids.set(o.metadata.uid, made.metadata.uid);
+              } catch (err) {
+                throw new Error(
+                  `${this.scenario.source}: ${what}: ${o.kind} ${o.metadata.namespace ? o.metadata.namespace + '/' : ''}${o.metadata.name}: ${(err as Error).message}`,
+                );
+              }
+            }),
+          );
+        }
       i = end;
     }
   }
@@ -563,7 +584,8 @@ export class Simulation {
         );
         return;
       case 'delete':
-        await api.delete(a.resource, a.namespace, a.name);
+        // Background: the garbage collector takes the dependents (kubectl delete's default)
+        await api.delete(a.resource, a.namespace, a.name, { propagationPolicy: 'Background' });
         return;
       case 'drain': {
         const rec: DrainRecord = {
@@ -805,6 +827,8 @@ function controllersOf(cm: ControllerManager): { stop(): Promise<void> }[] {
     cm.disruption,
     cm.cronjob,
     cm.hpa,
+    cm.gc,
+    cm.sts,
   ];
 }
 

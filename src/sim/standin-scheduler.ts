@@ -17,6 +17,7 @@
  */
 import type { Binding, Node, Pod } from '../api/types.js';
 import { cpuMillis, bytes } from '../api/quantity.js';
+import { podRequests as resourceRequests } from '../api/pod-requests.js';
 import {
   doNotScheduleTaint,
   findMatchingUntoleratedTaint,
@@ -57,20 +58,10 @@ interface NodeUse {
   pods: number;
 }
 
+/** cpu and memory requests (api/pod-requests.ts: sidecars, init containers, pod-level, overhead) */
 function podRequests(pod: Pod): NodeUse {
-  let cpu = 0,
-    mem = 0;
-  for (const c of pod.spec.containers) {
-    const r = c.resources?.requests ?? {};
-    if (r.cpu !== undefined) cpu += cpuMillis(r.cpu);
-    if (r.memory !== undefined) mem += bytes(r.memory);
-  }
-  for (const c of pod.spec.initContainers ?? []) {
-    const r = c.resources?.requests ?? {};
-    if (r.cpu !== undefined) cpu = Math.max(cpu, cpuMillis(r.cpu));
-    if (r.memory !== undefined) mem = Math.max(mem, bytes(r.memory));
-  }
-  return { cpu, mem, pods: 1 };
+  const r = resourceRequests(pod);
+  return { cpu: r.get('cpu') ?? 0, mem: r.get('memory') ?? 0, pods: 1 };
 }
 
 function allocatable(node: Node): NodeUse {
@@ -170,6 +161,8 @@ export class StandInScheduler implements SchedulerComponent {
       return;
     }
     if (p.metadata.deletionTimestamp || (p.spec.schedulerName ?? 'default-scheduler') !== this.name) return;
+    // SchedulingGates: a gated pod is not queued until its gates are removed (as the real scheduler)
+    if (((p.spec as { schedulingGates?: unknown[] }).schedulingGates ?? []).length > 0) return;
     if (this.unschedulable.has(key) || this.queued.has(key)) return;
     this.queued.add(key);
     this.active.push(key);

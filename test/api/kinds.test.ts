@@ -124,7 +124,9 @@ describe('built-in kinds (Kubernetes v1.34 discovery)', () => {
       expect(got.apiVersion).toBe(apiVersion);
       const list = await api.list(row.resource, { labelSelector: 'app=x' });
       expect(list.items.map((i) => i.metadata.name)).toEqual(['x-1']);
-      await api.delete(row.resource, obj.metadata.namespace, 'x-1');
+      // Background, as kubectl sends it: without a policy a v1 ReplicationController would keep the
+      // `orphan` finalizer (its default GC policy) until a garbage collector releases it
+      await api.delete(row.resource, obj.metadata.namespace, 'x-1', { propagationPolicy: 'Background' });
       await w.stop();
       expect(
         events.map((e) => e.type),

@@ -59,7 +59,9 @@ describe.skipIf(!builtCli)('kubesim snapshot against kubesim serve', () => {
 
   it('the snapshot plans exactly like the served source (15 replicas of pod-api)', () => {
     const snap = join(srv.dir, 'snapshot.yaml');
-    const r = run(['snapshot', '--kubeconfig', srv.kubeconfig, '--out', snap]);
+    // --no-progress: stderr is compared whole, and a loaded machine can take the 2 s after which
+    // progress lines appear
+    const r = run(['snapshot', '--kubeconfig', srv.kubeconfig, '--out', snap, '--no-progress']);
     expect(r.code).toBe(0);
     expect(r.out).toBe('');
     expect(r.err).toMatch(/^kubesim snapshot: \d+ objects from https:\/\/127\.0\.0\.1:\d+\n$/);
@@ -135,7 +137,7 @@ describe.skipIf(!builtCli)('kubesim snapshot against kubesim serve', () => {
     const kc = readFileSync(srv.kubeconfig, 'utf8').replace(/127\.0\.0\.1:\d+/, '127.0.0.1:1');
     const file = join(srv.dir, 'closed');
     writeFileSync(file, kc);
-    const r = run(['snapshot', '--kubeconfig', file]);
+    const r = run(['snapshot', '--kubeconfig', file, '--no-progress']);
     expect(r.code).toBe(1);
     expect(r.err).toMatch(
       /^kubesim: GET https:\/\/127\.0\.0\.1:1\/api\/v1\/namespaces\?limit=500: connect ECONNREFUSED/,

@@ -1,8 +1,8 @@
 // The example scenarios reproduce their stories; the same seed gives the same run.
 import { describe, it, expect } from 'vitest';
 import { join } from 'node:path';
-import type { EndpointSlice, Pod } from '../../src/api/types.js';
-import { loadScenario } from '../../src/sim/scenario.js';
+import type { EndpointSlice, Node, Pod } from '../../src/api/types.js';
+import { loadScenario, parseScenario } from '../../src/sim/scenario.js';
 import { Simulation, simulate } from '../../src/sim/simulation.js';
 
 const ex = (name: string) => loadScenario(join(__dirname, '../../examples/scenarios', `${name}.yaml`));
@@ -108,5 +108,42 @@ describe('determinism', () => {
     expect(strip(a)).toBe(strip(b));
     const c = await simulate(ex('node-failure-eviction'), { seed: 99 });
     expect(strip(c)).not.toBe(strip(a));
+  });
+});
+
+describe('DaemonSet and StatefulSet (examples/scenarios/daemonset-statefulset.yaml)', () => {
+  it('places one agent per untainted node, follows the joined and deleted nodes, keeps db-0..2', async () => {
+    const sim = new Simulation(ex('daemonset-statefulset'));
+    const r = await sim.run();
+    // by hand: 4 general + 1 gpu + 1 joined − 1 deleted = 5 nodes; agents on the 4 general nodes
+    // left (not the tainted gpu node); db-0, db-1, db-2; 7 running pods, none pending
+    const nodes = (await sim.server.list<Node>('nodes')).items.map((n) => n.metadata.name).sort();
+    expect(nodes).toEqual(['general-0000', 'general-0001', 'general-0002', 'general-late-0000', 'gpu-0000']);
+    const pods = (await sim.server.list<Pod>('pods')).items.filter((p) => !p.metadata.deletionTimestamp);
+    const agents = pods.filter((p) => p.metadata.labels?.app === 'node-agent');
+    expect(agents.map((p) => p.spec.nodeName).sort()).toEqual([
+      'general-0000',
+      'general-0001',
+      'general-0002',
+      'general-late-0000',
+    ]);
+    const db = pods.filter((p) => p.metadata.labels?.app === 'db');
+    expect(db.map((p) => p.metadata.name).sort()).toEqual(['db-0', 'db-1', 'db-2']);
+    expect(db.every((p) => p.spec.nodeName && p.spec.nodeName !== 'general-0003')).toBe(true);
+    expect(r.pods).toMatchObject({ pendingAtEnd: 0, runningAtEnd: 7 });
+  }, 60_000);
+});
+
+describe('schedulingGates in the simulation', () => {
+  it('neither scheduler binds a gated pod', async () => {
+    for (const scheduler of ['standin', 'real']) {
+      const sc = parseScenario(
+        `name: gated\nduration: 1m\ncluster:\n  pools: [{ name: n, count: 1, cpu: "4", memory: 8Gi }]\nworkloads:\n  - manifest:\n      apiVersion: v1\n      kind: Pod\n      metadata: { name: gated, namespace: default }\n      spec:\n        schedulingGates: [{ name: example.com/wait }]\n        containers: [{ name: c, image: x }]\nsettings:\n  scheduler: ${scheduler}\n`,
+        'gated.yaml',
+        '.',
+      );
+      const r = await simulate(sc);
+      expect(r.pods).toMatchObject({ scheduled: 0, pendingAtEnd: 1 });
+    }
   });
 });

@@ -1,5 +1,10 @@
 import type { Container, Node, Pod, ResourceList } from '../../api/types.js';
 import { bytes, cpuMillis } from '../../api/quantity.js';
+import {
+  podLevelRequests,
+  podRequests as apiPodRequests,
+  type RequestField,
+} from '../../api/pod-requests.js';
 
 /** upstream schedutil.DefaultMilliCPURequest / DefaultMemoryRequest: used for scoring when a container requests none */
 export const DEFAULT_MILLI_CPU_REQUEST = 100;
@@ -27,7 +32,7 @@ function podName(pod: Pod): string {
 }
 
 /** the pod fields a quantity can come from */
-type PodField = 'containers' | 'initContainers' | 'overhead';
+type PodField = RequestField;
 
 /**
  * A quantity in the scheduler's units (`where`: a fixed location for nodes, or the pod with the
@@ -48,81 +53,31 @@ function amount(name: string, q: string | number, where: string | Pod, field?: P
         ? where
         : field === 'overhead'
           ? `${podName(where)}: spec.overhead`
-          : `${podName(where)}: spec.${field}[${index}].resources.requests`;
+          : field === 'resources'
+            ? `${podName(where)}: spec.resources.requests`
+            : `${podName(where)}: spec.${field}[${index}].resources.requests`;
     throw new ResourceParseError(
       `${at}: invalid quantity ${JSON.stringify(q)} for ${name}: ${(e as Error).message}`,
     );
   }
 }
 
-function addList(into: ResourceAmounts, list: ResourceAmounts): void {
-  for (const [k, v] of list) into.set(k, (into.get(k) ?? 0) + v);
-}
-
-function maxList(into: ResourceAmounts, list: ResourceAmounts): void {
-  for (const [k, v] of list) {
-    const cur = into.get(k);
-    if (cur === undefined || v > cur) into.set(k, v);
-  }
-}
-
-function containerRequests(
-  c: Container,
-  nonMissing: boolean,
-  pod: Pod,
-  list: PodField,
-  index: number,
-): ResourceAmounts {
-  const out: ResourceAmounts = new Map();
-  const req = c.resources?.requests;
-  if (req) for (const k of Object.keys(req)) out.set(k, amount(k, req[k], pod, list, index));
-  if (nonMissing) {
-    // NonMissingContainerRequests: only a MISSING cpu/memory request gets the default; an explicit 0 stays 0
-    if (!out.has('cpu')) out.set('cpu', DEFAULT_MILLI_CPU_REQUEST);
-    if (!out.has('memory')) out.set('memory', DEFAULT_MEMORY_REQUEST);
-  }
-  return out;
-}
+/** the scoring defaults a container without a cpu/memory request counts for (NonMissingContainerRequests) */
+const NON_MISSING: ReadonlyMap<string, number> = new Map([
+  ['cpu', DEFAULT_MILLI_CPU_REQUEST],
+  ['memory', DEFAULT_MEMORY_REQUEST],
+]);
 
 /**
- * The pod's effective requests as k8s.io/component-helpers resource.PodRequests computes them:
- * max(Σ regular containers + Σ restartable (sidecar) init containers,
- *     max over init containers i of (request_i + Σ sidecars declared before i)) + spec.overhead.
- * With `nonMissing`, missing cpu/memory container requests count as 100m / 200Mi (the scoring
- * "non-zero" requests of NodeInfo.NonZeroRequested and the LeastAllocated family).
- * Quantities are rounded up to integers per container (upstream sums exact quantities first;
- * the two differ only for sub-millicore CPU requests).
+ * The pod's effective requests (api/pod-requests.ts, upstream resource.PodRequests: containers,
+ * native sidecars, init containers, pod-level spec.resources, overhead) in the engine's units, with
+ * quantities parsed through the cache above and errors naming the pod and field. With `nonMissing`,
+ * missing cpu/memory container requests count as 100m / 200Mi (the scoring "non-zero" requests of
+ * NodeInfo.NonZeroRequested and the LeastAllocated family). Quantities are rounded up to integers
+ * per container (upstream sums exact quantities first; the two differ only for sub-millicore CPU).
  */
 export function podRequests(pod: Pod, nonMissing = false): ResourceAmounts {
-  const reqs: ResourceAmounts = new Map();
-  const containers = pod.spec?.containers ?? [];
-  for (let i = 0; i < containers.length; i++) {
-    addList(reqs, containerRequests(containers[i], nonMissing, pod, 'containers', i));
-  }
-  const sidecars: ResourceAmounts = new Map();
-  const initMax: ResourceAmounts = new Map();
-  const inits = pod.spec?.initContainers ?? [];
-  for (let i = 0; i < inits.length; i++) {
-    const c = inits[i];
-    const cr = containerRequests(c, nonMissing, pod, 'initContainers', i);
-    let use: ResourceAmounts;
-    if (c.restartPolicy === 'Always') {
-      addList(reqs, cr); // a sidecar keeps running beside the regular containers
-      addList(sidecars, cr);
-      use = sidecars;
-    } else {
-      use = new Map(cr);
-      addList(use, sidecars);
-    }
-    maxList(initMax, use);
-  }
-  maxList(reqs, initMax);
-  const overhead = pod.spec?.overhead;
-  if (overhead) {
-    for (const k of Object.keys(overhead))
-      reqs.set(k, (reqs.get(k) ?? 0) + amount(k, overhead[k], pod, 'overhead'));
-  }
-  return reqs;
+  return apiPodRequests(pod, nonMissing ? { nonMissing: NON_MISSING } : {}, amount);
 }
 
 function cpuMem(
@@ -178,6 +133,10 @@ export function nonZeroCpuMem(pod: Pod): { cpu: number; memory: number } {
   }
   if (initCpu > cpu) cpu = initCpu;
   if (initMem > mem) mem = initMem;
+  // pod-level requests replace the containers' aggregate (PodLevelResources)
+  const podLevel = podLevelRequests(pod);
+  if (podLevel?.cpu !== undefined) cpu = amount('cpu', podLevel.cpu, pod, 'resources', 0);
+  if (podLevel?.memory !== undefined) mem = amount('memory', podLevel.memory, pod, 'resources', 0);
   const overhead = pod.spec?.overhead;
   if (overhead?.cpu !== undefined) cpu += amount('cpu', overhead.cpu, pod, 'overhead');
   if (overhead?.memory !== undefined) mem += amount('memory', overhead.memory, pod, 'overhead');
@@ -189,7 +148,7 @@ export function nonZeroCpuMem(pod: Pod): { cpu: number; memory: number } {
  * and its non-zero cpu/memory ({@link nonZeroCpuMem}) in parallel arrays — what the NodeTable
  * accounts on assume and what compilePod reads. Hot path (every compile and every assume): a pod
  * with only regular containers and no overhead, nearly every pod, is summed in one pass without
- * maps; init containers and overhead take the general functions above. `into` is overwritten
+ * maps; init containers, overhead and pod-level resources take the general functions above. `into` is overwritten
  * (a caller that sums many pods passes one scratch object).
  */
 export interface PodResourceSums {
@@ -208,7 +167,7 @@ export function podResourceSums(
   const amounts = into.amounts;
   names.length = 0;
   amounts.length = 0;
-  if ((spec?.initContainers?.length ?? 0) > 0 || spec?.overhead) {
+  if ((spec?.initContainers?.length ?? 0) > 0 || spec?.overhead || spec?.resources) {
     for (const [k, v] of podRequests(pod)) {
       names.push(k);
       amounts.push(v);
