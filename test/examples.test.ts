@@ -35,6 +35,7 @@ const scenarios = exampleFiles().filter((f) => f.startsWith('examples/scenarios/
 /** what each non-scenario example is exercised by (the tests below) */
 const covered = new Set([
   'examples/library/capacity.mjs',
+  'examples/library/plugin-runner.mjs',
   'examples/snapshot/cluster.yaml',
   'examples/snapshot/pod-api.yaml',
   'examples/snapshot/pod-worker.yaml',
@@ -56,6 +57,19 @@ describe.skipIf(!existsSync(cli))('examples/', () => {
     expect(out).toContain('after losing eu-west-1b: 5 fit; 1 displaced pod(s) find no room');
     // 15 + 8k ≥ 40 → k = 4 nodes like b-2 (8 CPU each, shape 1 CPU)
     expect(out).toContain('for 40 replicas add 4 node(s) like b-2');
+  });
+
+  it('library/plugin-runner.mjs runs NodeAffinity alone and explains the profile (docs/scheduler.md shows it)', () => {
+    const out = ok(node('examples/library/plugin-runner.mjs'));
+    expect(out).toContain(
+      'filter {"a":{"code":"Success","reasons":[]},"b":{"code":"Success","reasons":[]}}\n' +
+        'score {"a":5,"b":0} normalized {"a":100,"b":0}\n',
+    );
+    expect(out).toMatch(/^chosen a /m);
+    // the docs show this file's code as it is, from its first import on
+    const code = readFileSync(join(root, 'examples/library/plugin-runner.mjs'), 'utf8');
+    const docs = readFileSync(join(root, 'docs/scheduler.md'), 'utf8');
+    expect(docs).toContain(`\`\`\`js\n${code.slice(code.indexOf('import '))}\`\`\``);
   });
 
   it('snapshot/: plan answers 15 for pod-api, explain chooses b-2 for pod-worker (README)', () => {

@@ -7,7 +7,7 @@
  * a pod with schedulingGates is reported as gated without a cycle, as kube-scheduler never tries it.
  */
 import type { Command } from 'commander';
-import { explainPod, type Explanation } from '../scheduler/index.js';
+import type { Explanation } from '../scheduler/index.js';
 import { CliError, EXIT } from './errors.js';
 import { addClusterOptions } from './flags.js';
 import { loadPods, type SchedulerFlags, schedulerFromFlags } from './inputs.js';
@@ -94,10 +94,9 @@ export async function explainFiles(opts: ExplainFlags): Promise<Explanation> {
       `${opts.pod}: Pod "${pod.metadata.name}" already has spec.nodeName=${pod.spec.nodeName}; nothing to schedule`,
     );
   const core = await schedulerFromFlags(opts);
-  const fwk = core.frameworkFor(pod);
-  if (!fwk)
+  if (!core.frameworkFor(pod))
     throw new CliError(`Pod "${pod.metadata.name}": no scheduler profile named "${pod.spec.schedulerName}"`);
-  return explainPod(core.algo, fwk, core.snapshot, pod);
+  return core.explain(pod);
 }
 
 export function renderExplanation(ex: Explanation, opts: { wide?: boolean } = {}): string {

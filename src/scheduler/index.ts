@@ -5,7 +5,10 @@
  *   const core = new SchedulerCore({ nodes, pods, config, kernel: 'wasm', seed: 1 });
  *   const out = core.schedule(pod);            // 'scheduled' | 'unschedulable' (FitError) | 'error'
  *   if (out.kind === 'scheduled') core.reserveAndAssume(out);
- *   explainPod(core.algo, core.frameworkFor(pod)!, core.snapshot, pod);   // why (not) there
+ *   core.explain(pod);                         // why (not) there: every filter and score per node
+ *
+ * One plugin against given nodes and pods, as upstream's plugin tests run it:
+ *   new PluginRunner({ plugin: 'NodeAffinity', nodes, pods }).run(pod);   // statuses and scores
  *
  * In a simulation (watches in, pods/binding out):
  *   const s = new Scheduler({ api, informers, clock, recorder, seed }); await s.start();
@@ -27,6 +30,12 @@ export {
   type PlacementOutcome,
   type SchedulerStats,
 } from './scheduler.js';
+export {
+  PluginRunner,
+  type PluginRunnerOptions,
+  type PluginRunResult,
+  type StatusResult,
+} from './plugin-runner.js';
 export { SchedulingQueue, prioritySortLess, type SchedulingQueueOptions } from './queue.js';
 export {
   parseSchedulerConfig,

@@ -25,6 +25,7 @@ import { Rng } from '../util/rng.js';
 import { defaultSchedulerConfig, DEFAULT_SCHEDULER_NAME, type SchedulerConfig } from './config.js';
 import type { CycleState } from './framework/cycle-state.js';
 import type { Framework } from './framework/framework.js';
+import { explainPod, type Explanation } from './framework/explain.js';
 import { runSchedulingCycle, SchedulingAlgorithm, type CycleOutcome } from './framework/schedule-one.js';
 import { podKey } from '../api/keys.js';
 import { ClusterSnapshot } from './framework/snapshot.js';
@@ -130,6 +131,21 @@ export class SchedulerCore {
       this.snapshot.nominator.set(pod, out.postFilter.nominatedNodeName);
     }
     return { ...out, pod, profile };
+  }
+
+  /**
+   * "Why is my pod Pending?": the scheduler's real decision for the pod (the cycle `schedule`
+   * runs), plus every filter's verdict on every node and every score plugin's raw and normalized
+   * score (framework/explain.ts). Nothing is assumed or bound.
+   * @throws Error when no profile serves the pod's schedulerName
+   */
+  explain(pod: Pod): Explanation {
+    const fwk = this.frameworkFor(pod);
+    if (!fwk)
+      throw new Error(
+        `pod ${podKey(pod)}: no profile for schedulerName "${pod.spec.schedulerName ?? DEFAULT_SCHEDULER_NAME}"`,
+      );
+    return explainPod(this.algo, fwk, this.snapshot, pod);
   }
 
   /** Reserve + Permit on the chosen node, then assume (the pod counts on the node from now on) */
