@@ -7,6 +7,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
+import type { FieldError } from '../api/field.js';
+import { validatePluginArgs } from './config-args.js';
 
 export const CONFIG_API_VERSION = 'kubescheduler.config.k8s.io/v1';
 export const DEFAULT_SCHEDULER_NAME = 'default-scheduler';
@@ -157,7 +159,16 @@ export const PLUGIN_ARGS_FIELDS: Readonly<Record<string, readonly string[]>> = {
   VolumeBinding: ['bindTimeoutSeconds', 'shape'],
 };
 
-/** Parses a KubeSchedulerConfiguration object; `src` names the file in errors. */
+/** utilerrors.Aggregate's text: one error as it is, several as `[e1, e2]` */
+function aggregate(errs: readonly FieldError[]): string {
+  return errs.length === 1 ? errs[0]!.toString() : `[${errs.join(', ')}]`;
+}
+
+/**
+ * Parses a KubeSchedulerConfiguration object; `src` names the file in errors. Plugin args are
+ * validated here, as ValidateKubeSchedulerConfiguration does, so a bad weight is reported with its
+ * full path before any scheduler is built (config-args.ts).
+ */
 export function parseSchedulerConfig(doc: unknown, src = 'config'): SchedulerConfig {
   if (!isObj(doc)) throw new ConfigError(`${src}: expected a KubeSchedulerConfiguration object`);
   checkFields(doc, TOP_FIELDS, '', src);
@@ -237,6 +248,8 @@ export function parseSchedulerConfig(doc: unknown, src = 'config'): SchedulerCon
             `${src}: ${pp}.args.kind: Invalid value: ${JSON.stringify(kind)}: expected "${expectKind}"`,
           );
         checkFields(rest, new Set(known), `${pp}.args.`, src);
+        const errs = validatePluginArgs(pc.name, rest, `${pp}.args`);
+        if (errs.length > 0) throw new ConfigError(`${src}: ${aggregate(errs)}`);
       }
       void apiVersion;
       pluginConfig.set(pc.name, rest);

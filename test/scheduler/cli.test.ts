@@ -117,6 +117,41 @@ describe('kubesim explain', () => {
   });
 });
 
+describe('--config with invalid plugin args', () => {
+  // parsed (and its args validated) before anything is built: every command exits 1 with the file
+  // and the full field path, naming the plugin whose args hold the bad weight
+  const bad = join(mkdtempSync(join(tmpdir(), 'kubesim-cfg-')), 'bad.yaml');
+  writeFileSync(
+    bad,
+    [
+      'apiVersion: kubescheduler.config.k8s.io/v1',
+      'kind: KubeSchedulerConfiguration',
+      'profiles:',
+      '- pluginConfig:',
+      '  - name: NodeAffinity',
+      '    args: {}',
+      '  - name: NodeResourcesFit',
+      '    args:',
+      '      scoringStrategy: {type: LeastAllocated, resources: [{name: cpu, weight: 101}]}',
+      '',
+    ].join('\n'),
+  );
+  const want = `${bad}: profiles[0].pluginConfig[1].args.scoringStrategy.resources[0].weight: Invalid value: 101: resource weight of cpu not in valid range (0, 100]`;
+  const cmds: [string, string[]][] = [
+    ['schedule', ['--pods', `${F}/pods.yaml`]],
+    ['explain', ['--pod', `${F}/web-pod.yaml`]],
+    ['plan', ['--pod', `${F}/web-pod.yaml`]],
+  ];
+  for (const [cmd, extra] of cmds)
+    it(`kubesim ${cmd} exits 1 with the field path`, async () => {
+      const r = await cli(cmd, '--cluster', `${F}/cluster.yaml`, ...extra, '--config', bad);
+      expect(r.code).toBe(1);
+      expect(r.err).toContain(want);
+      expect(r.err).not.toContain('NodeAffinity');
+      expect(r.err).not.toMatch(/\n\s+at /);
+    });
+});
+
 describe('kubesim schedule', () => {
   it('places pods in order, preempts for the high-priority pod, prints FitErrors', async () => {
     const r = await cli(

@@ -3,7 +3,6 @@
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import {
-  ConfigError,
   defaultSchedulerConfig,
   expandProfilePlugins,
   parseSchedulerConfig,
@@ -133,15 +132,14 @@ profiles:
     expect(() => expandProfilePlugins(wrong.profiles[0], impl)).toThrow(
       'plugin "NodePorts" does not extend score plugin',
     );
-    expect(
-      () =>
-        new SchedulerCore({
-          config: cfg(
-            base +
-              'profiles:\n- pluginConfig:\n  - name: InterPodAffinity\n    args: {hardPodAffinityWeight: 500}\n',
-          ),
-        }),
-    ).toThrow(/plugin "InterPodAffinity": InterPodAffinityArgs: hardPodAffinityWeight: Invalid value: 500/);
+    expect(() =>
+      cfg(
+        base +
+          'profiles:\n- pluginConfig:\n  - name: InterPodAffinity\n    args: {hardPodAffinityWeight: 500}\n',
+      ),
+    ).toThrow(
+      'sched.yaml: profiles[0].pluginConfig[0].args.hardPodAffinityWeight: Invalid value: 500: not in valid range [0, 100]',
+    );
   });
 
   it('pluginConfig reaches the kernels: MostAllocated packs, RequestedToCapacityRatio shape is validated', () => {
@@ -151,17 +149,71 @@ profiles:
         'profiles:\n- pluginConfig:\n  - name: NodeResourcesFit\n    args: {scoringStrategy: {type: MostAllocated, resources: [{name: cpu, weight: 1}]}}\n',
     );
     expect(() => new SchedulerCore({ config: most })).not.toThrow();
-    const bad = cfg(
-      base +
-        'profiles:\n- pluginConfig:\n  - name: NodeResourcesFit\n    args: {scoringStrategy: {type: RequestedToCapacityRatio, requestedToCapacityRatio: {shape: [{utilization: 0, score: 11}]}}}\n',
-    );
     expect(() =>
-      new SchedulerCore({ config: bad }).schedule({
-        apiVersion: 'v1',
-        kind: 'Pod',
-        metadata: { name: 'p' },
-        spec: { containers: [] },
-      }),
-    ).toThrow(ConfigError);
+      cfg(
+        base +
+          'profiles:\n- pluginConfig:\n  - name: NodeResourcesFit\n    args: {scoringStrategy: {type: RequestedToCapacityRatio, requestedToCapacityRatio: {shape: [{utilization: 0, score: 11}]}}}\n',
+      ),
+    ).toThrow(
+      // validateFunctionShape under scoringStrategy.shape, upstream's path
+      'sched.yaml: profiles[0].pluginConfig[0].args.scoringStrategy.shape[0].score: Invalid value: 11: not in valid range [0, 10]',
+    );
   });
+
+  // pkg/scheduler/apis/config/validation (v1.34) ValidateNodeResourcesFitArgs,
+  // ValidateNodeResourcesBalancedAllocationArgs, ValidateDefaultPreemptionArgs,
+  // ValidatePodTopologySpreadArgs: raised when the file is parsed, with the full field path of the
+  // plugin whose args hold the bad value (the scheduler is never built)
+  const base = 'apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n';
+  const args = (name: string, a: string) =>
+    `${base}profiles:\n- pluginConfig:\n  - name: NodeAffinity\n    args: {}\n  - name: ${name}\n    args: ${a}\n`;
+  const rows: [string, string, string, string][] = [
+    [
+      'a scoringStrategy weight is blamed on NodeResourcesFit',
+      'NodeResourcesFit',
+      '{scoringStrategy: {type: LeastAllocated, resources: [{name: cpu, weight: 200}]}}',
+      'sched.yaml: profiles[0].pluginConfig[1].args.scoringStrategy.resources[0].weight: Invalid value: 200: resource weight of cpu not in valid range (0, 100]',
+    ],
+    [
+      'an unknown scoring strategy type',
+      'NodeResourcesFit',
+      '{scoringStrategy: {type: Spread}}',
+      'sched.yaml: profiles[0].pluginConfig[1].args.scoringStrategy.type: Unsupported value: "Spread": supported values: "LeastAllocated", "MostAllocated", "RequestedToCapacityRatio"',
+    ],
+    [
+      'unsorted shape points',
+      'NodeResourcesFit',
+      '{scoringStrategy: {type: RequestedToCapacityRatio, requestedToCapacityRatio: {shape: [{utilization: 50, score: 5}, {utilization: 10, score: 1}]}}}',
+      'sched.yaml: profiles[0].pluginConfig[1].args.scoringStrategy.shape[1].utilization: Invalid value: 10: values must be sorted in increasing order',
+    ],
+    [
+      'BalancedAllocation weights must be 1, names unique',
+      'NodeResourcesBalancedAllocation',
+      '{resources: [{name: cpu, weight: 2}, {name: cpu, weight: 1}]}',
+      'sched.yaml: [profiles[0].pluginConfig[1].args.resources[0].weight: Invalid value: 2: must be 1, profiles[0].pluginConfig[1].args.resources[1].name: Duplicate value: "cpu"]',
+    ],
+    [
+      'DefaultPreemption both zero',
+      'DefaultPreemption',
+      '{minCandidateNodesPercentage: 0, minCandidateNodesAbsolute: 0}',
+      'sched.yaml: [profiles[0].pluginConfig[1].args.minCandidateNodesPercentage: Invalid value: 0: cannot be zero at the same time as minCandidateNodesAbsolute, profiles[0].pluginConfig[1].args.minCandidateNodesAbsolute: Invalid value: 0: cannot be zero at the same time as minCandidateNodesPercentage]',
+    ],
+    [
+      'PodTopologySpread default constraints',
+      'PodTopologySpread',
+      '{defaultingType: List, defaultConstraints: [{maxSkew: 0, topologyKey: zone, whenUnsatisfiable: ScheduleAnyway}, {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: ScheduleAnyway}]}',
+      'sched.yaml: [profiles[0].pluginConfig[1].args.defaultConstraints[0].maxSkew: Invalid value: 0: not in valid range (0, inf), profiles[0].pluginConfig[1].args.defaultConstraints[1]: Duplicate value: "{zone, ScheduleAnyway}"]',
+    ],
+  ];
+  for (const [name, plugin, a, want] of rows)
+    it(`args: ${name}`, () => expect(() => cfg(args(plugin, a))).toThrow(want));
+  it('args within range parse (a weight of 0 defaults to 1, as v1 SetDefaults_NodeResourcesFitArgs)', () =>
+    expect(() =>
+      cfg(
+        args(
+          'NodeResourcesFit',
+          '{scoringStrategy: {type: MostAllocated, resources: [{name: cpu, weight: 0}]}}',
+        ),
+      ),
+    ).not.toThrow());
 });
