@@ -10,11 +10,6 @@ import { nodeOf, podOf } from '../helpers/builders.js';
 
 const KERNELS = ['js', 'wasm'] as const;
 const ok = { code: 'Success', reasons: [] };
-/**
- * Upstream's score tables give nodes no allocatable; these carry room for pods so that a row does
- * not also depend on Score running on nodes the node-local filters would reject.
- */
-const ROOM = { pods: '110' };
 
 function run(
   plugin: string,
@@ -153,6 +148,7 @@ describe('NodeAffinity Filter (TestNodeAffinity)', () => {
       });
 });
 
+// (the nil-affinity row is PreScore's Skip upstream: not a score row)
 describe('NodeAffinity Score + NormalizeScore (TestNodeAffinityPriority)', () => {
   const pref = (...terms: [number, [string, string][]][]) => ({
     nodeAffinity: {
@@ -183,13 +179,6 @@ describe('NodeAffinity Score + NormalizeScore (TestNodeAffinityPriority)', () =>
   const label5 = { foo: 'bar', key: 'value', az: 'az1' };
   const rows: [string, Pod, Record<string, string>[], number[], number[]][] = [
     [
-      'all nodes are same priority as NodeAffinity is nil',
-      podOf(),
-      [label1, label2, label3],
-      [0, 0, 0],
-      [0, 0, 0],
-    ],
-    [
       'only machine1 matches the preferred scheduling requirements of pod',
       podOf({ affinity: affinity1 }),
       [label1, label2, label3],
@@ -210,7 +199,7 @@ describe('NodeAffinity Score + NormalizeScore (TestNodeAffinityPriority)', () =>
         const names = labels.map((_, i) => `machine${i + 1}`);
         const r = run(
           'NodeAffinity',
-          labels.map((l, i) => nodeOf(names[i]!, { labels: l, capacity: ROOM })),
+          labels.map((l, i) => nodeOf(names[i]!, { labels: l })),
           pod,
           [],
           kernel,
@@ -336,7 +325,7 @@ describe('TaintToleration Score + NormalizeScore (TestTaintTolerationScore)', ()
         const names = taints.map((_, i) => `node${i + 1}`);
         const r = run(
           'TaintToleration',
-          taints.map((t, i) => nodeOf(names[i]!, { taints: t, capacity: ROOM })),
+          taints.map((t, i) => nodeOf(names[i]!, { taints: t })),
           podOf({ tolerations }),
           [],
           kernel,

@@ -1,15 +1,13 @@
-// InterPodAffinity PreFilter/Filter on one node, translated from upstream's
+// InterPodAffinity PreFilter/Filter on one node (through the public PluginRunner), translated from upstream's
 // pkg/scheduler/framework/plugins/interpodaffinity/filtering_test.go (TestRequiredAffinitySingleNode).
 import { describe, expect, it } from 'vitest';
-import type { Node, Pod, PodAffinityTerm } from '../../../src/api/types.js';
-import { CycleState } from '../../../src/scheduler/framework/cycle-state.js';
-import { ClusterSnapshot } from '../../../src/scheduler/framework/snapshot.js';
-import { Code, type Status } from '../../../src/scheduler/framework/status.js';
+import type { Namespace, Node, Pod, PodAffinityTerm } from '../../../src/api/types.js';
+import { CODE_NAMES, Code } from '../../../src/scheduler/framework/status.js';
+import { PluginRunner, type PluginRunResult } from '../../../src/scheduler/index.js';
 import {
   ERR_REASON_AFFINITY_RULES_NOT_MATCH as AFF,
   ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH as ANTI,
   ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH as EXISTING,
-  InterPodAffinity,
 } from '../../../src/scheduler/plugins/inter-pod-affinity.js';
 import { makeNode, makePod, type PodBuilder } from '../../helpers/builders.js';
 
@@ -33,13 +31,9 @@ const existingPod = () => labels(makePod('e').node('node1'), podLabel).obj();
 
 type Want = { pre?: Code; filter?: [Code, string] };
 
-function run(pod: Pod, pods: Pod[], node: Node): { pre: Status | null; filter: Status | null } {
-  const snap = new ClusterSnapshot([node], pods);
-  const pl = new InterPodAffinity(undefined, snap);
-  const st = new CycleState();
-  const pre = pl.preFilter(st, pod, snap.list());
-  if (pre) return { pre, filter: null };
-  return { pre, filter: pl.filter(st, pod, snap.get(node.metadata.name!)!) };
+/** PreFilter, then Filter on the node, through the public PluginRunner (as upstream's test runs them) */
+function run(pod: Pod, pods: Pod[], node: Node): PluginRunResult {
+  return new PluginRunner({ plugin: 'InterPodAffinity', nodes: [node], pods }).run(pod);
 }
 
 const cases: { name: string; pod: Pod; pods: Pod[]; want: Want }[] = [
@@ -280,37 +274,40 @@ describe('InterPodAffinity filter: TestRequiredAffinitySingleNode', () => {
     it(tt.name, () => {
       const got = run(tt.pod, tt.pods, node1());
       if (tt.want.pre !== undefined) {
-        expect(got.pre?.code).toBe(tt.want.pre);
+        expect(got.preFilter?.code).toBe(CODE_NAMES[tt.want.pre]);
+        expect(got.filter).toBeUndefined();
         return;
       }
-      expect(got.pre).toBeNull();
-      if (!tt.want.filter) expect(got.filter).toBeNull();
-      else {
-        expect(got.filter?.code).toBe(tt.want.filter[0]);
-        expect(got.filter?.reasons).toEqual([tt.want.filter[1]]);
-      }
+      expect(got.preFilter).toEqual({ code: 'Success', reasons: [] });
+      expect(got.filter?.node1).toEqual(
+        tt.want.filter
+          ? { code: CODE_NAMES[tt.want.filter[0]], reasons: [tt.want.filter[1]] }
+          : { code: 'Success', reasons: [] },
+      );
     });
   }
 });
 
 describe('InterPodAffinity filter: multiple nodes', () => {
+  /** Filter's code per node after PreFilter, through the PluginRunner */
+  const codes = (nodes: Node[], pods: Pod[], pod: Pod, namespaces: Namespace[] = []) => {
+    const r = new PluginRunner({ plugin: 'InterPodAffinity', nodes, pods, namespaces }).run(pod);
+    expect(r.preFilter?.code).toBe('Success');
+    return nodes.map((n) => r.filter?.[n.metadata.name!]);
+  };
+  const OK = { code: 'Success', reasons: [] };
+
   it('the first pod of a self-affine group may go to any node with the topology label', () => {
     const nodes = [
       makeNode('n1').label('zone', 'a').obj(),
       makeNode('n2').label('zone', 'b').obj(),
       makeNode('n3').obj(),
     ];
-    const snap = new ClusterSnapshot(nodes, []);
-    const pl = new InterPodAffinity(undefined, snap);
     const pod = makePod('p')
       .label('app', 'web')
       .podAffinity({ labelSelector: { matchLabels: { app: 'web' } }, topologyKey: 'zone' })
       .obj();
-    const st = new CycleState();
-    expect(pl.preFilter(st, pod, snap.list())).toBeNull();
-    expect(pl.filter(st, pod, snap.get('n1')!)).toBeNull();
-    expect(pl.filter(st, pod, snap.get('n2')!)).toBeNull();
-    expect(pl.filter(st, pod, snap.get('n3')!)?.reasons).toEqual([AFF]);
+    expect(codes(nodes, [], pod)).toEqual([OK, OK, { code: 'UnschedulableAndUnresolvable', reasons: [AFF] }]);
   });
 
   it('affinity to a pod in zone a admits only zone-a nodes; anti-affinity rejects them', () => {
@@ -319,41 +316,33 @@ describe('InterPodAffinity filter: multiple nodes', () => {
       makeNode('n2').label('zone', 'a').obj(),
       makeNode('n3').label('zone', 'b').obj(),
     ];
-    const snap = new ClusterSnapshot(nodes, [makePod('db').label('app', 'db').node('n1').obj()]);
-    const pl = new InterPodAffinity(undefined, snap);
+    const pods = [makePod('db').label('app', 'db').node('n1').obj()];
     const aff = makePod('p')
       .podAffinity({ labelSelector: { matchLabels: { app: 'db' } }, topologyKey: 'zone' })
       .obj();
-    const st = new CycleState();
-    pl.preFilter(st, aff, snap.list());
-    expect(['n1', 'n2', 'n3'].map((n) => pl.filter(st, aff, snap.get(n)!)?.code ?? Code.Success)).toEqual([
-      Code.Success,
-      Code.Success,
-      Code.UnschedulableAndUnresolvable,
+    expect(codes(nodes, pods, aff).map((s) => s?.code)).toEqual([
+      'Success',
+      'Success',
+      'UnschedulableAndUnresolvable',
     ]);
     const anti = makePod('q')
       .podAntiAffinity({ labelSelector: { matchLabels: { app: 'db' } }, topologyKey: 'zone' })
       .obj();
-    const st2 = new CycleState();
-    pl.preFilter(st2, anti, snap.list());
-    expect(['n1', 'n2', 'n3'].map((n) => pl.filter(st2, anti, snap.get(n)!)?.code ?? Code.Success)).toEqual([
-      Code.Unschedulable,
-      Code.Unschedulable,
-      Code.Success,
+    expect(codes(nodes, pods, anti).map((s) => s?.code)).toEqual([
+      'Unschedulable',
+      'Unschedulable',
+      'Success',
     ]);
   });
 
   it('namespaceSelector selects namespaces by their labels', () => {
     const nodes = [makeNode('n1').label('zone', 'a').obj(), makeNode('n2').label('zone', 'b').obj()];
-    const snap = new ClusterSnapshot(nodes, [
-      makePod('db').namespace('prod').label('app', 'db').node('n1').obj(),
-    ]);
-    snap.setNamespace({
+    const pods = [makePod('db').namespace('prod').label('app', 'db').node('n1').obj()];
+    const prod: Namespace = {
       apiVersion: 'v1',
       kind: 'Namespace',
       metadata: { name: 'prod', labels: { env: 'prod' } },
-    });
-    const pl = new InterPodAffinity(undefined, snap);
+    };
     const pod = makePod('p')
       .podAffinity({
         labelSelector: { matchLabels: { app: 'db' } },
@@ -361,9 +350,9 @@ describe('InterPodAffinity filter: multiple nodes', () => {
         topologyKey: 'zone',
       })
       .obj();
-    const st = new CycleState();
-    pl.preFilter(st, pod, snap.list());
-    expect(pl.filter(st, pod, snap.get('n1')!)).toBeNull();
-    expect(pl.filter(st, pod, snap.get('n2')!)?.code).toBe(Code.UnschedulableAndUnresolvable);
+    expect(codes(nodes, pods, pod, [prod]).map((s) => s?.code)).toEqual([
+      'Success',
+      'UnschedulableAndUnresolvable',
+    ]);
   });
 });
