@@ -25,7 +25,6 @@ import type {
   FilterPlugin,
   Plugin,
   PreFilterPlugin,
-  PreFilterResult,
   PreScorePlugin,
   ScorePlugin,
 } from './framework/types.js';
@@ -58,8 +57,8 @@ export interface StatusResult {
 /** What each extension point the plugin implements returned; a point it does not implement is absent. */
 export interface PluginRunResult {
   preFilter?: StatusResult;
-  /** PreFilter's PreFilterResult (a Success that narrows the nodes), when it answered one */
-  preFilterResult?: { nodeNames: string[] };
+  /** the nodes a PreFilterResult narrowed the cycle to (sorted); absent when PreFilter named none */
+  preFilterResult?: string[];
   /** per node name, in the order the nodes were given; absent when PreFilter returned Skip or rejected */
   filter?: Record<string, StatusResult>;
   preScore?: StatusResult;
@@ -77,7 +76,7 @@ function result(s: MaybeStatus): StatusResult {
   return s === null ? { ...SUCCESS, reasons: [] } : { code: CODE_NAMES[s.code], reasons: [...s.reasons] };
 }
 
-function call(fn: () => MaybeStatus): MaybeStatus {
+function call<T>(fn: () => T | MaybeStatus): T | MaybeStatus {
   try {
     return fn();
   } catch (e) {
@@ -142,15 +141,11 @@ export class PluginRunner {
     const out: PluginRunResult = {};
     let filterOn = true;
     if (has(p, 'preFilter')) {
-      let r: MaybeStatus | PreFilterResult;
-      try {
-        r = (p as PreFilterPlugin).preFilter(state, pod, nodes);
-      } catch (e) {
-        r = errorStatus(e);
-      }
-      const s = r !== null && 'nodeNames' in r ? null : (r as MaybeStatus);
-      if (r !== null && 'nodeNames' in r) out.preFilterResult = { nodeNames: [...r.nodeNames] };
+      const r = call(() => (p as PreFilterPlugin).preFilter(state, pod, nodes));
+      const narrowed = r !== null && 'nodeNames' in r ? r : undefined;
+      const s = narrowed ? null : (r as MaybeStatus);
       out.preFilter = result(s);
+      if (narrowed) out.preFilterResult = [...narrowed.nodeNames].sort();
       filterOn = s === null || s.code === Code.Success;
     }
     if (has(p, 'filter') && filterOn) {

@@ -356,6 +356,22 @@ describe('NodeResourcesFit Filter (TestEnoughRequests: requests within the node,
 });
 
 describe('PluginRunner', () => {
+  it('reports the nodes a PreFilterResult narrows to (NodeAffinity matchFields metadata.name)', () => {
+    const pod = podOf({
+      affinity: {
+        nodeAffinity: {
+          requiredDuringSchedulingIgnoredDuringExecution: {
+            nodeSelectorTerms: [
+              { matchFields: [{ key: 'metadata.name', operator: 'In', values: ['node1'] }] },
+            ],
+          },
+        },
+      },
+    });
+    const r = run('NodeAffinity', [nodeOf('node1'), nodeOf('node2')], pod);
+    expect(r.preFilter).toEqual(ok);
+    expect(r.preFilterResult).toEqual(['node1']);
+  });
   it('checks plugin args as a configuration would, naming the field', () =>
     expect(
       () =>
