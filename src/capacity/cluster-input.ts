@@ -9,7 +9,7 @@ import type { LoadedObject } from '../api/manifest.js';
 import type { PriorityClassLike } from '../api/priority.js';
 import type { PodDisruptionBudget } from '../api/batch-types.js';
 import type { KubeObject } from '../api/types.js';
-import { type ClusterFile, sortClusterObjects } from '../scheduler/framework/cluster-file.js';
+import { type ClusterFile, SNAPSHOT_KINDS, sortClusterObjects } from '../scheduler/framework/cluster-file.js';
 import { type ClusterWorkloads, NO_WORKLOADS } from './workloads.js';
 
 /** A snapshot with its workloads. */
@@ -17,16 +17,8 @@ export interface PlanCluster extends ClusterFile {
   workloads: ClusterWorkloads;
 }
 
-/** Kinds the scheduler's view keeps (cluster-file.ts). */
-const SCHEDULER_KINDS = new Set([
-  'Node',
-  'Pod',
-  'Service',
-  'ReplicaSet',
-  'StatefulSet',
-  'ReplicationController',
-  'Namespace',
-]);
+/** Kinds the scheduler's view keeps: the snapshot kinds of cluster-file.ts. */
+const SCHEDULER_KINDS = new Set(SNAPSHOT_KINDS);
 
 /**
  * Sort loaded objects into a {@link PlanCluster}; `unused` counts the rest by kind (`Job`,

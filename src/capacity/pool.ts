@@ -82,7 +82,7 @@ export class PlannerPool {
       workerData: { kernels },
       idleTimeout: 60_000,
       // plans allocate many short-lived objects; with the default young generation a task took 1.2×
-      // its main-thread time in a worker, with 64 MB 1.1× (.tmp/pooltime-style measurement, 500 nodes)
+      // its main-thread time in a worker, with 64 MB 1.1× (plan tasks on 500 nodes, worker vs main thread)
       resourceLimits: { maxYoungGenerationSizeMb: 64 },
     });
   }
