@@ -52,6 +52,16 @@ interface Grid {
   seeds: number[];
 }
 
+/** An input file's text (size and UTF-8 checked), its problems as one-line errors. */
+function readText(file: string): string {
+  try {
+    return readInputTextSync(file);
+  } catch (e) {
+    if (e instanceof ManifestError) throw new CliError(e.message);
+    throw e;
+  }
+}
+
 /** The scenario file, the --set lists and the seeds (base: --seed, else the scenario's). */
 function readGrid(file: string, o: GridFlags): Grid {
   let parameters: SweepParameter[];
@@ -69,13 +79,7 @@ function readGrid(file: string, o: GridFlags): Grid {
     throw new UsageError(
       `${points} point(s) × ${n} seed(s) = ${points * n} runs is above the limit of ${LIMITS.sweepRuns} (see "Limits" in the README)`,
     );
-  let text: string;
-  try {
-    text = readInputTextSync(file);
-  } catch (e) {
-    if (e instanceof ManifestError) throw new CliError(e.message);
-    throw e;
-  }
+  const text = readText(file);
   let base: number;
   if (o.seed !== undefined) base = intFlag('--seed', o.seed, 0);
   else {
@@ -204,13 +208,7 @@ Examples:
   );
   cmd.action((files: string[], o: OutputFlags) => {
     const named = files.map((file) => {
-      let text: string;
-      try {
-        text = readInputTextSync(file);
-      } catch (e) {
-        if (e instanceof ManifestError) throw new CliError(e.message);
-        throw e;
-      }
+      const text = readText(file);
       try {
         return { file, result: parse(text, { maxAliasCount: LIMITS.aliases }) as unknown };
       } catch (e) {
@@ -286,12 +284,7 @@ Examples:
           throw new CliError(
             `${file}: ${f}: a file outside the scenario's folder cannot go in the Job's ConfigMap`,
           );
-        try {
-          files[f] = readInputTextSync(resolve(dirname(file), f));
-        } catch (e) {
-          if (e instanceof ManifestError) throw new CliError(e.message);
-          throw e;
-        }
+        files[f] = readText(resolve(dirname(file), f));
       }
       const opts = {
         files,

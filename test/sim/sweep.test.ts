@@ -146,35 +146,14 @@ describe.skipIf(!existsSync(cli))('kubesim sweep through the CLI', () => {
       sc,
       'name: web\nduration: 1m\ncluster: { pools: [{ name: w, count: 2 }] }\nworkloads: [{ file: apps/web.yaml }]\n',
     );
-    const r = kubesim([
-      'sweep',
-      'job',
-      sc,
-      '--set',
-      'apiserver.maxMutatingInflight=20,200',
-      '--seeds',
-      '3',
-      '--shards',
-      '4',
-      '--parallelism',
-      '2',
-    ]);
+    const grid = ['--set', 'apiserver.maxMutatingInflight=20,200', '--seeds', '3', '--shards', '4'];
+    const r = kubesim(['sweep', 'job', sc, ...grid, '--parallelism', '2']);
     expect(r.status, r.stderr).toBe(0);
     const list = parse(r.stdout);
     const [cm, job] = list.items;
     expect(job.spec).toMatchObject({ completionMode: 'Indexed', completions: 4, parallelism: 2 });
     const c = job.spec.template.spec.containers[0];
-    expect(c.args).toEqual(
-      expect.arrayContaining([
-        '/scenario/web.yaml',
-        '--set',
-        'apiserver.maxMutatingInflight=20,200',
-        '--seeds',
-        '3',
-        '--shards',
-        '4',
-      ]),
-    );
+    expect(c.args).toEqual(expect.arrayContaining(['/scenario/web.yaml', ...grid]));
     expect(Object.keys(cm.data).sort()).toEqual(['apps_web.yaml', 'web.yaml']);
     expect(job.spec.template.spec.volumes[0].configMap.items).toEqual([
       { key: 'web.yaml', path: 'web.yaml' },
