@@ -52,7 +52,13 @@ export const SWEEP_METRICS = {
   failedAfterRetries: { unit: 'requests', help: '429s that exhausted client-go’s 10 retries' },
   peakMutatingInflight: { unit: 'requests', help: 'peak mutating requests in flight' },
   peakInflight: { unit: 'requests', help: 'peak read-only requests in flight' },
+  apiLatencyP50Ms: {
+    unit: 'ms',
+    help: 'API call latency p50 as callers saw it (service time, 429 waits, retries)',
+  },
+  apiLatencyP99Ms: { unit: 'ms', help: 'API call latency p99 as callers saw it' },
   evictions: { unit: 'pods', help: 'pods evicted by the taint-eviction controller (NoExecute)' },
+  kubeletEvictions: { unit: 'pods', help: 'pods evicted by the kubelets under node pressure' },
 } as const;
 
 export type SweepMetricName = keyof typeof SWEEP_METRICS;
@@ -115,6 +121,9 @@ export function sweepMetrics(r: SimulationResult): SweepMetrics {
     failedAfterRetries: r.api.failedAfterRetries,
     peakMutatingInflight: r.api.peakMutatingInflight,
     peakInflight: r.api.peakInflight,
+    apiLatencyP50Ms: r.api.latencyP50Ms,
+    apiLatencyP99Ms: r.api.latencyP99Ms,
     evictions: r.evictions.count,
+    kubeletEvictions: r.kubeletEvictions.count,
   };
 }
