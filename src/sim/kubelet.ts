@@ -245,17 +245,7 @@ export class KubeletFleet {
           reason: 'Evicted',
           message,
           conditions,
-          containerStatuses: pod.spec.containers.map((c) => ({
-            name: c.name,
-            image: c.image ?? '',
-            imageID: '',
-            ready: false,
-            started: false,
-            restartCount: st.restarts ?? 0,
-            state: {
-              terminated: { exitCode: 137, reason: 'ContainerStatusUnknown', startedAt, finishedAt: now },
-            },
-          })),
+          containerStatuses: terminatedStatuses(pod, st, 137, 'ContainerStatusUnknown', startedAt, now),
         },
       },
       0,
@@ -578,22 +568,7 @@ export class KubeletFleet {
       ...(cur.status ?? {}),
       phase,
       conditions,
-      containerStatuses: cur.spec.containers.map((c) => ({
-        name: c.name,
-        image: c.image ?? '',
-        imageID: '',
-        ready: false,
-        started: false,
-        restartCount: st.restarts ?? 0,
-        state: {
-          terminated: {
-            exitCode: ok ? 0 : 1,
-            reason: ok ? 'Completed' : 'Error',
-            startedAt,
-            finishedAt: now,
-          },
-        },
-      })),
+      containerStatuses: terminatedStatuses(cur, st, ok ? 0 : 1, ok ? 'Completed' : 'Error', startedAt, now),
     };
     await this.postPodStatus(st, { ...cur, status }, attempt, () =>
       this.writeFinished(st, phase, attempt + 1),
@@ -683,4 +658,24 @@ export class KubeletFleet {
     for (const t of st.timers) this.clock.clearTimer(t);
     this.pods.delete(key);
   }
+}
+
+/** Every container of the pod terminated (exit code, reason), as the kubelet reports an exited pod. */
+function terminatedStatuses(
+  pod: Pod,
+  st: { restarts?: number },
+  exitCode: number,
+  reason: string,
+  startedAt: string,
+  finishedAt: string,
+) {
+  return pod.spec.containers.map((c) => ({
+    name: c.name,
+    image: c.image ?? '',
+    imageID: '',
+    ready: false,
+    started: false,
+    restartCount: st.restarts ?? 0,
+    state: { terminated: { exitCode, reason, startedAt, finishedAt } },
+  }));
 }

@@ -33,6 +33,7 @@ const HEADERS: Record<SweepMetricName, string> = {
   apiLatencyP50Ms: 'API P50',
   apiLatencyP99Ms: 'API P99',
   evictions: 'EVICTIONS',
+  firstEvictionS: 'FIRST EVICTION',
   kubeletEvictions: 'KUBELET EVICTIONS',
 };
 
@@ -50,10 +51,14 @@ export function formatSpread(s: MetricSpread, unit: string, runs: number): strin
   return t;
 }
 
-export function formatSweepTable(r: SweepResult, opts: { wide?: boolean } = {}): string {
-  const metrics = (Object.keys(SWEEP_METRICS) as SweepMetricName[]).filter(
-    (m) => opts.wide || TABLE_METRICS.includes(m),
-  );
+/** The table's metric columns: `metrics` when given, every one for wide, else the usual few. */
+export function formatSweepTable(
+  r: SweepResult,
+  opts: { wide?: boolean; metrics?: SweepMetricName[] } = {},
+): string {
+  const metrics =
+    opts.metrics ??
+    (Object.keys(SWEEP_METRICS) as SweepMetricName[]).filter((m) => opts.wide || TABLE_METRICS.includes(m));
   const runs = r.seeds.length;
   const head = `Sweep of ${r.scenario}: ${r.points.length} point(s) × ${runs} seed(s)${
     r.shard ? `, shard ${r.shard.index}/${r.shard.count} (${r.runs.length} of ${r.totalRuns} runs)` : ''

@@ -13,6 +13,8 @@
  *   kubelet.<field>                   settings.kubelet.<field>
  *   nodeLifecycle.<field>             settings.<field>               (nodeMonitorGracePeriod, evictionRate)
  *   duration                          duration
+ *
+ * A number in a path indexes a list: `workloads.0.manifest.spec.replicas`.
  */
 import { parse } from 'yaml';
 import { parseScenario } from './scenario.js';
@@ -58,6 +60,7 @@ export const SWEEP_METRICS = {
   },
   apiLatencyP99Ms: { unit: 'ms', help: 'API call latency p99 as callers saw it' },
   evictions: { unit: 'pods', help: 'pods evicted by the taint-eviction controller (NoExecute)' },
+  firstEvictionS: { unit: 's', help: 'time of the first NoExecute eviction (null: none)' },
   kubeletEvictions: { unit: 'pods', help: 'pods evicted by the kubelets under node pressure' },
 } as const;
 
@@ -85,8 +88,8 @@ export function applyValues(doc: unknown, values: Record<string, unknown>): unkn
     for (const k of keys.slice(0, -1)) {
       const next = o[k];
       if (next === undefined || next === null) o[k] = {};
-      else if (typeof next !== 'object' || Array.isArray(next))
-        throw new Error(`${path}: "${k}" is not a mapping in the scenario`);
+      else if (typeof next !== 'object')
+        throw new Error(`${path}: "${k}" is not a mapping or a list in the scenario`);
       o = o[k] as Record<string, unknown>;
     }
     o[keys[keys.length - 1]!] = value;
@@ -124,6 +127,7 @@ export function sweepMetrics(r: SimulationResult): SweepMetrics {
     apiLatencyP50Ms: r.api.latencyP50Ms,
     apiLatencyP99Ms: r.api.latencyP99Ms,
     evictions: r.evictions.count,
+    firstEvictionS: r.evictions.firstAtS,
     kubeletEvictions: r.kubeletEvictions.count,
   };
 }
