@@ -300,6 +300,12 @@ export class Scheduler {
       csiDrivers: { get: () => csiDrivers.list(), enumerable: true },
       volumeAttachments: { get: () => vas.list(), enumerable: true },
     });
+    // a claim bound, a volume provisioned, a class or CSINode added may help the volume plugins' pods
+    const storageChanged = { onAdd: () => this.storageChanged(), onUpdate: () => this.storageChanged() };
+    pvs.addEventHandler(storageChanged);
+    pvcs.addEventHandler(storageChanged);
+    classes.addEventHandler(storageChanged);
+    csiNodes.addEventHandler(storageChanged);
     ns.addEventHandler({
       onAdd: (n) => this.core.snapshot.setNamespace(n),
       onUpdate: (_o, n) => this.core.snapshot.setNamespace(n),
@@ -482,6 +488,10 @@ export class Scheduler {
     }
     this.queue.addUnschedulable(qp, this.queue.schedulingCycle, []);
     this.queue.done(qp.key);
+  }
+
+  private storageChanged(): void {
+    this.queue.moveAllToActiveOrBackoffQueue('StorageChange');
   }
 
   private async updateThroughApi(obj: KubeObject): Promise<MaybeStatus> {

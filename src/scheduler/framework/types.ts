@@ -120,7 +120,9 @@ export type ClusterEventKind =
   | 'AssignedPodAdd'
   | 'AssignedPodUpdate'
   | 'AssignedPodDelete'
-  | 'UnscheduledPodUpdate';
+  | 'UnscheduledPodUpdate'
+  /** a PersistentVolume, PersistentVolumeClaim, StorageClass or CSINode was added or changed */
+  | 'StorageChange';
 
 export interface EnqueueExtensions extends Plugin {
   /** events that may make a pod rejected by this plugin schedulable */

@@ -153,6 +153,8 @@ export class VolumeBinding
   }
 
   preFilter(state: CycleState, pod: Pod): MaybeStatus {
+    // most pods use no claim: skip before reading the storage objects
+    if (!podVolumes(pod).some((v) => volumeClaimName(pod, v) !== undefined)) return SKIP;
     const view = StorageView.of(this.handle.objects, this.assumed);
     const { has, error } = this.claimsError(view, pod);
     if (error) return new Status(Code.UnschedulableAndUnresolvable, [error]);

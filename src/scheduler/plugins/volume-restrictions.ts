@@ -93,6 +93,7 @@ export class VolumeRestrictions implements PreFilterPlugin, FilterPlugin {
   preFilter(state: CycleState, pod: Pod): MaybeStatus {
     const vols = podVolumes(pod);
     const check = vols.some(needsCheck);
+    if (!check && !vols.some((v) => v.persistentVolumeClaim)) return SKIP;
     const view = StorageView.of(this.handle.objects);
     const ns = pod.metadata.namespace ?? 'default';
     const rwop = new Set<string>();

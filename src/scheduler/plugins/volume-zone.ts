@@ -46,6 +46,7 @@ export class VolumeZone implements PreFilterPlugin, FilterPlugin {
 
   /** getPVbyPod: the topology labels of the pod's bound volumes, or why they cannot be read */
   private topologies(pod: Pod): PVTopology[] | Status {
+    if (!podVolumes(pod).some((v) => v.persistentVolumeClaim)) return [];
     const view = StorageView.of(this.handle.objects);
     const out: PVTopology[] = [];
     for (const vol of podVolumes(pod)) {
