@@ -10,7 +10,7 @@
  * - zone label values: cloud-provider volume/helpers LabelZonesToSet;
  * - in-tree volumes counted as their CSI driver: csi-translation-lib (the plugins migrated in v1.34).
  */
-import { labelSelectorAsSelector, SelectorError } from './label-selector.js';
+import { labelSelectorAsSelector } from './label-selector.js';
 import { nodeSelectorTermsMatch } from './node-affinity.js';
 import { parseQuantity, type Quantity } from './quantity.js';
 import type {
@@ -28,8 +28,6 @@ import type { Labels, Node } from './types.js';
 export const ANN_BIND_COMPLETED = 'pv.kubernetes.io/bind-completed';
 /** upstream volume.AnnSelectedNode: the node the scheduler chose for a WaitForFirstConsumer claim */
 export const ANN_SELECTED_NODE = 'volume.kubernetes.io/selected-node';
-/** upstream volume.AnnStorageProvisioner (and its beta twin) */
-export const ANN_STORAGE_PROVISIONER = 'volume.kubernetes.io/storage-provisioner';
 /** upstream volume.AnnBoundByController */
 export const ANN_BOUND_BY_CONTROLLER = 'pv.kubernetes.io/bound-by-controller';
 /** upstream volume.AnnDynamicallyProvisioned */
@@ -85,6 +83,17 @@ export function volumeBoundToClaim(pv: PersistentVolume, pvc: PersistentVolumeCl
     return false;
   if (ref.uid && pvc.metadata.uid && ref.uid !== pvc.metadata.uid) return false;
   return true;
+}
+
+/** a volume's claimRef naming this claim (the binding the PV controller and the scheduler write) */
+export function claimRefTo(pvc: PersistentVolumeClaim): NonNullable<PersistentVolumeSpec['claimRef']> {
+  return {
+    kind: 'PersistentVolumeClaim',
+    apiVersion: 'v1',
+    namespace: pvc.metadata.namespace ?? 'default',
+    name: pvc.metadata.name,
+    uid: pvc.metadata.uid,
+  };
 }
 
 /** CheckAccessModes: every mode the claim asks for is one the volume offers */
@@ -183,7 +192,6 @@ export function findMatchingVolume(
   }
   return smallest;
 }
-export { SelectorError };
 
 // ---------------------------------------------------------------------------------------------
 // in-tree → CSI (csi-translation-lib): which in-tree plugin a volume uses and its CSI identity

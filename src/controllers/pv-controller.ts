@@ -30,6 +30,7 @@ import {
   ANN_DYNAMICALLY_PROVISIONED,
   ANN_SELECTED_NODE,
   claimClass,
+  claimRefTo,
   claimKey,
   findMatchingVolume,
   NOT_SUPPORTED_PROVISIONER,
@@ -192,13 +193,7 @@ export class PersistentVolumeController {
         },
         spec: {
           ...pv.spec,
-          claimRef: {
-            kind: 'PersistentVolumeClaim',
-            apiVersion: 'v1',
-            namespace: pvc.metadata.namespace ?? 'default',
-            name: pvc.metadata.name,
-            uid: pvc.metadata.uid,
-          },
+          claimRef: claimRefTo(pvc),
         },
       });
     }
@@ -296,13 +291,7 @@ export class PersistentVolumeController {
         storageClassName: sc.metadata.name,
         volumeMode: pvc.spec.volumeMode ?? 'Filesystem',
         csi: { driver: sc.provisioner, volumeHandle: name },
-        claimRef: {
-          kind: 'PersistentVolumeClaim',
-          apiVersion: 'v1',
-          namespace: pvc.metadata.namespace ?? 'default',
-          name: pvc.metadata.name,
-          uid: pvc.metadata.uid,
-        },
+        claimRef: claimRefTo(pvc),
         ...(terms ? { nodeAffinity: { required: { nodeSelectorTerms: terms } } } : {}),
       },
     };

@@ -20,6 +20,7 @@ import {
   ANN_BOUND_BY_CONTROLLER,
   ANN_SELECTED_NODE,
   claimClass,
+  claimRefTo,
   claimFullyBound,
   claimRequest,
   findMatchingVolume,
@@ -54,8 +55,8 @@ import {
 export const ERR_REASON_BIND_CONFLICT = "node(s) didn't find available persistent volumes to bind";
 /** upstream ErrReasonNodeConflict */
 export const ERR_REASON_NODE_CONFLICT = 'node(s) had volume node affinity conflict';
-/** upstream ErrReasonNotEnoughSpace */
-export const ERR_REASON_NOT_ENOUGH_SPACE = 'node(s) did not have enough free storage';
+// upstream's ErrReasonNotEnoughSpace ("node(s) did not have enough free storage") needs
+// CSIStorageCapacity, which is not modelled
 /** upstream ErrReasonPVNotExist */
 export const ERR_REASON_PV_NOT_EXIST =
   'node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)';
@@ -323,13 +324,7 @@ export class VolumeBinding
     for (const b of v.staticBindings) {
       const pvc = b.pvc;
       const pv: PersistentVolume = structuredClone(b.pv);
-      pv.spec.claimRef = {
-        kind: 'PersistentVolumeClaim',
-        apiVersion: 'v1',
-        namespace: pvc.metadata.namespace ?? 'default',
-        name: pvc.metadata.name,
-        uid: pvc.metadata.uid,
-      };
+      pv.spec.claimRef = claimRefTo(pvc);
       pv.metadata.annotations = { ...pv.metadata.annotations, [ANN_BOUND_BY_CONTROLLER]: 'yes' };
       this.assumed.assumePV(pv, b.pv);
     }
