@@ -1,12 +1,28 @@
 /**
- * What-if transformations of a cluster snapshot: remove nodes, lose a zone, cordon, add N nodes
- * cloned from a template. Pure functions over objects: the input snapshot is never modified.
+ * What-if transformations of a cluster snapshot: remove nodes, lose a zone (its nodes deleted), a
+ * zone outage (its nodes stay, unreachable), cordon, drain, add N nodes cloned from a template.
+ * Pure functions over objects: the input snapshot is never modified.
  *
  * Pods bound to a removed node become *displaced*: unbound copies that the planner places first
  * (in priority order) before counting new replicas, because in a real outage their controllers
  * recreate them and they compete for the same room.
+ *
+ * Removal and outage differ for topology spread. A deleted node is no domain at all, so a zone
+ * spread with `whenUnsatisfiable: DoNotSchedule` simply ignores the lost zone. An unreachable node
+ * stays (NotReady, taints `node.kubernetes.io/unreachable:NoSchedule` and `:NoExecute`, as the node
+ * lifecycle controller sets them): nothing new lands there, but its zone is still a domain
+ * (nodeTaintsPolicy defaults to Ignore) and its pods count for the skew until the taint eviction
+ * controller evicts them; evicted pods stay Terminating (the dead kubelet never confirms), which the
+ * spread no longer counts, and their replacements are displaced. Worked example, maxSkew 1 over
+ * zones a, b, c with 2 replicas each: `lose-zone=c` lets a and b grow without bound (only two
+ * domains left); `zone-outage=c@2m` still counts c's 2 pods, so a and b take 1 more each;
+ * `zone-outage=c` (past the 300 s toleration) counts c as 0: the 2 replacements and any new
+ * replica stay Pending until the zone returns.
  */
-import type { Node, Pod } from '../api/types.js';
+import type { Node, NodeCondition, Pod, Taint } from '../api/types.js';
+import { minTolerationMs } from '../controllers/taint-eviction.js';
+import { TAINT_NOT_READY, TAINT_UNREACHABLE } from '../controllers/nodelifecycle.js';
+import { parseDuration, ScenarioError } from '../sim/scenario.js';
 import { type Disruption, drainPods } from './drain.js';
 import { LIMITS } from '../util/limits.js';
 import { LABEL_FAILURE_DOMAIN_BETA_ZONE, LABEL_HOSTNAME, LABEL_TOPOLOGY_ZONE } from '../api/topology.js';
@@ -22,6 +38,8 @@ export interface ClusterState {
 export type WhatIf =
   | { kind: 'remove-nodes'; names: string[] }
   | { kind: 'lose-zone'; zone: string }
+  /** the zone's nodes unreachable for `afterMs` (default: long past every finite toleration) */
+  | { kind: 'zone-outage'; zone: string; afterMs?: number }
   | { kind: 'cordon'; names: string[] }
   | { kind: 'drain'; names: string[] }
   | { kind: 'add-nodes'; count: number; template: string; zone?: string };
@@ -56,14 +74,26 @@ export function zoneName(node: Node): string {
 }
 
 /**
+ * kube-controller-manager's --node-monitor-grace-period (40 s, the node lifecycle controller's
+ * default): how long after its last heartbeat an unreachable node is marked Unknown and tainted.
+ */
+export const NODE_MONITOR_GRACE_MS = 40_000;
+
+const UNREACHABLE_TAINTS: Taint[] = [
+  { key: TAINT_UNREACHABLE, effect: 'NoSchedule' },
+  { key: TAINT_UNREACHABLE, effect: 'NoExecute' },
+];
+
+/**
  * Parses a `--what-if` value:
- *   remove-nodes=n1,n2 | lose-zone=us-east-1a | cordon=n1,n2 | drain=n1,n2 | add-nodes=5:<template-node>[@zone]
+ *   remove-nodes=n1,n2 | lose-zone=us-east-1a | zone-outage=us-east-1a[@10m] | cordon=n1,n2 |
+ *   drain=n1,n2 | add-nodes=5:<template-node>[@zone]
  */
 export function parseWhatIf(spec: string): WhatIf {
   const m = /^([a-z-]+)=(.+)$/.exec(spec.trim());
   if (!m)
     throw new WhatIfError(
-      `--what-if "${spec}": expected KIND=VALUE (remove-nodes=…, lose-zone=…, cordon=…, drain=…, add-nodes=N:TEMPLATE[@ZONE])`,
+      `--what-if "${spec}": expected KIND=VALUE (remove-nodes=…, lose-zone=…, zone-outage=ZONE[@DURATION], cordon=…, drain=…, add-nodes=N:TEMPLATE[@ZONE])`,
     );
   const [, kind, value] = m;
   const list = () =>
@@ -78,6 +108,23 @@ export function parseWhatIf(spec: string): WhatIf {
     case 'lose-zone':
     case 'remove-zone':
       return { kind: 'lose-zone', zone: value.trim() };
+    case 'zone-outage': {
+      const [zone, after] = value.trim().split('@');
+      if (!zone?.trim())
+        throw new WhatIfError(
+          `--what-if "${spec}": zone-outage wants ZONE[@DURATION], e.g. zone-outage=us-east-1a@10m`,
+        );
+      if (after === undefined) return { kind: 'zone-outage', zone: zone.trim() };
+      try {
+        return { kind: 'zone-outage', zone: zone.trim(), afterMs: parseDuration(after.trim(), 'duration') };
+      } catch (e) {
+        if (e instanceof ScenarioError)
+          throw new WhatIfError(
+            `--what-if "${spec}": ${e.message} (zone-outage=ZONE@DURATION, e.g. @90s, @10m)`,
+          );
+        throw e;
+      }
+    }
     case 'cordon':
       return { kind: 'cordon', names: list() };
     case 'drain':
@@ -96,10 +143,13 @@ export function parseWhatIf(spec: string): WhatIf {
     }
     default:
       throw new WhatIfError(
-        `--what-if "${spec}": unknown kind "${kind}" (remove-nodes, lose-zone, cordon, drain, add-nodes)`,
+        `--what-if "${spec}": unknown kind "${kind}" (remove-nodes, lose-zone, zone-outage, cordon, drain, add-nodes)`,
       );
   }
 }
+
+/** deletionTimestamp of pods evicted by a zone outage: any value marks them Terminating */
+const OUTAGE_DELETION_TIME = '1970-01-01T00:00:00Z';
 
 /** A deep copy that shares nothing with the input (snapshots are plain JSON objects). */
 function clone<T>(x: T): T {
@@ -130,6 +180,28 @@ export function cloneNode(template: Node, name: string, zone?: string): Node {
   return n;
 }
 
+/**
+ * The node as the node lifecycle controller leaves an unreachable one (controllers/nodelifecycle.ts):
+ * Ready Unknown ("Kubelet stopped posting node status."), unreachable NoSchedule and NoExecute taints.
+ */
+function unreachable(n: Node): Node {
+  const taints = (n.spec?.taints ?? []).filter(
+    (t) => t.key !== TAINT_UNREACHABLE && t.key !== TAINT_NOT_READY,
+  );
+  taints.push(...UNREACHABLE_TAINTS.map((t) => ({ ...t })));
+  const ready: NodeCondition = {
+    type: 'Ready',
+    status: 'Unknown',
+    reason: 'NodeStatusUnknown',
+    message: 'Kubelet stopped posting node status.',
+  };
+  const conditions = [...(n.status?.conditions ?? []).filter((c) => c.type !== 'Ready'), ready];
+  return { ...n, spec: { ...(n.spec ?? {}), taints }, status: { ...(n.status ?? {}), conditions } };
+}
+
+const isDaemon = (p: Pod) => p.metadata.ownerReferences?.some((o) => o.kind === 'DaemonSet') ?? false;
+const isFinished = (p: Pod) => p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed';
+
 /** An unbound copy of a pod, as its controller would recreate it. */
 function unbind(pod: Pod): Pod {
   const p = clone(pod);
@@ -156,9 +228,7 @@ export function applyWhatIfs(state: ClusterState, whatIfs: WhatIf[]): WhatIfResu
     for (const p of pods) {
       if (p.spec.nodeName && names.has(p.spec.nodeName)) {
         // DaemonSet pods die with their node; everything else comes back
-        const daemon = p.metadata.ownerReferences?.some((o) => o.kind === 'DaemonSet');
-        if (!daemon && p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed')
-          displaced.push(unbind(p));
+        if (!isDaemon(p) && !isFinished(p)) displaced.push(unbind(p));
       } else keep.push(p);
     }
     pods = keep;
@@ -190,6 +260,46 @@ export function applyWhatIfs(state: ClusterState, whatIfs: WhatIf[]): WhatIfResu
         removeNodes(new Set(inZone));
         applied.push(
           `lost zone ${w.zone}: ${inZone.length} node(s) removed, ${displaced.length - before} pod(s) displaced`,
+        );
+        break;
+      }
+      case 'zone-outage': {
+        const inZone = new Set(nodes.filter((n) => zoneName(n) === w.zone).map((n) => n.metadata.name ?? ''));
+        if (!inZone.size) {
+          const zones = [...new Set(nodes.map(zoneName).filter(Boolean))].sort();
+          throw new WhatIfError(
+            `zone-outage: no node in zone "${w.zone}" (zones: ${zones.join(', ') || 'none labelled'})`,
+          );
+        }
+        nodes = nodes.map((n) => (inZone.has(n.metadata.name ?? '') ? unreachable(n) : n));
+        // taint eviction (controllers/taint-eviction.ts): a pod goes when its shortest matching
+        // NoExecute toleration runs out after the taint; -1 = tolerates forever (DaemonSet pods)
+        const after = w.afterMs ?? Infinity;
+        let evicted = 0,
+          counted = 0;
+        const before = displaced.length;
+        pods = pods.map((p) => {
+          if (
+            !p.spec.nodeName ||
+            !inZone.has(p.spec.nodeName) ||
+            isFinished(p) ||
+            p.metadata.deletionTimestamp
+          )
+            return p;
+          const tol = minTolerationMs(UNREACHABLE_TAINTS, p.spec.tolerations);
+          if (tol < 0 || NODE_MONITOR_GRACE_MS + tol > after) {
+            counted++;
+            return p;
+          }
+          evicted++;
+          if (!isDaemon(p)) displaced.push(unbind(p));
+          // Terminating on its node: no kubelet confirms the deletion, topology spread skips it
+          return { ...p, metadata: { ...p.metadata, deletionTimestamp: OUTAGE_DELETION_TIME } };
+        });
+        const when = w.afterMs === undefined ? '' : ` for ${w.afterMs / 1000}s`;
+        applied.push(
+          `zone ${w.zone} unreachable${when}: ${inZone.size} node(s) NotReady with unreachable taints; ` +
+            `${evicted} pod(s) evicted (Terminating; ${displaced.length - before} displaced), ${counted} still running and counted`,
         );
         break;
       }

@@ -1,6 +1,6 @@
 /**
  * `kubesim plan`: how many more replicas of a pod fit in a cluster snapshot, where, and what stops
- * the next one; what-ifs (lose a zone, remove/add/cordon nodes); the fewest nodes to add for a
+ * the next one; what-ifs (lose a zone, a zone outage, remove/add/cordon/drain nodes); the fewest nodes to add for a
  * target; a sweep that runs each what-if on its own in the worker pool.
  */
 import type { Command } from 'commander';
@@ -92,7 +92,7 @@ export function register(program: Command): void {
     )
     .option(
       '--what-if <spec...>',
-      'remove-nodes=a,b | lose-zone=Z | cordon=a,b | add-nodes=N:TEMPLATE[@ZONE] (applied in order)',
+      'remove-nodes=a,b | lose-zone=Z (nodes deleted) | zone-outage=Z[@DURATION] (nodes stay, unreachable) | cordon=a,b | drain=a,b | add-nodes=N:TEMPLATE[@ZONE] (applied in order)',
     )
     .option('--max <n>', 'stop counting a shape at this many replicas', '10000')
     .option('--mix', 'place the shapes round-robin into one cluster instead of each on its own')
@@ -127,8 +127,9 @@ export function register(program: Command): void {
 Examples:
   kubesim plan --cluster snapshot.yaml --pod api-pod.yaml
   kubesim plan --cluster snapshot.yaml --pod api.yaml worker.yaml --what-if lose-zone=eu-west-1b
+  kubesim plan --cluster snapshot.yaml --pod api.yaml --what-if zone-outage=eu-west-1b@2m
   kubesim plan --cluster snapshot.yaml --pod api.yaml --min-nodes b-2 --replicas 50
-  kubesim plan --cluster snapshot.yaml --pod api.yaml --sweep --what-if lose-zone=eu-west-1a lose-zone=eu-west-1b lose-zone=eu-west-1c
+  kubesim plan --cluster snapshot.yaml --pod api.yaml --sweep --what-if lose-zone=eu-west-1a zone-outage=eu-west-1a zone-outage=eu-west-1a@2m
   kubesim plan --cluster snapshot.yaml --pod api.yaml -o html --out plan.html`,
     )
     .action(async (o: PlanCliOptions) => {
