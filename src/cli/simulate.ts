@@ -6,7 +6,10 @@ import { readFileSync } from 'node:fs';
 import { type Command, Option } from 'commander';
 import { type Trace, TraceError, parseTrace, planReplay, withReplay } from '../sim/replay.js';
 import { ScenarioError, loadScenario, type Scenario } from '../sim/scenario.js';
-import { simulate, type SimulationResult } from '../sim/simulation.js';
+import { loadScenarioPlugins, simulate, type RunOptions, type SimulationResult } from '../sim/simulation.js';
+import { ConfigError, loadSchedulerConfig } from '../scheduler/config.js';
+import { loadUserPlugin, type LoadedUserPlugin } from '../scheduler/plugins/user.js';
+import { addPluginLimitOptions, finishPlugins, pluginOptions, type PluginFlags } from './plugin-flags.js';
 import { formatEvents, formatSummary, renderReport } from '../sim/report.js';
 import { clockTime } from '../report/units.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
@@ -52,6 +55,10 @@ export async function runAndReport(
   o: RunFlags,
   run: {
     seed?: number;
+    /** the scheduler configuration and user plugins (RunOptions); plugins are closed by the caller */
+    scheduler?: Pick<RunOptions, 'plugins' | 'schedulerConfig'>;
+    /** after the run, before the report: closes the plugins and applies --plugin-errors */
+    finish?: () => Promise<void>;
     command: string;
     label: string;
     /** printed above the summary (table/wide) */
@@ -65,6 +72,7 @@ export async function runAndReport(
   let result: SimulationResult;
   try {
     result = await simulate(scenario, {
+      ...run.scheduler,
       seed: run.seed,
       onProgress: (done, total) =>
         bar.update(done, total, `${clockTime(done / 1000)} of ${clockTime(total / 1000)} virtual`),
@@ -74,6 +82,7 @@ export async function runAndReport(
   } finally {
     bar.finish();
   }
+  await run.finish?.();
   if (o.html) {
     try {
       writeFileAtomic(o.html, renderReport(result, run.command));
@@ -147,28 +156,96 @@ Examples:
   kubesim simulate examples/scenarios/node-failure-eviction.yaml --events
   kubesim simulate examples/scenarios/mass-create-429.yaml -o json
   kubesim simulate examples/scenarios/generated-cluster-rollout.yaml --seed 7 -o html --out report.html
+  kubesim simulate examples/scenarios/scale-up-down.yaml --plugin examples/plugins/binpack.mjs:5
+  kubesim simulate examples/scenarios/scale-up-down.yaml --config sched.yaml
   kubesim simulate examples/scenarios/node-failure-eviction.yaml --replay trace.yaml   # trace: kubesim record`,
     )
-    .action(async (file: string, opts: RunFlags & { seed?: string; replay?: string }) => {
-      let seed: number | undefined;
-      if (opts.seed !== undefined) {
-        seed = Number(opts.seed);
-        if (!Number.isInteger(seed)) throw new UsageError(`--seed: not an integer: "${opts.seed}"`);
-      }
-      const events = eventCount(opts.events);
-      let scenario: Scenario;
-      try {
-        scenario = loadScenario(file);
-      } catch (e) {
-        if (e instanceof ScenarioError) throw new CliError(e.message);
-        throw e;
-      }
-      if (opts.replay) scenario = replayOnto(scenario, opts.replay);
+    .option(
+      '--config <file>',
+      "KubeSchedulerConfiguration of the scheduler (profiles, plugin weights, scoring strategy), in place of the scenario's settings.schedulerConfig",
+    )
+    .option(
+      '--plugin <spec...>',
+      "user plugin as path[:weight] added to every profile, beside the scenario's settings.plugins: a .wasm score module or a JS/TS module exporting {name, score, filter} (repeatable)",
+    );
+  addPluginLimitOptions(cmd);
+  cmd.action(async (file: string, opts: SimulateFlags) => {
+    let seed: number | undefined;
+    if (opts.seed !== undefined) {
+      seed = Number(opts.seed);
+      if (!Number.isInteger(seed)) throw new UsageError(`--seed: not an integer: "${opts.seed}"`);
+    }
+    const events = eventCount(opts.events);
+    const pluginOpts = pluginOptions(opts);
+    let scenario: Scenario;
+    try {
+      scenario = loadScenario(file);
+    } catch (e) {
+      if (e instanceof ScenarioError) throw new CliError(e.message);
+      throw e;
+    }
+    if (opts.replay) scenario = replayOnto(scenario, opts.replay);
+    if (scenario.settings.scheduler !== 'real' && (opts.config || opts.plugin?.length))
+      throw new UsageError(
+        `--config/--plugin: ${file} runs the stand-in scheduler (settings.scheduler: standin), which has fixed plugins`,
+      );
+    let schedulerConfig;
+    try {
+      schedulerConfig = opts.config ? loadSchedulerConfig(opts.config) : undefined;
+    } catch (e) {
+      if (e instanceof ConfigError) throw new CliError(`--config: ${e.message}`);
+      throw e;
+    }
+    const plugins = await loadPlugins(scenario, opts.plugin ?? [], pluginOpts);
+    try {
       await runAndReport(scenario, opts, {
         seed,
         events,
+        scheduler: { plugins, schedulerConfig },
+        finish: () => finishPlugins(plugins, opts),
         label: `simulate ${scenario.name}`,
-        command: `kubesim simulate ${file}${seed !== undefined ? ` --seed ${seed}` : ''}${opts.replay ? ` --replay ${opts.replay}` : ''}`,
+        command: `kubesim simulate ${file}${seed !== undefined ? ` --seed ${seed}` : ''}${opts.replay ? ` --replay ${opts.replay}` : ''}${opts.config ? ` --config ${opts.config}` : ''}${(opts.plugin ?? []).map((p) => ` --plugin ${p}`).join('')}`,
       });
-    });
+    } finally {
+      await Promise.all(plugins.map((p) => p.close()));
+    }
+  });
+}
+
+interface SimulateFlags extends RunFlags, PluginFlags {
+  seed?: string;
+  replay?: string;
+  config?: string;
+  plugin?: string[];
+}
+
+/** The scenario's settings.plugins and the --plugin ones, loaded contained; closed on an error. */
+async function loadPlugins(
+  scenario: Scenario,
+  specs: string[],
+  opts: ReturnType<typeof pluginOptions>,
+): Promise<LoadedUserPlugin[]> {
+  let out: LoadedUserPlugin[];
+  try {
+    out = await loadScenarioPlugins(scenario, opts);
+  } catch (e) {
+    throw new CliError((e as Error).message);
+  }
+  try {
+    for (const spec of specs) out.push(await loadUserPlugin(spec, opts));
+  } catch (e) {
+    await Promise.all(out.map((p) => p.close()));
+    throw new CliError((e as Error).message);
+  }
+  const names = new Set<string>();
+  for (const p of out) {
+    if (names.has(p.name)) {
+      await Promise.all(out.map((q) => q.close()));
+      throw new UsageError(
+        `--plugin: two plugins are named "${p.name}" (settings.plugins and --plugin together)`,
+      );
+    }
+    names.add(p.name);
+  }
+  return out;
 }

@@ -156,6 +156,7 @@ export function demoScenario(o: DemoOptions = {}): Scenario {
       nodeMonitorGracePeriodMs: 40_000,
       evictionRate: 0.1,
       latencies: {},
+      plugins: [],
     },
     source: 'demo',
   };

@@ -33,6 +33,7 @@ import type { Informer } from '../client/informer.js';
 import type { Clock, TimerHandle } from '../util/clock.js';
 import type { Rng } from '../util/rng.js';
 import { rfc3339, rfc3339Micro } from '../api/time.js';
+import { isPodReady } from '../controllers/pod-util.js';
 
 /** a seeded log-normal latency: median ms and sigma of the underlying normal */
 export interface Latency {
@@ -344,9 +345,9 @@ export class KubeletFleet {
     if (phase === 'Succeeded' || phase === 'Failed') return;
     st = { key, node: nodeName, timers: [], started: false, terminating: false };
     this.pods.set(key, st);
-    if (!restart && phase === 'Running' && pod.status?.podIP) {
+    if (!restart && phase === 'Running' && (pod.status?.podIP || isPodReady(pod))) {
       st.started = true;
-      st.ip = pod.status.podIP;
+      st.ip = pod.status?.podIP;
       return;
     } // already running (snapshot)
     if (restart && pod.status?.podIP) st.ip = pod.status.podIP;

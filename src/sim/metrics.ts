@@ -9,6 +9,7 @@ import { keyOf } from '../client/api.js';
 import type { InformerFactory } from '../client/factory.js';
 import type { Informer } from '../client/informer.js';
 import { isPodReady } from '../controllers/pod-util.js';
+import { nodeAllocatable, podRequests } from '../scheduler/engine/resources.js';
 import type { Clock } from '../util/clock.js';
 
 export interface Series {
@@ -24,6 +25,14 @@ export interface Series {
   bindRate: number[];
   /** 429 answers per sample interval */
   throttled: number[];
+  /**
+   * nodes that run at least one pod that is neither finished nor a DaemonSet's (what the cluster
+   * autoscaler does not count as empty)
+   */
+  nodesUsed: number[];
+  /** CPU requested / allocatable over the used nodes, percent: mean and standard deviation */
+  cpuUtilization: number[];
+  cpuUtilizationStddev: number[];
 }
 
 export interface PodTimes {
@@ -55,7 +64,14 @@ export class Observer {
     nodesNotReady: [],
     bindRate: [],
     throttled: [],
+    nodesUsed: [],
+    cpuUtilization: [],
+    cpuUtilizationStddev: [],
   };
+  /** milli-CPU requested, per pod object (informer objects are replaced, never changed) */
+  private readonly cpuOf = new WeakMap<Pod, number>();
+  /** allocatable milli-CPU, per node object */
+  private readonly allocOf = new WeakMap<Node, number>();
   bound = 0;
   private lastBound = 0;
   private lastThrottled = 0;
@@ -98,12 +114,21 @@ export class Observer {
       running = 0,
       ready = 0,
       terminating = 0;
+    const cpuOnNode = new Map<string, number>();
+    const used = new Set<string>();
     for (const p of this.pods.list()) {
+      const ph = p.status?.phase;
+      const node = p.spec.nodeName;
+      if (node && ph !== 'Succeeded' && ph !== 'Failed') {
+        let cpu = this.cpuOf.get(p);
+        if (cpu === undefined) this.cpuOf.set(p, (cpu = podRequests(p).get('cpu') ?? 0));
+        cpuOnNode.set(node, (cpuOnNode.get(node) ?? 0) + cpu);
+        if (!p.metadata.ownerReferences?.some((o) => o.controller && o.kind === 'DaemonSet')) used.add(node);
+      }
       if (p.metadata.deletionTimestamp) {
         terminating++;
         continue;
       }
-      const ph = p.status?.phase;
       if (ph === 'Succeeded' || ph === 'Failed') continue;
       if (!p.spec.nodeName || ph === 'Pending' || !ph) pending++;
       else running++;
@@ -111,10 +136,17 @@ export class Observer {
     }
     let nr = 0,
       nn = 0;
+    const util: number[] = [];
     for (const n of this.nodes.list()) {
       if (n.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True') nr++;
       else nn++;
+      if (!used.has(n.metadata.name ?? '')) continue;
+      let alloc = this.allocOf.get(n);
+      if (alloc === undefined) this.allocOf.set(n, (alloc = nodeAllocatable(n).get('cpu') ?? 0));
+      util.push((100 * (cpuOnNode.get(n.metadata.name!) ?? 0)) / Math.max(1, alloc));
     }
+    const mean = util.length ? util.reduce((a, b) => a + b, 0) / util.length : 0;
+    const sd = util.length ? Math.sqrt(util.reduce((a, b) => a + (b - mean) ** 2, 0) / util.length) : 0;
     // the first sample covers the set-up instant: rate over one sample period
     const dt = Math.max(this.sampleEveryMs, now - this.lastSampleMs) / 1000;
     const s = this.series;
@@ -127,6 +159,9 @@ export class Observer {
     s.nodesNotReady.push(nn);
     s.bindRate.push((this.bound - this.lastBound) / dt);
     s.throttled.push(throttledTotal - this.lastThrottled);
+    s.nodesUsed.push(util.length);
+    s.cpuUtilization.push(Math.round(mean * 10) / 10);
+    s.cpuUtilizationStddev.push(Math.round(sd * 10) / 10);
     this.lastBound = this.bound;
     this.lastThrottled = throttledTotal;
     this.lastSampleMs = now;

@@ -18,12 +18,14 @@
  * settings: { watchLatency: 0ms, maxMutatingInflight: 200, scheduler: standin }
  * ```
  */
+import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { InvalidObjectsError, parseValidManifests } from '../api/manifest-check.js';
 import { prepareForCreate } from '../api/manifest.js';
 import { ManifestError, parseYamlDocuments, readInputTextSync } from '../api/manifest-read.js';
 import { parseQuantity } from '../api/quantity.js';
 import type { KubeObject, Node, Taint } from '../api/types.js';
+import { ConfigError, parseSchedulerConfig, type SchedulerConfig } from '../scheduler/config.js';
 import { checkCount, checkDurationMs, LIMITS, LimitError } from '../util/limits.js';
 import { generateCluster } from './cluster-gen.js';
 import type { RunRule } from './kubelet.js';
@@ -86,6 +88,13 @@ export interface Settings {
   nodeMonitorGracePeriodMs: number;
   evictionRate: number;
   latencies: Record<string, { medianMs: number; sigma: number }>;
+  /** settings.schedulerConfig: the KubeSchedulerConfiguration the real scheduler runs with */
+  schedulerConfig?: SchedulerConfig;
+  /**
+   * settings.plugins: user plugins as `path[:weight]` (path resolved against the scenario's folder),
+   * added to every profile like `--plugin`; loaded contained by {@link loadScenarioPlugins}
+   */
+  plugins: string[];
 }
 
 export interface Scenario {
@@ -410,6 +419,8 @@ export function parseScenario(text: string, source: string, baseDir: string): Sc
     'nodeMonitorGracePeriod',
     'evictionRate',
     'latencies',
+    'schedulerConfig',
+    'plugins',
   ]);
   for (const k of Object.keys(s))
     if (!knownS.has(k))
@@ -473,7 +484,18 @@ export function parseScenario(text: string, source: string, baseDir: string): Sc
           ),
     evictionRate: real(s.evictionRate, 0.1, 'settings.evictionRate', LIMITS.evictionRate),
     latencies,
+    schedulerConfig:
+      s.schedulerConfig === undefined
+        ? undefined
+        : schedulerConfigSetting(s.schedulerConfig, at('settings.schedulerConfig'), (w) =>
+            readRel(s.schedulerConfig, w),
+          ),
+    plugins: pluginSettings(s.plugins, baseDir, at),
   };
+  if (scheduler === 'standin' && (settings.schedulerConfig || settings.plugins.length))
+    throw new ScenarioError(
+      `${at(settings.schedulerConfig ? 'settings.schedulerConfig' : 'settings.plugins')}: needs settings.scheduler: real (the stand-in has fixed plugins)`,
+    );
   const runs = parseRuns(root.runs, at);
   const metrics = parseMetricCurves(
     root.metrics,
@@ -511,6 +533,50 @@ export function parseScenario(text: string, source: string, baseDir: string): Sc
   };
   checkReferences(scenario, fileIndex, at);
   return scenario;
+}
+
+/**
+ * settings.schedulerConfig: a KubeSchedulerConfiguration inline (a mapping) or a file relative to
+ * the scenario, checked as kube-scheduler checks its --config.
+ */
+function schedulerConfigSetting(v: unknown, where: string, read: (where: string) => string): SchedulerConfig {
+  let doc: unknown = v;
+  let src = where;
+  if (typeof v === 'string') {
+    const docs = yamlValues(read('settings.schedulerConfig'), where);
+    if (docs.length !== 1) throw new ScenarioError(`${where}: ${v}: expected one YAML document`);
+    doc = docs[0];
+    src = `${where}: ${v}`;
+  } else if (!isObj(v))
+    throw new ScenarioError(`${where}: expected a file name or a KubeSchedulerConfiguration mapping`);
+  try {
+    return parseSchedulerConfig(doc, src);
+  } catch (e) {
+    if (e instanceof ConfigError) throw new ScenarioError(e.message);
+    throw e;
+  }
+}
+
+/** settings.plugins: `path[:weight]` strings; the file must exist, the weight be in 1..100. */
+function pluginSettings(v: unknown, baseDir: string, at: (p: string) => string): string[] {
+  if (v === undefined) return [];
+  if (!Array.isArray(v))
+    throw new ScenarioError(`${at('settings.plugins')}: expected a list like [plugins/binpack.mjs:5]`);
+  // each plugin runs in a worker thread of its own
+  count(at('settings.plugins'), v.length, LIMITS.threads);
+  return v.map((p, i) => {
+    const where = at(`settings.plugins[${i}]`);
+    if (typeof p !== 'string' || !p)
+      throw new ScenarioError(
+        `${where}: expected a plugin module as path[:weight], got ${JSON.stringify(p)}`,
+      );
+    const m = /^(.*?)(?::(\d+))?$/.exec(p)!;
+    if (m[2] !== undefined && (Number(m[2]) < 1 || Number(m[2]) > 100))
+      throw new ScenarioError(`${where}: weight must be in 1..100, got ${m[2]}`);
+    const file = resolve(baseDir, m[1]!);
+    if (!existsSync(file)) throw new ScenarioError(`${where}: ${file}: no such file`);
+    return m[2] === undefined ? file : `${file}:${m[2]}`;
+  });
 }
 
 function bool(v: unknown, where: string): boolean {

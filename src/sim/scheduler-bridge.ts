@@ -13,12 +13,13 @@ import type { Pod } from '../api/types.js';
 import type { ApiClient } from '../client/api.js';
 import type { EventRecorder } from '../client/events.js';
 import type { InformerFactory } from '../client/factory.js';
-import { Scheduler } from '../scheduler/scheduler.js';
+import { Scheduler, type SchedulerCoreOptions } from '../scheduler/scheduler.js';
 import type { Clock, TimerHandle } from '../util/clock.js';
 import type { Rng } from '../util/rng.js';
 import type { SchedulerComponent } from './standin-scheduler.js';
 
-export interface SchedulerDeps {
+export interface SchedulerDeps
+  extends Pick<SchedulerCoreOptions, 'config' | 'outOfTree' | 'extraScore' | 'extraFilter'> {
   api: ApiClient;
   clock: Clock;
   informers: InformerFactory;
@@ -34,6 +35,10 @@ export async function createScheduler(deps: SchedulerDeps): Promise<SchedulerCom
     clock: deps.clock,
     recorder: deps.recorder,
     seed: deps.rng.nextU32(),
+    config: deps.config,
+    outOfTree: deps.outOfTree,
+    extraScore: deps.extraScore,
+    extraFilter: deps.extraFilter,
   });
   const cycleMs = deps.cycleMs ?? 2;
   let stopped = false;

@@ -7,6 +7,7 @@
  * machine failures, which stop a kubelet — as pulling a power cord does.
  */
 import { ApiServer } from '../api/apiserver.js';
+import { rfc3339 } from '../api/time.js';
 import { creationStage, inCreationOrder } from '../api/manifest.js';
 import type { Deployment, KubeObject, Node, Pod } from '../api/types.js';
 import type { ApiClient } from '../client/api.js';
@@ -45,6 +46,8 @@ import {
   ClusterAutoscaler,
   initialGroupNodes,
 } from './cluster-autoscaler.js';
+import type { SchedulerConfig } from '../scheduler/config.js';
+import { loadUserPlugin, type LoadedUserPlugin, type UserPluginOptions } from '../scheduler/plugins/user.js';
 
 /**
  * --endpointslice-updates-batch-period in the simulation. Real syncs take real time, so pod changes
@@ -91,6 +94,8 @@ export interface SimulationResult {
     records: { atS: number; pod: string; node: string }[];
   };
   nodeLifecycle: { markedUnknown: number; noExecuteTainted: number; podsMarkedNotReady: number };
+  /** pods the scheduler's DefaultPreemption made room for (victims evicted, node nominated) */
+  preemptions: number;
   timeline: { atS: number; label: string; convergedAfterS: number | null; error?: string }[];
   deployments: {
     name: string;
@@ -122,6 +127,16 @@ export interface SimulationResult {
 }
 
 export interface RunOptions {
+  /**
+   * user plugins, loaded (scheduler/plugins/user.ts loadUserPlugin), added to every profile of the
+   * real scheduler: score plugins with their weight, filter plugins as filters. Default: the
+   * scenario's settings.plugins, loaded contained here and closed at the end of the run (a
+   * plugin failure then ends the run with its error). Plugins handed over stay open: the caller
+   * closes them and reads their failures.
+   */
+  plugins?: LoadedUserPlugin[];
+  /** the KubeSchedulerConfiguration of the real scheduler, in place of settings.schedulerConfig */
+  schedulerConfig?: SchedulerConfig;
   /** called after each sample with the virtual time reached (ms since start) */
   onProgress?: (elapsedMs: number, totalMs: number) => void;
   /** override the scenario's seed */
@@ -245,6 +260,13 @@ export class Simulation {
     }
     await this.createAll(nodes, 'cluster');
     this.allNodes = nodes;
+    // the snapshot's other objects exist before any process starts, and its bound pods keep the
+    // status their kubelet reported: they run on their nodes from the start, as in the cluster
+    await this.createAll(
+      sc.snapshotObjects.map((o) => structuredClone(o)),
+      'cluster.snapshot',
+    );
+    await this.restoreStatuses(sc.snapshotObjects);
     for (const n of nodes) {
       const z = n.metadata.labels?.['topology.kubernetes.io/zone'] ?? '';
       if (!this.nodesByZone.has(z)) this.nodesByZone.set(z, []);
@@ -314,9 +336,8 @@ export class Simulation {
       await this.loop.runFor(1000);
     }
 
-    // workloads and snapshot objects
     await this.createAll(
-      [...sc.snapshotObjects.map((o) => structuredClone(o)), ...sc.workloads.map((o) => structuredClone(o))],
+      sc.workloads.map((o) => structuredClone(o)),
       'workloads',
     );
     if (sc.autoscaler) await this.startAutoscaler(sc.autoscaler);
@@ -424,9 +445,19 @@ export class Simulation {
     const api = this.client(id);
     const informers = new InformerFactory(api, this.loop.clock);
     const deps = this.deps(api, informers, 'default-scheduler');
+    const plugins = this.opts.plugins ?? [];
     const s =
       sc.settings.scheduler === 'real'
-        ? await createScheduler({ ...deps, cycleMs: sc.settings.schedulerCycleMs })
+        ? await createScheduler({
+            ...deps,
+            cycleMs: sc.settings.schedulerCycleMs,
+            config: this.opts.schedulerConfig ?? sc.settings.schedulerConfig,
+            outOfTree: plugins.length ? new Map(plugins.map((p) => [p.name, p.factory])) : undefined,
+            extraScore: plugins.length
+              ? new Map(plugins.filter((p) => p.isScore).map((p) => [p.name, p.weight]))
+              : undefined,
+            extraFilter: plugins.length ? plugins.filter((p) => p.isFilter).map((p) => p.name) : undefined,
+          })
         : new StandInScheduler({ ...deps, cycleMs: sc.settings.schedulerCycleMs });
     await informers.start();
     await s.start();
@@ -476,6 +507,44 @@ export class Simulation {
         }
       i = end;
     }
+  }
+
+  /**
+   * Pods of the snapshot bound to a node in a running or finished phase get their status back (the
+   * apiserver's create resets it to Pending, registry PrepareForCreate), as their kubelet posted it;
+   * a Running pod without conditions is given Ready ones (the cluster generator writes only the phase).
+   */
+  private async restoreStatuses(objs: readonly KubeObject[]): Promise<void> {
+    const now = rfc3339(this.loop.clock.now());
+    const pods = objs.filter(
+      (o): o is Pod =>
+        o.kind === 'Pod' &&
+        !!(o as Pod).spec?.nodeName &&
+        ['Running', 'Succeeded', 'Failed'].includes((o as Pod).status?.phase ?? ''),
+    );
+    const chunk = Math.max(1, Math.min(100, this.scenario.settings.maxMutatingInflight || 100));
+    for (let i = 0; i < pods.length; i += chunk)
+      await Promise.all(
+        pods.slice(i, i + chunk).map(async (p) => {
+          const ns = p.metadata.namespace ?? 'default';
+          try {
+            const cur = await this.user.get<Pod>('pods', ns, p.metadata.name!);
+            const status = { ...cur.status, ...structuredClone(p.status) };
+            if (status.phase === 'Running' && !status.conditions?.length)
+              status.conditions = ['PodScheduled', 'Initialized', 'ContainersReady', 'Ready'].map((type) => ({
+                type,
+                status: 'True',
+                lastTransitionTime: now,
+              }));
+            status.startTime ??= now;
+            await this.user.updateStatus('pods', { ...cur, status });
+          } catch (err) {
+            throw new Error(
+              `${this.scenario.source}: cluster.snapshot: Pod ${ns}/${p.metadata.name}: status: ${(err as Error).message}`,
+            );
+          }
+        }),
+      );
   }
 
   /** The resource an object is created under (`priorityclasses`, `ingresses`), from the served kinds. */
@@ -801,6 +870,7 @@ export class Simulation {
         firstAtS: ev.length ? (ev[0].atMs - this.loop.startMs) / 1000 : null,
         records: ev.map((e) => ({ atS: (e.atMs - this.loop.startMs) / 1000, pod: e.pod, node: e.node })),
       },
+      preemptions: this.schedulers.reduce((n, x) => n + (x.stats.preemptions ?? 0), 0),
       nodeLifecycle: {
         markedUnknown: nlc('markedUnknown'),
         noExecuteTainted: nlc('noExecuteTainted'),
@@ -870,7 +940,34 @@ function controllersOf(cm: ControllerManager): { stop(): Promise<void> }[] {
 
 /** Run a scenario end to end. */
 export async function simulate(scenario: Scenario, opts: RunOptions = {}): Promise<SimulationResult> {
-  return new Simulation(scenario, opts).run();
+  if (opts.plugins || !scenario.settings.plugins.length) return new Simulation(scenario, opts).run();
+  const plugins = await loadScenarioPlugins(scenario);
+  try {
+    const result = await new Simulation(scenario, { ...opts, plugins }).run();
+    const f = plugins.flatMap((p) => p.failures)[0];
+    if (f) throw new Error(`running ${f.point} plugin "${f.plugin}" for pod ${f.pod}: ${f.message}`);
+    return result;
+  } finally {
+    await Promise.all(plugins.map((p) => p.close()));
+  }
+}
+
+/**
+ * The scenario's settings.plugins, loaded contained (each in a worker of its own, as `opts` bound
+ * it); the caller closes them. On an error the ones loaded so far are closed.
+ */
+export async function loadScenarioPlugins(
+  scenario: Scenario,
+  opts: UserPluginOptions = {},
+): Promise<LoadedUserPlugin[]> {
+  const out: LoadedUserPlugin[] = [];
+  try {
+    for (const spec of scenario.settings.plugins) out.push(await loadUserPlugin(spec, opts));
+  } catch (e) {
+    await Promise.all(out.map((p) => p.close()));
+    throw new Error(`${scenario.source}: settings.plugins: ${(e as Error).message}`);
+  }
+  return out;
 }
 
 /** at most n evenly spaced elements of a sorted array (keeps its distribution) */

@@ -38,7 +38,8 @@ import { rfc3339 } from '../api/time.js';
 export interface SchedulerComponent {
   start(): void | Promise<void>;
   stop(): void;
-  readonly stats: { scheduled: number; failedAttempts: number; bindErrors: number };
+  /** preemptions: pods that nominated a node after evicting victims (the real scheduler only) */
+  readonly stats: { scheduled: number; failedAttempts: number; bindErrors: number; preemptions?: number };
 }
 
 export interface StandInSchedulerOptions {
