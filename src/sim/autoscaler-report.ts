@@ -8,23 +8,25 @@ import { table } from '../report/table.js';
 import { clockTime } from '../report/units.js';
 import type { AutoscalerResult } from './cluster-autoscaler.js';
 
+/** One row per node group: zone, bounds, price, nodes at start, peak and end. */
+function groupRows(a: AutoscalerResult): (string | number)[][] {
+  return a.groups.map((g) => [
+    g.name,
+    g.zone,
+    g.min,
+    g.max,
+    g.costPerHour,
+    g.nodesAtStart,
+    g.peakNodes,
+    g.nodesAtEnd,
+  ]);
+}
+
 /** Node groups, totals and the decisions (all with `wide`, else the last 15). */
 export function autoscalerText(a: AutoscalerResult, opts: { wide?: boolean } = {}): string {
   const out: string[] = [];
   out.push(
-    table(
-      ['NODE GROUP', 'ZONE', 'MIN', 'MAX', 'COST/H', 'START', 'PEAK', 'END'],
-      a.groups.map((g) => [
-        g.name,
-        g.zone,
-        g.min,
-        g.max,
-        g.costPerHour,
-        g.nodesAtStart,
-        g.peakNodes,
-        g.nodesAtEnd,
-      ]),
-    ).trimEnd(),
+    table(['NODE GROUP', 'ZONE', 'MIN', 'MAX', 'COST/H', 'START', 'PEAK', 'END'], groupRows(a)).trimEnd(),
   );
   out.push(
     `Cluster autoscaler (expander ${a.expander}): ${a.scaleUps} scale-up(s), ${a.nodesAdded} node(s) added, ${a.nodesRemoved} removed, ${a.failedScaleUps} failed scale-up(s); ${a.nodeHours} node-hours, cost ${a.cost}`,
@@ -71,16 +73,7 @@ export function autoscalerSection(a: AutoscalerResult, time: Omit<ChartOptions, 
       {
         kind: 'table',
         headers: ['node group', 'zone', 'min', 'max', 'cost/h', 'start', 'peak', 'end'],
-        rows: a.groups.map((g) => [
-          g.name,
-          g.zone,
-          g.min,
-          g.max,
-          g.costPerHour,
-          g.nodesAtStart,
-          g.peakNodes,
-          g.nodesAtEnd,
-        ]),
+        rows: groupRows(a),
       },
       {
         kind: 'table',

@@ -74,68 +74,32 @@ describe('--min-nodes over node groups', () => {
     );
   });
 
-  it('through the CLI: several templates as TEMPLATE:COST, JSON with the choice', async () => {
-    const r = await kubesimInProcess([
+  /** `kubesim plan` on the example snapshot and api pod, for 50 replicas unless `args` say otherwise */
+  const plan = (...args: string[]) =>
+    kubesimInProcess([
       'plan',
       '--cluster',
       fx('cluster.yaml'),
       '--pod',
       fx('pod-api.yaml'),
-      '--min-nodes',
-      'b-2:0.38',
-      'c-1:0.02',
-      '--replicas',
-      '50',
       '--no-progress',
-      '-o',
-      'json',
+      ...args,
     ]);
+
+  it('through the CLI: several templates as TEMPLATE:COST, JSON with the choice', async () => {
+    const r = await plan('--min-nodes', 'b-2:0.38', 'c-1:0.02', '--replicas', '50', '-o', 'json');
     expect(r.status).toBe(0);
     const c = JSON.parse(r.stdout);
     expect(c.best).toBe(1);
     expect(c.options[1]).toMatchObject({ template: 'c-1', nodes: 18, cost: 0.36 });
-    const text = await kubesimInProcess([
-      'plan',
-      '--cluster',
-      fx('cluster.yaml'),
-      '--pod',
-      fx('pod-api.yaml'),
-      '--min-nodes',
-      'b-2:0.38',
-      'c-1:0.02',
-      '--replicas',
-      '50',
-      '--no-progress',
-    ]);
+    const text = await plan('--min-nodes', 'b-2:0.38', 'c-1:0.02', '--replicas', '50');
     expect(text.stdout.split('\n')[0]).toBe(
       'cheapest: add 18 node(s) like c-1 (eu-west-1a: 7, eu-west-1b: 6, eu-west-1c: 5) for 50 replica(s) to fit, cost 0.36',
     );
-    const bad = await kubesimInProcess([
-      'plan',
-      '--cluster',
-      fx('cluster.yaml'),
-      '--pod',
-      fx('pod-api.yaml'),
-      '--min-nodes',
-      'nope:1',
-      '--replicas',
-      '5',
-      '--no-progress',
-    ]);
+    const bad = await plan('--min-nodes', 'nope:1', '--replicas', '5');
     expect(bad.status).toBe(1);
     expect(bad.stderr).toContain('--min-nodes "nope:1": no node named "nope" in the cluster');
-    const usage = await kubesimInProcess([
-      'plan',
-      '--cluster',
-      fx('cluster.yaml'),
-      '--pod',
-      fx('pod-api.yaml'),
-      '--min-nodes',
-      'b-2:cheap',
-      '--replicas',
-      '5',
-      '--no-progress',
-    ]);
+    const usage = await plan('--min-nodes', 'b-2:cheap', '--replicas', '5');
     expect(usage.status).toBe(2);
   });
 });
