@@ -477,12 +477,12 @@ export class PodTopologySpread
       const c = constraints[i];
       const m = counts[i];
       const eligible = d.eligible[i];
-      for (const v of d.values[i]) m.set(v, 0);
-      for (const [ni, n] of matchCountsByNode(this.snapshot, c.selector, ns)) {
-        if (!eligible[ni.index]) continue;
-        const v = ni.labels[c.topologyKey];
-        m.set(v, m.get(v)! + n);
-      }
+      // summed per domain id (eligible nodes have the key), then set in the domains' order
+      const dom = this.snapshot.topologyDomains(c.topologyKey);
+      const sums = new Float64Array(dom.values.length);
+      for (const [ni, n] of matchCountsByNode(this.snapshot, c.selector, ns))
+        if (eligible[ni.index]) sums[dom.ids[ni.index]] += n;
+      for (const v of d.values[i]) m.set(v, sums[dom.idOf.get(v)!]);
     }
   }
 
@@ -599,11 +599,20 @@ export class PodTopologySpread
       const m = s.topologyValueToPodCounts[i];
       if (m.size === 0) continue; // hostname constraints: counted per node at Score
       const eligible = d.eligible[i];
+      // summed per domain id, then added to the domains seen among the filtered nodes
+      const dom = this.snapshot.topologyDomains(c.topologyKey);
+      const sums = new Float64Array(dom.values.length);
+      let missing = 0;
       for (const [ni, n] of s.nodeCounts[i]) {
         if (!eligible[ni.index]) continue;
-        const v = ni.labels[c.topologyKey] ?? ''; // a missing label reads as "" (Go's map zero value)
-        const cur = m.get(v);
-        if (cur !== undefined) m.set(v, cur + n);
+        const id = dom.ids[ni.index];
+        if (id < 0) missing += n;
+        else sums[id] += n;
+      }
+      for (const [v, cur] of m) {
+        const id = dom.idOf.get(v);
+        // a missing label reads as "" (Go's map zero value)
+        m.set(v, cur + (id === undefined ? 0 : sums[id]) + (v === '' ? missing : 0));
       }
     }
     state.write(PRE_SCORE_KEY, s);
