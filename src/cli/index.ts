@@ -14,6 +14,7 @@ import * as plan from './plan.js';
 import * as strategies from './strategies.js';
 import * as simulate from './simulate.js';
 import * as demo from './demo.js';
+import * as sweep from './sweep.js';
 import * as proxy from './proxy.js';
 import * as store from './store.js';
 import * as bench from './bench.js';
@@ -33,6 +34,7 @@ export const COMMANDS: readonly CommandModule[] = [
   plan,
   strategies,
   simulate,
+  sweep,
   demo,
   proxy,
   store,
