@@ -13,6 +13,7 @@ import * as schedule from './schedule.js';
 import * as plan from './plan.js';
 import * as strategies from './strategies.js';
 import * as simulate from './simulate.js';
+import * as compareSim from './compare-sim.js';
 import * as demo from './demo.js';
 import * as proxy from './proxy.js';
 import * as store from './store.js';
@@ -33,6 +34,7 @@ export const COMMANDS: readonly CommandModule[] = [
   plan,
   strategies,
   simulate,
+  compareSim,
   demo,
   proxy,
   store,
