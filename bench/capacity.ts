@@ -3,6 +3,11 @@
  * lost, nodes added, nodes removed, nodes cordoned) on one thread versus the piscina pool, side by side in one run. Each task plans up
  * to 300 replicas of a 500m/1Gi shape on a generated cluster. The pool's figure includes
  * msgpackr-encoding the cluster into every task, as real sweeps pay it.
+ *
+ * Plan growth: one plan of a zone-spread Deployment (DoNotSchedule, maxSkew 1) with preferred
+ * hostname anti-affinity to itself, timed at checkpoints (⅛, ¼, ½ and all of its replicas) inside
+ * the one run, so that the fitted exponent shows whether a plan's cost grows linearly with the
+ * replicas it places (each replica is one full scheduling cycle over every earlier one).
  */
 import type { BenchSuite } from './harness.js';
 import { generateCluster } from '../src/sim/cluster-gen.js';
@@ -10,6 +15,7 @@ import type { ClusterFile } from '../src/scheduler/framework/cluster-file.js';
 import type { Pod } from '../src/api/types.js';
 import { runPoolTask, type PoolTask } from '../src/capacity/pool-tasks.js';
 import { PlannerPool } from '../src/capacity/pool.js';
+import { planCapacity } from '../src/capacity/planner.js';
 import os from 'node:os';
 
 const shape: Pod = {
@@ -21,18 +27,116 @@ const shape: Pod = {
   },
 };
 
-function sweepTasks(nodes: number, seed: number): PoolTask[] {
+/** the growth shape: spread over zones, and preferably one replica per node */
+const spreadShape: Pod = {
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name: 'web', namespace: 'default', labels: { app: 'web' } },
+  spec: {
+    containers: [{ name: 'c', image: 'app:1', resources: { requests: { cpu: '100m', memory: '128Mi' } } }],
+    topologySpreadConstraints: [
+      {
+        maxSkew: 1,
+        topologyKey: 'topology.kubernetes.io/zone',
+        whenUnsatisfiable: 'DoNotSchedule',
+        labelSelector: { matchLabels: { app: 'web' } },
+      },
+    ],
+    affinity: {
+      podAntiAffinity: {
+        preferredDuringSchedulingIgnoredDuringExecution: [
+          {
+            weight: 100,
+            podAffinityTerm: {
+              topologyKey: 'kubernetes.io/hostname',
+              labelSelector: { matchLabels: { app: 'web' } },
+            },
+          },
+        ],
+      },
+    },
+  },
+};
+
+function clusterOf(nodes: number, seed: number): ReturnType<typeof generateCluster> & { file: ClusterFile } {
   const g = generateCluster({ seed, nodes });
-  const cluster: ClusterFile = {
-    sources: new Map(),
-    nodes: g.nodes,
-    boundPods: g.pods.filter((p) => p.spec.nodeName),
-    pendingPods: [],
-    services: [],
-    replicaSets: [],
-    others: [],
-    namespaces: [],
+  return {
+    ...g,
+    file: {
+      sources: new Map(),
+      nodes: g.nodes,
+      boundPods: g.pods.filter((p) => p.spec.nodeName),
+      pendingPods: [],
+      services: [],
+      replicaSets: [],
+      others: [],
+      namespaces: [],
+    },
   };
+}
+
+/** "547:4000,5000:40000" → [[547, 4000], [5000, 40000]]; "none" → [] */
+function parseGrowth(text: string): [number, number][] {
+  if (text === 'none') return [];
+  return text.split(',').map((pairText) => {
+    const m = /^(\d+):(\d+)$/.exec(pairText.trim());
+    if (!m || Number(m[1]) < 1 || Number(m[2]) < 800)
+      throw new Error(`--growth: "${pairText}" is not NODES:REPLICAS (replicas ≥ 800)`);
+    return [Number(m[1]), Number(m[2])];
+  });
+}
+
+/**
+ * One plan of `replicas` replicas of the growth shape; the time from the 100th placement (the
+ * cluster is built and the cycle warm by then) to each checkpoint becomes a row sized in replicas.
+ */
+function planGrowth(
+  rec: Parameters<BenchSuite['run']>[1],
+  nodes: number,
+  replicas: number,
+  seed: number,
+): void {
+  const { file } = clusterOf(nodes, seed);
+  const checkpoints = [replicas / 8, replicas / 4, replicas / 2, replicas].map(
+    (r) => Math.round(r / 100) * 100,
+  );
+  const at = new Map<number, number>();
+  let t100 = 0;
+  const mode = `zone spread + anti-affinity, ${nodes} nodes`;
+  rec.opts.progress(`plan growth ${mode}`, nodes);
+  const t0 = performance.now();
+  const rep = planCapacity(file, [spreadShape], {
+    maxReplicas: replicas,
+    kernel: 'wasm',
+    seed,
+    onProgress: (_shape, placed) => {
+      if (placed === 100) t100 = performance.now();
+      if (checkpoints.includes(placed)) at.set(placed, performance.now());
+    },
+  });
+  const total = performance.now() - t0;
+  const fits = rep.shapes[0].fits;
+  for (const r of checkpoints) {
+    const t = at.get(r);
+    if (t === undefined) continue;
+    rec.timing('plan growth', t - t100, {
+      mode,
+      size: r,
+      sizeUnit: 'replicas',
+      units: r - 100,
+      unit: 'replicas',
+      figures: r === replicas || r === fits ? { totalMs: total, fits } : undefined,
+    });
+  }
+  if (fits < replicas)
+    rec.note(
+      `plan growth at ${nodes} nodes: only ${fits} of ${replicas} replicas fit (${rep.shapes[0].stopReason})`,
+    );
+}
+
+function sweepTasks(nodes: number, seed: number): PoolTask[] {
+  const g = clusterOf(nodes, seed);
+  const cluster = g.file;
   const template = g.nodes[0].metadata.name!;
   const whatIfs = [
     [],
@@ -60,8 +164,27 @@ export const suite: BenchSuite = {
   sizeUnit: 'nodes',
   defaultSizes: [500, 2000],
   quickSizes: [300],
-  options: [{ flags: '--threads <n>', description: 'pool threads (default: cores)' }],
+  options: [
+    { flags: '--threads <n>', description: 'pool threads (default: cores)' },
+    {
+      flags: '--growth <list>',
+      description:
+        'plan-growth runs as NODES:REPLICAS pairs (default 547:4000,5000:40000; quick 300:2000), or none',
+    },
+  ],
   async run(opts, rec) {
+    const growth = parseGrowth(
+      typeof opts.args.growth === 'string'
+        ? opts.args.growth
+        : opts.quick
+          ? '300:2000'
+          : '547:4000,5000:40000',
+    );
+    for (const [nodes, replicas] of growth) planGrowth(rec, nodes, replicas, opts.seed);
+    if (growth.length)
+      rec.note(
+        'plan growth: one plan per node count, timed from its 100th replica to each checkpoint (size = replicas placed); growth k ≈ 1 is linear',
+      );
     const threads = opts.args.threads ? Number(opts.args.threads) : os.availableParallelism();
     const pool = new PlannerPool({ threads });
     rec.note(

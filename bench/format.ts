@@ -123,6 +123,7 @@ export function formatText(report: BenchReport, opts: { wide?: boolean } = {}): 
     `suite ${report.suite} — ${m.cpus} cpus (${m.cpuModel}), ${m.memoryGiB} GiB, node ${m.node}, ${(report.durationMs / 1000).toFixed(1)} s`,
     line(head),
     ...rows.map(line),
+    ...fitGrowth(report).map((g) => `growth: ${growthText(g)}`),
     ...report.notes.map((n) => `note: ${n}`),
     ...(report.results.some(isNoisy)
       ? [
@@ -144,6 +145,7 @@ export function formatMarkdown(report: BenchReport, command?: string): string {
   );
   out.push('| measurement | size | mode | result | ratio |', '|---|---|---|---|---|');
   for (const r of rowsOf(report)) out.push(`| ${r.map((c) => c.replace(/\|/g, '\\|')).join(' | ')} |`);
+  for (const g of fitGrowth(report)) out.push('', `- growth: ${growthText(g)}`);
   for (const n of report.notes) out.push('', `- ${n}`);
   if (report.results.some(isNoisy)) out.push('', `- (noisy) marks a margin of error above ${NOISY_RME}%.`);
   return out.join('\n') + '\n';
@@ -186,6 +188,12 @@ export interface Growth {
   exponent: number;
   points: number;
   label: string;
+}
+
+/** "plan growth (zone spread, 5000 nodes): cost ∝ size^1.04 — O(N) over 4 sizes" */
+export function growthText(g: Growth): string {
+  const mode = g.mode === '-' ? '' : ` (${g.mode})`;
+  return `${g.name}${mode}: cost ∝ size^${g.exponent.toFixed(2)} — ${g.label} over ${g.points} sizes`;
 }
 
 /**

@@ -125,6 +125,8 @@ export interface MeasureOptions {
   /** extra figures to attach */
   figures?: Record<string, number>;
   setup?: () => void | Promise<void>;
+  /** what `size` counts in this row when not the suite's {@link BenchSuite.sizeUnit} (e.g. replicas) */
+  sizeUnit?: string;
 }
 
 export function machineInfo(): MachineInfo {
@@ -205,6 +207,37 @@ export class BenchRecorder {
     return this.push({ ...this.base(name, o), state: 'completed', figures });
   }
 
+  /**
+   * Records one wall-clock timing taken by the suite itself (one long run, or a checkpoint inside
+   * one: a plan's time to its first N replicas) as a completed row with a single sample, so that
+   * throughput, ratios and the growth fit treat it like a measured row.
+   */
+  timing(
+    name: string,
+    wallMs: number,
+    o: Omit<MeasureOptions, 'setup' | 'timeMs' | 'iterations'> = {},
+  ): BenchResult {
+    const units = o.units ?? 1;
+    return this.push({
+      ...this.base(name, o),
+      state: 'completed',
+      throughput: wallMs > 0 ? (units * 1000) / wallMs : Infinity,
+      unit: o.unit ?? 'ops',
+      latency: {
+        mean: wallMs,
+        p50: wallMs,
+        p75: wallMs,
+        p99: wallMs,
+        p999: wallMs,
+        min: wallMs,
+        max: wallMs,
+      },
+      rme: 0,
+      samples: 1,
+      figures: o.figures,
+    });
+  }
+
   /** Records that a measurement could not run here, with the reason (e.g. "etcd not installed"). */
   skip(name: string, reason: string, o: Omit<MeasureOptions, 'figures'> = {}): BenchResult {
     this.opts.progress(`skip ${name}: ${reason}`, o.size);
@@ -215,14 +248,14 @@ export class BenchRecorder {
     this.notes.push(text);
   }
 
-  private base(name: string, o: { mode?: string; size?: number }): BenchResult {
+  private base(name: string, o: { mode?: string; size?: number; sizeUnit?: string }): BenchResult {
     return {
       id: resultId(this.suite.name, name, o.mode, o.size),
       suite: this.suite.name,
       name,
       mode: o.mode,
       size: o.size,
-      sizeUnit: o.size !== undefined ? this.suite.sizeUnit : undefined,
+      sizeUnit: o.size !== undefined ? (o.sizeUnit ?? this.suite.sizeUnit) : undefined,
       state: 'completed',
     };
   }

@@ -114,6 +114,19 @@ export class Selector {
     return set ? set.has(v) : this.requirements[i]!.values.includes(v);
   }
 
+  private cachedKey: string | undefined;
+
+  /**
+   * A text that two selectors share exactly when they have the same requirements (values in
+   * order): a cache key for counts of matching objects. Unlike {@link toString} it cannot collide
+   * when a value contains `,` or `=`.
+   */
+  get key(): string {
+    return (this.cachedKey ??= this.nothing
+      ? '!nothing'
+      : JSON.stringify(this.requirements.map((r) => [r.key, r.op, r.values])));
+  }
+
   /** Selector.String(): the string form labels.Parse reads back */
   toString(): string {
     return this.requirements

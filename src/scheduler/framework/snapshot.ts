@@ -44,6 +44,21 @@ export function termMatches(t: AffinityTerm, pod: Pod, nsLabels: Labels | undefi
   return false;
 }
 
+/**
+ * A text two terms share exactly when {@link termMatches} gives the same answer for every pod and
+ * namespace: the namespaces, the namespace selector and the label selector (not the topology key).
+ */
+export function termMatchKey(t: AffinityTerm): string {
+  let k = matchKeys.get(t);
+  if (k === undefined) {
+    const nsSel = t.namespaceSelector.nothing ? '-' : t.namespaceSelector.key;
+    k = JSON.stringify([...t.namespaces].sort()) + '\0' + nsSel + '\0' + t.selector.key;
+    matchKeys.set(t, k);
+  }
+  return k;
+}
+const matchKeys = new WeakMap<AffinityTerm, string>();
+
 function newAffinityTerm(pod: Pod, term: PodAffinityTerm): AffinityTerm {
   const podLabels = pod.metadata.labels ?? {};
   let labelSelector = term.labelSelector;
@@ -169,20 +184,60 @@ export class NodeInfo {
   }
 }
 
+/** Per listed node, how many of its pods match something; nodes with none are absent. */
+export type NodeCounts = ReadonlyMap<NodeInfo, number>;
+
+/** The four kinds of affinity terms an existing pod can carry. */
+export type TermKind = 'requiredAffinity' | 'requiredAnti' | 'preferredAffinity' | 'preferredAnti';
+const TERM_KINDS: readonly TermKind[] = [
+  'requiredAffinity',
+  'requiredAnti',
+  'preferredAffinity',
+  'preferredAnti',
+];
+
 /**
- * `list` with `ni` inserted at its place in node order (delta +1) or removed (−1). A new array:
- * a caller may still be iterating the old one (a plugin that adds pods while it walks the list).
+ * The existing pods' terms of one kind that are alike (same {@link termMatchKey}, topology key and
+ * weight), counted per node: one term object answers for all of them, and a plugin adds
+ * `count × weight` per node instead of visiting every pod (the replicas of one Deployment all
+ * carry the same terms).
  */
-function toggled(list: readonly NodeInfo[], ni: NodeInfo, delta: 1 | -1): NodeInfo[] {
-  if (delta < 0) return list.filter((n) => n !== ni);
-  let lo = 0,
-    hi = list.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (list[mid].index < ni.index) lo = mid + 1;
-    else hi = mid;
+export interface TermGroup {
+  readonly term: AffinityTerm;
+  /** the terms' weight (1 for required terms) */
+  readonly weight: number;
+  readonly perNode: NodeCounts;
+}
+
+/** A {@link NodeCounts} kept up to date on every pod add and remove (see ClusterSnapshot.podMatchCounts). */
+interface MatchCounter {
+  readonly key: string;
+  readonly matches: (pi: PodInfo) => boolean;
+  readonly perNode: Map<NodeInfo, number>;
+  /** where the counter is registered: the label key and values of one `In` requirement, or none */
+  readonly by?: { key: string; values: readonly string[] };
+}
+
+/** live counters; the least recently used one goes beyond this (each holds ≤ one entry per node) */
+const MAX_MATCH_COUNTERS = 64;
+
+function bump(m: Map<NodeInfo, number>, ni: NodeInfo, delta: number): void {
+  const v = (m.get(ni) ?? 0) + delta;
+  if (v === 0) m.delete(ni);
+  else m.set(ni, v);
+}
+
+function termsOf(pi: PodInfo, kind: TermKind): readonly AffinityTerm[] | readonly WeightedAffinityTerm[] {
+  switch (kind) {
+    case 'requiredAffinity':
+      return pi.requiredAffinityTerms;
+    case 'requiredAnti':
+      return pi.requiredAntiAffinityTerms;
+    case 'preferredAffinity':
+      return pi.preferredAffinityTerms;
+    case 'preferredAnti':
+      return pi.preferredAntiAffinityTerms;
   }
-  return [...list.slice(0, lo), ni, ...list.slice(lo)];
 }
 
 /** Receives every change to the snapshot (the NodeTable adapter mirrors them into columns). */
@@ -205,19 +260,23 @@ export class ClusterSnapshot {
   private ordered: NodeInfo[] | null = [];
   private nodesVer = 0;
   /**
-   * havePodsWithAffinity / havePodsWithRequiredAntiAffinity, in node order, kept incrementally:
-   * a node enters or leaves only when its first such pod arrives or its last leaves (most pods
-   * have no pod affinity, so most adds and removes touch nothing); null = rebuild from list()
-   * (after nodes were added, removed or re-zoned, which reorders the list).
-   */
-  private withAffinity: NodeInfo[] | null = null;
-  private withRequiredAnti: NodeInfo[] | null = null;
-  /**
    * Pods on listed nodes by label key and value: the cross-pod plugins count the pods matching a
    * selector, and with an index on one of its `In` requirements they visit only the candidates
    * instead of every pod in the cluster (upstream walks every pod of every node, every cycle).
    */
   private readonly byLabel = new Map<string, Map<string, Set<PodInfo>>>();
+  /**
+   * Counts of pods matching a predicate per node, kept incrementally (podMatchCounts), and the
+   * index that finds the counters a pod can change: by the label key and value of one `In`
+   * requirement of the counter's selector, or in `unindexedCounters` when it has none.
+   */
+  private readonly counters = new Map<string, MatchCounter>();
+  private readonly countersByLabel = new Map<string, Map<string, MatchCounter[]>>();
+  private readonly unindexedCounters = new Set<MatchCounter>();
+  /** existing pods' affinity terms grouped by kind and likeness (termGroups) */
+  private readonly groups = new Map<TermKind, Map<string, TermGroup & { perNode: Map<NodeInfo, number> }>>(
+    TERM_KINDS.map((k) => [k, new Map()]),
+  );
   /** pods whose node is not (yet) known: kept so that they count once the node arrives */
   private readonly podNode = new Map<string, string>();
   private readonly orphanPods = new Map<string, PodInfo[]>();
@@ -267,35 +326,9 @@ export class ClusterSnapshot {
     return this.byName.get(name);
   }
 
-  /** nodes hosting at least one pod with (anti-)affinity, in node order (do not modify) */
-  havePodsWithAffinity(): readonly NodeInfo[] {
-    return (this.withAffinity ??= this.list().filter((n) => n.podsWithAffinity.length > 0));
-  }
-
-  /** nodes hosting at least one pod with required anti-affinity, in node order (do not modify) */
-  havePodsWithRequiredAntiAffinity(): readonly NodeInfo[] {
-    return (this.withRequiredAnti ??= this.list().filter((n) => n.podsWithRequiredAntiAffinity.length > 0));
-  }
-
   /** the node order changed: every index-ordered derived list is rebuilt on next use */
   private reordered(): void {
     this.ordered = null;
-    this.withAffinity = null;
-    this.withRequiredAnti = null;
-  }
-
-  /** keeps the derived lists in step after a pod joined (+1) or left (-1) a node */
-  private trackAffinity(pi: PodInfo, ni: NodeInfo, delta: 1 | -1): void {
-    // a node enters a list with its first such pod and leaves it with its last
-    const edge = delta > 0 ? 1 : 0;
-    if (pi.hasAffinity && this.withAffinity && ni.podsWithAffinity.length === edge)
-      this.withAffinity = toggled(this.withAffinity, ni, delta);
-    if (
-      pi.hasRequiredAntiAffinity &&
-      this.withRequiredAnti &&
-      ni.podsWithRequiredAntiAffinity.length === edge
-    )
-      this.withRequiredAnti = toggled(this.withRequiredAnti, ni, delta);
   }
 
   setNamespace(ns: Namespace): void {
@@ -390,7 +423,6 @@ export class ClusterSnapshot {
   private attach(pi: PodInfo, ni: NodeInfo): void {
     ni.addPod(pi);
     this.index(pi, ni);
-    this.trackAffinity(pi, ni, 1);
     for (const l of this.listeners) l.podAdded?.(pi, ni);
   }
 
@@ -403,7 +435,6 @@ export class ClusterSnapshot {
       const pi = ni.removePod(key);
       if (pi) {
         this.index(pi, undefined);
-        this.trackAffinity(pi, ni, -1);
         for (const l of this.listeners) l.podRemoved?.(pi, ni);
       }
       return pi;
@@ -415,7 +446,10 @@ export class ClusterSnapshot {
 
   /** adds a pod to the label index (its node given) or takes it out (undefined) */
   private index(pi: PodInfo, ni: NodeInfo | undefined): void {
+    const prev = pi.node;
     pi.node = ni;
+    if (prev) this.count(pi, prev, -1);
+    if (ni) this.count(pi, ni, 1);
     const labels = pi.pod.metadata.labels;
     if (!labels) return;
     for (const k in labels) {
@@ -462,6 +496,101 @@ export class ClusterSnapshot {
       }
     }
     return best;
+  }
+
+  /**
+   * Pods on listed nodes for which `matches` holds, counted per node, kept up to date on every pod
+   * add and remove from then on, so that a cycle reads per-node counts instead of matching every
+   * placed pod again (which made a plan of N replicas cost O(N²)). `key` names the predicate: two
+   * calls with one key must pass equivalent predicates; `selector` is a necessary condition of
+   * `matches` (its `In` requirements narrow the pods a change is matched against). The least
+   * recently used of more than {@link MAX_MATCH_COUNTERS} counters is dropped (and rebuilt from the
+   * label index when asked again). Do not modify the map; it changes with the snapshot.
+   */
+  podMatchCounts(key: string, selector: Selector, matches: (pi: PodInfo) => boolean): NodeCounts {
+    const hit = this.counters.get(key);
+    if (hit) {
+      // most recently used last (Map order is the LRU order)
+      this.counters.delete(key);
+      this.counters.set(key, hit);
+      return hit.perNode;
+    }
+    const perNode = new Map<NodeInfo, number>();
+    const r = selector.nothing ? undefined : selector.inRequirements[0];
+    const c: MatchCounter = { key, matches, perNode, by: r ? { key: r.key, values: r.values } : undefined };
+    if (!selector.nothing) {
+      const candidates = this.candidatePods(selector);
+      if (candidates) {
+        for (const set of candidates) for (const p of set) if (p.node && matches(p)) bump(perNode, p.node, 1);
+      } else {
+        for (const ni of this.list()) for (const p of ni.pods) if (matches(p)) bump(perNode, ni, 1);
+      }
+      if (c.by) {
+        let byValue = this.countersByLabel.get(c.by.key);
+        if (!byValue) this.countersByLabel.set(c.by.key, (byValue = new Map()));
+        for (const v of c.by.values) {
+          const l = byValue.get(v);
+          if (l) l.push(c);
+          else byValue.set(v, [c]);
+        }
+      } else this.unindexedCounters.add(c);
+    }
+    this.counters.set(key, c);
+    if (this.counters.size > MAX_MATCH_COUNTERS) this.dropCounter(this.counters.values().next().value!);
+    return perNode;
+  }
+
+  private dropCounter(c: MatchCounter): void {
+    this.counters.delete(c.key);
+    if (!c.by) {
+      this.unindexedCounters.delete(c);
+      return;
+    }
+    const byValue = this.countersByLabel.get(c.by.key);
+    if (!byValue) return;
+    for (const v of c.by.values) {
+      const l = byValue.get(v);
+      const i = l ? l.indexOf(c) : -1;
+      if (i < 0) continue;
+      l!.splice(i, 1);
+      if (l!.length === 0) byValue.delete(v);
+    }
+    if (byValue.size === 0) this.countersByLabel.delete(c.by.key);
+  }
+
+  /**
+   * The existing pods' terms of one kind, alike ones grouped, with their counts per node (pods on
+   * listed nodes only). Do not modify; the groups change with the snapshot.
+   */
+  termGroups(kind: TermKind): Iterable<TermGroup> {
+    return this.groups.get(kind)!.values();
+  }
+
+  /** a pod joined (+1) or left (−1) a listed node: the counters and term groups it belongs to */
+  private count(pi: PodInfo, ni: NodeInfo, delta: 1 | -1): void {
+    const labels = pi.pod.metadata.labels;
+    if (labels && this.countersByLabel.size > 0) {
+      for (const k in labels) {
+        if (!Object.hasOwn(labels, k)) continue;
+        const l = this.countersByLabel.get(k)?.get(labels[k]);
+        if (l) for (const c of l) if (c.matches(pi)) bump(c.perNode, ni, delta);
+      }
+    }
+    for (const c of this.unindexedCounters) if (c.matches(pi)) bump(c.perNode, ni, delta);
+    if (!pi.hasAffinity) return;
+    for (const kind of TERM_KINDS) {
+      const terms = termsOf(pi, kind);
+      if (terms.length === 0) continue;
+      const groups = this.groups.get(kind)!;
+      for (const t of terms) {
+        const weight = 'weight' in t ? (t as WeightedAffinityTerm).weight : 1;
+        const gk = termMatchKey(t) + '\0' + t.topologyKey + '\0' + weight;
+        let g = groups.get(gk);
+        if (!g) groups.set(gk, (g = { term: t, weight, perNode: new Map() }));
+        bump(g.perNode, ni, delta);
+        if (g.perNode.size === 0) groups.delete(gk);
+      }
+    }
   }
 
   hasPod(key: string): boolean {

@@ -11,8 +11,10 @@ import type { Labels, Pod } from '../../api/types.js';
 import type { CycleState, StateData } from '../framework/cycle-state.js';
 import {
   termMatches,
+  termMatchKey,
   PodInfo,
   type AffinityTerm,
+  type NodeCounts,
   type ClusterSnapshot,
   type NodeInfo,
   type WeightedAffinityTerm,
@@ -105,6 +107,14 @@ function updateWithAntiAffinityTerms(
   }
 }
 
+/** +value × count on the pair (topologyKey, node's value) of every node with counts that has the key */
+function addPerNode(m: Counts, topologyKey: string, perNode: NodeCounts, value: number): void {
+  for (const [ni, n] of perNode) {
+    const labels = ni.labels;
+    if (Object.hasOwn(labels, topologyKey)) add(m, pair(topologyKey, labels[topologyKey]), n * value);
+  }
+}
+
 function podMatchesAllAffinityTerms(terms: readonly AffinityTerm[], pod: Pod, nsLabels?: Labels): boolean {
   if (terms.length === 0) return false;
   for (const t of terms) if (!termMatches(t, pod, nsLabels)) return false;
@@ -166,13 +176,6 @@ interface PreScoreState {
   values: Map<string, number>[];
 }
 
-/** true when the object has at least one own key (without allocating a key array) */
-function hasAnyKey(o: object | undefined): boolean {
-  if (!o) return false;
-  for (const k in o) if (Object.hasOwn(o, k)) return true;
-  return false;
-}
-
 export class InterPodAffinity
   implements PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExtensions
 {
@@ -217,6 +220,13 @@ export class InterPodAffinity
     return { ...t, namespaces, namespaceSelector: Selector.NOTHING };
   }
 
+  /** pods on listed nodes matching the (namespace-merged) term, per node */
+  private termCounts(t: AffinityTerm): NodeCounts {
+    return this.snapshot.podMatchCounts(NAME + '/term\0' + termMatchKey(t), t.selector, (p) =>
+      termMatches(t, p.pod, undefined),
+    );
+  }
+
   // ------------------------------------------------------------ filter
 
   preFilter(state: CycleState, pod: Pod, nodes: readonly NodeInfo[]): MaybeStatus {
@@ -227,47 +237,33 @@ export class InterPodAffinity
     const anti = pi.requiredAntiAffinityTerms.map((t) => this.mergeNamespaces(t));
     const nsLabels = this.namespaceLabels(pod);
 
+    // existing pods' required anti-affinity: alike terms grouped, one match per group
     const existing: Counts = new Map();
-    for (const ni of this.snapshot.havePodsWithRequiredAntiAffinity()) {
-      for (const ep of ni.podsWithRequiredAntiAffinity) {
-        updateWithAntiAffinityTerms(existing, pod, nsLabels, ni, ep.requiredAntiAffinityTerms, 1);
-      }
-    }
+    for (const g of this.snapshot.termGroups('requiredAnti'))
+      if (termMatches(g.term, pod, nsLabels)) addPerNode(existing, g.term.topologyKey, g.perNode, 1);
     const affinity: Counts = new Map();
     const antiAffinity: Counts = new Map();
     if (req.length > 0 || anti.length > 0) {
-      // through the snapshot's label index when `nodes` is the whole node list (the index holds
-      // exactly the pods on listed nodes): only pods carrying a value of a term's In requirement
-      // can match it. Counts are keyed by topology pair, so visiting order does not matter.
-      const indexed = nodes === this.snapshot.list();
-      // affinity: a pod counts only when it matches every term, so one term's candidates suffice
-      let reqCandidates: readonly ReadonlySet<PodInfo>[] | undefined;
-      if (indexed) for (const t of req) if ((reqCandidates = this.snapshot.candidatePods(t.selector))) break;
-      // anti-affinity: each term counts on its own
-      const antiCandidates = anti.map((t) => (indexed ? this.snapshot.candidatePods(t.selector) : undefined));
-      const walkReq = req.length > 0 && !reqCandidates;
-      const walkAnti = antiCandidates.some((c) => !c);
-      if (walkReq || walkAnti) {
-        const walkedAnti = walkAnti ? anti.filter((_, i) => !antiCandidates[i]) : [];
+      if (nodes === this.snapshot.list()) {
+        // the snapshot's per-node counts of matching pods (exactly the pods on listed nodes)
+        if (req.length > 0) {
+          // a pod counts only when it matches every term
+          const counts = this.snapshot.podMatchCounts(
+            NAME + '/all\0' + req.map(termMatchKey).join('\x01'),
+            req[0].selector,
+            (p) => podMatchesAllAffinityTerms(req, p.pod, undefined),
+          );
+          for (const t of req) addPerNode(affinity, t.topologyKey, counts, 1);
+        }
+        for (const t of anti) addPerNode(antiAffinity, t.topologyKey, this.termCounts(t), 1);
+      } else {
+        // any other node list: every pod of every node (the reference the counts are tested against)
         for (const ni of nodes) {
           for (const ep of ni.pods) {
-            if (walkReq) updateWithAffinityTerms(affinity, ep.pod, undefined, ni, req, 1);
-            if (walkAnti) updateWithAntiAffinityTerms(antiAffinity, ep.pod, undefined, ni, walkedAnti, 1);
+            if (req.length > 0) updateWithAffinityTerms(affinity, ep.pod, undefined, ni, req, 1);
+            if (anti.length > 0) updateWithAntiAffinityTerms(antiAffinity, ep.pod, undefined, ni, anti, 1);
           }
         }
-      }
-      if (reqCandidates) {
-        for (const set of reqCandidates)
-          for (const ep of set)
-            if (ep.node) updateWithAffinityTerms(affinity, ep.pod, undefined, ep.node, req, 1);
-      }
-      for (let i = 0; i < anti.length; i++) {
-        const cands = antiCandidates[i];
-        if (!cands) continue;
-        const one = [anti[i]];
-        for (const set of cands)
-          for (const ep of set)
-            if (ep.node) updateWithAntiAffinityTerms(antiAffinity, ep.pod, undefined, ep.node, one, 1);
       }
     }
     if (existing.size === 0 && req.length === 0 && anti.length === 0) return SKIP;
@@ -332,7 +328,6 @@ export class InterPodAffinity
       (a?.podAntiAffinity?.preferredDuringSchedulingIgnoredDuringExecution?.length ?? 0) > 0;
     const hasConstraints = hasPreferredAffinity || hasPreferredAnti;
     if (this.ignorePreferredTermsOfExistingPods && !hasConstraints) return SKIP;
-    const nodes = hasConstraints ? this.snapshot.list() : this.snapshot.havePodsWithAffinity();
     const pi = new PodInfo(pod);
     const prefAff: WeightedAffinityTerm[] = pi.preferredAffinityTerms.map((t) => ({
       ...this.mergeNamespaces(t),
@@ -353,47 +348,25 @@ export class InterPodAffinity
       m.set(value, (m.get(value) ?? 0) + delta);
     };
     const hard = this.hardPodAffinityWeight;
-    // the incoming pod's preferred terms against every existing pod: through the snapshot's label
-    // index when a term's selector has an In requirement (only pods carrying one of its values can
-    // match), else every pod of every node — the same (pod, term) pairs either way
-    const incoming = (t: WeightedAffinityTerm, sign: 1 | -1) => {
-      const visit = (ep: PodInfo, labels: Labels) => {
-        if (hasOwn.call(labels, t.topologyKey) && termMatches(t, ep.pod, undefined))
-          add(t.topologyKey, labels[t.topologyKey], sign * t.weight);
-      };
-      const candidates = this.snapshot.candidatePods(t.selector);
-      if (candidates) {
-        for (const set of candidates)
-          for (const ep of set) {
-            const labels = ep.node?.node.metadata.labels;
-            if (labels) visit(ep, labels);
-          }
-      } else {
-        for (const ni of nodes) {
-          const labels = ni.node.metadata.labels;
-          if (labels) for (const ep of ni.pods) visit(ep, labels);
-        }
+    // per topology pair, weight × the pods a term matches there: from per-node counts, the same
+    // (pod, term) pairs as upstream's walk over every pod of every node
+    const addCounts = (tk: string, perNode: NodeCounts, w: number) => {
+      for (const [ni, n] of perNode) {
+        const labels = ni.node.metadata.labels;
+        if (labels && hasOwn.call(labels, tk)) add(tk, labels[tk], w * n);
       }
     };
-    for (const t of prefAff) incoming(t, 1);
-    for (const t of prefAnti) incoming(t, -1);
-    // the existing pods' terms against the incoming pod (symmetry): only pods with affinity
-    for (const ni of this.snapshot.havePodsWithAffinity()) {
-      const labels = ni.node.metadata.labels;
-      if (!labels || !hasAnyKey(labels)) continue;
-      for (const ep of ni.podsWithAffinity) {
-        if (hard > 0)
-          for (const t of ep.requiredAffinityTerms)
-            if (hasOwn.call(labels, t.topologyKey) && termMatches(t, pod, nsLabels))
-              add(t.topologyKey, labels[t.topologyKey], hard);
-        for (const t of ep.preferredAffinityTerms)
-          if (hasOwn.call(labels, t.topologyKey) && termMatches(t, pod, nsLabels))
-            add(t.topologyKey, labels[t.topologyKey], t.weight);
-        for (const t of ep.preferredAntiAffinityTerms)
-          if (hasOwn.call(labels, t.topologyKey) && termMatches(t, pod, nsLabels))
-            add(t.topologyKey, labels[t.topologyKey], -t.weight);
-      }
-    }
+    // the incoming pod's preferred terms against the existing pods
+    for (const t of prefAff) addCounts(t.topologyKey, this.termCounts(t), t.weight);
+    for (const t of prefAnti) addCounts(t.topologyKey, this.termCounts(t), -t.weight);
+    // the existing pods' terms against the incoming pod (symmetry), alike terms grouped
+    if (hard > 0)
+      for (const g of this.snapshot.termGroups('requiredAffinity'))
+        if (termMatches(g.term, pod, nsLabels)) addCounts(g.term.topologyKey, g.perNode, hard);
+    for (const g of this.snapshot.termGroups('preferredAffinity'))
+      if (termMatches(g.term, pod, nsLabels)) addCounts(g.term.topologyKey, g.perNode, g.weight);
+    for (const g of this.snapshot.termGroups('preferredAnti'))
+      if (termMatches(g.term, pod, nsLabels)) addCounts(g.term.topologyKey, g.perNode, -g.weight);
     if (topologyScore.size === 0) return SKIP;
     state.write(PRE_SCORE_KEY, {
       topologyScore,

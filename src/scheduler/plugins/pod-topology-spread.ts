@@ -19,7 +19,7 @@ import type { CycleState, StateData } from '../framework/cycle-state.js';
 import { labelSelectorAsSelector, Selector, SelectorError } from '../../api/label-selector.js';
 import { compileRequiredNodeAffinity } from '../../api/node-affinity.js';
 import type { Node } from '../../api/types.js';
-import type { ClusterSnapshot, NodeInfo, PodInfo } from '../framework/snapshot.js';
+import type { ClusterSnapshot, NodeCounts, NodeInfo, PodInfo } from '../framework/snapshot.js';
 import { Code, errorStatus, SKIP, Status, type MaybeStatus } from '../framework/status.js';
 import {
   MAX_NODE_SCORE,
@@ -64,8 +64,6 @@ interface Constraint {
   minDomains: number;
   nodeAffinityPolicy: 'Honor' | 'Ignore';
   nodeTaintsPolicy: 'Honor' | 'Ignore';
-  /** the selector's source as text: with the namespace, the key of the per-node count cache */
-  selectorKey: string;
 }
 
 /** Two lowest-count domains of a constraint (upstream criticalPaths). */
@@ -137,12 +135,8 @@ class PreFilterState implements StateData {
 
 interface PreScoreState {
   constraints: Constraint[];
-  /** per constraint: matching pods per node from the label index (undefined: count at Score) */
-  nodeCounts: (Map<NodeInfo, number> | undefined)[];
-  /** per constraint without nodeCounts: cached per-node counts by list position (Score, hostname) */
-  counters: (((j: number) => number) | undefined)[];
-  /** the node list the counters' positions refer to */
-  list: readonly NodeInfo[];
+  /** per constraint: matching pods per listed node (the snapshot's incrementally kept counts) */
+  nodeCounts: NodeCounts[];
   ignoredNodes: Set<string>;
   /** per constraint: topology value → matching pods (hostname constraints counted per node at Score) */
   topologyValueToPodCounts: Map<string, number>[];
@@ -174,26 +168,15 @@ function countPodsMatchSelector(pods: readonly PodInfo[], selector: Selector, ns
 }
 
 /**
- * countPodsMatchSelector for every node at once: through the snapshot's label index, only the
- * pods carrying a value of one of the selector's In requirements are matched (upstream walks every
- * pod of every node per constraint, per cycle). A node absent from the map has 0. Undefined when the
- * selector has no In requirement — the caller counts node by node.
+ * countPodsMatchSelector for every listed node at once, from the snapshot's incrementally kept
+ * per-node counts (upstream walks every pod of every node per constraint, per cycle: with the
+ * replicas of one workload placed one after another that is O(N²) for N replicas). A node absent
+ * from the map has 0.
  */
-function matchCountsByNode(
-  snapshot: ClusterSnapshot,
-  selector: Selector,
-  ns: string,
-): Map<NodeInfo, number> | undefined {
-  const candidates = snapshot.candidatePods(selector);
-  if (!candidates) return undefined;
-  const counts = new Map<NodeInfo, number>();
-  for (const set of candidates) {
-    for (const p of set) {
-      if (!p.node || !podCounts(p, selector, ns)) continue;
-      counts.set(p.node, (counts.get(p.node) ?? 0) + 1);
-    }
-  }
-  return counts;
+function matchCountsByNode(snapshot: ClusterSnapshot, selector: Selector, ns: string): NodeCounts {
+  return snapshot.podMatchCounts(NAME + '\0' + ns + '\0' + selector.key, selector, (p) =>
+    podCounts(p, selector, ns),
+  );
 }
 
 /**
@@ -215,15 +198,6 @@ interface Domains {
 
 /** cache entries kept per node-set version (pod shapes repeat: one per Deployment, typically) */
 const MAX_DOMAIN_ENTRIES = 256;
-
-/** per list position: the NodeInfo.generation a count was taken at (-1: never) and the count */
-interface NodeCounts {
-  generation: Float64Array;
-  count: Uint32Array;
-}
-
-/** selectors (with namespace) whose per-node counts are kept: 12 bytes per node each */
-const MAX_COUNT_ENTRIES = 64;
 
 /** topologyNormalizingWeight: ln(size + 2) */
 export function topologyNormalizingWeight(size: number): number {
@@ -356,43 +330,6 @@ export class PodTopologySpread
     return { eligible, values };
   }
 
-  // ------------------------------------------------------------ per-node counts (selectors without an In requirement)
-
-  private countCache = new Map<string, NodeCounts>();
-  private countCacheList: readonly NodeInfo[] | null = null;
-
-  /**
-   * countPodsMatchSelector(nodes[j]) for a selector the label index cannot narrow (no `In`
-   * requirement), remembered per node until the node's pods change (NodeInfo.generation moves on
-   * every pod add/remove and node update), so a cycle matches only the pods of changed nodes.
-   * Entries live while the snapshot's list is the same array (node add/remove/re-zone replaces
-   * it, and a node that comes back is a new NodeInfo starting at generation 0).
-   */
-  private nodeCounter(c: Constraint, ns: string, nodes: readonly NodeInfo[]): (j: number) => number {
-    if (c.selectorKey === '' || nodes !== this.snapshot.list())
-      return (j) => countPodsMatchSelector(nodes[j].pods, c.selector, ns);
-    if (this.countCacheList !== nodes || this.countCache.size >= MAX_COUNT_ENTRIES) {
-      this.countCache.clear();
-      this.countCacheList = nodes;
-    }
-    const key = ns + '\0' + c.selectorKey;
-    let e = this.countCache.get(key);
-    if (!e) {
-      e = { generation: new Float64Array(nodes.length).fill(-1), count: new Uint32Array(nodes.length) };
-      this.countCache.set(key, e);
-    }
-    const { generation, count } = e;
-    const selector = c.selector;
-    return (j: number) => {
-      const ni = nodes[j];
-      if (generation[j] !== ni.generation) {
-        count[j] = countPodsMatchSelector(ni.pods, selector, ns);
-        generation[j] = ni.generation;
-      }
-      return count[j];
-    };
-  }
-
   // ------------------------------------------------------------ constraints
 
   private filterConstraints(
@@ -405,7 +342,6 @@ export class PodTopologySpread
     for (const c of list) {
       if (c.whenUnsatisfiable !== action) continue;
       let selector: Selector;
-      let selectorKey = '';
       if (selectorOverride) selector = selectorOverride;
       else {
         let sel: LabelSelector | undefined = c.labelSelector;
@@ -416,7 +352,6 @@ export class PodTopologySpread
           sel = { ...sel, matchExpressions: exprs };
         }
         selector = labelSelectorAsSelector(sel);
-        selectorKey = JSON.stringify(sel ?? null);
       }
       out.push({
         maxSkew: c.maxSkew,
@@ -425,14 +360,13 @@ export class PodTopologySpread
         minDomains: c.minDomains ?? 1,
         nodeAffinityPolicy: c.nodeAffinityPolicy ?? 'Honor',
         nodeTaintsPolicy: c.nodeTaintsPolicy ?? 'Ignore',
-        selectorKey,
       });
     }
     return out;
   }
 
   /** helper.DefaultSelector: the selectors of the Services, ReplicaSets, … that select the pod, ANDed */
-  private defaultSelector(pod: Pod): { selector: Selector; key: string } | undefined {
+  private defaultSelector(pod: Pod): Selector | undefined {
     const ns = pod.metadata.namespace ?? 'default';
     const labels = pod.metadata.labels ?? {};
     const matchLabels: Labels = {};
@@ -467,8 +401,7 @@ export class PodTopologySpread
       any = true;
     }
     if (!any) return undefined;
-    const spec: LabelSelector = { matchLabels, matchExpressions: exprs };
-    return { selector: labelSelectorAsSelector(spec), key: JSON.stringify(spec) };
+    return labelSelectorAsSelector({ matchLabels, matchExpressions: exprs });
   }
 
   private buildDefaultConstraints(pod: Pod, action: string): Constraint[] {
@@ -480,11 +413,8 @@ export class PodTopologySpread
     );
     if (cs.length === 0) return [];
     const sel = this.defaultSelector(pod);
-    if (!sel || sel.selector.empty) return [];
-    for (const c of cs) {
-      c.selector = sel.selector;
-      c.selectorKey = sel.key;
-    }
+    if (!sel || sel.empty) return [];
+    for (const c of cs) c.selector = sel;
     return cs;
   }
 
@@ -524,7 +454,7 @@ export class PodTopologySpread
     const ns = pod.metadata.namespace ?? 'default';
     const counts = constraints.map(() => new Map<string, number>());
     const d = this.domains(constraints, pod, nodes, true);
-    if (d) this.countFromDomains(d, constraints, ns, nodes, counts);
+    if (d) this.countFromDomains(d, constraints, ns, counts);
     else this.countPerNode(constraints, pod, ns, nodes, counts);
     const paths = constraints.map((_, i) => {
       const p = new CriticalPaths();
@@ -541,7 +471,6 @@ export class PodTopologySpread
     d: Domains,
     constraints: readonly Constraint[],
     ns: string,
-    nodes: readonly NodeInfo[],
     counts: Map<string, number>[],
   ): void {
     for (let i = 0; i < constraints.length; i++) {
@@ -549,23 +478,10 @@ export class PodTopologySpread
       const m = counts[i];
       const eligible = d.eligible[i];
       for (const v of d.values[i]) m.set(v, 0);
-      const candidates = this.snapshot.candidatePods(c.selector);
-      if (candidates) {
-        for (const set of candidates) {
-          for (const p of set) {
-            const ni = p.node;
-            if (!ni || !eligible[ni.index] || !podCounts(p, c.selector, ns)) continue;
-            const v = ni.labels[c.topologyKey];
-            m.set(v, m.get(v)! + 1);
-          }
-        }
-      } else {
-        const countOn = this.nodeCounter(c, ns, nodes);
-        for (let j = 0; j < nodes.length; j++) {
-          if (!eligible[j]) continue;
-          const v = nodes[j].labels[c.topologyKey];
-          m.set(v, m.get(v)! + countOn(j));
-        }
+      for (const [ni, n] of matchCountsByNode(this.snapshot, c.selector, ns)) {
+        if (!eligible[ni.index]) continue;
+        const v = ni.labels[c.topologyKey];
+        m.set(v, m.get(v)! + n);
       }
     }
   }
@@ -578,7 +494,6 @@ export class PodTopologySpread
     nodes: readonly NodeInfo[],
     counts: Map<string, number>[],
   ): void {
-    const byNode = constraints.map((c) => matchCountsByNode(this.snapshot, c.selector, ns));
     const affinity = compileRequiredNodeAffinity(pod);
     for (const ni of nodes) {
       const labels = ni.labels;
@@ -587,11 +502,7 @@ export class PodTopologySpread
         const c = constraints[i];
         if (!this.matchNodeInclusionPolicies(c, pod, ni, affinity)) continue;
         const v = labels[c.topologyKey];
-        const m = byNode[i];
-        counts[i].set(
-          v,
-          (counts[i].get(v) ?? 0) + (m ? (m.get(ni) ?? 0) : countPodsMatchSelector(ni.pods, c.selector, ns)),
-        );
+        counts[i].set(v, (counts[i].get(v) ?? 0) + countPodsMatchSelector(ni.pods, c.selector, ns));
       }
     }
   }
@@ -655,15 +566,10 @@ export class PodTopologySpread
     const s: PreScoreState = {
       constraints,
       nodeCounts: constraints.map((c) => matchCountsByNode(this.snapshot, c.selector, ns)),
-      counters: [],
-      list: all,
       ignoredNodes: new Set(),
       topologyValueToPodCounts: constraints.map(() => new Map()),
       topologyNormalizingWeight: [],
     };
-    s.counters = constraints.map((c, i) =>
-      s.nodeCounts[i] || c.topologyKey !== LABEL_HOSTNAME ? undefined : this.nodeCounter(c, ns, all),
-    );
     const topoSize = constraints.map(() => 0);
     for (const ni of filtered) {
       if (requireAll && !hasKeys(ni.labels, constraints)) {
@@ -685,79 +591,40 @@ export class PodTopologySpread
         c.topologyKey === LABEL_HOSTNAME ? filtered.length - s.ignoredNodes.size : topoSize[i],
       ),
     );
-    const d = this.domains(constraints, pod, all, requireAll);
-    if (d) {
-      // only the matching pods on eligible nodes add to the domains seen among the filtered nodes
-      for (let i = 0; i < constraints.length; i++) {
-        const c = constraints[i];
-        const m = s.topologyValueToPodCounts[i];
-        if (m.size === 0) continue; // hostname constraints: counted per node at Score
-        const eligible = d.eligible[i];
-        const byNode = s.nodeCounts[i];
-        if (byNode) {
-          for (const [ni, n] of byNode) {
-            if (!eligible[ni.index]) continue;
-            const v = ni.labels[c.topologyKey] ?? ''; // a missing label reads as "" (Go's map zero value)
-            const cur = m.get(v);
-            if (cur !== undefined) m.set(v, cur + n);
-          }
-        } else {
-          const countOn = this.nodeCounter(c, ns, all);
-          for (let j = 0; j < all.length; j++) {
-            if (!eligible[j]) continue;
-            const v = all[j].labels[c.topologyKey] ?? '';
-            const cur = m.get(v);
-            if (cur !== undefined) m.set(v, cur + countOn(j));
-          }
-        }
-      }
-      state.write(PRE_SCORE_KEY, s);
-      return null;
-    }
-    const affinity = compileRequiredNodeAffinity(pod);
-    for (const ni of all) {
-      if (requireAll && !hasKeys(ni.labels, constraints)) continue;
-      for (let i = 0; i < constraints.length; i++) {
-        const c = constraints[i];
-        if (!this.matchNodeInclusionPolicies(c, pod, ni, affinity)) continue;
+    // `all` is the snapshot's list, so the domains are known
+    const d = this.domains(constraints, pod, all, requireAll)!;
+    // only the matching pods on eligible nodes add to the domains seen among the filtered nodes
+    for (let i = 0; i < constraints.length; i++) {
+      const c = constraints[i];
+      const m = s.topologyValueToPodCounts[i];
+      if (m.size === 0) continue; // hostname constraints: counted per node at Score
+      const eligible = d.eligible[i];
+      for (const [ni, n] of s.nodeCounts[i]) {
+        if (!eligible[ni.index]) continue;
         const v = ni.labels[c.topologyKey] ?? ''; // a missing label reads as "" (Go's map zero value)
-        const m = s.topologyValueToPodCounts[i];
         const cur = m.get(v);
-        if (cur === undefined) continue;
-        const byNode = s.nodeCounts[i];
-        m.set(v, cur + (byNode ? (byNode.get(ni) ?? 0) : countPodsMatchSelector(ni.pods, c.selector, ns)));
+        if (cur !== undefined) m.set(v, cur + n);
       }
     }
     state.write(PRE_SCORE_KEY, s);
     return null;
   }
 
-  score(state: CycleState, pod: Pod, ni: NodeInfo): number {
+  score(state: CycleState, _pod: Pod, ni: NodeInfo): number {
     const s = state.read<PreScoreState>(PRE_SCORE_KEY);
     if (s.ignoredNodes.has(ni.name)) return 0;
     const labels = ni.labels;
-    const ns = pod.metadata.namespace ?? 'default';
     let score = 0;
     for (let i = 0; i < s.constraints.length; i++) {
       const c = s.constraints[i];
       if (!Object.hasOwn(labels, c.topologyKey)) continue;
-      const byNode = s.nodeCounts[i];
       const cnt =
         c.topologyKey === LABEL_HOSTNAME
-          ? byNode
-            ? (byNode.get(ni) ?? 0)
-            : this.hostCount(s, i, ni, ns)
+          ? (s.nodeCounts[i].get(ni) ?? 0)
           : (s.topologyValueToPodCounts[i].get(labels[c.topologyKey]) ?? 0);
       score += cnt * s.topologyNormalizingWeight[i] + (c.maxSkew - 1);
     }
     return goRound(score);
-  }
-
-  /** matching pods on `ni` for hostname constraint i without an index: cached while `ni` sits at its list position */
-  private hostCount(s: PreScoreState, i: number, ni: NodeInfo, ns: string): number {
-    const countOn = s.counters[i];
-    if (countOn && s.list[ni.index] === ni) return countOn(ni.index);
-    return countPodsMatchSelector(ni.pods, s.constraints[i].selector, ns);
   }
 
   normalizeScore(state: CycleState, _pod: Pod, nodes: readonly NodeInfo[], scores: number[]): MaybeStatus {

@@ -1,10 +1,13 @@
-// PodTopologySpread and InterPodAffinity count matching pods through the snapshot's label index
-// (only pods carrying a value of a selector's In requirement are visited). Differential: the same
-// seeded workload scheduled with the index and with it switched off (every pod of every node
-// walked, as upstream does) gives identical placements, score tables and failure messages.
+// PodTopologySpread and InterPodAffinity read the snapshot's incrementally kept counts (matching
+// pods per node, built once through the label index and then updated on every pod add and remove;
+// existing pods' alike affinity terms grouped per node). Differential: the same seeded workload,
+// with pods placed and forgotten, scheduled with those counts and with them replaced by a walk over
+// every pod of every node per call (as upstream does) gives identical placements, score tables and
+// failure messages. More distinct selectors than the snapshot keeps counters for force evictions.
 import { describe, expect, it } from 'vitest';
 import { SchedulerCore } from '../../../src/scheduler/scheduler.js';
 import type { Node, Pod } from '../../../src/api/types.js';
+import type { NodeInfo, TermGroup, TermKind } from '../../../src/scheduler/framework/snapshot.js';
 import { Rng } from '../../../src/util/rng.js';
 import { makeNode, makePod, sel } from '../../helpers/builders.js';
 
@@ -50,8 +53,9 @@ function pending(rng: Rng): Pod[] {
     const b = makePod(`new${i}`)
       .req({ cpu: '200m' })
       .label('app', app)
-      .label('tier', rng.pick(['web', 'db']));
-    const shape = rng.int(8);
+      .label('tier', rng.pick(['web', 'db']))
+      .label('batch', `b${i % 90}`);
+    const shape = rng.int(9);
     if (shape === 0)
       b.spreadConstraint(1, 'topology.kubernetes.io/zone', 'DoNotSchedule', sel().label('app', app).obj());
     if (shape === 1)
@@ -92,30 +96,80 @@ function pending(rng: Rng): Pod[] {
         labelSelector: sel().in('tier', ['web', 'cache']).obj(),
         topologyKey: 'topology.kubernetes.io/zone',
       });
+    // one selector per batch: ~90 distinct counters, more than the snapshot keeps
+    if (shape === 8)
+      b.spreadConstraint(
+        1,
+        'kubernetes.io/hostname',
+        'ScheduleAnyway',
+        sel()
+          .label('batch', `b${i % 90}`)
+          .obj(),
+      ).preferredPodAffinity(5, {
+        labelSelector: sel()
+          .label('batch', `b${(i + 1) % 90}`)
+          .obj(),
+        topologyKey: 'topology.kubernetes.io/zone',
+      });
     if (rng.int(6) === 0) b.namespace('other');
     out.push(b.obj());
   }
   return out;
 }
 
-function run(index: boolean, kernel: 'js' | 'wasm'): string[] {
+/** the snapshot's counts recomputed from every pod of every node on each call: the reference */
+function walkEveryPod(core: SchedulerCore): void {
+  const s = core.snapshot;
+  s.candidatePods = () => undefined;
+  s.podMatchCounts = (_key, _sel, matches) => {
+    const m = new Map<NodeInfo, number>();
+    for (const ni of s.list()) for (const p of ni.pods) if (matches(p)) m.set(ni, (m.get(ni) ?? 0) + 1);
+    return m;
+  };
+  // one group per (pod, term): upstream's walk over the pods with affinity
+  s.termGroups = (kind: TermKind) => {
+    const out: TermGroup[] = [];
+    for (const ni of s.list())
+      for (const p of ni.pods) {
+        const terms = {
+          requiredAffinity: p.requiredAffinityTerms,
+          requiredAnti: p.requiredAntiAffinityTerms,
+          preferredAffinity: p.preferredAffinityTerms,
+          preferredAnti: p.preferredAntiAffinityTerms,
+        }[kind];
+        for (const t of terms)
+          out.push({
+            term: t,
+            weight: 'weight' in t ? (t.weight as number) : 1,
+            perNode: new Map([[ni, 1]]),
+          });
+      }
+    return out;
+  };
+}
+
+function run(counts: boolean, kernel: 'js' | 'wasm'): string[] {
   const rng = new Rng(5);
   const { nodes, running } = cluster(rng);
   const core = new SchedulerCore({ nodes, pods: running, seed: 9, kernel });
-  if (!index) core.snapshot.candidatePods = () => undefined;
+  if (!counts) walkEveryPod(core);
   const log: string[] = [];
+  const placed: Pod[] = [];
   for (const pod of pending(rng)) {
     const out = core.schedule(pod);
     if (out.kind === 'scheduled') {
       log.push(`${pod.metadata.name} → ${out.nodeName} ${JSON.stringify(out.result.scores?.total ?? [])}`);
       core.reserveAndAssume(out);
+      placed.push(out.pod);
+      // every 7th placement, an earlier pod leaves: counts go down as well as up
+      if (placed.length % 7 === 0) core.forget(placed[rng.int(placed.length)]);
     } else if (out.kind === 'unschedulable') log.push(`${pod.metadata.name} ✗ ${out.fitError.message}`);
     else log.push(`${pod.metadata.name} error ${out.message}`);
   }
   return log;
 }
 
-describe('cross-pod plugins through the label index', () => {
+describe('cross-pod plugins through the snapshot counts', () => {
   for (const kernel of ['js', 'wasm'] as const) {
     it(`place every pod exactly as the walk over every pod does (${kernel} kernel)`, () => {
       const withIndex = run(true, kernel);

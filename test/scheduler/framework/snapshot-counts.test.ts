@@ -1,0 +1,138 @@
+// ClusterSnapshot keeps, as pods and nodes come and go, a label index of the pods on listed nodes,
+// per-node counts of the pods matching a selector (podMatchCounts) and the existing pods' affinity
+// terms grouped per node (termGroups); the cross-pod plugins read them every cycle. Differential:
+// after every random change they equal a walk over every pod of every listed node.
+import { describe, expect, it } from 'vitest';
+import { labelSelectorAsSelector, type Selector } from '../../../src/api/label-selector.js';
+import {
+  ClusterSnapshot,
+  termMatchKey,
+  type NodeCounts,
+  type PodInfo,
+  type TermKind,
+} from '../../../src/scheduler/framework/snapshot.js';
+import { Rng } from '../../../src/util/rng.js';
+import { makeNode, makePod, sel } from '../../helpers/builders.js';
+
+const KINDS: TermKind[] = ['requiredAffinity', 'requiredAnti', 'preferredAffinity', 'preferredAnti'];
+const SELECTORS: Selector[] = [
+  labelSelectorAsSelector({ matchLabels: { app: 'x' } }),
+  labelSelectorAsSelector({ matchExpressions: [{ key: 'app', operator: 'In', values: ['x', 'y'] }] }),
+  labelSelectorAsSelector({ matchExpressions: [{ key: 'app', operator: 'NotIn', values: ['y'] }] }), // no In
+];
+
+/** node name → count, nodes with none left out */
+const byName = (m: NodeCounts) => Object.fromEntries([...m].map(([ni, n]) => [ni.name, n]).sort());
+
+function termsOf(p: PodInfo, kind: TermKind) {
+  return {
+    requiredAffinity: p.requiredAffinityTerms,
+    requiredAnti: p.requiredAntiAffinityTerms,
+    preferredAffinity: p.preferredAffinityTerms,
+    preferredAnti: p.preferredAntiAffinityTerms,
+  }[kind];
+}
+
+function expectCounts(snap: ClusterSnapshot): void {
+  const all = snap.list();
+  for (const s of SELECTORS) {
+    const walked = new Map<string, number>();
+    for (const ni of all)
+      for (const p of ni.pods)
+        if (s.matches(p.pod.metadata.labels)) walked.set(ni.name, (walked.get(ni.name) ?? 0) + 1);
+    const counts = snap.podMatchCounts(`test\0${s.key}`, s, (p) => s.matches(p.pod.metadata.labels));
+    expect(byName(counts)).toEqual(Object.fromEntries([...walked].sort()));
+  }
+  for (const kind of KINDS) {
+    // "node term-key topology weight" → count, from the groups and from every pod's terms
+    const fromGroups = new Map<string, number>();
+    for (const g of snap.termGroups(kind))
+      for (const [ni, n] of g.perNode) {
+        const k = `${ni.name} ${termMatchKey(g.term)} ${g.term.topologyKey} ${g.weight}`;
+        fromGroups.set(k, (fromGroups.get(k) ?? 0) + n);
+      }
+    const walked = new Map<string, number>();
+    for (const ni of all)
+      for (const p of ni.pods)
+        for (const t of termsOf(p, kind)) {
+          const k = `${ni.name} ${termMatchKey(t)} ${t.topologyKey} ${'weight' in t ? t.weight : 1}`;
+          walked.set(k, (walked.get(k) ?? 0) + 1);
+        }
+    expect([...fromGroups].sort()).toEqual([...walked].sort());
+  }
+}
+
+function expectIndex(snap: ClusterSnapshot): void {
+  const all = snap.list();
+  // the label index holds exactly the pods on listed nodes, each pointing at its node
+  for (const value of ['x', 'y']) {
+    const fromIndex = (
+      snap.candidatePods(labelSelectorAsSelector({ matchLabels: { app: value } })) ?? []
+    ).flatMap((set) => [...set]);
+    const walked = all.flatMap((ni) => ni.pods.filter((p) => p.pod.metadata.labels?.app === value));
+    expect(fromIndex.map((p) => p.key).sort()).toEqual(walked.map((p) => p.key).sort());
+    for (const p of fromIndex) expect(p.node!.pods).toContain(p);
+  }
+}
+
+describe('ClusterSnapshot label index, match counts and term groups', () => {
+  it('equal a walk over every pod after random pod and node changes', () => {
+    const rng = new Rng(42);
+    const snap = new ClusterSnapshot();
+    const zones = ['a', 'b', 'c'];
+    const nodeName = (i: number) => `n${i}`;
+    for (let i = 0; i < 30; i++)
+      snap.addNode(
+        makeNode(nodeName(i))
+          .label('topology.kubernetes.io/zone', zones[i % 3])
+          .obj(),
+      );
+    const term = { labelSelector: sel().label('app', 'x').obj(), topologyKey: 'kubernetes.io/hostname' };
+    const live: string[] = [];
+    let seq = 0;
+    for (let step = 0; step < 1500; step++) {
+      const op = rng.int(10);
+      if (op < 5) {
+        // bind a pod: plain, preferred (anti-)affinity only, or required anti-affinity
+        const kind = rng.int(4);
+        const b = makePod(`p${seq++}`)
+          .label('app', rng.pick(['x', 'y']))
+          .node(nodeName(rng.int(34))); // some nodes do not exist (yet)
+        if (kind === 1) b.preferredPodAffinity(5, term);
+        if (kind === 2) b.podAntiAffinity(term);
+        if (kind === 3) b.preferredPodAntiAffinity(3, term).podAffinity(term);
+        const p = b.obj();
+        snap.addPod(p);
+        live.push(`default/${p.metadata.name}`);
+      } else if (op < 8 && live.length > 0) {
+        const i = rng.int(live.length);
+        snap.removePod(live[i]);
+        live.splice(i, 1);
+      } else if (op === 8) {
+        const i = rng.int(34);
+        if (snap.get(nodeName(i))) snap.removeNode(nodeName(i));
+        else
+          snap.addNode(
+            makeNode(nodeName(i))
+              .label('topology.kubernetes.io/zone', zones[i % 3])
+              .obj(),
+          );
+      } else {
+        // move a node to another zone (reorders the list)
+        const i = rng.int(30);
+        if (snap.get(nodeName(i)))
+          snap.updateNode(
+            makeNode(nodeName(i)).label('topology.kubernetes.io/zone', zones[rng.int(3)]).obj(),
+          );
+      }
+      if (rng.int(3) === 0) {
+        expectIndex(snap);
+        expectCounts(snap);
+      }
+    }
+    expectIndex(snap);
+    expectCounts(snap);
+    expect([...snap.termGroups('requiredAnti')].length).toBeGreaterThan(0);
+    expect([...snap.termGroups('preferredAnti')].length).toBeGreaterThan(0);
+  });
+});
