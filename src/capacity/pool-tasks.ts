@@ -1,6 +1,6 @@
 /**
  * The independent units of work a capacity sweep is made of — a plan, a strategy run, a min-nodes
- * search — as plain data, so that the same task runs in this thread or in a pool worker and gives
+ * search — and one run of a simulation sweep (src/sim/sweep-run.ts), as plain data, so that the same task runs in this thread or in a pool worker and gives
  * the same answer (tested). Scheduler configuration travels as a KubeSchedulerConfiguration
  * document or a strategy spec, never as functions.
  */
@@ -11,6 +11,7 @@ import type { KernelName } from '../scheduler/engine/types.js';
 import { planCapacity, minNodesToAdd, type PlanReport, type MinNodesResult } from './planner.js';
 import { resolveStrategy, runStrategy, type StrategyResult } from './strategies.js';
 import type { WhatIf } from './whatif.js';
+import { runSweepRun, type SweepMetrics, type SweepRunTask } from '../sim/sweep-run.js';
 
 interface Common {
   cluster: ClusterFile;
@@ -31,11 +32,13 @@ export type PoolTask =
       template: string;
       zone?: string;
       limit?: number;
-    });
+    })
+  | { kind: 'sweepRun'; run: SweepRunTask };
 
-export type PoolResult = PlanReport | StrategyResult | MinNodesResult;
+export type PoolResult = PlanReport | StrategyResult | MinNodesResult | SweepMetrics;
 
 export async function runPoolTask(t: PoolTask): Promise<PoolResult> {
+  if (t.kind === 'sweepRun') return runSweepRun(t.run);
   const config = t.configDoc === undefined ? undefined : parseSchedulerConfig(t.configDoc, 'task config');
   const common = { whatIfs: t.whatIfs, seed: t.seed, kernel: t.kernel, config };
   switch (t.kind) {

@@ -9,20 +9,22 @@ import { Packr } from 'msgpackr';
 import { registerCompiledKernel } from '../util/wasm.js';
 import { runPoolTask, type PoolTask } from './pool-tasks.js';
 import type { PoolMessage } from './pool.js';
+import type { ClusterFile } from '../scheduler/framework/cluster-file.js';
 
 const packr = new Packr({ structuredClone: false, useRecords: false, moreTypes: false });
 const modules = (workerData as { kernels?: Record<string, WebAssembly.Module> } | undefined)?.kernels ?? {};
 for (const [name, mod] of Object.entries(modules)) registerCompiledKernel(name, mod);
 
 /** clusters decoded in this worker, by the pool's id (a sweep reuses one cluster for every task) */
-const clusters = new Map<number, PoolTask['cluster']>();
+const clusters = new Map<number, ClusterFile>();
 const MAX_CLUSTERS = 4;
 
 export default async function run(msg: PoolMessage): Promise<Uint8Array> {
+  if (!msg.cluster) return packr.pack(await runPoolTask(packr.unpack(msg.task) as PoolTask));
   let cluster = clusters.get(msg.clusterId);
   if (!cluster) {
     // msgpackr decodes strings from a plain ArrayBuffer only: copy the shared bytes once
-    cluster = packr.unpack(new Uint8Array(msg.cluster).slice()) as PoolTask['cluster'];
+    cluster = packr.unpack(new Uint8Array(msg.cluster).slice()) as ClusterFile;
     cluster.sources = new Map();
     if (clusters.size >= MAX_CLUSTERS) clusters.delete(clusters.keys().next().value!);
     clusters.set(msg.clusterId, cluster);

@@ -18,8 +18,10 @@ import { Packr } from 'msgpackr';
 import { compiledModulePath } from '../util/paths.js';
 import { compiledKernel, KernelLoadError } from '../util/wasm.js';
 import type { PoolResult, PoolTask } from './pool-tasks.js';
+import type { ClusterFile } from '../scheduler/framework/cluster-file.js';
 import type { PlanReport, MinNodesResult } from './planner.js';
 import type { StrategyResult } from './strategies.js';
+import type { SweepMetrics } from '../sim/sweep-run.js';
 
 export interface PlannerPoolOptions {
   /** worker threads; default: available cores */
@@ -35,18 +37,23 @@ export class PoolError extends Error {
   }
 }
 
-/** What crosses to a worker: the task without its cluster, and the cluster by id + shared bytes. */
+/**
+ * What crosses to a worker: the task without its cluster, and the cluster by id + shared bytes
+ * (id 0 and no bytes for a task without a cluster: a simulation sweep's run).
+ */
 export interface PoolMessage {
   task: Uint8Array;
   clusterId: number;
-  cluster: SharedArrayBuffer;
+  cluster?: SharedArrayBuffer;
 }
 
 type ResultOf<T extends PoolTask> = T['kind'] extends 'plan'
   ? PlanReport
   : T['kind'] extends 'strategy'
     ? StrategyResult
-    : MinNodesResult;
+    : T['kind'] extends 'sweepRun'
+      ? SweepMetrics
+      : MinNodesResult;
 
 export class PlannerPool {
   private readonly piscina: Piscina;
@@ -91,8 +98,12 @@ export class PlannerPool {
   async run<T extends PoolTask>(task: T): Promise<ResultOf<T>> {
     const signal = this.timeoutMs ? AbortSignal.timeout(this.timeoutMs) : undefined;
     try {
-      const { cluster, ...rest } = task;
-      const msg: PoolMessage = { task: this.packr.pack(rest), ...this.encodedCluster(cluster) };
+      const msg: PoolMessage =
+        task.kind === 'sweepRun'
+          ? { task: this.packr.pack(task), clusterId: 0 }
+          : (({ cluster, ...rest }) => ({ task: this.packr.pack(rest), ...this.encodedCluster(cluster) }))(
+              task,
+            );
       const out = (await this.piscina.run(msg, { signal })) as Uint8Array;
       return this.packr.unpack(out) as ResultOf<T>;
     } catch (e) {
@@ -106,7 +117,7 @@ export class PlannerPool {
     }
   }
 
-  private encodedCluster(cluster: PoolTask['cluster']): { clusterId: number; cluster: SharedArrayBuffer } {
+  private encodedCluster(cluster: ClusterFile): { clusterId: number; cluster: SharedArrayBuffer } {
     let e = this.clusters.get(cluster);
     if (!e) {
       // source positions (a Map keyed by object identity) mean nothing in another thread

@@ -15,6 +15,7 @@ import * as strategies from './strategies.js';
 import * as simulate from './simulate.js';
 import * as compareSim from './compare-sim.js';
 import * as demo from './demo.js';
+import * as sweep from './sweep.js';
 import * as proxy from './proxy.js';
 import * as store from './store.js';
 import * as bench from './bench.js';
@@ -35,6 +36,7 @@ export const COMMANDS: readonly CommandModule[] = [
   strategies,
   simulate,
   compareSim,
+  sweep,
   demo,
   proxy,
   store,

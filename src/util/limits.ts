@@ -37,6 +37,8 @@ export const LIMITS = {
   simRuns: 1000,
   /** worker threads (--threads) */
   threads: 256,
+  /** runs of one sweep: grid points × seeds (`sweep --set … --seeds N`), and shards (--shards) */
+  sweepRuns: 100_000,
   /** repeated partial syncs or churn steps in one proxy run (--repeat, --churn) */
   syncSteps: 100_000,
 } as const;

@@ -86,15 +86,24 @@ export function helpExamples(help: string): string[] {
 }
 
 /**
- * The command a line invokes: the longest run of words after `kubesim` naming a subcommand, and the
- * command's options (hidden ones too) by their long and short flags.
+ * The command a line invokes: the longest run of words after `kubesim` naming a subcommand (or the
+ * default subcommand where the next word names none), and the command's options (hidden ones too) by their long and short flags.
  */
 export function resolve(program: Command, words: string[]): { path: string[]; cmd: Command } {
   let cmd = program;
   const path: string[] = [];
   for (const w of words) {
     const sub = cmd.commands.find((c) => c.name() === w || c.aliases().includes(w));
-    if (!sub) break;
+    if (!sub) {
+      // `kubesim sweep FILE` is `kubesim sweep run FILE`: commander's default subcommand
+      const dflt = (cmd as unknown as { _defaultCommandName?: string })._defaultCommandName;
+      const d = dflt ? cmd.commands.find((c) => c.name() === dflt) : undefined;
+      if (d) {
+        cmd = d;
+        path.push(d.name());
+      }
+      break;
+    }
     cmd = sub;
     path.push(w);
   }
@@ -140,6 +149,11 @@ const LINKS: Record<string, Record<string, string>> = {
     'my-plugin.ts': 'examples/plugins/prefer-label/index.ts',
     // store record's own op sequence: an existing trace's ops are recorded again
     'my-ops.json': 'examples/store/kv-watch-lease.json',
+  },
+  sweep: {
+    // the two shards of `kubesim sweep … --set apiserver.maxMutatingInflight=20,200 --seeds 2 --shard I/2`
+    'shard-0.json': 'test/fixtures/sweep/shard-0.json',
+    'shard-1.json': 'test/fixtures/sweep/shard-1.json',
   },
   proxy: {
     'cluster.yaml': PROXY_CLUSTER,
