@@ -30,6 +30,7 @@ import { checkCount, checkDurationMs, LIMITS, LimitError } from '../util/limits.
 import { generateCluster } from './cluster-gen.js';
 import type { RunRule } from './kubelet.js';
 import { type MetricCurve, parseMetricCurves } from './metric-curves.js';
+import { type AutoscalerConfig, initialGroupNodes, parseAutoscaler } from './cluster-autoscaler.js';
 
 export class ScenarioError extends Error {
   constructor(message: string) {
@@ -114,6 +115,8 @@ export interface Scenario {
   runs?: RunRule[];
   /** metric curves the HorizontalPodAutoscaler reads (docs/controllers-batch.md) */
   metrics?: MetricCurve[];
+  /** the cluster-autoscaler model and its node groups (cluster-autoscaler.ts) */
+  autoscaler?: AutoscalerConfig;
 }
 
 /** `fn()`, with a {@link LimitError} or {@link ManifestError} turned into a ScenarioError. */
@@ -228,6 +231,7 @@ export function parseScenario(text: string, source: string, baseDir: string): Sc
     'settings',
     'runs',
     'metrics',
+    'autoscaler',
   ]);
   for (const k of Object.keys(root))
     if (!known.has(k))
@@ -500,9 +504,9 @@ export function parseScenario(text: string, source: string, baseDir: string): Sc
     },
     (v, p) => parseDuration(v, at(p)),
   );
-  if (pools.length === 0 && snapshotNodes.length === 0)
+  if (pools.length === 0 && snapshotNodes.length === 0 && root.autoscaler === undefined)
     throw new ScenarioError(
-      `${at('cluster')}: no nodes: give cluster.pools, cluster.generator or cluster.snapshot`,
+      `${at('cluster')}: no nodes: give cluster.pools, cluster.generator, cluster.snapshot or autoscaler.nodeGroups`,
     );
   const totalNodes = snapshotNodes.length + pools.reduce((n, p) => n + p.count, 0);
   count(`${at('cluster')}: nodes (pools, generator and snapshot together)`, totalNodes, LIMITS.nodes);
@@ -525,6 +529,7 @@ export function parseScenario(text: string, source: string, baseDir: string): Sc
     source,
     runs,
     metrics,
+    autoscaler: parseAutoscaler(root.autoscaler, at),
   };
   checkReferences(scenario, fileIndex, at);
   return scenario;
@@ -620,6 +625,8 @@ function checkReferences(
     if (pool !== undefined) poolNames.add(pool);
   };
   for (const n of sc.snapshotNodes) addNode(n);
+  for (const n of sc.autoscaler ? initialGroupNodes(sc.autoscaler) : []) addNode(n);
+  for (const g of sc.autoscaler?.groups ?? []) zones.add(g.zone);
   for (const p of sc.pools) {
     poolNames.add(p.name);
     for (let i = 0; i < p.count; i++) nodes.add(`${p.name}-${String(i).padStart(4, '0')}`);

@@ -40,6 +40,12 @@ import { Observer, percentile, type Series } from './metrics.js';
 import { type Action, type Scenario, nodesFromPools } from './scenario.js';
 import { type SchedulerComponent, StandInScheduler } from './standin-scheduler.js';
 import { createScheduler } from './scheduler-bridge.js';
+import {
+  type AutoscalerConfig,
+  type AutoscalerResult,
+  ClusterAutoscaler,
+  initialGroupNodes,
+} from './cluster-autoscaler.js';
 import type { SchedulerConfig } from '../scheduler/config.js';
 import { loadUserPlugin, type LoadedUserPlugin, type UserPluginOptions } from '../scheduler/plugins/user.js';
 
@@ -116,6 +122,8 @@ export interface SimulationResult {
     doneAtS: number | null;
     error?: string;
   }[];
+  /** with `autoscaler:` in the scenario: the cluster-autoscaler's decisions, nodes and cost */
+  autoscaler?: AutoscalerResult;
 }
 
 export interface RunOptions {
@@ -186,6 +194,8 @@ export class Simulation {
   private allNodes: Node[] = [];
   /** owners the input's ownerReferences name but does not contain (owner-order.ts) */
   private readonly outsideOwners = new Set<string>();
+  private autoscaler?: ClusterAutoscaler;
+  private autoscalerInformers?: InformerFactory;
 
   constructor(
     readonly scenario: Scenario,
@@ -238,7 +248,11 @@ export class Simulation {
     const sc = this.scenario;
     const clock = this.loop.clock;
     // the cluster: nodes as if registered by their kubelets
-    const nodes = [...sc.snapshotNodes.map((n) => structuredClone(n)), ...nodesFromPools(sc.pools)];
+    const nodes = [
+      ...sc.snapshotNodes.map((n) => structuredClone(n)),
+      ...nodesFromPools(sc.pools),
+      ...(sc.autoscaler ? initialGroupNodes(sc.autoscaler) : []),
+    ];
     for (const n of nodes) {
       delete n.metadata.resourceVersion;
       delete n.metadata.uid;
@@ -326,8 +340,27 @@ export class Simulation {
       sc.workloads.map((o) => structuredClone(o)),
       'workloads',
     );
+    if (sc.autoscaler) await this.startAutoscaler(sc.autoscaler);
     this.scheduleTimeline();
     this.scheduleCompaction();
+  }
+
+  /** the cluster-autoscaler model (cluster-autoscaler.ts): its own client and informers */
+  private async startAutoscaler(config: AutoscalerConfig): Promise<void> {
+    const api = this.client('cluster-autoscaler');
+    const informers = new InformerFactory(api, this.loop.clock);
+    this.autoscaler = new ClusterAutoscaler(
+      {
+        ...this.deps(api, informers, 'cluster-autoscaler'),
+        api,
+        startMs: this.loop.startMs,
+        onNodeDeleted: (n) => this.kubelet.failNode(n),
+      },
+      config,
+    );
+    await informers.start();
+    this.autoscaler.run();
+    this.autoscalerInformers = informers;
   }
 
   private async startControllerManager(id: string): Promise<ControllerManager> {
@@ -732,6 +765,8 @@ export class Simulation {
   async shutdown(): Promise<void> {
     for (const e of this.electors) e.elector.stop();
     for (const s of this.schedulers) s.stop();
+    this.autoscaler?.stop();
+    this.autoscalerInformers?.stop();
     await Promise.all(this.cms.map((cm) => this.stopControllerManager(cm)));
   }
 
@@ -878,6 +913,7 @@ export class Simulation {
       series,
       events,
       relists: this.cms.reduce((n, cm) => n + cm.informers.relists, 0) + this.observer.pods.relists,
+      ...(this.autoscaler ? { autoscaler: this.autoscaler.result() } : {}),
     };
   }
 }
