@@ -11,9 +11,10 @@
  * Shapes are independent (each sees the cluster without the others' replicas); `mix` places
  * them round-robin into one shared cluster instead.
  */
-import type { Pod } from '../api/types.js';
+import type { Node, Pod } from '../api/types.js';
 import { assertPod } from '../api/workload-pod.js';
 import type { ClusterFile } from '../scheduler/framework/cluster-file.js';
+import { ensureClaims, storageOf, volumeStop } from './volumes.js';
 import type { SchedulerConfig } from '../scheduler/config.js';
 import type { OutOfTreeRegistry } from '../scheduler/plugins/registry.js';
 import type { KernelName } from '../scheduler/engine/types.js';
@@ -22,7 +23,15 @@ import type { ClusterObjects } from '../scheduler/framework/types.js';
 import { podKey } from '../api/keys.js';
 import { podRequests } from '../scheduler/engine/resources.js';
 import { disruptionOf } from './drain.js';
-import { applyWhatIfs, zoneName, type WhatIf, type ClusterState, type WhatIfResult } from './whatif.js';
+import {
+  applyWhatIfs,
+  zoneName,
+  WhatIfError,
+  type WhatIf,
+  type ClusterState,
+  type WhatIfResult,
+} from './whatif.js';
+import { balanceScaleUp } from '../sim/autoscaler-rules.js';
 import { fragmentation, type FragmentationReport } from './fragmentation.js';
 import { workloadsOf } from './cluster-input.js';
 import {
@@ -73,6 +82,8 @@ export interface ShapePlan {
   stopReason?: string;
   /** reason → number of nodes, from that FitError */
   stopReasons?: Record<string, number>;
+  /** the volume plugins among what stops the next replica (attach limits, volume zones, binding) */
+  volumeStop?: string[];
   perNode: NodeCount[];
   perZone: Record<string, number>;
   /** resource-only view of the same cluster before the replicas: stranded room for this shape */
@@ -159,6 +170,7 @@ function newCore(state: ClusterState, cluster: ClusterFile, o: SchedulerChoice):
       services: cluster.services,
       replicaSets: cluster.replicaSets,
       others: cluster.others as ClusterObjects['others'],
+      storage: storageOf(cluster),
     },
     outOfTree: o.outOfTree,
     extraScore: o.extraScore,
@@ -171,6 +183,7 @@ export function placeOne(
   core: SchedulerCore,
   pod: Pod,
 ): { node: string } | { reason: string; reasons?: Record<string, number> } {
+  ensureClaims(core, pod);
   const out = core.schedule(pod);
   if (out.kind === 'scheduled') {
     const s = core.reserveAndAssume(out);
@@ -314,6 +327,7 @@ function summarize(
     limitReached,
     stopReason: stop?.reason,
     stopReasons: stop?.reasons,
+    ...(stop ? volumeStop(stop.reason, stop.reasons) : {}),
     perNode,
     perZone,
     fragmentation: fragTotals,
@@ -425,42 +439,127 @@ export interface MinNodesResult {
   /** nodes of the template to add; undefined when even `limit` nodes are not enough */
   nodes?: number;
   template: string;
+  /** the one zone the nodes go to (`zone`), when not spread over zones */
   zone?: string;
   replicas: number;
+  /** the answer's nodes per zone, when spread over node groups (template × zone) */
+  perZone?: Record<string, number>;
+  /** price of one node (per hour, or any unit), when given */
+  costPerNode?: number;
+  /** nodes × costPerNode */
+  cost?: number;
+  /**
+   * when no count up to the limit is enough: what stops it on the cluster grown by the limit — the
+   * FitError of the next replica, or of a displaced pod that finds no place
+   */
+  stopReason?: string;
   /** every count tried, with the replicas that fitted: the search's evidence */
   tried: { add: number; fits: number; displacedUnschedulable: number }[];
+}
+
+/** Several templates priced: each one's answer, and the cheapest that is enough. */
+export interface MinNodesChoice {
+  replicas: number;
+  /** index into `options` of the cheapest answer (fewest nodes on a tie); undefined when none is enough */
+  best?: number;
+  options: MinNodesResult[];
+}
+
+/** The instance type a node group is made of: the well-known label, else cpu × memory. */
+function instanceType(n: Node): string {
+  const l = n.metadata.labels ?? {};
+  const a = n.status?.allocatable ?? n.status?.capacity ?? {};
+  return (
+    l['node.kubernetes.io/instance-type'] ?? l['beta.kubernetes.io/instance-type'] ?? `${a.cpu}/${a.memory}`
+  );
+}
+
+/**
+ * `count` nodes like the template over node groups (template × zone), balanced like the cluster
+ * autoscaler's balance-similar-node-groups: each node goes to the zone whose group (the nodes of
+ * the template's instance type already there, plus those added) is smallest, ties in zone order.
+ */
+export function spreadOverZones(
+  nodes: readonly Node[],
+  template: Node,
+  zones: readonly string[],
+  count: number,
+): Map<string, number> {
+  const type = instanceType(template);
+  const size = (z: string) => nodes.filter((n) => zoneName(n) === z && instanceType(n) === type).length;
+  return balanceScaleUp(
+    zones.map((z) => ({ group: z, size: size(z), max: Infinity })),
+    count,
+  ).add;
 }
 
 /**
  * The fewest nodes like `template` to add so that `replicas` copies of the shape fit (and every
  * displaced pod of the what-ifs is placed). Doubling then bisection: O(log n) plans. Assumes that
- * adding nodes never lowers the count, which holds for the default plugins.
+ * adding nodes never lowers the count, which holds for the default plugins. With `zones` the nodes
+ * are spread over those zones' node groups (spreadOverZones); with `zone` they all go there;
+ * otherwise to the template's zone.
  */
 export function minNodesToAdd(
   cluster: ClusterFile,
   shape: Pod,
   replicas: number,
   template: string,
-  opts: PlanOptions & { zone?: string; limit?: number } = {},
+  opts: PlanOptions & { zone?: string; zones?: string[]; limit?: number; costPerNode?: number } = {},
 ): MinNodesResult {
   const limit = opts.limit ?? 1000;
   const tried: MinNodesResult['tried'] = [];
+  const zones = opts.zone === undefined && opts.zones?.length ? opts.zones : undefined;
+  const base = applyWhatIfs({ nodes: cluster.nodes, pods: cluster.boundPods }, opts.whatIfs ?? []);
+  const t =
+    base.nodes.find((n) => n.metadata.name === template) ??
+    cluster.nodes.find((n) => n.metadata.name === template);
+  if (!t) throw new WhatIfError(`add-nodes: template node "${template}" is not in the cluster`);
+  const split = (k: number) => (zones ? spreadOverZones(base.nodes, t, zones, k) : undefined);
+  let stopReason: string | undefined;
   const ok = (k: number): boolean => {
-    const whatIfs = [
-      ...(opts.whatIfs ?? []),
-      ...(k > 0 ? [{ kind: 'add-nodes' as const, count: k, template, zone: opts.zone }] : []),
-    ];
-    const rep = planCapacity(cluster, [shape], { ...opts, whatIfs, maxReplicas: replicas, mix: false });
+    const adds: WhatIf[] = [];
+    if (k > 0) {
+      const s = split(k);
+      if (s) for (const [zone, count] of s) adds.push({ kind: 'add-nodes', count, template, zone });
+      else adds.push({ kind: 'add-nodes', count: k, template, zone: opts.zone });
+    }
+    const rep = planCapacity(cluster, [shape], {
+      ...opts,
+      whatIfs: [...(opts.whatIfs ?? []), ...adds],
+      maxReplicas: replicas,
+      mix: false,
+    });
     const fits = rep.shapes[0].fits;
     tried.push({ add: k, fits, displacedUnschedulable: rep.displaced.unschedulable.length });
+    const u = rep.displaced.unschedulable[0];
+    stopReason = u ? `displaced pod ${u.pod}: ${u.reason}` : rep.shapes[0].stopReason;
     return fits >= replicas && rep.displaced.unschedulable.length === 0;
   };
-  if (ok(0)) return { nodes: 0, template, zone: opts.zone, replicas, tried };
+  const answer = (nodes: number | undefined): MinNodesResult => {
+    const s = nodes === undefined ? undefined : split(nodes);
+    return {
+      nodes,
+      template,
+      zone: opts.zone,
+      replicas,
+      ...(s ? { perZone: Object.fromEntries([...s].sort(([a], [b]) => (a < b ? -1 : 1))) } : {}),
+      ...(opts.costPerNode !== undefined
+        ? {
+            costPerNode: opts.costPerNode,
+            ...(nodes !== undefined ? { cost: Math.round(nodes * opts.costPerNode * 1e6) / 1e6 } : {}),
+          }
+        : {}),
+      ...(nodes === undefined && stopReason ? { stopReason } : {}),
+      tried,
+    };
+  };
+  if (ok(0)) return answer(0);
   let lo = 0,
     hi = 1;
   while (!ok(hi)) {
     lo = hi;
-    if (hi >= limit) return { nodes: undefined, template, zone: opts.zone, replicas, tried };
+    if (hi >= limit) return answer(undefined);
     hi = Math.min(limit, hi * 2);
   }
   while (hi - lo > 1) {
@@ -468,5 +567,31 @@ export function minNodesToAdd(
     if (ok(mid)) hi = mid;
     else lo = mid;
   }
-  return { nodes: hi, template, zone: opts.zone, replicas, tried };
+  return answer(hi);
+}
+
+/**
+ * `--min-nodes A:0.19 B:0.35`: the answer for each template (spread over `zones` as in
+ * minNodesToAdd), and the cheapest one that is enough — by cost when every template has one, else
+ * by node count; ties to fewer nodes, then the order given.
+ */
+export function minNodesChoice(
+  cluster: ClusterFile,
+  shape: Pod,
+  replicas: number,
+  templates: { template: string; costPerNode?: number }[],
+  opts: PlanOptions & { zone?: string; zones?: string[]; limit?: number } = {},
+): MinNodesChoice {
+  const options = templates.map((t) =>
+    minNodesToAdd(cluster, shape, replicas, t.template, { ...opts, costPerNode: t.costPerNode }),
+  );
+  const priced = templates.every((t) => t.costPerNode !== undefined);
+  let best: number | undefined;
+  options.forEach((o, i) => {
+    if (o.nodes === undefined) return;
+    const b = best === undefined ? undefined : options[best]!;
+    const key = (x: MinNodesResult) => (priced ? x.cost! : x.nodes!);
+    if (!b || key(o) < key(b) || (key(o) === key(b) && o.nodes < b.nodes!)) best = i;
+  });
+  return { replicas, best, options };
 }

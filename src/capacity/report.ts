@@ -7,7 +7,7 @@ import { type Block, type Page, renderPage, type Section } from '../report/html.
 import { barChart, lineChart } from '../report/svg.js';
 import { table } from '../report/table.js';
 import { resourceAmount } from '../report/units.js';
-import type { MinNodesResult, PlanReport, ShapePlan } from './planner.js';
+import type { MinNodesChoice, MinNodesResult, PlanReport, ShapePlan } from './planner.js';
 import type { StrategyResult } from './strategies.js';
 
 /** One case of `plan --sweep`: the base cluster or one what-if. */
@@ -83,6 +83,7 @@ export function renderPlanText(rep: PlanReport, opts: { wide?: boolean; topNodes
   for (const s of rep.shapes) {
     out.push('', `── ${s.shape}: ${s.fits} more replica(s)`);
     if (s.stopReason) out.push(`next replica: ${s.stopReason}`);
+    for (const v of s.volumeStop ?? []) out.push(`stopped by volumes: ${v}`);
     out.push(
       table(
         ['ZONE', 'REPLICAS'],
@@ -107,9 +108,43 @@ export function renderPlanText(rep: PlanReport, opts: { wide?: boolean; topNodes
 }
 
 export function minNodesHeadline(r: MinNodesResult): string {
+  const zones = r.perZone
+    ? ` (${Object.entries(r.perZone)
+        .map(([z, n]) => `${z}: ${n}`)
+        .join(', ')})`
+    : '';
+  const cost = r.cost !== undefined ? `, cost ${r.cost}` : '';
   return r.nodes === undefined
-    ? `even ${Math.max(...r.tried.map((t) => t.add))} node(s) like ${r.template} are not enough for ${r.replicas} replica(s)`
-    : `add ${r.nodes} node(s) like ${r.template}${r.zone ? ` in zone ${r.zone}` : ''} for ${r.replicas} replica(s) to fit`;
+    ? `even ${Math.max(...r.tried.map((t) => t.add))} node(s) like ${r.template} are not enough for ${r.replicas} replica(s)${r.stopReason ? `: ${r.stopReason}` : ''}`
+    : `add ${r.nodes} node(s) like ${r.template}${r.zone ? ` in zone ${r.zone}` : zones} for ${r.replicas} replica(s) to fit${cost}`;
+}
+
+/** One row per template: cost per node, nodes, their zones, cost, and what stops it when none is enough. */
+function choiceRows(c: MinNodesChoice): (string | number)[][] {
+  return c.options.map((o) => [
+    o.template,
+    o.costPerNode ?? '-',
+    o.nodes ?? 'none enough',
+    o.perZone
+      ? Object.entries(o.perZone)
+          .map(([z, n]) => `${z}=${n}`)
+          .join(' ')
+      : (o.zone ?? '-'),
+    o.cost ?? '-',
+    o.nodes === undefined ? (o.stopReason ?? '') : '',
+  ]);
+}
+
+/** Several templates: each one's answer, the cheapest first named. */
+export function renderMinNodesChoiceText(c: MinNodesChoice): string {
+  const best = c.best === undefined ? undefined : c.options[c.best]!;
+  const head = best
+    ? `cheapest: ${minNodesHeadline(best)}`
+    : `no template is enough for ${c.replicas} replica(s)`;
+  return `${head}\n${table(
+    ['TEMPLATE', 'COST/NODE', 'NODES', 'PER ZONE', 'COST', 'WHAT STOPS IT'],
+    choiceRows(c),
+  )}`;
 }
 
 const triedInOrder = (r: MinNodesResult) => r.tried.slice().sort((a, b) => a.add - b.add);
@@ -380,13 +415,28 @@ export function renderSweepHtml(cases: SweepCase[], command: string): string {
 }
 
 /** `plan --min-nodes` as a page: the answer, and every count the search tried against the target. */
-export function renderMinNodesHtml(r: MinNodesResult, command: string): string {
+export function renderMinNodesHtml(r: MinNodesResult, command: string, choice?: MinNodesChoice): string {
   const tried = triedInOrder(r);
+  const options: Page['sections'] = choice
+    ? [
+        {
+          title: 'Templates',
+          blocks: [
+            {
+              kind: 'table',
+              headers: ['template', 'cost/node', 'nodes', 'per zone', 'cost', 'what stops it'],
+              rows: choiceRows(choice),
+            },
+          ],
+        },
+      ]
+    : [];
   const page: Page = {
     title: 'kubesim plan --min-nodes',
     subtitle: minNodesHeadline(r),
     command,
     sections: [
+      ...options,
       {
         title: 'Answer',
         blocks: [

@@ -13,6 +13,7 @@ import * as schedule from './schedule.js';
 import * as plan from './plan.js';
 import * as strategies from './strategies.js';
 import * as simulate from './simulate.js';
+import * as compareSim from './compare-sim.js';
 import * as demo from './demo.js';
 import * as sweep from './sweep.js';
 import * as proxy from './proxy.js';
@@ -34,6 +35,7 @@ export const COMMANDS: readonly CommandModule[] = [
   plan,
   strategies,
   simulate,
+  compareSim,
   sweep,
   demo,
   proxy,

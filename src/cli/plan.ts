@@ -10,14 +10,15 @@ import { loadPlanCluster, unusedText } from '../capacity/cluster-input.js';
 import { loadSchedulerConfig, type SchedulerConfig } from '../scheduler/config.js';
 import { loadUserPlugin, type LoadedUserPlugin } from '../scheduler/plugins/user.js';
 import { addPluginLimitOptions, finishPlugins, pluginOptions, type PluginFlags } from './plugin-flags.js';
-import { planCapacity, minNodesToAdd, type PlanOptions, type PlanReport } from '../capacity/planner.js';
-import { parseWhatIf, WhatIfError, type WhatIf } from '../capacity/whatif.js';
+import { planCapacity, minNodesChoice, type PlanOptions, type PlanReport } from '../capacity/planner.js';
+import { parseWhatIf, WhatIfError, zoneName, type WhatIf } from '../capacity/whatif.js';
 import { PlannerPool } from '../capacity/pool.js';
 import {
   renderPlanText,
   renderPlanHtml,
   renderMinNodesText,
   renderMinNodesHtml,
+  renderMinNodesChoiceText,
   renderSweepText,
   renderSweepHtml,
   type SweepCase,
@@ -47,7 +48,7 @@ interface PlanCliOptions extends OutputFlags, PluginFlags {
   kernel: string;
   config?: string;
   plugin?: string[];
-  minNodes?: string;
+  minNodes?: string[];
   replicas?: string;
   zone?: string;
   sweep?: boolean;
@@ -97,14 +98,14 @@ export function register(program: Command): void {
     .option('--max <n>', 'stop counting a shape at this many replicas', '10000')
     .option('--mix', 'place the shapes round-robin into one cluster instead of each on its own')
     .option(
-      '--min-nodes <template>',
-      'find the fewest nodes like TEMPLATE to add so that --replicas replicas fit',
+      '--min-nodes <template:cost...>',
+      'find the fewest nodes like TEMPLATE (a node name, :COST optional) to add so that --replicas replicas fit, spread over every zone (node groups = template × zone, balanced); several templates: the cheapest by cost per node',
     )
     .option(
       '--replicas <n>',
       'target replicas: for --min-nodes, and for --fail-on-unschedulable (a shape with fewer fits fails)',
     )
-    .option('--zone <zone>', "zone of the nodes added by --min-nodes (default: the template's)")
+    .option('--zone <zone>', 'put every node --min-nodes adds in this zone (default: spread over the zones)')
     .option('--sweep', 'plan the base cluster and each --what-if on its own, in parallel (worker pool)')
     .option('--threads <n>', 'worker threads for --sweep (default: cores)')
     .option('--seed <n>', 'seed for scheduler tie-breaks', '1')
@@ -129,6 +130,7 @@ Examples:
   kubesim plan --cluster snapshot.yaml --pod api.yaml worker.yaml --what-if lose-zone=eu-west-1b
   kubesim plan --cluster snapshot.yaml --pod api.yaml --what-if zone-outage=eu-west-1b@2m
   kubesim plan --cluster snapshot.yaml --pod api.yaml --min-nodes b-2 --replicas 50
+  kubesim plan --cluster snapshot.yaml --pod api.yaml --min-nodes a-1:0.19 b-2:0.38 --replicas 50
   kubesim plan --cluster snapshot.yaml --pod api.yaml --sweep --what-if lose-zone=eu-west-1a zone-outage=eu-west-1a zone-outage=eu-west-1a@2m
   kubesim plan --cluster snapshot.yaml --pod api.yaml -o html --out plan.html`,
     )
@@ -186,14 +188,25 @@ async function planCommand(o: PlanCliOptions): Promise<void> {
   let unschedulable: boolean;
   let text: string;
   try {
-    if (o.minNodes) {
-      const r = minNodesToAdd(cluster, shapes[0], replicas!, o.minNodes, { ...opts, whatIfs, zone: o.zone });
-      unschedulable = r.nodes === undefined;
+    if (o.minNodes?.length) {
+      const templates = minNodesTemplates(o.minNodes, cluster);
+      // node groups: the template in every zone of the cluster, unless --zone pins one
+      const zones = [...new Set(cluster.nodes.map(zoneName).filter(Boolean))].sort();
+      const r = minNodesChoice(cluster, shapes[0], replicas!, templates, {
+        ...opts,
+        whatIfs,
+        zone: o.zone,
+        zones,
+      });
+      unschedulable = r.best === undefined;
+      const one = r.options.length === 1 ? r.options[0]! : undefined;
       text = isStructured(fmt)
-        ? structured(fmt, r)
+        ? structured(fmt, one ?? r)
         : fmt === 'html'
-          ? renderMinNodesHtml(r, command)
-          : renderMinNodesText(r);
+          ? renderMinNodesHtml(one ?? r.options[r.best ?? 0]!, command, one ? undefined : r)
+          : one
+            ? renderMinNodesText(one)
+            : renderMinNodesChoiceText(r);
     } else if (o.sweep) {
       const cases = await sweep(o.whatIf ?? [], whatIfs, {
         cluster,
@@ -230,6 +243,25 @@ async function planCommand(o: PlanCliOptions): Promise<void> {
   await finishPlugins(plugins, o);
   emit(o, text);
   if (o.failOnUnschedulable && unschedulable) process.exitCode = EXIT.unschedulable;
+}
+
+/** `--min-nodes b-2:0.19 c-1`: node names with an optional cost per node, each node in the cluster. */
+function minNodesTemplates(
+  specs: string[],
+  cluster: ClusterFile,
+): { template: string; costPerNode?: number }[] {
+  const names = new Set(cluster.nodes.map((n) => n.metadata.name));
+  return specs.map((spec) => {
+    const m = /^([^:]+)(?::(.+))?$/.exec(spec.trim());
+    const cost = m?.[2] === undefined ? undefined : Number(m[2]);
+    if (!m || (cost !== undefined && (!Number.isFinite(cost) || cost < 0)))
+      throw new UsageError(`--min-nodes "${spec}": expected TEMPLATE[:COST], e.g. b-2 or b-2:0.19`);
+    if (!names.has(m[1]!))
+      throw new CliError(
+        `--min-nodes "${spec}": no node named "${m[1]}" in the cluster to use as a template`,
+      );
+    return { template: m[1]!, ...(cost !== undefined ? { costPerNode: cost } : {}) };
+  });
 }
 
 /** The plan leaves a pod out: a displaced pod unplaced, or a shape short of `replicas` (default 1). */

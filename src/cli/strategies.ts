@@ -39,6 +39,14 @@ interface StrategiesFlags extends OutputFlags, PluginFlags {
   progress: boolean;
 }
 
+/** --strategy values: repeated, space- or comma-separated. */
+export function strategySpecs(v: string | string[]): string[] {
+  return (Array.isArray(v) ? v : [v])
+    .flatMap((s) => s.split(','))
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
 export function register(program: Command): void {
   const cmd = program
     .command('strategies')
@@ -74,10 +82,7 @@ Examples:
       const files = clusterFiles(o);
       const { kernel, seed } = kernelAndSeed(o);
       const n = o.replicas === undefined ? undefined : intFlag('--replicas', o.replicas, 1, LIMITS.pods);
-      const specs = (Array.isArray(o.strategy) ? o.strategy : [o.strategy])
-        .flatMap((s) => s.split(','))
-        .map((s) => s.trim())
-        .filter(Boolean);
+      const specs = strategySpecs(o.strategy);
       if (o.parallel && specs.some((s) => s.startsWith('plugin:')))
         throw new UsageError(
           '--parallel: user plugins are not run in the worker pool; drop --parallel or the plugin',

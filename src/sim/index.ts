@@ -15,3 +15,16 @@ export {
 export { Simulation, simulate, type SimulationResult, type RunOptions, type EventRow } from './simulation.js';
 export { demoScenario, type DemoOptions } from './demo.js';
 export { formatSummary, formatEvents, renderReport } from './report.js';
+export type {
+  AutoscalerConfig,
+  AutoscalerResult,
+  AutoscalerDecision,
+  NodeGroupSpec,
+} from './cluster-autoscaler.js';
+export {
+  nodeUtilization,
+  chooseOption,
+  balanceScaleUp,
+  type ExpanderName,
+  type ExpansionOption,
+} from './autoscaler-rules.js';

@@ -7,6 +7,7 @@ import { type Page, renderPage } from '../report/html.js';
 import { compact, histogram, lineChart } from '../report/svg.js';
 import { clockTime } from '../report/units.js';
 import type { SimulationResult } from './simulation.js';
+import { autoscalerSection, autoscalerText } from './autoscaler-report.js';
 
 const secs = (ms: number) =>
   Number.isFinite(ms) ? (ms >= 10_000 ? `${(ms / 1000).toFixed(0)}s` : `${(ms / 1000).toFixed(2)}s`) : '-';
@@ -89,6 +90,7 @@ export function formatSummary(r: SimulationResult, opts: { wide?: boolean } = {}
       ).trimEnd(),
     );
   }
+  if (r.autoscaler) out.push('', autoscalerText(r.autoscaler, opts));
   return out.join('\n') + '\n';
 }
 
@@ -300,6 +302,7 @@ export function renderReport(r: SimulationResult, command?: string): string {
             : []),
         ],
       },
+      ...(r.autoscaler ? [autoscalerSection(r.autoscaler, time)] : []),
       {
         title: 'Events (last 200)',
         blocks: [

@@ -39,6 +39,7 @@ import {
   type UsageRule,
 } from './scenario-knobs.js';
 import { evictionThresholds } from './eviction-manager.js';
+import { type AutoscalerConfig, initialGroupNodes, parseAutoscaler } from './cluster-autoscaler.js';
 
 export class ScenarioError extends Error {
   constructor(message: string) {
@@ -134,6 +135,8 @@ export interface Scenario {
   metrics?: MetricCurve[];
   /** what pods use, as the kubelet's eviction manager observes it (scenario-knobs.ts) */
   usage?: UsageRule[];
+  /** the cluster-autoscaler model and its node groups (cluster-autoscaler.ts) */
+  autoscaler?: AutoscalerConfig;
 }
 
 /** `fn()`, with a {@link LimitError} or {@link ManifestError} turned into a ScenarioError. */
@@ -249,6 +252,7 @@ export function parseScenario(text: string, source: string, baseDir: string): Sc
     'runs',
     'metrics',
     'usage',
+    'autoscaler',
   ]);
   for (const k of Object.keys(root))
     if (!known.has(k))
@@ -554,9 +558,9 @@ export function parseScenario(text: string, source: string, baseDir: string): Sc
     },
     (v, p) => parseDuration(v, at(p)),
   );
-  if (pools.length === 0 && snapshotNodes.length === 0)
+  if (pools.length === 0 && snapshotNodes.length === 0 && root.autoscaler === undefined)
     throw new ScenarioError(
-      `${at('cluster')}: no nodes: give cluster.pools, cluster.generator or cluster.snapshot`,
+      `${at('cluster')}: no nodes: give cluster.pools, cluster.generator, cluster.snapshot or autoscaler.nodeGroups`,
     );
   const totalNodes = snapshotNodes.length + pools.reduce((n, p) => n + p.count, 0);
   count(`${at('cluster')}: nodes (pools, generator and snapshot together)`, totalNodes, LIMITS.nodes);
@@ -580,6 +584,7 @@ export function parseScenario(text: string, source: string, baseDir: string): Sc
     runs,
     metrics,
     usage,
+    autoscaler: parseAutoscaler(root.autoscaler, at),
   };
   checkReferences(scenario, fileIndex, at);
   return scenario;
@@ -675,6 +680,8 @@ function checkReferences(
     if (pool !== undefined) poolNames.add(pool);
   };
   for (const n of sc.snapshotNodes) addNode(n);
+  for (const n of sc.autoscaler ? initialGroupNodes(sc.autoscaler) : []) addNode(n);
+  for (const g of sc.autoscaler?.groups ?? []) zones.add(g.zone);
   for (const p of sc.pools) {
     poolNames.add(p.name);
     for (let i = 0; i < p.count; i++) nodes.add(`${p.name}-${String(i).padStart(4, '0')}`);

@@ -17,6 +17,7 @@ import { DaemonSetController } from '../controllers/daemonset.js';
 import { DeploymentController, rollbackDeployment } from '../controllers/deployment.js';
 import { GarbageCollector } from '../controllers/garbagecollector.js';
 import { StatefulSetController } from '../controllers/statefulset.js';
+import { PersistentVolumeController } from '../controllers/pv-controller.js';
 import { EndpointSliceController } from '../controllers/endpointslice.js';
 import { CronJobController } from '../controllers/cronjob.js';
 import { DisruptionController } from '../controllers/disruption.js';
@@ -42,6 +43,12 @@ import { evictionThresholds } from './eviction-manager.js';
 import type { ControllerName } from './scenario-knobs.js';
 import { type SchedulerComponent, StandInScheduler } from './standin-scheduler.js';
 import { createScheduler } from './scheduler-bridge.js';
+import {
+  type AutoscalerConfig,
+  type AutoscalerResult,
+  ClusterAutoscaler,
+  initialGroupNodes,
+} from './cluster-autoscaler.js';
 import type { SchedulerConfig } from '../scheduler/config.js';
 import { loadUserPlugin, type LoadedUserPlugin, type UserPluginOptions } from '../scheduler/plugins/user.js';
 
@@ -126,6 +133,8 @@ export interface SimulationResult {
     doneAtS: number | null;
     error?: string;
   }[];
+  /** with `autoscaler:` in the scenario: the cluster-autoscaler's decisions, nodes and cost */
+  autoscaler?: AutoscalerResult;
 }
 
 export interface RunOptions {
@@ -167,6 +176,7 @@ interface ControllerManager {
   hpa: HorizontalController;
   gc: GarbageCollector;
   sts: StatefulSetController;
+  pv: PersistentVolumeController;
 }
 
 export class Simulation {
@@ -196,6 +206,8 @@ export class Simulation {
   private allNodes: Node[] = [];
   /** owners the input's ownerReferences name but does not contain (owner-order.ts) */
   private readonly outsideOwners = new Set<string>();
+  private autoscaler?: ClusterAutoscaler;
+  private autoscalerInformers?: InformerFactory;
 
   constructor(
     readonly scenario: Scenario,
@@ -252,7 +264,11 @@ export class Simulation {
     const sc = this.scenario;
     const clock = this.loop.clock;
     // the cluster: nodes as if registered by their kubelets
-    const nodes = [...sc.snapshotNodes.map((n) => structuredClone(n)), ...nodesFromPools(sc.pools)];
+    const nodes = [
+      ...sc.snapshotNodes.map((n) => structuredClone(n)),
+      ...nodesFromPools(sc.pools),
+      ...(sc.autoscaler ? initialGroupNodes(sc.autoscaler) : []),
+    ];
     for (const n of nodes) {
       delete n.metadata.resourceVersion;
       delete n.metadata.uid;
@@ -352,10 +368,29 @@ export class Simulation {
       sc.workloads.map((o) => structuredClone(o)),
       'workloads',
     );
+    if (sc.autoscaler) await this.startAutoscaler(sc.autoscaler);
     // requests take virtual time from here on (the clock runs from now)
     this.server.setLatency(sc.settings.apiLatency);
     this.scheduleTimeline();
     this.scheduleCompaction();
+  }
+
+  /** the cluster-autoscaler model (cluster-autoscaler.ts): its own client and informers */
+  private async startAutoscaler(config: AutoscalerConfig): Promise<void> {
+    const api = this.client('cluster-autoscaler');
+    const informers = new InformerFactory(api, this.loop.clock);
+    this.autoscaler = new ClusterAutoscaler(
+      {
+        ...this.deps(api, informers, 'cluster-autoscaler'),
+        api,
+        startMs: this.loop.startMs,
+        onNodeDeleted: (n) => this.kubelet.failNode(n),
+      },
+      config,
+    );
+    await informers.start();
+    this.autoscaler.run();
+    this.autoscalerInformers = informers;
   }
 
   private async startControllerManager(id: string): Promise<ControllerManager> {
@@ -416,6 +451,10 @@ export class Simulation {
         ...this.workers(deps, 'statefulset'),
         recorder: new ApiEventRecorder(api, clock, 'statefulset-controller'),
       }),
+      pv: new PersistentVolumeController({
+        ...deps,
+        recorder: new ApiEventRecorder(api, clock, 'persistentvolume-controller'),
+      }),
     };
     this.cms.push(cm);
     await informers.start();
@@ -433,6 +472,7 @@ export class Simulation {
     cm.hpa.run();
     cm.gc.run();
     cm.sts.run();
+    cm.pv.run();
     return cm;
   }
 
@@ -767,6 +807,8 @@ export class Simulation {
     this.kubelet.evictionManager?.stop();
     for (const e of this.electors) e.elector.stop();
     for (const s of this.schedulers) s.stop();
+    this.autoscaler?.stop();
+    this.autoscalerInformers?.stop();
     await Promise.all(this.cms.map((cm) => this.stopControllerManager(cm)));
   }
 
@@ -927,6 +969,7 @@ export class Simulation {
       series,
       events,
       relists: this.cms.reduce((n, cm) => n + cm.informers.relists, 0) + this.observer.pods.relists,
+      ...(this.autoscaler ? { autoscaler: this.autoscaler.result() } : {}),
     };
   }
 }
@@ -948,6 +991,7 @@ function controllersOf(cm: ControllerManager): { stop(): Promise<void> }[] {
     cm.hpa,
     cm.gc,
     cm.sts,
+    cm.pv,
   ];
 }
 

@@ -33,6 +33,8 @@ export const LIMITS = {
   evictionRate: 10_000,
   /** sigma of a log-normal start-up latency (settings.latencies.*.sigma): e^3 ≈ 20× the median at 1σ */
   latencySigma: 3,
+  /** simulation runs of one `compare-sim` (strategies × --seeds) */
+  simRuns: 1000,
   /** worker threads (--threads) */
   threads: 256,
   /** a controller's worker count (settings.controllers.*.concurrentSyncs) */
