@@ -384,6 +384,44 @@ autoscaler:
   });
 });
 
+describe('balance-similar-node-groups in a scenario', () => {
+  it('spreads one scale-up over the template in both zones', async () => {
+    const sc = parseScenario(
+      scenario(`
+workloads:
+  - manifest:
+      apiVersion: apps/v1
+      kind: Deployment
+      metadata: { name: web, namespace: default }
+      spec:
+        replicas: 10
+        selector: { matchLabels: { app: web } }
+        template:
+          metadata: { labels: { app: web } }
+          spec:
+            containers: [{ name: web, image: nginx, resources: { requests: { cpu: "1", memory: 1Gi } } }]
+autoscaler:
+  expander: random
+  balanceSimilarNodeGroups: true
+  scaleDown: false
+  nodeGroups:
+    - { name: g, cpu: "4", memory: 16Gi, zones: [zone-a, zone-b], min: 0, max: 5, provisioningLatency: 30s }
+`),
+      'ca.yaml',
+      tmpdir(),
+    );
+    const r = await simulate(sc);
+    const a = r.autoscaler!;
+    // 10 pods of 1 cpu on 4-cpu nodes: 3 nodes, spread a, b, a (both groups start empty)
+    const up = a.decisions.find((d) => d.kind === 'scale-up')!;
+    expect(up.message).toMatch(
+      /^scale-up \[\{g-zone-a 0->2 \(max: 5\)\} \{g-zone-b 0->1 \(max: 5\)\}\] for 10 pod\(s\)|^scale-up \[\{g-zone-b 0->2 \(max: 5\)\} \{g-zone-a 0->1 \(max: 5\)\}\] for 10 pod\(s\)/,
+    );
+    expect(a.groups.map((g) => g.nodesAtEnd).sort()).toEqual([1, 2]);
+    expect(r.deployments[0]).toMatchObject({ ready: 10 });
+  });
+});
+
 describe('scale-down decisions', () => {
   it('a pod with safe-to-evict "false" keeps its node; a budget with no disruption allowed too', async () => {
     const sc = parseScenario(
