@@ -17,6 +17,7 @@ import { DaemonSetController } from '../controllers/daemonset.js';
 import { DeploymentController, rollbackDeployment } from '../controllers/deployment.js';
 import { GarbageCollector } from '../controllers/garbagecollector.js';
 import { StatefulSetController } from '../controllers/statefulset.js';
+import { PersistentVolumeController } from '../controllers/pv-controller.js';
 import { EndpointSliceController } from '../controllers/endpointslice.js';
 import { CronJobController } from '../controllers/cronjob.js';
 import { DisruptionController } from '../controllers/disruption.js';
@@ -165,6 +166,7 @@ interface ControllerManager {
   hpa: HorizontalController;
   gc: GarbageCollector;
   sts: StatefulSetController;
+  pv: PersistentVolumeController;
 }
 
 export class Simulation {
@@ -415,6 +417,10 @@ export class Simulation {
         ...deps,
         recorder: new ApiEventRecorder(api, clock, 'statefulset-controller'),
       }),
+      pv: new PersistentVolumeController({
+        ...deps,
+        recorder: new ApiEventRecorder(api, clock, 'persistentvolume-controller'),
+      }),
     };
     this.cms.push(cm);
     await informers.start();
@@ -432,6 +438,7 @@ export class Simulation {
     cm.hpa.run();
     cm.gc.run();
     cm.sts.run();
+    cm.pv.run();
     return cm;
   }
 
@@ -935,6 +942,7 @@ function controllersOf(cm: ControllerManager): { stop(): Promise<void> }[] {
     cm.hpa,
     cm.gc,
     cm.sts,
+    cm.pv,
   ];
 }
 

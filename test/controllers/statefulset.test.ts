@@ -2,6 +2,7 @@
 // the behaviours upstream's stateful_set_control_test.go checks (CreatesPods, ScalesUp, ScalesDown,
 // RecreatesFailedPod, rolling update with partition, OnDelete) and its utils' identity rules.
 import { describe, expect, it } from 'vitest';
+import type { PersistentVolume, PersistentVolumeClaim } from '../../src/api/storage-types.js';
 import type { Pod, StatefulSet } from '../../src/api/types.js';
 import { claimName, ordinalOf, podName } from '../../src/controllers/statefulset-util.js';
 import { parseScenario } from '../../src/sim/scenario.js';
@@ -15,6 +16,12 @@ cluster:
   pools:
     - { name: general, count: 3, cpu: "8", memory: 32Gi, zones: [zone-a] }
 workloads:
+  - manifest:
+      apiVersion: storage.k8s.io/v1
+      kind: StorageClass
+      metadata: { name: standard, annotations: { storageclass.kubernetes.io/is-default-class: "true" } }
+      provisioner: ebs.csi.aws.com
+      volumeBindingMode: WaitForFirstConsumer
   - manifest:
       apiVersion: apps/v1
       kind: StatefulSet
@@ -111,6 +118,20 @@ describe('StatefulSet controller in a simulation', () => {
         persistentVolumeClaim: { claimName: `data-${n}` },
       });
     }
+    // createPersistentVolumeClaims: one claim per ordinal, labelled with the selector, bound to a
+    // volume the PV controller provisioned in the zone of the node the scheduler chose
+    const claims = (await sim.server.list<PersistentVolumeClaim>('persistentvolumeclaims')).items;
+    expect(claims.map((c) => c.metadata.name).sort()).toEqual(['data-db-0', 'data-db-1', 'data-db-2']);
+    for (const c of claims) {
+      expect(c.metadata.labels).toEqual({ app: 'db' });
+      expect(c.spec.storageClassName).toBe('standard');
+      expect(c.status?.phase).toBe('Bound');
+      const v = await sim.server.get<PersistentVolume>('persistentvolumes', undefined, c.spec.volumeName!);
+      expect(v.spec.claimRef?.name).toBe(c.metadata.name);
+      expect(v.spec.nodeAffinity?.required?.nodeSelectorTerms).toEqual([
+        { matchExpressions: [{ key: 'topology.kubernetes.io/zone', operator: 'In', values: ['zone-a'] }] },
+      ]);
+    }
     let s = await set(sim);
     expect(s.status).toMatchObject({
       replicas: 3,
@@ -129,6 +150,8 @@ describe('StatefulSet controller in a simulation', () => {
     seen = await watchPods(sim, 120, (ps) => ps.length === 1);
     expect(seen.get('db-1')!.terminating!).toBeGreaterThanOrEqual(seen.get('db-2')!.gone!);
     expect((await live(sim)).map((p) => p.metadata.name)).toEqual(['db-0']);
+    // persistentVolumeClaimRetentionPolicy whenScaled: Retain (the default) keeps the claims
+    expect((await sim.server.list('persistentvolumeclaims')).items).toHaveLength(3);
 
     // ScalesUp to 4, then a new image with partition 2: only db-2 and db-3 move to the new revision
     await edit(sim, (x) => (x.spec.replicas = 4));
