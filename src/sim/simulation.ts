@@ -18,6 +18,7 @@ import { DeploymentController, rollbackDeployment } from '../controllers/deploym
 import { GarbageCollector } from '../controllers/garbagecollector.js';
 import { StatefulSetController } from '../controllers/statefulset.js';
 import { PersistentVolumeController } from '../controllers/pv-controller.js';
+import { AttachDetachController } from '../controllers/attach-detach.js';
 import { EndpointSliceController } from '../controllers/endpointslice.js';
 import { CronJobController } from '../controllers/cronjob.js';
 import { DisruptionController } from '../controllers/disruption.js';
@@ -167,6 +168,7 @@ interface ControllerManager {
   gc: GarbageCollector;
   sts: StatefulSetController;
   pv: PersistentVolumeController;
+  attach: AttachDetachController;
 }
 
 export class Simulation {
@@ -421,6 +423,7 @@ export class Simulation {
         ...deps,
         recorder: new ApiEventRecorder(api, clock, 'persistentvolume-controller'),
       }),
+      attach: new AttachDetachController(deps),
     };
     this.cms.push(cm);
     await informers.start();
@@ -439,6 +442,7 @@ export class Simulation {
     cm.gc.run();
     cm.sts.run();
     cm.pv.run();
+    cm.attach.run();
     return cm;
   }
 
@@ -943,6 +947,7 @@ function controllersOf(cm: ControllerManager): { stop(): Promise<void> }[] {
     cm.gc,
     cm.sts,
     cm.pv,
+    cm.attach,
   ];
 }
 
