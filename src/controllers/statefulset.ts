@@ -35,7 +35,7 @@
  * when missing, labelled with the template's labels and the selector's matchLabels;
  * persistentVolumeClaimRetentionPolicy decides its owners: whenDeleted Delete makes the set an
  * owner (the garbage collector deletes the claims with the set), whenScaled Delete makes a
- * condemned pod the owner before the scale-down deletes it. Retain (the default) keeps the claims.
+ * condemned pod the owner in the set's place before the scale-down deletes it. Retain (the default) keeps the claims.
  */
 import type { PersistentVolumeClaim } from '../api/storage-types.js';
 import type {
@@ -435,18 +435,17 @@ export class StatefulSetController {
     }
   }
 
-  /** whenScaled: Delete — the condemned pod owns its claims, so they go with it */
+  /** whenScaled: Delete — the condemned pod, not the set, owns its claims, so they go with it */
   private async ownClaims(set: StatefulSet, ordinal: number, pod: Pod): Promise<void> {
     for (const c of this.claimsFor(set, ordinal)) {
       const cur = this.claimInformer.get(c.metadata.namespace, c.metadata.name!);
       if (!cur || (cur.metadata.ownerReferences ?? []).some((o) => o.uid === pod.metadata.uid)) continue;
+      // a scaled-down pod's claim: the pod replaces the set as owner (updateClaimOwnerRefForSetAndPod)
+      const kept = (cur.metadata.ownerReferences ?? []).filter((o) => o.uid !== set.metadata.uid);
       try {
         await this.deps.api.update('persistentvolumeclaims', {
           ...cur,
-          metadata: {
-            ...cur.metadata,
-            ownerReferences: [...(cur.metadata.ownerReferences ?? []), ownerRef(pod)],
-          },
+          metadata: { ...cur.metadata, ownerReferences: [...kept, ownerRef(pod)] },
         });
       } catch (err) {
         if (!isNotFound(err)) throw err;

@@ -18,6 +18,7 @@ import { DeploymentController, rollbackDeployment } from '../controllers/deploym
 import { GarbageCollector } from '../controllers/garbagecollector.js';
 import { StatefulSetController } from '../controllers/statefulset.js';
 import { PersistentVolumeController } from '../controllers/pv-controller.js';
+import { AttachDetachController } from '../controllers/attach-detach.js';
 import { EndpointSliceController } from '../controllers/endpointslice.js';
 import { CronJobController } from '../controllers/cronjob.js';
 import { DisruptionController } from '../controllers/disruption.js';
@@ -177,6 +178,7 @@ interface ControllerManager {
   gc: GarbageCollector;
   sts: StatefulSetController;
   pv: PersistentVolumeController;
+  attach: AttachDetachController;
 }
 
 export class Simulation {
@@ -455,6 +457,7 @@ export class Simulation {
         ...deps,
         recorder: new ApiEventRecorder(api, clock, 'persistentvolume-controller'),
       }),
+      attach: new AttachDetachController(deps),
     };
     this.cms.push(cm);
     await informers.start();
@@ -473,6 +476,7 @@ export class Simulation {
     cm.gc.run();
     cm.sts.run();
     cm.pv.run();
+    cm.attach.run();
     return cm;
   }
 
@@ -992,6 +996,7 @@ function controllersOf(cm: ControllerManager): { stop(): Promise<void> }[] {
     cm.gc,
     cm.sts,
     cm.pv,
+    cm.attach,
   ];
 }
 

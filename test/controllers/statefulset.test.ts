@@ -223,4 +223,39 @@ describe('StatefulSet controller in a simulation', () => {
     expect(s.status).toMatchObject({ replicas: 3, updatedReplicas: 1, currentReplicas: 2 });
     await sim.shutdown();
   }, 60_000);
+
+  it('persistentVolumeClaimRetentionPolicy Delete: scale-down and set deletion take the claims, and the volumes are reclaimed', async () => {
+    const text = scenario('Parallel').replace(
+      '        volumeClaimTemplates:',
+      '        persistentVolumeClaimRetentionPolicy: { whenDeleted: Delete, whenScaled: Delete }\n        volumeClaimTemplates:',
+    );
+    const sim = new Simulation(parseScenario(text, 'sts.yaml', '.'));
+    await sim.setup();
+    await watchPods(sim, 60, (pods) => pods.filter(ready).length === 3);
+    const claims = async () =>
+      (await sim.server.list<PersistentVolumeClaim>('persistentvolumeclaims')).items
+        .map((c) => c.metadata.name)
+        .sort();
+    const volumes = async () => (await sim.server.list<PersistentVolume>('persistentvolumes')).items.length;
+    expect(await claims()).toEqual(['data-db-0', 'data-db-1', 'data-db-2']);
+    // whenDeleted: Delete — the set owns every claim
+    const owners = (await sim.server.list<PersistentVolumeClaim>('persistentvolumeclaims')).items.map((c) =>
+      c.metadata.ownerReferences?.map((o) => `${o.kind}/${o.name}`),
+    );
+    expect(owners).toEqual([['StatefulSet/db'], ['StatefulSet/db'], ['StatefulSet/db']]);
+    expect(await volumes()).toBe(3);
+    // whenScaled: Delete — scaling to 1 takes data-db-1 and data-db-2 with their pods; reclaimPolicy
+    // Delete (provisioned volumes) then removes their volumes
+    await edit(sim, (x) => (x.spec.replicas = 1));
+    await watchPods(sim, 120, (ps) => ps.length === 1);
+    await sim.loop.runFor(30_000);
+    expect(await claims()).toEqual(['data-db-0']);
+    expect(await volumes()).toBe(1);
+    // deleting the set takes the last claim and volume
+    await sim.server.delete('statefulsets', 'default', 'db');
+    await sim.loop.runFor(120_000);
+    expect(await claims()).toEqual([]);
+    expect(await volumes()).toBe(0);
+    await sim.shutdown();
+  }, 60_000);
 });

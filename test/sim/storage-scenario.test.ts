@@ -3,7 +3,11 @@
 // provisioned in its pod's zone; after zone-c is lost the replica that lived there is recreated and
 // stays Pending with kube-scheduler's FitError, because its volume cannot leave the zone.
 import { describe, expect, it } from 'vitest';
-import type { PersistentVolume, PersistentVolumeClaim } from '../../src/api/storage-types.js';
+import type {
+  PersistentVolume,
+  PersistentVolumeClaim,
+  VolumeAttachment,
+} from '../../src/api/storage-types.js';
 import type { Pod } from '../../src/api/types.js';
 import { loadScenario } from '../../src/sim/scenario.js';
 import { Simulation } from '../../src/sim/simulation.js';
@@ -35,6 +39,22 @@ describe('StatefulSet with zonal volumes (examples/scenarios/statefulset-zonal-v
     for (const p of pods)
       expect(volumeZone.get(`data-${p.metadata.name}`)).toBe(nodeZone.get(p.spec.nodeName!));
     const lost = pods.find((p) => nodeZone.get(p.spec.nodeName!) === 'zone-c')!.metadata.name!;
+    // the attach/detach model: one attached VolumeAttachment per pod, on the pod's node
+    const attachments = async () =>
+      (await sim.server.list<VolumeAttachment>('volumeattachments')).items.map((a) => [
+        a.spec.nodeName,
+        a.spec.source.persistentVolumeName,
+        a.status?.attached,
+      ]);
+    expect((await attachments()).sort()).toEqual(
+      pods
+        .map((p) => [
+          p.spec.nodeName,
+          claims.find((c) => c.metadata.name === `data-${p.metadata.name}`)!.spec.volumeName,
+          true,
+        ])
+        .sort(),
+    );
 
     // after the zone is lost and its nodes deleted
     await sim.loop.runFor(310_000);
@@ -52,6 +72,11 @@ describe('StatefulSet with zonal volumes (examples/scenarios/statefulset-zonal-v
     // the claims are kept (whenDeleted/whenScaled: Retain) and still Bound to their zonal volumes
     const after = (await sim.server.list<PersistentVolumeClaim>('persistentvolumeclaims')).items;
     expect(after.map((c) => c.status?.phase)).toEqual(['Bound', 'Bound', 'Bound']);
+    // the lost zone's attachment went with its node and pod; the two running pods keep theirs
+    expect((await attachments()).map((a) => nodeZone.get(a[0] as string)).sort()).toEqual([
+      'zone-a',
+      'zone-b',
+    ]);
     await sim.shutdown();
   });
 });
