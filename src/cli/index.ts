@@ -104,5 +104,18 @@ const invokedDirectly =
 if (invokedDirectly) {
   process.on('unhandledRejection', failCleanly);
   process.on('uncaughtException', failCleanly);
-  main(process.argv).then((code) => process.exit(code));
+  let settled = false;
+  // Node ends a process whose event loop is empty with exit 0, even while the command is still
+  // awaiting something that nothing can resolve any more (a simulation waiting on a virtual clock
+  // that no longer runs): that would be a silent success, so it is an internal error instead.
+  process.on('beforeExit', () => {
+    if (!settled)
+      failCleanly(
+        new Error('the command stopped with work pending that nothing can finish (a wait that never ends)'),
+      );
+  });
+  main(process.argv).then((code) => {
+    settled = true;
+    process.exit(code);
+  });
 }
