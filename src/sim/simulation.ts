@@ -17,6 +17,8 @@ import { DaemonSetController } from '../controllers/daemonset.js';
 import { DeploymentController, rollbackDeployment } from '../controllers/deployment.js';
 import { GarbageCollector } from '../controllers/garbagecollector.js';
 import { StatefulSetController } from '../controllers/statefulset.js';
+import { PersistentVolumeController } from '../controllers/pv-controller.js';
+import { AttachDetachController } from '../controllers/attach-detach.js';
 import { EndpointSliceController } from '../controllers/endpointslice.js';
 import { CronJobController } from '../controllers/cronjob.js';
 import { DisruptionController } from '../controllers/disruption.js';
@@ -30,14 +32,16 @@ import { TaintEvictionController, type EvictionRecord } from '../controllers/tai
 import { LeaderElector } from '../controllers/leaderelection.js';
 import { MemoryStore } from '../store/memory/store.js';
 import { Rng } from '../util/rng.js';
-import { ServerClient } from './api-adapter.js';
+import { LatencyHistogram, ServerClient } from './api-adapter.js';
 import { type DrainRecord, drainNode } from './drain.js';
 import { KubeletFleet } from './kubelet.js';
 import { CurveMetrics } from './metric-curves.js';
 import { ownersFirst, rewriteOwnerUids } from './owner-order.js';
 import { SimLoop } from './loop.js';
 import { Observer, percentile, type Series } from './metrics.js';
-import { type Action, type Scenario, nodesFromPools } from './scenario.js';
+import { type Action, type Scenario, nodesFromPools, parseDuration } from './scenario.js';
+import { evictionThresholds } from './eviction-manager.js';
+import type { ControllerName } from './scenario-knobs.js';
 import { type SchedulerComponent, StandInScheduler } from './standin-scheduler.js';
 import { createScheduler } from './scheduler-bridge.js';
 import {
@@ -87,11 +91,19 @@ export interface SimulationResult {
     failedAfterRetries: number;
     peakMutatingInflight: number;
     peakInflight: number;
+    /** successful calls as their callers saw them (service time, 429 waits, retries), ms */
+    latencyP50Ms: number;
+    latencyP99Ms: number;
   };
   evictions: {
     count: number;
     firstAtS: number | null;
     records: { atS: number; pod: string; node: string }[];
+  };
+  /** node-pressure evictions by the kubelets (settings.kubelet / usage:), in order */
+  kubeletEvictions: {
+    count: number;
+    records: { atS: number; pod: string; node: string; signal: string; qosClass: string }[];
   };
   nodeLifecycle: { markedUnknown: number; noExecuteTainted: number; podsMarkedNotReady: number };
   /** pods the scheduler's DefaultPreemption made room for (victims evicted, node nominated) */
@@ -165,6 +177,8 @@ interface ControllerManager {
   hpa: HorizontalController;
   gc: GarbageCollector;
   sts: StatefulSetController;
+  pv: PersistentVolumeController;
+  attach: AttachDetachController;
 }
 
 export class Simulation {
@@ -239,8 +253,12 @@ export class Simulation {
       informers,
       recorder: new ApiEventRecorder(api, this.loop.clock, component),
       rng: this.rng.fork(component),
-      workers: 5,
     };
+  }
+
+  /** a controller's dependencies with its worker count (settings.controllers, v1.34 defaults) */
+  private workers<D>(deps: D, controller: ControllerName): D & { workers: number } {
+    return { ...deps, workers: this.scenario.settings.controllers[controller] };
   }
 
   /** create the cluster and workloads, start every component */
@@ -285,6 +303,18 @@ export class Simulation {
       rng: this.rng.fork('kubelet'),
       latencies: sc.settings.latencies,
       runs: sc.runs,
+      eviction: sc.settings.kubelet && {
+        settings: sc.settings.kubelet,
+        thresholds: evictionThresholds(
+          sc.settings.kubelet,
+          (v, w) => parseDuration(v, w),
+          (p, m) => {
+            throw new Error(`${sc.source}: ${p}: ${m}`);
+          },
+        ),
+        usage: sc.usage ?? [],
+        recorder: new ApiEventRecorder(this.clients.kubelet, clock, 'kubelet'),
+      },
     });
 
     await Promise.all([obsInf.start(), kInf.start()]);
@@ -341,6 +371,8 @@ export class Simulation {
       'workloads',
     );
     if (sc.autoscaler) await this.startAutoscaler(sc.autoscaler);
+    // requests take virtual time from here on (the clock runs from now)
+    this.server.setLatency(sc.settings.apiLatency);
     this.scheduleTimeline();
     this.scheduleCompaction();
   }
@@ -372,14 +404,14 @@ export class Simulation {
     const cm: ControllerManager = {
       informers,
       rs: new ReplicaSetController({
-        ...deps,
+        ...this.workers(deps, 'replicaset'),
         recorder: new ApiEventRecorder(api, clock, 'replicaset-controller'),
       }),
       deploy: new DeploymentController({
-        ...deps,
+        ...this.workers(deps, 'deployment'),
         recorder: new ApiEventRecorder(api, clock, 'deployment-controller'),
       }),
-      eps: new EndpointSliceController(deps, ENDPOINTSLICE_BATCH_MS),
+      eps: new EndpointSliceController(this.workers(deps, 'endpointslice'), ENDPOINTSLICE_BATCH_MS),
       nlc: new NodeLifecycleController(
         { ...deps, recorder: new ApiEventRecorder(api, clock, 'node-controller') },
         {
@@ -392,29 +424,40 @@ export class Simulation {
         recorder: new ApiEventRecorder(api, clock, 'taint-eviction-controller'),
       }),
       ds: new DaemonSetController({
-        ...deps,
+        ...this.workers(deps, 'daemonset'),
         recorder: new ApiEventRecorder(api, clock, 'daemonset-controller'),
       }),
       podgc: new PodGCController(deps),
-      job: new JobController({ ...deps, recorder: new ApiEventRecorder(api, clock, 'job-controller') }),
-      ttl: new TtlAfterFinishedController(deps),
+      job: new JobController({
+        ...this.workers(deps, 'job'),
+        recorder: new ApiEventRecorder(api, clock, 'job-controller'),
+      }),
+      ttl: new TtlAfterFinishedController(this.workers(deps, 'ttlafterfinished')),
       disruption: new DisruptionController({
-        ...deps,
+        ...this.workers(deps, 'disruption'),
         recorder: new ApiEventRecorder(api, clock, 'controllermanager'),
       }),
       cronjob: new CronJobController({
-        ...deps,
+        ...this.workers(deps, 'cronjob'),
         recorder: new ApiEventRecorder(api, clock, 'cronjob-controller'),
       }),
       hpa: new HorizontalController(
-        { ...deps, recorder: new ApiEventRecorder(api, clock, 'horizontal-pod-autoscaler') },
+        {
+          ...this.workers(deps, 'horizontalpodautoscaling'),
+          recorder: new ApiEventRecorder(api, clock, 'horizontal-pod-autoscaler'),
+        },
         new CurveMetrics(sc.metrics ?? [], clock, this.loop.startMs),
       ),
-      gc: new GarbageCollector(deps, this.outsideOwners),
+      gc: new GarbageCollector(this.workers(deps, 'garbagecollector'), this.outsideOwners),
       sts: new StatefulSetController({
-        ...deps,
+        ...this.workers(deps, 'statefulset'),
         recorder: new ApiEventRecorder(api, clock, 'statefulset-controller'),
       }),
+      pv: new PersistentVolumeController({
+        ...deps,
+        recorder: new ApiEventRecorder(api, clock, 'persistentvolume-controller'),
+      }),
+      attach: new AttachDetachController(deps),
     };
     this.cms.push(cm);
     await informers.start();
@@ -432,6 +475,8 @@ export class Simulation {
     cm.hpa.run();
     cm.gc.run();
     cm.sts.run();
+    cm.pv.run();
+    cm.attach.run();
     return cm;
   }
 
@@ -763,6 +808,7 @@ export class Simulation {
 
   /** stop every component (informers, controllers, schedulers, elections) */
   async shutdown(): Promise<void> {
+    this.kubelet.evictionManager?.stop();
     for (const e of this.electors) e.elector.stop();
     for (const s of this.schedulers) s.stop();
     this.autoscaler?.stop();
@@ -799,6 +845,7 @@ export class Simulation {
       } else if (p.status?.phase === 'Running') runningAtEnd++;
     }
     const fc = this.server.stats();
+    const latency = new LatencyHistogram();
     let requests = 0,
       tmr = 0,
       retries = 0,
@@ -808,6 +855,7 @@ export class Simulation {
       tmr += c.stats.tooManyRequests;
       retries += c.stats.retries;
       failedAfter += c.stats.failedAfterRetries;
+      latency.addAll(c.stats.latency);
     }
     const ev: EvictionRecord[] = this.cms.flatMap((cm) => cm.taint.evictions).sort((a, b) => a.atMs - b.atMs);
     const nlc = (k: 'markedUnknown' | 'noExecuteTainted' | 'podsMarkedNotReady') =>
@@ -864,6 +912,8 @@ export class Simulation {
         failedAfterRetries: failedAfter,
         peakMutatingInflight: fc.peakInflightMutating,
         peakInflight: fc.peakInflight,
+        latencyP50Ms: Math.round(latency.percentile(50) * 100) / 100,
+        latencyP99Ms: Math.round(latency.percentile(99) * 100) / 100,
       },
       evictions: {
         count: ev.length,
@@ -871,6 +921,16 @@ export class Simulation {
         records: ev.map((e) => ({ atS: (e.atMs - this.loop.startMs) / 1000, pod: e.pod, node: e.node })),
       },
       preemptions: this.schedulers.reduce((n, x) => n + (x.stats.preemptions ?? 0), 0),
+      kubeletEvictions: {
+        count: this.kubelet.evictionManager?.records.length ?? 0,
+        records: (this.kubelet.evictionManager?.records ?? []).map((e) => ({
+          atS: (e.atMs - this.loop.startMs) / 1000,
+          pod: e.pod,
+          node: e.node,
+          signal: e.signal,
+          qosClass: e.qosClass,
+        })),
+      },
       nodeLifecycle: {
         markedUnknown: nlc('markedUnknown'),
         noExecuteTainted: nlc('noExecuteTainted'),
@@ -935,6 +995,8 @@ function controllersOf(cm: ControllerManager): { stop(): Promise<void> }[] {
     cm.hpa,
     cm.gc,
     cm.sts,
+    cm.pv,
+    cm.attach,
   ];
 }
 

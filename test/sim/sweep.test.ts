@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { gridPoints, mergeSweeps, parseSet, parseShard, shardRuns, spread } from '../../src/sim/sweep.js';
+import { applyValues } from '../../src/sim/sweep-run.js';
 import { cli, kubesim, root } from '../cli/harness.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kubesim-sweep-'));
@@ -38,6 +39,23 @@ describe('the grid and its shards', () => {
     expect(() => parseSet('apiserver.maxMutatingInflight')).toThrow(/expected PATH=V1,V2/);
     expect(() => parseSet('a..b=1')).toThrow(/not a dotted path/);
     expect(() => parseSet('a=1,,2')).toThrow(/empty value/);
+  });
+
+  it('a number in a path indexes a list of the scenario', () => {
+    expect(parseSet('workloads.0.manifest.spec.replicas=1,2').values).toEqual([1, 2]);
+    const doc = { workloads: [{ manifest: { spec: { replicas: 3 } } }], settings: {} };
+    expect(
+      applyValues(doc, {
+        'workloads.0.manifest.spec.replicas': 7,
+        'settings.controllers.deployment.concurrentSyncs': 50,
+      }),
+    ).toEqual({
+      workloads: [{ manifest: { spec: { replicas: 7 } } }],
+      settings: { controllers: { deployment: { concurrentSyncs: 50 } } },
+    });
+    expect(() => applyValues({ name: 'x' }, { 'name.first': 1 })).toThrow(
+      '"name" is not a mapping or a list',
+    );
   });
 
   it('the grid varies its last parameter fastest', () => {
@@ -113,6 +131,19 @@ describe.skipIf(!existsSync(cli))('kubesim sweep through the CLI', () => {
     expect(foreign.status).toBe(1);
     expect(foreign.stderr).toContain('seeds differs');
   }, 240_000);
+
+  it('-o html charts each metric against the swept value, and tabulates min–max per point', () => {
+    const fx = (i: number) => join(root, 'test/fixtures/sweep', `shard-${i}.json`);
+    const r = kubesim(['sweep', 'merge', fx(0), fx(1), '-o', 'html']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^<!doctype html>/);
+    expect((r.stdout.match(/<svg/g) ?? []).length).toBeGreaterThanOrEqual(10);
+    expect(r.stdout).toContain('429s (requests): 429 TooManyRequests answers');
+    expect(r.stdout).toContain('apiserver.maxMutatingInflight');
+    const t = kubesim(['sweep', 'merge', fx(0), fx(1), '--metrics', 'tooManyRequests,nope']);
+    expect(t.status).toBe(2);
+    expect(t.stderr).toContain('--metrics: unknown metric "nope"');
+  });
 
   it('merge refuses a file that is not a sweep result', () => {
     expect(() => mergeSweeps([{ file: 'x.json', result: { kind: 'List' } }])).toThrow(
