@@ -15,6 +15,7 @@ import {
 } from '../../src/sim/autoscaler-rules.js';
 import { loadScenario, parseScenario, ScenarioError } from '../../src/sim/scenario.js';
 import { simulate } from '../../src/sim/simulation.js';
+import { formatSummary, renderReport } from '../../src/sim/report.js';
 import { Rng } from '../../src/util/rng.js';
 
 /** upstream utils/test BuildTestPod(name, cpu millis, memory bytes); -1 leaves the request out */
@@ -283,6 +284,15 @@ describe('scenario: a burst of pending pods, then quiet (examples/scenarios/auto
     );
     expect(r.events.filter((e) => e.reason === 'ScaleDownEmpty').length).toBe(3);
     expect(r.pods.pendingAtEnd).toBe(0);
+    // the report: the summary's node-group table and decisions, the HTML page's series
+    const text = formatSummary(r);
+    expect(text).toContain(
+      'Cluster autoscaler (expander least-waste): 1 scale-up(s), 3 node(s) added, 3 removed, 0 failed scale-up(s); 1.5 node-hours, cost 0.3',
+    );
+    expect(text).toMatch(/21m10s\s+scale-down\s+node general-0000 removed from general \(now 3\)/);
+    const html = renderReport(r);
+    expect(html).toContain('Nodes per node group');
+    expect(html).toContain('Cost per hour (total 0.3 over 1.5 node-hours)');
   });
 });
 
