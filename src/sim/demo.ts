@@ -157,6 +157,7 @@ export function demoScenario(o: DemoOptions = {}): Scenario {
       evictionRate: 0.1,
       latencies: {},
       plugins: [],
+      clientRateLimits: true,
     },
     source: 'demo',
   };

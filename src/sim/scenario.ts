@@ -88,6 +88,11 @@ export interface Settings {
   nodeMonitorGracePeriodMs: number;
   evictionRate: number;
   latencies: Record<string, { medianMs: number; sigma: number }>;
+  /**
+   * client-go's client-side QPS/burst per client with the components' defaults (sim/api-adapter.ts
+   * CLIENT_RATE_LIMITS); false: none (default true)
+   */
+  clientRateLimits: boolean;
   /** settings.schedulerConfig: the KubeSchedulerConfiguration the real scheduler runs with */
   schedulerConfig?: SchedulerConfig;
   /**
@@ -421,6 +426,7 @@ export function parseScenario(text: string, source: string, baseDir: string): Sc
     'latencies',
     'schedulerConfig',
     'plugins',
+    'clientRateLimits',
   ]);
   for (const k of Object.keys(s))
     if (!knownS.has(k))
@@ -491,6 +497,8 @@ export function parseScenario(text: string, source: string, baseDir: string): Sc
             readRel(s.schedulerConfig, w),
           ),
     plugins: pluginSettings(s.plugins, baseDir, at),
+    clientRateLimits:
+      s.clientRateLimits === undefined ? true : bool(s.clientRateLimits, at('settings.clientRateLimits')),
   };
   if (scheduler === 'standin' && (settings.schedulerConfig || settings.plugins.length))
     throw new ScenarioError(

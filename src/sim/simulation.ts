@@ -30,7 +30,12 @@ import { TaintEvictionController, type EvictionRecord } from '../controllers/tai
 import { LeaderElector } from '../controllers/leaderelection.js';
 import { MemoryStore } from '../store/memory/store.js';
 import { Rng } from '../util/rng.js';
-import { ServerClient } from './api-adapter.js';
+import {
+  type AdapterOptions,
+  CLIENT_RATE_LIMITS,
+  type ClientRateLimit,
+  ServerClient,
+} from './api-adapter.js';
 import { type DrainRecord, drainNode } from './drain.js';
 import { KubeletFleet } from './kubelet.js';
 import { CurveMetrics } from './metric-curves.js';
@@ -85,6 +90,9 @@ export interface SimulationResult {
     tooManyRequests: number;
     retries: number;
     failedAfterRetries: number;
+    /** requests that waited for their client's QPS/burst token bucket, and the total wait (s) */
+    clientThrottled: number;
+    clientThrottledWaitS: number;
     peakMutatingInflight: number;
     peakInflight: number;
   };
@@ -220,17 +228,27 @@ export class Simulation {
     this.user = this.client('user');
   }
 
-  private client(name: string): ServerClient {
+  /**
+   * A client of the ApiServer; `limit` is its client-side QPS/burst (CLIENT_RATE_LIMITS), applied
+   * unless settings.clientRateLimits is false.
+   */
+  private client(name: string, limit?: ClientRateLimit, limitKey?: AdapterOptions['limitKey']): ServerClient {
     const s = this.scenario.settings;
     const c = new ServerClient(this.server, {
       clock: this.loop.clock,
+      rateLimit: s.clientRateLimits === false ? undefined : limit,
+      limitKey,
       watchLatencyMs: s.watchLatencyMs,
       watchJitterMs: s.watchJitterMs,
       rng: this.rng.fork(`watch-${name}`),
     });
     this.clients[name] = c;
+    if (this.rateLimiting) c.startRateLimits();
     return c;
   }
+
+  /** set once the set-up is done: clients made from then on are rate-limited at once */
+  private rateLimiting = false;
 
   private deps(api: ApiClient, informers: InformerFactory, component: string) {
     return {
@@ -277,7 +295,16 @@ export class Simulation {
     const obsInf = new InformerFactory(this.client('observer'), clock);
     this.observer = new Observer(obsInf, clock, this.loop.startMs, sc.settings.sampleEveryMs);
 
-    const kInf = new InformerFactory(this.client('kubelet'), clock);
+    // every kubelet is a client of its own: a bucket per node (a Lease and a Node are named after
+    // their node, a pod's status names it in spec.nodeName)
+    const kInf = new InformerFactory(
+      this.client('kubelet', CLIENT_RATE_LIMITS.kubelet, (resource, obj, name) =>
+        resource === 'pods'
+          ? ((obj as Pod | undefined)?.spec?.nodeName ?? '')
+          : (obj?.metadata?.name ?? name ?? ''),
+      ),
+      clock,
+    );
     this.kubelet = new KubeletFleet({
       api: this.clients.kubelet,
       clock,
@@ -306,7 +333,10 @@ export class Simulation {
           const id = `${component}-${i}`;
           let proc: Promise<{ stop(): Promise<void> | void }> | undefined;
           const elector = new LeaderElector({
-            api: this.client(`${id}-election`),
+            api: this.client(
+              `${id}-election`,
+              component === 'scheduler' ? CLIENT_RATE_LIMITS.scheduler : CLIENT_RATE_LIMITS.controllerManager,
+            ),
             clock,
             name: component === 'scheduler' ? 'kube-scheduler' : 'kube-controller-manager',
             identity: id,
@@ -343,6 +373,9 @@ export class Simulation {
     if (sc.autoscaler) await this.startAutoscaler(sc.autoscaler);
     this.scheduleTimeline();
     this.scheduleCompaction();
+    // client-side rate limits apply to the run, not to the set-up (docs/sim.md)
+    this.rateLimiting = true;
+    for (const c of Object.values(this.clients)) c.startRateLimits();
   }
 
   /** the cluster-autoscaler model (cluster-autoscaler.ts): its own client and informers */
@@ -366,53 +399,61 @@ export class Simulation {
   private async startControllerManager(id: string): Promise<ControllerManager> {
     const clock = this.loop.clock;
     const sc = this.scenario;
-    const api = this.client(id);
-    const informers = new InformerFactory(api, clock);
+    const api = this.client(id, CLIENT_RATE_LIMITS.controllerManager);
+    // the shared informers and every controller are clients of their own (ClientBuilder)
+    const informers = new InformerFactory(api.as('shared-informers'), clock);
     const deps = this.deps(api, informers, id);
+    const ctl = (name: string) => ({ ...deps, api: api.as(name) });
     const cm: ControllerManager = {
       informers,
       rs: new ReplicaSetController({
-        ...deps,
+        ...ctl('replicaset-controller'),
         recorder: new ApiEventRecorder(api, clock, 'replicaset-controller'),
       }),
       deploy: new DeploymentController({
-        ...deps,
+        ...ctl('deployment-controller'),
         recorder: new ApiEventRecorder(api, clock, 'deployment-controller'),
       }),
-      eps: new EndpointSliceController(deps, ENDPOINTSLICE_BATCH_MS),
+      eps: new EndpointSliceController(ctl('endpointslice-controller'), ENDPOINTSLICE_BATCH_MS),
       nlc: new NodeLifecycleController(
-        { ...deps, recorder: new ApiEventRecorder(api, clock, 'node-controller') },
+        { ...ctl('node-controller'), recorder: new ApiEventRecorder(api, clock, 'node-controller') },
         {
           nodeMonitorGracePeriodMs: sc.settings.nodeMonitorGracePeriodMs,
           evictionRate: sc.settings.evictionRate,
         },
       ),
       taint: new TaintEvictionController({
-        ...deps,
+        ...ctl('taint-eviction-controller'),
         recorder: new ApiEventRecorder(api, clock, 'taint-eviction-controller'),
       }),
       ds: new DaemonSetController({
-        ...deps,
+        ...ctl('daemonset-controller'),
         recorder: new ApiEventRecorder(api, clock, 'daemonset-controller'),
       }),
-      podgc: new PodGCController(deps),
-      job: new JobController({ ...deps, recorder: new ApiEventRecorder(api, clock, 'job-controller') }),
-      ttl: new TtlAfterFinishedController(deps),
+      podgc: new PodGCController(ctl('pod-garbage-collector')),
+      job: new JobController({
+        ...ctl('job-controller'),
+        recorder: new ApiEventRecorder(api, clock, 'job-controller'),
+      }),
+      ttl: new TtlAfterFinishedController(ctl('ttl-after-finished-controller')),
       disruption: new DisruptionController({
-        ...deps,
+        ...ctl('disruption-controller'),
         recorder: new ApiEventRecorder(api, clock, 'controllermanager'),
       }),
       cronjob: new CronJobController({
-        ...deps,
+        ...ctl('cronjob-controller'),
         recorder: new ApiEventRecorder(api, clock, 'cronjob-controller'),
       }),
       hpa: new HorizontalController(
-        { ...deps, recorder: new ApiEventRecorder(api, clock, 'horizontal-pod-autoscaler') },
+        {
+          ...ctl('horizontal-pod-autoscaler'),
+          recorder: new ApiEventRecorder(api, clock, 'horizontal-pod-autoscaler'),
+        },
         new CurveMetrics(sc.metrics ?? [], clock, this.loop.startMs),
       ),
-      gc: new GarbageCollector(deps, this.outsideOwners),
+      gc: new GarbageCollector(ctl('generic-garbage-collector'), this.outsideOwners),
       sts: new StatefulSetController({
-        ...deps,
+        ...ctl('statefulset-controller'),
         recorder: new ApiEventRecorder(api, clock, 'statefulset-controller'),
       }),
     };
@@ -442,7 +483,7 @@ export class Simulation {
 
   private async startScheduler(id: string): Promise<SchedulerComponent> {
     const sc = this.scenario;
-    const api = this.client(id);
+    const api = this.client(id, CLIENT_RATE_LIMITS.scheduler);
     const informers = new InformerFactory(api, this.loop.clock);
     const deps = this.deps(api, informers, 'default-scheduler');
     const plugins = this.opts.plugins ?? [];
@@ -802,8 +843,12 @@ export class Simulation {
     let requests = 0,
       tmr = 0,
       retries = 0,
-      failedAfter = 0;
+      failedAfter = 0,
+      waits = 0,
+      waitMs = 0;
     for (const c of Object.values(this.clients)) {
+      waits += c.stats.clientWaits;
+      waitMs += c.stats.clientWaitMs;
       requests += c.stats.requests;
       tmr += c.stats.tooManyRequests;
       retries += c.stats.retries;
@@ -862,6 +907,8 @@ export class Simulation {
         tooManyRequests: tmr,
         retries,
         failedAfterRetries: failedAfter,
+        clientThrottled: waits,
+        clientThrottledWaitS: Math.round(waitMs) / 1000,
         peakMutatingInflight: fc.peakInflightMutating,
         peakInflight: fc.peakInflight,
       },
