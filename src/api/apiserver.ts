@@ -50,6 +50,7 @@ import {
 } from './errors.js';
 import { type FieldError, required } from './field.js';
 import { FlowControl, type FlowControlOptions, type FlowControlStats } from './flowcontrol.js';
+import { type RequestLatency, serviceTimeMs } from './request-latency.js';
 import { ProbeCache } from './probe-cache.js';
 import { registerCRD, removeCRD, syncCustomKinds } from './custom-kinds.js';
 import {
@@ -73,6 +74,11 @@ export interface ApiServerOptions {
   clock?: Clock;
   admission?: AdmissionChain;
   flowControl?: FlowControlOptions;
+  /**
+   * how long each request holds its in-flight seat before it is answered (request-latency.ts);
+   * default none: answered as soon as the store is
+   */
+  latency?: RequestLatency;
   /** uid generator; `seed` is the 1-based count of objects created so far (default: seeded UUIDv4) */
   uid?: (seed: number) => string;
   /** seed for generateName suffixes and default uids (default 1) */
@@ -112,6 +118,7 @@ export class ApiServer {
   readonly flowControl: FlowControl;
   private readonly uidFn: (seed: number) => string;
   private readonly rng: Rng;
+  private latency?: { model: RequestLatency; rng: Rng };
   private readonly doValidate: boolean;
   private readonly namespaceLifecycle: boolean;
   private readonly vopts: { unknownFields: UnknownFieldPolicy };
@@ -129,6 +136,7 @@ export class ApiServer {
     this.admission = opts.admission ?? new AdmissionChain();
     this.flowControl = new FlowControl(opts.flowControl);
     this.rng = new Rng(opts.seed ?? 1);
+    if (opts.latency) this.setLatency(opts.latency);
     const uidRng = this.rng.fork('uid');
     this.uidFn = opts.uid ?? (() => randomUUID(uidRng));
     this.doValidate = opts.validate ?? true;
@@ -456,9 +464,14 @@ export class ApiServer {
   }
 
   private async limited<R>(mutating: boolean, fn: () => Promise<R>): Promise<R> {
+    const inflight = this.flowControl.inflightOf(mutating);
     const rejected = this.flowControl.tryAcquire(mutating);
     if (rejected) throw rejected;
     try {
+      if (this.latency) {
+        const ms = serviceTimeMs(this.latency.model, this.latency.rng, mutating, inflight);
+        if (ms > 0) await new Promise<void>((r) => this.clock.setTimer(r, ms));
+      }
       return await fn();
     } catch (e) {
       if (e instanceof ApiError) throw e;
@@ -466,6 +479,14 @@ export class ApiServer {
     } finally {
       this.flowControl.release(mutating);
     }
+  }
+
+  /**
+   * Sets (or, with undefined, clears) the request latency model. A simulation sets it once its
+   * objects are created: the creation runs before the virtual clock does.
+   */
+  setLatency(model: RequestLatency | undefined): void {
+    this.latency = model ? { model, rng: this.rng.fork('latency') } : undefined;
   }
 
   /** The kind behind a resource name; a miss first looks for CRDs stored by another ApiServer. */

@@ -83,6 +83,11 @@ export class FlowControl {
   }
 
   /** A snapshot of the counters. */
+  /** requests of a class in flight now */
+  inflightOf(mutating: boolean): number {
+    return mutating ? this.s.inflightMutating : this.s.inflight;
+  }
+
   stats(): FlowControlStats {
     return { ...this.s };
   }

@@ -14,6 +14,7 @@
 import type { Node, Pod } from '../api/types.js';
 import { assertPod } from '../api/workload-pod.js';
 import type { ClusterFile } from '../scheduler/framework/cluster-file.js';
+import { ensureClaims, storageOf, volumeStop } from './volumes.js';
 import type { SchedulerConfig } from '../scheduler/config.js';
 import type { OutOfTreeRegistry } from '../scheduler/plugins/registry.js';
 import type { KernelName } from '../scheduler/engine/types.js';
@@ -81,6 +82,8 @@ export interface ShapePlan {
   stopReason?: string;
   /** reason → number of nodes, from that FitError */
   stopReasons?: Record<string, number>;
+  /** the volume plugins among what stops the next replica (attach limits, volume zones, binding) */
+  volumeStop?: string[];
   perNode: NodeCount[];
   perZone: Record<string, number>;
   /** resource-only view of the same cluster before the replicas: stranded room for this shape */
@@ -167,6 +170,7 @@ function newCore(state: ClusterState, cluster: ClusterFile, o: SchedulerChoice):
       services: cluster.services,
       replicaSets: cluster.replicaSets,
       others: cluster.others as ClusterObjects['others'],
+      storage: storageOf(cluster),
     },
     outOfTree: o.outOfTree,
     extraScore: o.extraScore,
@@ -179,6 +183,7 @@ export function placeOne(
   core: SchedulerCore,
   pod: Pod,
 ): { node: string } | { reason: string; reasons?: Record<string, number> } {
+  ensureClaims(core, pod);
   const out = core.schedule(pod);
   if (out.kind === 'scheduled') {
     const s = core.reserveAndAssume(out);
@@ -322,6 +327,7 @@ function summarize(
     limitReached,
     stopReason: stop?.reason,
     stopReasons: stop?.reasons,
+    ...(stop ? volumeStop(stop.reason, stop.reasons) : {}),
     perNode,
     perZone,
     fragmentation: fragTotals,

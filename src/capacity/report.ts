@@ -83,6 +83,7 @@ export function renderPlanText(rep: PlanReport, opts: { wide?: boolean; topNodes
   for (const s of rep.shapes) {
     out.push('', `── ${s.shape}: ${s.fits} more replica(s)`);
     if (s.stopReason) out.push(`next replica: ${s.stopReason}`);
+    for (const v of s.volumeStop ?? []) out.push(`stopped by volumes: ${v}`);
     out.push(
       table(
         ['ZONE', 'REPLICAS'],

@@ -5,6 +5,7 @@
  * NodeResourcesFit's score — reporting nodes used, utilization spread and unschedulable pods.
  * The "plug in my own scoring function, how many nodes does this workload need" question.
  */
+import { storageOf } from './volumes.js';
 import type { Node, Pod } from '../api/types.js';
 import {
   CONFIG_API_VERSION,
@@ -214,6 +215,7 @@ export function runStrategy(
       services: cluster.services,
       replicaSets: cluster.replicaSets,
       others: cluster.others as ClusterObjects['others'],
+      storage: storageOf(cluster),
     },
     outOfTree: strategy.outOfTree,
     extraScore: strategy.extraScore,

@@ -27,7 +27,8 @@
  */
 import { podFromWorkload } from '../api/workload-pod.js';
 import { admitPodPriority, type PriorityClassLike } from '../api/priority.js';
-import type { KubeObject, LabelSelector, Node, Pod, PodSpec } from '../api/types.js';
+import type { KubeObject, LabelSelector, Node, Pod, PodSpec, StatefulSet } from '../api/types.js';
+import { setIdentity } from '../controllers/statefulset-util.js';
 import { labelSelectorAsSelector } from '../api/label-selector.js';
 import { compileRequiredNodeAffinity } from '../api/node-affinity.js';
 import {
@@ -206,8 +207,10 @@ export function missingReplicas(
       const name = `${sts.metadata.name}-${i}`;
       if (have.has(name)) continue;
       const p = newPod(sts, name, classes);
-      p.pod.spec.hostname = name;
-      if (sts.spec?.serviceName) p.pod.spec.subdomain = sts.spec.serviceName;
+      // the pod's identity as the StatefulSet controller gives it: hostname, subdomain, its claims
+      const namespace = p.pod.metadata.namespace;
+      setIdentity(sts as unknown as StatefulSet, p.pod, i);
+      p.pod.metadata.namespace = namespace;
       out.push(p);
     }
   }

@@ -29,7 +29,7 @@ export function register(program: Command): void {
     );
   addClusterOptions(
     cmd,
-    'cluster snapshot: YAML/JSON files with Nodes, bound Pods, Services, ReplicaSets, Namespaces (kubectl get -o yaml output works)',
+    'cluster snapshot: YAML/JSON files with Nodes, bound Pods, Services, ReplicaSets, Namespaces, PVs, PVCs, StorageClasses, CSINodes (kubectl get -o yaml output works)',
   )
     .requiredOption(
       '--pod <file>',

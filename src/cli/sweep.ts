@@ -23,7 +23,7 @@ import {
 } from '../sim/sweep.js';
 import { collectCommands, scenarioFileRefs, sweepJobManifest } from '../sim/sweep-job.js';
 import { formatSweepTable, renderSweepReport } from '../sim/sweep-report.js';
-import { sweepScenario } from '../sim/sweep-run.js';
+import { SWEEP_METRICS, type SweepMetricName, sweepScenario } from '../sim/sweep-run.js';
 import { table } from '../report/table.js';
 import { LIMITS } from '../util/limits.js';
 import { CliError, UsageError } from './errors.js';
@@ -115,11 +115,24 @@ function readShard(o: { shard?: string; shards?: string }): Shard | null {
   }
 }
 
-function writeResult(r: SweepResult, o: OutputFlags, command: string): void {
+/** --metrics a,b: the table's columns, each a metric name. */
+function readMetrics(v: string | undefined): SweepMetricName[] | undefined {
+  if (v === undefined) return undefined;
+  const names = v.split(',').map((x) => x.trim());
+  const bad = names.find((n) => !(n in SWEEP_METRICS));
+  if (bad !== undefined)
+    throw new UsageError(
+      `--metrics: unknown metric "${bad}" (one of ${Object.keys(SWEEP_METRICS).join(', ')})`,
+    );
+  return names as SweepMetricName[];
+}
+
+function writeResult(r: SweepResult, o: OutputFlags & { metrics?: string }, command: string): void {
   const fmt: Format = o.output;
+  const metrics = readMetrics(o.metrics);
   if (isStructured(fmt)) emit(o, structured(fmt, r));
   else if (fmt === 'html') emit(o, renderSweepReport(r, command));
-  else emit(o, formatSweepTable(r, { wide: fmt === 'wide' }));
+  else emit(o, formatSweepTable(r, { wide: fmt === 'wide', metrics }));
 }
 
 function addGridOptions(cmd: Command): Command {
@@ -150,6 +163,10 @@ function registerRun(sweep: Command): void {
       'run shard JOB_COMPLETION_INDEX of N (in the pods of a Kubernetes Indexed Job: sweep job)',
     )
     .option('--threads <n>', 'worker threads (default: cores; 1 runs in this thread)')
+    .option(
+      '--metrics <names>',
+      `the table's metric columns, comma-separated: ${Object.keys(SWEEP_METRICS).join(', ')}`,
+    )
     .option('--no-progress', 'no progress on stderr');
   addOutputOptions(cmd, [...BASE_FORMATS, 'html']).addHelpText(
     'after',
@@ -164,8 +181,16 @@ Examples:
   cmd.action(
     async (
       file: string,
-      o: GridFlags & OutputFlags & { shard?: string; shards?: string; threads?: string; progress: boolean },
+      o: GridFlags &
+        OutputFlags & {
+          shard?: string;
+          shards?: string;
+          threads?: string;
+          progress: boolean;
+          metrics?: string;
+        },
     ) => {
+      readMetrics(o.metrics);
       const shard = readShard(o);
       const threads =
         o.threads === undefined ? undefined : intFlag('--threads', o.threads, 1, LIMITS.threads);
@@ -197,7 +222,8 @@ function registerMerge(sweep: Command): void {
   const cmd = sweep
     .command('merge')
     .description("combine the JSON results of a sharded sweep's shards into the result of the whole sweep")
-    .argument('<files...>', 'shard results (sweep --shard I/N -o json), one per shard');
+    .argument('<files...>', 'shard results (sweep --shard I/N -o json), one per shard')
+    .option('--metrics <names>', "the table's metric columns, comma-separated (as sweep run)");
   addOutputOptions(cmd, [...BASE_FORMATS, 'html']).addHelpText(
     'after',
     `
@@ -206,7 +232,7 @@ Examples:
   kubesim sweep merge shard-0.json shard-1.json
   kubesim sweep merge shard-0.json shard-1.json -o json`,
   );
-  cmd.action((files: string[], o: OutputFlags) => {
+  cmd.action((files: string[], o: OutputFlags & { metrics?: string }) => {
     const named = files.map((file) => {
       const text = readText(file);
       try {

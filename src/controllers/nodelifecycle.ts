@@ -26,6 +26,12 @@ import type { ControllerDeps } from './replicaset.js';
 export const TAINT_NOT_READY = 'node.kubernetes.io/not-ready';
 export const TAINT_UNREACHABLE = 'node.kubernetes.io/unreachable';
 export const NODE_LEASE_NAMESPACE = 'kube-node-lease';
+/** node condition → the NoSchedule taint it puts on the node (TaintNodesByCondition) */
+const PRESSURE_TAINTS = {
+  MemoryPressure: 'node.kubernetes.io/memory-pressure',
+  DiskPressure: 'node.kubernetes.io/disk-pressure',
+  PIDPressure: 'node.kubernetes.io/pid-pressure',
+} as const;
 
 export interface NodeLifecycleOptions {
   nodeMonitorPeriodMs?: number;
@@ -207,6 +213,7 @@ export class NodeLifecycleController {
       if (!byZone.has(zone)) byZone.set(zone, []);
       byZone.get(zone)!.push(ready?.status);
       this.reconcileTaints(node, ready?.status, zone, work);
+      this.reconcilePressureTaints(node, work);
     }
     this.handleDisruption(byZone, now, work);
     // upstream updates nodes with workqueue.ParallelizeUntil(nodeUpdateWorkerSize = 8)
@@ -305,6 +312,32 @@ export class NodeLifecycleController {
       );
     }
     if (!hasNoExec(want) && !tainter.queue.includes(name) && !this.allDisrupted) tainter.queue.push(name);
+  }
+
+  /**
+   * doNoScheduleTaintingPass for the pressure conditions (nodeConditionToTaintKeyStatusMap):
+   * MemoryPressure=True → node.kubernetes.io/memory-pressure:NoSchedule, DiskPressure → disk-pressure,
+   * PIDPressure → pid-pressure; the taint goes when the condition does. Checked on the monitor pass
+   * (5 s) rather than on every node update.
+   */
+  private reconcilePressureTaints(node: Node, work: (() => Promise<void>)[]): void {
+    const conds = node.status?.conditions ?? [];
+    const want = new Set<string>(
+      Object.entries(PRESSURE_TAINTS)
+        .filter(([type]) => conds.some((c) => c.type === type && c.status === 'True'))
+        .map(([, key]) => key),
+    );
+    const keys = new Set<string>(Object.values(PRESSURE_TAINTS));
+    const have = new Set(
+      (node.spec?.taints ?? []).filter((t) => keys.has(t.key) && t.effect === 'NoSchedule').map((t) => t.key),
+    );
+    if ([...want].every((k) => have.has(k)) && [...have].every((k) => want.has(k))) return;
+    work.push(() =>
+      this.patchTaints(node.metadata.name!, (ts) => [
+        ...ts.filter((t) => !(keys.has(t.key) && t.effect === 'NoSchedule')),
+        ...[...want].map((key) => ({ key, effect: 'NoSchedule' as const })),
+      ]).then(() => {}),
+    );
   }
 
   private tainter(zone: string): ZoneTainter {

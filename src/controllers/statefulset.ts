@@ -27,11 +27,25 @@
  *   observedGeneration, collisionCount.
  *
  * Simplified (docs/controllers.md): maxUnavailable is ignored (the MaxUnavailableStatefulSet gate
- * is alpha and off in v1.34: updates go one pod at a time); the PersistentVolumeClaims themselves
- * are not created (the storage model's); revision history is not truncated; no adoption of orphan
- * pods or revisions by selector; revision hashes are FNV-1a over canonical JSON.
+ * is alpha and off in v1.34: updates go one pod at a time); revision history is not truncated; no
+ * adoption of orphan pods or revisions by selector; revision hashes are FNV-1a over canonical JSON.
+ *
+ * Claims (stateful_pod_control.go createPersistentVolumeClaims, updateClaimOwnerRefForSetAndPod):
+ * before a pod is created, each volumeClaimTemplate's claim `<template>-<set>-<ordinal>` is created
+ * when missing, labelled with the template's labels and the selector's matchLabels;
+ * persistentVolumeClaimRetentionPolicy decides its owners: whenDeleted Delete makes the set an
+ * owner (the garbage collector deletes the claims with the set), whenScaled Delete makes a
+ * condemned pod the owner in the set's place before the scale-down deletes it. Retain (the default) keeps the claims.
  */
-import type { KubeObject, Pod, PodTemplateSpec, StatefulSet, StatefulSetStatus } from '../api/types.js';
+import type { PersistentVolumeClaim } from '../api/storage-types.js';
+import type {
+  KubeObject,
+  OwnerReference,
+  Pod,
+  PodTemplateSpec,
+  StatefulSet,
+  StatefulSetStatus,
+} from '../api/types.js';
 import { isAlreadyExists, isNotFound, keyOf } from '../client/api.js';
 import type { Informer } from '../client/informer.js';
 import { WorkQueue, runWorkers } from '../client/workqueue.js';
@@ -49,6 +63,7 @@ import type { ControllerDeps } from './replicaset.js';
 import { slowStartBatch } from './replicaset.js';
 import {
   allowsBurst,
+  claimName,
   endOrdinal,
   identityMatches,
   isCreated,
@@ -59,9 +74,18 @@ import {
   isSucceeded,
   isTerminating,
   ordinalOf,
+  podName,
   setIdentity,
   startOrdinal,
 } from './statefulset-util.js';
+
+/** an owner reference that is not the controller (a claim's set or pod owner) */
+const ownerRef = (o: KubeObject): OwnerReference => ({
+  apiVersion: o.apiVersion,
+  kind: o.kind,
+  name: o.metadata.name!,
+  uid: o.metadata.uid!,
+});
 
 /** apps/v1 ControllerRevision: a snapshot of the set's template */
 interface ControllerRevision extends KubeObject {
@@ -86,6 +110,7 @@ export class StatefulSetController {
   private readonly setInformer: Informer<StatefulSet>;
   private readonly podInformer: Informer<Pod>;
   private readonly revInformer: Informer<ControllerRevision>;
+  private readonly claimInformer: Informer<PersistentVolumeClaim>;
   private running?: Promise<void>;
   podsCreated = 0;
   podsDeleted = 0;
@@ -95,6 +120,7 @@ export class StatefulSetController {
     this.setInformer = deps.informers.for<StatefulSet>('statefulsets');
     this.podInformer = deps.informers.for<Pod>('pods');
     this.revInformer = deps.informers.for<ControllerRevision>('controllerrevisions');
+    this.claimInformer = deps.informers.for<PersistentVolumeClaim>('persistentvolumeclaims');
     const index = (add: () => void) => {
       try {
         add();
@@ -321,6 +347,7 @@ export class StatefulSetController {
       return true;
     }
     if (!created) {
+      await this.createClaims(set, ordinalOf(set, pod));
       const made = await this.deps.api.create('pods', pod);
       this.podsCreated++;
       this.deps.recorder.event(
@@ -362,8 +389,68 @@ export class StatefulSetController {
     if (isTerminating(pod)) return monotonic;
     if (!isRunningAndReady(pod) && monotonic && pod !== firstUnhealthy) return true;
     if (!isRunningAndAvailable(pod, mrs, now) && monotonic && pod !== firstUnhealthy) return true;
+    if (set.spec.persistentVolumeClaimRetentionPolicy?.whenScaled === 'Delete')
+      await this.ownClaims(set, ordinalOf(set, pod), pod);
     await this.deletePod(set, pod);
     return true;
+  }
+
+  /** getPersistentVolumeClaims: the ordinal's claims from the templates */
+  private claimsFor(set: StatefulSet, ordinal: number): PersistentVolumeClaim[] {
+    const selectorLabels = set.spec.selector?.matchLabels ?? {};
+    return (set.spec.volumeClaimTemplates ?? []).map((t) => {
+      const tmpl = t.metadata?.name ?? '';
+      const owners: OwnerReference[] =
+        set.spec.persistentVolumeClaimRetentionPolicy?.whenDeleted === 'Delete' ? [ownerRef(set)] : [];
+      return {
+        apiVersion: 'v1',
+        kind: 'PersistentVolumeClaim',
+        metadata: {
+          ...(t.metadata ?? {}),
+          name: claimName(set, tmpl, ordinal),
+          namespace: set.metadata.namespace,
+          labels: { ...(t.metadata?.labels ?? {}), ...selectorLabels },
+          ...(owners.length ? { ownerReferences: owners } : {}),
+        },
+        spec: structuredClone((t.spec ?? {}) as PersistentVolumeClaim['spec']),
+      };
+    });
+  }
+
+  /** createPersistentVolumeClaims: the missing claims of an ordinal */
+  private async createClaims(set: StatefulSet, ordinal: number): Promise<void> {
+    for (const claim of this.claimsFor(set, ordinal)) {
+      if (this.claimInformer.get(claim.metadata.namespace, claim.metadata.name!)) continue;
+      try {
+        await this.deps.api.create('persistentvolumeclaims', claim);
+        this.deps.recorder.event(
+          set,
+          'Normal',
+          'SuccessfulCreate',
+          `create Claim ${claim.metadata.name} Pod ${podName(set, ordinal)} in StatefulSet ${set.metadata.name} success`,
+        );
+      } catch (err) {
+        if (!isAlreadyExists(err)) throw err;
+      }
+    }
+  }
+
+  /** whenScaled: Delete — the condemned pod, not the set, owns its claims, so they go with it */
+  private async ownClaims(set: StatefulSet, ordinal: number, pod: Pod): Promise<void> {
+    for (const c of this.claimsFor(set, ordinal)) {
+      const cur = this.claimInformer.get(c.metadata.namespace, c.metadata.name!);
+      if (!cur || (cur.metadata.ownerReferences ?? []).some((o) => o.uid === pod.metadata.uid)) continue;
+      // a scaled-down pod's claim: the pod replaces the set as owner (updateClaimOwnerRefForSetAndPod)
+      const kept = (cur.metadata.ownerReferences ?? []).filter((o) => o.uid !== set.metadata.uid);
+      try {
+        await this.deps.api.update('persistentvolumeclaims', {
+          ...cur,
+          metadata: { ...cur.metadata, ownerReferences: [...kept, ownerRef(pod)] },
+        });
+      } catch (err) {
+        if (!isNotFound(err)) throw err;
+      }
+    }
   }
 
   private async deletePod(set: StatefulSet, pod: Pod): Promise<void> {

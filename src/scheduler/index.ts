@@ -120,6 +120,7 @@ export async function createOfflineScheduler(
       services: cluster.services,
       replicaSets: cluster.replicaSets,
       others: cluster.others as never,
+      storage: cluster.storage,
     },
     config,
     kernel: opts.kernel,

@@ -14,7 +14,15 @@
  */
 import { rfc3339 } from '../api/time.js';
 import type { PodDisruptionBudget } from '../api/batch-types.js';
-import type { Binding, Namespace, Node, Pod, ReplicaSet, Service } from '../api/types.js';
+import type { Binding, KubeObject, Namespace, Node, Pod, ReplicaSet, Service } from '../api/types.js';
+import type {
+  CSIDriver,
+  CSINode,
+  PersistentVolume,
+  PersistentVolumeClaim,
+  StorageClass,
+  VolumeAttachment,
+} from '../api/storage-types.js';
 import type { ApiClient } from '../client/api.js';
 import { keyOf } from '../client/api.js';
 import { NO_EVENTS, type EventRecorder } from '../client/events.js';
@@ -59,6 +67,8 @@ export interface SchedulerCoreOptions {
   extraFilter?: string[];
   /** binds through an ApiServer (DefaultBinder); absent offline */
   bind?: (pod: Pod, nodeName: string) => Promise<MaybeStatus>;
+  /** writes an object through an ApiServer (VolumeBinding's PreBind); absent offline */
+  update?: (obj: KubeObject) => Promise<MaybeStatus>;
 }
 
 /** The outcome of scheduling one pod offline. */
@@ -98,6 +108,7 @@ export class SchedulerCore {
         clock: this.clock,
         objects: this.objects,
         bind: opts.bind,
+        update: opts.update,
       },
     });
     this.algo = new SchedulingAlgorithm(
@@ -250,7 +261,12 @@ export class Scheduler {
     this.recorder = opts.recorder ?? NO_EVENTS;
     this.name = opts.name ?? DEFAULT_SCHEDULER_NAME;
     const objects: ClusterObjects = {};
-    this.core = new SchedulerCore({ ...opts, objects, bind: (pod, node) => this.bindThroughApi(pod, node) });
+    this.core = new SchedulerCore({
+      ...opts,
+      objects,
+      bind: (pod, node) => this.bindThroughApi(pod, node),
+      update: (obj) => this.updateThroughApi(obj),
+    });
     this.queue = new SchedulingQueue({
       clock: opts.clock,
       podInitialBackoffMs: this.core.config.podInitialBackoffSeconds * 1000,
@@ -268,6 +284,28 @@ export class Scheduler {
     // DefaultPreemption's PDB criterion reads the budgets the disruption controller keeps
     const pdbs = opts.informers.for<PodDisruptionBudget>('poddisruptionbudgets');
     Object.defineProperty(objects, 'podDisruptionBudgets', { get: () => pdbs.list(), enumerable: true });
+    // the volume plugins read the storage listers
+    const pvs = opts.informers.for<PersistentVolume>('persistentvolumes');
+    const pvcs = opts.informers.for<PersistentVolumeClaim>('persistentvolumeclaims');
+    const classes = opts.informers.for<StorageClass>('storageclasses');
+    const csiNodes = opts.informers.for<CSINode>('csinodes');
+    const csiDrivers = opts.informers.for<CSIDriver>('csidrivers');
+    const vas = opts.informers.for<VolumeAttachment>('volumeattachments');
+    objects.storage = {};
+    Object.defineProperties(objects.storage, {
+      persistentVolumes: { get: () => pvs.list(), enumerable: true },
+      persistentVolumeClaims: { get: () => pvcs.list(), enumerable: true },
+      storageClasses: { get: () => classes.list(), enumerable: true },
+      csiNodes: { get: () => csiNodes.list(), enumerable: true },
+      csiDrivers: { get: () => csiDrivers.list(), enumerable: true },
+      volumeAttachments: { get: () => vas.list(), enumerable: true },
+    });
+    // a claim bound, a volume provisioned, a class or CSINode added may help the volume plugins' pods
+    const storageChanged = { onAdd: () => this.storageChanged(), onUpdate: () => this.storageChanged() };
+    pvs.addEventHandler(storageChanged);
+    pvcs.addEventHandler(storageChanged);
+    classes.addEventHandler(storageChanged);
+    csiNodes.addEventHandler(storageChanged);
     ns.addEventHandler({
       onAdd: (n) => this.core.snapshot.setNamespace(n),
       onUpdate: (_o, n) => this.core.snapshot.setNamespace(n),
@@ -424,7 +462,9 @@ export class Scheduler {
     out: PlacementOutcome & { kind: 'scheduled' },
   ): Promise<void> {
     const fwk = this.core.frameworkFor(out.pod)!;
-    const s = await fwk.runBind(out.state, out.pod, out.nodeName);
+    const s =
+      (await fwk.runPreBind(out.state, out.pod, out.nodeName)) ??
+      (await fwk.runBind(out.state, out.pod, out.nodeName));
     if (s === null) {
       this.stats.scheduled++;
       this.queue.done(qp.key);
@@ -448,6 +488,20 @@ export class Scheduler {
     }
     this.queue.addUnschedulable(qp, this.queue.schedulingCycle, []);
     this.queue.done(qp.key);
+  }
+
+  private storageChanged(): void {
+    this.queue.moveAllToActiveOrBackoffQueue('StorageChange');
+  }
+
+  private async updateThroughApi(obj: KubeObject): Promise<MaybeStatus> {
+    const resource = obj.kind === 'PersistentVolume' ? 'persistentvolumes' : 'persistentvolumeclaims';
+    try {
+      await this.api.update(resource, obj);
+      return null;
+    } catch (e) {
+      return new Status(Code.Error, [`updating ${obj.kind} "${obj.metadata.name}": ${(e as Error).message}`]);
+    }
   }
 
   private async bindThroughApi(pod: Pod, nodeName: string): Promise<MaybeStatus> {

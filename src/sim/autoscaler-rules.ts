@@ -71,6 +71,62 @@ function isLongTerminating(p: Pod, nowMs: number): boolean {
   return nowMs > Date.parse(ts) + grace + LONG_TERMINATING_EXTRA_MS;
 }
 
+const pct = (x: number) => `${Math.round(x * 1000) / 10}%`;
+
+/** What the scale-down eligibility check reads from the autoscaler's options. */
+export interface EligibilityOptions {
+  /** --scale-down-utilization-threshold (0.5) */
+  threshold: number;
+  /** --ignore-daemonsets-utilization (false) */
+  ignoreDaemonSetsUtilization?: boolean;
+  /** --scale-down-unready-enabled: unready nodes may go, whatever their utilization */
+  scaleDownUnready?: boolean;
+}
+
+export type Eligibility =
+  | { removable: false; reason: string }
+  | { removable: true; utilization?: Utilization; why: string };
+
+/**
+ * eligibility.go FilterOutUnremovable for one node, before any pod is simulated elsewhere: a node
+ * the autoscaler is already deleting (ToBeDeletedByClusterAutoscaler taint), one annotated
+ * `cluster-autoscaler.kubernetes.io/scale-down-disabled: "true"`, an unready one (unless unready
+ * scale-down is on, which skips the utilization check) and one whose utilization is not below the
+ * threshold stay.
+ */
+export function checkEligibility(
+  node: Node,
+  pods: readonly Pod[],
+  nowMs: number,
+  o: EligibilityOptions,
+): Eligibility {
+  if (node.spec?.taints?.some((t) => t.key === 'ToBeDeletedByClusterAutoscaler'))
+    return { removable: false, reason: 'already being deleted (ToBeDeletedByClusterAutoscaler)' };
+  if (node.metadata.annotations?.['cluster-autoscaler.kubernetes.io/scale-down-disabled'] === 'true')
+    return { removable: false, reason: 'scale-down disabled by annotation' };
+  const ready = node.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
+  if (!ready)
+    return o.scaleDownUnready
+      ? { removable: true, why: 'unready' }
+      : { removable: false, reason: 'not ready' };
+  let u: Utilization;
+  try {
+    u = nodeUtilization(node, pods, nowMs, { skipDaemonSetPods: o.ignoreDaemonSetsUtilization });
+  } catch (e) {
+    return { removable: false, reason: (e as Error).message };
+  }
+  if (u.utilization >= o.threshold)
+    return {
+      removable: false,
+      reason: `utilization ${pct(u.utilization)} (${u.resource}) is not below the threshold ${pct(o.threshold)}`,
+    };
+  return {
+    removable: true,
+    utilization: u,
+    why: `utilization ${pct(u.utilization)} (${u.resource}) < ${pct(o.threshold)}`,
+  };
+}
+
 /** One way to scale up (expander.Option): a node group, how many nodes, the pods they would take. */
 export interface ExpansionOption {
   group: string;

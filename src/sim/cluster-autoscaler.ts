@@ -46,11 +46,11 @@ import { LIMITS } from '../util/limits.js';
 import type { ServerClient } from './api-adapter.js';
 import {
   balanceScaleUp,
+  checkEligibility,
   chooseOption,
   EXPANDERS,
   type ExpanderName,
   type ExpansionOption,
-  nodeUtilization,
 } from './autoscaler-rules.js';
 import { parseDuration, ScenarioError } from './scenario.js';
 
@@ -81,6 +81,7 @@ export interface AutoscalerConfig {
   scaleDownDelayAfterAddMs: number;
   maxNodeProvisionTimeMs: number;
   balanceSimilarNodeGroups: boolean;
+  ignoreDaemonSetsUtilization: boolean;
   groups: NodeGroupSpec[];
 }
 
@@ -121,6 +122,7 @@ export function parseAutoscaler(raw: unknown, at: (p: string) => string): Autosc
     'scaleDownDelayAfterAdd',
     'maxNodeProvisionTime',
     'balanceSimilarNodeGroups',
+    'ignoreDaemonSetsUtilization',
     'nodeGroups',
   ];
   for (const k of Object.keys(raw))
@@ -167,6 +169,7 @@ export function parseAutoscaler(raw: unknown, at: (p: string) => string): Autosc
     scaleDownDelayAfterAddMs: dur('scaleDownDelayAfterAdd', 600_000),
     maxNodeProvisionTimeMs: dur('maxNodeProvisionTime', 900_000, 1000),
     balanceSimilarNodeGroups: bool('balanceSimilarNodeGroups', false),
+    ignoreDaemonSetsUtilization: bool('ignoreDaemonSetsUtilization', false),
     groups,
   };
 }
@@ -775,9 +778,8 @@ export class ClusterAutoscaler {
     const unneeded: { node: string; pods: Pod[] }[] = [];
     for (const n of nodes.sort((a, b) => (a.metadata.name! < b.metadata.name! ? -1 : 1))) {
       const name = n.metadata.name!;
-      const ready = n.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True';
       const hinted = [...moved.values()].filter((p) => p.spec.nodeName === name);
-      const verdict = this.eligible(n, ready, [...(podsOn.get(name) ?? []), ...hinted], removed, [
+      const verdict = this.eligible(n, [...(podsOn.get(name) ?? []), ...hinted], removed, [
         ...moved.values(),
       ]);
       if (typeof verdict === 'string') {
@@ -829,24 +831,16 @@ export class ClusterAutoscaler {
    */
   private eligible(
     n: Node,
-    ready: boolean,
     pods: Pod[],
     removed: ReadonlySet<string>,
     moved: Pod[],
   ): string | { why: string; pods: Pod[]; moved: Pod[] } {
     const name = n.metadata.name!;
-    if (!ready) return 'not ready';
-    if (n.metadata.annotations?.['cluster-autoscaler.kubernetes.io/scale-down-disabled'] === 'true')
-      return 'scale-down disabled by annotation';
-    let u;
-    try {
-      u = nodeUtilization(n, pods, this.now);
-    } catch (e) {
-      return (e as Error).message;
-    }
-    const pct = (x: number) => `${Math.round(x * 1000) / 10}%`;
-    if (u.utilization >= this.config.scaleDownUtilizationThreshold)
-      return `utilization ${pct(u.utilization)} (${u.resource}) is not below the threshold ${pct(this.config.scaleDownUtilizationThreshold)}`;
+    const e = checkEligibility(n, pods, this.now, {
+      threshold: this.config.scaleDownUtilizationThreshold,
+      ignoreDaemonSetsUtilization: this.config.ignoreDaemonSetsUtilization,
+    });
+    if (!e.removable) return e.reason;
     const toMove = pods.filter(
       (p) =>
         !p.metadata.deletionTimestamp &&
@@ -897,7 +891,7 @@ export class ClusterAutoscaler {
     }
     const where = landed.map((p) => `${podKey(p)} → ${p.spec.nodeName}`).join(', ');
     return {
-      why: `utilization ${pct(u.utilization)} (${u.resource}) < ${pct(this.config.scaleDownUtilizationThreshold)}${toMove.length ? `; pods can move: ${where}` : '; empty'}`,
+      why: `${e.why}${toMove.length ? `; pods can move: ${where}` : '; empty'}`,
       pods: toMove,
       moved: landed,
     };

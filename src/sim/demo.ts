@@ -4,6 +4,7 @@
  * a scale-up, a rolling update, a single node failure (evicted only after 40 s + 300 s), a zone
  * outage (NoExecute tainting rate-limited per zone), and the zone's recovery.
  */
+import { defaultControllerWorkers } from './scenario-knobs.js';
 import type { Deployment, KubeObject, Service } from '../api/types.js';
 import { LimitError, LIMITS } from '../util/limits.js';
 import { type Scenario, type TimelineEntry, describeAction, type Action } from './scenario.js';
@@ -158,6 +159,7 @@ export function demoScenario(o: DemoOptions = {}): Scenario {
       latencies: {},
       plugins: [],
       clientRateLimits: true,
+      controllers: defaultControllerWorkers(),
     },
     source: 'demo',
   };

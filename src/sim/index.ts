@@ -25,6 +25,7 @@ export {
   nodeUtilization,
   chooseOption,
   balanceScaleUp,
+  checkEligibility,
   type ExpanderName,
   type ExpansionOption,
 } from './autoscaler-rules.js';

@@ -23,8 +23,12 @@
  *   Succeeded (exit code 0, reason Completed). Duration and probability come from the first
  *   {@link RunRule} whose labels the pod carries (the scenario's `runs:`), else {@link DEFAULT_RUN}.
  *
+ * - Node-pressure eviction (when the scenario gives `usage:` or settings.kubelet): the eviction
+ *   manager (eviction-manager.ts) posts MemoryPressure/DiskPressure/PIDPressure and evicts pods;
+ *   an evicted pod's containers stop and it stays in the API with phase Failed, reason Evicted.
+ *
  * Simplified: restartPolicy Always containers never crash or restart; probes succeed on their first
- * try; no resource-pressure conditions or evictions by the kubelet itself.
+ * try.
  */
 import type { Lease, Node, NodeCondition, Pod, PodCondition } from '../api/types.js';
 import { type ApiClient, isConflict, isNotFound, keyOf } from '../client/api.js';
@@ -34,6 +38,10 @@ import type { Clock, TimerHandle } from '../util/clock.js';
 import type { Rng } from '../util/rng.js';
 import { rfc3339, rfc3339Micro } from '../api/time.js';
 import { isPodReady } from '../controllers/pod-util.js';
+import type { EventRecorder } from '../client/events.js';
+import type { PressureCondition, Threshold } from './eviction.js';
+import { EvictionManager } from './eviction-manager.js';
+import type { KubeletEvictionSettings, UsageRule } from './scenario-knobs.js';
 
 /** a seeded log-normal latency: median ms and sigma of the underlying normal */
 export interface Latency {
@@ -90,6 +98,13 @@ export interface KubeletOptions {
   leaseRenewIntervalMs?: number;
   /** default 5 min */
   nodeStatusReportMs?: number;
+  /** node-pressure eviction: the kubelet settings, the usage rules, and an event recorder */
+  eviction?: {
+    settings: KubeletEvictionSettings;
+    thresholds: Threshold[];
+    usage: UsageRule[];
+    recorder: EventRecorder;
+  };
 }
 
 export const NODE_LEASE_NAMESPACE = 'kube-node-lease';
@@ -106,6 +121,8 @@ interface NodeState {
   nextIp: number;
   /** a status write is in flight */
   posting?: boolean;
+  /** pressure conditions the eviction manager reports True */
+  pressure?: PressureCondition[];
 }
 
 interface PodState {
@@ -119,6 +136,8 @@ interface PodState {
   restarts?: number;
   /** a run-to-completion pod exited: phase Succeeded or Failed */
   finished?: boolean;
+  /** virtual time the containers started */
+  startedAt?: number;
 }
 
 export class KubeletFleet {
@@ -138,6 +157,8 @@ export class KubeletFleet {
     podsStarted: 0,
     podsTerminated: 0,
   };
+  /** node-pressure eviction, when the scenario turns it on */
+  readonly evictionManager?: EvictionManager;
 
   constructor(private readonly opts: KubeletOptions) {
     this.lat = { ...DEFAULT_LATENCIES, ...(opts.latencies ?? {}) };
@@ -153,6 +174,83 @@ export class KubeletFleet {
       onUpdate: (_o, p) => this.onPod(p),
       onDelete: (p) => this.dropPod(keyOf(p)),
     });
+    const ev = opts.eviction;
+    if (ev) {
+      this.evictionManager = new EvictionManager(
+        {
+          clock: opts.clock,
+          rng: this.rng.fork('eviction'),
+          nodes: () =>
+            [...this.nodes.values()]
+              .filter((n) => n.alive)
+              .map((n) => this.nodeInformer.get(undefined, n.name))
+              .filter((n): n is Node => !!n),
+          pods: (node) =>
+            [...this.pods.values()]
+              .filter((p) => p.node === node && p.started && !p.terminating && !p.finished)
+              .map((p) => ({ pod: this.podInformer.getByKey(p.key), startedAt: p.startedAt ?? 0 }))
+              .filter((x): x is { pod: Pod; startedAt: number } => !!x.pod),
+          evict: (pod, message) => this.evictPod(pod, message),
+          setPressure: (node, conditions) => {
+            const n = this.nodes.get(node);
+            if (!n) return;
+            n.pressure = conditions;
+            if (!n.posting) this.postStatus(n);
+          },
+          event: (obj, type, reason, message) => ev.recorder.event(obj, type, reason, message),
+        },
+        ev.settings,
+        ev.thresholds,
+        ev.usage,
+      );
+      this.evictionManager.start();
+    }
+  }
+
+  /**
+   * The eviction manager's kill: the containers stop and the pod is posted Failed, reason Evicted,
+   * with a DisruptionTarget condition (upstream: killPodFunc + the pod status the manager sets).
+   */
+  private evictPod(pod: Pod, message: string): void {
+    const st = this.pods.get(keyOf(pod));
+    if (!st || st.finished) return;
+    for (const t of st.timers) this.clock.clearTimer(t);
+    st.timers = [];
+    st.finished = true;
+    const now = rfc3339(this.clock.now());
+    const conditions = [
+      ...(pod.status?.conditions ?? [])
+        .filter((c) => c.type !== 'DisruptionTarget')
+        .map((c) =>
+          c.type === 'Ready' || c.type === 'ContainersReady'
+            ? { ...c, status: 'False' as const, lastTransitionTime: now }
+            : c,
+        ),
+      {
+        type: 'DisruptionTarget',
+        status: 'True' as const,
+        reason: 'TerminationByKubelet',
+        message,
+        lastTransitionTime: now,
+      },
+    ];
+    const startedAt = pod.status?.startTime ?? now;
+    void this.postPodStatus(
+      st,
+      {
+        ...pod,
+        status: {
+          ...(pod.status ?? {}),
+          phase: 'Failed',
+          reason: 'Evicted',
+          message,
+          conditions,
+          containerStatuses: terminatedStatuses(pod, st, 137, 'ContainerStatusUnknown', startedAt, now),
+        },
+      },
+      0,
+      async () => this.evictPod(pod, message),
+    );
   }
 
   private get clock(): Clock {
@@ -296,15 +394,28 @@ export class KubeletFleet {
         lastTransitionTime: p?.status === status ? (p.lastTransitionTime ?? now) : now,
       };
     };
+    const p = (c: PressureCondition) => n.pressure?.includes(c) ?? false;
+    // upstream: pkg/kubelet/nodestatus setters MemoryPressureCondition, DiskPressureCondition, PIDPressureCondition
     const conditions = [
-      cond(
-        'MemoryPressure',
-        'False',
-        'KubeletHasSufficientMemory',
-        'kubelet has sufficient memory available',
-      ),
-      cond('DiskPressure', 'False', 'KubeletHasNoDiskPressure', 'kubelet has no disk pressure'),
-      cond('PIDPressure', 'False', 'KubeletHasSufficientPID', 'kubelet has sufficient PID available'),
+      p('MemoryPressure')
+        ? cond(
+            'MemoryPressure',
+            'True',
+            'KubeletHasInsufficientMemory',
+            'kubelet has insufficient memory available',
+          )
+        : cond(
+            'MemoryPressure',
+            'False',
+            'KubeletHasSufficientMemory',
+            'kubelet has sufficient memory available',
+          ),
+      p('DiskPressure')
+        ? cond('DiskPressure', 'True', 'KubeletHasDiskPressure', 'kubelet has disk pressure')
+        : cond('DiskPressure', 'False', 'KubeletHasNoDiskPressure', 'kubelet has no disk pressure'),
+      p('PIDPressure')
+        ? cond('PIDPressure', 'True', 'KubeletHasInsufficientPID', 'kubelet has insufficient PID available')
+        : cond('PIDPressure', 'False', 'KubeletHasSufficientPID', 'kubelet has sufficient PID available'),
       cond('Ready', 'True', 'KubeletReady', 'kubelet is posting ready status'),
     ];
     const images = [...n.images.keys()].map((name) => ({ names: [name], sizeBytes: 100_000_000 }));
@@ -350,6 +461,7 @@ export class KubeletFleet {
     this.pods.set(key, st);
     if (!restart && phase === 'Running' && (pod.status?.podIP || isPodReady(pod))) {
       st.started = true;
+      st.startedAt = this.clock.now();
       st.ip = pod.status?.podIP;
       return;
     } // already running (snapshot)
@@ -402,6 +514,7 @@ export class KubeletFleet {
 
   private markRunning(st: PodState, pod: Pod): void {
     st.started = true;
+    st.startedAt = this.clock.now();
     this.stats.podsStarted++;
     const probe = pod.spec.containers.find((c) => c.readinessProbe)?.readinessProbe;
     const readyNow = !probe;
@@ -458,22 +571,7 @@ export class KubeletFleet {
       ...(cur.status ?? {}),
       phase,
       conditions,
-      containerStatuses: cur.spec.containers.map((c) => ({
-        name: c.name,
-        image: c.image ?? '',
-        imageID: '',
-        ready: false,
-        started: false,
-        restartCount: st.restarts ?? 0,
-        state: {
-          terminated: {
-            exitCode: ok ? 0 : 1,
-            reason: ok ? 'Completed' : 'Error',
-            startedAt,
-            finishedAt: now,
-          },
-        },
-      })),
+      containerStatuses: terminatedStatuses(cur, st, ok ? 0 : 1, ok ? 'Completed' : 'Error', startedAt, now),
     };
     await this.postPodStatus(st, { ...cur, status }, attempt, () =>
       this.writeFinished(st, phase, attempt + 1),
@@ -563,4 +661,24 @@ export class KubeletFleet {
     for (const t of st.timers) this.clock.clearTimer(t);
     this.pods.delete(key);
   }
+}
+
+/** Every container of the pod terminated (exit code, reason), as the kubelet reports an exited pod. */
+function terminatedStatuses(
+  pod: Pod,
+  st: { restarts?: number },
+  exitCode: number,
+  reason: string,
+  startedAt: string,
+  finishedAt: string,
+) {
+  return pod.spec.containers.map((c) => ({
+    name: c.name,
+    image: c.image ?? '',
+    imageID: '',
+    ready: false,
+    started: false,
+    restartCount: st.restarts ?? 0,
+    state: { terminated: { exitCode, reason, startedAt, finishedAt } },
+  }));
 }

@@ -47,9 +47,14 @@ export function formatSummary(r: SimulationResult, opts: { wide?: boolean } = {}
           `${r.api.clientThrottled} / ${clockTime(r.api.clientThrottledWaitS)}`,
         ],
         ['peak in-flight mutating / read-only', `${r.api.peakMutatingInflight} / ${r.api.peakInflight}`],
+        ['API call latency p50 / p99', `${r.api.latencyP50Ms}ms / ${r.api.latencyP99Ms}ms`],
         [
           'nodes marked NotReady / NoExecute-tainted',
           `${r.nodeLifecycle.markedUnknown} / ${r.nodeLifecycle.noExecuteTainted}`,
+        ],
+        [
+          'pods evicted by kubelets (node pressure)',
+          `${r.kubeletEvictions.count}${r.kubeletEvictions.count ? ` (${[...new Set(r.kubeletEvictions.records.map((e) => e.signal))].join(', ')})` : ''}`,
         ],
         [
           'pods evicted (first at)',

@@ -23,13 +23,22 @@ import { dirname, resolve } from 'node:path';
 import { InvalidObjectsError, parseValidManifests } from '../api/manifest-check.js';
 import { prepareForCreate } from '../api/manifest.js';
 import { ManifestError, parseYamlDocuments, readInputTextSync } from '../api/manifest-read.js';
-import { parseQuantity } from '../api/quantity.js';
+import { bytes, parseQuantity } from '../api/quantity.js';
 import type { KubeObject, Node, Taint } from '../api/types.js';
 import { ConfigError, parseSchedulerConfig, type SchedulerConfig } from '../scheduler/config.js';
 import { checkCount, checkDurationMs, LIMITS, LimitError } from '../util/limits.js';
 import { generateCluster } from './cluster-gen.js';
 import type { RunRule } from './kubelet.js';
 import { type MetricCurve, parseMetricCurves } from './metric-curves.js';
+import {
+  type Knobs,
+  type KubeletEvictionSettings,
+  parseKnobs,
+  parseKubeletSettings,
+  parseUsage,
+  type UsageRule,
+} from './scenario-knobs.js';
+import { evictionThresholds } from './eviction-manager.js';
 import { type AutoscalerConfig, initialGroupNodes, parseAutoscaler } from './cluster-autoscaler.js';
 
 export class ScenarioError extends Error {
@@ -100,6 +109,15 @@ export interface Settings {
    * added to every profile like `--plugin`; loaded contained by {@link loadScenarioPlugins}
    */
   plugins: string[];
+  /** settings.controllers: each controller's worker count (scenario-knobs.ts, v1.34 defaults) */
+  controllers: Knobs['controllers'];
+  /** settings.apiLatency: the ApiServer's request latency model (api/request-latency.ts) */
+  apiLatency?: Knobs['apiLatency'];
+  /**
+   * settings.kubelet: the kubelet's eviction manager (eviction-manager.ts); set when the scenario
+   * gives settings.kubelet or `usage:` rules, else node-pressure eviction is off
+   */
+  kubelet?: KubeletEvictionSettings;
 }
 
 export interface Scenario {
@@ -120,6 +138,8 @@ export interface Scenario {
   runs?: RunRule[];
   /** metric curves the HorizontalPodAutoscaler reads (docs/controllers-batch.md) */
   metrics?: MetricCurve[];
+  /** what pods use, as the kubelet's eviction manager observes it (scenario-knobs.ts) */
+  usage?: UsageRule[];
   /** the cluster-autoscaler model and its node groups (cluster-autoscaler.ts) */
   autoscaler?: AutoscalerConfig;
 }
@@ -236,6 +256,7 @@ export function parseScenario(text: string, source: string, baseDir: string): Sc
     'settings',
     'runs',
     'metrics',
+    'usage',
     'autoscaler',
   ]);
   for (const k of Object.keys(root))
@@ -427,6 +448,9 @@ export function parseScenario(text: string, source: string, baseDir: string): Sc
     'schedulerConfig',
     'plugins',
     'clientRateLimits',
+    'controllers',
+    'apiLatency',
+    'kubelet',
   ]);
   for (const k of Object.keys(s))
     if (!knownS.has(k))
@@ -499,7 +523,37 @@ export function parseScenario(text: string, source: string, baseDir: string): Sc
     plugins: pluginSettings(s.plugins, baseDir, at),
     clientRateLimits:
       s.clientRateLimits === undefined ? true : bool(s.clientRateLimits, at('settings.clientRateLimits')),
+    ...parseKnobs(
+      s,
+      (p, m) => {
+        throw new ScenarioError(`${at(p)}: ${m}`);
+      },
+      (v, p) => parseDuration(v, at(p)),
+      LIMITS.controllerWorkers,
+    ),
   };
+  const knobFail = (p: string, m: string): never => {
+    throw new ScenarioError(`${at(p)}: ${m}`);
+  };
+  const knobQuantity = (v: unknown, p: string): number => {
+    try {
+      const q = bytes(String(v));
+      if (q < 0) throw new Error('must not be negative');
+      return q;
+    } catch (e) {
+      throw new ScenarioError(`${at(p)}: ${(e as Error).message}`);
+    }
+  };
+  const usage = parseUsage(root.usage, knobFail, knobQuantity);
+  if (s.kubelet !== undefined || usage.length)
+    settings.kubelet = parseKubeletSettings(
+      s.kubelet ?? {},
+      knobFail,
+      (v, p) => parseDuration(v, at(p)),
+      knobQuantity,
+    );
+  if (settings.kubelet)
+    evictionThresholds(settings.kubelet, (v, p) => parseDuration(v, at(`settings.kubelet ${p}`)), knobFail);
   if (scheduler === 'standin' && (settings.schedulerConfig || settings.plugins.length))
     throw new ScenarioError(
       `${at(settings.schedulerConfig ? 'settings.schedulerConfig' : 'settings.plugins')}: needs settings.scheduler: real (the stand-in has fixed plugins)`,
@@ -537,6 +591,7 @@ export function parseScenario(text: string, source: string, baseDir: string): Sc
     source,
     runs,
     metrics,
+    usage,
     autoscaler: parseAutoscaler(root.autoscaler, at),
   };
   checkReferences(scenario, fileIndex, at);

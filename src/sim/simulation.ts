@@ -17,6 +17,8 @@ import { DaemonSetController } from '../controllers/daemonset.js';
 import { DeploymentController, rollbackDeployment } from '../controllers/deployment.js';
 import { GarbageCollector } from '../controllers/garbagecollector.js';
 import { StatefulSetController } from '../controllers/statefulset.js';
+import { PersistentVolumeController } from '../controllers/pv-controller.js';
+import { AttachDetachController } from '../controllers/attach-detach.js';
 import { EndpointSliceController } from '../controllers/endpointslice.js';
 import { CronJobController } from '../controllers/cronjob.js';
 import { DisruptionController } from '../controllers/disruption.js';
@@ -34,6 +36,7 @@ import {
   type AdapterOptions,
   CLIENT_RATE_LIMITS,
   type ClientRateLimit,
+  LatencyHistogram,
   ServerClient,
 } from './api-adapter.js';
 import { type DrainRecord, drainNode } from './drain.js';
@@ -42,7 +45,9 @@ import { CurveMetrics } from './metric-curves.js';
 import { ownersFirst, rewriteOwnerUids } from './owner-order.js';
 import { SimLoop } from './loop.js';
 import { Observer, percentile, type Series } from './metrics.js';
-import { type Action, type Scenario, nodesFromPools } from './scenario.js';
+import { type Action, type Scenario, nodesFromPools, parseDuration } from './scenario.js';
+import { evictionThresholds } from './eviction-manager.js';
+import type { ControllerName } from './scenario-knobs.js';
 import { type SchedulerComponent, StandInScheduler } from './standin-scheduler.js';
 import { createScheduler } from './scheduler-bridge.js';
 import {
@@ -95,11 +100,19 @@ export interface SimulationResult {
     clientThrottledWaitS: number;
     peakMutatingInflight: number;
     peakInflight: number;
+    /** successful calls as their callers saw them (service time, 429 waits, retries), ms */
+    latencyP50Ms: number;
+    latencyP99Ms: number;
   };
   evictions: {
     count: number;
     firstAtS: number | null;
     records: { atS: number; pod: string; node: string }[];
+  };
+  /** node-pressure evictions by the kubelets (settings.kubelet / usage:), in order */
+  kubeletEvictions: {
+    count: number;
+    records: { atS: number; pod: string; node: string; signal: string; qosClass: string }[];
   };
   nodeLifecycle: { markedUnknown: number; noExecuteTainted: number; podsMarkedNotReady: number };
   /** pods the scheduler's DefaultPreemption made room for (victims evicted, node nominated) */
@@ -173,6 +186,8 @@ interface ControllerManager {
   hpa: HorizontalController;
   gc: GarbageCollector;
   sts: StatefulSetController;
+  pv: PersistentVolumeController;
+  attach: AttachDetachController;
 }
 
 export class Simulation {
@@ -257,8 +272,12 @@ export class Simulation {
       informers,
       recorder: new ApiEventRecorder(api, this.loop.clock, component),
       rng: this.rng.fork(component),
-      workers: 5,
     };
+  }
+
+  /** a controller's dependencies with its worker count (settings.controllers, v1.34 defaults) */
+  private workers<D>(deps: D, controller: ControllerName): D & { workers: number } {
+    return { ...deps, workers: this.scenario.settings.controllers[controller] };
   }
 
   /** create the cluster and workloads, start every component */
@@ -312,6 +331,18 @@ export class Simulation {
       rng: this.rng.fork('kubelet'),
       latencies: sc.settings.latencies,
       runs: sc.runs,
+      eviction: sc.settings.kubelet && {
+        settings: sc.settings.kubelet,
+        thresholds: evictionThresholds(
+          sc.settings.kubelet,
+          (v, w) => parseDuration(v, w),
+          (p, m) => {
+            throw new Error(`${sc.source}: ${p}: ${m}`);
+          },
+        ),
+        usage: sc.usage ?? [],
+        recorder: new ApiEventRecorder(this.clients.kubelet, clock, 'kubelet'),
+      },
     });
 
     await Promise.all([obsInf.start(), kInf.start()]);
@@ -371,6 +402,8 @@ export class Simulation {
       'workloads',
     );
     if (sc.autoscaler) await this.startAutoscaler(sc.autoscaler);
+    // requests take virtual time from here on (the clock runs from now)
+    this.server.setLatency(sc.settings.apiLatency);
     this.scheduleTimeline();
     this.scheduleCompaction();
     // client-side rate limits apply to the run, not to the set-up (docs/sim.md)
@@ -407,14 +440,17 @@ export class Simulation {
     const cm: ControllerManager = {
       informers,
       rs: new ReplicaSetController({
-        ...ctl('replicaset-controller'),
+        ...this.workers(ctl('replicaset'), 'replicaset'),
         recorder: new ApiEventRecorder(api, clock, 'replicaset-controller'),
       }),
       deploy: new DeploymentController({
-        ...ctl('deployment-controller'),
+        ...this.workers(ctl('deployment'), 'deployment'),
         recorder: new ApiEventRecorder(api, clock, 'deployment-controller'),
       }),
-      eps: new EndpointSliceController(ctl('endpointslice-controller'), ENDPOINTSLICE_BATCH_MS),
+      eps: new EndpointSliceController(
+        this.workers(ctl('endpointslice'), 'endpointslice'),
+        ENDPOINTSLICE_BATCH_MS,
+      ),
       nlc: new NodeLifecycleController(
         { ...ctl('node-controller'), recorder: new ApiEventRecorder(api, clock, 'node-controller') },
         {
@@ -427,35 +463,40 @@ export class Simulation {
         recorder: new ApiEventRecorder(api, clock, 'taint-eviction-controller'),
       }),
       ds: new DaemonSetController({
-        ...ctl('daemonset-controller'),
+        ...this.workers(ctl('daemonset'), 'daemonset'),
         recorder: new ApiEventRecorder(api, clock, 'daemonset-controller'),
       }),
-      podgc: new PodGCController(ctl('pod-garbage-collector')),
+      podgc: new PodGCController(ctl('podgc')),
       job: new JobController({
-        ...ctl('job-controller'),
+        ...this.workers(ctl('job'), 'job'),
         recorder: new ApiEventRecorder(api, clock, 'job-controller'),
       }),
-      ttl: new TtlAfterFinishedController(ctl('ttl-after-finished-controller')),
+      ttl: new TtlAfterFinishedController(this.workers(ctl('ttlafterfinished'), 'ttlafterfinished')),
       disruption: new DisruptionController({
-        ...ctl('disruption-controller'),
+        ...this.workers(ctl('disruption'), 'disruption'),
         recorder: new ApiEventRecorder(api, clock, 'controllermanager'),
       }),
       cronjob: new CronJobController({
-        ...ctl('cronjob-controller'),
+        ...this.workers(ctl('cronjob'), 'cronjob'),
         recorder: new ApiEventRecorder(api, clock, 'cronjob-controller'),
       }),
       hpa: new HorizontalController(
         {
-          ...ctl('horizontal-pod-autoscaler'),
+          ...this.workers(ctl('horizontalpodautoscaling'), 'horizontalpodautoscaling'),
           recorder: new ApiEventRecorder(api, clock, 'horizontal-pod-autoscaler'),
         },
         new CurveMetrics(sc.metrics ?? [], clock, this.loop.startMs),
       ),
-      gc: new GarbageCollector(ctl('generic-garbage-collector'), this.outsideOwners),
+      gc: new GarbageCollector(this.workers(ctl('garbagecollector'), 'garbagecollector'), this.outsideOwners),
       sts: new StatefulSetController({
-        ...ctl('statefulset-controller'),
+        ...this.workers(ctl('statefulset'), 'statefulset'),
         recorder: new ApiEventRecorder(api, clock, 'statefulset-controller'),
       }),
+      pv: new PersistentVolumeController({
+        ...ctl('persistentvolume-binder'),
+        recorder: new ApiEventRecorder(api, clock, 'persistentvolume-controller'),
+      }),
+      attach: new AttachDetachController(ctl('attachdetach')),
     };
     this.cms.push(cm);
     await informers.start();
@@ -473,6 +514,8 @@ export class Simulation {
     cm.hpa.run();
     cm.gc.run();
     cm.sts.run();
+    cm.pv.run();
+    cm.attach.run();
     return cm;
   }
 
@@ -804,6 +847,7 @@ export class Simulation {
 
   /** stop every component (informers, controllers, schedulers, elections) */
   async shutdown(): Promise<void> {
+    this.kubelet.evictionManager?.stop();
     for (const e of this.electors) e.elector.stop();
     for (const s of this.schedulers) s.stop();
     this.autoscaler?.stop();
@@ -840,6 +884,7 @@ export class Simulation {
       } else if (p.status?.phase === 'Running') runningAtEnd++;
     }
     const fc = this.server.stats();
+    const latency = new LatencyHistogram();
     let requests = 0,
       tmr = 0,
       retries = 0,
@@ -853,6 +898,7 @@ export class Simulation {
       tmr += c.stats.tooManyRequests;
       retries += c.stats.retries;
       failedAfter += c.stats.failedAfterRetries;
+      latency.addAll(c.stats.latency);
     }
     const ev: EvictionRecord[] = this.cms.flatMap((cm) => cm.taint.evictions).sort((a, b) => a.atMs - b.atMs);
     const nlc = (k: 'markedUnknown' | 'noExecuteTainted' | 'podsMarkedNotReady') =>
@@ -911,6 +957,8 @@ export class Simulation {
         clientThrottledWaitS: Math.round(waitMs) / 1000,
         peakMutatingInflight: fc.peakInflightMutating,
         peakInflight: fc.peakInflight,
+        latencyP50Ms: Math.round(latency.percentile(50) * 100) / 100,
+        latencyP99Ms: Math.round(latency.percentile(99) * 100) / 100,
       },
       evictions: {
         count: ev.length,
@@ -918,6 +966,16 @@ export class Simulation {
         records: ev.map((e) => ({ atS: (e.atMs - this.loop.startMs) / 1000, pod: e.pod, node: e.node })),
       },
       preemptions: this.schedulers.reduce((n, x) => n + (x.stats.preemptions ?? 0), 0),
+      kubeletEvictions: {
+        count: this.kubelet.evictionManager?.records.length ?? 0,
+        records: (this.kubelet.evictionManager?.records ?? []).map((e) => ({
+          atS: (e.atMs - this.loop.startMs) / 1000,
+          pod: e.pod,
+          node: e.node,
+          signal: e.signal,
+          qosClass: e.qosClass,
+        })),
+      },
       nodeLifecycle: {
         markedUnknown: nlc('markedUnknown'),
         noExecuteTainted: nlc('noExecuteTainted'),
@@ -982,6 +1040,8 @@ function controllersOf(cm: ControllerManager): { stop(): Promise<void> }[] {
     cm.hpa,
     cm.gc,
     cm.sts,
+    cm.pv,
+    cm.attach,
   ];
 }
 

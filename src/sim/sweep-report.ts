@@ -15,7 +15,7 @@ const TABLE_METRICS: SweepMetricName[] = [
   'startupP99S',
   'apiRequests',
   'tooManyRequests',
-  'peakMutatingInflight',
+  'apiLatencyP99Ms',
 ];
 
 const HEADERS: Record<SweepMetricName, string> = {
@@ -30,27 +30,35 @@ const HEADERS: Record<SweepMetricName, string> = {
   failedAfterRetries: 'FAILED AFTER RETRIES',
   peakMutatingInflight: 'PEAK MUTATING',
   peakInflight: 'PEAK READ-ONLY',
+  apiLatencyP50Ms: 'API P50',
+  apiLatencyP99Ms: 'API P99',
   evictions: 'EVICTIONS',
+  firstEvictionS: 'FIRST EVICTION',
+  kubeletEvictions: 'KUBELET EVICTIONS',
 };
 
 function num(v: number, unit: string): string {
   const r = Math.abs(v) >= 100 || Number.isInteger(v) ? Math.round(v) : Math.round(v * 100) / 100;
-  return unit === 's' ? `${r}s` : String(r);
+  return unit === 's' || unit === 'ms' ? `${r}${unit}` : String(r);
 }
 
 /** "12.5s ±0.4" (mean ± sd over the seeds), "-" with no value, "12s ±0 (2/3)" when some runs had none */
 export function formatSpread(s: MetricSpread, unit: string, runs: number): string {
   if (s.mean === null) return '-';
   let t = num(s.mean, unit);
-  if (runs > 1) t += ` ±${num(s.sd ?? 0, unit === 's' ? '' : unit)}`;
+  if (runs > 1) t += ` ±${num(s.sd ?? 0, '')}`;
   if (s.n < runs) t += ` (${s.n}/${runs})`;
   return t;
 }
 
-export function formatSweepTable(r: SweepResult, opts: { wide?: boolean } = {}): string {
-  const metrics = (Object.keys(SWEEP_METRICS) as SweepMetricName[]).filter(
-    (m) => opts.wide || TABLE_METRICS.includes(m),
-  );
+/** The table's metric columns: `metrics` when given, every one for wide, else the usual few. */
+export function formatSweepTable(
+  r: SweepResult,
+  opts: { wide?: boolean; metrics?: SweepMetricName[] } = {},
+): string {
+  const metrics =
+    opts.metrics ??
+    (Object.keys(SWEEP_METRICS) as SweepMetricName[]).filter((m) => opts.wide || TABLE_METRICS.includes(m));
   const runs = r.seeds.length;
   const head = `Sweep of ${r.scenario}: ${r.points.length} point(s) × ${runs} seed(s)${
     r.shard ? `, shard ${r.shard.index}/${r.shard.count} (${r.runs.length} of ${r.totalRuns} runs)` : ''

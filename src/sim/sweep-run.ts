@@ -13,6 +13,8 @@
  *   kubelet.<field>                   settings.kubelet.<field>
  *   nodeLifecycle.<field>             settings.<field>               (nodeMonitorGracePeriod, evictionRate)
  *   duration                          duration
+ *
+ * A number in a path indexes a list: `workloads.0.manifest.spec.replicas`.
  */
 import { parse } from 'yaml';
 import { parseScenario } from './scenario.js';
@@ -52,7 +54,14 @@ export const SWEEP_METRICS = {
   failedAfterRetries: { unit: 'requests', help: '429s that exhausted client-go’s 10 retries' },
   peakMutatingInflight: { unit: 'requests', help: 'peak mutating requests in flight' },
   peakInflight: { unit: 'requests', help: 'peak read-only requests in flight' },
+  apiLatencyP50Ms: {
+    unit: 'ms',
+    help: 'API call latency p50 as callers saw it (service time, 429 waits, retries)',
+  },
+  apiLatencyP99Ms: { unit: 'ms', help: 'API call latency p99 as callers saw it' },
   evictions: { unit: 'pods', help: 'pods evicted by the taint-eviction controller (NoExecute)' },
+  firstEvictionS: { unit: 's', help: 'time of the first NoExecute eviction (null: none)' },
+  kubeletEvictions: { unit: 'pods', help: 'pods evicted by the kubelets under node pressure' },
 } as const;
 
 export type SweepMetricName = keyof typeof SWEEP_METRICS;
@@ -79,8 +88,8 @@ export function applyValues(doc: unknown, values: Record<string, unknown>): unkn
     for (const k of keys.slice(0, -1)) {
       const next = o[k];
       if (next === undefined || next === null) o[k] = {};
-      else if (typeof next !== 'object' || Array.isArray(next))
-        throw new Error(`${path}: "${k}" is not a mapping in the scenario`);
+      else if (typeof next !== 'object')
+        throw new Error(`${path}: "${k}" is not a mapping or a list in the scenario`);
       o = o[k] as Record<string, unknown>;
     }
     o[keys[keys.length - 1]!] = value;
@@ -115,6 +124,10 @@ export function sweepMetrics(r: SimulationResult): SweepMetrics {
     failedAfterRetries: r.api.failedAfterRetries,
     peakMutatingInflight: r.api.peakMutatingInflight,
     peakInflight: r.api.peakInflight,
+    apiLatencyP50Ms: r.api.latencyP50Ms,
+    apiLatencyP99Ms: r.api.latencyP99Ms,
     evictions: r.evictions.count,
+    firstEvictionS: r.evictions.firstAtS,
+    kubeletEvictions: r.kubeletEvictions.count,
   };
 }

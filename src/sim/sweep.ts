@@ -100,7 +100,7 @@ export function parseSet(spec: string): SweepParameter {
   if (eq <= 0 || eq === spec.length - 1)
     throw new SweepError(`--set ${spec}: expected PATH=V1,V2,… (e.g. apiserver.maxMutatingInflight=200,400)`);
   const path = spec.slice(0, eq).trim();
-  if (!/^[A-Za-z][\w-]*(\.[A-Za-z][\w-]*)*$/.test(path))
+  if (!/^[A-Za-z][\w-]*(\.([A-Za-z][\w-]*|\d+))*$/.test(path))
     throw new SweepError(
       `--set ${spec}: "${path}" is not a dotted path like controllers.deployment.concurrentSyncs`,
     );

@@ -37,6 +37,8 @@ export const LIMITS = {
   simRuns: 1000,
   /** worker threads (--threads) */
   threads: 256,
+  /** a controller's worker count (settings.controllers.*.concurrentSyncs) */
+  controllerWorkers: 10_000,
   /** runs of one sweep: grid points × seeds (`sweep --set … --seeds N`), and shards (--shards) */
   sweepRuns: 100_000,
   /** repeated partial syncs or churn steps in one proxy run (--repeat, --churn) */

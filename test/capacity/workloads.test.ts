@@ -136,6 +136,6 @@ describe.skipIf(!existsSync(cli))('kubesim plan on a snapshot with workloads', (
       '--replicas',
       '11',
     );
-    expect(min.stdout).toContain('add 1 node(s) like n2 for 11 replica(s) to fit');
+    expect(min.stdout).toContain('add 1 node(s) like n2 (a: 1) for 11 replica(s) to fit');
   });
 });

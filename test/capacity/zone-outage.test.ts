@@ -159,4 +159,34 @@ describe('zone outage: plan and simulate agree on a DoNotSchedule zone spread', 
     expect(p.shapes[0]!.fits).toBe(58);
     expect(p.shapes[0]!.stopReason).toMatch(/Insufficient cpu/);
   });
+
+  it('a sweep shows removal and outage side by side', async () => {
+    const { snapshot } = await run('  - { at: 30s, action: zoneOutage, zone: zone-c }', 26);
+    const r = await kubesimInProcess([
+      'plan',
+      '--cluster',
+      snapshot,
+      '--pod',
+      snapshot,
+      '--sweep',
+      '--threads',
+      '1',
+      '--what-if',
+      'lose-zone=zone-c',
+      'zone-outage=zone-c',
+      'zone-outage=zone-c@2m',
+      '--no-progress',
+      '-o',
+      'json',
+    ]);
+    expect(r.status).toBe(0);
+    const cases = JSON.parse(r.stdout) as { case: string; report: PlanJson }[];
+    // base: 6 nodes × 16 replicas of 250m, 6 running → 90, spread evenly
+    expect(cases.map((c) => [c.case, c.report.shapes[0]!.fits])).toEqual([
+      ['base', 90],
+      ['lose-zone=zone-c', 58],
+      ['zone-outage=zone-c', 0],
+      ['zone-outage=zone-c@2m', 2],
+    ]);
+  });
 });

@@ -2,6 +2,7 @@
 // the behaviours upstream's stateful_set_control_test.go checks (CreatesPods, ScalesUp, ScalesDown,
 // RecreatesFailedPod, rolling update with partition, OnDelete) and its utils' identity rules.
 import { describe, expect, it } from 'vitest';
+import type { PersistentVolume, PersistentVolumeClaim } from '../../src/api/storage-types.js';
 import type { Pod, StatefulSet } from '../../src/api/types.js';
 import { claimName, ordinalOf, podName } from '../../src/controllers/statefulset-util.js';
 import { parseScenario } from '../../src/sim/scenario.js';
@@ -15,6 +16,12 @@ cluster:
   pools:
     - { name: general, count: 3, cpu: "8", memory: 32Gi, zones: [zone-a] }
 workloads:
+  - manifest:
+      apiVersion: storage.k8s.io/v1
+      kind: StorageClass
+      metadata: { name: standard, annotations: { storageclass.kubernetes.io/is-default-class: "true" } }
+      provisioner: ebs.csi.aws.com
+      volumeBindingMode: WaitForFirstConsumer
   - manifest:
       apiVersion: apps/v1
       kind: StatefulSet
@@ -111,6 +118,20 @@ describe('StatefulSet controller in a simulation', () => {
         persistentVolumeClaim: { claimName: `data-${n}` },
       });
     }
+    // createPersistentVolumeClaims: one claim per ordinal, labelled with the selector, bound to a
+    // volume the PV controller provisioned in the zone of the node the scheduler chose
+    const claims = (await sim.server.list<PersistentVolumeClaim>('persistentvolumeclaims')).items;
+    expect(claims.map((c) => c.metadata.name).sort()).toEqual(['data-db-0', 'data-db-1', 'data-db-2']);
+    for (const c of claims) {
+      expect(c.metadata.labels).toEqual({ app: 'db' });
+      expect(c.spec.storageClassName).toBe('standard');
+      expect(c.status?.phase).toBe('Bound');
+      const v = await sim.server.get<PersistentVolume>('persistentvolumes', undefined, c.spec.volumeName!);
+      expect(v.spec.claimRef?.name).toBe(c.metadata.name);
+      expect(v.spec.nodeAffinity?.required?.nodeSelectorTerms).toEqual([
+        { matchExpressions: [{ key: 'topology.kubernetes.io/zone', operator: 'In', values: ['zone-a'] }] },
+      ]);
+    }
     let s = await set(sim);
     expect(s.status).toMatchObject({
       replicas: 3,
@@ -129,6 +150,8 @@ describe('StatefulSet controller in a simulation', () => {
     seen = await watchPods(sim, 120, (ps) => ps.length === 1);
     expect(seen.get('db-1')!.terminating!).toBeGreaterThanOrEqual(seen.get('db-2')!.gone!);
     expect((await live(sim)).map((p) => p.metadata.name)).toEqual(['db-0']);
+    // persistentVolumeClaimRetentionPolicy whenScaled: Retain (the default) keeps the claims
+    expect((await sim.server.list('persistentvolumeclaims')).items).toHaveLength(3);
 
     // ScalesUp to 4, then a new image with partition 2: only db-2 and db-3 move to the new revision
     await edit(sim, (x) => (x.spec.replicas = 4));
@@ -198,6 +221,41 @@ describe('StatefulSet controller in a simulation', () => {
     expect(images).toEqual({ 'db-0': 'example/db:2', 'db-1': 'example/db:1', 'db-2': 'example/db:1' });
     const s = await set(sim);
     expect(s.status).toMatchObject({ replicas: 3, updatedReplicas: 1, currentReplicas: 2 });
+    await sim.shutdown();
+  }, 60_000);
+
+  it('persistentVolumeClaimRetentionPolicy Delete: scale-down and set deletion take the claims, and the volumes are reclaimed', async () => {
+    const text = scenario('Parallel').replace(
+      '        volumeClaimTemplates:',
+      '        persistentVolumeClaimRetentionPolicy: { whenDeleted: Delete, whenScaled: Delete }\n        volumeClaimTemplates:',
+    );
+    const sim = new Simulation(parseScenario(text, 'sts.yaml', '.'));
+    await sim.setup();
+    await watchPods(sim, 60, (pods) => pods.filter(ready).length === 3);
+    const claims = async () =>
+      (await sim.server.list<PersistentVolumeClaim>('persistentvolumeclaims')).items
+        .map((c) => c.metadata.name)
+        .sort();
+    const volumes = async () => (await sim.server.list<PersistentVolume>('persistentvolumes')).items.length;
+    expect(await claims()).toEqual(['data-db-0', 'data-db-1', 'data-db-2']);
+    // whenDeleted: Delete — the set owns every claim
+    const owners = (await sim.server.list<PersistentVolumeClaim>('persistentvolumeclaims')).items.map((c) =>
+      c.metadata.ownerReferences?.map((o) => `${o.kind}/${o.name}`),
+    );
+    expect(owners).toEqual([['StatefulSet/db'], ['StatefulSet/db'], ['StatefulSet/db']]);
+    expect(await volumes()).toBe(3);
+    // whenScaled: Delete — scaling to 1 takes data-db-1 and data-db-2 with their pods; reclaimPolicy
+    // Delete (provisioned volumes) then removes their volumes
+    await edit(sim, (x) => (x.spec.replicas = 1));
+    await watchPods(sim, 120, (ps) => ps.length === 1);
+    await sim.loop.runFor(30_000);
+    expect(await claims()).toEqual(['data-db-0']);
+    expect(await volumes()).toBe(1);
+    // deleting the set takes the last claim and volume
+    await sim.server.delete('statefulsets', 'default', 'db');
+    await sim.loop.runFor(120_000);
+    expect(await claims()).toEqual([]);
+    expect(await volumes()).toBe(0);
     await sim.shutdown();
   }, 60_000);
 });

@@ -150,7 +150,7 @@ describe.skipIf(!ready && !requireIt)(
       const sweep = readFileSync(html('sweep'), 'utf8');
       for (const c of ['base', 'lose-zone=eu-west-1b', 'lose-zone=eu-west-1c']) expect(sweep).toContain(c);
       const min = readFileSync(html('min-nodes'), 'utf8');
-      expect(min).toContain('add 4 node(s) like b-2 for 40 replica(s) to fit');
+      expect(min).toContain('add 4 node(s) like b-2 (eu-west-1a: 2, eu-west-1c: 2) for 40 replica(s) to fit');
       expect(min).toContain('target 40');
       expect(min).toMatch(/aria-label="Replicas that fit by nodes added[^"]*"[\s\S]*?<circle /);
     });

@@ -49,7 +49,7 @@ describe('KubeSchedulerConfiguration', () => {
     expect(pts.bind.map((p) => p.name)).toEqual(['DefaultBinder']);
     const core = new SchedulerCore();
     const fwk = core.frameworks.get('default-scheduler')!;
-    // volume plugins are accepted but not modelled: they do not appear in the framework
+    // the volume plugins are modelled: they appear in the framework at upstream's places
     expect(fwk.plugins.filter.map((p) => p.name)).toEqual([
       'NodeUnschedulable',
       'NodeName',
@@ -57,6 +57,10 @@ describe('KubeSchedulerConfiguration', () => {
       'NodeAffinity',
       'NodePorts',
       'NodeResourcesFit',
+      'VolumeRestrictions',
+      'NodeVolumeLimits',
+      'VolumeBinding',
+      'VolumeZone',
       'PodTopologySpread',
       'InterPodAffinity',
     ]);
@@ -64,6 +68,7 @@ describe('KubeSchedulerConfiguration', () => {
       'TaintToleration:3',
       'NodeAffinity:2',
       'NodeResourcesFit:1',
+      'VolumeBinding:1',
       'PodTopologySpread:2',
       'InterPodAffinity:2',
       'NodeResourcesBalancedAllocation:1',

@@ -8,12 +8,14 @@ import { describe, expect, it } from 'vitest';
 import type { Node, Pod } from '../../src/api/types.js';
 import {
   balanceScaleUp,
+  checkEligibility,
   chooseOption,
   type ExpansionOption,
   nodeUtilization,
 } from '../../src/sim/autoscaler-rules.js';
 import { loadScenario, parseScenario, ScenarioError } from '../../src/sim/scenario.js';
 import { simulate } from '../../src/sim/simulation.js';
+import { formatSummary, renderReport } from '../../src/sim/report.js';
 import { Rng } from '../../src/util/rng.js';
 
 /** upstream utils/test BuildTestPod(name, cpu millis, memory bytes); -1 leaves the request out */
@@ -282,6 +284,15 @@ describe('scenario: a burst of pending pods, then quiet (examples/scenarios/auto
     );
     expect(r.events.filter((e) => e.reason === 'ScaleDownEmpty').length).toBe(3);
     expect(r.pods.pendingAtEnd).toBe(0);
+    // the report: the summary's node-group table and decisions, the HTML page's series
+    const text = formatSummary(r);
+    expect(text).toContain(
+      'Cluster autoscaler (expander least-waste): 1 scale-up(s), 3 node(s) added, 3 removed, 0 failed scale-up(s); 1.5 node-hours, cost 0.3',
+    );
+    expect(text).toMatch(/21m10s\s+scale-down\s+node general-0000 removed from general \(now 3\)/);
+    const html = renderReport(r);
+    expect(html).toContain('Nodes per node group');
+    expect(html).toContain('Cost per hour (total 0.3 over 1.5 node-hours)');
   });
 });
 
@@ -383,6 +394,44 @@ autoscaler:
   });
 });
 
+describe('balance-similar-node-groups in a scenario', () => {
+  it('spreads one scale-up over the template in both zones', async () => {
+    const sc = parseScenario(
+      scenario(`
+workloads:
+  - manifest:
+      apiVersion: apps/v1
+      kind: Deployment
+      metadata: { name: web, namespace: default }
+      spec:
+        replicas: 10
+        selector: { matchLabels: { app: web } }
+        template:
+          metadata: { labels: { app: web } }
+          spec:
+            containers: [{ name: web, image: nginx, resources: { requests: { cpu: "1", memory: 1Gi } } }]
+autoscaler:
+  expander: random
+  balanceSimilarNodeGroups: true
+  scaleDown: false
+  nodeGroups:
+    - { name: g, cpu: "4", memory: 16Gi, zones: [zone-a, zone-b], min: 0, max: 5, provisioningLatency: 30s }
+`),
+      'ca.yaml',
+      tmpdir(),
+    );
+    const r = await simulate(sc);
+    const a = r.autoscaler!;
+    // 10 pods of 1 cpu on 4-cpu nodes: 3 nodes, spread a, b, a (both groups start empty)
+    const up = a.decisions.find((d) => d.kind === 'scale-up')!;
+    expect(up.message).toMatch(
+      /^scale-up \[\{g-zone-a 0->2 \(max: 5\)\} \{g-zone-b 0->1 \(max: 5\)\}\] for 10 pod\(s\)|^scale-up \[\{g-zone-b 0->2 \(max: 5\)\} \{g-zone-a 0->1 \(max: 5\)\}\] for 10 pod\(s\)/,
+    );
+    expect(a.groups.map((g) => g.nodesAtEnd).sort()).toEqual([1, 2]);
+    expect(r.deployments[0]).toMatchObject({ ready: 10 });
+  });
+});
+
 describe('scale-down decisions', () => {
   it('a pod with safe-to-evict "false" keeps its node; a budget with no disruption allowed too', async () => {
     const sc = parseScenario(
@@ -458,5 +507,65 @@ describe('scenario input', () => {
     expect(bad('autoscaler: { nodeGroups: [{ name: g, cpu: "1", memory: 1Gi, min: 3, max: 2 }] }')).toThrow(
       ScenarioError,
     );
+  });
+});
+
+describe('scale-down eligibility (core/scaledown/eligibility/eligibility_test.go TestFilterOutUnremovable)', () => {
+  const now = Date.parse('2026-01-01T00:00:00Z');
+  const ready = (n: Node, on: boolean): Node => ({
+    ...n,
+    status: { ...n.status, conditions: [{ type: 'Ready', status: on ? 'True' : 'False' }] },
+  });
+  const regular = ready(buildTestNode('regular', 1000, 10), true);
+  const justDeleted: Node = {
+    ...ready(buildTestNode('justDeleted', 1000, 10), true),
+    spec: {
+      taints: [
+        { key: 'ToBeDeletedByClusterAutoscaler', value: String(now / 1000 - 30), effect: 'NoSchedule' },
+      ],
+    },
+  };
+  const noScaleDown: Node = {
+    ...ready(buildTestNode('noScaleDown', 1000, 10), true),
+    metadata: {
+      name: 'noScaleDown',
+      annotations: { 'cluster-autoscaler.kubernetes.io/scale-down-disabled': 'true' },
+    },
+  };
+  const unready = ready(buildTestNode('unready', 1000, 10), false);
+  const bigPod = buildTestPod('bigPod', 600, 0);
+  const smallPod = buildTestPod('smallPod', 100, 0);
+  const dsPod: Pod = {
+    ...buildTestPod('dsPod', 500, 0),
+    metadata: {
+      name: 'dsPod',
+      namespace: 'default',
+      ownerReferences: [
+        { apiVersion: 'apps/v1', kind: 'DaemonSet', name: 'ds', uid: 'ds', controller: true },
+      ],
+    },
+  };
+  it.each([
+    ['regular node stays', [regular], [], ['regular'], true, false],
+    ['recently deleted node is filtered out', [regular, justDeleted], [], ['regular'], true, false],
+    ['marked no scale down is filtered out', [noScaleDown, regular], [], ['regular'], true, false],
+    ['highly utilized node is filtered out', [regular], [bigPod], [], true, false],
+    ['underutilized node stays', [regular], [smallPod], ['regular'], true, false],
+    ['unready node stays', [unready], [], ['unready'], true, false],
+    ['unready node is filtered out when scale-down of unready is disabled', [unready], [], [], false, false],
+    ['high utilization daemonsets node is filtered out', [regular], [smallPod, dsPod], [], true, false],
+    ['high utilization daemonsets node stays', [regular], [smallPod, dsPod], ['regular'], true, true],
+  ] as const)('%s', (_d, nodes, pods, want, scaleDownUnready, ignoreDaemonSetsUtilization) => {
+    const got = nodes
+      .filter(
+        (n) =>
+          checkEligibility(n, pods as readonly Pod[], now, {
+            threshold: 0.5,
+            scaleDownUnready,
+            ignoreDaemonSetsUtilization,
+          }).removable,
+      )
+      .map((n) => n.metadata.name);
+    expect(got).toEqual(want);
   });
 });

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { gridPoints, mergeSweeps, parseSet, parseShard, shardRuns, spread } from '../../src/sim/sweep.js';
+import { applyValues } from '../../src/sim/sweep-run.js';
 import { cli, kubesim, root } from '../cli/harness.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kubesim-sweep-'));
@@ -38,6 +39,23 @@ describe('the grid and its shards', () => {
     expect(() => parseSet('apiserver.maxMutatingInflight')).toThrow(/expected PATH=V1,V2/);
     expect(() => parseSet('a..b=1')).toThrow(/not a dotted path/);
     expect(() => parseSet('a=1,,2')).toThrow(/empty value/);
+  });
+
+  it('a number in a path indexes a list of the scenario', () => {
+    expect(parseSet('workloads.0.manifest.spec.replicas=1,2').values).toEqual([1, 2]);
+    const doc = { workloads: [{ manifest: { spec: { replicas: 3 } } }], settings: {} };
+    expect(
+      applyValues(doc, {
+        'workloads.0.manifest.spec.replicas': 7,
+        'settings.controllers.deployment.concurrentSyncs': 50,
+      }),
+    ).toEqual({
+      workloads: [{ manifest: { spec: { replicas: 7 } } }],
+      settings: { controllers: { deployment: { concurrentSyncs: 50 } } },
+    });
+    expect(() => applyValues({ name: 'x' }, { 'name.first': 1 })).toThrow(
+      '"name" is not a mapping or a list',
+    );
   });
 
   it('the grid varies its last parameter fastest', () => {

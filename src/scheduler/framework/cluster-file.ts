@@ -2,7 +2,8 @@
  * Loads a cluster snapshot for offline scheduling (`kubectl get nodes,pods,services,replicasets,
  * namespaces -A -o yaml` output, or any manifests): Nodes, bound Pods, and the objects the
  * plugins read (Services/ReplicaSets/StatefulSets for PodTopologySpread's default constraints,
- * Namespaces for namespaceSelector). Errors name the file, line and object.
+ * Namespaces for namespaceSelector, PVs/PVCs/StorageClasses/CSINodes/CSIDrivers/VolumeAttachments for
+ * the volume plugins). Errors name the file, line and object.
  */
 import { BUILTIN_KINDS } from '../../api/kinds.js';
 import { loadValidManifests } from '../../api/manifest-check.js';
@@ -10,6 +11,7 @@ import type { LoadedObject } from '../../api/manifest.js';
 import { LIMITS } from '../../util/limits.js';
 import { nodeAllocatable, podRequests, ResourceParseError } from '../engine/resources.js';
 import type { KubeObject, Namespace, Node, Pod, ReplicaSet, Service } from '../../api/types.js';
+import type { StorageObjects } from '../../api/storage-types.js';
 
 export interface ClusterFile {
   /** where each loaded object came from (for errors that name file and line) */
@@ -24,6 +26,8 @@ export interface ClusterFile {
   /** StatefulSets / ReplicationControllers (their spec.selector) */
   others: KubeObject[];
   namespaces: Namespace[];
+  /** what the volume plugins read (absent: none) */
+  storage?: StorageObjects;
   /** objects of the kinds a snapshot is not read for, counted by kind (for one warning line) */
   unused?: Map<string, number>;
 }
@@ -37,7 +41,23 @@ export const SNAPSHOT_KINDS: readonly string[] = [
   'StatefulSet',
   'ReplicationController',
   'Namespace',
+  'PersistentVolume',
+  'PersistentVolumeClaim',
+  'StorageClass',
+  'CSINode',
+  'CSIDriver',
+  'VolumeAttachment',
 ];
+
+/** snapshot kind → its list in {@link StorageObjects} */
+const STORAGE_LISTS: Readonly<Record<string, keyof StorageObjects>> = {
+  PersistentVolume: 'persistentVolumes',
+  PersistentVolumeClaim: 'persistentVolumeClaims',
+  StorageClass: 'storageClasses',
+  CSINode: 'csiNodes',
+  CSIDriver: 'csiDrivers',
+  VolumeAttachment: 'volumeAttachments',
+};
 
 /** The kubectl command that captures every kind in {@link SNAPSHOT_KINDS}, as the README shows it. */
 export function snapshotCommand(file = 'snapshot.yaml'): string {
@@ -90,6 +110,7 @@ export function sortClusterObjects(objs: LoadedObject[]): ClusterFile {
     replicaSets: [],
     others: [],
     namespaces: [],
+    storage: {},
     unused: new Map(),
   };
   for (const o of objs) {
@@ -118,6 +139,17 @@ export function sortClusterObjects(objs: LoadedObject[]): ClusterFile {
         break;
       case 'Namespace':
         out.namespaces.push(obj as Namespace);
+        break;
+      case 'PersistentVolumeClaim':
+        obj.metadata.namespace ??= 'default';
+        ((out.storage![STORAGE_LISTS[obj.kind]!] ??= []) as KubeObject[]).push(obj);
+        break;
+      case 'PersistentVolume':
+      case 'StorageClass':
+      case 'CSINode':
+      case 'CSIDriver':
+      case 'VolumeAttachment':
+        ((out.storage![STORAGE_LISTS[obj.kind]!] ??= []) as KubeObject[]).push(obj);
         break;
       default: {
         const kind = String(obj.kind ?? '(no kind)');

@@ -20,6 +20,7 @@ import {
   type Plugin,
   type PostFilterPlugin,
   type PostFilterResult,
+  type PreBindPlugin,
   type PreFilterPlugin,
   type PreFilterResult,
   type PreScorePlugin,
@@ -38,6 +39,8 @@ export interface ProfilePlugins {
   score: { plugin: ScorePlugin; weight: number }[];
   reserve: ReservePlugin[];
   permit: PermitPlugin[];
+  /** absent in profiles built before PreBind existed: treated as none */
+  preBind?: PreBindPlugin[];
   bind: BindPlugin[];
 }
 
@@ -152,6 +155,7 @@ export class Framework {
       ...p.score.map((s) => s.plugin),
       ...p.reserve,
       ...p.permit,
+      ...(p.preBind ?? []),
       ...p.bind,
     ];
     if (p.queueSort) all.push(p.queueSort);
@@ -472,6 +476,21 @@ export class Framework {
         s = errorStatus(e);
       }
       if (s !== null && !s.isSuccess()) return s.withPlugin(pl.name);
+    }
+    return null;
+  }
+
+  /** RunPreBindPlugins: the first failure stops the binding cycle */
+  async runPreBind(state: CycleState, pod: Pod, nodeName: string): Promise<MaybeStatus> {
+    for (const pl of this.plugins.preBind ?? []) {
+      let s: MaybeStatus;
+      try {
+        s = await pl.preBind(state, pod, nodeName);
+      } catch (e) {
+        s = errorStatus(e);
+      }
+      if (s !== null && !s.isSuccess() && s.code !== Code.Skip)
+        return new Status(Code.Error, [`running PreBind plugin "${pl.name}": ${s.message()}`], pl.name);
     }
     return null;
   }

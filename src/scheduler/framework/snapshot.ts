@@ -209,6 +209,20 @@ export interface TermGroup {
   readonly perNode: NodeCounts;
 }
 
+/**
+ * The domains of one topology key over the snapshot's node list: `ids[node.index]` is the node's
+ * domain (its value of the key) as a dense id, −1 without the label; `values[id]` is the value.
+ * Example, key zone, nodes a1 b1 a2 x (no zone): ids [0 1 0 -1], values [a, b].
+ */
+export interface TopologyDomains {
+  readonly key: string;
+  readonly ids: Int32Array;
+  readonly values: readonly string[];
+  readonly idOf: ReadonlyMap<string, number>;
+  /** the node list `ids` is indexed by */
+  readonly list: readonly NodeInfo[];
+}
+
 /** A {@link NodeCounts} kept up to date on every pod add and remove (see ClusterSnapshot.podMatchCounts). */
 interface MatchCounter {
   readonly key: string;
@@ -277,6 +291,10 @@ export class ClusterSnapshot {
   private readonly groups = new Map<TermKind, Map<string, TermGroup & { perNode: Map<NodeInfo, number> }>>(
     TERM_KINDS.map((k) => [k, new Map()]),
   );
+  /** topology key → its domains, valid for `domainsList` at `domainsVersion` */
+  private readonly domainsByKey = new Map<string, TopologyDomains>();
+  private domainsList: NodeInfo[] | null = null;
+  private domainsVersion = -1;
   /** pods whose node is not (yet) known: kept so that they count once the node arrives */
   private readonly podNode = new Map<string, string>();
   private readonly orphanPods = new Map<string, PodInfo[]>();
@@ -556,6 +574,44 @@ export class ClusterSnapshot {
       if (l!.length === 0) byValue.delete(v);
     }
     if (byValue.size === 0) this.countersByLabel.delete(c.by.key);
+  }
+
+  /**
+   * The domains of `key` over the current node list (see {@link TopologyDomains}), cached until a
+   * node is added, updated or removed. Plugins keep per-domain sums in typed arrays indexed by these
+   * ids instead of maps keyed by "key=value" strings.
+   */
+  topologyDomains(key: string): TopologyDomains {
+    const list = this.list();
+    if (this.domainsList !== list || this.domainsVersion !== this.nodesVer) {
+      this.domainsByKey.clear();
+      this.domainsList = list;
+      this.domainsVersion = this.nodesVer;
+    }
+    let d = this.domainsByKey.get(key);
+    if (!d) {
+      const ids = new Int32Array(list.length);
+      const values: string[] = [];
+      const idOf = new Map<string, number>();
+      for (let i = 0; i < list.length; i++) {
+        const labels = list[i].node.metadata.labels;
+        if (!labels || !Object.hasOwn(labels, key)) {
+          ids[i] = -1;
+          continue;
+        }
+        const v = labels[key];
+        let id = idOf.get(v);
+        if (id === undefined) {
+          id = values.length;
+          idOf.set(v, id);
+          values.push(v);
+        }
+        ids[i] = id;
+      }
+      d = { key, ids, values, idOf, list };
+      this.domainsByKey.set(key, d);
+    }
+    return d;
   }
 
   /**

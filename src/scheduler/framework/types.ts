@@ -80,6 +80,11 @@ export interface ReservePlugin extends Plugin {
   unreserve(state: CycleState, pod: Pod, nodeName: string): void;
 }
 
+export interface PreBindPlugin extends Plugin {
+  /** runs after Permit and before Bind (VolumeBinding writes the volume bindings it assumed) */
+  preBind(state: CycleState, pod: Pod, nodeName: string): Promise<MaybeStatus>;
+}
+
 export interface PermitPlugin extends Plugin {
   /** Success or a rejection; upstream's Wait is not modelled (see docs/scheduler.md) */
   permit(state: CycleState, pod: Pod, nodeName: string): MaybeStatus;
@@ -115,7 +120,9 @@ export type ClusterEventKind =
   | 'AssignedPodAdd'
   | 'AssignedPodUpdate'
   | 'AssignedPodDelete'
-  | 'UnscheduledPodUpdate';
+  | 'UnscheduledPodUpdate'
+  /** a PersistentVolume, PersistentVolumeClaim, StorageClass or CSINode was added or changed */
+  | 'StorageChange';
 
 export interface EnqueueExtensions extends Plugin {
   /** events that may make a pod rejected by this plugin schedulable */
@@ -130,6 +137,8 @@ export interface ClusterObjects {
   others?: { metadata: { namespace?: string }; spec?: { selector?: unknown } }[];
   /** DefaultPreemption's PDB criterion (upstream: the PodDisruptionBudget lister) */
   podDisruptionBudgets?: import('../../api/batch-types.js').PodDisruptionBudget[];
+  /** the volume plugins' listers: PVs, PVCs, StorageClasses, CSINodes, CSIDrivers, VolumeAttachments */
+  storage?: import('../../api/storage-types.js').StorageObjects;
 }
 
 /** What a plugin factory receives (upstream framework.Handle, reduced to what kubesim needs). */
@@ -144,6 +153,8 @@ export interface Handle {
   engine?: unknown;
   /** binds through the ApiServer (DefaultBinder); absent in pure what-if runs */
   bind?: (pod: Pod, nodeName: string) => Promise<MaybeStatus>;
+  /** writes an object through the ApiServer (VolumeBinding's PreBind); absent in pure what-if runs */
+  update?: (obj: import('../../api/types.js').KubeObject) => Promise<MaybeStatus>;
 }
 
 export type PluginFactory = (args: Record<string, unknown> | undefined, handle: Handle) => Plugin;

@@ -17,6 +17,7 @@ import {
   type NodeCounts,
   type ClusterSnapshot,
   type NodeInfo,
+  type TopologyDomains,
   type WeightedAffinityTerm,
 } from '../framework/snapshot.js';
 import { Code, SKIP, Status, type MaybeStatus } from '../framework/status.js';
@@ -168,12 +169,14 @@ class PreFilterState implements StateData {
   }
 }
 
+/**
+ * upstream's topologyScore (topologyKey → value → score) as one array per topology key indexed by
+ * the snapshot's domain ids: Score reads one array cell per key instead of a string-keyed lookup.
+ */
 interface PreScoreState {
-  /** topologyKey → value → score */
-  topologyScore: Map<string, Map<string, number>>;
-  /** topologyScore's entries as parallel arrays, in its order (Score reads them per node without an iterator) */
-  keys: string[];
-  values: Map<string, number>[];
+  domains: TopologyDomains[];
+  /** per key: score per domain id */
+  scores: Float64Array[];
 }
 
 export class InterPodAffinity
@@ -338,22 +341,33 @@ export class InterPodAffinity
       weight: t.weight,
     }));
     const nsLabels = this.namespaceLabels(pod);
-    const topologyScore = new Map<string, Map<string, number>>();
-    const add = (key: string, value: string, delta: number) => {
-      let m = topologyScore.get(key);
-      if (!m) {
-        m = new Map();
-        topologyScore.set(key, m);
-      }
-      m.set(value, (m.get(value) ?? 0) + delta);
-    };
+    const domains: TopologyDomains[] = [];
+    const scores: Float64Array[] = [];
+    /** topology key → its position in domains/scores */
+    const slot = new Map<string, number>();
+    // an entry exists once a pod counted for the pair (upstream: topologyScore non-empty)
+    let any = false;
     const hard = this.hardPodAffinityWeight;
     // per topology pair, weight × the pods a term matches there: from per-node counts, the same
     // (pod, term) pairs as upstream's walk over every pod of every node
     const addCounts = (tk: string, perNode: NodeCounts, w: number) => {
+      if (perNode.size === 0) return;
+      let k = slot.get(tk);
+      if (k === undefined) {
+        const d = this.snapshot.topologyDomains(tk);
+        k = domains.length;
+        slot.set(tk, k);
+        domains.push(d);
+        scores.push(new Float64Array(d.values.length));
+      }
+      const ids = domains[k].ids;
+      const arr = scores[k];
+      // counts hold listed nodes only, so index is the node's position in the domains' list
       for (const [ni, n] of perNode) {
-        const labels = ni.node.metadata.labels;
-        if (labels && hasOwn.call(labels, tk)) add(tk, labels[tk], w * n);
+        const id = ids[ni.index];
+        if (id < 0) continue;
+        arr[id] += w * n;
+        any = true;
       }
     };
     // the incoming pod's preferred terms against the existing pods
@@ -367,29 +381,31 @@ export class InterPodAffinity
       if (termMatches(g.term, pod, nsLabels)) addCounts(g.term.topologyKey, g.perNode, g.weight);
     for (const g of this.snapshot.termGroups('preferredAnti'))
       if (termMatches(g.term, pod, nsLabels)) addCounts(g.term.topologyKey, g.perNode, -g.weight);
-    if (topologyScore.size === 0) return SKIP;
-    state.write(PRE_SCORE_KEY, {
-      topologyScore,
-      keys: [...topologyScore.keys()],
-      values: [...topologyScore.values()],
-    } satisfies PreScoreState);
+    if (!any) return SKIP;
+    state.write(PRE_SCORE_KEY, { domains, scores } satisfies PreScoreState);
     return null;
   }
 
   score(state: CycleState, _pod: Pod, ni: NodeInfo): number {
-    const s = state.read<PreScoreState>(PRE_SCORE_KEY);
-    const labels = ni.labels;
+    const { domains, scores } = state.read<PreScoreState>(PRE_SCORE_KEY);
     let score = 0;
-    const { keys, values } = s;
-    for (let i = 0; i < keys.length; i++) {
-      if (hasOwn.call(labels, keys[i])) score += values[i].get(labels[keys[i]]) ?? 0;
+    for (let i = 0; i < domains.length; i++) {
+      const d = domains[i];
+      let id: number;
+      if (d.list[ni.index] === ni) id = d.ids[ni.index];
+      else {
+        // a node outside the snapshot's list (a caller's own NodeInfo): by its label value
+        const labels = ni.labels;
+        id = hasOwn.call(labels, d.key) ? (d.idOf.get(labels[d.key]) ?? -1) : -1;
+      }
+      if (id >= 0) score += scores[i][id];
     }
     return score;
   }
 
   normalizeScore(state: CycleState, _pod: Pod, _nodes: readonly NodeInfo[], scores: number[]): MaybeStatus {
     const s = state.tryRead<PreScoreState>(PRE_SCORE_KEY);
-    if (!s || s.topologyScore.size === 0) return null;
+    if (!s) return null;
     let min = Infinity;
     let max = -Infinity;
     for (const v of scores) {

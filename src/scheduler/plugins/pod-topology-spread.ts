@@ -19,7 +19,13 @@ import type { CycleState, StateData } from '../framework/cycle-state.js';
 import { labelSelectorAsSelector, Selector, SelectorError } from '../../api/label-selector.js';
 import { compileRequiredNodeAffinity } from '../../api/node-affinity.js';
 import type { Node } from '../../api/types.js';
-import type { ClusterSnapshot, NodeCounts, NodeInfo, PodInfo } from '../framework/snapshot.js';
+import type {
+  ClusterSnapshot,
+  NodeCounts,
+  NodeInfo,
+  PodInfo,
+  TopologyDomains,
+} from '../framework/snapshot.js';
 import { Code, errorStatus, SKIP, Status, type MaybeStatus } from '../framework/status.js';
 import {
   MAX_NODE_SCORE,
@@ -110,6 +116,13 @@ class PreFilterState implements StateData {
     readonly selfPod?: Pod,
     readonly selfMatch?: readonly number[],
   ) {}
+
+  /**
+   * Filter's answer for `selfPod` per domain of each constraint (1 = within maxSkew), by the
+   * snapshot's domain ids: one typed-array read per node and constraint instead of a string-keyed
+   * lookup. Built on the first Filter call; dropped when AddPod/RemovePod change the counts.
+   */
+  verdicts?: { domains: TopologyDomains[]; pass: Uint8Array[] };
 
   /** 1 when `pod` matches constraint i's selector: computed once per cycle, not once per node */
   self(i: number, pod: Pod): number {
@@ -477,12 +490,12 @@ export class PodTopologySpread
       const c = constraints[i];
       const m = counts[i];
       const eligible = d.eligible[i];
-      for (const v of d.values[i]) m.set(v, 0);
-      for (const [ni, n] of matchCountsByNode(this.snapshot, c.selector, ns)) {
-        if (!eligible[ni.index]) continue;
-        const v = ni.labels[c.topologyKey];
-        m.set(v, m.get(v)! + n);
-      }
+      // summed per domain id (eligible nodes have the key), then set in the domains' order
+      const dom = this.snapshot.topologyDomains(c.topologyKey);
+      const sums = new Float64Array(dom.values.length);
+      for (const [ni, n] of matchCountsByNode(this.snapshot, c.selector, ns))
+        if (eligible[ni.index]) sums[dom.ids[ni.index]] += n;
+      for (const v of d.values[i]) m.set(v, sums[dom.idOf.get(v)!]);
     }
   }
 
@@ -509,6 +522,7 @@ export class PodTopologySpread
 
   private updateWithPod(s: PreFilterState, updated: Pod, preemptor: Pod, ni: NodeInfo, delta: number): void {
     if ((updated.metadata.namespace ?? 'default') !== (preemptor.metadata.namespace ?? 'default')) return;
+    s.verdicts = undefined;
     if (!hasKeys(ni.labels, s.constraints)) return;
     const affinity = compileRequiredNodeAffinity(preemptor);
     for (let i = 0; i < s.constraints.length; i++) {
@@ -535,6 +549,17 @@ export class PodTopologySpread
   filter(state: CycleState, pod: Pod, ni: NodeInfo): MaybeStatus {
     const s = state.read<PreFilterState>(PRE_FILTER_KEY);
     if (s.constraints.length === 0) return null;
+    if (pod === s.selfPod) {
+      const v = (s.verdicts ??= this.domainVerdicts(s, pod));
+      if (v.domains[0].list[ni.index] === ni) {
+        for (let i = 0; i < v.domains.length; i++) {
+          const id = v.domains[i].ids[ni.index];
+          if (id < 0) return NODE_LABEL_NOT_MATCH;
+          if (v.pass[i][id] === 0) return CONSTRAINTS_NOT_MATCH;
+        }
+        return null;
+      }
+    }
     const labels = ni.labels;
     for (let i = 0; i < s.constraints.length; i++) {
       const c = s.constraints[i];
@@ -545,6 +570,25 @@ export class PodTopologySpread
       if (matchNum + self - minMatch > c.maxSkew) return CONSTRAINTS_NOT_MATCH;
     }
     return null;
+  }
+
+  /** {@link PreFilterState.verdicts}: the skew check below, once per domain */
+  private domainVerdicts(s: PreFilterState, pod: Pod): NonNullable<PreFilterState['verdicts']> {
+    const domains: TopologyDomains[] = [];
+    const pass: Uint8Array[] = [];
+    for (let i = 0; i < s.constraints.length; i++) {
+      const c = s.constraints[i];
+      const d = this.snapshot.topologyDomains(c.topologyKey);
+      const minMatch = s.minMatchNum(i, c.minDomains);
+      const self = s.self(i, pod);
+      const counts = s.tpValueToMatchNum[i];
+      const p = new Uint8Array(d.values.length);
+      for (let id = 0; id < p.length; id++)
+        p[id] = (counts.get(d.values[id]) ?? 0) + self - minMatch > c.maxSkew ? 0 : 1;
+      domains.push(d);
+      pass.push(p);
+    }
+    return { domains, pass };
   }
 
   // ------------------------------------------------------------ score
@@ -599,11 +643,20 @@ export class PodTopologySpread
       const m = s.topologyValueToPodCounts[i];
       if (m.size === 0) continue; // hostname constraints: counted per node at Score
       const eligible = d.eligible[i];
+      // summed per domain id, then added to the domains seen among the filtered nodes
+      const dom = this.snapshot.topologyDomains(c.topologyKey);
+      const sums = new Float64Array(dom.values.length);
+      let missing = 0;
       for (const [ni, n] of s.nodeCounts[i]) {
         if (!eligible[ni.index]) continue;
-        const v = ni.labels[c.topologyKey] ?? ''; // a missing label reads as "" (Go's map zero value)
-        const cur = m.get(v);
-        if (cur !== undefined) m.set(v, cur + n);
+        const id = dom.ids[ni.index];
+        if (id < 0) missing += n;
+        else sums[id] += n;
+      }
+      for (const [v, cur] of m) {
+        const id = dom.idOf.get(v);
+        // a missing label reads as "" (Go's map zero value)
+        m.set(v, cur + (id === undefined ? 0 : sums[id]) + (v === '' ? missing : 0));
       }
     }
     state.write(PRE_SCORE_KEY, s);

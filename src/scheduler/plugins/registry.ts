@@ -3,9 +3,9 @@
  * KubeSchedulerConfiguration profile into a Framework: expand multiPoint per extension point,
  * instantiate each plugin once with its args, and place it at every point it implements.
  *
- * Volume plugins (VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone) and
- * SchedulingGates are accepted in configurations but not modelled: kubesim has no PV/PVC objects,
- * and scheduling gates are honoured by the scheduler loop before a pod is queued.
+ * SchedulingGates is accepted in configurations but not modelled as a plugin: scheduling gates are
+ * honoured by the scheduler loop before a pod is queued. The volume plugins read the handle's
+ * storage objects (docs/scheduler.md, Volumes).
  */
 import type { Pod } from '../../api/types.js';
 import {
@@ -32,6 +32,7 @@ import type {
   ReservePlugin,
   ScorePlugin,
   PermitPlugin,
+  PreBindPlugin,
 } from '../framework/types.js';
 import { prioritySortLess } from '../queue.js';
 import { DefaultPreemption } from './default-preemption.js';
@@ -46,6 +47,10 @@ import {
   type SchedulingEngine,
 } from './node-local.js';
 import { PodTopologySpread } from './pod-topology-spread.js';
+import { NodeVolumeLimits } from './node-volume-limits.js';
+import { VolumeBinding } from './volume-binding.js';
+import { VolumeRestrictions } from './volume-restrictions.js';
+import { VolumeZone } from './volume-zone.js';
 
 /** PrioritySort: the default QueueSort. */
 export class PrioritySort implements QueueSortPlugin {
@@ -100,14 +105,14 @@ export function inTreeRegistry(): Map<string, RegistryEntry> {
     nodeLocalFactory('NodeResourcesBalancedAllocation'),
   );
   add('ImageLocality', ['score'], nodeLocalFactory('ImageLocality'));
-  for (const v of ['VolumeRestrictions', 'NodeVolumeLimits']) add(v, PF, () => new NotModelled(v), false);
+  add('VolumeRestrictions', PF, VolumeRestrictions.factory);
+  add('NodeVolumeLimits', PF, NodeVolumeLimits.factory);
   add(
     'VolumeBinding',
     ['preFilter', 'filter', 'reserve', 'preBind', 'preScore', 'score'],
-    () => new NotModelled('VolumeBinding'),
-    false,
+    VolumeBinding.factory,
   );
-  add('VolumeZone', PF, () => new NotModelled('VolumeZone'), false);
+  add('VolumeZone', PF, VolumeZone.factory);
   add('PodTopologySpread', PFS, PodTopologySpread.factory);
   add('InterPodAffinity', PFS, InterPodAffinity.factory);
   add('DefaultPreemption', ['postFilter'], DefaultPreemption.factory);
@@ -127,6 +132,7 @@ export function pointsOf(p: Plugin): ExtensionPoint[] {
   if (typeof o.score === 'function' || typeof o.scoreAll === 'function') pts.push('score');
   if (typeof o.reserve === 'function') pts.push('reserve');
   if (typeof o.permit === 'function') pts.push('permit');
+  if (typeof o.preBind === 'function') pts.push('preBind');
   if (typeof o.bind === 'function') pts.push('bind');
   return pts;
 }
@@ -223,6 +229,7 @@ export function buildFrameworks(cfg: SchedulerConfig, opts: BuildOptions): Map<s
         .filter((s) => has(s.plugin, 'score') || has(s.plugin, 'scoreAll')),
       reserve: pick<ReservePlugin>('reserve', 'reserve'),
       permit: pick<PermitPlugin>('permit', 'permit'),
+      preBind: pick<PreBindPlugin>('preBind', 'preBind'),
       bind: pick<BindPlugin>('bind', 'bind'),
     };
     const fwk = new Framework(prof.schedulerName, plugins, handle, prof.percentageOfNodesToScore);

@@ -335,17 +335,23 @@ describe('Skip is a result (v1.34 PreFilter/PreScore of the node-local plugins)'
     const core = new SchedulerCore({ nodes: nodes(), seed: 1 });
     const out = core.schedule(podOf({ name: 'be3' }));
     expect(out.kind).toBe('scheduled');
+    // a pod without volumes: the four volume plugins skip too
     expect([...out.state.skipFilterPlugins].sort()).toEqual([
       'InterPodAffinity',
       'NodeAffinity',
       'NodePorts',
+      'NodeVolumeLimits',
       'PodTopologySpread',
+      'VolumeBinding',
+      'VolumeRestrictions',
+      'VolumeZone',
     ]);
     expect([...out.state.skipScorePlugins].sort()).toEqual([
       'InterPodAffinity',
       'NodeAffinity',
       'NodeResourcesBalancedAllocation',
       'PodTopologySpread',
+      'VolumeBinding',
     ]);
   });
 });

@@ -1,0 +1,140 @@
+/**
+ * The attach/detach model (upstream pkg/controller/volume/attachdetach: the desired state of the
+ * world from the pods on each node, reconciled against VolumeAttachments; the CSI external-attacher
+ * marks them attached). A node's attached CSI volumes follow its pods:
+ *
+ * - desired: for every pod bound to a node and not finished, each claim bound to a CSI volume whose
+ *   CSIDriver requires attaching (`spec.attachRequired`, true when the CSIDriver is absent) is
+ *   attached to the node;
+ * - a missing attachment is created as `csi-<sha256(volumeHandle + driver + node)>` with
+ *   `status.attached: true` (the external-attacher's answer, without its latency);
+ * - an attachment no pod on its node needs any more is deleted (detach). Upstream waits for the
+ *   kubelet to unmount first, and for a node that stopped reporting, for the 6-minute
+ *   maxWaitForUnmountDuration; kubesim detaches as soon as the pod is gone or finished.
+ *
+ * NodeVolumeLimits counts the attachments alongside the pods' volumes (each volume once), so an
+ * attachment that outlives its pod still takes a slot until it is detached.
+ */
+import { createHash } from 'node:crypto';
+import type {
+  CSIDriver,
+  PersistentVolume,
+  PersistentVolumeClaim,
+  VolumeAttachment,
+} from '../api/storage-types.js';
+import type { Pod } from '../api/types.js';
+import { isAlreadyExists, isNotFound } from '../client/api.js';
+import type { Informer } from '../client/informer.js';
+import { runWorkers, WorkQueue } from '../client/workqueue.js';
+import type { ControllerDeps } from './replicaset.js';
+
+/** upstream csi attacher getAttachmentName: "csi-" + hex sha256 of handle, driver and node */
+export function attachmentName(volumeHandle: string, driver: string, node: string): string {
+  return `csi-${createHash('sha256').update(`${volumeHandle}${driver}${node}`).digest('hex')}`;
+}
+
+export class AttachDetachController {
+  private readonly queue: WorkQueue<string>;
+  private readonly pods: Informer<Pod>;
+  private readonly claims: Informer<PersistentVolumeClaim>;
+  private readonly volumes: Informer<PersistentVolume>;
+  private readonly drivers: Informer<CSIDriver>;
+  private readonly attachments: Informer<VolumeAttachment>;
+  private running?: Promise<void>;
+  attached = 0;
+  detached = 0;
+
+  constructor(private readonly deps: ControllerDeps) {
+    // one key per node: its attachments are reconciled together
+    this.queue = new WorkQueue<string>(deps.clock, undefined, 'attachdetach');
+    this.pods = deps.informers.for<Pod>('pods');
+    this.claims = deps.informers.for<PersistentVolumeClaim>('persistentvolumeclaims');
+    this.volumes = deps.informers.for<PersistentVolume>('persistentvolumes');
+    this.drivers = deps.informers.for<CSIDriver>('csidrivers');
+    this.attachments = deps.informers.for<VolumeAttachment>('volumeattachments');
+    const node = (n: string | undefined) => {
+      if (n) this.queue.add(n);
+    };
+    this.pods.addEventHandler({
+      onAdd: (p) => node(p.spec.nodeName),
+      onUpdate: (o, p) => {
+        node(o.spec.nodeName);
+        node(p.spec.nodeName);
+      },
+      onDelete: (p) => node(p.spec.nodeName),
+    });
+    const everyNodeOfClaim = (c: PersistentVolumeClaim) => {
+      for (const p of this.pods.list(c.metadata.namespace))
+        if (p.spec.nodeName && usesClaim(p, c.metadata.name ?? '')) node(p.spec.nodeName);
+    };
+    this.claims.addEventHandler({ onAdd: everyNodeOfClaim, onUpdate: (_o, c) => everyNodeOfClaim(c) });
+    this.attachments.addEventHandler({
+      onAdd: (a) => node(a.spec.nodeName),
+      onDelete: (a) => node(a.spec.nodeName),
+    });
+  }
+
+  run(): void {
+    this.running = runWorkers(this.queue, this.deps.workers ?? 5, (n) => this.sync(n));
+  }
+
+  async stop(): Promise<void> {
+    this.queue.shutDown();
+    await this.running;
+  }
+
+  /** the desired attachments of a node: name → the attachment to create */
+  private desired(node: string): Map<string, VolumeAttachment> {
+    const out = new Map<string, VolumeAttachment>();
+    for (const p of this.pods.list()) {
+      if (p.spec.nodeName !== node || p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed')
+        continue;
+      const ns = p.metadata.namespace ?? 'default';
+      for (const v of (p.spec.volumes as { persistentVolumeClaim?: { claimName: string } }[] | undefined) ??
+        []) {
+        const claim = v.persistentVolumeClaim && this.claims.get(ns, v.persistentVolumeClaim.claimName);
+        const pv = claim?.spec.volumeName ? this.volumes.get(undefined, claim.spec.volumeName) : undefined;
+        const csi = pv?.spec.csi;
+        if (!pv || !csi) continue;
+        if (this.drivers.get(undefined, csi.driver)?.spec?.attachRequired === false) continue;
+        const name = attachmentName(csi.volumeHandle ?? '', csi.driver, node);
+        out.set(name, {
+          apiVersion: 'storage.k8s.io/v1',
+          kind: 'VolumeAttachment',
+          metadata: { name },
+          spec: { attacher: csi.driver, nodeName: node, source: { persistentVolumeName: pv.metadata.name } },
+        });
+      }
+    }
+    return out;
+  }
+
+  private async sync(node: string): Promise<void> {
+    const want = this.desired(node);
+    for (const va of this.attachments.list()) {
+      if (va.spec.nodeName !== node || want.has(va.metadata.name ?? '')) continue;
+      try {
+        await this.deps.api.delete('volumeattachments', undefined, va.metadata.name!);
+        this.detached++;
+      } catch (e) {
+        if (!isNotFound(e)) throw e;
+      }
+    }
+    for (const [name, va] of want) {
+      if (this.attachments.get(undefined, name)) continue;
+      try {
+        const made = await this.deps.api.create('volumeattachments', va);
+        await this.deps.api.updateStatus('volumeattachments', { ...made, status: { attached: true } });
+        this.attached++;
+      } catch (e) {
+        if (!isAlreadyExists(e)) throw e;
+      }
+    }
+  }
+}
+
+function usesClaim(p: Pod, claim: string): boolean {
+  return ((p.spec.volumes as { persistentVolumeClaim?: { claimName: string } }[] | undefined) ?? []).some(
+    (v) => v.persistentVolumeClaim?.claimName === claim,
+  );
+}

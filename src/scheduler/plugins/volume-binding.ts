@@ -1,0 +1,372 @@
+/**
+ * VolumeBinding (upstream pkg/scheduler/framework/plugins/volumebinding: volume_binding.go and the
+ * binder's GetPodVolumeClaims / FindPodVolumes / AssumePodVolumes in binder.go).
+ *
+ * PreFilter sorts the pod's claims into bound, unbound WaitForFirstConsumer ("delay binding") and
+ * unbound Immediate ones; an unbound Immediate claim makes the pod unschedulable until the PV
+ * controller binds it. Filter, per node: a bound claim's PV must admit the node (node affinity);
+ * each delay-binding claim is matched to the smallest available PV of its class that fits and
+ * admits the node, or else must be provisionable there (a provisioner, and the class's
+ * allowedTopologies admitting the node). Reserve assumes the choice (PV claimRef, or the claim's
+ * selected-node annotation for provisioning) so the next cycle sees it; PreBind writes it through
+ * the ApiServer when the scheduler runs against one; Unreserve forgets it.
+ *
+ * Score (VolumeCapacityPriority, alpha upstream and off by default) runs when the profile's
+ * VolumeBindingArgs give a `shape`; without one PreScore skips, as in the default profile.
+ * CSIStorageCapacity is not modelled: provisioning never fails for lack of capacity.
+ */
+import type { KubeObject, Node, Pod } from '../../api/types.js';
+import {
+  ANN_BOUND_BY_CONTROLLER,
+  ANN_SELECTED_NODE,
+  claimClass,
+  claimRefTo,
+  claimFullyBound,
+  claimRequest,
+  findMatchingVolume,
+  NOT_SUPPORTED_PROVISIONER,
+  topologyTermsMatch,
+  volumeCapacity,
+  volumeNodeAffinityMatches,
+} from '../../api/storage.js';
+import type { PersistentVolume, PersistentVolumeClaim } from '../../api/storage-types.js';
+import type { CycleState } from '../framework/cycle-state.js';
+import type { NodeInfo } from '../framework/snapshot.js';
+import { Code, errorStatus, SKIP, Status, type MaybeStatus } from '../framework/status.js';
+import type {
+  FilterPlugin,
+  Handle,
+  PluginFactory,
+  PreFilterPlugin,
+  PreScorePlugin,
+  ReservePlugin,
+  ScorePlugin,
+} from '../framework/types.js';
+import {
+  AssumeCache,
+  ephemeralClaimOwnedBy,
+  notFound,
+  podVolumes,
+  StorageView,
+  volumeClaimName,
+} from './storage-view.js';
+
+/** upstream ErrReasonBindConflict */
+export const ERR_REASON_BIND_CONFLICT = "node(s) didn't find available persistent volumes to bind";
+/** upstream ErrReasonNodeConflict */
+export const ERR_REASON_NODE_CONFLICT = 'node(s) had volume node affinity conflict';
+// upstream's ErrReasonNotEnoughSpace ("node(s) did not have enough free storage") needs
+// CSIStorageCapacity, which is not modelled
+/** upstream ErrReasonPVNotExist */
+export const ERR_REASON_PV_NOT_EXIST =
+  'node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)';
+const UNBOUND_IMMEDIATE = 'pod has unbound immediate PersistentVolumeClaims';
+
+const STATE_KEY = 'VolumeBinding';
+
+/** What FindPodVolumes chose for one node (upstream PodVolumes). */
+interface PodVolumes {
+  staticBindings: { pv: PersistentVolume; pvc: PersistentVolumeClaim }[];
+  dynamicProvisions: PersistentVolumeClaim[];
+}
+
+interface StateData {
+  view: StorageView;
+  bound: PersistentVolumeClaim[];
+  delayUnbound: PersistentVolumeClaim[];
+  byNode: Map<string, PodVolumes>;
+  hasStaticBindings: boolean;
+  allBound: boolean;
+}
+
+/** a utilization→score point of VolumeBindingArgs.shape (score 0..10) */
+interface ShapePoint {
+  utilization: number;
+  score: number;
+}
+
+/** helper.BuildBrokenLinearFunction over points whose score is already on 0..100 */
+function brokenLinear(shape: readonly ShapePoint[], p: number): number {
+  for (let i = 0; i < shape.length; i++) {
+    if (p <= shape[i]!.utilization) {
+      if (i === 0) return shape[0]!.score;
+      const a = shape[i - 1]!,
+        b = shape[i]!;
+      return (
+        a.score + Math.trunc(((b.score - a.score) * (p - a.utilization)) / (b.utilization - a.utilization))
+      );
+    }
+  }
+  return shape[shape.length - 1]!.score;
+}
+
+/** sort.Sort(byPVCSize(claims)): by requested storage, ascending */
+const bySize = (a: PersistentVolumeClaim, b: PersistentVolumeClaim) => claimRequest(a).cmp(claimRequest(b));
+
+export class VolumeBinding
+  implements PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, ReservePlugin
+{
+  readonly name = 'VolumeBinding';
+  private readonly assumed = new AssumeCache();
+  private readonly shape: ShapePoint[] | undefined;
+
+  constructor(
+    private readonly handle: Handle,
+    args: Record<string, unknown> | undefined,
+  ) {
+    const s = args?.shape as { utilization: number; score: number }[] | undefined;
+    // MaxNodeScore / MaxCustomPriorityScore = 10
+    this.shape =
+      s && s.length > 0 ? s.map((p) => ({ utilization: p.utilization, score: p.score * 10 })) : undefined;
+  }
+
+  static factory: PluginFactory = (args, handle) => new VolumeBinding(handle, args);
+
+  /** podHasPVCs: whether the pod uses claims, or why one of them cannot be used */
+  private claimsError(view: StorageView, pod: Pod): { has: boolean; error?: string } {
+    let has = false;
+    for (const vol of podVolumes(pod)) {
+      const name = volumeClaimName(pod, vol);
+      if (name === undefined) continue;
+      has = true;
+      const pvc = view.pvc(pod.metadata.namespace, name);
+      if (!pvc) {
+        if (vol.ephemeral)
+          return {
+            has,
+            error: `waiting for ephemeral volume controller to create the persistentvolumeclaim "${name}"`,
+          };
+        return { has, error: notFound.pvc(name) };
+      }
+      if (pvc.status?.phase === 'Lost')
+        return {
+          has,
+          error: `persistentvolumeclaim "${name}" bound to non-existent persistentvolume "${pvc.spec.volumeName ?? ''}"`,
+        };
+      if (pvc.metadata.deletionTimestamp)
+        return { has, error: `persistentvolumeclaim "${name}" is being deleted` };
+      if (vol.ephemeral) {
+        const e = ephemeralClaimOwnedBy(pod, pvc);
+        if (e) return { has, error: e };
+      }
+    }
+    return { has };
+  }
+
+  preFilter(state: CycleState, pod: Pod): MaybeStatus {
+    // most pods use no claim: skip before reading the storage objects
+    if (!podVolumes(pod).some((v) => volumeClaimName(pod, v) !== undefined)) return SKIP;
+    const view = StorageView.of(this.handle.objects, this.assumed);
+    const { has, error } = this.claimsError(view, pod);
+    if (error) return new Status(Code.UnschedulableAndUnresolvable, [error]);
+    if (!has) return SKIP;
+    // GetPodVolumeClaims
+    const bound: PersistentVolumeClaim[] = [];
+    const delayUnbound: PersistentVolumeClaim[] = [];
+    let immediate = 0;
+    for (const vol of podVolumes(pod)) {
+      const name = volumeClaimName(pod, vol);
+      if (name === undefined) continue;
+      const pvc = view.pvc(pod.metadata.namespace, name)!;
+      if (claimFullyBound(pvc)) {
+        bound.push(pvc);
+        continue;
+      }
+      const d = view.delayBinding(pvc);
+      if (d.error) return new Status(Code.Error, [d.error]);
+      if (d.delay && !pvc.spec.volumeName) delayUnbound.push(pvc);
+      else immediate++;
+    }
+    if (immediate > 0) return new Status(Code.UnschedulableAndUnresolvable, [UNBOUND_IMMEDIATE]);
+    const s: StateData = {
+      view,
+      bound,
+      delayUnbound,
+      byNode: new Map(),
+      hasStaticBindings: false,
+      allBound: false,
+    };
+    state.write(STATE_KEY, s);
+    return null;
+  }
+
+  filter(state: CycleState, _pod: Pod, ni: NodeInfo): MaybeStatus {
+    const s = state.read<StateData>(STATE_KEY);
+    let r: { volumes: PodVolumes; reasons: string[] };
+    try {
+      r = this.findPodVolumes(s, ni.node);
+    } catch (e) {
+      return errorStatus(e);
+    }
+    if (r.reasons.length > 0) return new Status(Code.UnschedulableAndUnresolvable, r.reasons);
+    s.byNode.set(ni.name, r.volumes);
+    if (r.volumes.staticBindings.length > 0) s.hasStaticBindings = true;
+    return null;
+  }
+
+  /** FindPodVolumes: the node's verdict and, when it fits, the bindings and provisions chosen */
+  private findPodVolumes(s: StateData, node: Node): { volumes: PodVolumes; reasons: string[] } {
+    const volumes: PodVolumes = { staticBindings: [], dynamicProvisions: [] };
+    const labels = node.metadata.labels ?? {};
+    let boundSatisfied = true;
+    let unboundSatisfied = true;
+    let boundPVsFound = true;
+    // checkBoundClaims
+    for (const pvc of s.bound) {
+      const pv = s.view.pvs.get(pvc.spec.volumeName ?? '');
+      if (!pv) {
+        boundPVsFound = false;
+        break;
+      }
+      if (!volumeNodeAffinityMatches(pv, labels)) {
+        boundSatisfied = false;
+        break;
+      }
+    }
+    const reasons = () => {
+      const out: string[] = [];
+      if (!boundSatisfied) out.push(ERR_REASON_NODE_CONFLICT);
+      if (!unboundSatisfied) out.push(ERR_REASON_BIND_CONFLICT);
+      if (!boundPVsFound) out.push(ERR_REASON_PV_NOT_EXIST);
+      return out;
+    };
+    if (s.delayUnbound.length > 0) {
+      const toMatch: PersistentVolumeClaim[] = [];
+      const toProvision: PersistentVolumeClaim[] = [];
+      for (const pvc of s.delayUnbound) {
+        const selected = pvc.metadata.annotations?.[ANN_SELECTED_NODE];
+        if (selected !== undefined) {
+          if (selected !== node.metadata.name) {
+            unboundSatisfied = false;
+            return { volumes, reasons: reasons() };
+          }
+          toProvision.push(pvc);
+        } else toMatch.push(pvc);
+      }
+      // findMatchingVolumes: smallest claims first, each PV chosen once
+      if (toMatch.length > 0) {
+        const chosen = new Set<string>();
+        for (const pvc of [...toMatch].sort(bySize)) {
+          const pv = findMatchingVolume(pvc, s.view.pvsOfClass(claimClass(pvc)), labels, chosen, true);
+          if (!pv) {
+            unboundSatisfied = false;
+            toProvision.push(pvc);
+            continue;
+          }
+          chosen.add(pv.metadata.name ?? '');
+          volumes.staticBindings.push({ pv, pvc });
+        }
+      }
+      // checkVolumeProvisions
+      if (toProvision.length > 0) {
+        unboundSatisfied = true;
+        for (const pvc of toProvision) {
+          const name = pvc.metadata.name ?? '';
+          const cls = claimClass(pvc);
+          if (cls === '') throw new Error(`no class for claim "${name}"`);
+          const sc = s.view.classes.get(cls);
+          if (!sc) throw new Error(`failed to find storage class "${cls}"`);
+          if (
+            !sc.provisioner ||
+            sc.provisioner === NOT_SUPPORTED_PROVISIONER ||
+            !topologyTermsMatch(sc.allowedTopologies, labels)
+          ) {
+            unboundSatisfied = false;
+            volumes.dynamicProvisions = [];
+            break;
+          }
+          volumes.dynamicProvisions.push(pvc);
+        }
+      }
+    }
+    return { volumes, reasons: reasons() };
+  }
+
+  preScore(state: CycleState): MaybeStatus {
+    if (!this.shape) return SKIP;
+    return state.read<StateData>(STATE_KEY).hasStaticBindings ? null : SKIP;
+  }
+
+  score(state: CycleState, _pod: Pod, ni: NodeInfo): number {
+    const shape = this.shape;
+    if (!shape) return 0;
+    const v = state.read<StateData>(STATE_KEY).byNode.get(ni.name);
+    if (!v) return 0;
+    // requested and capacity of the statically bound volumes, per storage class
+    const byClass = new Map<string, { requested: number; capacity: number }>();
+    for (const b of v.staticBindings) {
+      const c = b.pv.spec.storageClassName ?? '';
+      const r = byClass.get(c) ?? { requested: 0, capacity: 0 };
+      r.requested += Number(claimRequest(b.pvc).value());
+      r.capacity += Number(volumeCapacity(b.pv).value());
+      byClass.set(c, r);
+    }
+    if (byClass.size === 0) return 0;
+    let sum = 0;
+    for (const r of byClass.values())
+      sum += brokenLinear(
+        shape,
+        r.capacity === 0 || r.requested > r.capacity ? 100 : Math.trunc((r.requested * 100) / r.capacity),
+      );
+    return Math.round(sum / byClass.size);
+  }
+
+  /** AssumePodVolumes: the chosen bindings become visible to the next cycles */
+  reserve(state: CycleState, _pod: Pod, nodeName: string): MaybeStatus {
+    const s = state.tryRead<StateData>(STATE_KEY);
+    if (!s) return null;
+    const v = s.byNode.get(nodeName);
+    if (!v) {
+      s.allBound = true;
+      return null;
+    }
+    s.allBound = v.staticBindings.length === 0 && v.dynamicProvisions.length === 0;
+    for (const b of v.staticBindings) {
+      const pvc = b.pvc;
+      const pv: PersistentVolume = structuredClone(b.pv);
+      pv.spec.claimRef = claimRefTo(pvc);
+      pv.metadata.annotations = { ...pv.metadata.annotations, [ANN_BOUND_BY_CONTROLLER]: 'yes' };
+      this.assumed.assumePV(pv, b.pv);
+    }
+    for (const pvc0 of v.dynamicProvisions) {
+      const pvc: PersistentVolumeClaim = structuredClone(pvc0);
+      pvc.metadata.annotations = { ...pvc.metadata.annotations, [ANN_SELECTED_NODE]: nodeName };
+      this.assumed.assumePVC(pvc, pvc0);
+    }
+    return null;
+  }
+
+  unreserve(state: CycleState, _pod: Pod, nodeName: string): void {
+    const v = state.tryRead<StateData>(STATE_KEY)?.byNode.get(nodeName);
+    if (!v) return;
+    for (const b of v.staticBindings) this.assumed.pvs.delete(b.pv.metadata.name ?? '');
+    for (const pvc of v.dynamicProvisions)
+      this.assumed.pvcs.delete(`${pvc.metadata.namespace || 'default'}/${pvc.metadata.name}`);
+  }
+
+  /**
+   * PreBind (BindPodVolumes): writes the assumed PVs and claims through the ApiServer. Upstream then
+   * waits for the PV controller to finish the binding; kubesim binds the pod at once and lets the
+   * PV controller complete the claims (docs/scheduler.md).
+   */
+  async preBind(state: CycleState, _pod: Pod, nodeName: string): Promise<MaybeStatus> {
+    const s = state.tryRead<StateData>(STATE_KEY);
+    if (!s || s.allBound || !this.handle.update) return null;
+    const v = s.byNode.get(nodeName);
+    if (!v) return new Status(Code.Error, [`no pod volumes found for node "${nodeName}"`]);
+    const writes: KubeObject[] = [];
+    for (const b of v.staticBindings) {
+      const a = this.assumed.pvs.get(b.pv.metadata.name ?? '');
+      if (a) writes.push(a.obj);
+    }
+    for (const pvc of v.dynamicProvisions) {
+      const a = this.assumed.pvcs.get(`${pvc.metadata.namespace || 'default'}/${pvc.metadata.name}`);
+      if (a) writes.push(a.obj);
+    }
+    for (const w of writes) {
+      const st = await this.handle.update(w);
+      if (st) return st;
+    }
+    return null;
+  }
+}
