@@ -18,6 +18,12 @@ const DEDUP_WINDOW_MS = 10 * 60_000;
 export class ApiEventRecorder implements EventRecorder {
   private seq = 0;
   private readonly recent = new Map<string, { ev: Event; at: number; pending: boolean }>();
+  /**
+   * prune the dedup map once it holds this many entries; afterwards twice what survived, so that a
+   * burst of distinct events inside one window (15,000 pods scheduled in a minute) does not walk
+   * the whole map on every event
+   */
+  private pruneAt = 10_000;
 
   constructor(
     private readonly api: ApiClient,
@@ -74,10 +80,12 @@ export class ApiEventRecorder implements EventRecorder {
     };
     const entry = { ev, at: now, pending: true };
     this.recent.set(dk, entry);
-    if (this.recent.size > 10_000)
+    if (this.recent.size > this.pruneAt) {
       for (const [k, v] of this.recent) {
         if (now - v.at > DEDUP_WINDOW_MS) this.recent.delete(k);
       }
+      this.pruneAt = Math.max(10_000, 2 * this.recent.size);
+    }
     this.api.create('events', ev).then(
       (e) => {
         entry.ev = e as Event;

@@ -281,6 +281,7 @@ export class Scheduler {
     // PodTopologySpread's default constraints read these through the live listers
     Object.defineProperty(objects, 'services', { get: () => svc.list(), enumerable: true });
     Object.defineProperty(objects, 'replicaSets', { get: () => rs.list(), enumerable: true });
+    objects.inNamespace = (kind, namespace) => (kind === 'services' ? svc : rs).list(namespace);
     // DefaultPreemption's PDB criterion reads the budgets the disruption controller keeps
     const pdbs = opts.informers.for<PodDisruptionBudget>('poddisruptionbudgets');
     Object.defineProperty(objects, 'podDisruptionBudgets', { get: () => pdbs.list(), enumerable: true });

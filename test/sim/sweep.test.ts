@@ -132,6 +132,19 @@ describe.skipIf(!existsSync(cli))('kubesim sweep through the CLI', () => {
     expect(foreign.stderr).toContain('seeds differs');
   }, 240_000);
 
+  it('-o html charts each metric against the swept value, and tabulates min–max per point', () => {
+    const fx = (i: number) => join(root, 'test/fixtures/sweep', `shard-${i}.json`);
+    const r = kubesim(['sweep', 'merge', fx(0), fx(1), '-o', 'html']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^<!doctype html>/);
+    expect((r.stdout.match(/<svg/g) ?? []).length).toBeGreaterThanOrEqual(10);
+    expect(r.stdout).toContain('429s (requests): 429 TooManyRequests answers');
+    expect(r.stdout).toContain('apiserver.maxMutatingInflight');
+    const t = kubesim(['sweep', 'merge', fx(0), fx(1), '--metrics', 'tooManyRequests,nope']);
+    expect(t.status).toBe(2);
+    expect(t.stderr).toContain('--metrics: unknown metric "nope"');
+  });
+
   it('merge refuses a file that is not a sweep result', () => {
     expect(() => mergeSweeps([{ file: 'x.json', result: { kind: 'List' } }])).toThrow(
       'x.json: not a sweep result',

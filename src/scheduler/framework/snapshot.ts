@@ -59,7 +59,35 @@ export function termMatchKey(t: AffinityTerm): string {
 }
 const matchKeys = new WeakMap<AffinityTerm, string>();
 
+/**
+ * Parsed terms by the API object they come from and the pod's namespace: the replicas of one
+ * workload share their template's term objects (a plan's replicas, copies of one pod), so a pod
+ * added to the snapshot does not parse its selectors again. Terms with matchLabelKeys or
+ * mismatchLabelKeys depend on the pod's labels and are parsed every time. Parsed terms are never
+ * modified.
+ */
+const parsedTerms = new WeakMap<object, Map<string, AffinityTerm | WeightedAffinityTerm>>();
+
+function cachedTerm<T extends AffinityTerm>(
+  pod: Pod,
+  src: PodAffinityTerm | WeightedPodAffinityTerm,
+  term: PodAffinityTerm,
+  parse: () => T,
+): T {
+  if (term.matchLabelKeys?.length || term.mismatchLabelKeys?.length) return parse();
+  const ns = pod.metadata.namespace ?? 'default';
+  let byNs = parsedTerms.get(src);
+  if (!byNs) parsedTerms.set(src, (byNs = new Map()));
+  let t = byNs.get(ns) as T | undefined;
+  if (!t) byNs.set(ns, (t = parse()));
+  return t;
+}
+
 function newAffinityTerm(pod: Pod, term: PodAffinityTerm): AffinityTerm {
+  return cachedTerm(pod, term, term, () => parseAffinityTerm(pod, term));
+}
+
+function parseAffinityTerm(pod: Pod, term: PodAffinityTerm): AffinityTerm {
   const podLabels = pod.metadata.labels ?? {};
   let labelSelector = term.labelSelector;
   // matchLabelKeys / mismatchLabelKeys (KEP-3633): merged into the selector from the pod's own labels
@@ -87,7 +115,12 @@ function newAffinityTerm(pod: Pod, term: PodAffinityTerm): AffinityTerm {
 }
 
 function weighted(pod: Pod, terms: WeightedPodAffinityTerm[] | undefined): WeightedAffinityTerm[] {
-  return (terms ?? []).map((w) => ({ ...newAffinityTerm(pod, w.podAffinityTerm), weight: w.weight }));
+  return (terms ?? []).map((w) =>
+    cachedTerm(pod, w, w.podAffinityTerm, () => ({
+      ...parseAffinityTerm(pod, w.podAffinityTerm),
+      weight: w.weight,
+    })),
+  );
 }
 
 /** A pod with its affinity terms parsed once (upstream framework.PodInfo). */

@@ -135,6 +135,11 @@ export interface ClusterObjects {
   replicaSets?: import('../../api/types.js').ReplicaSet[];
   /** any other controller with spec.selector (StatefulSets, ReplicationControllers) */
   others?: { metadata: { namespace?: string }; spec?: { selector?: unknown } }[];
+  /**
+   * The services or ReplicaSets of one namespace, when a lister answers that without listing every
+   * object (an informer's namespace index); otherwise readers filter `services` / `replicaSets`.
+   */
+  inNamespace?: (kind: 'services' | 'replicaSets', namespace: string) => readonly object[];
   /** DefaultPreemption's PDB criterion (upstream: the PodDisruptionBudget lister) */
   podDisruptionBudgets?: import('../../api/batch-types.js').PodDisruptionBudget[];
   /** the volume plugins' listers: PVs, PVCs, StorageClasses, CSINodes, CSIDrivers, VolumeAttachments */

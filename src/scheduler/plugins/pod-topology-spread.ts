@@ -14,7 +14,7 @@
  */
 import { LABEL_HOSTNAME, LABEL_TOPOLOGY_ZONE } from '../../api/topology.js';
 import { doNotScheduleTaint, findMatchingUntoleratedTaint } from '../../api/taints.js';
-import type { LabelSelector, Labels, Pod, TopologySpreadConstraint } from '../../api/types.js';
+import type { LabelSelector, Labels, Pod, Service, TopologySpreadConstraint } from '../../api/types.js';
 import type { CycleState, StateData } from '../framework/cycle-state.js';
 import { labelSelectorAsSelector, Selector, SelectorError } from '../../api/label-selector.js';
 import { compileRequiredNodeAffinity } from '../../api/node-affinity.js';
@@ -385,7 +385,11 @@ export class PodTopologySpread
     const matchLabels: Labels = {};
     const exprs: NonNullable<LabelSelector['matchExpressions']> = [];
     let any = false;
-    for (const svc of this.objects.services ?? []) {
+    // the namespace's objects only, through the listers' namespace index when there is one
+    const services = (this.objects.inNamespace?.('services', ns) ??
+      this.objects.services ??
+      []) as readonly Service[];
+    for (const svc of services) {
       if ((svc.metadata.namespace ?? 'default') !== ns) continue;
       const sel = svc.spec?.selector;
       if (!sel || Object.keys(sel).length === 0) continue;
@@ -393,7 +397,8 @@ export class PodTopologySpread
       Object.assign(matchLabels, sel);
       any = true;
     }
-    const controllers = [...(this.objects.replicaSets ?? []), ...(this.objects.others ?? [])] as {
+    const replicaSets = this.objects.inNamespace?.('replicaSets', ns) ?? this.objects.replicaSets ?? [];
+    const controllers = [...replicaSets, ...(this.objects.others ?? [])] as {
       metadata: { namespace?: string };
       spec?: { selector?: unknown };
     }[];
