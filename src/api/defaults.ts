@@ -201,6 +201,26 @@ export function applyDefaults(obj: KubeObject): void {
       // SetDefaults_PriorityClass
       o.preemptionPolicy ??= 'PreemptLowerPriority';
       break;
+    case 'StorageClass':
+      // SetDefaults_StorageClass
+      o.reclaimPolicy ??= 'Delete';
+      o.volumeBindingMode ??= 'Immediate';
+      break;
+    case 'PersistentVolume':
+      // SetDefaults_PersistentVolume
+      if (isObj(o.spec)) {
+        o.spec.persistentVolumeReclaimPolicy ??= 'Retain';
+        o.spec.volumeMode ??= 'Filesystem';
+      }
+      if (!isObj(o.status)) o.status = {};
+      o.status.phase ??= 'Pending';
+      break;
+    case 'PersistentVolumeClaim':
+      // SetDefaults_PersistentVolumeClaim
+      if (isObj(o.spec)) o.spec.volumeMode ??= 'Filesystem';
+      if (!isObj(o.status)) o.status = {};
+      o.status.phase ??= 'Pending';
+      break;
     case 'CustomResourceDefinition': {
       // SetDefaults_CustomResourceDefinitionSpec: singular and listKind from kind
       const names = o.spec?.names;
