@@ -27,8 +27,8 @@ const shape: Pod = {
   },
 };
 
-/** the growth shape: spread over zones, and preferably one replica per node */
-const spreadShape: Pod = {
+/** the growth shape: spread over zones, and preferably one replica per node (also scripts/plan-growth.mjs) */
+export const spreadShape: Pod = {
   apiVersion: 'v1',
   kind: 'Pod',
   metadata: { name: 'web', namespace: 'default', labels: { app: 'web' } },
@@ -58,7 +58,11 @@ const spreadShape: Pod = {
   },
 };
 
-function clusterOf(nodes: number, seed: number): ReturnType<typeof generateCluster> & { file: ClusterFile } {
+/** a seeded generated cluster as a plan's input (also scripts/plan-growth.mjs) */
+export function clusterOf(
+  nodes: number,
+  seed: number,
+): ReturnType<typeof generateCluster> & { file: ClusterFile } {
   const g = generateCluster({ seed, nodes });
   return {
     ...g,

@@ -2,8 +2,9 @@
 // Plan cost against replicas placed, for A/B runs of two builds on one machine in one sitting:
 //   node scripts/plan-growth.mjs [NODES] [REPLICAS,…] [DIST_ROOT]
 // plans a zone-spread Deployment (DoNotSchedule, maxSkew 1) with preferred hostname anti-affinity
-// to itself on a seeded generated cluster of NODES nodes, once per replica count, and prints wall
-// and CPU time per plan and the CPU ratio to the previous count (≈ 2 per doubling when linear).
+// to itself on a seeded generated cluster of NODES nodes (the cluster and shape of bench/capacity.ts),
+// once per replica count, and prints wall and CPU time per plan and the CPU ratio to the previous
+// count (≈ 2 per doubling when linear).
 // DIST_ROOT (default: this checkout) is a checkout whose `npm run build` output to load, e.g. a
 // `git worktree` of an older commit. `kubesim bench capacity` measures the same shape on this build.
 import path from 'node:path';
@@ -11,52 +12,15 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const nodes = Number(process.argv[2] ?? 547);
 const counts = (process.argv[3] ?? '500,1000,2000,4000').split(',').map(Number);
-const root = path.resolve(process.argv[4] ?? path.join(path.dirname(fileURLToPath(import.meta.url)), '..'));
+const here = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
+const root = path.resolve(process.argv[4] ?? here);
 const load = (p) => import(pathToFileURL(path.join(root, 'dist/src', p)).href);
-const { generateCluster } = await load('sim/cluster-gen.js');
 const { planCapacity } = await load('capacity/planner.js');
-
-const g = generateCluster({ seed: 1, nodes });
-const cluster = {
-  sources: new Map(),
-  nodes: g.nodes,
-  boundPods: g.pods.filter((p) => p.spec.nodeName),
-  pendingPods: [],
-  services: [],
-  replicaSets: [],
-  others: [],
-  namespaces: [],
-};
-const labels = { app: 'web' };
-const shape = {
-  apiVersion: 'v1',
-  kind: 'Pod',
-  metadata: { name: 'web', namespace: 'default', labels },
-  spec: {
-    containers: [{ name: 'c', image: 'app:1', resources: { requests: { cpu: '100m', memory: '128Mi' } } }],
-    topologySpreadConstraints: [
-      {
-        maxSkew: 1,
-        topologyKey: 'topology.kubernetes.io/zone',
-        whenUnsatisfiable: 'DoNotSchedule',
-        labelSelector: { matchLabels: labels },
-      },
-    ],
-    affinity: {
-      podAntiAffinity: {
-        preferredDuringSchedulingIgnoredDuringExecution: [
-          {
-            weight: 100,
-            podAffinityTerm: {
-              topologyKey: 'kubernetes.io/hostname',
-              labelSelector: { matchLabels: labels },
-            },
-          },
-        ],
-      },
-    },
-  },
-};
+// the cluster and the shape of `kubesim bench capacity`'s growth rows, from this checkout's build
+const { clusterOf, spreadShape: shape } = await import(
+  pathToFileURL(path.join(here, 'dist/bench/capacity.js')).href
+);
+const cluster = clusterOf(nodes, 1).file;
 let prev;
 for (const n of counts) {
   const t = performance.now();

@@ -234,6 +234,7 @@ export function renderStrategiesText(rows: StrategyResult[], opts: { wide?: bool
       'PLACED',
       'UNSCHEDULABLE',
       'NODES USED',
+      'BY WORKLOAD',
       'EMPTY NODES',
       'CPU MEAN',
       'CPU STDDEV',
@@ -247,6 +248,7 @@ export function renderStrategiesText(rows: StrategyResult[], opts: { wide?: bool
       r.placed,
       r.unschedulable,
       r.nodesUsed,
+      r.workloadNodes,
       r.emptyNodes,
       pct(r.cpu.mean),
       pct(r.cpu.stddev),
@@ -260,7 +262,19 @@ export function renderStrategiesText(rows: StrategyResult[], opts: { wide?: bool
   const fails = rows
     .filter((r) => r.failures.length)
     .map((r) => `${r.strategy}: first unschedulable ${r.failures[0].pod}: ${r.failures[0].reason}`);
-  return t + (fails.length ? `\n${fails.join('\n')}\n` : '');
+  // -o wide: where each strategy put the pods, node by node
+  const placements = opts.wide
+    ? rows
+        .map(
+          (r) =>
+            `\n${r.strategy}: pods per node\n${table(
+              ['NODE', 'WORKLOAD PODS', 'ALL PODS', 'CPU', 'MEM'],
+              r.placements.map((p) => [p.node, p.workloadPods, p.pods, pct(p.cpu), pct(p.memory)]),
+            )}`,
+        )
+        .join('')
+    : '';
+  return t + (fails.length ? `\n${fails.join('\n')}\n` : '') + placements;
 }
 
 function displacedBlocks(rep: PlanReport): Block[] {

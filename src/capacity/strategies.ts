@@ -19,7 +19,7 @@ import { nodeAllocatable, podRequests } from '../scheduler/engine/resources.js';
 import { disruptionOf } from './drain.js';
 import { applyWhatIfs, type WhatIf } from './whatif.js';
 import { placeOne, podShape, type SchedulerChoice } from './planner.js';
-import { SchedulerCore } from '../scheduler/scheduler.js';
+import { isTerminal, SchedulerCore } from '../scheduler/scheduler.js';
 import { podKey } from '../api/keys.js';
 import type { ClusterObjects } from '../scheduler/framework/types.js';
 
@@ -35,13 +35,25 @@ export interface StrategyResult {
   unschedulable: number;
   /** first unschedulable pods with their FitError (at most 5) */
   failures: { pod: string; reason: string }[];
-  /** nodes hosting at least one pod after the run */
+  /** nodes hosting at least one running (not finished) pod after the run: the workload's or any other */
   nodesUsed: number;
-  /** nodes left without pods: what a cluster autoscaler could remove */
+  /** nodes hosting at least one pod of the workload */
+  workloadNodes: number;
+  /** nodes left without running pods: what a cluster autoscaler could remove */
   emptyNodes: number;
-  /** requested / allocatable over the nodes used, in percent */
+  /** requested / allocatable over the nodes used, in percent; finished (Succeeded/Failed) pods request nothing */
   cpu: UtilizationStats;
   memory: UtilizationStats;
+  /** per used node: the workload's pods on it, all running pods, and its utilization (percent) */
+  placements: NodePlacement[];
+}
+
+export interface NodePlacement {
+  node: string;
+  workloadPods: number;
+  pods: number;
+  cpu: number;
+  memory: number;
 }
 
 export interface UtilizationStats {
@@ -135,34 +147,48 @@ function stats(xs: number[]): UtilizationStats {
   return { mean, stddev: Math.sqrt(variance), min: Math.min(...xs), max: Math.max(...xs) };
 }
 
-/** Utilization of the nodes that host pods, from bound pods' requests. */
+/**
+ * Utilization of the nodes that host running pods, from bound pods' requests. A finished pod
+ * (Succeeded/Failed) holds nothing: the scheduler leaves it out of a node's requested resources
+ * (upstream's NodeInfo is built from pods that are not terminal), and so does this. `workload`
+ * names the pods (namespace/name) whose nodes `workloadNodes` counts.
+ */
 export function utilization(
   nodes: Node[],
   pods: Pod[],
-): { nodesUsed: number; emptyNodes: number; cpu: UtilizationStats; memory: UtilizationStats } {
-  const used = new Map<string, { cpu: number; memory: number }>();
+  workload: ReadonlySet<string> = new Set(),
+): Pick<StrategyResult, 'nodesUsed' | 'workloadNodes' | 'emptyNodes' | 'cpu' | 'memory' | 'placements'> {
+  const used = new Map<string, { cpu: number; memory: number; pods: number; workloadPods: number }>();
   for (const p of pods) {
-    if (!p.spec.nodeName) continue;
+    if (!p.spec.nodeName || isTerminal(p)) continue;
     const r = podRequests(p);
-    const u = used.get(p.spec.nodeName) ?? { cpu: 0, memory: 0 };
+    const u = used.get(p.spec.nodeName) ?? { cpu: 0, memory: 0, pods: 0, workloadPods: 0 };
     u.cpu += r.get('cpu') ?? 0;
     u.memory += r.get('memory') ?? 0;
+    u.pods++;
+    if (workload.has(podKey(p))) u.workloadPods++;
     used.set(p.spec.nodeName, u);
   }
-  const cpu: number[] = [],
-    mem: number[] = [];
+  const placements: NodePlacement[] = [];
   for (const n of nodes) {
     const u = used.get(n.metadata.name ?? '');
     if (!u) continue;
     const a = nodeAllocatable(n);
-    cpu.push((100 * u.cpu) / Math.max(1, a.get('cpu') ?? 0));
-    mem.push((100 * u.memory) / Math.max(1, a.get('memory') ?? 0));
+    placements.push({
+      node: n.metadata.name ?? '',
+      workloadPods: u.workloadPods,
+      pods: u.pods,
+      cpu: (100 * u.cpu) / Math.max(1, a.get('cpu') ?? 0),
+      memory: (100 * u.memory) / Math.max(1, a.get('memory') ?? 0),
+    });
   }
   return {
-    nodesUsed: cpu.length,
-    emptyNodes: nodes.length - cpu.length,
-    cpu: stats(cpu),
-    memory: stats(mem),
+    nodesUsed: placements.length,
+    workloadNodes: placements.filter((p) => p.workloadPods > 0).length,
+    emptyNodes: nodes.length - placements.length,
+    cpu: stats(placements.map((p) => p.cpu)),
+    memory: stats(placements.map((p) => p.memory)),
+    placements,
   };
 }
 
@@ -210,7 +236,7 @@ export function runStrategy(
     placed: bound.length - w.pods.length,
     unschedulable,
     failures,
-    ...utilization(w.nodes, bound),
+    ...utilization(w.nodes, bound, new Set(workload.map(podKey))),
   };
 }
 

@@ -158,6 +158,7 @@ export function demoScenario(o: DemoOptions = {}): Scenario {
       evictionRate: 0.1,
       latencies: {},
       plugins: [],
+      clientRateLimits: true,
       controllers: defaultControllerWorkers(),
     },
     source: 'demo',

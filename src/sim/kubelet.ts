@@ -294,7 +294,10 @@ export class KubeletFleet {
       if (p.node === name) {
         this.pods.delete(k);
       }
-    this.startHeartbeats(n, 0);
+    // the kubelet's first Lease renewal comes at a random point of its renew interval, as for a
+    // node that registers: machines of a zone that comes back do not boot in the same millisecond,
+    // and renewals in lockstep would hit max-in-flight every interval for the rest of the run
+    this.startHeartbeats(n, this.rng.next() * (this.opts.leaseRenewIntervalMs ?? 10_000));
     this.postStatus(n);
     for (const p of this.podInformer.list()) if (p.spec.nodeName === name) this.onPod(p, true);
   }

@@ -42,6 +42,10 @@ export function formatSummary(r: SimulationResult, opts: { wide?: boolean } = {}
           'API requests / 429 TooManyRequests / retries',
           `${r.api.requests} / ${r.api.tooManyRequests} / ${r.api.retries}`,
         ],
+        [
+          'client-side throttled requests / total wait',
+          `${r.api.clientThrottled} / ${clockTime(r.api.clientThrottledWaitS)}`,
+        ],
         ['peak in-flight mutating / read-only', `${r.api.peakMutatingInflight} / ${r.api.peakInflight}`],
         ['API call latency p50 / p99', `${r.api.latencyP50Ms}ms / ${r.api.latencyP99Ms}ms`],
         [

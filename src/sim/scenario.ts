@@ -97,6 +97,11 @@ export interface Settings {
   nodeMonitorGracePeriodMs: number;
   evictionRate: number;
   latencies: Record<string, { medianMs: number; sigma: number }>;
+  /**
+   * client-go's client-side QPS/burst per client with the components' defaults (sim/api-adapter.ts
+   * CLIENT_RATE_LIMITS); false: none (default true)
+   */
+  clientRateLimits: boolean;
   /** settings.schedulerConfig: the KubeSchedulerConfiguration the real scheduler runs with */
   schedulerConfig?: SchedulerConfig;
   /**
@@ -442,6 +447,7 @@ export function parseScenario(text: string, source: string, baseDir: string): Sc
     'latencies',
     'schedulerConfig',
     'plugins',
+    'clientRateLimits',
     'controllers',
     'apiLatency',
     'kubelet',
@@ -515,6 +521,8 @@ export function parseScenario(text: string, source: string, baseDir: string): Sc
             readRel(s.schedulerConfig, w),
           ),
     plugins: pluginSettings(s.plugins, baseDir, at),
+    clientRateLimits:
+      s.clientRateLimits === undefined ? true : bool(s.clientRateLimits, at('settings.clientRateLimits')),
     ...parseKnobs(
       s,
       (p, m) => {

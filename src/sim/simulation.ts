@@ -32,7 +32,13 @@ import { TaintEvictionController, type EvictionRecord } from '../controllers/tai
 import { LeaderElector } from '../controllers/leaderelection.js';
 import { MemoryStore } from '../store/memory/store.js';
 import { Rng } from '../util/rng.js';
-import { LatencyHistogram, ServerClient } from './api-adapter.js';
+import {
+  type AdapterOptions,
+  CLIENT_RATE_LIMITS,
+  type ClientRateLimit,
+  LatencyHistogram,
+  ServerClient,
+} from './api-adapter.js';
 import { type DrainRecord, drainNode } from './drain.js';
 import { KubeletFleet } from './kubelet.js';
 import { CurveMetrics } from './metric-curves.js';
@@ -89,6 +95,9 @@ export interface SimulationResult {
     tooManyRequests: number;
     retries: number;
     failedAfterRetries: number;
+    /** requests that waited for their client's QPS/burst token bucket, and the total wait (s) */
+    clientThrottled: number;
+    clientThrottledWaitS: number;
     peakMutatingInflight: number;
     peakInflight: number;
     /** successful calls as their callers saw them (service time, 429 waits, retries), ms */
@@ -234,17 +243,27 @@ export class Simulation {
     this.user = this.client('user');
   }
 
-  private client(name: string): ServerClient {
+  /**
+   * A client of the ApiServer; `limit` is its client-side QPS/burst (CLIENT_RATE_LIMITS), applied
+   * unless settings.clientRateLimits is false.
+   */
+  private client(name: string, limit?: ClientRateLimit, limitKey?: AdapterOptions['limitKey']): ServerClient {
     const s = this.scenario.settings;
     const c = new ServerClient(this.server, {
       clock: this.loop.clock,
+      rateLimit: s.clientRateLimits === false ? undefined : limit,
+      limitKey,
       watchLatencyMs: s.watchLatencyMs,
       watchJitterMs: s.watchJitterMs,
       rng: this.rng.fork(`watch-${name}`),
     });
     this.clients[name] = c;
+    if (this.rateLimiting) c.startRateLimits();
     return c;
   }
+
+  /** set once the set-up is done: clients made from then on are rate-limited at once */
+  private rateLimiting = false;
 
   private deps(api: ApiClient, informers: InformerFactory, component: string) {
     return {
@@ -295,7 +314,16 @@ export class Simulation {
     const obsInf = new InformerFactory(this.client('observer'), clock);
     this.observer = new Observer(obsInf, clock, this.loop.startMs, sc.settings.sampleEveryMs);
 
-    const kInf = new InformerFactory(this.client('kubelet'), clock);
+    // every kubelet is a client of its own: a bucket per node (a Lease and a Node are named after
+    // their node, a pod's status names it in spec.nodeName)
+    const kInf = new InformerFactory(
+      this.client('kubelet', CLIENT_RATE_LIMITS.kubelet, (resource, obj, name) =>
+        resource === 'pods'
+          ? ((obj as Pod | undefined)?.spec?.nodeName ?? '')
+          : (obj?.metadata?.name ?? name ?? ''),
+      ),
+      clock,
+    );
     this.kubelet = new KubeletFleet({
       api: this.clients.kubelet,
       clock,
@@ -336,7 +364,10 @@ export class Simulation {
           const id = `${component}-${i}`;
           let proc: Promise<{ stop(): Promise<void> | void }> | undefined;
           const elector = new LeaderElector({
-            api: this.client(`${id}-election`),
+            api: this.client(
+              `${id}-election`,
+              component === 'scheduler' ? CLIENT_RATE_LIMITS.scheduler : CLIENT_RATE_LIMITS.controllerManager,
+            ),
             clock,
             name: component === 'scheduler' ? 'kube-scheduler' : 'kube-controller-manager',
             identity: id,
@@ -375,6 +406,9 @@ export class Simulation {
     this.server.setLatency(sc.settings.apiLatency);
     this.scheduleTimeline();
     this.scheduleCompaction();
+    // client-side rate limits apply to the run, not to the set-up (docs/sim.md)
+    this.rateLimiting = true;
+    for (const c of Object.values(this.clients)) c.startRateLimits();
   }
 
   /** the cluster-autoscaler model (cluster-autoscaler.ts): its own client and informers */
@@ -398,66 +432,71 @@ export class Simulation {
   private async startControllerManager(id: string): Promise<ControllerManager> {
     const clock = this.loop.clock;
     const sc = this.scenario;
-    const api = this.client(id);
-    const informers = new InformerFactory(api, clock);
+    const api = this.client(id, CLIENT_RATE_LIMITS.controllerManager);
+    // the shared informers and every controller are clients of their own (ClientBuilder)
+    const informers = new InformerFactory(api.as('shared-informers'), clock);
     const deps = this.deps(api, informers, id);
+    const ctl = (name: string) => ({ ...deps, api: api.as(name) });
     const cm: ControllerManager = {
       informers,
       rs: new ReplicaSetController({
-        ...this.workers(deps, 'replicaset'),
+        ...this.workers(ctl('replicaset'), 'replicaset'),
         recorder: new ApiEventRecorder(api, clock, 'replicaset-controller'),
       }),
       deploy: new DeploymentController({
-        ...this.workers(deps, 'deployment'),
+        ...this.workers(ctl('deployment'), 'deployment'),
         recorder: new ApiEventRecorder(api, clock, 'deployment-controller'),
       }),
-      eps: new EndpointSliceController(this.workers(deps, 'endpointslice'), ENDPOINTSLICE_BATCH_MS),
+      eps: new EndpointSliceController(
+        this.workers(ctl('endpointslice'), 'endpointslice'),
+        ENDPOINTSLICE_BATCH_MS,
+      ),
       nlc: new NodeLifecycleController(
-        { ...deps, recorder: new ApiEventRecorder(api, clock, 'node-controller') },
+        { ...ctl('node-controller'), recorder: new ApiEventRecorder(api, clock, 'node-controller') },
         {
           nodeMonitorGracePeriodMs: sc.settings.nodeMonitorGracePeriodMs,
           evictionRate: sc.settings.evictionRate,
         },
       ),
       taint: new TaintEvictionController({
-        ...deps,
+        ...ctl('taint-eviction-controller'),
         recorder: new ApiEventRecorder(api, clock, 'taint-eviction-controller'),
       }),
       ds: new DaemonSetController({
-        ...this.workers(deps, 'daemonset'),
+        ...this.workers(ctl('daemonset'), 'daemonset'),
         recorder: new ApiEventRecorder(api, clock, 'daemonset-controller'),
       }),
-      podgc: new PodGCController(deps),
+      podgc: new PodGCController(ctl('podgc')),
       job: new JobController({
-        ...this.workers(deps, 'job'),
+        ...this.workers(ctl('job'), 'job'),
         recorder: new ApiEventRecorder(api, clock, 'job-controller'),
       }),
-      ttl: new TtlAfterFinishedController(this.workers(deps, 'ttlafterfinished')),
+      ttl: new TtlAfterFinishedController(this.workers(ctl('ttlafterfinished'), 'ttlafterfinished')),
       disruption: new DisruptionController({
-        ...this.workers(deps, 'disruption'),
+        ...this.workers(ctl('disruption'), 'disruption'),
         recorder: new ApiEventRecorder(api, clock, 'controllermanager'),
       }),
       cronjob: new CronJobController({
-        ...this.workers(deps, 'cronjob'),
+        ...this.workers(ctl('cronjob'), 'cronjob'),
         recorder: new ApiEventRecorder(api, clock, 'cronjob-controller'),
       }),
       hpa: new HorizontalController(
         {
-          ...this.workers(deps, 'horizontalpodautoscaling'),
+          ...this.workers(ctl('horizontalpodautoscaling'), 'horizontalpodautoscaling'),
           recorder: new ApiEventRecorder(api, clock, 'horizontal-pod-autoscaler'),
         },
         new CurveMetrics(sc.metrics ?? [], clock, this.loop.startMs),
       ),
-      gc: new GarbageCollector(this.workers(deps, 'garbagecollector'), this.outsideOwners),
+      gc: new GarbageCollector(this.workers(ctl('garbagecollector'), 'garbagecollector'), this.outsideOwners),
       sts: new StatefulSetController({
-        ...this.workers(deps, 'statefulset'),
+        ...this.workers(ctl('statefulset'), 'statefulset'),
         recorder: new ApiEventRecorder(api, clock, 'statefulset-controller'),
       }),
       pv: new PersistentVolumeController({
-        ...deps,
+        ...ctl('persistentvolume-binder'),
         recorder: new ApiEventRecorder(api, clock, 'persistentvolume-controller'),
       }),
-      attach: new AttachDetachController(deps),
+      attach: new AttachDetachController(ctl('attachdetach')),
     };
     this.cms.push(cm);
     await informers.start();
@@ -487,7 +526,7 @@ export class Simulation {
 
   private async startScheduler(id: string): Promise<SchedulerComponent> {
     const sc = this.scenario;
-    const api = this.client(id);
+    const api = this.client(id, CLIENT_RATE_LIMITS.scheduler);
     const informers = new InformerFactory(api, this.loop.clock);
     const deps = this.deps(api, informers, 'default-scheduler');
     const plugins = this.opts.plugins ?? [];
@@ -849,8 +888,12 @@ export class Simulation {
     let requests = 0,
       tmr = 0,
       retries = 0,
-      failedAfter = 0;
+      failedAfter = 0,
+      waits = 0,
+      waitMs = 0;
     for (const c of Object.values(this.clients)) {
+      waits += c.stats.clientWaits;
+      waitMs += c.stats.clientWaitMs;
       requests += c.stats.requests;
       tmr += c.stats.tooManyRequests;
       retries += c.stats.retries;
@@ -910,6 +953,8 @@ export class Simulation {
         tooManyRequests: tmr,
         retries,
         failedAfterRetries: failedAfter,
+        clientThrottled: waits,
+        clientThrottledWaitS: Math.round(waitMs) / 1000,
         peakMutatingInflight: fc.peakInflightMutating,
         peakInflight: fc.peakInflight,
         latencyP50Ms: Math.round(latency.percentile(50) * 100) / 100,
