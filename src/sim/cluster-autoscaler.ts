@@ -104,6 +104,13 @@ const MAX_BACKOFF_MS = 1_800_000;
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** A field of `obj` outside `known` is an input error naming its path (no field is dropped silently). */
+function rejectUnknown(obj: Obj, known: readonly string[], at: (p: string) => string, w: string): void {
+  for (const k of Object.keys(obj))
+    if (!known.includes(k))
+      throw new ScenarioError(`${at(`${w}.${k}`)}: unknown field (expected one of ${known.join(', ')})`);
+}
+
 /**
  * The scenario's `autoscaler:` section (docs/sim.md "Cluster autoscaler"): settings with upstream's
  * defaults and `nodeGroups`, each a template (cpu, memory, pods, labels, taints, cost per node-hour,
@@ -125,9 +132,7 @@ export function parseAutoscaler(raw: unknown, at: (p: string) => string): Autosc
     'ignoreDaemonSetsUtilization',
     'nodeGroups',
   ];
-  for (const k of Object.keys(raw))
-    if (!known.includes(k))
-      throw new ScenarioError(`${at(`${w}.${k}`)}: unknown field (expected one of ${known.join(', ')})`);
+  rejectUnknown(raw, known, at, w);
   const expander = (raw.expander ?? 'random') as ExpanderName;
   if (!EXPANDERS.includes(expander))
     throw new ScenarioError(
@@ -193,9 +198,7 @@ function parseGroup(g: unknown, at: (p: string) => string, w: string): NodeGroup
     'labels',
     'taints',
   ];
-  for (const k of Object.keys(g))
-    if (!known.includes(k))
-      throw new ScenarioError(`${at(`${w}.${k}`)}: unknown field (expected one of ${known.join(', ')})`);
+  rejectUnknown(g, known, at, w);
   const name = g.name;
   if (typeof name !== 'string' || !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(name))
     throw new ScenarioError(`${at(`${w}.name`)}: expected a DNS label`);
