@@ -248,6 +248,7 @@ export function buildFrameworks(cfg: SchedulerConfig, opts: BuildOptions): Map<s
         runnerFor(handle),
         plugins.filter.map((p) => p.name),
         plugins.filter,
+        plugins.score,
       );
       if (fwk.windowFilter) fwk.fastScorer = kernelFastScorer(runnerFor(handle), fwk);
     }
