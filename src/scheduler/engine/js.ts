@@ -530,7 +530,8 @@ function crossPodTotals(
     for (let i = 0; i < count; i++) {
       const s = i32[feasB + i];
       let v = 0;
-      for (let k = 0; k < nIpa; k++) v += f64[(i32[at + 2 * k + 1] >> 3) + i32[topoB + i32[at + 2 * k] * cap + s]];
+      for (let k = 0; k < nIpa; k++)
+        v += f64[(i32[at + 2 * k + 1] >> 3) + i32[topoB + i32[at + 2 * k] * cap + s]];
       f64[scratch + i] = v;
       if (v > max) max = v;
       if (v < min) min = v;
@@ -548,10 +549,10 @@ function crossPodTotals(
   const allKeys = i32[Q + L.Q_X_PTS_ALL_KEYS] !== 0;
   const logB = i32[Q + L.Q_X_OFF_LOG] >> 3;
   // 1. ignored nodes, and the domains of each key among the others (topologyNormalizingWeight)
-  const sizes = new Array<number>(nPts).fill(0);
   for (let c = 0; c < nPts; c++) {
     const e = at + c * L.PTS_INTS;
     u8.fill(0, i32[e + L.PTS_SEEN], i32[e + L.PTS_SEEN] + i32[e + L.PTS_DOMAINS]);
+    i32[e + L.PTS_SIZE] = 0;
   }
   let scored = 0;
   for (let i = 0; i < count; i++) {
@@ -569,7 +570,7 @@ function crossPodTotals(
       const seen = i32[e + L.PTS_SEEN] + i32[topoB + i32[e + L.PTS_ROW] * cap + s];
       if (u8[seen] === 0) {
         u8[seen] = 1;
-        sizes[c]++;
+        i32[e + L.PTS_SIZE]++;
       }
     }
   }
@@ -586,7 +587,7 @@ function crossPodTotals(
       if (cell === 0) continue;
       const perNode = i32[e + L.PTS_PER_NODE] !== 0;
       const cnt = f64[(i32[e + L.PTS_COUNTS] >> 3) + (perNode ? s : cell)];
-      const w = f64[logB + (perNode ? scored : sizes[c])];
+      const w = f64[logB + (perNode ? scored : i32[e + L.PTS_SIZE])];
       score += cnt * w + i32[e + L.PTS_SKEW];
     }
     const r = roundHalfUp(score);

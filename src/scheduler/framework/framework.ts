@@ -137,7 +137,11 @@ export class Framework {
     const wf = this.windowFilter;
     if (!wf) return undefined;
     for (const p of this.plugins.filter)
-      if (!wf.covers.has(p.name) && !state.skipFilterPlugins.has(p.name) && !wf.coversInCycle?.(state, p.name))
+      if (
+        !wf.covers.has(p.name) &&
+        !state.skipFilterPlugins.has(p.name) &&
+        !wf.coversInCycle?.(state, p.name)
+      )
         return undefined;
     return wf;
   }

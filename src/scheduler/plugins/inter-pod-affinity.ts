@@ -388,7 +388,10 @@ export class InterPodAffinity
     const result = this.computePreScore(pod);
     state.write(EARLY_SCORE_KEY, { pod, result } satisfies EarlyPreScore);
     if (result === null) return 'skip';
-    return { kind: 'sums', keys: result.domains.map((domains, i) => ({ domains, scores: result.scores[i] })) };
+    return {
+      kind: 'sums',
+      keys: result.domains.map((domains, i) => ({ domains, scores: result.scores[i] })),
+    };
   }
 
   /** PreScore's state, or null for Skip */

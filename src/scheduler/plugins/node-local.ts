@@ -836,7 +836,10 @@ export function kernelWindowFilter(
         if (r === 'skip' || weight === 0) continue;
         scored.add(plugin.name);
         if (r.kind === 'sums') {
-          const keys: DomainScores[] = r.keys.map((k) => ({ row: engine.topologyRow(k.domains), scores: k.scores }));
+          const keys: DomainScores[] = r.keys.map((k) => ({
+            row: engine.topologyRow(k.domains),
+            scores: k.scores,
+          }));
           inputs.ipa = { weight, keys };
         } else {
           const constraints: SpreadScoreConstraint[] = r.constraints.map((c) => ({

@@ -5,7 +5,13 @@
 // index rotation for a seeded mix of spread and affinity shapes on a cluster where some nodes lack
 // the topology keys.
 import { describe, expect, it } from 'vitest';
-import type { Node, Pod, PodAffinityTerm, Service, TopologySpreadConstraint } from '../../../src/api/types.js';
+import type {
+  Node,
+  Pod,
+  PodAffinityTerm,
+  Service,
+  TopologySpreadConstraint,
+} from '../../../src/api/types.js';
 import { generateCluster, generatePods } from '../../../src/sim/cluster-gen.js';
 import { SchedulerCore } from '../../../src/scheduler/scheduler.js';
 import { Rng } from '../../../src/util/rng.js';
@@ -74,7 +80,9 @@ function shaped(base: Pod, k: number, i: number): Pod {
       };
       break;
     case 1: // one per node
-      spec.affinity = { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [term(app, HOST)] } };
+      spec.affinity = {
+        podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [term(app, HOST)] },
+      };
       break;
     case 2: // next to an app (the first pod of the group matches itself)
       spec.affinity = { podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [term(app, ZONE)] } };
@@ -115,7 +123,9 @@ function shaped(base: Pod, k: number, i: number): Pod {
           preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 30, podAffinityTerm: term(app, ZONE) }],
         },
         podAntiAffinity: {
-          preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 70, podAffinityTerm: term('a1', RACK) }],
+          preferredDuringSchedulingIgnoredDuringExecution: [
+            { weight: 70, podAffinityTerm: term('a1', RACK) },
+          ],
         },
       };
       break;
@@ -185,7 +195,9 @@ function run(mode: Mode, kernel: 'js' | 'wasm', seed: number) {
     const pod = shaped(b, rng.int(12), i);
     const out = core.schedule(pod);
     if (out.kind === 'scheduled') {
-      log.push(`${pod.metadata.name} -> ${out.nodeName} (${out.result.evaluatedNodes}/${out.result.feasibleNodes})`);
+      log.push(
+        `${pod.metadata.name} -> ${out.nodeName} (${out.result.evaluatedNodes}/${out.result.feasibleNodes})`,
+      );
       core.reserveAndAssume(out);
       placed.push(out.pod);
       if (placed.length % 9 === 0) core.forget(placed[rng.int(placed.length)]);
