@@ -20,7 +20,7 @@ import type {
   SnapshotListener,
   TopologyDomains,
 } from '../framework/snapshot.js';
-import { Code, errorStatus, SKIP, Status, type MaybeStatus } from '../framework/status.js';
+import { Code, SKIP, Status, type MaybeStatus } from '../framework/status.js';
 import {
   MAX_NODE_SCORE,
   type ClusterEventKind,
@@ -782,7 +782,13 @@ export function kernelWindowFilter(
   runner: NodeLocalRunner,
   filterNames: readonly string[],
   plugins: readonly FilterPlugin[],
-  scorePlugins: readonly { plugin: ScorePlugin; weight: number }[] = [],
+  scorePlugins: readonly { plugin: ScorePlugin; weight: number }[],
+  /**
+   * the framework's RunFilterPlugins for one node: a node the window filtered gets the status the
+   * per-node path gives it (the node-local filters read the window's reason bits, the cross-pod
+   * ones run their own Filter)
+   */
+  runFilter: (state: CycleState, pod: Pod, ni: NodeInfo) => MaybeStatus,
 ): WindowFilter | undefined {
   const local = filterNames.filter((n) => n in KERNEL_FILTERS);
   if (local.length !== KERNEL_ORDER.length || local.some((n, i) => n !== KERNEL_ORDER[i])) return undefined;
@@ -882,7 +888,6 @@ export function kernelWindowFilter(
       // typed-array views are re-validated on every getter call: read them once
       const fs = out.feasible,
         status = out.status,
-        reasons = out.reasons,
         count = out.feasibleCount;
       const bySlot = engine.bySlot;
       const feasible: NodeInfo[] = new Array(count);
@@ -895,7 +900,7 @@ export function kernelWindowFilter(
           const slot = order[(start + i) % n];
           if (status[slot] !== NodeStatus.Filtered) continue;
           const ni = bySlot[slot]!;
-          const s = firstFailure(state, pod, ni, reasons);
+          const s = runFilter(state, pod, ni);
           if (s) list.push([ni, s]);
         }
         return list;
@@ -903,34 +908,6 @@ export function kernelWindowFilter(
       return { feasible, filtered, filteredCount: r.processed - count, processed: r.processed };
     },
   };
-
-  /**
-   * RunFilterPlugins' answer for a node the window filtered: the profile's filters in order, the
-   * node-local ones from the reason bits (the kernel stopped at the first failing one), the
-   * cross-pod ones by their own Filter — the reference, so the statuses are the per-node path's
-   */
-  function firstFailure(state: CycleState, pod: Pod, ni: NodeInfo, reasons: Uint32Array): Status | null {
-    for (const p of plugins) {
-      if (state.skipFilterPlugins.has(p.name)) continue;
-      if (p.name in KERNEL_FILTERS) {
-        const s = runner.filterStatus(p.name, pod, ni, reasons);
-        if (s) return s;
-        continue;
-      }
-      if (!crossFilters.has(p.name)) continue;
-      let s: MaybeStatus;
-      try {
-        s = p.filter(state, pod, ni);
-      } catch (e) {
-        s = errorStatus(e);
-      }
-      if (s === null || s.code === Code.Success) continue;
-      if (!s.isRejected())
-        return new Status(Code.Error, [`running "${p.name}" filter plugin: ${s.message()}`], p.name);
-      return s.withPlugin(p.name);
-    }
-    return null;
-  }
 }
 
 /**

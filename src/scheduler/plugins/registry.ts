@@ -249,6 +249,7 @@ export function buildFrameworks(cfg: SchedulerConfig, opts: BuildOptions): Map<s
         plugins.filter.map((p) => p.name),
         plugins.filter,
         plugins.score,
+        (state, pod, ni) => fwk.runFilter(state, pod, ni),
       );
       if (fwk.windowFilter) fwk.fastScorer = kernelFastScorer(runnerFor(handle), fwk);
     }
