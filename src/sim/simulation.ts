@@ -519,8 +519,15 @@ export class Simulation {
     return cm;
   }
 
-  private async stopControllerManager(cm: ControllerManager): Promise<void> {
-    await Promise.all(controllersOf(cm).map((c) => c.stop()));
+  /**
+   * Stop a controller-manager's controllers and informers. With `wait`, resolve once every
+   * worker's sync in progress has finished — only while the loop still runs: a sync waiting for a
+   * client-side rate-limit token or a 429 retry waits on the virtual clock, which stands still
+   * once the run has ended.
+   */
+  private async stopControllerManager(cm: ControllerManager, wait = true): Promise<void> {
+    const stopped = Promise.all(controllersOf(cm).map((c) => c.stop()));
+    if (wait) await stopped;
     cm.informers.stop();
   }
 
@@ -852,7 +859,7 @@ export class Simulation {
     for (const s of this.schedulers) s.stop();
     this.autoscaler?.stop();
     this.autoscalerInformers?.stop();
-    await Promise.all(this.cms.map((cm) => this.stopControllerManager(cm)));
+    await Promise.all(this.cms.map((cm) => this.stopControllerManager(cm, false)));
   }
 
   private summarize(wallMs: number): SimulationResult {
