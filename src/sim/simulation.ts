@@ -50,6 +50,7 @@ import { evictionThresholds } from './eviction-manager.js';
 import type { ControllerName } from './scenario-knobs.js';
 import { type SchedulerComponent, StandInScheduler } from './standin-scheduler.js';
 import { createScheduler } from './scheduler-bridge.js';
+import { startTiming, type Timing } from './timing.js';
 import {
   type AutoscalerConfig,
   type AutoscalerResult,
@@ -145,6 +146,8 @@ export interface SimulationResult {
   }[];
   /** with `autoscaler:` in the scenario: the cluster-autoscaler's decisions, nodes and cost */
   autoscaler?: AutoscalerResult;
+  /** with RunOptions.timing: where the wall time went, per component, and events per second (timing.ts) */
+  timing?: Timing;
 }
 
 export interface RunOptions {
@@ -168,6 +171,11 @@ export interface RunOptions {
   startMs?: number;
   /** run no scheduler, so an outside one binds the pods (default false) */
   noScheduler?: boolean;
+  /**
+   * sample where the wall time goes (timing.ts) into the result's `timing`; only for one
+   * simulation at a time in a thread (default false)
+   */
+  timing?: boolean;
 }
 
 interface ControllerManager {
@@ -805,6 +813,7 @@ export class Simulation {
 
   /** run the scenario to its end and summarize */
   async run(): Promise<SimulationResult> {
+    const timer = this.opts.timing ? await startTiming() : undefined;
     const wall0 = performance.now();
     await this.setup();
     const sc = this.scenario;
@@ -827,7 +836,9 @@ export class Simulation {
     }
     this.computeConvergence(convergedAt);
     const wallMs = performance.now() - wall0;
+    // summarized before anything awaits: the state is read at the instant the run ended
     const result = this.summarize(wallMs);
+    if (timer) result.timing = await timer.stop(this.clientCounts());
     await this.shutdown();
     return result;
   }
@@ -850,6 +861,17 @@ export class Simulation {
       }
       this.timelineResults[i].convergedAfterS = since === null ? null : (since - t0) / 1000;
     });
+  }
+
+  /** watch events delivered to and requests made by every client so far */
+  private clientCounts(): { watchEvents: number; requests: number } {
+    let watchEvents = 0,
+      requests = 0;
+    for (const c of Object.values(this.clients)) {
+      watchEvents += c.stats.watchEvents;
+      requests += c.stats.requests;
+    }
+    return { watchEvents, requests };
   }
 
   /** stop every component (informers, controllers, schedulers, elections) */

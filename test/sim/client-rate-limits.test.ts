@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { kubesimInProcess } from '../cli/harness.js';
+import { kubesim, kubesimInProcess } from '../cli/harness.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kubesim-ratelimit-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -73,5 +73,34 @@ settings: { sampleEvery: 10s }
     // in every sample to the end)
     const after = r.series.t.map((t, i) => (t > 70 ? r.series.throttled[i] : 0));
     expect(after.every((x) => x === 0)).toBe(true);
+  });
+
+  it('a run that ends while a controller waits for a token ends (the waiting sync is dropped with the process)', () => {
+    // 200 replicas at 20 qps need 10 s: after 5 s the ReplicaSet controller's sync still waits on the
+    // virtual clock, which no longer runs
+    const f = join(dir, 'throttled-at-end.yaml');
+    writeFileSync(
+      f,
+      `duration: 5s
+cluster: { pools: [{ name: w, count: 3, cpu: "32", memory: 128Gi }] }
+workloads:
+  - manifest:
+      apiVersion: apps/v1
+      kind: Deployment
+      metadata: { name: web }
+      spec:
+        replicas: 200
+        selector: { matchLabels: { app: web } }
+        template:
+          metadata: { labels: { app: web } }
+          spec: { containers: [{ name: c, image: app:1, resources: { requests: { cpu: 10m } } }] }
+`,
+    );
+    const r = kubesim(['simulate', f, '-o', 'json', '--no-progress']);
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    const out = JSON.parse(r.stdout) as Result & { pods: { created: number } };
+    expect(out.api.clientThrottled).toBeGreaterThan(0);
+    expect(out.pods.created).toBeLessThan(200);
   });
 });
