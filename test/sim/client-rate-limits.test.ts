@@ -23,8 +23,8 @@ async function run(name: string, yaml: string): Promise<Result> {
   return JSON.parse(r.stdout) as Result;
 }
 
-const scaleUp = (limits: boolean) => `
-duration: 40s
+const scaleUp = (limits: boolean, duration = '40s') => `
+duration: ${duration}
 cluster: { pools: [{ name: w, count: 10, cpu: "64", memory: 256Gi }] }
 workloads:
   - manifest:
@@ -76,26 +76,10 @@ settings: { sampleEvery: 10s }
   });
 
   it('a run that ends while a controller waits for a token ends (the waiting sync is dropped with the process)', () => {
-    // 200 replicas at 20 qps need 10 s: after 5 s the ReplicaSet controller's sync still waits on the
-    // virtual clock, which no longer runs
+    // the scale-up to 201 at 10 s needs until 19 s at 20 qps: at 12 s the ReplicaSet controller's
+    // sync still waits on the virtual clock, which no longer runs
     const f = join(dir, 'throttled-at-end.yaml');
-    writeFileSync(
-      f,
-      `duration: 5s
-cluster: { pools: [{ name: w, count: 3, cpu: "32", memory: 128Gi }] }
-workloads:
-  - manifest:
-      apiVersion: apps/v1
-      kind: Deployment
-      metadata: { name: web }
-      spec:
-        replicas: 200
-        selector: { matchLabels: { app: web } }
-        template:
-          metadata: { labels: { app: web } }
-          spec: { containers: [{ name: c, image: app:1, resources: { requests: { cpu: 10m } } }] }
-`,
-    );
+    writeFileSync(f, scaleUp(true, '12s'));
     const r = kubesim(['simulate', f, '-o', 'json', '--no-progress']);
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
