@@ -179,6 +179,9 @@ export class SchedulerCore {
   assume(pod: Pod, nodeName: string): Pod {
     this.snapshot.nominator.delete(podKey(pod));
     const assumed: Pod = { ...pod, spec: { ...pod.spec, nodeName } };
+    // the copy differs only in spec.nodeName: it adds what the cycle computed for the pod
+    const acct = this.engine.accountings.get(pod);
+    if (acct) this.engine.accountings.set(assumed, acct);
     this.snapshot.addPod(assumed);
     return assumed;
   }

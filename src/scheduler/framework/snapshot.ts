@@ -312,6 +312,8 @@ export class ClusterSnapshot {
    * instead of every pod in the cluster (upstream walks every pod of every node, every cycle).
    */
   private readonly byLabel = new Map<string, Map<string, Set<PodInfo>>>();
+  /** whether byLabel is kept: built on the first candidatePods (a cycle without cross-pod terms never asks) */
+  private byLabelLive = false;
   /**
    * Counts of pods matching a predicate per node, kept incrementally (podMatchCounts), and the
    * index that finds the counters a pod can change: by the label key and value of one `In`
@@ -328,6 +330,8 @@ export class ClusterSnapshot {
   private readonly domainsByKey = new Map<string, TopologyDomains>();
   private domainsList: NodeInfo[] | null = null;
   private domainsVersion = -1;
+  /** pods on listed nodes per spec.priority (how few priorities there are: a handful of classes) */
+  private readonly priorities = new Map<number, number>();
   /** pods whose node is not (yet) known: kept so that they count once the node arrives */
   private readonly podNode = new Map<string, string>();
   private readonly orphanPods = new Map<string, PodInfo[]>();
@@ -501,13 +505,24 @@ export class ClusterSnapshot {
     pi.node = ni;
     if (prev) this.count(pi, prev, -1);
     if (ni) this.count(pi, ni, 1);
+    if ((prev === undefined) !== (ni === undefined)) {
+      const prio = pi.pod.spec.priority ?? 0;
+      const c = (this.priorities.get(prio) ?? 0) + (ni ? 1 : -1);
+      if (c === 0) this.priorities.delete(prio);
+      else this.priorities.set(prio, c);
+    }
+    if (!this.byLabelLive) return;
+    this.indexLabels(pi, ni !== undefined);
+  }
+
+  private indexLabels(pi: PodInfo, add: boolean): void {
     const labels = pi.pod.metadata.labels;
     if (!labels) return;
     for (const k in labels) {
       if (!Object.hasOwn(labels, k)) continue;
       let byValue = this.byLabel.get(k);
       let set = byValue?.get(labels[k]);
-      if (ni) {
+      if (add) {
         if (!byValue) this.byLabel.set(k, (byValue = new Map()));
         if (!set) byValue.set(labels[k], (set = new Set()));
         set.add(pi);
@@ -527,6 +542,11 @@ export class ClusterSnapshot {
     if (sel.nothing) return [];
     const reqs = sel.inRequirements;
     if (!reqs || reqs.length === 0) return undefined;
+    if (!this.byLabelLive) {
+      // first use: index the pods placed so far, then keep it up to date on every change
+      this.byLabelLive = true;
+      for (const ni of this.list()) for (const pi of ni.pods) this.indexLabels(pi, true);
+    }
     let best: Set<PodInfo>[] = [];
     let bestSize = Infinity;
     for (const r of reqs) {
@@ -680,6 +700,16 @@ export class ClusterSnapshot {
         if (g.perNode.size === 0) groups.delete(gk);
       }
     }
+  }
+
+  /**
+   * The lowest spec.priority (absent: 0) of the pods on listed nodes, Infinity without pods:
+   * preemption needs a pod of lower priority than the preemptor on the node it frees.
+   */
+  lowestPodPriority(): number {
+    let min = Infinity;
+    for (const p of this.priorities.keys()) if (p < min) min = p;
+    return min;
   }
 
   hasPod(key: string): boolean {

@@ -43,7 +43,7 @@ import type { Kernel, KernelName, ScoringConfig, ScorePluginName } from '../engi
 import { WasmKernel } from '../engine/wasm.js';
 import { compilePod, QueryArena, type PodQuery } from '../engine/podquery.js';
 import { resolveScoring, type ResolvedScoring } from '../engine/scoring.js';
-import { NodeTable, podHostPorts, type NodeTableOptions } from '../engine/table.js';
+import { NodeTable, podHostPorts, type NodeTableOptions, type PodAccounting } from '../engine/table.js';
 
 /** The NodeTable + kernel shared by every profile of one scheduler, mirrored from the snapshot. */
 export class SchedulingEngine implements SnapshotListener {
@@ -53,6 +53,11 @@ export class SchedulingEngine implements SnapshotListener {
   readonly arena: QueryArena;
   /** NodeInfo by table slot */
   readonly bySlot: (NodeInfo | undefined)[] = [];
+  /**
+   * what assuming a pod adds to the table, as the cycle's compilePod computed it, by pod object
+   * (upstream's PodInfo keeps its computed requests across the assume's DeepCopy the same way)
+   */
+  readonly accountings = new WeakMap<Pod, PodAccounting>();
 
   constructor(
     readonly snapshot: ClusterSnapshot,
@@ -86,7 +91,7 @@ export class SchedulingEngine implements SnapshotListener {
   }
 
   podAdded(pi: PodInfo): void {
-    this.table.addPod(pi.pod);
+    this.table.addPod(pi.pod, this.accountings.get(pi.pod));
   }
 
   podRemoved(pi: PodInfo): void {
@@ -195,6 +200,7 @@ export class NodeLocalRunner {
 
   private compile(pod: Pod): PodQuery {
     const q = compilePod(this.engine.table, pod, this.scoring, this.engine.arena);
+    this.engine.accountings.set(pod, q.accounting);
     // the compiler already decided BalancedAllocation's best-effort case: PreScore reads it here
     this.lastCompiledPod = pod;
     this.lastBestEffort = (this.engine.table.mem.i32[(q.addr >> 2) + L.Q_FLAGS] & L.QF_BEST_EFFORT) !== 0;
@@ -648,7 +654,10 @@ export function nodeLocalFactory(name: string) {
   return (_args: Record<string, unknown> | undefined, h: Handle) => new NodeLocalPlugin(name, runnerFor(h));
 }
 
-/** The kernel's filter order (engine/types.ts): the window filter applies only in this order. */
+/** the reason bits of the kernel filters other than NodeResourcesFit */
+const NOT_FIT_BITS = ~KERNEL_FILTERS.NodeResourcesFit;
+
+/** The kernel's filter order (engine/types.ts): the window filter applies only in this order (NodeResourcesFit last). */
 const KERNEL_ORDER = [
   'NodeUnschedulable',
   'NodeName',
@@ -688,23 +697,29 @@ export function kernelWindowFilter(
       const bySlot = engine.bySlot;
       const feasible: NodeInfo[] = new Array(count);
       for (let i = 0; i < count; i++) feasible[i] = bySlot[fs[i]]!;
-      const filtered = (): [NodeInfo, Status][] => {
-        const list: [NodeInfo, Status][] = [];
+      const filtered = (visit: (ni: NodeInfo, s: Status) => void): void => {
         const order = engine.table.order;
         const n = order.length;
+        // the first failing plugin other than NodeResourcesFit (whose status also depends on the
+        // node) is decided by those plugins' bits alone: one status per bit pattern
+        const lowStatus: (Status | null | undefined)[] = [];
         for (let i = 0; i < r.processed; i++) {
           const slot = order[(start + i) % n];
           if (status[slot] !== NodeStatus.Filtered) continue;
           const ni = bySlot[slot]!;
-          for (const name of KERNEL_ORDER) {
-            const s = runner.filterStatus(name, pod, ni, reasons);
-            if (s) {
-              list.push([ni, s]);
-              break;
+          const low = reasons[slot] & NOT_FIT_BITS;
+          let s: MaybeStatus = null;
+          if (low !== 0) {
+            s = lowStatus[low] ?? null;
+            if (lowStatus[low] === undefined) {
+              for (let k = 0; k < KERNEL_ORDER.length - 1 && s === null; k++)
+                s = runner.filterStatus(KERNEL_ORDER[k], pod, ni, reasons);
+              lowStatus[low] = s;
             }
           }
+          if (s === null) s = runner.filterStatus('NodeResourcesFit', pod, ni, reasons);
+          if (s !== null) visit(ni, s);
         }
-        return list;
       };
       return { feasible, filtered, filteredCount: r.processed - count, processed: r.processed };
     },
