@@ -74,6 +74,7 @@ export async function runAndReport(
     result = await simulate(scenario, {
       ...run.scheduler,
       seed: run.seed,
+      timing: true,
       onProgress: (done, total) =>
         bar.update(done, total, `${clockTime(done / 1000)} of ${clockTime(total / 1000)} virtual`),
     });

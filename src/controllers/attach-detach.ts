@@ -33,6 +33,9 @@ export function attachmentName(volumeHandle: string, driver: string, node: strin
   return `csi-${createHash('sha256').update(`${volumeHandle}${driver}${node}`).digest('hex')}`;
 }
 
+/** the pod informer's index by spec.nodeName (shared with the node lifecycle and taint eviction controllers) */
+const NODE_NAME_INDEX = 'nodeName';
+
 export class AttachDetachController {
   private readonly queue: WorkQueue<string>;
   private readonly pods: Informer<Pod>;
@@ -48,6 +51,11 @@ export class AttachDetachController {
     // one key per node: its attachments are reconciled together
     this.queue = new WorkQueue<string>(deps.clock, undefined, 'attachdetach');
     this.pods = deps.informers.for<Pod>('pods');
+    try {
+      this.pods.addIndexer(NODE_NAME_INDEX, (p) => (p.spec.nodeName ? [p.spec.nodeName] : []));
+    } catch {
+      /* shared: the node lifecycle or taint eviction controller filed pods by node first */
+    }
     this.claims = deps.informers.for<PersistentVolumeClaim>('persistentvolumeclaims');
     this.volumes = deps.informers.for<PersistentVolume>('persistentvolumes');
     this.drivers = deps.informers.for<CSIDriver>('csidrivers');
@@ -86,12 +94,13 @@ export class AttachDetachController {
   /** the desired attachments of a node: name → the attachment to create */
   private desired(node: string): Map<string, VolumeAttachment> {
     const out = new Map<string, VolumeAttachment>();
-    for (const p of this.pods.list()) {
-      if (p.spec.nodeName !== node || p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed')
-        continue;
+    // the node's pods through the index (upstream's desired state of the world is kept per node too):
+    // walking every pod of the cluster per node sync grew with nodes × pods
+    for (const p of this.pods.byIndex(NODE_NAME_INDEX, node)) {
+      const volumes = p.spec.volumes as { persistentVolumeClaim?: { claimName: string } }[] | undefined;
+      if (!volumes?.length || p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed') continue;
       const ns = p.metadata.namespace ?? 'default';
-      for (const v of (p.spec.volumes as { persistentVolumeClaim?: { claimName: string } }[] | undefined) ??
-        []) {
+      for (const v of volumes) {
         const claim = v.persistentVolumeClaim && this.claims.get(ns, v.persistentVolumeClaim.claimName);
         const pv = claim?.spec.volumeName ? this.volumes.get(undefined, claim.spec.volumeName) : undefined;
         const csi = pv?.spec.csi;

@@ -7,6 +7,7 @@ import { type Page, renderPage } from '../report/html.js';
 import { compact, histogram, lineChart } from '../report/svg.js';
 import { clockTime } from '../report/units.js';
 import type { SimulationResult } from './simulation.js';
+import type { Timing } from './timing.js';
 import { autoscalerSection, autoscalerText } from './autoscaler-report.js';
 
 const secs = (ms: number) =>
@@ -95,7 +96,32 @@ export function formatSummary(r: SimulationResult, opts: { wide?: boolean } = {}
     );
   }
   if (r.autoscaler) out.push('', autoscalerText(r.autoscaler, opts));
+  if (r.timing) out.push('', timingText(r.timing, opts));
   return out.join('\n') + '\n';
+}
+
+/**
+ * Where the wall time went (timing.ts): components above 0.5 % (wide: all), and the events and
+ * requests per wall second.
+ */
+function timingText(t: Timing, opts: { wide?: boolean }): string {
+  const shown = t.components.filter((c) => opts.wide || c.percent >= 0.5).sort((a, b) => b.ms - a.ms);
+  const ctl = t.controllers
+    .slice(0, 3)
+    .map((c) => `${c.name} ${(c.ms / 1000).toFixed(1)}s`)
+    .join(', ');
+  return (
+    `Where the wall time went (${(t.profiledMs / 1000).toFixed(1)}s sampled every ${t.sampleIntervalMs}ms; ` +
+    `${t.watchEventsPerSecond} watch events/s, ${t.requestsPerSecond} API requests/s):\n` +
+    table(
+      ['COMPONENT', 'WALL', 'SHARE'],
+      shown.map((c) => [
+        c.name === 'controllers' && ctl ? `controllers (${ctl})` : c.name,
+        `${(c.ms / 1000).toFixed(1)}s`,
+        `${c.percent.toFixed(1)}%`,
+      ]),
+    ).trimEnd()
+  );
 }
 
 /** `kubectl get events` rows (LAST SEEN is virtual time since the start); wide adds COUNT */

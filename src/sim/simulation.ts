@@ -50,6 +50,7 @@ import { evictionThresholds } from './eviction-manager.js';
 import type { ControllerName } from './scenario-knobs.js';
 import { type SchedulerComponent, StandInScheduler } from './standin-scheduler.js';
 import { createScheduler } from './scheduler-bridge.js';
+import { startTiming, type Timing } from './timing.js';
 import {
   type AutoscalerConfig,
   type AutoscalerResult,
@@ -145,6 +146,8 @@ export interface SimulationResult {
   }[];
   /** with `autoscaler:` in the scenario: the cluster-autoscaler's decisions, nodes and cost */
   autoscaler?: AutoscalerResult;
+  /** with RunOptions.timing: where the wall time went, per component, and events per second (timing.ts) */
+  timing?: Timing;
 }
 
 export interface RunOptions {
@@ -168,6 +171,11 @@ export interface RunOptions {
   startMs?: number;
   /** run no scheduler, so an outside one binds the pods (default false) */
   noScheduler?: boolean;
+  /**
+   * sample where the wall time goes (timing.ts) into the result's `timing`; only for one
+   * simulation at a time in a thread (default false)
+   */
+  timing?: boolean;
 }
 
 interface ControllerManager {
@@ -519,8 +527,15 @@ export class Simulation {
     return cm;
   }
 
-  private async stopControllerManager(cm: ControllerManager): Promise<void> {
-    await Promise.all(controllersOf(cm).map((c) => c.stop()));
+  /**
+   * Stop a controller-manager's controllers and informers. With `wait`, resolve once every
+   * worker's sync in progress has finished — only while the loop still runs: a sync waiting for a
+   * client-side rate-limit token or a 429 retry waits on the virtual clock, which stands still
+   * once the run has ended.
+   */
+  private async stopControllerManager(cm: ControllerManager, wait = true): Promise<void> {
+    const stopped = Promise.all(controllersOf(cm).map((c) => c.stop()));
+    if (wait) await stopped;
     cm.informers.stop();
   }
 
@@ -798,6 +813,7 @@ export class Simulation {
 
   /** run the scenario to its end and summarize */
   async run(): Promise<SimulationResult> {
+    const timer = this.opts.timing ? await startTiming() : undefined;
     const wall0 = performance.now();
     await this.setup();
     const sc = this.scenario;
@@ -820,7 +836,9 @@ export class Simulation {
     }
     this.computeConvergence(convergedAt);
     const wallMs = performance.now() - wall0;
+    // summarized before anything awaits: the state is read at the instant the run ended
     const result = this.summarize(wallMs);
+    if (timer) result.timing = await timer.stop(this.clientCounts());
     await this.shutdown();
     return result;
   }
@@ -845,6 +863,17 @@ export class Simulation {
     });
   }
 
+  /** watch events delivered to and requests made by every client so far */
+  private clientCounts(): { watchEvents: number; requests: number } {
+    let watchEvents = 0,
+      requests = 0;
+    for (const c of Object.values(this.clients)) {
+      watchEvents += c.stats.watchEvents;
+      requests += c.stats.requests;
+    }
+    return { watchEvents, requests };
+  }
+
   /** stop every component (informers, controllers, schedulers, elections) */
   async shutdown(): Promise<void> {
     this.kubelet.evictionManager?.stop();
@@ -852,7 +881,7 @@ export class Simulation {
     for (const s of this.schedulers) s.stop();
     this.autoscaler?.stop();
     this.autoscalerInformers?.stop();
-    await Promise.all(this.cms.map((cm) => this.stopControllerManager(cm)));
+    await Promise.all(this.cms.map((cm) => this.stopControllerManager(cm, false)));
   }
 
   private summarize(wallMs: number): SimulationResult {

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { kubesimInProcess } from '../cli/harness.js';
+import { kubesim, kubesimInProcess } from '../cli/harness.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kubesim-ratelimit-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -23,8 +23,8 @@ async function run(name: string, yaml: string): Promise<Result> {
   return JSON.parse(r.stdout) as Result;
 }
 
-const scaleUp = (limits: boolean) => `
-duration: 40s
+const scaleUp = (limits: boolean, duration = '40s') => `
+duration: ${duration}
 cluster: { pools: [{ name: w, count: 10, cpu: "64", memory: 256Gi }] }
 workloads:
   - manifest:
@@ -73,5 +73,18 @@ settings: { sampleEvery: 10s }
     // in every sample to the end)
     const after = r.series.t.map((t, i) => (t > 70 ? r.series.throttled[i] : 0));
     expect(after.every((x) => x === 0)).toBe(true);
+  });
+
+  it('a run that ends while a controller waits for a token ends (the waiting sync is dropped with the process)', () => {
+    // the scale-up to 201 at 10 s needs until 19 s at 20 qps: at 12 s the ReplicaSet controller's
+    // sync still waits on the virtual clock, which no longer runs
+    const f = join(dir, 'throttled-at-end.yaml');
+    writeFileSync(f, scaleUp(true, '12s'));
+    const r = kubesim(['simulate', f, '-o', 'json', '--no-progress']);
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    const out = JSON.parse(r.stdout) as Result & { pods: { created: number } };
+    expect(out.api.clientThrottled).toBeGreaterThan(0);
+    expect(out.pods.created).toBeLessThan(200);
   });
 });

@@ -86,16 +86,22 @@ export interface WindowFilter {
    */
   coversInCycle?(state: CycleState, name: string): boolean;
   /**
-   * `filtered` builds the per-node statuses on demand: only a pod that fits nowhere needs them (for
-   * its FitError and preemption), and building ~a thousand statuses per cycle was the largest cost
-   * of a cycle that succeeds. Call it before the next kernel run (it reads the kernel's output).
+   * `filtered` visits the rejected nodes with their statuses, in scan order, on demand: only a pod
+   * that fits nowhere needs them (for its FitError and preemption), and building ~a thousand
+   * statuses per cycle was the largest cost of a cycle that succeeds. Call it before the next
+   * kernel run (it reads the kernel's output).
    */
   run(
     state: CycleState,
     pod: Pod,
     start: number,
     numNodesToFind: number,
-  ): { feasible: NodeInfo[]; filtered: () => [NodeInfo, Status][]; filteredCount: number; processed: number };
+  ): {
+    feasible: NodeInfo[];
+    filtered: (visit: (ni: NodeInfo, s: Status) => void) => void;
+    filteredCount: number;
+    processed: number;
+  };
   /** per-node path: true when every covered filter passes on the node (one check instead of one call per plugin) */
   passesAll(state: CycleState, pod: Pod, ni: NodeInfo): boolean;
 }

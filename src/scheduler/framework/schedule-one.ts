@@ -62,7 +62,7 @@ export class SchedulingAlgorithm {
       if (!pre.isRejected()) return { kind: 'error', message: pre.message(), plugin: pre.plugin };
       // every node gets the PreFilter status; the message carries it once
       diagnosis.preFilterMsg = pre.message();
-      for (const n of nodes) diagnosis.nodeToStatus.set(n.name, pre);
+      for (const n of nodes) diagnosis.nodeToStatus.setNode(n, pre, nodes);
       if (pre.plugin) diagnosis.unschedulablePlugins.add(pre.plugin);
       return { kind: 'unschedulable', fitError: new FitError(pod, nodes.length, diagnosis) };
     }
@@ -94,7 +94,8 @@ export class SchedulingAlgorithm {
       if (excluded) {
         // preemption reads these (UnschedulableAndUnresolvable: not helpful); the FitError counts them
         diagnosis.absentNodesStatus = excluded;
-        for (const n of nodes) if (!nodeNames!.has(n.name)) diagnosis.nodeToStatus.set(n.name, excluded);
+        for (const n of nodes)
+          if (!nodeNames!.has(n.name)) diagnosis.nodeToStatus.setNode(n, excluded, nodes);
       }
       return { kind: 'unschedulable', fitError: new FitError(pod, nodes.length, diagnosis) };
     }
@@ -170,10 +171,15 @@ export class SchedulingAlgorithm {
       }
       // the statuses are needed only when nothing fits (FitError, preemption)
       if (r.feasible.length === 0) {
-        for (const [ni, s] of r.filtered()) {
-          diagnosis.nodeToStatus.set(ni.name, s);
-          if (s.plugin) diagnosis.unschedulablePlugins.add(s.plugin);
-        }
+        const list = this.snapshot.list();
+        const d = diagnosis.nodeToStatus;
+        let lastPlugin = '';
+        r.filtered((ni, s) => {
+          d.setNode(ni, s, list);
+          // consecutive nodes mostly fail on one plugin: skip the set lookup then
+          if (s.plugin && s.plugin !== lastPlugin)
+            diagnosis.unschedulablePlugins.add((lastPlugin = s.plugin));
+        });
       }
       this.nextStartNodeIndex = (this.nextStartNodeIndex + r.processed) % numAllNodes;
       return { feasible: r.feasible, filteredCount: r.filteredCount };
@@ -196,9 +202,12 @@ export class SchedulingAlgorithm {
       failed.push(s);
     }
     if (feasible.length === 0) {
+      const list = this.snapshot.list();
+      let lastPlugin = '';
       for (let k = 0; k < failed.length; k++) {
-        diagnosis.nodeToStatus.set(failedNodes[k].name, failed[k]);
-        if (failed[k].plugin) diagnosis.unschedulablePlugins.add(failed[k].plugin!);
+        diagnosis.nodeToStatus.setNode(failedNodes[k], failed[k], list);
+        const p = failed[k].plugin;
+        if (p && p !== lastPlugin) diagnosis.unschedulablePlugins.add((lastPlugin = p));
       }
     }
     this.nextStartNodeIndex = (this.nextStartNodeIndex + processed) % numAllNodes;

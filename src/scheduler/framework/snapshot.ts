@@ -135,8 +135,12 @@ export class PodInfo {
   /** the listed node the pod is attached to (undefined while its node is absent) */
   node: NodeInfo | undefined = undefined;
 
-  constructor(readonly pod: Pod) {
-    this.key = podKey(pod);
+  constructor(
+    readonly pod: Pod,
+    /** podKey(pod), when the caller has it already */
+    key = podKey(pod),
+  ) {
+    this.key = key;
     const a = pod.spec.affinity;
     let req: AffinityTerm[] = [],
       anti: AffinityTerm[] = [],
@@ -203,9 +207,15 @@ export class NodeInfo {
   }
 
   removePod(key: string): PodInfo | undefined {
-    const i = this.pods.findIndex((p) => p.key === key);
-    if (i < 0) return undefined;
-    const [pi] = this.pods.splice(i, 1);
+    const pi = this.pods.find((p) => p.key === key);
+    return pi && this.removePodInfo(pi) ? pi : undefined;
+  }
+
+  /** takes out this PodInfo (by identity); false when it is not on the node */
+  removePodInfo(pi: PodInfo): boolean {
+    const i = this.pods.indexOf(pi);
+    if (i < 0) return false;
+    this.pods.splice(i, 1);
     const drop = (list: PodInfo[]) => {
       const j = list.indexOf(pi);
       if (j >= 0) list.splice(j, 1);
@@ -213,7 +223,7 @@ export class NodeInfo {
     drop(this.podsWithAffinity);
     drop(this.podsWithRequiredAntiAffinity);
     this.generation++;
-    return pi;
+    return true;
   }
 }
 
@@ -312,6 +322,8 @@ export class ClusterSnapshot {
    * instead of every pod in the cluster (upstream walks every pod of every node, every cycle).
    */
   private readonly byLabel = new Map<string, Map<string, Set<PodInfo>>>();
+  /** whether byLabel is kept: built on the first candidatePods (a cycle without cross-pod terms never asks) */
+  private byLabelLive = false;
   /**
    * Counts of pods matching a predicate per node, kept incrementally (podMatchCounts), and the
    * index that finds the counters a pod can change: by the label key and value of one `In`
@@ -328,8 +340,11 @@ export class ClusterSnapshot {
   private readonly domainsByKey = new Map<string, TopologyDomains>();
   private domainsList: NodeInfo[] | null = null;
   private domainsVersion = -1;
+  /** pods on listed nodes per spec.priority (how few priorities there are: a handful of classes) */
+  private readonly priorities = new Map<number, number>();
+  /** every pod added by key, attached to its node (PodInfo.node) or waiting for it (orphanPods) */
+  private readonly podInfos = new Map<string, PodInfo>();
   /** pods whose node is not (yet) known: kept so that they count once the node arrives */
-  private readonly podNode = new Map<string, string>();
   private readonly orphanPods = new Map<string, PodInfo[]>();
   readonly namespaces = new Map<string, Labels>();
   readonly nominator = new Nominator();
@@ -455,12 +470,12 @@ export class ClusterSnapshot {
     if (zl.length === 0) this.zones.delete(z);
   }
 
-  /** adds (or moves) a pod with spec.nodeName set; returns its PodInfo */
-  addPod(pod: Pod): PodInfo {
-    const pi = new PodInfo(pod);
-    if (this.podNode.has(pi.key)) this.removePod(pi.key);
+  /** adds (or moves) a pod with spec.nodeName set (`key`: its podKey, when the caller has it); returns its PodInfo */
+  addPod(pod: Pod, key?: string): PodInfo {
+    const pi = new PodInfo(pod, key);
+    if (this.podInfos.has(pi.key)) this.removePod(pi.key);
     const nodeName = pod.spec.nodeName ?? '';
-    this.podNode.set(pi.key, nodeName);
+    this.podInfos.set(pi.key, pi);
     const ni = this.byName.get(nodeName);
     if (ni) this.attach(pi, ni);
     else {
@@ -478,20 +493,18 @@ export class ClusterSnapshot {
   }
 
   removePod(key: string): PodInfo | undefined {
-    const nodeName = this.podNode.get(key);
-    if (nodeName === undefined) return undefined;
-    this.podNode.delete(key);
-    const ni = this.byName.get(nodeName);
+    const pi = this.podInfos.get(key);
+    if (pi === undefined) return undefined;
+    this.podInfos.delete(key);
+    const ni = pi.node;
     if (ni) {
-      const pi = ni.removePod(key);
-      if (pi) {
-        this.index(pi, undefined);
-        for (const l of this.listeners) l.podRemoved?.(pi, ni);
-      }
+      ni.removePodInfo(pi);
+      this.index(pi, undefined);
+      for (const l of this.listeners) l.podRemoved?.(pi, ni);
       return pi;
     }
-    const orphans = this.orphanPods.get(nodeName);
-    const i = orphans?.findIndex((p) => p.key === key) ?? -1;
+    const orphans = this.orphanPods.get(pi.pod.spec.nodeName ?? '');
+    const i = orphans ? orphans.indexOf(pi) : -1;
     return i >= 0 ? orphans!.splice(i, 1)[0] : undefined;
   }
 
@@ -501,13 +514,24 @@ export class ClusterSnapshot {
     pi.node = ni;
     if (prev) this.count(pi, prev, -1);
     if (ni) this.count(pi, ni, 1);
+    if ((prev === undefined) !== (ni === undefined)) {
+      const prio = pi.pod.spec.priority ?? 0;
+      const c = (this.priorities.get(prio) ?? 0) + (ni ? 1 : -1);
+      if (c === 0) this.priorities.delete(prio);
+      else this.priorities.set(prio, c);
+    }
+    if (!this.byLabelLive) return;
+    this.indexLabels(pi, ni !== undefined);
+  }
+
+  private indexLabels(pi: PodInfo, add: boolean): void {
     const labels = pi.pod.metadata.labels;
     if (!labels) return;
     for (const k in labels) {
       if (!Object.hasOwn(labels, k)) continue;
       let byValue = this.byLabel.get(k);
       let set = byValue?.get(labels[k]);
-      if (ni) {
+      if (add) {
         if (!byValue) this.byLabel.set(k, (byValue = new Map()));
         if (!set) byValue.set(labels[k], (set = new Set()));
         set.add(pi);
@@ -527,6 +551,11 @@ export class ClusterSnapshot {
     if (sel.nothing) return [];
     const reqs = sel.inRequirements;
     if (!reqs || reqs.length === 0) return undefined;
+    if (!this.byLabelLive) {
+      // first use: index the pods placed so far, then keep it up to date on every change
+      this.byLabelLive = true;
+      for (const ni of this.list()) for (const pi of ni.pods) this.indexLabels(pi, true);
+    }
     let best: Set<PodInfo>[] = [];
     let bestSize = Infinity;
     for (const r of reqs) {
@@ -682,12 +711,23 @@ export class ClusterSnapshot {
     }
   }
 
+  /**
+   * The lowest spec.priority (absent: 0) of the pods on listed nodes, Infinity without pods:
+   * preemption needs a pod of lower priority than the preemptor on the node it frees.
+   */
+  lowestPodPriority(): number {
+    let min = Infinity;
+    for (const p of this.priorities.keys()) if (p < min) min = p;
+    return min;
+  }
+
   hasPod(key: string): boolean {
-    return this.podNode.has(key);
+    return this.podInfos.has(key);
   }
 
   nodeOfPod(key: string): string | undefined {
-    return this.podNode.get(key);
+    const pi = this.podInfos.get(key);
+    return pi === undefined ? undefined : (pi.pod.spec.nodeName ?? '');
   }
 
   /** every assigned pod, in node order */
@@ -722,6 +762,7 @@ export class Nominator {
   }
 
   delete(key: string): void {
+    if (this.nodeOf.size === 0) return;
     const n = this.nodeOf.get(key);
     if (n === undefined) return;
     this.nodeOf.delete(key);

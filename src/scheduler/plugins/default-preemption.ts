@@ -22,7 +22,7 @@ import { pdbSelectsPod } from '../../api/apiserver-evict.js';
 import type { PodDisruptionBudget } from '../../api/batch-types.js';
 import type { Pod } from '../../api/types.js';
 import type { CycleState } from '../framework/cycle-state.js';
-import { formatFitError, newDiagnosis } from '../framework/fit-error.js';
+import { formatFitError, newDiagnosis, NodeToStatus } from '../framework/fit-error.js';
 import type { ClusterSnapshot, NodeInfo, PodInfo } from '../framework/snapshot.js';
 import { Code, Status, type MaybeStatus } from '../framework/status.js';
 import type { Handle, PostFilterPlugin, PostFilterResult } from '../framework/types.js';
@@ -162,14 +162,28 @@ export class DefaultPreemption implements PostFilterPlugin {
     };
     let notHelpful = 0;
     const potential: NodeInfo[] = [];
+    // (the cycle's own statuses answer per listed node without a lookup by name)
+    const statusOf =
+      statuses instanceof NodeToStatus
+        ? (ni: NodeInfo) => statuses.ofNode(ni)
+        : (ni: NodeInfo) => statuses.get(ni.name);
     for (const ni of all) {
-      const s = statuses.get(ni.name);
+      const s = statusOf(ni);
       if (s && s.code === Code.UnschedulableAndUnresolvable) notHelpful++;
       else potential.push(ni);
     }
     const candidates: Candidate[] = [];
     let noVictims = 0;
-    if (potential.length > 0) {
+    if (
+      potential.length > 0 &&
+      this.handle.framework &&
+      this.snapshot.lowestPodPriority() >= priorityOf(pod)
+    ) {
+      // no pod anywhere has a lower priority: selectVictimsOnNode finds no victims on any node
+      // (the offset is still drawn, so the seeded choices that follow stay the same)
+      this.rng.int(potential.length);
+      noVictims = potential.length;
+    } else if (potential.length > 0) {
       const want = this.numCandidates(potential.length);
       const offset = this.rng.int(potential.length);
       // dryRunPreemption stops once it has `want` candidates of which one violates no budget

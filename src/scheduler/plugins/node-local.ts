@@ -59,7 +59,7 @@ import type { Kernel, KernelName, ScoringConfig, ScorePluginName } from '../engi
 import { WasmKernel } from '../engine/wasm.js';
 import { compilePod, QueryArena, type PodQuery } from '../engine/podquery.js';
 import { resolveScoring, type ResolvedScoring } from '../engine/scoring.js';
-import { NodeTable, podHostPorts, type NodeTableOptions } from '../engine/table.js';
+import { NodeTable, podHostPorts, type NodeTableOptions, type PodAccounting } from '../engine/table.js';
 
 /** The NodeTable + kernel shared by every profile of one scheduler, mirrored from the snapshot. */
 export class SchedulingEngine implements SnapshotListener {
@@ -73,6 +73,14 @@ export class SchedulingEngine implements SnapshotListener {
   readonly crossPod: CrossPodWriter;
   /** per TOPO row: the snapshot domains it was last written from */
   private readonly topoWritten = new Map<number, TopologyDomains>();
+  /**
+   * what assuming a pod adds to the table, as the last compilePod computed it, and the copy being
+   * assumed with it (upstream's PodInfo keeps its computed requests across the assume's DeepCopy)
+   */
+  private compiledPod: Pod | undefined = undefined;
+  private compiledAcct: PodAccounting | undefined = undefined;
+  private assumingPod: Pod | undefined = undefined;
+  private assumingAcct: PodAccounting | undefined = undefined;
 
   constructor(
     readonly snapshot: ClusterSnapshot,
@@ -122,8 +130,23 @@ export class SchedulingEngine implements SnapshotListener {
     ni.slot = -1;
   }
 
+  /** a query was compiled for `pod`: what assuming it adds */
+  noteCompiled(pod: Pod, acct: PodAccounting): void {
+    this.compiledPod = pod;
+    this.compiledAcct = acct;
+  }
+
+  /** `copy` (the pod with spec.nodeName set) is about to be added: it adds what the last compile of `pod` computed */
+  assumeCopy(pod: Pod, copy: Pod): void {
+    if (pod !== this.compiledPod) return;
+    this.assumingPod = copy;
+    this.assumingAcct = this.compiledAcct;
+  }
+
   podAdded(pi: PodInfo): void {
-    this.table.addPod(pi.pod);
+    const acct = pi.pod === this.assumingPod ? this.assumingAcct : undefined;
+    this.assumingPod = this.assumingAcct = undefined;
+    this.table.addPod(pi.pod, acct, pi.key);
   }
 
   podRemoved(pi: PodInfo): void {
@@ -149,6 +172,8 @@ export interface KernelRun {
   raw: boolean;
   /** window runs: the numNodesToFind they were called with (to repeat the same window) */
   toFind?: number;
+  /** window runs: the feasible NodeInfo list handed to the framework, in the kernel's feasible order */
+  feasibleNodes?: readonly NodeInfo[];
   /** a run over this one node slot only (a what-if check after the table changed) */
   single?: number;
   /** window runs: the cross-pod inputs the window read (repeated with it) */
@@ -236,6 +261,7 @@ export class NodeLocalRunner {
 
   private compile(pod: Pod): PodQuery {
     const q = compilePod(this.engine.table, pod, this.scoring, this.engine.arena);
+    this.engine.noteCompiled(pod, q.accounting);
     // the compiler already decided BalancedAllocation's best-effort case: PreScore reads it here
     this.lastCompiledPod = pod;
     this.lastBestEffort = (this.engine.table.mem.i32[(q.addr >> 2) + L.Q_FLAGS] & L.QF_BEST_EFFORT) !== 0;
@@ -701,7 +727,10 @@ export function nodeLocalFactory(name: string) {
   return (_args: Record<string, unknown> | undefined, h: Handle) => new NodeLocalPlugin(name, runnerFor(h));
 }
 
-/** The kernel's filter order (engine/types.ts): the window filter applies only in this order. */
+/** the reason bits of the kernel filters other than NodeResourcesFit */
+const NOT_FIT_BITS = ~KERNEL_FILTERS.NodeResourcesFit;
+
+/** The kernel's filter order (engine/types.ts): the window filter applies only in this order (NodeResourcesFit last). */
 const KERNEL_ORDER = [
   'NodeUnschedulable',
   'NodeName',
@@ -793,8 +822,13 @@ export function kernelWindowFilter(
   const local = filterNames.filter((n) => n in KERNEL_FILTERS);
   if (local.length !== KERNEL_ORDER.length || local.some((n, i) => n !== KERNEL_ORDER[i])) return undefined;
   const engine = runner.engine;
+  // a cross-pod filter after every kernel filter (as in the default profile): a node the kernel
+  // rejects then has a node-local status, whatever the cross-pod plugins would answer
+  const lastKernel = Math.max(...KERNEL_ORDER.map((n) => filterNames.indexOf(n)));
   const crossFilters = new Map<string, DomainFilter>();
-  for (const p of plugins) if (isDomainFilter(p)) crossFilters.set(p.name, p);
+  plugins.forEach((p, i) => {
+    if (isDomainFilter(p) && i > lastKernel) crossFilters.set(p.name, p);
+  });
   // the window's totals can replace RunScorePlugins only when every score plugin not skipped at
   // PreScore is node-local (this runner's, at the weight the query carries) or a DomainScorer;
   // others (VolumeBinding) usually skip, which the fast scorer checks after PreScore
@@ -888,22 +922,41 @@ export function kernelWindowFilter(
       // typed-array views are re-validated on every getter call: read them once
       const fs = out.feasible,
         status = out.status,
+        reasons = out.reasons,
         count = out.feasibleCount;
       const bySlot = engine.bySlot;
       const feasible: NodeInfo[] = new Array(count);
       for (let i = 0; i < count; i++) feasible[i] = bySlot[fs[i]]!;
-      const filtered = (): [NodeInfo, Status][] => {
-        const list: [NodeInfo, Status][] = [];
+      r.feasibleNodes = feasible;
+      const filtered = (visit: (ni: NodeInfo, s: Status) => void): void => {
         const order = engine.table.order;
         const n = order.length;
-        for (let i = 0; i < r.processed; i++) {
-          const slot = order[(start + i) % n];
+        // the first failing plugin other than NodeResourcesFit (whose status also depends on the
+        // node) is decided by those plugins' bits alone: one status per bit pattern
+        const lowStatus = new Array<Status | null | undefined>(NOT_FIT_BITS + 1).fill(undefined);
+        for (let i = 0, at = start % n; i < r.processed; i++, at = at + 1 === n ? 0 : at + 1) {
+          const slot = order[at];
           if (status[slot] !== NodeStatus.Filtered) continue;
           const ni = bySlot[slot]!;
-          const s = runFilter(state, pod, ni);
-          if (s) list.push([ni, s]);
+          if (reasons[slot] === L.RB_CROSS_POD) {
+            // node-local filters passed: the cross-pod plugins' own Filter gives the status
+            const s = runFilter(state, pod, ni);
+            if (s !== null) visit(ni, s);
+            continue;
+          }
+          const low = reasons[slot] & NOT_FIT_BITS;
+          let s: MaybeStatus = null;
+          if (low !== 0) {
+            s = lowStatus[low] ?? null;
+            if (lowStatus[low] === undefined) {
+              for (let k = 0; k < KERNEL_ORDER.length - 1 && s === null; k++)
+                s = runner.filterStatus(KERNEL_ORDER[k], pod, ni, reasons);
+              lowStatus[low] = s;
+            }
+          }
+          if (s === null) s = runner.filterStatus('NodeResourcesFit', pod, ni, reasons);
+          if (s !== null) visit(ni, s);
         }
-        return list;
       };
       return { feasible, filtered, filteredCount: r.processed - count, processed: r.processed };
     },
@@ -939,10 +992,14 @@ export function kernelFastScorer(runner: NodeLocalRunner, fwk: Framework): FastS
       const fs = out.feasible;
       const best = out.bestSlot;
       let bestIndex = -1;
-      for (let i = 0; i < nodes.length; i++) {
-        if (nodes[i].slot !== fs[i]) return undefined; // not the window's feasible list
-        if (fs[i] === best && bestIndex < 0) bestIndex = i;
-      }
+      if (nodes === run.feasibleNodes) {
+        // the window's own list: its slots are the kernel's feasible column
+        for (let i = 0; i < nodes.length && bestIndex < 0; i++) if (fs[i] === best) bestIndex = i;
+      } else
+        for (let i = 0; i < nodes.length; i++) {
+          if (nodes[i].slot !== fs[i]) return undefined; // not the window's feasible list
+          if (fs[i] === best && bestIndex < 0) bestIndex = i;
+        }
       return {
         best: bestIndex,
         ties: out.tieEvents,

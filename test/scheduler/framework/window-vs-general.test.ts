@@ -11,9 +11,14 @@ function run(
   disableFastScorer = false,
   nodes = 260,
   pods = 160,
+  utilization = 0.6,
+  /** spec.priority of the pending pods (the cluster's pods have none): preemption finds victims */
+  priority?: number,
 ) {
-  const cluster = generateCluster({ seed: 11, nodes, utilization: 0.6 });
-  const pending = generatePods({ seed: 12, count: pods, cluster });
+  const cluster = generateCluster({ seed: 11, nodes, utilization });
+  const pending = generatePods({ seed: 12, count: pods, cluster }).map((p) =>
+    priority === undefined ? p : { ...p, spec: { ...p.spec, priority } },
+  );
   const core = new SchedulerCore({ nodes: cluster.nodes, pods: cluster.pods, seed: 5, kernel });
   if (disableWindow) for (const f of core.frameworks.values()) f.windowFilter = undefined;
   let fastUsed = 0;
@@ -37,8 +42,18 @@ function run(
       log.push(
         `${p.metadata.name} -> ${out.nodeName} (${out.result.evaluatedNodes}/${out.result.feasibleNodes})`,
       );
-    } else if (out.kind === 'unschedulable') log.push(`${p.metadata.name}: ${out.fitError.message}`);
-    else log.push(`${p.metadata.name}: error ${out.message}`);
+    } else if (out.kind === 'unschedulable') {
+      // the message, the reasons in first-seen order (plan's JSON keeps it), every rejected node's
+      // status and plugin in visit order, the plugins that rejected, and preemption's answer
+      const d = out.fitError.diagnosis;
+      log.push(
+        `${p.metadata.name}: ${out.fitError.message}`,
+        JSON.stringify([...out.fitError.histogram()]),
+        [...d.nodeToStatus].map(([n, s]) => `${n}=${s.code}/${s.plugin}/${s.message()}`).join(';'),
+        [...d.unschedulablePlugins].join(','),
+        JSON.stringify(out.postFilter ?? null),
+      );
+    } else log.push(`${p.metadata.name}: error ${out.message}`);
   }
   return { log, next: core.algo.nextStartNodeIndex, core, fastUsed };
 }
@@ -73,6 +88,25 @@ describe('window fast path vs per-node path', () => {
       expect(slow.fastUsed).toBe(0);
       expect(fast.log).toEqual(slow.log);
     }
+  });
+
+  it('pods that fit nowhere: same FitErrors, reason order, per-node statuses and preemption answers', () => {
+    for (const kernel of ['js', 'wasm'] as const) {
+      // a 90 % full cluster: dozens of the 160 pods fit nowhere; without a priority nothing can be
+      // preempted, with priority 1,000 preemption finds victims on some nodes
+      for (const priority of [undefined, 1000]) {
+        const a = run(false, kernel, false, 260, 160, 0.9, priority);
+        const b = run(true, kernel, false, 260, 160, 0.9, priority);
+        expect(a.log.filter((l) => l.includes('nodes are available')).length).toBeGreaterThan(20);
+        expect(b.log).toEqual(a.log);
+        expect(b.next).toBe(a.next);
+        if (priority !== undefined)
+          expect(a.log.some((l) => l.startsWith('{"nominatedNodeName":"node-'))).toBe(true);
+      }
+    }
+    expect(run(false, 'wasm', false, 260, 160, 0.9, 1000).log).toEqual(
+      run(false, 'js', false, 260, 160, 0.9, 1000).log,
+    );
   });
 
   // above 1,024 nodes the per-node path evaluates the table in chunks (one kernel call per 1,024
