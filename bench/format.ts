@@ -155,31 +155,97 @@ export interface Regression {
   id: string;
   before: number;
   after: number;
+  /** after ÷ before − 1, after the machine factor is divided out (see {@link BaselineOptions.normalize}) */
   change: number;
+}
+
+/** A series whose fitted growth exponent rose: a change in complexity, whatever the machine. */
+export interface GrowthRegression {
+  series: string;
+  before: number;
+  after: number;
+}
+
+export interface BaselineOptions {
+  /** allowed throughput regression as a fraction (0.2 = 20 %) */
+  tolerance: number;
+  /**
+   * Divide every ratio by the median ratio of all compared results first, so that a machine that
+   * is uniformly faster or slower than the baseline's (another CPU model, a loaded CI runner) does
+   * not read as a regression; one result slower than the rest still does.
+   */
+  normalize?: boolean;
+  /** allowed rise of a fitted growth exponent k (cost ∝ size^k); default 0.3 */
+  growthTolerance?: number;
+}
+
+export interface BaselineComparison {
+  /** every result measured in both reports and not noisy, in the current report's order */
+  compared: Regression[];
+  regressions: Regression[];
+  growth: GrowthRegression[];
+  /** median after ÷ before over the compared results (1 when not normalizing) */
+  machineFactor: number;
+  /** results left out because either run measured them with a margin of error above NOISY_RME */
+  noisy: string[];
 }
 
 /**
  * Compares throughput with a baseline report: a result regresses when it is slower than the
- * baseline by more than `tolerance` (0.2 = 20 %). Results present in only one report are ignored.
+ * baseline by more than `tolerance`. Results present in only one report are ignored, and so are
+ * results either run flagged noisy (they are listed instead). Growth exponents of series fitted in
+ * both reports regress when k rises by more than `growthTolerance`: that is independent of the
+ * machine's speed.
  */
 export function compareBaseline(
   baseline: BenchReport[],
   current: BenchReport[],
-  tolerance: number,
-): Regression[] {
-  const before = new Map<string, number>();
+  o: BaselineOptions,
+): BaselineComparison {
+  const before = new Map<string, BenchResult>();
   for (const rep of baseline)
-    for (const r of rep.results) if (r.throughput !== undefined) before.set(r.id, r.throughput);
-  const out: Regression[] = [];
+    for (const r of rep.results) if (r.throughput !== undefined) before.set(r.id, r);
+  const pairs: { id: string; b: number; a: number }[] = [];
+  const noisy: string[] = [];
   for (const rep of current) {
     for (const r of rep.results) {
       const b = before.get(r.id);
-      if (b === undefined || r.throughput === undefined || b <= 0) continue;
-      const change = r.throughput / b - 1;
-      if (change < -tolerance) out.push({ id: r.id, before: b, after: r.throughput, change });
+      if (!b || r.throughput === undefined || !(b.throughput! > 0) || !Number.isFinite(r.throughput))
+        continue;
+      if (isNoisy(r) || isNoisy(b)) {
+        noisy.push(r.id);
+        continue;
+      }
+      pairs.push({ id: r.id, b: b.throughput!, a: r.throughput });
     }
   }
-  return out;
+  const ratios = pairs.map((p) => p.a / p.b).sort((x, y) => x - y);
+  const machineFactor =
+    o.normalize && ratios.length
+      ? ratios.length % 2
+        ? ratios[(ratios.length - 1) / 2]
+        : Math.sqrt(ratios[ratios.length / 2 - 1] * ratios[ratios.length / 2])
+      : 1;
+  const compared: Regression[] = pairs.map((p) => ({
+    id: p.id,
+    before: p.b,
+    after: p.a,
+    change: p.a / p.b / machineFactor - 1,
+  }));
+  const regressions = compared.filter((r) => r.change < -o.tolerance);
+  const gTol = o.growthTolerance ?? 0.3;
+  const key = (g: Growth) => `${g.name}${g.mode === '-' ? '' : ` (${g.mode})`}`;
+  const kBefore = new Map<string, number>();
+  for (const rep of baseline)
+    for (const g of fitGrowth(rep)) kBefore.set(`${rep.suite}: ${key(g)}`, g.exponent);
+  const growth: GrowthRegression[] = [];
+  for (const rep of current)
+    for (const g of fitGrowth(rep)) {
+      const series = `${rep.suite}: ${key(g)}`;
+      const k = kBefore.get(series);
+      if (k !== undefined && g.exponent - k > gTol) growth.push({ series, before: k, after: g.exponent });
+    }
+  return { compared, regressions, growth, machineFactor, noisy };
 }
 
 export interface Growth {

@@ -6,6 +6,7 @@ import { suite as proxy } from './proxy.js';
 import { suite as schedulerFramework } from './scheduler-framework.js';
 import { suite as scheduler } from './scheduler.js';
 import { suite as shard } from './shard.js';
+import { suite as sim } from './sim.js';
 import { suite as store } from './store.js';
 
 export const SUITES: readonly BenchSuite[] = [
@@ -15,5 +16,6 @@ export const SUITES: readonly BenchSuite[] = [
   schedulerFramework,
   scheduler,
   shard,
+  sim,
   store,
 ];

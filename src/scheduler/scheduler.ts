@@ -141,7 +141,11 @@ export class SchedulerCore {
     if (out.kind === 'unschedulable' && out.postFilter?.nominatedNodeName !== undefined) {
       this.snapshot.nominator.set(pod, out.postFilter.nominatedNodeName);
     }
-    return { ...out, pod, profile };
+    // (the outcome is this cycle's own object: naming the pod and profile on it costs no copy)
+    const placed = out as PlacementOutcome;
+    placed.pod = pod;
+    placed.profile = profile;
+    return placed;
   }
 
   /**
@@ -177,12 +181,12 @@ export class SchedulerCore {
   }
 
   assume(pod: Pod, nodeName: string): Pod {
-    this.snapshot.nominator.delete(podKey(pod));
+    const key = podKey(pod);
+    this.snapshot.nominator.delete(key);
     const assumed: Pod = { ...pod, spec: { ...pod.spec, nodeName } };
     // the copy differs only in spec.nodeName: it adds what the cycle computed for the pod
-    const acct = this.engine.accountings.get(pod);
-    if (acct) this.engine.accountings.set(assumed, acct);
-    this.snapshot.addPod(assumed);
+    this.engine.assumeCopy(pod, assumed);
+    this.snapshot.addPod(assumed, key);
     return assumed;
   }
 

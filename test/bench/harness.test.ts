@@ -119,8 +119,8 @@ describe('bench harness', () => {
         results: [{ id: 't|a|-|-', suite: 't', name: 'a', state: 'completed', throughput: tp }],
       },
     ];
-    expect(compareBaseline(mk(100), mk(85), 0.2)).toEqual([]);
-    const regs = compareBaseline(mk(100), mk(70), 0.2);
+    expect(compareBaseline(mk(100), mk(85), { tolerance: 0.2 }).regressions).toEqual([]);
+    const regs = compareBaseline(mk(100), mk(70), { tolerance: 0.2 }).regressions;
     expect(regs).toHaveLength(1);
     expect(regs[0].change).toBeCloseTo(-0.3);
   });

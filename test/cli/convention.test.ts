@@ -40,6 +40,7 @@ const OUT_RUN: Record<string, string[] | string> = {
   'bench scheduler-framework': 'the bench suites share one output path: bench scheduler stands for it',
   'bench shard': 'the bench suites share one output path: bench scheduler stands for it',
   'bench store': 'the bench suites share one output path: bench scheduler stands for it',
+  'bench sim': 'the bench suites share one output path: bench scheduler stands for it',
   snapshot: 'reads a live cluster: test/server/snapshot.test.ts writes --out against kubesim serve',
   record: 'watches a live cluster: test/server/record.test.ts writes --out against kubesim serve',
   'proxy check':
@@ -166,7 +167,10 @@ describe.skipIf(!existsSync(cli))('every command follows the CLI convention', ()
       it.skipIf(!cluster && !fileArg)(
         'a missing input file is an error naming it (exit 1), never exit 0',
         async () => {
-          const args = cluster ? ['--cluster', 'no-such-file.yaml'] : ['no-such-file.yaml'];
+          // every required argument names the missing file (bench compare reads two)
+          const args = cluster
+            ? ['--cluster', 'no-such-file.yaml']
+            : cmd.registeredArguments.filter((a) => a.required).map(() => 'no-such-file.yaml');
           const r = await kubesimInProcess([...path, ...requiredArgs(cmd), ...args]);
           expect(r.status).not.toBe(0);
           oneLineError(r.stderr);

@@ -661,10 +661,10 @@ export class NodeTable implements NodeTableView {
 
   /**
    * Accounts a pod on `spec.nodeName` (assume or bind). Re-adding a known pod replaces it.
-   * A pod whose node is absent is remembered and applied when the node is added.
+   * A pod whose node is absent is remembered and applied when the node is added. `key`: its
+   * podKey, when the caller has it (a new key string costs a hash on its first lookup).
    */
-  addPod(pod: Pod, acct?: PodAccounting): void {
-    const key = podKey(pod);
+  addPod(pod: Pod, acct?: PodAccounting, key = podKey(pod)): void {
     if (this.pods.has(key)) this.removePod(key);
     const nodeName = pod.spec?.nodeName;
     if (!nodeName) throw new TypeError(`NodeTable.addPod: pod ${key} has no spec.nodeName`);

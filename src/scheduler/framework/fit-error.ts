@@ -20,62 +20,83 @@ export const ERR_NO_NODES_AVAILABLE = 'no nodes available to schedule pods';
  * The rejected nodes' statuses (upstream framework.NodeToStatus), a map from node name to status in
  * the order the nodes were rejected. A cycle that fits nowhere at 5,000 nodes records 5,000 of
  * them and preemption asks about each listed node again, so the cycle records them by node
- * ({@link setNode}: an array slot per position in the node list, no hashing) and the name index is
- * built only when someone asks by name. Setting a name again replaces its status in place, as a Map.
+ * ({@link setNode}: the status in a slot per position in the node list and the position in a
+ * typed array, no hashing, no name read); a name index is built only when someone asks by name.
+ * Setting a name again replaces its status in place, as a Map.
  */
 export class NodeToStatus implements ReadonlyMap<string, Status> {
-  /** node names, or the NodeInfo of a node recorded with setNode (its name read only when asked) */
-  private keysOrNodes: (string | NodeInfo)[] = [];
-  private vals: Status[] = [];
-  /** name → position in keysOrNodes/vals; built on the first question by name */
-  private pos: Map<string, number> | undefined = undefined;
-  /** status by NodeInfo.index of `list`, while every entry came through setNode with that list */
-  private byIndex: (Status | undefined)[] | undefined = undefined;
+  // by position: statuses by NodeInfo.index of `list`, and the positions in the order recorded
   private list: readonly NodeInfo[] | undefined = undefined;
+  private byIndex: (Status | undefined)[] | undefined = undefined;
+  private order: Int32Array | undefined = undefined;
+  private count = 0;
+  // by name (a name was set, or a node of another list): names or NodeInfos, statuses, in order
+  private keysOrNodes: (string | NodeInfo)[] | undefined = undefined;
+  private vals: Status[] | undefined = undefined;
+  /** name → position in the order recorded; built on the first question by name */
+  private pos: Map<string, number> | undefined = undefined;
 
   /** a status for a node of the snapshot's current node list (`list`, whose indices NodeInfo.index holds) */
   setNode(ni: NodeInfo, status: Status, list: readonly NodeInfo[]): void {
-    if (this.vals.length === 0 && this.pos === undefined) {
-      this.list = list;
-      this.byIndex = new Array<Status | undefined>(list.length);
-    }
-    const byIndex = this.byIndex;
-    if (
-      byIndex !== undefined &&
-      this.list === list &&
-      list[ni.index] === ni &&
-      byIndex[ni.index] === undefined
-    ) {
-      byIndex[ni.index] = status;
-      this.pos?.set(ni.name, this.vals.length);
-      this.keysOrNodes.push(ni);
-      this.vals.push(status);
-      return;
+    if (this.vals === undefined) {
+      if (this.list === undefined) {
+        this.list = list;
+        this.byIndex = new Array<Status | undefined>(list.length).fill(undefined);
+        this.order = new Int32Array(list.length);
+      }
+      const at = ni.index;
+      if (this.list === list && list[at] === ni && this.byIndex![at] === undefined) {
+        this.byIndex![at] = status;
+        this.pos?.set(ni.name, this.count);
+        this.order![this.count++] = at;
+        return;
+      }
     }
     this.set(ni.name, status);
   }
 
   set(name: string, status: Status): this {
     const at = this.index().get(name);
-    if (at !== undefined) this.vals[at] = status;
+    this.byName();
+    if (at !== undefined) this.vals![at] = status;
     else {
-      this.pos!.set(name, this.vals.length);
-      this.keysOrNodes.push(name);
-      this.vals.push(status);
+      this.pos!.set(name, this.vals!.length);
+      this.keysOrNodes!.push(name);
+      this.vals!.push(status);
     }
-    this.byIndex = undefined;
     return this;
   }
 
+  /** from positions to names: what was recorded by position moves into the by-name arrays */
+  private byName(): void {
+    if (this.vals !== undefined) return;
+    const keys: (string | NodeInfo)[] = [];
+    const vals: Status[] = [];
+    for (let i = 0; i < this.count; i++) {
+      const at = this.order![i];
+      keys.push(this.list![at]);
+      vals.push(this.byIndex![at]!);
+    }
+    this.keysOrNodes = keys;
+    this.vals = vals;
+    this.list = this.byIndex = this.order = undefined;
+    this.count = 0;
+  }
+
   private keyAt(i: number): string {
-    const k = this.keysOrNodes[i];
+    if (this.vals === undefined) return this.list![this.order![i]].name;
+    const k = this.keysOrNodes![i];
     return typeof k === 'string' ? k : k.name;
+  }
+
+  private valAt(i: number): Status {
+    return this.vals === undefined ? this.byIndex![this.order![i]]! : this.vals[i];
   }
 
   private index(): Map<string, number> {
     if (this.pos === undefined) {
       const pos = new Map<string, number>();
-      for (let i = 0; i < this.vals.length; i++) pos.set(this.keyAt(i), i);
+      for (let i = 0; i < this.size; i++) pos.set(this.keyAt(i), i);
       this.pos = pos;
     }
     return this.pos;
@@ -83,13 +104,14 @@ export class NodeToStatus implements ReadonlyMap<string, Status> {
 
   /** the status of a listed node, without a lookup by name when it was recorded with setNode */
   ofNode(ni: NodeInfo): Status | undefined {
-    if (this.byIndex !== undefined && this.list![ni.index] === ni) return this.byIndex[ni.index];
+    if (this.vals === undefined && this.list !== undefined && this.list[ni.index] === ni)
+      return this.byIndex![ni.index];
     return this.get(ni.name);
   }
 
   get(name: string): Status | undefined {
     const at = this.index().get(name);
-    return at === undefined ? undefined : this.vals[at];
+    return at === undefined ? undefined : this.valAt(at);
   }
 
   has(name: string): boolean {
@@ -97,20 +119,20 @@ export class NodeToStatus implements ReadonlyMap<string, Status> {
   }
 
   get size(): number {
-    return this.vals.length;
+    return this.vals === undefined ? this.count : this.vals.length;
   }
 
   /** the statuses in the order the nodes were rejected */
-  values(): MapIterator<Status> {
-    return this.vals.values();
+  *values(): MapIterator<Status> {
+    for (let i = 0; i < this.size; i++) yield this.valAt(i);
   }
 
   *keys(): MapIterator<string> {
-    for (let i = 0; i < this.vals.length; i++) yield this.keyAt(i);
+    for (let i = 0; i < this.size; i++) yield this.keyAt(i);
   }
 
   *entries(): MapIterator<[string, Status]> {
-    for (let i = 0; i < this.vals.length; i++) yield [this.keyAt(i), this.vals[i]];
+    for (let i = 0; i < this.size; i++) yield [this.keyAt(i), this.valAt(i)];
   }
 
   [Symbol.iterator](): MapIterator<[string, Status]> {
@@ -121,7 +143,7 @@ export class NodeToStatus implements ReadonlyMap<string, Status> {
     cb: (value: Status, key: string, map: ReadonlyMap<string, Status>) => void,
     thisArg?: unknown,
   ): void {
-    for (let i = 0; i < this.vals.length; i++) cb.call(thisArg, this.vals[i], this.keyAt(i), this);
+    for (let i = 0; i < this.size; i++) cb.call(thisArg, this.valAt(i), this.keyAt(i), this);
   }
 
   /** statuses by object with their node counts, in first-rejection order (plugins share constant statuses) */
@@ -132,12 +154,14 @@ export class NodeToStatus implements ReadonlyMap<string, Status> {
     let lastAt = -1;
     // a linear search while the statuses are few, a map beyond
     let at: Map<Status, number> | undefined;
-    for (const s of this.vals) {
+    const n = this.size;
+    for (let i = 0; i < n; i++) {
+      const s = this.valAt(i);
       if (s !== last) {
         last = s;
         if (at === undefined && statuses.length > 16) {
           at = new Map();
-          for (let i = 0; i < statuses.length; i++) at.set(statuses[i], i);
+          for (let k = 0; k < statuses.length; k++) at.set(statuses[k], k);
         }
         lastAt = at !== undefined ? (at.get(s) ?? -1) : statuses.indexOf(s);
         if (lastAt < 0) {

@@ -135,8 +135,12 @@ export class PodInfo {
   /** the listed node the pod is attached to (undefined while its node is absent) */
   node: NodeInfo | undefined = undefined;
 
-  constructor(readonly pod: Pod) {
-    this.key = podKey(pod);
+  constructor(
+    readonly pod: Pod,
+    /** podKey(pod), when the caller has it already */
+    key = podKey(pod),
+  ) {
+    this.key = key;
     const a = pod.spec.affinity;
     let req: AffinityTerm[] = [],
       anti: AffinityTerm[] = [],
@@ -203,9 +207,15 @@ export class NodeInfo {
   }
 
   removePod(key: string): PodInfo | undefined {
-    const i = this.pods.findIndex((p) => p.key === key);
-    if (i < 0) return undefined;
-    const [pi] = this.pods.splice(i, 1);
+    const pi = this.pods.find((p) => p.key === key);
+    return pi && this.removePodInfo(pi) ? pi : undefined;
+  }
+
+  /** takes out this PodInfo (by identity); false when it is not on the node */
+  removePodInfo(pi: PodInfo): boolean {
+    const i = this.pods.indexOf(pi);
+    if (i < 0) return false;
+    this.pods.splice(i, 1);
     const drop = (list: PodInfo[]) => {
       const j = list.indexOf(pi);
       if (j >= 0) list.splice(j, 1);
@@ -213,7 +223,7 @@ export class NodeInfo {
     drop(this.podsWithAffinity);
     drop(this.podsWithRequiredAntiAffinity);
     this.generation++;
-    return pi;
+    return true;
   }
 }
 
@@ -332,8 +342,9 @@ export class ClusterSnapshot {
   private domainsVersion = -1;
   /** pods on listed nodes per spec.priority (how few priorities there are: a handful of classes) */
   private readonly priorities = new Map<number, number>();
+  /** every pod added by key, attached to its node (PodInfo.node) or waiting for it (orphanPods) */
+  private readonly podInfos = new Map<string, PodInfo>();
   /** pods whose node is not (yet) known: kept so that they count once the node arrives */
-  private readonly podNode = new Map<string, string>();
   private readonly orphanPods = new Map<string, PodInfo[]>();
   readonly namespaces = new Map<string, Labels>();
   readonly nominator = new Nominator();
@@ -459,12 +470,12 @@ export class ClusterSnapshot {
     if (zl.length === 0) this.zones.delete(z);
   }
 
-  /** adds (or moves) a pod with spec.nodeName set; returns its PodInfo */
-  addPod(pod: Pod): PodInfo {
-    const pi = new PodInfo(pod);
-    if (this.podNode.has(pi.key)) this.removePod(pi.key);
+  /** adds (or moves) a pod with spec.nodeName set (`key`: its podKey, when the caller has it); returns its PodInfo */
+  addPod(pod: Pod, key?: string): PodInfo {
+    const pi = new PodInfo(pod, key);
+    if (this.podInfos.has(pi.key)) this.removePod(pi.key);
     const nodeName = pod.spec.nodeName ?? '';
-    this.podNode.set(pi.key, nodeName);
+    this.podInfos.set(pi.key, pi);
     const ni = this.byName.get(nodeName);
     if (ni) this.attach(pi, ni);
     else {
@@ -482,20 +493,18 @@ export class ClusterSnapshot {
   }
 
   removePod(key: string): PodInfo | undefined {
-    const nodeName = this.podNode.get(key);
-    if (nodeName === undefined) return undefined;
-    this.podNode.delete(key);
-    const ni = this.byName.get(nodeName);
+    const pi = this.podInfos.get(key);
+    if (pi === undefined) return undefined;
+    this.podInfos.delete(key);
+    const ni = pi.node;
     if (ni) {
-      const pi = ni.removePod(key);
-      if (pi) {
-        this.index(pi, undefined);
-        for (const l of this.listeners) l.podRemoved?.(pi, ni);
-      }
+      ni.removePodInfo(pi);
+      this.index(pi, undefined);
+      for (const l of this.listeners) l.podRemoved?.(pi, ni);
       return pi;
     }
-    const orphans = this.orphanPods.get(nodeName);
-    const i = orphans?.findIndex((p) => p.key === key) ?? -1;
+    const orphans = this.orphanPods.get(pi.pod.spec.nodeName ?? '');
+    const i = orphans ? orphans.indexOf(pi) : -1;
     return i >= 0 ? orphans!.splice(i, 1)[0] : undefined;
   }
 
@@ -713,11 +722,12 @@ export class ClusterSnapshot {
   }
 
   hasPod(key: string): boolean {
-    return this.podNode.has(key);
+    return this.podInfos.has(key);
   }
 
   nodeOfPod(key: string): string | undefined {
-    return this.podNode.get(key);
+    const pi = this.podInfos.get(key);
+    return pi === undefined ? undefined : (pi.pod.spec.nodeName ?? '');
   }
 
   /** every assigned pod, in node order */
@@ -752,6 +762,7 @@ export class Nominator {
   }
 
   delete(key: string): void {
+    if (this.nodeOf.size === 0) return;
     const n = this.nodeOf.get(key);
     if (n === undefined) return;
     this.nodeOf.delete(key);

@@ -54,10 +54,13 @@ export class SchedulingEngine implements SnapshotListener {
   /** NodeInfo by table slot */
   readonly bySlot: (NodeInfo | undefined)[] = [];
   /**
-   * what assuming a pod adds to the table, as the cycle's compilePod computed it, by pod object
-   * (upstream's PodInfo keeps its computed requests across the assume's DeepCopy the same way)
+   * what assuming a pod adds to the table, as the last compilePod computed it, and the copy being
+   * assumed with it (upstream's PodInfo keeps its computed requests across the assume's DeepCopy)
    */
-  readonly accountings = new WeakMap<Pod, PodAccounting>();
+  private compiledPod: Pod | undefined = undefined;
+  private compiledAcct: PodAccounting | undefined = undefined;
+  private assumingPod: Pod | undefined = undefined;
+  private assumingAcct: PodAccounting | undefined = undefined;
 
   constructor(
     readonly snapshot: ClusterSnapshot,
@@ -90,8 +93,23 @@ export class SchedulingEngine implements SnapshotListener {
     ni.slot = -1;
   }
 
+  /** a query was compiled for `pod`: what assuming it adds */
+  noteCompiled(pod: Pod, acct: PodAccounting): void {
+    this.compiledPod = pod;
+    this.compiledAcct = acct;
+  }
+
+  /** `copy` (the pod with spec.nodeName set) is about to be added: it adds what the last compile of `pod` computed */
+  assumeCopy(pod: Pod, copy: Pod): void {
+    if (pod !== this.compiledPod) return;
+    this.assumingPod = copy;
+    this.assumingAcct = this.compiledAcct;
+  }
+
   podAdded(pi: PodInfo): void {
-    this.table.addPod(pi.pod, this.accountings.get(pi.pod));
+    const acct = pi.pod === this.assumingPod ? this.assumingAcct : undefined;
+    this.assumingPod = this.assumingAcct = undefined;
+    this.table.addPod(pi.pod, acct, pi.key);
   }
 
   podRemoved(pi: PodInfo): void {
@@ -117,6 +135,8 @@ export interface KernelRun {
   raw: boolean;
   /** window runs: the numNodesToFind they were called with (to repeat the same window) */
   toFind?: number;
+  /** window runs: the feasible NodeInfo list handed to the framework, in the kernel's feasible order */
+  feasibleNodes?: readonly NodeInfo[];
   /** a run over this one node slot only (a what-if check after the table changed) */
   single?: number;
   /**
@@ -200,7 +220,7 @@ export class NodeLocalRunner {
 
   private compile(pod: Pod): PodQuery {
     const q = compilePod(this.engine.table, pod, this.scoring, this.engine.arena);
-    this.engine.accountings.set(pod, q.accounting);
+    this.engine.noteCompiled(pod, q.accounting);
     // the compiler already decided BalancedAllocation's best-effort case: PreScore reads it here
     this.lastCompiledPod = pod;
     this.lastBestEffort = (this.engine.table.mem.i32[(q.addr >> 2) + L.Q_FLAGS] & L.QF_BEST_EFFORT) !== 0;
@@ -697,14 +717,15 @@ export function kernelWindowFilter(
       const bySlot = engine.bySlot;
       const feasible: NodeInfo[] = new Array(count);
       for (let i = 0; i < count; i++) feasible[i] = bySlot[fs[i]]!;
+      r.feasibleNodes = feasible;
       const filtered = (visit: (ni: NodeInfo, s: Status) => void): void => {
         const order = engine.table.order;
         const n = order.length;
         // the first failing plugin other than NodeResourcesFit (whose status also depends on the
         // node) is decided by those plugins' bits alone: one status per bit pattern
-        const lowStatus: (Status | null | undefined)[] = [];
-        for (let i = 0; i < r.processed; i++) {
-          const slot = order[(start + i) % n];
+        const lowStatus = new Array<Status | null | undefined>(NOT_FIT_BITS + 1).fill(undefined);
+        for (let i = 0, at = start % n; i < r.processed; i++, at = at + 1 === n ? 0 : at + 1) {
+          const slot = order[at];
           if (status[slot] !== NodeStatus.Filtered) continue;
           const ni = bySlot[slot]!;
           const low = reasons[slot] & NOT_FIT_BITS;
@@ -748,10 +769,14 @@ export function kernelFastScorer(runner: NodeLocalRunner, fwk: Framework): FastS
       const fs = out.feasible;
       const best = out.bestSlot;
       let bestIndex = -1;
-      for (let i = 0; i < nodes.length; i++) {
-        if (nodes[i].slot !== fs[i]) return undefined; // not the window's feasible list
-        if (fs[i] === best && bestIndex < 0) bestIndex = i;
-      }
+      if (nodes === run.feasibleNodes) {
+        // the window's own list: its slots are the kernel's feasible column
+        for (let i = 0; i < nodes.length && bestIndex < 0; i++) if (fs[i] === best) bestIndex = i;
+      } else
+        for (let i = 0; i < nodes.length; i++) {
+          if (nodes[i].slot !== fs[i]) return undefined; // not the window's feasible list
+          if (fs[i] === best && bestIndex < 0) bestIndex = i;
+        }
       return {
         best: bestIndex,
         ties: out.tieEvents,
