@@ -178,13 +178,28 @@ class PreFilterState implements StateData {
 }
 
 /**
- * upstream's topologyScore (topologyKey → value → score) as one array per topology key indexed by
- * the snapshot's domain ids: Score reads one array cell per key instead of a string-keyed lookup.
+ * upstream's topologyScore (topologyKey → value → score) per topology key by the snapshot's
+ * domain ids: the domains with a score and their sums, and — for Score, built on first use — one
+ * array cell per domain, so Score reads one cell per key instead of a string-keyed lookup.
  */
-interface PreScoreState {
-  domains: TopologyDomains[];
-  /** per key: score per domain id */
-  scores: Float64Array[];
+class PreScoreState {
+  private denseScores?: Float64Array[];
+  constructor(
+    readonly domains: TopologyDomains[],
+    /** per key: the domain ids with a score (in first-counted order) */
+    readonly ids: Int32Array[],
+    /** per key: their sums */
+    readonly sums: Float64Array[],
+  ) {}
+
+  /** per key: the score of every domain id */
+  dense(): Float64Array[] {
+    return (this.denseScores ??= this.domains.map((d, k) => {
+      const a = new Float64Array(d.values.length);
+      for (let j = 0; j < this.ids[k].length; j++) a[this.ids[k][j]] = this.sums[k][j];
+      return a;
+    }));
+  }
 }
 
 export class InterPodAffinity
@@ -390,7 +405,7 @@ export class InterPodAffinity
     if (result === null) return 'skip';
     return {
       kind: 'sums',
-      keys: result.domains.map((domains, i) => ({ domains, scores: result.scores[i] })),
+      keys: result.domains.map((domains, i) => ({ domains, ids: result.ids[i], sums: result.sums[i] })),
     };
   }
 
@@ -414,14 +429,16 @@ export class InterPodAffinity
     }));
     const nsLabels = this.namespaceLabels(pod);
     const domains: TopologyDomains[] = [];
-    const scores: Float64Array[] = [];
-    /** topology key → its position in domains/scores */
+    /** per key: the domains touched, in first-touch order */
+    const touched: number[][] = [];
+    /** topology key → its position in domains/touched */
     const slot = new Map<string, number>();
     // an entry exists once a pod counted for the pair (upstream: topologyScore non-empty)
     let any = false;
     const hard = this.hardPodAffinityWeight;
     // per topology pair, weight × the pods a term matches there: from per-node counts, the same
-    // (pod, term) pairs as upstream's walk over every pod of every node
+    // (pod, term) pairs as upstream's walk over every pod of every node; summed in a dense
+    // scratch per key that is zeroed again below, so a cycle allocates only the touched domains
     const addCounts = (tk: string, perNode: NodeCounts, w: number) => {
       if (perNode.size === 0) return;
       let k = slot.get(tk);
@@ -430,17 +447,24 @@ export class InterPodAffinity
         k = domains.length;
         slot.set(tk, k);
         domains.push(d);
-        scores.push(new Float64Array(d.values.length));
+        touched.push([]);
       }
-      const ids = domains[k].ids;
-      const arr = scores[k];
+      const d = domains[k];
+      const ids = d.ids;
+      const arr = this.sumScratch(d.key, d.values.length);
+      const list = touched[k];
       // counts hold listed nodes only, so index is the node's position in the domains' list
       for (const [ni, n] of perNode) {
         const id = ids[ni.index];
         if (id < 0) continue;
+        if (!this.touchedNow[id]) {
+          this.touchedNow[id] = 1;
+          list.push(id);
+        }
         arr[id] += w * n;
         any = true;
       }
+      for (const id of list) this.touchedNow[id] = 0;
     };
     // the incoming pod's preferred terms against the existing pods
     for (const t of prefAff) addCounts(t.topologyKey, this.termCounts(t), t.weight);
@@ -453,12 +477,45 @@ export class InterPodAffinity
       if (termMatches(g.term, pod, nsLabels)) addCounts(g.term.topologyKey, g.perNode, g.weight);
     for (const g of this.snapshot.termGroups('preferredAnti'))
       if (termMatches(g.term, pod, nsLabels)) addCounts(g.term.topologyKey, g.perNode, -g.weight);
+    // the touched domains' sums out of the scratch, which is left zeroed
+    const ids: Int32Array[] = [];
+    const sums: Float64Array[] = [];
+    for (let k = 0; k < domains.length; k++) {
+      const arr = this.sumScratch(domains[k].key, domains[k].values.length);
+      const list = touched[k];
+      const idk = new Int32Array(list.length);
+      const sk = new Float64Array(list.length);
+      for (let j = 0; j < list.length; j++) {
+        idk[j] = list[j];
+        sk[j] = arr[list[j]];
+        arr[list[j]] = 0;
+      }
+      ids.push(idk);
+      sums.push(sk);
+    }
     if (!any) return null;
-    return { domains, scores };
+    return new PreScoreState(domains, ids, sums);
+  }
+
+  /** per topology key, a zeroed sum per domain (reused across cycles; see computePreScore) */
+  private readonly sumScratches = new Map<string, Float64Array>();
+  /** marks of the domains touched for one key while summing (reused, left zeroed) */
+  private touchedNow = new Uint8Array(0);
+
+  private sumScratch(key: string, domains: number): Float64Array {
+    let a = this.sumScratches.get(key);
+    if (!a || a.length < domains) {
+      a = new Float64Array(domains);
+      this.sumScratches.set(key, a);
+    }
+    if (this.touchedNow.length < domains) this.touchedNow = new Uint8Array(domains);
+    return a;
   }
 
   score(state: CycleState, _pod: Pod, ni: NodeInfo): number {
-    const { domains, scores } = state.read<PreScoreState>(PRE_SCORE_KEY);
+    const s = state.read<PreScoreState>(PRE_SCORE_KEY);
+    const domains = s.domains;
+    const scores = s.dense();
     let score = 0;
     for (let i = 0; i < domains.length; i++) {
       const d = domains[i];
