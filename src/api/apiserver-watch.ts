@@ -21,7 +21,16 @@ import { prefixEnd } from '../store/keyrange.js';
 import { parseFieldSelector } from './field-selector.js';
 import { parseLabelSelector } from './label-selector.js';
 import type { KubeObject } from './types.js';
-import type { KvStore, WatchResponse } from '../store/types.js';
+import type { KvStore, WatchEvent as StoreWatchEvent, WatchResponse } from '../store/types.js';
+
+/** Object.freeze, all the way down (plain decoded data: objects and arrays) */
+function deepFreeze<T>(o: T): T {
+  if (o !== null && typeof o === 'object' && !Object.isFrozen(o)) {
+    Object.freeze(o);
+    for (const k in o) deepFreeze((o as Record<string, unknown>)[k]);
+  }
+  return o;
+}
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
 
@@ -37,6 +46,13 @@ export interface WatchOptions {
   labelSelector?: string;
   fieldSelector?: string;
   allowBookmarks?: boolean;
+  /**
+   * hand every watcher of the same store event the same decoded object, deep-frozen, instead of a
+   * copy of its own: one decode per event rather than one per watcher, and one copy in memory for
+   * all the in-process informers that cache it (client-go's rule that cached objects are read-only,
+   * enforced). Default false: each watcher gets a private, mutable copy.
+   */
+  sharedObjects?: boolean;
 }
 
 export interface WatchHandle {
@@ -51,6 +67,12 @@ export interface WatchDeps {
   probes: ProbeCache;
   /** called when the handler throws */
   onHandlerError: (err: unknown) => void;
+  /**
+   * sharedObjects' decodes, keyed by the store's watch event: the memory store hands every synced
+   * watcher of a key revision the same event object, so the decode lives as long as some watcher's
+   * delivery or cache holds it, and no longer
+   */
+  shared: WeakMap<object, KubeObject>;
 }
 
 /** Watch one resource (see the file comment). */
@@ -60,7 +82,24 @@ export async function watchObjects<T extends KubeObject>(
   opts: WatchOptions,
   handler: (ev: ApiWatchEvent<T>) => void,
 ): Promise<WatchHandle> {
-  const { store, probes } = deps;
+  const { store, probes, shared } = deps;
+  const share = opts.sharedObjects ?? false;
+  /** the object of a PUT event: the shared frozen decode, or a copy of the watcher's own */
+  const objectOf = (ev: StoreWatchEvent): T => {
+    if (!share) return decodeKv<T>(ev.kv);
+    let o = shared.get(ev) as T | undefined;
+    if (!o) shared.set(ev, (o = deepFreeze(decodeKv<T>(ev.kv))));
+    return o;
+  };
+  /** the object of a DELETE event: the last state, at the deletion's resourceVersion */
+  const deletedOf = (ev: StoreWatchEvent): T => {
+    let o = share ? (shared.get(ev) as T | undefined) : undefined;
+    if (o) return o;
+    o = decode<T>(ev.prevKv!.value);
+    (o.metadata ??= {}).resourceVersion = String(ev.kv.modRevision);
+    if (share) shared.set(ev, deepFreeze(o));
+    return o;
+  };
   const prefix = storagePrefix(info, info.namespaced ? opts.namespace : undefined);
   const end = prefixEnd(prefix);
   const labels = parseLabelSelector(opts.labelSelector);
@@ -125,21 +164,19 @@ export async function watchObjects<T extends KubeObject>(
       if (ev.type === 'PUT') {
         const isNew = ev.kv.createRevision === ev.kv.modRevision || !ev.prevKv;
         if (!filtering) {
-          emit(isNew ? 'ADDED' : 'MODIFIED', decodeKv<T>(ev.kv));
+          emit(isNew ? 'ADDED' : 'MODIFIED', objectOf(ev));
           continue;
         }
-        // match on shared read-only decodes; hand each matching watcher its own copy
+        // match on shared read-only decodes; hand each matching watcher its object
         const cur = matches(probes.probe(ev.kv), labels, fields);
         const prev = isNew ? false : matches(probes.probe(ev.prevKv!), labels, fields);
-        if (cur && prev) emit('MODIFIED', decodeKv<T>(ev.kv));
-        else if (cur) emit('ADDED', decodeKv<T>(ev.kv));
-        else if (prev) emit('DELETED', decodeKv<T>(ev.kv));
+        if (cur && prev) emit('MODIFIED', objectOf(ev));
+        else if (cur) emit('ADDED', objectOf(ev));
+        else if (prev) emit('DELETED', objectOf(ev));
       } else {
         if (!ev.prevKv) continue;
         if (filtering && !matches(probes.probe(ev.prevKv), labels, fields)) continue;
-        const obj = decode<T>(ev.prevKv.value);
-        (obj.metadata ??= {}).resourceVersion = String(ev.kv.modRevision);
-        emit('DELETED', obj);
+        emit('DELETED', deletedOf(ev));
       }
     }
   };

@@ -127,6 +127,8 @@ export class ApiServer {
   private readonly onWarning: ((warning: string, obj: KubeObject) => void) | undefined;
   private created = 0;
   private readonly probes = new ProbeCache();
+  /** decodes shared by the watchers that ask for sharedObjects (apiserver-watch.ts) */
+  private readonly sharedDecodes = new WeakMap<object, KubeObject>();
   /** the kinds served: the built-ins and those of the CRDs created through this server */
   readonly kinds = new KindRegistry();
 
@@ -403,7 +405,12 @@ export class ApiServer {
     opts: WatchOptions,
     handler: (ev: ApiWatchEvent<T>) => void,
   ): Promise<WatchHandle> {
-    const deps = { store: this.store, probes: this.probes, onHandlerError: this.onHandlerError };
+    const deps = {
+      store: this.store,
+      probes: this.probes,
+      onHandlerError: this.onHandlerError,
+      shared: this.sharedDecodes,
+    };
     return watchObjects<T>(deps, await this.resourceInfo(resource), opts, handler);
   }
 

@@ -129,6 +129,12 @@ export class Informer<T extends KubeObject> implements Lister<T> {
   keys(): IterableIterator<string> {
     return this.cache.keys();
   }
+  /** how many objects are filed under an index value */
+  countInIndex(indexName: string, value: string): number {
+    const idx = this.indices.get(indexName);
+    if (!idx) throw new Error(`informer ${this.resource}: no indexer "${indexName}"`);
+    return idx.get(value)?.size ?? 0;
+  }
   /** visit the objects filed under an index value without allocating a list (hot paths) */
   forEachInIndex(indexName: string, value: string, fn: (obj: T) => void): void {
     const keys = this.indices.get(indexName)?.get(value);

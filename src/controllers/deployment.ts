@@ -108,8 +108,11 @@ export class DeploymentController {
 
   /** syncDeployment */
   async sync(key: string): Promise<void> {
-    const d = this.dInformer.getByKey(key);
-    if (!d || d.metadata.deletionTimestamp) return;
+    const cached = this.dInformer.getByKey(key);
+    if (!cached || cached.metadata.deletionTimestamp) return;
+    // upstream syncDeployment: "Deep-copy otherwise we are mutating our cache" (the sync replaces
+    // the copy's metadata after writing the revision annotation; nothing deeper is changed)
+    const d = { ...cached };
     const rsList = this.rsInformer.byIndex(CONTROLLER_UID_INDEX, d.metadata.uid!);
     if (d.spec.paused) {
       await this.scale(d, rsList);

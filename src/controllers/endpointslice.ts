@@ -97,6 +97,17 @@ function selectsPod(svc: Service, pod: Pod): boolean {
 
 const epKey = (e: Endpoint) => e.targetRef?.uid ?? e.addresses[0];
 
+/** services by the label pairs of their selector, pods by their labels: `<namespace>/<key>=<value>` */
+const SELECTOR_INDEX = 'selectorPairs';
+const LABEL_INDEX = 'labelPairs';
+
+function selectorPairs(namespace: string | undefined, labels: Record<string, string> | undefined): string[] {
+  if (!labels) return [];
+  const out: string[] = [];
+  for (const k in labels) out.push(`${namespace ?? ''}/${k}=${labels[k]}`);
+  return out;
+}
+
 /** field-by-field equality of two endpoints (what the reconciler compares; cheap, no JSON) */
 export function endpointsEqual(a: Endpoint, b: Endpoint): boolean {
   if (a.addresses.length !== b.addresses.length || a.addresses.some((x, i) => x !== b.addresses[i]))
@@ -152,9 +163,28 @@ export class EndpointSliceController {
       onUpdate: (_o, s) => this.queue.add(keyOf(s)),
       onDelete: (s) => this.queue.add(keyOf(s)),
     });
+    try {
+      this.services.addIndexer(SELECTOR_INDEX, (s) => selectorPairs(s.metadata.namespace, s.spec.selector));
+    } catch {
+      /* shared */
+    }
+    try {
+      this.pods.addIndexer(LABEL_INDEX, (p) => selectorPairs(p.metadata.namespace, p.metadata.labels));
+    } catch {
+      /* shared */
+    }
     const podServices = (p: Pod) => {
-      for (const s of this.services.list(p.metadata.namespace))
-        if (selectsPod(s, p)) this.queue.addAfter(keyOf(s), this.batchPeriodMs);
+      // the services whose selector names one of the pod's labels, instead of every service of the
+      // namespace (10,000 services in 100 namespaces: 100 selector tests per pod event)
+      const found: Service[] = [];
+      for (const pair of selectorPairs(p.metadata.namespace, p.metadata.labels))
+        this.services.forEachInIndex(SELECTOR_INDEX, pair, (s) => {
+          if (!found.includes(s) && selectsPod(s, p)) found.push(s);
+        });
+      // several: in the namespace's order, as a walk over the namespace's services meets them
+      const ordered =
+        found.length < 2 ? found : this.services.list(p.metadata.namespace).filter((s) => found.includes(s));
+      for (const s of ordered) this.queue.addAfter(keyOf(s), this.batchPeriodMs);
     };
     this.pods.addEventHandler({
       onAdd: podServices,
@@ -243,8 +273,15 @@ export class EndpointSliceController {
     const publishNotReady = !!svc.spec.publishNotReadyAddresses;
     // desired endpoints grouped by resolved port list
     const groups = new Map<string, { ports: EndpointPort[]; eps: Map<string, Endpoint> }>();
+    // the pods under the selector's rarest label (upstream lists the namespace with the selector)
+    let rarest = '';
+    let fewest = Infinity;
+    for (const pair of selectorPairs(svc.metadata.namespace, svc.spec.selector)) {
+      const n = this.pods.countInIndex(LABEL_INDEX, pair);
+      if (n < fewest) [rarest, fewest] = [pair, n];
+    }
     const pods = this.pods
-      .list(svc.metadata.namespace)
+      .byIndex(LABEL_INDEX, rarest)
       .filter((p) => selectsPod(svc, p) && wantedInEndpoints(p));
     pods.sort((a, b) => (a.metadata.name! < b.metadata.name! ? -1 : 1));
     for (const p of pods) {

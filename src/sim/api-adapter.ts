@@ -287,7 +287,8 @@ export class ServerClient implements ApiClient {
         if (!stopped) handler(ev);
       }, at - clock.now());
     };
-    return this.server.watch<T>(resource, opts, deliver as never).then((h) => ({
+    // in-process informers share one frozen decode per event (read-only, as client-go's caches are)
+    return this.server.watch<T>(resource, { ...opts, sharedObjects: true }, deliver as never).then((h) => ({
       stop: () => {
         stopped = true;
         void h.stop();

@@ -733,10 +733,8 @@ export class Simulation {
       }
       case 'nodeUp': {
         const names = a.nodes.length ? a.nodes : [...this.failed];
-        for (const n of names) {
-          this.kubelet.recoverNode(n);
-          this.failed.delete(n);
-        }
+        this.kubelet.recoverNodes(names);
+        for (const n of names) this.failed.delete(n);
         return;
       }
       case 'zoneOutage':
@@ -744,14 +742,14 @@ export class Simulation {
         const names = this.nodesByZone.get(a.zone);
         if (!names)
           throw new Error(`no nodes in zone ${a.zone} (zones: ${[...this.nodesByZone.keys()].join(', ')})`);
+        if (a.kind === 'zoneRecover') {
+          this.kubelet.recoverNodes(names);
+          for (const n of names) this.failed.delete(n);
+          return;
+        }
         for (const n of names) {
-          if (a.kind === 'zoneOutage') {
-            this.kubelet.failNode(n);
-            this.failed.add(n);
-          } else {
-            this.kubelet.recoverNode(n);
-            this.failed.delete(n);
-          }
+          this.kubelet.failNode(n);
+          this.failed.add(n);
         }
         return;
       }

@@ -81,6 +81,11 @@ export interface WindowFilter {
   /** names of the filter plugins it covers */
   readonly covers: ReadonlySet<string>;
   /**
+   * whether it also covers filter plugin `name` in this cycle (a cross-pod filter whose PreFilter
+   * state is per topology domain); `passesAll` never covers such a plugin
+   */
+  coversInCycle?(state: CycleState, name: string): boolean;
+  /**
    * `filtered` visits the rejected nodes with their statuses, in scan order, on demand: only a pod
    * that fits nowhere needs them (for its FitError and preemption), and building ~a thousand
    * statuses per cycle was the largest cost of a cycle that succeeds. Call it before the next
@@ -138,7 +143,12 @@ export class Framework {
     const wf = this.windowFilter;
     if (!wf) return undefined;
     for (const p of this.plugins.filter)
-      if (!wf.covers.has(p.name) && !state.skipFilterPlugins.has(p.name)) return undefined;
+      if (
+        !wf.covers.has(p.name) &&
+        !state.skipFilterPlugins.has(p.name) &&
+        !wf.coversInCycle?.(state, p.name)
+      )
+        return undefined;
     return wf;
   }
 
