@@ -36,12 +36,15 @@ export interface DomainCheck {
   missing: 0 | 1;
 }
 
-/** InterPodAffinity's score sums of one topology key: `sums[j]` for domain id `ids[j]`, 0 for the other domains */
+/**
+ * InterPodAffinity's score sums of one topology key: `sums[j]` for domain id `ids[j]`, 0 for the
+ * other domains; without `ids`, `sums[id]` for every domain id
+ */
 export interface DomainScores {
   row: number;
   /** the key's number of domains */
   domains: number;
-  ids: ArrayLike<number>;
+  ids?: ArrayLike<number>;
   sums: ArrayLike<number>;
 }
 
@@ -151,8 +154,15 @@ export class CrossPodWriter {
         const key = ipa.keys[k];
         const arr = this.alloc((key.domains + 1) * 8);
         const base = (arr >> 3) + 1;
-        f64.fill(0, base - 1, base + key.domains);
-        for (let j = 0; j < key.ids.length; j++) f64[base + key.ids[j]] = key.sums[j];
+        f64[base - 1] = 0;
+        const { ids, sums } = key;
+        if (ids === undefined) {
+          if (sums instanceof Float64Array) f64.set(sums.subarray(0, key.domains), base);
+          else for (let id = 0; id < key.domains; id++) f64[base + id] = sums[id];
+        } else {
+          f64.fill(0, base, base + key.domains);
+          for (let j = 0; j < ids.length; j++) f64[base + ids[j]] = sums[j];
+        }
         i32[(at >> 2) + 2 * k] = key.row;
         i32[(at >> 2) + 2 * k + 1] = arr;
       }

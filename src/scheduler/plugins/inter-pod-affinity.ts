@@ -62,6 +62,24 @@ export interface InterPodAffinityArgs {
   ignorePreferredTermsOfExistingPods?: boolean;
 }
 
+/** counts covering at least 1/DENSE_FRACTION of the nodes are summed by node index (ClusterSnapshot.denseCounts) */
+const DENSE_FRACTION = 16;
+
+/** arr[ids[j]] += w × counts[j] for every node index j with a count and a domain; whether any was added */
+function addByIndex(arr: Float64Array, ids: Int32Array, counts: Float64Array, w: number): boolean {
+  // branch-free over the counts (zeros add ±0, which leaves a sum unchanged): most nodes hold
+  // some and some none, in no order a branch predicts
+  let total = 0;
+  for (let j = 0; j < counts.length; j++) {
+    const id = ids[j];
+    if (id < 0) continue;
+    const n = counts[j];
+    arr[id] += w * n;
+    total += n;
+  }
+  return total > 0;
+}
+
 const PRE_FILTER_KEY = 'PreFilter' + NAME;
 const PRE_SCORE_KEY = 'PreScore' + NAME;
 /** {@link InterPodAffinity.domainScores}' PreScore result, reused by PreScore for the same pod */
@@ -186,8 +204,8 @@ class PreScoreState {
   private denseScores?: Float64Array[];
   constructor(
     readonly domains: TopologyDomains[],
-    /** per key: the domain ids with a score (in first-counted order) */
-    readonly ids: Int32Array[],
+    /** per key: the domain ids with a score (in first-counted order); null: `sums` holds every domain */
+    readonly ids: (Int32Array | null)[],
     /** per key: their sums */
     readonly sums: Float64Array[],
   ) {}
@@ -195,8 +213,10 @@ class PreScoreState {
   /** per key: the score of every domain id */
   dense(): Float64Array[] {
     return (this.denseScores ??= this.domains.map((d, k) => {
+      const ids = this.ids[k];
+      if (ids === null) return this.sums[k];
       const a = new Float64Array(d.values.length);
-      for (let j = 0; j < this.ids[k].length; j++) a[this.ids[k][j]] = this.sums[k][j];
+      for (let j = 0; j < ids.length; j++) a[ids[j]] = this.sums[k][j];
       return a;
     }));
   }
@@ -405,7 +425,11 @@ export class InterPodAffinity
     if (result === null) return 'skip';
     return {
       kind: 'sums',
-      keys: result.domains.map((domains, i) => ({ domains, ids: result.ids[i], sums: result.sums[i] })),
+      keys: result.domains.map((domains, i) => ({
+        domains,
+        ids: result.ids[i] ?? undefined,
+        sums: result.sums[i],
+      })),
     };
   }
 
@@ -429,8 +453,8 @@ export class InterPodAffinity
     }));
     const nsLabels = this.namespaceLabels(pod);
     const domains: TopologyDomains[] = [];
-    /** per key: the domains touched, in first-touch order */
-    const touched: number[][] = [];
+    /** per key: the domains touched, in first-touch order; null once the key is summed densely */
+    const touched: (number[] | null)[] = [];
     /** topology key → its position in domains/touched */
     const slot = new Map<string, number>();
     // an entry exists once a pod counted for the pair (upstream: topologyScore non-empty)
@@ -439,6 +463,7 @@ export class InterPodAffinity
     // per topology pair, weight × the pods a term matches there: from per-node counts, the same
     // (pod, term) pairs as upstream's walk over every pod of every node; summed in a dense
     // scratch per key that is zeroed again below, so a cycle allocates only the touched domains
+    // — or, when counts cover many nodes, one array of every domain, from the counts by node index
     const addCounts = (tk: string, perNode: NodeCounts, w: number) => {
       if (perNode.size === 0) return;
       let k = slot.get(tk);
@@ -451,20 +476,24 @@ export class InterPodAffinity
       }
       const d = domains[k];
       const ids = d.ids;
-      const arr = this.sumScratch(d.key, d.values.length);
+      const { sums: arr, marks } = this.sumScratch(d.key, d.values.length);
+      if (perNode.size * DENSE_FRACTION >= ids.length) {
+        touched[k] = null;
+        if (addByIndex(arr, ids, this.snapshot.denseCounts(perNode), w)) any = true;
+        return;
+      }
       const list = touched[k];
       // counts hold listed nodes only, so index is the node's position in the domains' list
       for (const [ni, n] of perNode) {
         const id = ids[ni.index];
         if (id < 0) continue;
-        if (!this.touchedNow[id]) {
-          this.touchedNow[id] = 1;
+        if (list && marks[id] === 0) {
+          marks[id] = 1;
           list.push(id);
         }
         arr[id] += w * n;
         any = true;
       }
-      for (const id of list) this.touchedNow[id] = 0;
     };
     // the incoming pod's preferred terms against the existing pods
     for (const t of prefAff) addCounts(t.topologyKey, this.termCounts(t), t.weight);
@@ -477,18 +506,28 @@ export class InterPodAffinity
       if (termMatches(g.term, pod, nsLabels)) addCounts(g.term.topologyKey, g.perNode, g.weight);
     for (const g of this.snapshot.termGroups('preferredAnti'))
       if (termMatches(g.term, pod, nsLabels)) addCounts(g.term.topologyKey, g.perNode, -g.weight);
-    // the touched domains' sums out of the scratch, which is left zeroed
-    const ids: Int32Array[] = [];
+    // the sums out of the scratch, which is left zeroed
+    const ids: (Int32Array | null)[] = [];
     const sums: Float64Array[] = [];
     for (let k = 0; k < domains.length; k++) {
-      const arr = this.sumScratch(domains[k].key, domains[k].values.length);
+      const size = domains[k].values.length;
+      const { sums: arr, marks } = this.sumScratch(domains[k].key, size);
       const list = touched[k];
+      if (list === null) {
+        ids.push(null);
+        sums.push(arr.slice(0, size));
+        arr.fill(0, 0, size);
+        marks.fill(0, 0, size);
+        continue;
+      }
       const idk = new Int32Array(list.length);
       const sk = new Float64Array(list.length);
       for (let j = 0; j < list.length; j++) {
-        idk[j] = list[j];
-        sk[j] = arr[list[j]];
-        arr[list[j]] = 0;
+        const id = list[j];
+        idk[j] = id;
+        sk[j] = arr[id];
+        arr[id] = 0;
+        marks[id] = 0;
       }
       ids.push(idk);
       sums.push(sk);
@@ -497,18 +536,18 @@ export class InterPodAffinity
     return new PreScoreState(domains, ids, sums);
   }
 
-  /** per topology key, a zeroed sum per domain (reused across cycles; see computePreScore) */
-  private readonly sumScratches = new Map<string, Float64Array>();
-  /** marks of the domains touched for one key while summing (reused, left zeroed) */
-  private touchedNow = new Uint8Array(0);
+  /**
+   * per topology key, a zeroed sum and a cleared mark ("touched this cycle") per domain, reused
+   * across cycles and left zeroed by computePreScore
+   */
+  private readonly sumScratches = new Map<string, { sums: Float64Array; marks: Uint8Array }>();
 
-  private sumScratch(key: string, domains: number): Float64Array {
+  private sumScratch(key: string, domains: number): { sums: Float64Array; marks: Uint8Array } {
     let a = this.sumScratches.get(key);
-    if (!a || a.length < domains) {
-      a = new Float64Array(domains);
+    if (!a || a.sums.length < domains) {
+      a = { sums: new Float64Array(domains), marks: new Uint8Array(domains) };
       this.sumScratches.set(key, a);
     }
-    if (this.touchedNow.length < domains) this.touchedNow = new Uint8Array(domains);
     return a;
   }
 

@@ -767,7 +767,8 @@ export type DomainScoreInput =
   /** InterPodAffinity: the raw score is the sum of the node's domains' sums over the keys (0 for other domains) */
   | {
       kind: 'sums';
-      keys: readonly { domains: TopologyDomains; ids: ArrayLike<number>; sums: ArrayLike<number> }[];
+      /** `sums[j]` for domain `ids[j]`; without `ids`, `sums` holds every domain */
+      keys: readonly { domains: TopologyDomains; ids?: ArrayLike<number>; sums: ArrayLike<number> }[];
     }
   /** PodTopologySpread: ScheduleAnyway constraints (upstream podtopologyspread/scoring.go) */
   | {

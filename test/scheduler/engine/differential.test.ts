@@ -18,7 +18,11 @@ import type { FilterScoreOptions, ScoringConfig } from '../../../src/scheduler/e
 import { nodeOf, podOf } from '../../helpers/builders.js';
 import { js, wasm } from './helpers.js';
 import type { NodeSelectorRequirement } from '../../../src/api/types.js';
-import { applyCrossPod, CrossPodWriter, type CrossPodInputs } from '../../../src/scheduler/engine/crosspod.js';
+import {
+  applyCrossPod,
+  CrossPodWriter,
+  type CrossPodInputs,
+} from '../../../src/scheduler/engine/crosspod.js';
 import { RB_CROSS_POD } from '../../../src/scheduler/engine/layout.js';
 import { Rng } from '../../../src/util/rng.js';
 
@@ -354,9 +358,21 @@ describe('the cross-pod checks and scores (per-domain arrays, engine/crosspod.ts
     const zoneRow = table.registerTopologyKey('zone');
     const rackRow = table.registerTopologyKey('rack');
     const hostRow = table.registerTopologyKey('host');
-    table.setTopologyDomains(zoneRow, slots, slots.map((_, i) => (i % 10 === 9 ? -1 : i % 3)));
-    table.setTopologyDomains(rackRow, slots, slots.map((_, i) => (i % 7 === 2 ? -1 : i % 6)));
-    table.setTopologyDomains(hostRow, slots, slots.map((_, i) => (i % 11 === 4 ? -1 : i)));
+    table.setTopologyDomains(
+      zoneRow,
+      slots,
+      slots.map((_, i) => (i % 10 === 9 ? -1 : i % 3)),
+    );
+    table.setTopologyDomains(
+      rackRow,
+      slots,
+      slots.map((_, i) => (i % 7 === 2 ? -1 : i % 6)),
+    );
+    table.setTopologyDomains(
+      hostRow,
+      slots,
+      slots.map((_, i) => (i % 11 === 4 ? -1 : i)),
+    );
     const rng = new Rng(21);
     const bits = (n: number, p: number) => Array.from({ length: n }, () => (rng.next() < p ? 1 : 0));
     const writer = new CrossPodWriter(table);
