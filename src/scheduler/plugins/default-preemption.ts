@@ -166,7 +166,8 @@ export class DefaultPreemption implements PostFilterPlugin {
     // no pod anywhere has a lower priority: selectVictimsOnNode would find no victims on any node,
     // so only the number of potential nodes matters (the cycle's own statuses count it without a
     // lookup per node)
-    const noneLower = this.handle.framework !== undefined && this.snapshot.lowestPodPriority() >= priorityOf(pod);
+    const noneLower =
+      this.handle.framework !== undefined && this.snapshot.lowestPodPriority() >= priorityOf(pod);
     const counted =
       noneLower && statuses instanceof NodeToStatus
         ? statuses.countCode(all, Code.UnschedulableAndUnresolvable)
