@@ -47,7 +47,8 @@ export const DEFAULT_COMPACTION_INTERVAL_MS = 300_000;
 function compactionInterval(v: unknown, where: string): number {
   if (v === undefined) return DEFAULT_COMPACTION_INTERVAL_MS;
   const ms = parseDuration(v, where);
-  if (ms !== 0 && ms < 1000) throw new ScenarioError(`${where}: expected 0 (never) or at least 1s, got ${JSON.stringify(v)}`);
+  if (ms !== 0 && ms < 1000)
+    throw new ScenarioError(`${where}: expected 0 (never) or at least 1s, got ${JSON.stringify(v)}`);
   return ms;
 }
 
