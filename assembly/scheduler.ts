@@ -45,7 +45,7 @@ import {
   FIT_LEAST_ALLOCATED, FIT_MOST_ALLOCATED, FIT_REQUESTED_TO_CAPACITY_RATIO,
   F_UNSCHEDULABLE, FB_ALL, FB_FIT,
   H_NODE_CAP, H_NODE_WORDS, H_OFF_ALLOC, H_OFF_ALLOCINV, H_OFF_FLAGS, H_OFF_FREE, H_OFF_IMAGES, H_OFF_LABELS,
-  H_OFF_NZCPU, H_OFF_NZMEM, H_OFF_ORDER, H_OFF_REQ, H_OFF_TAINTS, H_SIZE, H_TAINT_WORDS,
+  H_OFF_NZCPU, H_OFF_NZMEM, H_OFF_ORDER, H_OFF_REQ, H_OFF_TAINTS, H_OFF_TOPO, H_SIZE, H_TAINT_WORDS,
   K_NONZERO_CPU, K_NONZERO_MEM, K_REQUESTED, K_SCALAR, K_SKIP,
   KF_ALL_REASONS, KF_OFF_SHIFT, KF_RAW_ONLY, KF_SKIP_SCORE, KF_TOTAL_ONLY,
   O_BEST, O_BEST_TOTAL, O_CAP, O_FEASIBLE_COUNT, O_OFF_FEASIBLE, O_OFF_NORM, O_OFF_RAW, O_OFF_REASONS,
@@ -59,7 +59,10 @@ import {
   QF_BEST_EFFORT, QF_HAS_PORTS, QF_HAS_PREFER_TAINTS, QF_HAS_REQUIRED, QF_REQ_ZERO, QF_SELECTOR_NEVER,
   QF_TOL_UNSCHEDULABLE,
   R_CPU, R_MEMORY, R_PODS,
-  RB_AFFINITY, RB_NODE_NAME, RB_PORTS, RB_TAINT, RB_UNSCHEDULABLE, REASON_RESOURCE_BASE,
+  RB_AFFINITY, RB_CROSS_POD, RB_NODE_NAME, RB_PORTS, RB_TAINT, RB_UNSCHEDULABLE, REASON_RESOURCE_BASE,
+  PTS_COUNTS, PTS_DOMAINS, PTS_INTS, PTS_PER_NODE, PTS_ROW, PTS_SEEN, PTS_SIZE, PTS_SKEW,
+  Q_X_NUM_CHECKS, Q_X_NUM_IPA, Q_X_NUM_PTS, Q_X_OFF_CHECKS, Q_X_OFF_IPA, Q_X_OFF_LOG, Q_X_OFF_PTS,
+  Q_X_OFF_SCRATCH, Q_X_PTS_ALL_KEYS, Q_X_W_IPA, Q_X_W_PTS,
   SP_BALANCED_ALLOCATION, SP_IMAGE_LOCALITY, SP_NODE_AFFINITY, SP_NODE_RESOURCES_FIT, SP_TAINT_TOLERATION,
   ST_FEASIBLE, ST_FILTERED,
 } from '../src/scheduler/engine/layout';
@@ -581,6 +584,136 @@ function filterAll(s: i32): u32 {
   return (off & FB_FIT) == 0 ? reasons | resourceReasons(s) : reasons;
 }
 
+// ============================================================ cross-pod plugins
+// PodTopologySpread and InterPodAffinity over per-domain arrays the framework computes per cycle
+// (src/scheduler/engine/crosspod.ts describes the layout). JS twin: js.ts crossPodFails /
+// crossPodTotals.
+
+let gXChecks: i32 = 0;
+let gXCheckAt: usize = 0;
+let gTopo: usize = 0;
+
+/** a node that passed every node-local filter fails a cross-pod check: verdict[domain cell] == 0 */
+@inline function crossPodFails(s: i32): bool {
+  for (let k = 0; k < gXChecks; k++) {
+    const at = gXCheckAt + (<usize>k << 3);
+    const cell = load<i32>(gTopo + (<usize>(load<i32>(at) * gCap + s) << 2));
+    if (load<u8>(<usize>load<i32>(at, 4) + <usize>cell) == 0) return true;
+  }
+  return false;
+}
+
+@inline function topoCell(row: i32, s: i32): i32 {
+  return load<i32>(gTopo + (<usize>(row * gCap + s) << 2));
+}
+
+/** Go's math.Round for x ≥ 0 (half away from zero); f64.nearest would round half to even */
+@inline function roundHalfUp(x: f64): f64 {
+  const r = floor(x);
+  return x - r >= 0.5 ? r + 1 : r;
+}
+
+/**
+ * InterPodAffinity's and PodTopologySpread's normalized scores × weight added to `total` for the
+ * feasible nodes (interpodaffinity/scoring.go and podtopologyspread/scoring.go NormalizeScore).
+ */
+function crossPodTotals(q: usize, feasible: usize, fc: i32, totalCol: usize): void {
+  const scratch = addr(q, Q_X_OFF_SCRATCH);
+  const wIpa = hdr(q, Q_X_W_IPA);
+  const nIpa = hdr(q, Q_X_NUM_IPA);
+  if (wIpa != 0 && nIpa > 0) {
+    const at = addr(q, Q_X_OFF_IPA);
+    let mn: f64 = Infinity;
+    let mx: f64 = -Infinity;
+    for (let i = 0; i < fc; i++) {
+      const s = i32At(feasible, i);
+      let v: f64 = 0;
+      for (let k = 0; k < nIpa; k++) {
+        const e = at + (<usize>k << 3);
+        v += f64At(<usize>load<i32>(e, 4), topoCell(load<i32>(e), s));
+      }
+      store<f64>(scratch + (<usize>i << 3), v);
+      if (v > mx) mx = v;
+      if (v < mn) mn = v;
+    }
+    const diff = mx - mn;
+    for (let i = 0; i < fc; i++) {
+      const norm = diff > 0 ? <i32>(MAX_NODE_SCORE * ((f64At(scratch, i) - mn) / diff)) : 0;
+      const so = totalCol + (<usize>i32At(feasible, i) << 2);
+      store<i32>(so, load<i32>(so) + wIpa * norm);
+    }
+  }
+  const wPts = hdr(q, Q_X_W_PTS);
+  const nPts = hdr(q, Q_X_NUM_PTS);
+  if (wPts == 0 || nPts == 0) return;
+  const at = addr(q, Q_X_OFF_PTS);
+  const allKeys = hdr(q, Q_X_PTS_ALL_KEYS) != 0;
+  const logs = addr(q, Q_X_OFF_LOG);
+  const flags = scratch + (<usize>fc << 3); // 1: ignored node
+  // 1. ignored nodes, and the number of domains of each key among the others (PTS_SIZE)
+  for (let c = 0; c < nPts; c++) {
+    const e = at + (<usize>(c * PTS_INTS) << 2);
+    memory.fill(<usize>load<i32>(e, PTS_SEEN << 2), 0, <usize>load<i32>(e, PTS_DOMAINS << 2));
+    store<i32>(e, 0, PTS_SIZE << 2);
+  }
+  let scored = 0;
+  for (let i = 0; i < fc; i++) {
+    const s = i32At(feasible, i);
+    let ignored = false;
+    if (allKeys)
+      for (let c = 0; c < nPts; c++)
+        if (topoCell(load<i32>(at + (<usize>(c * PTS_INTS) << 2), PTS_ROW << 2), s) == 0) ignored = true;
+    store<f64>(flags + (<usize>i << 3), ignored ? 1 : 0);
+    if (ignored) continue;
+    scored++;
+    for (let c = 0; c < nPts; c++) {
+      const e = at + (<usize>(c * PTS_INTS) << 2);
+      if (load<i32>(e, PTS_PER_NODE << 2) != 0) continue;
+      const seen = <usize>load<i32>(e, PTS_SEEN << 2) + <usize>topoCell(load<i32>(e, PTS_ROW << 2), s);
+      if (load<u8>(seen) == 0) {
+        store<u8>(seen, 1);
+        store<i32>(e, load<i32>(e, PTS_SIZE << 2) + 1, PTS_SIZE << 2);
+      }
+    }
+  }
+  // 2. raw scores, their minimum and maximum over the nodes not ignored
+  let mn: f64 = 9007199254740991; // Number.MAX_SAFE_INTEGER
+  let mx: f64 = 0;
+  for (let i = 0; i < fc; i++) {
+    if (f64At(flags, i) != 0) continue;
+    const s = i32At(feasible, i);
+    let score: f64 = 0;
+    for (let c = 0; c < nPts; c++) {
+      const e = at + (<usize>(c * PTS_INTS) << 2);
+      const cell = topoCell(load<i32>(e, PTS_ROW << 2), s);
+      if (cell == 0) continue;
+      const perNode = load<i32>(e, PTS_PER_NODE << 2) != 0;
+      const cnt = f64At(<usize>load<i32>(e, PTS_COUNTS << 2), perNode ? s : cell);
+      const w = f64At(logs, perNode ? scored : load<i32>(e, PTS_SIZE << 2));
+      score += cnt * w + <f64>load<i32>(e, PTS_SKEW << 2);
+    }
+    const r = roundHalfUp(score);
+    store<f64>(scratch + (<usize>i << 3), r);
+    if (r < mn) mn = r;
+    if (r > mx) mx = r;
+  }
+  // 3. NormalizeScore (reversed by max and min), × weight
+  for (let i = 0; i < fc; i++) {
+    let norm: i32;
+    if (f64At(flags, i) != 0) norm = 0;
+    else if (mx == 0) norm = <i32>MAX_NODE_SCORE;
+    else norm = <i32>((MAX_NODE_SCORE * (mx + mn - f64At(scratch, i))) / mx);
+    const so = totalCol + (<usize>i32At(feasible, i) << 2);
+    store<i32>(so, load<i32>(so) + wPts * norm);
+  }
+}
+
+/** the cross-pod scores, then the best node */
+function finishTotals(q: usize, feasible: usize, fc: i32, totalCol: usize, out: usize): void {
+  if (hdr(q, Q_X_NUM_IPA) > 0 || hdr(q, Q_X_NUM_PTS) > 0) crossPodTotals(q, feasible, fc, totalCol);
+  selectBest(feasible, fc, totalCol, out);
+}
+
 // ============================================================ the kernel
 
 // second result of fusedTotals: the number of nodes it listed with a PreferNoSchedule count
@@ -1029,6 +1162,9 @@ export function filterAndScore(table: usize, query: usize, out: usize, start: i3
   gCap = cap;
   gLabels = addr(table, H_OFF_LABELS);
   gExpr = addr(query, Q_OFF_EXPR);
+  gTopo = addr(table, H_OFF_TOPO);
+  gXChecks = hdr(query, Q_X_NUM_CHECKS);
+  gXCheckAt = addr(query, Q_X_OFF_CHECKS);
   loadScoreConstants(table, query);
   loadFilterConstants(table, query);
 
@@ -1080,7 +1216,7 @@ export function filterAndScore(table: usize, query: usize, out: usize, start: i3
   let feasibleCount = 0;
   let processed = 0;
   // the common case in a loop of its own whose constants are locals (registers), not globals
-  const simple = !allReasons && gOff == 0 && taintWords <= 1 && gNumReq <= 3;
+  const simple = !allReasons && gOff == 0 && taintWords <= 1 && gNumReq <= 3 && gXChecks == 0;
   if (simple) {
     feasibleCount = filterSimple(n, limit, cap, order, taints, status, reasonsCol, feasible, pos, toFind, qf, taintWords);
     processed = gProcessed;
@@ -1089,7 +1225,8 @@ export function filterAndScore(table: usize, query: usize, out: usize, start: i3
     pos++;
     if (pos == n) pos = 0;
     processed = i + 1;
-    const reasons: u32 = noFilters ? 0 : allReasons ? filterAll(s) : filterFirst(s);
+    let reasons: u32 = noFilters ? 0 : allReasons ? filterAll(s) : filterFirst(s);
+    if (reasons == 0 && gXChecks > 0 && crossPodFails(s)) reasons = RB_CROSS_POD;
     const so = <usize>s << 2;
     if (reasons != 0) {
       store<u8>(status + <usize>s, <u8>ST_FILTERED);
@@ -1197,7 +1334,7 @@ export function filterAndScore(table: usize, query: usize, out: usize, start: i3
       store<i32>(totalCol + so, load<i32>(totalCol + so) - wTaint * cut);
     }
   }
-  if (totalOnly && (fusedTaint || !doTaint) && (!doAff || affSingle)) { selectBest(feasible, feasibleCount, totalCol, out); return processed; }
+  if (totalOnly && (fusedTaint || !doTaint) && (!doAff || affSingle)) { finishTotals(query, feasible, feasibleCount, totalCol, out); return processed; }
 
   // NormalizeScore of TaintToleration (reversed) and NodeAffinity over the feasible set
   let maxTaint = 0;
@@ -1217,7 +1354,7 @@ export function filterAndScore(table: usize, query: usize, out: usize, start: i3
       if (doAff && maxAff != 0) add += wAff * <i32>idivInv(MAX_NODE_SCORE * <f64>load<i32>(rawAff + so), <f64>maxAff, invMaxAff);
       store<i32>(totalCol + so, load<i32>(totalCol + so) + add);
     }
-    selectBest(feasible, feasibleCount, totalCol, out);
+    finishTotals(query, feasible, feasibleCount, totalCol, out);
     return processed;
   }
   const normTaint = column(norm, ocap, SP_TAINT_TOLERATION);
@@ -1239,7 +1376,7 @@ export function filterAndScore(table: usize, query: usize, out: usize, start: i3
     store<i32>(normImg + so, im);
     store<i32>(totalCol + so, (wTaint == 0 ? 0 : wTaint * t) + wAff * a + wFit * f + wBal * b + wImg * im);
   }
-  selectBest(feasible, feasibleCount, totalCol, out);
+  finishTotals(query, feasible, feasibleCount, totalCol, out);
   return processed;
 }
 

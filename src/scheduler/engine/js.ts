@@ -1,3 +1,4 @@
+import type { TableMemory } from './memory.js';
 import type { NodeTable } from './table.js';
 import type { PodQuery } from './podquery.js';
 import * as L from './layout.js';
@@ -94,6 +95,9 @@ export class JsKernel implements Kernel<NodeTable, PodQuery, KernelOutput> {
     const numReq = i32[Q + L.Q_NUM_REQ];
     const reqListB = i32[Q + L.Q_OFF_REQLIST] >> 2;
     const portsB = i32[Q + L.Q_OFF_PORTS] >> 2;
+    const topoB = i32[H + L.H_OFF_TOPO] >> 2;
+    const xChecks = i32[Q + L.Q_X_NUM_CHECKS];
+    const xCheckB = i32[Q + L.Q_X_OFF_CHECKS] >> 2;
 
     const O = out.addr >> 2;
     const statusB = i32[O + L.O_OFF_STATUS];
@@ -216,12 +220,22 @@ export class JsKernel implements Kernel<NodeTable, PodQuery, KernelOutput> {
       return reasons;
     };
 
+    /** the cross-pod checks (crosspod.ts): the verdict of the node's domain, per check */
+    const crossPodFails = (s: number): boolean => {
+      for (let k = 0; k < xChecks; k++) {
+        const row = i32[xCheckB + 2 * k];
+        if (u8[i32[xCheckB + 2 * k + 1] + i32[topoB + row * cap + s]] === 0) return true;
+      }
+      return false;
+    };
+
     let feasibleCount = 0;
     let processed = 0;
     for (let i = 0; i < limit; i++) {
       const s = i32[orderB + ((start + i) % n)];
       processed = i + 1;
-      const reasons = off === L.FB_ALL ? 0 : filterNode(s);
+      let reasons = off === L.FB_ALL ? 0 : filterNode(s);
+      if (reasons === 0 && xChecks > 0 && crossPodFails(s)) reasons = L.RB_CROSS_POD;
       if (reasons !== 0) {
         u8[statusB + s] = NodeStatus.Filtered;
         u32[reasonsB + s] = reasons;
@@ -263,6 +277,7 @@ export class JsKernel implements Kernel<NodeTable, PodQuery, KernelOutput> {
     // framework runs it itself (columns a mode leaves undefined may hold anything)
     if (!skipScore && opts.output !== 'raw') {
       normalizeAndTotal(i32, Q, feasB, feasibleCount, rawB, normB, totalB, ocap);
+      crossPodTotals(mem, Q, feasB, feasibleCount, totalB, topoB, cap);
       if (feasibleCount > 0) selectBest(i32, feasB, feasibleCount, totalB, O);
     }
     return processed;
@@ -477,5 +492,115 @@ function normalizeAndTotal(
     i32[normB + 3 * ocap + s] = b;
     i32[normB + 4 * ocap + s] = im;
     i32[totalB + s] = (w0 === 0 ? 0 : w0 * t) + w1 * a + w2 * f + w3 * b + w4 * im;
+  }
+}
+
+/** Go's math.Round for x ≥ 0 (half away from zero), as the WASM kernel computes it */
+function roundHalfUp(x: number): number {
+  const r = Math.floor(x);
+  return x - r >= 0.5 ? r + 1 : r;
+}
+
+/**
+ * The cross-pod scores (crosspod.ts) added to the totals: InterPodAffinity's raw score is the sum
+ * of its per-domain sums over its keys, normalized by min/max (interpodaffinity/scoring.go);
+ * PodTopologySpread's is Σ count × ln(domains among the scored nodes + 2) + maxSkew − 1 per
+ * constraint, rounded, with nodes lacking a key ignored when every key is required, normalized
+ * reversed by max and min (podtopologyspread/scoring.go).
+ */
+function crossPodTotals(
+  mem: TableMemory,
+  Q: number,
+  feasB: number,
+  count: number,
+  totalB: number,
+  topoB: number,
+  cap: number,
+): void {
+  const i32 = mem.i32,
+    u8 = mem.u8,
+    f64 = mem.f64;
+  const scratch = i32[Q + L.Q_X_OFF_SCRATCH] >> 3;
+  const wIpa = i32[Q + L.Q_X_W_IPA];
+  const nIpa = i32[Q + L.Q_X_NUM_IPA];
+  if (wIpa !== 0 && nIpa > 0) {
+    const at = i32[Q + L.Q_X_OFF_IPA] >> 2;
+    let min = Infinity;
+    let max = -Infinity;
+    for (let i = 0; i < count; i++) {
+      const s = i32[feasB + i];
+      let v = 0;
+      for (let k = 0; k < nIpa; k++)
+        v += f64[(i32[at + 2 * k + 1] >> 3) + i32[topoB + i32[at + 2 * k] * cap + s]];
+      f64[scratch + i] = v;
+      if (v > max) max = v;
+      if (v < min) min = v;
+    }
+    const diff = max - min;
+    for (let i = 0; i < count; i++) {
+      const norm = diff > 0 ? Math.trunc(MAX_NODE_SCORE * ((f64[scratch + i] - min) / diff)) : 0;
+      i32[totalB + i32[feasB + i]] += wIpa * norm;
+    }
+  }
+  const wPts = i32[Q + L.Q_X_W_PTS];
+  const nPts = i32[Q + L.Q_X_NUM_PTS];
+  if (wPts === 0 || nPts === 0) return;
+  const at = i32[Q + L.Q_X_OFF_PTS] >> 2;
+  const allKeys = i32[Q + L.Q_X_PTS_ALL_KEYS] !== 0;
+  const logB = i32[Q + L.Q_X_OFF_LOG] >> 3;
+  // 1. ignored nodes, and the domains of each key among the others (topologyNormalizingWeight)
+  for (let c = 0; c < nPts; c++) {
+    const e = at + c * L.PTS_INTS;
+    u8.fill(0, i32[e + L.PTS_SEEN], i32[e + L.PTS_SEEN] + i32[e + L.PTS_DOMAINS]);
+    i32[e + L.PTS_SIZE] = 0;
+  }
+  let scored = 0;
+  for (let i = 0; i < count; i++) {
+    const s = i32[feasB + i];
+    let ignored = false;
+    if (allKeys)
+      for (let c = 0; c < nPts; c++)
+        if (i32[topoB + i32[at + c * L.PTS_INTS + L.PTS_ROW] * cap + s] === 0) ignored = true;
+    f64[scratch + count + i] = ignored ? 1 : 0;
+    if (ignored) continue;
+    scored++;
+    for (let c = 0; c < nPts; c++) {
+      const e = at + c * L.PTS_INTS;
+      if (i32[e + L.PTS_PER_NODE] !== 0) continue;
+      const seen = i32[e + L.PTS_SEEN] + i32[topoB + i32[e + L.PTS_ROW] * cap + s];
+      if (u8[seen] === 0) {
+        u8[seen] = 1;
+        i32[e + L.PTS_SIZE]++;
+      }
+    }
+  }
+  // 2. raw scores, their minimum and maximum over the nodes not ignored
+  let min = Number.MAX_SAFE_INTEGER;
+  let max = 0;
+  for (let i = 0; i < count; i++) {
+    if (f64[scratch + count + i] !== 0) continue;
+    const s = i32[feasB + i];
+    let score = 0;
+    for (let c = 0; c < nPts; c++) {
+      const e = at + c * L.PTS_INTS;
+      const cell = i32[topoB + i32[e + L.PTS_ROW] * cap + s];
+      if (cell === 0) continue;
+      const perNode = i32[e + L.PTS_PER_NODE] !== 0;
+      const cnt = f64[(i32[e + L.PTS_COUNTS] >> 3) + (perNode ? s : cell)];
+      const w = f64[logB + (perNode ? scored : i32[e + L.PTS_SIZE])];
+      score += cnt * w + i32[e + L.PTS_SKEW];
+    }
+    const r = roundHalfUp(score);
+    f64[scratch + i] = r;
+    if (r < min) min = r;
+    if (r > max) max = r;
+  }
+  // 3. NormalizeScore, × weight
+  for (let i = 0; i < count; i++) {
+    let norm: number;
+    if (f64[scratch + count + i] !== 0) norm = 0;
+    else if (max === 0) norm = MAX_NODE_SCORE;
+    else norm = Math.trunc((MAX_NODE_SCORE * (max + min - f64[scratch + i])) / max);
+    i32[totalB + i32[feasB + i]] += wPts * norm;
   }
 }

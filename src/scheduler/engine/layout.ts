@@ -91,6 +91,29 @@ export const Q_OFF_SHAPE_S = 35; // i32[SHAPE_NUM] score already scaled ×10
 export const Q_OFF_BAL_RES = 36; // i32[BAL_NUM]
 export const Q_OFF_BAL_KIND = 37; // i32[BAL_NUM]
 export const Q_OFF_BAL_REQ = 38; // f64[BAL_NUM] pod request (actual requests)
+// the cross-pod plugins (PodTopologySpread, InterPodAffinity) over per-domain arrays the framework
+// computes per cycle (src/scheduler/engine/crosspod.ts); every count 0 without them. A domain
+// array is indexed by a TOPO row's cell: the node's domain id + 1, 0 for a node without the key.
+export const Q_X_NUM_CHECKS = 39; // filter checks: a node passes when every check's verdict is 1
+export const Q_X_OFF_CHECKS = 40; // i32[2] per check: TOPO row, u8[domains + 1] verdict address
+export const Q_X_NUM_IPA = 41; // InterPodAffinity score: one entry per topology key
+export const Q_X_OFF_IPA = 42; // i32[2] per key: TOPO row, f64[domains + 1] score address (cell 0 = 0)
+export const Q_X_W_IPA = 43; // InterPodAffinity's weight (0: not scored in the kernel)
+export const Q_X_NUM_PTS = 44; // PodTopologySpread score: one entry per ScheduleAnyway constraint
+export const Q_X_OFF_PTS = 45; // i32[PTS_INTS] per constraint (PTS_* fields)
+export const Q_X_W_PTS = 46; // PodTopologySpread's weight (0: not scored in the kernel)
+export const Q_X_PTS_ALL_KEYS = 47; // 1: a node without every constraint's key is ignored (requireAllTopologies)
+export const Q_X_OFF_LOG = 48; // f64[nodes + 1]: ln(k + 2), topologyNormalizingWeight by domain count k
+export const Q_X_OFF_SCRATCH = 49; // f64[2 × NODE_CAP]: the kernels' raw cross-pod scores of the feasible nodes
+// PodTopologySpread score constraint fields
+export const PTS_INTS = 8;
+export const PTS_ROW = 0; // TOPO row of the constraint's key
+export const PTS_PER_NODE = 1; // 1: counts per node slot (the hostname key), 0: per domain
+export const PTS_COUNTS = 2; // f64 counts address: [domain + 1] or [slot]
+export const PTS_SKEW = 3; // maxSkew − 1
+export const PTS_SEEN = 4; // u8[domains + 1] scratch: domains seen among the scored nodes
+export const PTS_DOMAINS = 5; // domains + 1 (length of the seen scratch)
+export const PTS_SIZE = 7; // kernel scratch: the number of those domains
 
 // NodeResourcesFit scoring strategies (Q_FIT_TYPE)
 export const FIT_LEAST_ALLOCATED = 0;
@@ -161,6 +184,9 @@ export const RB_NODE_NAME = 2; // NodeName
 export const RB_TAINT = 4; // TaintToleration
 export const RB_AFFINITY = 8; // NodeAffinity
 export const RB_PORTS = 16; // NodePorts
+// a cross-pod filter check failed (the node passed every node-local one): PodTopologySpread or
+// InterPodAffinity, whose status the framework asks the plugin for
+export const RB_CROSS_POD = 64;
 // (the filter-plugin bit of NodeResourcesFit in KF_OFF_SHIFT masks; its reasons are per resource)
 export const FB_FIT = 32;
 export const FB_ALL = 63;

@@ -160,7 +160,6 @@ export class NodeTable implements NodeTableView {
   readonly imageSize: number[] = [];
   readonly imageNodes: number[] = [];
   readonly topologyKeys = new Interner();
-  private readonly domains = new Interner();
 
   private dims: Dims;
   private readonly names: (string | undefined)[] = [];
@@ -400,10 +399,6 @@ export class NodeTable implements NodeTableView {
     if (t >= 0) return t;
     t = this.topologyKeys.intern(key);
     if (t >= this.dims.topoCap) this.grow({ topoCap: this.dims.topoCap * 2 });
-    for (let s = 0; s < this.high; s++) {
-      const e = this.entries[s];
-      if (e) this.writeTopo(s, t, e.node);
-    }
     return t;
   }
 
@@ -411,21 +406,11 @@ export class NodeTable implements NodeTableView {
     return this.mem.i32[(this.hdr(L.H_OFF_TOPO) >> 2) + keyIndex * this.dims.nodeCap + slot] - 1;
   }
 
-  domainValue(domainId: number): string {
-    const s = this.domains.value(domainId);
-    return s.slice(s.indexOf('\x00') + 1);
-  }
-
-  /** Number of distinct topology domain ids interned so far (upper bound for per-domain arrays). */
-  get domainCount(): number {
-    return this.domains.size;
-  }
-
-  private writeTopo(slot: number, t: number, node: Node | undefined): void {
-    const key = this.topologyKeys.value(t);
-    const v = node?.metadata?.labels?.[key];
-    const id = v === undefined ? 0 : this.domains.intern(key + '\x00' + v) + 1;
-    this.mem.i32[(this.hdr(L.H_OFF_TOPO) >> 2) + t * this.dims.nodeCap + slot] = id;
+  setTopologyDomains(keyIndex: number, slots: ArrayLike<number>, ids: ArrayLike<number>): void {
+    const i32 = this.mem.i32;
+    const row = (this.hdr(L.H_OFF_TOPO) >> 2) + keyIndex * this.dims.nodeCap;
+    i32.fill(0, row, row + this.dims.nodeCap);
+    for (let i = 0; i < slots.length; i++) if (slots[i] >= 0) i32[row + slots[i]] = ids[i] + 1;
   }
 
   // ------------------------------------------------------------------ nodes
@@ -570,7 +555,6 @@ export class NodeTable implements NodeTableView {
       u32[iBase + id * words + (slot >>> 5)] |= 1 << (slot & 31);
       this.imageNodes[id]++;
     }
-    for (let t = 0; t < this.topologyKeys.size; t++) this.writeTopo(slot, t, node);
   }
 
   /** FREE = ALLOC − REQ for every resource row of a node (after either changed wholesale) */

@@ -248,12 +248,16 @@ export interface NodeTableView {
   nodeIndex(name: string): number;
   /** name of the node in a slot (throws on an empty slot) */
   nodeName(slot: number): string;
-  /** registers a topology label key (idempotent) and returns its index for {@link topologyDomain} */
+  /** registers a topology label key (idempotent) and returns its row for {@link topologyDomain} */
   registerTopologyKey(key: string): number;
-  /** interned domain id (≥ 0) of node `slot` for registered topology key `keyIndex`, or -1 if unlabeled */
+  /** domain id (≥ 0) of node `slot` in row `keyIndex`, or -1 (unlabeled, or not written) */
   topologyDomain(keyIndex: number, slot: number): number;
-  /** the label value a domain id stands for */
-  domainValue(domainId: number): string;
+  /**
+   * writes a row: node `slots[i]` is in domain `ids[i]` (−1: no domain), every other slot in none.
+   * The framework writes its snapshot's dense domain ids (ClusterSnapshot.topologyDomains), so the
+   * per-domain arrays it computes per cycle index the kernel's rows directly.
+   */
+  setTopologyDomains(keyIndex: number, slots: ArrayLike<number>, ids: ArrayLike<number>): void;
 }
 
 /**

@@ -4,6 +4,8 @@
  * Preemption evaluates "what if these pods were gone" on a clone, so state objects that change
  * under AddPod/RemovePod implement {@link StateData.clone}.
  */
+import type { FilterPlugin } from './types.js';
+
 export interface StateData {
   clone(): StateData;
 }
@@ -17,6 +19,19 @@ export class CycleState {
   preFilterNodeNames: ReadonlySet<string> | undefined = undefined;
   /** keep every plugin's raw and normalized scores in the result (explain); off, the framework may take the engine's totals */
   wantScoreTable = false;
+  /**
+   * set by the framework: the filter plugins this cycle runs (not skipped; and not covered by the
+   * window filter), for the skip count it was worked out at
+   */
+  activeFilters:
+    | {
+        framework: object;
+        skipped: number;
+        covers: ReadonlySet<string> | undefined;
+        all: FilterPlugin[];
+        uncovered: FilterPlugin[];
+      }
+    | undefined = undefined;
 
   write(key: string, value: unknown): void {
     this.data.set(key, value);

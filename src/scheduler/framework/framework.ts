@@ -81,6 +81,11 @@ export interface WindowFilter {
   /** names of the filter plugins it covers */
   readonly covers: ReadonlySet<string>;
   /**
+   * whether it also covers filter plugin `name` in this cycle (a cross-pod filter whose PreFilter
+   * state is per topology domain); `passesAll` never covers such a plugin
+   */
+  coversInCycle?(state: CycleState, name: string): boolean;
+  /**
    * `filtered` visits the rejected nodes with their statuses, in scan order, on demand: only a pod
    * that fits nowhere needs them (for its FitError and preemption), and building ~a thousand
    * statuses per cycle was the largest cost of a cycle that succeeds. Call it before the next
@@ -138,7 +143,12 @@ export class Framework {
     const wf = this.windowFilter;
     if (!wf) return undefined;
     for (const p of this.plugins.filter)
-      if (!wf.covers.has(p.name) && !state.skipFilterPlugins.has(p.name)) return undefined;
+      if (
+        !wf.covers.has(p.name) &&
+        !state.skipFilterPlugins.has(p.name) &&
+        !wf.coversInCycle?.(state, p.name)
+      )
+        return undefined;
     return wf;
   }
 
@@ -176,6 +186,7 @@ export class Framework {
    * "node(s) didn't satisfy plugin(s) [A B] simultaneously" ("… plugin A" for one plugin).
    */
   runPreFilter(state: CycleState, pod: Pod, nodes: readonly NodeInfo[]): PreFilterOutcome {
+    state.activeFilters = undefined;
     let status: MaybeStatus = null;
     let nodeNames: Set<string> | undefined;
     const narrowedBy: string[] = [];
@@ -230,14 +241,36 @@ export class Framework {
     state.preFilterNodeNames = nodeNames;
   }
 
+  /**
+   * The filter plugins a cycle runs, in order: those PreFilter did not skip, and of them those the
+   * window filter does not cover (for nodes it passes). Worked out once per cycle, not per node:
+   * the per-node path asks for every node.
+   */
+  private activeFilters(state: CycleState): { all: FilterPlugin[]; uncovered: FilterPlugin[] } {
+    const skip = state.skipFilterPlugins;
+    const known = state.activeFilters;
+    const covers = this.windowFilter?.covers;
+    if (
+      known !== undefined &&
+      known.framework === this &&
+      known.skipped === skip.size &&
+      known.covers === covers
+    )
+      return known;
+    const all = this.plugins.filter.filter((pl) => !skip.has(pl.name));
+    const uncovered = covers ? all.filter((pl) => !covers.has(pl.name)) : all;
+    const plan = { framework: this, skipped: skip.size, covers, all, uncovered };
+    state.activeFilters = plan;
+    return plan;
+  }
+
   /** RunFilterPlugins: the first non-success status, attributed to its plugin; null if the node fits */
   runFilter(state: CycleState, pod: Pod, ni: NodeInfo): MaybeStatus {
-    const skip = state.skipFilterPlugins;
     const wf = this.windowFilter;
-    const covered = wf !== undefined && wf.passesAll(state, pod, ni) ? wf.covers : undefined;
-    for (const pl of this.plugins.filter) {
-      if (skip.size && skip.has(pl.name)) continue;
-      if (covered && covered.has(pl.name)) continue;
+    const active = this.activeFilters(state);
+    const plugins = wf !== undefined && wf.passesAll(state, pod, ni) ? active.uncovered : active.all;
+    for (let i = 0; i < plugins.length; i++) {
+      const pl = plugins[i];
       let s: MaybeStatus;
       try {
         s = pl.filter(state, pod, ni);
@@ -259,6 +292,7 @@ export class Framework {
    */
   runFilterWithNominatedPods(state: CycleState, pod: Pod, ni: NodeInfo): MaybeStatus {
     const snap = this.handle.snapshot;
+    if (snap.nominator.size === 0) return this.runFilter(state, pod, ni);
     const nominated = snap.nominator.size
       ? snap.nominator.podsFor(
           ni.name,

@@ -32,6 +32,7 @@ import {
   type PreScorePlugin,
   type ScorePlugin,
 } from '../framework/types.js';
+import type { DomainScoreInput, DomainVerdicts } from './node-local.js';
 
 export const NAME = 'InterPodAffinity';
 export const ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH =
@@ -63,6 +64,13 @@ export interface InterPodAffinityArgs {
 
 const PRE_FILTER_KEY = 'PreFilter' + NAME;
 const PRE_SCORE_KEY = 'PreScore' + NAME;
+/** {@link InterPodAffinity.domainScores}' PreScore result, reused by PreScore for the same pod */
+const EARLY_SCORE_KEY = 'EarlyPreScore' + NAME;
+interface EarlyPreScore {
+  pod: Pod;
+  /** null: Skip */
+  result: PreScoreState | null;
+}
 
 /** topology pair "key\0value" → count */
 type Counts = Map<string, number>;
@@ -321,16 +329,80 @@ export class InterPodAffinity
     return null;
   }
 
+  /**
+   * The kernel window's form of {@link filter} for this cycle (plugins/node-local.ts DomainFilter),
+   * one check per topology key: the incoming pod's required affinity terms (a node without the key
+   * fails; a domain passes with a matching pod, or everywhere when the first pod of a group matches
+   * its own terms), its required anti-affinity terms (a domain with a matching pod fails), and the
+   * keys of existing pods' anti-affinity terms that match it (likewise).
+   */
+  domainChecks(state: CycleState): DomainVerdicts[] | undefined {
+    const s = state.tryRead<PreFilterState>(PRE_FILTER_KEY);
+    if (!s) return undefined;
+    const out: DomainVerdicts[] = [];
+    /** a check of key `key` with `hit` for the domains holding a positive count in `counts` */
+    const check = (key: string, counts: Counts, fill: 0 | 1, hit: 0 | 1, missing: 0 | 1, marks: boolean) => {
+      const domains = this.snapshot.topologyDomains(key);
+      const pass = new Uint8Array(domains.values.length).fill(fill);
+      if (marks)
+        for (const [k, n] of counts) {
+          if (n <= 0) continue;
+          const cut = k.indexOf('\0');
+          if (cut !== key.length || !k.startsWith(key)) continue;
+          const id = domains.idOf.get(k.slice(cut + 1));
+          if (id !== undefined) pass[id] = hit;
+        }
+      out.push({ domains, pass, missing });
+    };
+    const req = s.requiredAffinityTerms;
+    if (req.length > 0) {
+      const selfMatch = s.affinityCounts.size === 0 && podMatchesAllAffinityTerms(req, s.podInfo.pod);
+      for (const t of req) check(t.topologyKey, s.affinityCounts, selfMatch ? 1 : 0, 1, 0, !selfMatch);
+    }
+    if (s.antiAffinityCounts.size > 0)
+      for (const t of s.requiredAntiAffinityTerms) check(t.topologyKey, s.antiAffinityCounts, 1, 0, 1, true);
+    if (s.existingAntiAffinityCounts.size > 0) {
+      const keys = new Set<string>();
+      for (const k of s.existingAntiAffinityCounts.keys()) keys.add(k.slice(0, k.indexOf('\0')));
+      for (const key of keys) check(key, s.existingAntiAffinityCounts, 1, 0, 1, true);
+    }
+    return out;
+  }
+
   // ------------------------------------------------------------ score
 
+  /** PreScore (it does not read the filtered nodes: the kernel window's {@link domainScores} took it before Filter) */
   preScore(state: CycleState, pod: Pod, _filtered: readonly NodeInfo[]): MaybeStatus {
+    const early = state.tryRead<EarlyPreScore>(EARLY_SCORE_KEY);
+    const r = early && early.pod === pod ? early.result : this.computePreScore(pod);
+    if (r === null) return SKIP;
+    state.write(PRE_SCORE_KEY, r);
+    return null;
+  }
+
+  /**
+   * The kernel window's form of Score for this cycle (plugins/node-local.ts DomainScorer): the
+   * score sums per domain of each key, which PreScore then reuses.
+   */
+  domainScores(state: CycleState, pod: Pod): DomainScoreInput | 'skip' {
+    const result = this.computePreScore(pod);
+    state.write(EARLY_SCORE_KEY, { pod, result } satisfies EarlyPreScore);
+    if (result === null) return 'skip';
+    return {
+      kind: 'sums',
+      keys: result.domains.map((domains, i) => ({ domains, scores: result.scores[i] })),
+    };
+  }
+
+  /** PreScore's state, or null for Skip */
+  private computePreScore(pod: Pod): PreScoreState | null {
     const a = pod.spec.affinity;
     const hasPreferredAffinity =
       (a?.podAffinity?.preferredDuringSchedulingIgnoredDuringExecution?.length ?? 0) > 0;
     const hasPreferredAnti =
       (a?.podAntiAffinity?.preferredDuringSchedulingIgnoredDuringExecution?.length ?? 0) > 0;
     const hasConstraints = hasPreferredAffinity || hasPreferredAnti;
-    if (this.ignorePreferredTermsOfExistingPods && !hasConstraints) return SKIP;
+    if (this.ignorePreferredTermsOfExistingPods && !hasConstraints) return null;
     const pi = new PodInfo(pod);
     const prefAff: WeightedAffinityTerm[] = pi.preferredAffinityTerms.map((t) => ({
       ...this.mergeNamespaces(t),
@@ -381,9 +453,8 @@ export class InterPodAffinity
       if (termMatches(g.term, pod, nsLabels)) addCounts(g.term.topologyKey, g.perNode, g.weight);
     for (const g of this.snapshot.termGroups('preferredAnti'))
       if (termMatches(g.term, pod, nsLabels)) addCounts(g.term.topologyKey, g.perNode, -g.weight);
-    if (!any) return SKIP;
-    state.write(PRE_SCORE_KEY, { domains, scores } satisfies PreScoreState);
-    return null;
+    if (!any) return null;
+    return { domains, scores };
   }
 
   score(state: CycleState, _pod: Pod, ni: NodeInfo): number {

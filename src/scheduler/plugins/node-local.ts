@@ -12,7 +12,14 @@
 import type { Pod } from '../../api/types.js';
 import type { CycleState } from '../framework/cycle-state.js';
 import type { FastScorer, Framework, WindowFilter } from '../framework/framework.js';
-import type { ClusterSnapshot, NodeInfo, PodInfo, SnapshotListener } from '../framework/snapshot.js';
+import type {
+  ClusterSnapshot,
+  NodeCounts,
+  NodeInfo,
+  PodInfo,
+  SnapshotListener,
+  TopologyDomains,
+} from '../framework/snapshot.js';
 import { Code, SKIP, Status, type MaybeStatus } from '../framework/status.js';
 import {
   MAX_NODE_SCORE,
@@ -29,6 +36,15 @@ import { JsKernel } from '../engine/js.js';
 import * as L from '../engine/layout.js';
 import { podRequests, type ResourceAmounts } from '../engine/resources.js';
 import { KernelOutput } from '../engine/output.js';
+import {
+  applyCrossPod,
+  CrossPodWriter,
+  type CrossPodBlock,
+  type CrossPodInputs,
+  type DomainCheck,
+  type DomainScores,
+  type SpreadScoreConstraint,
+} from '../engine/crosspod.js';
 import {
   ALL_FILTER_BITS,
   FilterBit,
@@ -53,6 +69,10 @@ export class SchedulingEngine implements SnapshotListener {
   readonly arena: QueryArena;
   /** NodeInfo by table slot */
   readonly bySlot: (NodeInfo | undefined)[] = [];
+  /** the cross-pod plugins' per-cycle inputs, next to the query */
+  readonly crossPod: CrossPodWriter;
+  /** per TOPO row: the snapshot domains it was last written from */
+  private readonly topoWritten = new Map<number, TopologyDomains>();
   /**
    * what assuming a pod adds to the table, as the last compilePod computed it, and the copy being
    * assumed with it (upstream's PodInfo keeps its computed requests across the assume's DeepCopy)
@@ -71,11 +91,28 @@ export class SchedulingEngine implements SnapshotListener {
     this.kernel = kernel === 'wasm' ? new WasmKernel() : new JsKernel();
     this.out = new KernelOutput(this.table);
     this.arena = new QueryArena(this.table);
+    this.crossPod = new CrossPodWriter(this.table);
     for (const ni of snapshot.list()) {
       this.nodeAdded(ni);
       for (const pi of ni.pods) this.podAdded(pi);
     }
     snapshot.listen(this);
+  }
+
+  /**
+   * The TOPO row of a topology key holding the snapshot's domain ids (`d`), rewritten when the
+   * snapshot's domains changed (a node was added, updated or removed): the per-domain arrays the
+   * cross-pod plugins compute per cycle then index the kernel's row directly.
+   */
+  topologyRow(d: TopologyDomains): number {
+    const row = this.table.registerTopologyKey(d.key);
+    if (this.topoWritten.get(row) !== d) {
+      const slots = new Int32Array(d.list.length);
+      for (let j = 0; j < slots.length; j++) slots[j] = d.list[j].slot;
+      this.table.setTopologyDomains(row, slots, d.ids);
+      this.topoWritten.set(row, d);
+    }
+    return row;
   }
 
   nodeAdded(ni: NodeInfo): void {
@@ -139,6 +176,10 @@ export interface KernelRun {
   feasibleNodes?: readonly NodeInfo[];
   /** a run over this one node slot only (a what-if check after the table changed) */
   single?: number;
+  /** window runs: the cross-pod inputs the window read (repeated with it) */
+  crossPod?: CrossPodBlock;
+  /** the score plugins whose normalized scores the window added to its totals besides the node-local ones */
+  crossPodScored?: ReadonlySet<string>;
   /**
    * chunked runs (the per-node path): scan-order ranges evaluated so far, every reason and the raw
    * scores of their feasible nodes, all at this generation
@@ -337,8 +378,17 @@ export class NodeLocalRunner {
    * cross-pod or user score plugin is active, explain), {@link rawForWindow} repeats the window in
    * 'raw' mode.
    */
-  runWindow(state: CycleState, pod: Pod, start: number, numNodesToFind: number): KernelRun {
+  runWindow(
+    state: CycleState,
+    pod: Pod,
+    start: number,
+    numNodesToFind: number,
+    crossPod?: { inputs: CrossPodInputs; scored: ReadonlySet<string> },
+  ): KernelRun {
+    // the cross-pod inputs first: writing them may register a topology row (the table grows)
+    const block = crossPod ? this.engine.crossPod.write(crossPod.inputs) : undefined;
     const q = this.compile(pod);
+    if (block) applyCrossPod(this.engine.table, q.addr, block);
     const processed = this.engine.kernel.filterAndScore(this.engine.table, q, this.engine.out, {
       start,
       numNodesToFind,
@@ -356,6 +406,8 @@ export class NodeLocalRunner {
       totals: true,
       raw: false,
       toFind: numNodesToFind,
+      crossPod: block,
+      crossPodScored: crossPod?.scored,
     };
     state.write(RUN_KEY, run);
     return run;
@@ -364,6 +416,7 @@ export class NodeLocalRunner {
   /** the window's raw score columns: the same window (same table, same query) again in 'raw' mode */
   rawForWindow(state: CycleState, pod: Pod, run: KernelRun): void {
     const q = this.compile(pod);
+    if (run.crossPod) applyCrossPod(this.engine.table, q.addr, run.crossPod);
     const processed = this.engine.kernel.filterAndScore(this.engine.table, q, this.engine.out, {
       start: run.start,
       numNodesToFind: run.toFind,
@@ -687,27 +740,184 @@ const KERNEL_ORDER = [
   'NodeResourcesFit',
 ];
 
+/** One topology key's verdicts for the kernel window (engine/crosspod.ts DomainCheck, by snapshot domains). */
+export interface DomainVerdicts {
+  domains: TopologyDomains;
+  /** per domain id: 1 the node passes, 0 it fails */
+  pass: ArrayLike<number>;
+  /** the verdict for a node without the key */
+  missing: 0 | 1;
+}
+
+/**
+ * A cross-pod filter (PodTopologySpread, InterPodAffinity) whose verdict for the cycle's pod is a
+ * function of the node's topology domains: the kernel window evaluates it per node from per-domain
+ * verdicts. The plugin's own Filter stays the reference (and gives the statuses).
+ */
+export interface DomainFilter extends FilterPlugin {
+  /**
+   * this cycle's verdicts, every check must pass (from the PreFilter state in `state`); undefined
+   * when the state is not a function of domains — the framework then filters per node
+   */
+  domainChecks(state: CycleState): readonly DomainVerdicts[] | undefined;
+}
+
+/** A cross-pod score's per-cycle input for the kernel window. */
+export type DomainScoreInput =
+  /** InterPodAffinity: the raw score is the sum of the node's domains' sums over the keys */
+  | { kind: 'sums'; keys: readonly { domains: TopologyDomains; scores: ArrayLike<number> }[] }
+  /** PodTopologySpread: ScheduleAnyway constraints (upstream podtopologyspread/scoring.go) */
+  | {
+      kind: 'spread';
+      requireAllKeys: boolean;
+      constraints: readonly {
+        domains: TopologyDomains;
+        maxSkew: number;
+        /** per domain id; absent with perNode */
+        domainCounts?: ArrayLike<number>;
+        /** the hostname key: matching pods per node */
+        perNode?: NodeCounts;
+      }[];
+    };
+
+/**
+ * A cross-pod score plugin whose scores the kernel window can compute from per-domain inputs
+ * taken before Filter; its PreScore must then answer the same for the pod (Skip or not).
+ */
+export interface DomainScorer extends ScorePlugin {
+  /** 'skip': PreScore will skip the pod; undefined: not expressible per domain (RunScorePlugins runs) */
+  domainScores(state: CycleState, pod: Pod): DomainScoreInput | 'skip' | undefined;
+}
+
+function isDomainFilter(p: FilterPlugin): p is DomainFilter {
+  return typeof (p as Partial<DomainFilter>).domainChecks === 'function';
+}
+
+function isDomainScorer(p: ScorePlugin): p is DomainScorer {
+  return typeof (p as Partial<DomainScorer>).domainScores === 'function';
+}
+
+const CROSS_POD_CHECKS_KEY = 'NodeLocalCrossPodChecks';
+
 /**
  * The fast path: when a profile's node-local filters are exactly the kernel's six, in the kernel's
  * order, and no other filter is active for the pod, the kernel runs upstream's sampling window
- * itself (start index, stop after numNodesToFind feasible nodes) in one call.
+ * itself (start index, stop after numNodesToFind feasible nodes) in one call. The cross-pod
+ * filters ({@link DomainFilter}) join it per cycle when their state is per domain
+ * (`coversInCycle`), and the cross-pod scores ({@link DomainScorer}) when every score plugin of
+ * the profile is node-local or such a scorer, so the window's totals are the whole cycle's.
  */
 export function kernelWindowFilter(
   runner: NodeLocalRunner,
   filterNames: readonly string[],
   plugins: readonly FilterPlugin[],
+  scorePlugins: readonly { plugin: ScorePlugin; weight: number }[],
+  /**
+   * the framework's RunFilterPlugins for one node: a node the window filtered gets the status the
+   * per-node path gives it (the node-local filters read the window's reason bits, the cross-pod
+   * ones run their own Filter)
+   */
+  runFilter: (state: CycleState, pod: Pod, ni: NodeInfo) => MaybeStatus,
 ): WindowFilter | undefined {
   const local = filterNames.filter((n) => n in KERNEL_FILTERS);
   if (local.length !== KERNEL_ORDER.length || local.some((n, i) => n !== KERNEL_ORDER[i])) return undefined;
-  void plugins;
   const engine = runner.engine;
+  // a cross-pod filter after every kernel filter (as in the default profile): a node the kernel
+  // rejects then has a node-local status, whatever the cross-pod plugins would answer
+  const lastKernel = Math.max(...KERNEL_ORDER.map((n) => filterNames.indexOf(n)));
+  const crossFilters = new Map<string, DomainFilter>();
+  plugins.forEach((p, i) => {
+    if (isDomainFilter(p) && i > lastKernel) crossFilters.set(p.name, p);
+  });
+  // the window's totals can replace RunScorePlugins only when every score plugin not skipped at
+  // PreScore is node-local (this runner's, at the weight the query carries) or a DomainScorer;
+  // others (VolumeBinding) usually skip, which the fast scorer checks after PreScore
+  const crossScorers: { plugin: DomainScorer; weight: number }[] = [];
+  let scoresCovered = true;
+  for (const { plugin, weight } of scorePlugins) {
+    if (plugin instanceof NodeLocalPlugin) {
+      if (plugin.runnerOf() !== runner || weight !== runner.scoring.weights[SCORE_INDEX[plugin.name]])
+        scoresCovered = false;
+    } else if (isDomainScorer(plugin)) crossScorers.push({ plugin, weight });
+  }
+  if (!scoresCovered) crossScorers.length = 0;
+  const checksOf = (state: CycleState): Map<string, readonly DomainVerdicts[] | undefined> => {
+    let m = state.tryRead<Map<string, readonly DomainVerdicts[] | undefined>>(CROSS_POD_CHECKS_KEY);
+    if (!m) state.write(CROSS_POD_CHECKS_KEY, (m = new Map()));
+    return m;
+  };
+
+  /** the cross-pod inputs of this cycle: the active filters' checks and, when covered, the scores */
+  const crossPodInputs = (
+    state: CycleState,
+    pod: Pod,
+  ): { inputs: CrossPodInputs; scored: ReadonlySet<string> } | undefined => {
+    const checks: DomainCheck[] = [];
+    for (const p of plugins) {
+      if (!crossFilters.has(p.name) || state.skipFilterPlugins.has(p.name)) continue;
+      for (const c of checksOf(state).get(p.name) ?? [])
+        checks.push({ row: engine.topologyRow(c.domains), pass: c.pass, missing: c.missing });
+    }
+    const inputs: CrossPodInputs = { checks };
+    const scored = new Set<string>();
+    if (crossScorers.length > 0 && !state.wantScoreTable) {
+      for (const { plugin, weight } of crossScorers) {
+        let r: DomainScoreInput | 'skip' | undefined;
+        try {
+          r = plugin.domainScores(state, pod);
+        } catch {
+          r = undefined; // RunScorePlugins reports it
+        }
+        if (r === undefined) {
+          scored.clear();
+          inputs.ipa = inputs.pts = undefined;
+          break;
+        }
+        if (r === 'skip' || weight === 0) continue;
+        scored.add(plugin.name);
+        if (r.kind === 'sums') {
+          const keys: DomainScores[] = r.keys.map((k) => ({
+            row: engine.topologyRow(k.domains),
+            scores: k.scores,
+          }));
+          inputs.ipa = { weight, keys };
+        } else {
+          const constraints: SpreadScoreConstraint[] = r.constraints.map((c) => ({
+            row: engine.topologyRow(c.domains),
+            maxSkew: c.maxSkew,
+            domainCounts: c.domainCounts,
+            perNode: c.perNode,
+          }));
+          inputs.pts = { weight, requireAllKeys: r.requireAllKeys, constraints };
+        }
+      }
+    }
+    if (checks.length === 0 && scored.size === 0) return undefined;
+    return { inputs, scored };
+  };
+
   return {
     covers: new Set(KERNEL_ORDER),
+    coversInCycle(state, name) {
+      const p = crossFilters.get(name);
+      if (!p) return false;
+      const m = checksOf(state);
+      if (!m.has(name)) {
+        let checks: readonly DomainVerdicts[] | undefined;
+        try {
+          checks = p.domainChecks(state);
+        } catch {
+          checks = undefined; // the per-node path reports it
+        }
+        m.set(name, checks);
+      }
+      return m.get(name) !== undefined;
+    },
     passesAll(state, pod, ni) {
       return runner.runFor(state, pod, ni).reasons[ni.slot] === 0;
     },
     run(state, pod, start, numNodesToFind) {
-      const r = runner.runWindow(state, pod, start, numNodesToFind);
+      const r = runner.runWindow(state, pod, start, numNodesToFind, crossPodInputs(state, pod));
       const out = engine.out;
       // typed-array views are re-validated on every getter call: read them once
       const fs = out.feasible,
@@ -728,6 +938,12 @@ export function kernelWindowFilter(
           const slot = order[at];
           if (status[slot] !== NodeStatus.Filtered) continue;
           const ni = bySlot[slot]!;
+          if (reasons[slot] === L.RB_CROSS_POD) {
+            // node-local filters passed: the cross-pod plugins' own Filter gives the status
+            const s = runFilter(state, pod, ni);
+            if (s !== null) visit(ni, s);
+            continue;
+          }
           const low = reasons[slot] & NOT_FIT_BITS;
           let s: MaybeStatus = null;
           if (low !== 0) {
@@ -749,7 +965,8 @@ export function kernelWindowFilter(
 
 /**
  * The fast scorer: when every score plugin still active for the pod (not skipped at PreScore) is
- * one of this runner's node-local plugins, the kernel's window run already computed exactly what
+ * one of this runner's node-local plugins or a cross-pod score the window added (and the window
+ * added none that PreScore skipped), the kernel's window run already computed exactly what
  * RunScorePlugins would — NormalizeScore over the same feasible nodes, × the profile's weights,
  * summed — so the framework takes its totals and skips building the per-plugin score table.
  */
@@ -761,8 +978,14 @@ export function kernelFastScorer(runner: NodeLocalRunner, fwk: Framework): FastS
       if (!run || run.full || !run.totals || run.generation !== engine.table.generation) return undefined;
       const out = engine.out;
       if (nodes.length !== out.feasibleCount || nodes.length === 0) return undefined;
+      const cross = run.crossPodScored;
       for (const { plugin, weight } of fwk.plugins.score) {
-        if (state.skipScorePlugins.has(plugin.name)) continue;
+        if (state.skipScorePlugins.has(plugin.name)) {
+          // the window added a score PreScore then skipped: not RunScorePlugins' totals
+          if (cross?.has(plugin.name)) return undefined;
+          continue;
+        }
+        if (cross?.has(plugin.name)) continue;
         if (!(plugin instanceof NodeLocalPlugin) || plugin.runnerOf() !== runner) return undefined;
         if (weight !== runner.scoring.weights[SCORE_INDEX[plugin.name]]) return undefined;
       }

@@ -38,6 +38,7 @@ import {
   type PreScorePlugin,
   type ScorePlugin,
 } from '../framework/types.js';
+import type { DomainScoreInput, DomainVerdicts } from './node-local.js';
 
 export const NAME = 'PodTopologySpread';
 export const ERR_REASON_CONSTRAINTS_NOT_MATCH = "node(s) didn't match pod topology spread constraints";
@@ -158,6 +159,31 @@ interface PreScoreState {
 
 const PRE_FILTER_KEY = 'PreFilter' + NAME;
 const PRE_SCORE_KEY = 'PreScore' + NAME;
+/** {@link PodTopologySpread.domainScores}' setup, which PreScore then reuses for the same pod */
+const EARLY_SCORE_KEY = 'EarlyPreScore' + NAME;
+interface EarlySetup {
+  pod: Pod;
+  /** null: PreScore skips the pod */
+  setup: ScoreSetup | null;
+}
+
+/** what PreScore takes from the pod and the counts, before it looks at the filtered nodes */
+interface ScoreSetup {
+  pod: Pod;
+  constraints: Constraint[];
+  /** every constraint's key required on a scored node (the pod's own constraints, or List defaulting) */
+  requireAll: boolean;
+  nodeCounts: NodeCounts[];
+}
+
+/** PreScore's state as the setup and the filtered nodes, completed on first use */
+class PendingPreScore {
+  full?: PreScoreState;
+  constructor(
+    readonly setup: ScoreSetup,
+    readonly filtered: readonly NodeInfo[],
+  ) {}
+}
 
 function hasKeys(labels: Labels, constraints: readonly Constraint[]): boolean {
   for (const c of constraints) if (!Object.hasOwn(labels, c.topologyKey)) return false;
@@ -577,6 +603,19 @@ export class PodTopologySpread
     return null;
   }
 
+  /**
+   * The kernel window's form of {@link filter} for this cycle (plugins/node-local.ts DomainFilter):
+   * per constraint, the verdict of every domain of its key; a node without the key fails
+   * (NODE_LABEL_NOT_MATCH). Filter reads nothing else of the node, so this is exact — minDomains,
+   * the inclusion policies and matchLabelKeys are all in the counts PreFilter took.
+   */
+  domainChecks(state: CycleState): DomainVerdicts[] | undefined {
+    const s = state.tryRead<PreFilterState>(PRE_FILTER_KEY);
+    if (!s || !s.selfPod) return undefined;
+    const v = (s.verdicts ??= this.domainVerdicts(s, s.selfPod));
+    return v.domains.map((domains, i) => ({ domains, pass: v.pass[i], missing: 0 }));
+  }
+
   /** {@link PreFilterState.verdicts}: the skew check below, once per domain */
   private domainVerdicts(s: PreFilterState, pod: Pod): NonNullable<PreFilterState['verdicts']> {
     const domains: TopologyDomains[] = [];
@@ -598,23 +637,55 @@ export class PodTopologySpread
 
   // ------------------------------------------------------------ score
 
-  preScore(state: CycleState, pod: Pod, filtered: readonly NodeInfo[]): MaybeStatus {
-    const all = this.snapshot.list();
-    if (all.length === 0) return SKIP;
+  /** the part of PreScore that does not depend on the filtered nodes; null: Skip (throws SelectorError) */
+  private scoreSetup(pod: Pod): ScoreSetup | null {
+    if (this.snapshot.list().length === 0) return null;
     const requireAll = (pod.spec.topologySpreadConstraints?.length ?? 0) > 0 || !this.systemDefaulted;
-    let constraints: Constraint[];
-    try {
-      constraints = this.getConstraints(pod, 'ScheduleAnyway');
-    } catch (e) {
-      if (e instanceof SelectorError)
-        return errorStatus(`obtaining pod's soft topology spread constraints: ${e.message}`);
-      throw e;
-    }
-    if (constraints.length === 0) return SKIP;
+    const constraints = this.getConstraints(pod, 'ScheduleAnyway');
+    if (constraints.length === 0) return null;
     const ns = pod.metadata.namespace ?? 'default';
+    const nodeCounts = constraints.map((c) => matchCountsByNode(this.snapshot, c.selector, ns));
+    return { pod, constraints, requireAll, nodeCounts };
+  }
+
+  /**
+   * PreScore. After {@link domainScores} took this pod's setup for the kernel window, the state
+   * is completed only on first use by Score (topology sizes over `filtered`): a cycle whose
+   * scores the window computed never needs it.
+   */
+  preScore(state: CycleState, pod: Pod, filtered: readonly NodeInfo[]): MaybeStatus {
+    const early = state.tryRead<EarlySetup>(EARLY_SCORE_KEY);
+    let setup: ScoreSetup | null;
+    if (early && early.pod === pod) setup = early.setup;
+    else {
+      try {
+        setup = this.scoreSetup(pod);
+      } catch (e) {
+        if (e instanceof SelectorError)
+          return errorStatus(`obtaining pod's soft topology spread constraints: ${e.message}`);
+        throw e;
+      }
+    }
+    if (setup === null) return SKIP;
+    // after the kernel window took the scores, RunScorePlugins rarely runs: complete on first use
+    if (early && early.pod === pod) state.write(PRE_SCORE_KEY, new PendingPreScore(setup, filtered));
+    else state.write(PRE_SCORE_KEY, this.completePreScore(setup, filtered));
+    return null;
+  }
+
+  /** the PreScore state (completed from the filtered nodes on first use) */
+  private scoreState(state: CycleState): PreScoreState | undefined {
+    const p = state.tryRead<PreScoreState | PendingPreScore>(PRE_SCORE_KEY);
+    if (!(p instanceof PendingPreScore)) return p;
+    return (p.full ??= this.completePreScore(p.setup, p.filtered));
+  }
+
+  private completePreScore(setup: ScoreSetup, filtered: readonly NodeInfo[]): PreScoreState {
+    const { pod, constraints, requireAll } = setup;
+    const all = this.snapshot.list();
     const s: PreScoreState = {
       constraints,
-      nodeCounts: constraints.map((c) => matchCountsByNode(this.snapshot, c.selector, ns)),
+      nodeCounts: setup.nodeCounts,
       ignoredNodes: new Set(),
       topologyValueToPodCounts: constraints.map(() => new Map()),
       topologyNormalizingWeight: [],
@@ -644,32 +715,75 @@ export class PodTopologySpread
     const d = this.domains(constraints, pod, all, requireAll)!;
     // only the matching pods on eligible nodes add to the domains seen among the filtered nodes
     for (let i = 0; i < constraints.length; i++) {
-      const c = constraints[i];
       const m = s.topologyValueToPodCounts[i];
       if (m.size === 0) continue; // hostname constraints: counted per node at Score
-      const eligible = d.eligible[i];
-      // summed per domain id, then added to the domains seen among the filtered nodes
-      const dom = this.snapshot.topologyDomains(c.topologyKey);
-      const sums = new Float64Array(dom.values.length);
-      let missing = 0;
-      for (const [ni, n] of s.nodeCounts[i]) {
-        if (!eligible[ni.index]) continue;
-        const id = dom.ids[ni.index];
-        if (id < 0) missing += n;
-        else sums[id] += n;
-      }
+      const { dom, sums, missing } = this.domainSums(constraints[i], d.eligible[i], s.nodeCounts[i]);
       for (const [v, cur] of m) {
         const id = dom.idOf.get(v);
         // a missing label reads as "" (Go's map zero value)
         m.set(v, cur + (id === undefined ? 0 : sums[id]) + (v === '' ? missing : 0));
       }
     }
-    state.write(PRE_SCORE_KEY, s);
-    return null;
+    return s;
+  }
+
+  /** A constraint's matching pods on eligible nodes per domain id of its key, and on eligible nodes without the key */
+  private domainSums(
+    c: Constraint,
+    eligible: Uint8Array,
+    nodeCounts: NodeCounts,
+  ): { dom: TopologyDomains; sums: Float64Array; missing: number } {
+    const dom = this.snapshot.topologyDomains(c.topologyKey);
+    const sums = new Float64Array(dom.values.length);
+    let missing = 0;
+    for (const [ni, n] of nodeCounts) {
+      if (!eligible[ni.index]) continue;
+      const id = dom.ids[ni.index];
+      if (id < 0) missing += n;
+      else sums[id] += n;
+    }
+    return { dom, sums, missing };
+  }
+
+  /**
+   * The kernel window's form of Score for this cycle (plugins/node-local.ts DomainScorer): the
+   * matching pods per domain (per node for the hostname key); the kernel takes the topology sizes
+   * and the ignored nodes from the feasible nodes it found. Undefined (RunScorePlugins runs) when
+   * a key has nodes valued "" besides nodes without it and not every key is required: upstream
+   * counts both as the one domain "".
+   */
+  domainScores(state: CycleState, pod: Pod): DomainScoreInput | 'skip' | undefined {
+    let setup: ScoreSetup | null;
+    try {
+      setup = this.scoreSetup(pod);
+    } catch {
+      return undefined;
+    }
+    state.write(EARLY_SCORE_KEY, { pod, setup } satisfies EarlySetup);
+    if (setup === null) return 'skip';
+    const d = this.domains(setup.constraints, pod, this.snapshot.list(), setup.requireAll)!;
+    const constraints: Extract<DomainScoreInput, { kind: 'spread' }>['constraints'][number][] = [];
+    for (let i = 0; i < setup.constraints.length; i++) {
+      const c = setup.constraints[i];
+      if (c.topologyKey === LABEL_HOSTNAME) {
+        const domains = this.snapshot.topologyDomains(c.topologyKey);
+        constraints.push({ domains, maxSkew: c.maxSkew, perNode: setup.nodeCounts[i] });
+        continue;
+      }
+      const { dom, sums, missing } = this.domainSums(c, d.eligible[i], setup.nodeCounts[i]);
+      const empty = dom.idOf.get('');
+      if (empty !== undefined) {
+        if (!setup.requireAll) return undefined;
+        sums[empty] += missing; // a node labelled "" reads the eligible unlabelled nodes' pods too
+      }
+      constraints.push({ domains: dom, maxSkew: c.maxSkew, domainCounts: sums });
+    }
+    return { kind: 'spread', requireAllKeys: setup.requireAll, constraints };
   }
 
   score(state: CycleState, _pod: Pod, ni: NodeInfo): number {
-    const s = state.read<PreScoreState>(PRE_SCORE_KEY);
+    const s = this.scoreState(state);
+    if (!s) throw new Error(`reading "${PRE_SCORE_KEY}" from cycleState: not found`);
     if (s.ignoredNodes.has(ni.name)) return 0;
     const labels = ni.labels;
     let score = 0;
@@ -686,7 +800,7 @@ export class PodTopologySpread
   }
 
   normalizeScore(state: CycleState, _pod: Pod, nodes: readonly NodeInfo[], scores: number[]): MaybeStatus {
-    const s = state.tryRead<PreScoreState>(PRE_SCORE_KEY);
+    const s = this.scoreState(state);
     if (!s) return null;
     let minScore = Number.MAX_SAFE_INTEGER;
     let maxScore = 0;

@@ -248,6 +248,8 @@ export function buildFrameworks(cfg: SchedulerConfig, opts: BuildOptions): Map<s
         runnerFor(handle),
         plugins.filter.map((p) => p.name),
         plugins.filter,
+        plugins.score,
+        (state, pod, ni) => fwk.runFilter(state, pod, ni),
       );
       if (fwk.windowFilter) fwk.fastScorer = kernelFastScorer(runnerFor(handle), fwk);
     }

@@ -180,16 +180,22 @@ describe('NodeTable incremental updates', () => {
     expect(zoneKey(z('x', 'q'))).toBe('r:\x00:q');
   });
 
-  it('topology domains for registered keys (before and after nodes arrive)', () => {
-    const t = new NodeTable();
+  it('topology rows hold the domain ids written for them, and survive the table growing', () => {
+    const t = new NodeTable({ initialCapacity: 32 });
     t.addNode(nodeOf('n1', { labels: { zone: 'a', rack: 'r1' } }));
     const zk = t.registerTopologyKey('zone');
     t.addNode(nodeOf('n2', { labels: { zone: 'b' } }));
     const rk = t.registerTopologyKey('rack');
-    expect(t.domainValue(t.topologyDomain(zk, t.nodeIndex('n1')))).toBe('a');
-    expect(t.domainValue(t.topologyDomain(zk, t.nodeIndex('n2')))).toBe('b');
-    expect(t.topologyDomain(rk, t.nodeIndex('n2'))).toBe(-1);
+    const [s1, s2] = [t.nodeIndex('n1'), t.nodeIndex('n2')];
+    t.setTopologyDomains(zk, [s1, s2], [0, 1]);
+    t.setTopologyDomains(rk, [s1, s2], [0, -1]);
     expect(t.registerTopologyKey('zone')).toBe(zk);
+    for (let i = 0; i < 40; i++) t.addNode(nodeOf(`x${i}`, {}));
+    t.registerTopologyKey('k3');
+    expect([t.topologyDomain(zk, s1), t.topologyDomain(zk, s2)]).toEqual([0, 1]);
+    expect([t.topologyDomain(rk, s1), t.topologyDomain(rk, s2)]).toEqual([0, -1]);
+    t.removeNode('n1');
+    expect(t.topologyDomain(zk, s1)).toBe(-1);
   });
 
   it('synthesizeConditionTaints adds the node lifecycle controller taints for not-ready nodes', () => {
