@@ -15,9 +15,18 @@ export type Obj = KubeObject & Record<string, any>;
 /** How often an unconditional write retries after losing a race (GuaranteedUpdate's loop). */
 export const MAX_UPDATE_RETRIES = 64;
 
+/**
+ * The bytes to decode a stored value from: a throw-away view of them. msgpackr hangs a DataView on
+ * the array it reads (`source.dataView`), which on the stored array itself would stay for as long
+ * as the store keeps the value (a DataView and a property backing store per stored revision).
+ */
+export function readView(value: Uint8Array): Uint8Array {
+  return value.subarray(0);
+}
+
 /** A stored value as an object whose metadata.resourceVersion is the key's modRevision. */
 export function decodeKv<T>(kv: KeyValue): T {
-  const obj = decode<Obj>(kv.value);
+  const obj = decode<Obj>(readView(kv.value));
   (obj.metadata ??= {}).resourceVersion = String(kv.modRevision);
   return obj as unknown as T;
 }

@@ -12,7 +12,7 @@
  *   r5 put a {app: web}               → ADDED a (matches again)
  *   r6 delete a                       → DELETED a with resourceVersion "6"
  */
-import { compactedFloor, decodeKv, isCompacted, matches, parseRV } from './apiserver-kv.js';
+import { compactedFloor, decodeKv, isCompacted, matches, parseRV, readView } from './apiserver-kv.js';
 import { decode } from './codec.js';
 import { internalError, resourceExpired } from './errors.js';
 import type { ProbeCache } from './probe-cache.js';
@@ -95,7 +95,7 @@ export async function watchObjects<T extends KubeObject>(
   const deletedOf = (ev: StoreWatchEvent): T => {
     let o = share ? (shared.get(ev) as T | undefined) : undefined;
     if (o) return o;
-    o = decode<T>(ev.prevKv!.value);
+    o = decode<T>(readView(ev.prevKv!.value));
     (o.metadata ??= {}).resourceVersion = String(ev.kv.modRevision);
     if (share) shared.set(ev, deepFreeze(o));
     return o;

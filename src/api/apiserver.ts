@@ -31,7 +31,7 @@ import { admit } from './apiserver-admission.js';
 import { bindPod } from './apiserver-bind.js';
 import { builtinAdmission } from './builtin-admission.js';
 import { deleteObject, type DeleteOptions } from './apiserver-delete.js';
-import { copyIn, decodeKv, MAX_UPDATE_RETRIES, type Obj } from './apiserver-kv.js';
+import { copyIn, decodeKv, MAX_UPDATE_RETRIES, type Obj, readView } from './apiserver-kv.js';
 import { listObjects, type ListOptions, type ListResult } from './apiserver-list.js';
 import { watchObjects, type ApiWatchEvent, type WatchHandle, type WatchOptions } from './apiserver-watch.js';
 import { decode, encode } from './codec.js';
@@ -436,7 +436,7 @@ export class ApiServer {
     const r = await this.store.range({ key: storageKey(nsInfo, undefined, namespace) });
     const kv = r.kvs[0];
     if (!kv) throw notFound(nsInfo.qualifiedResource, namespace);
-    const ns = decode<Obj>(kv.value);
+    const ns = decode<Obj>(readView(kv.value));
     if (ns.metadata?.deletionTimestamp || ns.status?.phase === 'Terminating') {
       throw forbidden(
         info.qualifiedResource,

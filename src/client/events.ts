@@ -1,7 +1,9 @@
 /**
  * An event recorder (client-go's record.EventRecorder, simplified): writes core/v1 Events through
  * the ApiServer. Repeats of the same (object, reason, message) within 10 minutes bump `count` on
- * the existing Event instead of creating a new one, like the EventCorrelator's aggregation.
+ * the existing Event instead of creating a new one, like the EventCorrelator's aggregation; like
+ * the correlator's caches, a recorder remembers the last 4,096 distinct events only (so a run of
+ * 150,000 pods does not keep an Event per pod for ten minutes).
  * Writes are fire-and-forget: a failed event write never fails the caller (as upstream).
  */
 import { rfc3339 } from '../api/time.js';
@@ -15,15 +17,16 @@ export interface EventRecorder {
 
 const DEDUP_WINDOW_MS = 10 * 60_000;
 
+/**
+ * client-go tools/record/events_cache.go maxLruCacheEntries: the correlator remembers this many
+ * recent events per recorder, least recently seen dropped first
+ */
+const MAX_REMEMBERED = 4096;
+
 export class ApiEventRecorder implements EventRecorder {
   private seq = 0;
+  /** the remembered events, least recently seen first (an LRU of {@link MAX_REMEMBERED}) */
   private readonly recent = new Map<string, { ev: Event; at: number; pending: boolean }>();
-  /**
-   * prune the dedup map once it holds this many entries; afterwards twice what survived, so that a
-   * burst of distinct events inside one window (15,000 pods scheduled in a minute) does not walk
-   * the whole map on every event
-   */
-  private pruneAt = 10_000;
 
   constructor(
     private readonly api: ApiClient,
@@ -47,6 +50,9 @@ export class ApiEventRecorder implements EventRecorder {
       };
       prev.at = now;
       prev.ev = ev;
+      // most recently seen: to the end of the LRU
+      this.recent.delete(dk);
+      this.recent.set(dk, prev);
       this.api.update('events', ev).then(
         (e) => {
           prev.ev = e as Event;
@@ -79,13 +85,9 @@ export class ApiEventRecorder implements EventRecorder {
       reportingComponent: this.component,
     };
     const entry = { ev, at: now, pending: true };
+    this.recent.delete(dk);
     this.recent.set(dk, entry);
-    if (this.recent.size > this.pruneAt) {
-      for (const [k, v] of this.recent) {
-        if (now - v.at > DEDUP_WINDOW_MS) this.recent.delete(k);
-      }
-      this.pruneAt = Math.max(10_000, 2 * this.recent.size);
-    }
+    if (this.recent.size > MAX_REMEMBERED) this.recent.delete(this.recent.keys().next().value as string);
     this.api.create('events', ev).then(
       (e) => {
         entry.ev = e as Event;

@@ -56,6 +56,7 @@ export class Informer<T extends KubeObject> implements Lister<T> {
   private relistTimer?: TimerHandle;
   private stopped = false;
   private synced = false;
+  private transform?: (obj: T) => T;
   /** the resourceVersion of the last list or watch event seen */
   lastResourceVersion = '';
   /** times the informer relisted after the first list (410s, watch errors) */
@@ -81,6 +82,16 @@ export class Informer<T extends KubeObject> implements Lister<T> {
     this.handlers.push(h);
     // like client-go: a handler added late sees the current contents as adds
     if (this.synced && h.onAdd) for (const o of this.cache.values()) h.onAdd(o);
+  }
+
+  /**
+   * Keep `fn(obj)` in the cache instead of the object itself (client-go's SharedInformer.SetTransform,
+   * used to drop fields nobody reads): every listed and watched object passes through it before
+   * the cache and the handlers see it. Set before {@link start}.
+   */
+  setTransform(fn: (obj: T) => T): void {
+    if (this.synced) throw new Error(`informer ${this.resource}: transform set after start`);
+    this.transform = fn;
   }
 
   addIndexer(name: string, fn: IndexFunc<T>): void {
@@ -160,7 +171,8 @@ export class Informer<T extends KubeObject> implements Lister<T> {
       cont = res.metadata.continue || undefined;
     } while (cont);
     if (gen !== this.generation || this.stopped) return;
-    this.replace(items);
+    const t = this.transform;
+    this.replace(t ? items.map(t) : items);
     this.lastResourceVersion = rv;
     this.synced = true;
     const handle = this.api.watch<T>(
@@ -179,6 +191,8 @@ export class Informer<T extends KubeObject> implements Lister<T> {
   }
 
   private onWatchEvent(ev: WatchEvent<T>): void {
+    if (this.transform && (ev.type === 'ADDED' || ev.type === 'MODIFIED' || ev.type === 'DELETED'))
+      ev = { type: ev.type, object: this.transform(ev.object) };
     switch (ev.type) {
       case 'ADDED':
       case 'MODIFIED':

@@ -7,7 +7,13 @@
 import { defaultControllerWorkers } from './scenario-knobs.js';
 import type { Deployment, KubeObject, Service } from '../api/types.js';
 import { LimitError, LIMITS } from '../util/limits.js';
-import { type Scenario, type TimelineEntry, describeAction, type Action } from './scenario.js';
+import {
+  type Scenario,
+  type TimelineEntry,
+  describeAction,
+  type Action,
+  DEFAULT_COMPACTION_INTERVAL_MS,
+} from './scenario.js';
 
 export interface DemoOptions {
   nodes?: number;
@@ -159,6 +165,7 @@ export function demoScenario(o: DemoOptions = {}): Scenario {
       latencies: {},
       plugins: [],
       clientRateLimits: true,
+      compactionIntervalMs: DEFAULT_COMPACTION_INTERVAL_MS,
       controllers: defaultControllerWorkers(),
     },
     source: 'demo',

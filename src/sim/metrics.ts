@@ -42,6 +42,23 @@ export interface PodTimes {
   preexisting?: boolean;
 }
 
+/** the fields of an Event the report reads (kubectl get events' columns) */
+function slimEvent(e: Event): Event {
+  const m = e.metadata;
+  return {
+    apiVersion: e.apiVersion,
+    kind: e.kind,
+    metadata: { name: m.name, namespace: m.namespace, uid: m.uid, resourceVersion: m.resourceVersion },
+    involvedObject: { kind: e.involvedObject.kind, name: e.involvedObject.name },
+    reason: e.reason,
+    message: e.message,
+    type: e.type,
+    count: e.count,
+    firstTimestamp: e.firstTimestamp,
+    lastTimestamp: e.lastTimestamp,
+  };
+}
+
 export function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;
   const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
@@ -88,6 +105,8 @@ export class Observer {
     this.nodes = informers.for<Node>('nodes');
     this.deployments = informers.for<Deployment>('deployments');
     this.events = informers.for<Event>('events');
+    // every Event of the run stays in this cache: keep only what the report reads
+    this.events.setTransform(slimEvent);
     const see = (p: Pod) => {
       const k = `${keyOf(p)}/${p.metadata.uid}`;
       let t = this.times.get(k);

@@ -41,6 +41,17 @@ import {
 import { evictionThresholds } from './eviction-manager.js';
 import { type AutoscalerConfig, initialGroupNodes, parseAutoscaler } from './cluster-autoscaler.js';
 
+/** kube-apiserver's --etcd-compaction-interval default (storagebackend DefaultCompactInterval) */
+export const DEFAULT_COMPACTION_INTERVAL_MS = 300_000;
+
+function compactionInterval(v: unknown, where: string): number {
+  if (v === undefined) return DEFAULT_COMPACTION_INTERVAL_MS;
+  const ms = parseDuration(v, where);
+  if (ms !== 0 && ms < 1000)
+    throw new ScenarioError(`${where}: expected 0 (never) or at least 1s, got ${JSON.stringify(v)}`);
+  return ms;
+}
+
 export class ScenarioError extends Error {
   constructor(message: string) {
     super(message);
@@ -102,6 +113,11 @@ export interface Settings {
    * CLIENT_RATE_LIMITS); false: none (default true)
    */
   clientRateLimits: boolean;
+  /**
+   * settings.compactionInterval: kube-apiserver's --etcd-compaction-interval (default 5m; 0: never):
+   * every interval the store is compacted to the revision seen one interval before
+   */
+  compactionIntervalMs: number;
   /** settings.schedulerConfig: the KubeSchedulerConfiguration the real scheduler runs with */
   schedulerConfig?: SchedulerConfig;
   /**
@@ -448,6 +464,7 @@ export function parseScenario(text: string, source: string, baseDir: string): Sc
     'schedulerConfig',
     'plugins',
     'clientRateLimits',
+    'compactionInterval',
     'controllers',
     'apiLatency',
     'kubelet',
@@ -523,6 +540,7 @@ export function parseScenario(text: string, source: string, baseDir: string): Sc
     plugins: pluginSettings(s.plugins, baseDir, at),
     clientRateLimits:
       s.clientRateLimits === undefined ? true : bool(s.clientRateLimits, at('settings.clientRateLimits')),
+    compactionIntervalMs: compactionInterval(s.compactionInterval, at('settings.compactionInterval')),
     ...parseKnobs(
       s,
       (p, m) => {

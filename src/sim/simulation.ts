@@ -651,15 +651,22 @@ export class Simulation {
     return this.server.kinds.lookupKind(o.apiVersion, o.kind)?.resource ?? o.kind;
   }
 
-  /** compact the store every 5 minutes like kube-apiserver (keeps memory flat in long runs) */
+  /**
+   * Compact the store as kube-apiserver's compactor does (staging/src/k8s.io/apiserver/pkg/storage/
+   * etcd3/compact.go, `compact`): every settings.compactionInterval (--etcd-compaction-interval,
+   * default 5m) it notes the current revision and compacts to the one noted at the previous tick —
+   * nothing on the first ("we don't compact on bootstrap"). So between one and two intervals of
+   * history stay readable; a watch or list from before that gets 410 Gone and the informer relists.
+   */
   private scheduleCompaction(): void {
-    const every = 300_000;
+    const every = this.scenario.settings.compactionIntervalMs;
+    if (every <= 0) return;
+    let noted = 0;
     const tick = () => {
       this.loop.clock.setTimer(tick, every);
-      void this.store
-        .currentRevision()
-        .then((rev) => this.store.compact({ revision: Math.max(1, rev - 1000) }))
-        .catch(() => {});
+      const rev = this.store.revision;
+      if (noted > 0 && noted > this.store.compactRevision) this.store.compactSync({ revision: noted });
+      noted = rev;
     };
     this.loop.clock.setTimer(tick, every);
   }

@@ -67,6 +67,7 @@ import {
   ZERO_KV,
 } from './txn-checks.js';
 import { WatchHub, type ChangeLog } from './watch-hub.js';
+import { ValueSlab } from './value-slab.js';
 
 export interface MemoryStoreOptions {
   /** time source for lease expiry and progress notifications (default: the wall clock) */
@@ -124,6 +125,8 @@ export class MemoryStore implements KvStore, ChangeLog {
   private readonly lessor: Lessor;
   private readonly hub: WatchHub;
   private readonly maxTxnOps: number;
+  /** the stored values' bytes (value-slab.ts) */
+  private readonly values = new ValueSlab();
   private closed = false;
 
   // the write in progress: records get revision `this.rev + 1`; `changes` counts them
@@ -248,6 +251,8 @@ export class MemoryStore implements KvStore, ChangeLog {
     const keep: KeyValue[] = [];
     for (let i = cut; i < end; i++) if (this.log[i].version !== 0) keep.push(this.log[i]);
     this.log = keep.concat(this.log.slice(end));
+    // the survivors move to fresh blocks, so that the blocks of what was dropped can be freed
+    this.values.repack(this.survivors());
     this.hub.onCompact();
     return { header: { revision: this.rev } };
   }
@@ -420,6 +425,11 @@ export class MemoryStore implements KvStore, ChangeLog {
 
   // ───────────────────────────── internals ─────────────────────────────
 
+  /** every retained record: the index's histories (the change log holds the same records) */
+  private *survivors(): Iterable<KeyValue> {
+    for (const h of this.byKey.values()) yield* h;
+  }
+
   private begin(): void {
     this.writing = true;
     this.changes = 0;
@@ -462,7 +472,7 @@ export class MemoryStore implements KvStore, ChangeLog {
     }
     const kv: KeyValue = {
       key,
-      value,
+      value: this.values.copy(value),
       createRevision: prev === null ? rev : prev.createRevision,
       modRevision: rev,
       version: prev === null ? 1 : prev.version + 1,
