@@ -280,7 +280,7 @@ export interface TopologyDomains {
 interface MatchCounter {
   readonly key: string;
   readonly matches: (pi: PodInfo) => boolean;
-  readonly perNode: Map<NodeInfo, number>;
+  readonly perNode: CountsMap;
   /** where the counter is registered: the label key and values of one `In` requirement, or none */
   readonly by?: { key: string; values: readonly string[] };
 }
@@ -288,10 +288,17 @@ interface MatchCounter {
 /** live counters; the least recently used one goes beyond this (each holds ≤ one entry per node) */
 const MAX_MATCH_COUNTERS = 64;
 
-function bump(m: Map<NodeInfo, number>, ni: NodeInfo, delta: number): void {
+/** A kept {@link NodeCounts}, with its counts by node index once a plugin asked (denseCounts). */
+class CountsMap extends Map<NodeInfo, number> {
+  dense?: { list: readonly NodeInfo[]; counts: Float64Array };
+}
+
+function bump(m: CountsMap, ni: NodeInfo, delta: number): void {
   const v = (m.get(ni) ?? 0) + delta;
   if (v === 0) m.delete(ni);
   else m.set(ni, v);
+  const d = m.dense;
+  if (d !== undefined && d.list[ni.index] === ni) d.counts[ni.index] += delta;
 }
 
 function termsOf(pi: PodInfo, kind: TermKind): readonly AffinityTerm[] | readonly WeightedAffinityTerm[] {
@@ -343,7 +350,7 @@ export class ClusterSnapshot {
   private readonly countersByLabel = new Map<string, Map<string, MatchCounter[]>>();
   private readonly unindexedCounters = new Set<MatchCounter>();
   /** existing pods' affinity terms grouped by kind and likeness (termGroups) */
-  private readonly groups = new Map<TermKind, Map<string, TermGroup & { perNode: Map<NodeInfo, number> }>>(
+  private readonly groups = new Map<TermKind, Map<string, TermGroup & { perNode: CountsMap }>>(
     TERM_KINDS.map((k) => [k, new Map()]),
   );
   /** topology key → its domains, valid for `domainsList` at `domainsVersion` */
@@ -605,7 +612,7 @@ export class ClusterSnapshot {
       this.counters.set(key, hit);
       return hit.perNode;
     }
-    const perNode = new Map<NodeInfo, number>();
+    const perNode = new CountsMap();
     const r = selector.nothing ? undefined : selector.inRequirements[0];
     const c: MatchCounter = { key, matches, perNode, by: r ? { key: r.key, values: r.values } : undefined };
     if (!selector.nothing) {
@@ -687,6 +694,24 @@ export class ClusterSnapshot {
   }
 
   /**
+   * `perNode` (from podMatchCounts or termGroups) by node index over {@link list}: kept in step
+   * on every pod add and remove once asked for, rebuilt after the node list changed — a plugin
+   * sums many nodes' counts per domain with a typed loop instead of iterating the map.
+   */
+  denseCounts(perNode: NodeCounts): Float64Array {
+    const list = this.list();
+    const m = perNode instanceof CountsMap ? perNode : undefined;
+    let d = m?.dense;
+    if (d === undefined || d.list !== list) {
+      const counts = new Float64Array(list.length);
+      for (const [ni, n] of perNode) if (list[ni.index] === ni) counts[ni.index] = n;
+      d = { list, counts };
+      if (m) m.dense = d;
+    }
+    return d.counts;
+  }
+
+  /**
    * The existing pods' terms of one kind, alike ones grouped, with their counts per node (pods on
    * listed nodes only). Do not modify; the groups change with the snapshot.
    */
@@ -714,7 +739,7 @@ export class ClusterSnapshot {
         const weight = 'weight' in t ? (t as WeightedAffinityTerm).weight : 1;
         const gk = termMatchKey(t) + '\0' + t.topologyKey + '\0' + weight;
         let g = groups.get(gk);
-        if (!g) groups.set(gk, (g = { term: t, weight, perNode: new Map() }));
+        if (!g) groups.set(gk, (g = { term: t, weight, perNode: new CountsMap() }));
         bump(g.perNode, ni, delta);
         if (g.perNode.size === 0) groups.delete(gk);
       }
