@@ -123,9 +123,12 @@ function weighted(pod: Pod, terms: WeightedPodAffinityTerm[] | undefined): Weigh
   );
 }
 
+const NO_TERMS: AffinityTerm[] = Object.freeze([]) as unknown as AffinityTerm[];
+const NO_WEIGHTED_TERMS: WeightedAffinityTerm[] = Object.freeze([]) as unknown as WeightedAffinityTerm[];
+
 /** A pod with its affinity terms parsed once (upstream framework.PodInfo). */
 export class PodInfo {
-  readonly key: string;
+  private podKey: string | undefined;
   readonly requiredAffinityTerms: AffinityTerm[];
   readonly requiredAntiAffinityTerms: AffinityTerm[];
   readonly preferredAffinityTerms: WeightedAffinityTerm[];
@@ -137,32 +140,39 @@ export class PodInfo {
 
   constructor(
     readonly pod: Pod,
-    /** podKey(pod), when the caller has it already */
-    key = podKey(pod),
+    /** podKey(pod), when the caller has it already (otherwise computed when first asked) */
+    key?: string,
   ) {
-    this.key = key;
+    this.podKey = key;
     const a = pod.spec.affinity;
-    let req: AffinityTerm[] = [],
-      anti: AffinityTerm[] = [],
-      pref: WeightedAffinityTerm[] = [],
-      prefAnti: WeightedAffinityTerm[] = [];
-    try {
-      req = (a?.podAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? []).map((t) =>
-        newAffinityTerm(pod, t),
-      );
-      anti = (a?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? []).map((t) =>
-        newAffinityTerm(pod, t),
-      );
-      pref = weighted(pod, a?.podAffinity?.preferredDuringSchedulingIgnoredDuringExecution);
-      prefAnti = weighted(pod, a?.podAntiAffinity?.preferredDuringSchedulingIgnoredDuringExecution);
-    } catch (e) {
-      if (!(e instanceof SelectorError)) throw e;
-      this.parseError = `parsing pod affinity of ${this.key}: ${e.message}`;
-    }
+    let req: AffinityTerm[] = NO_TERMS,
+      anti: AffinityTerm[] = NO_TERMS,
+      pref: WeightedAffinityTerm[] = NO_WEIGHTED_TERMS,
+      prefAnti: WeightedAffinityTerm[] = NO_WEIGHTED_TERMS;
+    // (most pods carry no pod (anti-)affinity: they share the empty lists)
+    if (a && (a.podAffinity || a.podAntiAffinity))
+      try {
+        req = (a?.podAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? []).map((t) =>
+          newAffinityTerm(pod, t),
+        );
+        anti = (a?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? []).map((t) =>
+          newAffinityTerm(pod, t),
+        );
+        pref = weighted(pod, a?.podAffinity?.preferredDuringSchedulingIgnoredDuringExecution);
+        prefAnti = weighted(pod, a?.podAntiAffinity?.preferredDuringSchedulingIgnoredDuringExecution);
+      } catch (e) {
+        if (!(e instanceof SelectorError)) throw e;
+        this.parseError = `parsing pod affinity of ${this.key}: ${e.message}`;
+      }
     this.requiredAffinityTerms = req;
     this.requiredAntiAffinityTerms = anti;
     this.preferredAffinityTerms = pref;
     this.preferredAntiAffinityTerms = prefAnti;
+  }
+
+  /** namespace/name */
+  get key(): string {
+    return (this.podKey ??= podKey(this.pod));
   }
 
   get hasAffinity(): boolean {
