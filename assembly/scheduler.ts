@@ -1047,6 +1047,8 @@ function filterSimple(n: i32, limit: i32, cap: i32, order: usize, taints: usize,
   const vRq0 = f64x2.splat(rq0), vRq1 = f64x2.splat(rq1), vRq2 = f64x2.splat(rq2);
   const fOne = f64x2.splat(1);
   const vAff = i32x4.splat(<i32>RB_AFFINITY), vTaint = i32x4.splat(<i32>RB_TAINT), vUnsched = i32x4.splat(<i32>RB_UNSCHEDULABLE);
+  // the cross-pod checks: a node that passes every node-local filter fails with RB_CROSS_POD
+  const xpod = gXChecks > 0;
   let i = 0;
   while (i < limit) {
     if (quad && i + 4 <= limit && pos + 4 <= n) {
@@ -1072,6 +1074,14 @@ function filterSimple(n: i32, limit: i32, cap: i32, order: usize, taints: usize,
         if (oneTaintWord) r = v128.bitselect(vTaint, r, v128.not(i32x4.eq(v128.and(v128.load(taints + so), vBlock0), zero)));
         const fl = i32x4.extend_low_i16x8_u(i16x8.extend_low_i8x16_u(v128.load32_zero(flagsCol + <usize>s)));
         r = v128.bitselect(vUnsched, r, v128.not(i32x4.eq(v128.and(fl, vUnschedMask), zero)));
+        if (xpod) {
+          let x = i32x4.splat(0);
+          x = i32x4.replace_lane(x, 0, select<i32>(RB_CROSS_POD, 0, crossPodFails(s)));
+          x = i32x4.replace_lane(x, 1, select<i32>(RB_CROSS_POD, 0, crossPodFails(s + 1)));
+          x = i32x4.replace_lane(x, 2, select<i32>(RB_CROSS_POD, 0, crossPodFails(s + 2)));
+          x = i32x4.replace_lane(x, 3, select<i32>(RB_CROSS_POD, 0, crossPodFails(s + 3)));
+          r = v128.bitselect(x, r, i32x4.eq(r, zero));
+        }
         const ok = i32x4.eq(r, zero);
         const nOk = <i32>popcnt<u32>(i32x4.bitmask(ok));
         if (feasibleCount + nOk < toFind) {
@@ -1111,7 +1121,7 @@ function filterSimple(n: i32, limit: i32, cap: i32, order: usize, taints: usize,
     fit |= select<u32>(rb0, 0, rq0 > load<f64>(rf0 + s8));
     fit |= select<u32>(rb1, 0, rq1 > load<f64>(rf1 + s8));
     fit |= select<u32>(rb2, 0, rq2 > load<f64>(rf2 + s8));
-    let reasons = fit;
+    let reasons = xpod ? select<u32>(fit, select<u32>(RB_CROSS_POD, 0, crossPodFails(s)), fit != 0) : fit;
     if (hasPorts) reasons = select<u32>(RB_PORTS, reasons, bitAt(ports, s));
     if (affMode == 1) reasons = select<u32>(RB_AFFINITY, reasons, !oneHolds(op1, row1, arg1, s));
     else if (affMode == 2) reasons = select<u32>(RB_AFFINITY, reasons, !(oneHolds(op1, row1, arg1, s) && oneHolds(op2, row2, arg2, s)));
@@ -1216,7 +1226,7 @@ export function filterAndScore(table: usize, query: usize, out: usize, start: i3
   let feasibleCount = 0;
   let processed = 0;
   // the common case in a loop of its own whose constants are locals (registers), not globals
-  const simple = !allReasons && gOff == 0 && taintWords <= 1 && gNumReq <= 3 && gXChecks == 0;
+  const simple = !allReasons && gOff == 0 && taintWords <= 1 && gNumReq <= 3;
   if (simple) {
     feasibleCount = filterSimple(n, limit, cap, order, taints, status, reasonsCol, feasible, pos, toFind, qf, taintWords);
     processed = gProcessed;

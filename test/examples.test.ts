@@ -44,6 +44,8 @@ const covered = new Set([
   'examples/plugins/wasm-binpack/build.mjs',
   'examples/plugins/wasm-binpack/assembly/index.ts',
   'examples/store/kv-watch-lease.json',
+  'examples/bench/sim-before.json',
+  'examples/bench/sim-after.json',
 ]);
 
 describe.skipIf(!existsSync(cli))('examples/', () => {
@@ -106,6 +108,25 @@ describe.skipIf(!existsSync(cli))('examples/', () => {
   it('store/kv-watch-lease.json replays on the in-memory store with every answer as written', () => {
     const out = ok(kubesim('store', 'replay', 'examples/store/kv-watch-lease.json', '--check'));
     expect(out).toContain('examples/store/kv-watch-lease.json: all 16 answers and 2 watchers match');
+  });
+
+  it('bench/sim-{before,after}.json: bench compare judges every row of the two saved sim reports', () => {
+    const r = kubesim(
+      'bench',
+      'compare',
+      'examples/bench/sim-before.json',
+      'examples/bench/sim-after.json',
+      '--normalize',
+      '-o',
+      'json',
+    );
+    expect(r.status, r.stderr).toBe(0);
+    const cmp = JSON.parse(r.stdout);
+    expect(cmp.compared.map((x: { id: string }) => x.id)).toEqual(
+      [60, 120, 240].map((n) => `sim|demo CPU time|kube-scheduler model|${n}`),
+    );
+    expect(cmp.regressions).toEqual([]);
+    expect(r.stderr).toContain('3 result(s) compared, no regression');
   });
 
   describe('plugins/ through --plugin', () => {

@@ -30,6 +30,7 @@ import type { InformerFactory } from '../client/factory.js';
 import type { Informer } from '../client/informer.js';
 import { WallClock, type Clock } from '../util/clock.js';
 import { Rng } from '../util/rng.js';
+import { shallowCopy } from '../util/shallow-copy.js';
 import { defaultSchedulerConfig, DEFAULT_SCHEDULER_NAME, type SchedulerConfig } from './config.js';
 import type { CycleState } from './framework/cycle-state.js';
 import type { Framework } from './framework/framework.js';
@@ -183,7 +184,7 @@ export class SchedulerCore {
   assume(pod: Pod, nodeName: string): Pod {
     const key = podKey(pod);
     this.snapshot.nominator.delete(key);
-    const assumed: Pod = { ...pod, spec: { ...pod.spec, nodeName } };
+    const assumed = withNodeName(pod, nodeName);
     // the copy differs only in spec.nodeName: it adds what the cycle computed for the pod
     this.engine.assumeCopy(pod, assumed);
     this.snapshot.addPod(assumed, key);
@@ -205,6 +206,15 @@ export class SchedulerCore {
     }
     return m;
   }
+}
+
+/** A copy of the pod bound to `nodeName` (shallow: only spec is a new object). */
+function withNodeName(pod: Pod, nodeName: string): Pod {
+  const spec = shallowCopy(pod.spec);
+  spec.nodeName = nodeName;
+  const copy = shallowCopy(pod);
+  copy.spec = spec;
+  return copy;
 }
 
 /**

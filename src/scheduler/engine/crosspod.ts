@@ -36,10 +36,16 @@ export interface DomainCheck {
   missing: 0 | 1;
 }
 
-/** InterPodAffinity's score sums of one topology key, per domain id */
+/**
+ * InterPodAffinity's score sums of one topology key: `sums[j]` for domain id `ids[j]`, 0 for the
+ * other domains; without `ids`, `sums[id]` for every domain id
+ */
 export interface DomainScores {
   row: number;
-  scores: ArrayLike<number>;
+  /** the key's number of domains */
+  domains: number;
+  ids?: ArrayLike<number>;
+  sums: ArrayLike<number>;
 }
 
 /** One ScheduleAnyway constraint of PodTopologySpread's score. */
@@ -93,7 +99,7 @@ export class CrossPodWriter {
     for (const c of inputs.checks) bytes += c.pass.length + 1 + 8;
     if (inputs.ipa) {
       bytes += inputs.ipa.keys.length * 8;
-      for (const k of inputs.ipa.keys) bytes += (k.scores.length + 1) * 8 + 8;
+      for (const k of inputs.ipa.keys) bytes += (k.domains + 1) * 8 + 8;
     }
     if (inputs.pts) {
       bytes += inputs.pts.constraints.length * L.PTS_INTS * 4;
@@ -132,7 +138,8 @@ export class CrossPodWriter {
         const arr = this.alloc(c.pass.length + 1);
         u8[arr] = c.missing;
         const p = c.pass;
-        for (let id = 0; id < p.length; id++) u8[arr + 1 + id] = p[id];
+        if (p instanceof Uint8Array) u8.set(p, arr + 1);
+        else for (let id = 0; id < p.length; id++) u8[arr + 1 + id] = p[id];
         i32[(at >> 2) + 2 * k] = c.row;
         i32[(at >> 2) + 2 * k + 1] = arr;
       }
@@ -145,10 +152,17 @@ export class CrossPodWriter {
       const at = this.alloc(ipa.keys.length * 8);
       for (let k = 0; k < ipa.keys.length; k++) {
         const key = ipa.keys[k];
-        const arr = this.alloc((key.scores.length + 1) * 8);
-        f64[arr >> 3] = 0;
-        const sc = key.scores;
-        for (let id = 0; id < sc.length; id++) f64[(arr >> 3) + 1 + id] = sc[id];
+        const arr = this.alloc((key.domains + 1) * 8);
+        const base = (arr >> 3) + 1;
+        f64[base - 1] = 0;
+        const { ids, sums } = key;
+        if (ids === undefined) {
+          if (sums instanceof Float64Array) f64.set(sums.subarray(0, key.domains), base);
+          else for (let id = 0; id < key.domains; id++) f64[base + id] = sums[id];
+        } else {
+          f64.fill(0, base, base + key.domains);
+          for (let j = 0; j < ids.length; j++) f64[base + ids[j]] = sums[j];
+        }
         i32[(at >> 2) + 2 * k] = key.row;
         i32[(at >> 2) + 2 * k + 1] = arr;
       }
@@ -173,7 +187,8 @@ export class CrossPodWriter {
           domains = dc.length + 1;
           counts = this.alloc(domains * 8);
           f64[counts >> 3] = 0;
-          for (let id = 0; id < dc.length; id++) f64[(counts >> 3) + 1 + id] = dc[id];
+          if (dc instanceof Float64Array) f64.set(dc, (counts >> 3) + 1);
+          else for (let id = 0; id < dc.length; id++) f64[(counts >> 3) + 1 + id] = dc[id];
         }
         const seen = this.alloc(domains);
         i32[e + L.PTS_ROW] = c.row;

@@ -10,7 +10,7 @@
  */
 import type { Pod } from '../../api/types.js';
 import type { NodeInfo } from './snapshot.js';
-import type { Status } from './status.js';
+import type { Code, Status } from './status.js';
 
 export const NO_NODE_AVAILABLE_MSG = (n: number) => `0/${n} nodes are available`;
 /** upstream ErrNoNodesAvailable */
@@ -107,6 +107,17 @@ export class NodeToStatus implements ReadonlyMap<string, Status> {
     if (this.vals === undefined && this.list !== undefined && this.list[ni.index] === ni)
       return this.byIndex![ni.index];
     return this.get(ni.name);
+  }
+
+  /**
+   * How many nodes of `list` have a status with this code, when every status was recorded by
+   * position in that same list (one pass over the statuses, no lookup per node); undefined otherwise.
+   */
+  countCode(list: readonly NodeInfo[], code: Code): number | undefined {
+    if (this.vals !== undefined || (this.list !== list && this.count > 0)) return undefined;
+    let n = 0;
+    for (let i = 0; i < this.count; i++) if (this.byIndex![this.order![i]]!.code === code) n++;
+    return n;
   }
 
   get(name: string): Status | undefined {

@@ -123,9 +123,12 @@ function weighted(pod: Pod, terms: WeightedPodAffinityTerm[] | undefined): Weigh
   );
 }
 
+const NO_TERMS: AffinityTerm[] = Object.freeze([]) as unknown as AffinityTerm[];
+const NO_WEIGHTED_TERMS: WeightedAffinityTerm[] = Object.freeze([]) as unknown as WeightedAffinityTerm[];
+
 /** A pod with its affinity terms parsed once (upstream framework.PodInfo). */
 export class PodInfo {
-  readonly key: string;
+  private podKey: string | undefined;
   readonly requiredAffinityTerms: AffinityTerm[];
   readonly requiredAntiAffinityTerms: AffinityTerm[];
   readonly preferredAffinityTerms: WeightedAffinityTerm[];
@@ -137,32 +140,39 @@ export class PodInfo {
 
   constructor(
     readonly pod: Pod,
-    /** podKey(pod), when the caller has it already */
-    key = podKey(pod),
+    /** podKey(pod), when the caller has it already (otherwise computed when first asked) */
+    key?: string,
   ) {
-    this.key = key;
+    this.podKey = key;
     const a = pod.spec.affinity;
-    let req: AffinityTerm[] = [],
-      anti: AffinityTerm[] = [],
-      pref: WeightedAffinityTerm[] = [],
-      prefAnti: WeightedAffinityTerm[] = [];
-    try {
-      req = (a?.podAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? []).map((t) =>
-        newAffinityTerm(pod, t),
-      );
-      anti = (a?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? []).map((t) =>
-        newAffinityTerm(pod, t),
-      );
-      pref = weighted(pod, a?.podAffinity?.preferredDuringSchedulingIgnoredDuringExecution);
-      prefAnti = weighted(pod, a?.podAntiAffinity?.preferredDuringSchedulingIgnoredDuringExecution);
-    } catch (e) {
-      if (!(e instanceof SelectorError)) throw e;
-      this.parseError = `parsing pod affinity of ${this.key}: ${e.message}`;
-    }
+    let req: AffinityTerm[] = NO_TERMS,
+      anti: AffinityTerm[] = NO_TERMS,
+      pref: WeightedAffinityTerm[] = NO_WEIGHTED_TERMS,
+      prefAnti: WeightedAffinityTerm[] = NO_WEIGHTED_TERMS;
+    // (most pods carry no pod (anti-)affinity: they share the empty lists)
+    if (a && (a.podAffinity || a.podAntiAffinity))
+      try {
+        req = (a?.podAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? []).map((t) =>
+          newAffinityTerm(pod, t),
+        );
+        anti = (a?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? []).map((t) =>
+          newAffinityTerm(pod, t),
+        );
+        pref = weighted(pod, a?.podAffinity?.preferredDuringSchedulingIgnoredDuringExecution);
+        prefAnti = weighted(pod, a?.podAntiAffinity?.preferredDuringSchedulingIgnoredDuringExecution);
+      } catch (e) {
+        if (!(e instanceof SelectorError)) throw e;
+        this.parseError = `parsing pod affinity of ${this.key}: ${e.message}`;
+      }
     this.requiredAffinityTerms = req;
     this.requiredAntiAffinityTerms = anti;
     this.preferredAffinityTerms = pref;
     this.preferredAntiAffinityTerms = prefAnti;
+  }
+
+  /** namespace/name */
+  get key(): string {
+    return (this.podKey ??= podKey(this.pod));
   }
 
   get hasAffinity(): boolean {
@@ -270,7 +280,7 @@ export interface TopologyDomains {
 interface MatchCounter {
   readonly key: string;
   readonly matches: (pi: PodInfo) => boolean;
-  readonly perNode: Map<NodeInfo, number>;
+  readonly perNode: CountsMap;
   /** where the counter is registered: the label key and values of one `In` requirement, or none */
   readonly by?: { key: string; values: readonly string[] };
 }
@@ -278,10 +288,17 @@ interface MatchCounter {
 /** live counters; the least recently used one goes beyond this (each holds ≤ one entry per node) */
 const MAX_MATCH_COUNTERS = 64;
 
-function bump(m: Map<NodeInfo, number>, ni: NodeInfo, delta: number): void {
+/** A kept {@link NodeCounts}, with its counts by node index once a plugin asked (denseCounts). */
+class CountsMap extends Map<NodeInfo, number> {
+  dense?: { list: readonly NodeInfo[]; counts: Float64Array };
+}
+
+function bump(m: CountsMap, ni: NodeInfo, delta: number): void {
   const v = (m.get(ni) ?? 0) + delta;
   if (v === 0) m.delete(ni);
   else m.set(ni, v);
+  const d = m.dense;
+  if (d !== undefined && d.list[ni.index] === ni) d.counts[ni.index] += delta;
 }
 
 function termsOf(pi: PodInfo, kind: TermKind): readonly AffinityTerm[] | readonly WeightedAffinityTerm[] {
@@ -333,7 +350,7 @@ export class ClusterSnapshot {
   private readonly countersByLabel = new Map<string, Map<string, MatchCounter[]>>();
   private readonly unindexedCounters = new Set<MatchCounter>();
   /** existing pods' affinity terms grouped by kind and likeness (termGroups) */
-  private readonly groups = new Map<TermKind, Map<string, TermGroup & { perNode: Map<NodeInfo, number> }>>(
+  private readonly groups = new Map<TermKind, Map<string, TermGroup & { perNode: CountsMap }>>(
     TERM_KINDS.map((k) => [k, new Map()]),
   );
   /** topology key → its domains, valid for `domainsList` at `domainsVersion` */
@@ -595,7 +612,7 @@ export class ClusterSnapshot {
       this.counters.set(key, hit);
       return hit.perNode;
     }
-    const perNode = new Map<NodeInfo, number>();
+    const perNode = new CountsMap();
     const r = selector.nothing ? undefined : selector.inRequirements[0];
     const c: MatchCounter = { key, matches, perNode, by: r ? { key: r.key, values: r.values } : undefined };
     if (!selector.nothing) {
@@ -677,6 +694,24 @@ export class ClusterSnapshot {
   }
 
   /**
+   * `perNode` (from podMatchCounts or termGroups) by node index over {@link list}: kept in step
+   * on every pod add and remove once asked for, rebuilt after the node list changed — a plugin
+   * sums many nodes' counts per domain with a typed loop instead of iterating the map.
+   */
+  denseCounts(perNode: NodeCounts): Float64Array {
+    const list = this.list();
+    const m = perNode instanceof CountsMap ? perNode : undefined;
+    let d = m?.dense;
+    if (d === undefined || d.list !== list) {
+      const counts = new Float64Array(list.length);
+      for (const [ni, n] of perNode) if (list[ni.index] === ni) counts[ni.index] = n;
+      d = { list, counts };
+      if (m) m.dense = d;
+    }
+    return d.counts;
+  }
+
+  /**
    * The existing pods' terms of one kind, alike ones grouped, with their counts per node (pods on
    * listed nodes only). Do not modify; the groups change with the snapshot.
    */
@@ -704,7 +739,7 @@ export class ClusterSnapshot {
         const weight = 'weight' in t ? (t as WeightedAffinityTerm).weight : 1;
         const gk = termMatchKey(t) + '\0' + t.topologyKey + '\0' + weight;
         let g = groups.get(gk);
-        if (!g) groups.set(gk, (g = { term: t, weight, perNode: new Map() }));
+        if (!g) groups.set(gk, (g = { term: t, weight, perNode: new CountsMap() }));
         bump(g.perNode, ni, delta);
         if (g.perNode.size === 0) groups.delete(gk);
       }

@@ -161,29 +161,37 @@ export class DefaultPreemption implements PostFilterPlugin {
       for (const r of s.reasons) reasons.set(r, (reasons.get(r) ?? 0) + n);
     };
     let notHelpful = 0;
-    const potential: NodeInfo[] = [];
-    // (the cycle's own statuses answer per listed node without a lookup by name)
-    const statusOf =
-      statuses instanceof NodeToStatus
-        ? (ni: NodeInfo) => statuses.ofNode(ni)
-        : (ni: NodeInfo) => statuses.get(ni.name);
-    for (const ni of all) {
-      const s = statusOf(ni);
-      if (s && s.code === Code.UnschedulableAndUnresolvable) notHelpful++;
-      else potential.push(ni);
-    }
     const candidates: Candidate[] = [];
     let noVictims = 0;
-    if (
-      potential.length > 0 &&
-      this.handle.framework &&
-      this.snapshot.lowestPodPriority() >= priorityOf(pod)
-    ) {
-      // no pod anywhere has a lower priority: selectVictimsOnNode finds no victims on any node
+    // no pod anywhere has a lower priority: selectVictimsOnNode would find no victims on any node,
+    // so only the number of potential nodes matters (the cycle's own statuses count it without a
+    // lookup per node)
+    const noneLower =
+      this.handle.framework !== undefined && this.snapshot.lowestPodPriority() >= priorityOf(pod);
+    const counted =
+      noneLower && statuses instanceof NodeToStatus
+        ? statuses.countCode(all, Code.UnschedulableAndUnresolvable)
+        : undefined;
+    const potential: NodeInfo[] = [];
+    if (counted !== undefined) notHelpful = counted;
+    else {
+      // (the cycle's own statuses answer per listed node without a lookup by name)
+      const statusOf =
+        statuses instanceof NodeToStatus
+          ? (ni: NodeInfo) => statuses.ofNode(ni)
+          : (ni: NodeInfo) => statuses.get(ni.name);
+      for (const ni of all) {
+        const s = statusOf(ni);
+        if (s && s.code === Code.UnschedulableAndUnresolvable) notHelpful++;
+        else potential.push(ni);
+      }
+    }
+    const numPotential = all.length - notHelpful;
+    if (numPotential > 0 && noneLower) {
       // (the offset is still drawn, so the seeded choices that follow stay the same)
-      this.rng.int(potential.length);
-      noVictims = potential.length;
-    } else if (potential.length > 0) {
+      this.rng.int(numPotential);
+      noVictims = numPotential;
+    } else if (numPotential > 0) {
       const want = this.numCandidates(potential.length);
       const offset = this.rng.int(potential.length);
       // dryRunPreemption stops once it has `want` candidates of which one violates no budget

@@ -62,6 +62,24 @@ export interface InterPodAffinityArgs {
   ignorePreferredTermsOfExistingPods?: boolean;
 }
 
+/** counts covering at least 1/DENSE_FRACTION of the nodes are summed by node index (ClusterSnapshot.denseCounts) */
+const DENSE_FRACTION = 16;
+
+/** arr[ids[j]] += w × counts[j] for every node index j with a count and a domain; whether any was added */
+function addByIndex(arr: Float64Array, ids: Int32Array, counts: Float64Array, w: number): boolean {
+  // branch-free over the counts (zeros add ±0, which leaves a sum unchanged): most nodes hold
+  // some and some none, in no order a branch predicts
+  let total = 0;
+  for (let j = 0; j < counts.length; j++) {
+    const id = ids[j];
+    if (id < 0) continue;
+    const n = counts[j];
+    arr[id] += w * n;
+    total += n;
+  }
+  return total > 0;
+}
+
 const PRE_FILTER_KEY = 'PreFilter' + NAME;
 const PRE_SCORE_KEY = 'PreScore' + NAME;
 /** {@link InterPodAffinity.domainScores}' PreScore result, reused by PreScore for the same pod */
@@ -178,13 +196,30 @@ class PreFilterState implements StateData {
 }
 
 /**
- * upstream's topologyScore (topologyKey → value → score) as one array per topology key indexed by
- * the snapshot's domain ids: Score reads one array cell per key instead of a string-keyed lookup.
+ * upstream's topologyScore (topologyKey → value → score) per topology key by the snapshot's
+ * domain ids: the domains with a score and their sums, and — for Score, built on first use — one
+ * array cell per domain, so Score reads one cell per key instead of a string-keyed lookup.
  */
-interface PreScoreState {
-  domains: TopologyDomains[];
-  /** per key: score per domain id */
-  scores: Float64Array[];
+class PreScoreState {
+  private denseScores?: Float64Array[];
+  constructor(
+    readonly domains: TopologyDomains[],
+    /** per key: the domain ids with a score (in first-counted order); null: `sums` holds every domain */
+    readonly ids: (Int32Array | null)[],
+    /** per key: their sums */
+    readonly sums: Float64Array[],
+  ) {}
+
+  /** per key: the score of every domain id */
+  dense(): Float64Array[] {
+    return (this.denseScores ??= this.domains.map((d, k) => {
+      const ids = this.ids[k];
+      if (ids === null) return this.sums[k];
+      const a = new Float64Array(d.values.length);
+      for (let j = 0; j < ids.length; j++) a[ids[j]] = this.sums[k][j];
+      return a;
+    }));
+  }
 }
 
 export class InterPodAffinity
@@ -390,7 +425,11 @@ export class InterPodAffinity
     if (result === null) return 'skip';
     return {
       kind: 'sums',
-      keys: result.domains.map((domains, i) => ({ domains, scores: result.scores[i] })),
+      keys: result.domains.map((domains, i) => ({
+        domains,
+        ids: result.ids[i] ?? undefined,
+        sums: result.sums[i],
+      })),
     };
   }
 
@@ -414,14 +453,17 @@ export class InterPodAffinity
     }));
     const nsLabels = this.namespaceLabels(pod);
     const domains: TopologyDomains[] = [];
-    const scores: Float64Array[] = [];
-    /** topology key → its position in domains/scores */
+    /** per key: the domains touched, in first-touch order; null once the key is summed densely */
+    const touched: (number[] | null)[] = [];
+    /** topology key → its position in domains/touched */
     const slot = new Map<string, number>();
     // an entry exists once a pod counted for the pair (upstream: topologyScore non-empty)
     let any = false;
     const hard = this.hardPodAffinityWeight;
     // per topology pair, weight × the pods a term matches there: from per-node counts, the same
-    // (pod, term) pairs as upstream's walk over every pod of every node
+    // (pod, term) pairs as upstream's walk over every pod of every node; summed in a dense
+    // scratch per key that is zeroed again below, so a cycle allocates only the touched domains
+    // — or, when counts cover many nodes, one array of every domain, from the counts by node index
     const addCounts = (tk: string, perNode: NodeCounts, w: number) => {
       if (perNode.size === 0) return;
       let k = slot.get(tk);
@@ -430,14 +472,25 @@ export class InterPodAffinity
         k = domains.length;
         slot.set(tk, k);
         domains.push(d);
-        scores.push(new Float64Array(d.values.length));
+        touched.push([]);
       }
-      const ids = domains[k].ids;
-      const arr = scores[k];
+      const d = domains[k];
+      const ids = d.ids;
+      const { sums: arr, marks } = this.sumScratch(d.key, d.values.length);
+      if (perNode.size * DENSE_FRACTION >= ids.length) {
+        touched[k] = null;
+        if (addByIndex(arr, ids, this.snapshot.denseCounts(perNode), w)) any = true;
+        return;
+      }
+      const list = touched[k];
       // counts hold listed nodes only, so index is the node's position in the domains' list
       for (const [ni, n] of perNode) {
         const id = ids[ni.index];
         if (id < 0) continue;
+        if (list && marks[id] === 0) {
+          marks[id] = 1;
+          list.push(id);
+        }
         arr[id] += w * n;
         any = true;
       }
@@ -453,12 +506,55 @@ export class InterPodAffinity
       if (termMatches(g.term, pod, nsLabels)) addCounts(g.term.topologyKey, g.perNode, g.weight);
     for (const g of this.snapshot.termGroups('preferredAnti'))
       if (termMatches(g.term, pod, nsLabels)) addCounts(g.term.topologyKey, g.perNode, -g.weight);
+    // the sums out of the scratch, which is left zeroed
+    const ids: (Int32Array | null)[] = [];
+    const sums: Float64Array[] = [];
+    for (let k = 0; k < domains.length; k++) {
+      const size = domains[k].values.length;
+      const { sums: arr, marks } = this.sumScratch(domains[k].key, size);
+      const list = touched[k];
+      if (list === null) {
+        ids.push(null);
+        sums.push(arr.slice(0, size));
+        arr.fill(0, 0, size);
+        marks.fill(0, 0, size);
+        continue;
+      }
+      const idk = new Int32Array(list.length);
+      const sk = new Float64Array(list.length);
+      for (let j = 0; j < list.length; j++) {
+        const id = list[j];
+        idk[j] = id;
+        sk[j] = arr[id];
+        arr[id] = 0;
+        marks[id] = 0;
+      }
+      ids.push(idk);
+      sums.push(sk);
+    }
     if (!any) return null;
-    return { domains, scores };
+    return new PreScoreState(domains, ids, sums);
+  }
+
+  /**
+   * per topology key, a zeroed sum and a cleared mark ("touched this cycle") per domain, reused
+   * across cycles and left zeroed by computePreScore
+   */
+  private readonly sumScratches = new Map<string, { sums: Float64Array; marks: Uint8Array }>();
+
+  private sumScratch(key: string, domains: number): { sums: Float64Array; marks: Uint8Array } {
+    let a = this.sumScratches.get(key);
+    if (!a || a.sums.length < domains) {
+      a = { sums: new Float64Array(domains), marks: new Uint8Array(domains) };
+      this.sumScratches.set(key, a);
+    }
+    return a;
   }
 
   score(state: CycleState, _pod: Pod, ni: NodeInfo): number {
-    const { domains, scores } = state.read<PreScoreState>(PRE_SCORE_KEY);
+    const s = state.read<PreScoreState>(PRE_SCORE_KEY);
+    const domains = s.domains;
+    const scores = s.dense();
     let score = 0;
     for (let i = 0; i < domains.length; i++) {
       const d = domains[i];

@@ -764,8 +764,12 @@ export interface DomainFilter extends FilterPlugin {
 
 /** A cross-pod score's per-cycle input for the kernel window. */
 export type DomainScoreInput =
-  /** InterPodAffinity: the raw score is the sum of the node's domains' sums over the keys */
-  | { kind: 'sums'; keys: readonly { domains: TopologyDomains; scores: ArrayLike<number> }[] }
+  /** InterPodAffinity: the raw score is the sum of the node's domains' sums over the keys (0 for other domains) */
+  | {
+      kind: 'sums';
+      /** `sums[j]` for domain `ids[j]`; without `ids`, `sums` holds every domain */
+      keys: readonly { domains: TopologyDomains; ids?: ArrayLike<number>; sums: ArrayLike<number> }[];
+    }
   /** PodTopologySpread: ScheduleAnyway constraints (upstream podtopologyspread/scoring.go) */
   | {
       kind: 'spread';
@@ -878,7 +882,9 @@ export function kernelWindowFilter(
         if (r.kind === 'sums') {
           const keys: DomainScores[] = r.keys.map((k) => ({
             row: engine.topologyRow(k.domains),
-            scores: k.scores,
+            domains: k.domains.values.length,
+            ids: k.ids,
+            sums: k.sums,
           }));
           inputs.ipa = { weight, keys };
         } else {

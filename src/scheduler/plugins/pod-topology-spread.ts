@@ -235,6 +235,27 @@ interface Domains {
   values: string[][];
 }
 
+/** counts covering at least 1/DENSE_FRACTION of the nodes are summed by node index (ClusterSnapshot.denseCounts) */
+const DENSE_FRACTION = 16;
+
+/** sums[ids[j]] += counts[j] for every eligible node index j; returns the eligible nodes' counts without a domain */
+function sumEligible(
+  sums: Float64Array,
+  ids: Int32Array,
+  eligible: Uint8Array,
+  counts: Float64Array,
+): number {
+  // branch-free over the counts and eligibility (most nodes hold some, some none, in no order)
+  let missing = 0;
+  for (let j = 0; j < counts.length; j++) {
+    const n = counts[j] * eligible[j];
+    const id = ids[j];
+    if (id < 0) missing += n;
+    else sums[id] += n;
+  }
+  return missing;
+}
+
 /** cache entries kept per node-set version (pod shapes repeat: one per Deployment, typically) */
 const MAX_DOMAIN_ENTRIES = 256;
 
@@ -522,10 +543,7 @@ export class PodTopologySpread
       const m = counts[i];
       const eligible = d.eligible[i];
       // summed per domain id (eligible nodes have the key), then set in the domains' order
-      const dom = this.snapshot.topologyDomains(c.topologyKey);
-      const sums = new Float64Array(dom.values.length);
-      for (const [ni, n] of matchCountsByNode(this.snapshot, c.selector, ns))
-        if (eligible[ni.index]) sums[dom.ids[ni.index]] += n;
+      const { dom, sums } = this.domainSums(c, eligible, matchCountsByNode(this.snapshot, c.selector, ns));
       for (const v of d.values[i]) m.set(v, sums[dom.idOf.get(v)!]);
     }
   }
@@ -734,11 +752,17 @@ export class PodTopologySpread
     nodeCounts: NodeCounts,
   ): { dom: TopologyDomains; sums: Float64Array; missing: number } {
     const dom = this.snapshot.topologyDomains(c.topologyKey);
+    const ids = dom.ids;
     const sums = new Float64Array(dom.values.length);
     let missing = 0;
+    if (nodeCounts.size * DENSE_FRACTION >= ids.length) {
+      // many nodes: by node index, a typed loop instead of the map
+      missing = sumEligible(sums, ids, eligible, this.snapshot.denseCounts(nodeCounts));
+      return { dom, sums, missing };
+    }
     for (const [ni, n] of nodeCounts) {
       if (!eligible[ni.index]) continue;
-      const id = dom.ids[ni.index];
+      const id = ids[ni.index];
       if (id < 0) missing += n;
       else sums[id] += n;
     }

@@ -18,6 +18,13 @@ import type { FilterScoreOptions, ScoringConfig } from '../../../src/scheduler/e
 import { nodeOf, podOf } from '../../helpers/builders.js';
 import { js, wasm } from './helpers.js';
 import type { NodeSelectorRequirement } from '../../../src/api/types.js';
+import {
+  applyCrossPod,
+  CrossPodWriter,
+  type CrossPodInputs,
+} from '../../../src/scheduler/engine/crosspod.js';
+import { RB_CROSS_POD } from '../../../src/scheduler/engine/layout.js';
+import { Rng } from '../../../src/util/rng.js';
 
 function compareRun(table: NodeTable, a: KernelOutput, b: KernelOutput, pa: number, pb: number): void {
   expect(pb).toBe(pa);
@@ -328,5 +335,104 @@ describe("four-node groups (the WASM filter's i32x4 path) agree with the JS kern
       }
     }
     expect(runs).toBeGreaterThan(9000);
+  });
+});
+
+describe('the cross-pod checks and scores (per-domain arrays, engine/crosspod.ts) agree between js and wasm', () => {
+  it('every window start and size, random verdicts and sums, with nodes outside the rows', () => {
+    const zones = ['a', 'b', 'c'];
+    const table = new NodeTable({ initialCapacity: 64 });
+    for (let i = 0; i < 45; i++)
+      table.addNode(
+        nodeOf(`n${i}`, {
+          labels: { zone: zones[i % 3] },
+          capacity: { cpu: `${1 + (i % 4)}`, memory: `${2 + (i % 3)}Gi`, pods: '20' },
+          taints: i % 8 === 1 ? [{ key: 'soft', value: 'y', effect: 'PreferNoSchedule' }] : undefined,
+          unschedulable: i % 13 === 5,
+        }),
+      );
+    for (let i = 0; i < 45; i += 4)
+      table.addPod(podOf({ node: `n${i}`, reqs: [{ cpu: `${500 + 100 * (i % 5)}m`, memory: '1Gi' }] }));
+    // three rows: zone (3 domains, a few nodes without), rack (6), host (one per node, some without)
+    const slots = Array.from({ length: 45 }, (_, i) => table.nodeIndex(`n${i}`));
+    const zoneRow = table.registerTopologyKey('zone');
+    const rackRow = table.registerTopologyKey('rack');
+    const hostRow = table.registerTopologyKey('host');
+    table.setTopologyDomains(
+      zoneRow,
+      slots,
+      slots.map((_, i) => (i % 10 === 9 ? -1 : i % 3)),
+    );
+    table.setTopologyDomains(
+      rackRow,
+      slots,
+      slots.map((_, i) => (i % 7 === 2 ? -1 : i % 6)),
+    );
+    table.setTopologyDomains(
+      hostRow,
+      slots,
+      slots.map((_, i) => (i % 11 === 4 ? -1 : i)),
+    );
+    const rng = new Rng(21);
+    const bits = (n: number, p: number) => Array.from({ length: n }, () => (rng.next() < p ? 1 : 0));
+    const writer = new CrossPodWriter(table);
+    const cases: CrossPodInputs[] = [];
+    for (let c = 0; c < 12; c++)
+      cases.push({
+        checks: [
+          { row: zoneRow, pass: bits(3, 0.7), missing: (c % 2) as 0 | 1 },
+          ...(c % 3 === 0 ? [{ row: hostRow, pass: bits(45, 0.8), missing: 1 as const }] : []),
+        ],
+        ipa:
+          c % 4 === 3
+            ? undefined
+            : {
+                weight: 1 + (c % 3),
+                keys: [
+                  { row: hostRow, domains: 45, ids: [1, 5, 9, 30], sums: [-50, 20, -50, 7 * c] },
+                  { row: zoneRow, domains: 3, ids: [0, 2], sums: [c, -3] },
+                ],
+              },
+        pts:
+          c % 4 === 1
+            ? undefined
+            : {
+                weight: 2,
+                requireAllKeys: c % 2 === 0,
+                constraints: [
+                  { row: zoneRow, maxSkew: 1 + (c % 3), domainCounts: [3, c, 1] },
+                  { row: rackRow, maxSkew: 2, domainCounts: [0, 1, 2, 3, 4, 5].map((k) => (k * c) % 4) },
+                  {
+                    row: hostRow,
+                    maxSkew: 1,
+                    perNode: slots.filter((_, i) => i % 5 === 0).map((slot, k) => [{ slot }, k % 3] as const),
+                  },
+                ],
+              },
+      });
+    const outJs = new KernelOutput(table),
+      outWasm = new KernelOutput(table);
+    const pod = podOf({ reqs: [{ cpu: '700m', memory: '1Gi' }] });
+    let runs = 0;
+    let crossFailed = 0;
+    for (const input of cases) {
+      const block = writer.write(input);
+      const q = compilePod(table, pod, resolveScoring());
+      applyCrossPod(table, q.addr, block);
+      const n = table.size;
+      for (let start = 0; start < n; start++)
+        for (const find of [1, 3, 4, 5, 9, 16, n])
+          for (const output of ['all', 'total'] as const) {
+            const opts: FilterScoreOptions = { start, numNodesToFind: find, output };
+            const pa = js.filterAndScore(table, q, outJs, opts);
+            const pb = wasm.filterAndScore(table, q, outWasm, opts);
+            if (output === 'all') compareRun(table, outJs, outWasm, pa, pb);
+            else compareMode(table, outJs, outWasm, pa, pb, 'total');
+            for (let s = 0; s < table.capacity; s++) if (outJs.reasons[s] === RB_CROSS_POD) crossFailed++;
+            runs++;
+          }
+    }
+    expect(runs).toBeGreaterThan(4000);
+    expect(crossFailed).toBeGreaterThan(1000);
   });
 });

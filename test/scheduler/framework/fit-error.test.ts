@@ -1,7 +1,7 @@
 // FitError.Error() cases from upstream's pkg/scheduler/framework/types_test.go (TestFitError_Error),
 // numFeasibleNodesToFind from schedule_one_test.go, selectHost's reservoir tie-break.
 import { describe, expect, it } from 'vitest';
-import { FitError, newDiagnosis } from '../../../src/scheduler/framework/fit-error.js';
+import { FitError, newDiagnosis, NodeToStatus } from '../../../src/scheduler/framework/fit-error.js';
 import { numFeasibleNodesToFind } from '../../../src/scheduler/engine/types.js';
 import { SchedulingAlgorithm } from '../../../src/scheduler/framework/schedule-one.js';
 import { ClusterSnapshot } from '../../../src/scheduler/framework/snapshot.js';
@@ -110,5 +110,54 @@ describe('selectHost', () => {
     const seq1 = Array.from({ length: 20 }, () => again.selectHost(list, [7, 7, 1, 7])).join('');
     const again2 = new SchedulingAlgorithm(snap, new Rng(42));
     expect(Array.from({ length: 20 }, () => again2.selectHost(list, [7, 7, 1, 7])).join('')).toBe(seq1);
+  });
+});
+
+describe('NodeToStatus (upstream framework.NodeToStatus)', () => {
+  // differential: the same operations on a Map; statuses by node position (setNode) and by name
+  // (set, and nodes of another list) must read back exactly as the Map does, in the same order
+  it('answers like a Map after random setNode / set sequences, whatever is asked first', () => {
+    const nodes = Array.from({ length: 12 }, (_, i) => makeNode(`n${i}`).obj());
+    const snap = new ClusterSnapshot(nodes);
+    const list = snap.list();
+    const other = new ClusterSnapshot([makeNode('n3').obj(), makeNode('x').obj()]).list();
+    const statuses = [U('a'), U('b'), new Status(Code.UnschedulableAndUnresolvable, ['c'])];
+    const rng = new Rng(7);
+    for (let round = 0; round < 300; round++) {
+      const m = new NodeToStatus();
+      const want = new Map<string, Status>();
+      const ops = 1 + rng.int(20);
+      for (let k = 0; k < ops; k++) {
+        const s = statuses[rng.int(statuses.length)];
+        const r = rng.int(10);
+        const ni = r < 8 ? list[rng.int(list.length)] : other[rng.int(other.length)];
+        if (r < 9) m.setNode(ni, s, r < 8 ? list : other);
+        else m.set(ni.name, s);
+        want.set(ni.name, s);
+        // questions in the middle of the sequence (they build the name index early)
+        if (rng.int(6) === 0) {
+          const q = list[rng.int(list.length)];
+          expect(m.get(q.name)).toBe(want.get(q.name));
+          expect(m.ofNode(q)).toBe(want.get(q.name));
+        }
+      }
+      expect([...m]).toEqual([...want]);
+      expect([...m.keys()]).toEqual([...want.keys()]);
+      expect([...m.values()]).toEqual([...want.values()]);
+      expect(m.size).toBe(want.size);
+      for (const ni of [...list, ...other]) {
+        expect(m.get(ni.name)).toBe(want.get(ni.name));
+        expect(m.has(ni.name)).toBe(want.has(ni.name));
+      }
+      for (const ni of list) expect(m.ofNode(ni)).toBe(want.get(ni.name));
+      const uu = [...want.entries()].filter(
+        ([n, s]) => list.some((ni) => ni.name === n) && s.code === Code.UnschedulableAndUnresolvable,
+      ).length;
+      const counted = m.countCode(list, Code.UnschedulableAndUnresolvable);
+      if (counted !== undefined) expect(counted).toBe(uu);
+      const { statuses: distinct, counts } = m.distinct();
+      expect(distinct).toEqual([...new Set(want.values())]);
+      expect(counts).toEqual(distinct.map((d) => [...want.values()].filter((s) => s === d).length));
+    }
   });
 });

@@ -42,6 +42,8 @@ function expectCounts(snap: ClusterSnapshot): void {
         if (s.matches(p.pod.metadata.labels)) walked.set(ni.name, (walked.get(ni.name) ?? 0) + 1);
     const counts = snap.podMatchCounts(`test\0${s.key}`, s, (p) => s.matches(p.pod.metadata.labels));
     expect(byName(counts)).toEqual(Object.fromEntries([...walked].sort()));
+    // by node index too (asked once, then kept in step by every change in between)
+    expect(Array.from(snap.denseCounts(counts))).toEqual(all.map((ni) => walked.get(ni.name) ?? 0));
   }
   for (const kind of KINDS) {
     // "node term-key topology weight" → count, from the groups and from every pod's terms
@@ -59,6 +61,8 @@ function expectCounts(snap: ClusterSnapshot): void {
           walked.set(k, (walked.get(k) ?? 0) + 1);
         }
     expect([...fromGroups].sort()).toEqual([...walked].sort());
+    for (const g of snap.termGroups(kind))
+      expect(Array.from(snap.denseCounts(g.perNode))).toEqual(all.map((ni) => g.perNode.get(ni) ?? 0));
   }
 }
 

@@ -92,11 +92,11 @@ describe('window fast path vs per-node path', () => {
 
   it('pods that fit nowhere: same FitErrors, reason order, per-node statuses and preemption answers', () => {
     for (const kernel of ['js', 'wasm'] as const) {
-      // a 90 % full cluster: dozens of the 160 pods fit nowhere; without a priority nothing can be
+      // a 90 % full cluster: dozens of the 100 pods fit nowhere; without a priority nothing can be
       // preempted, with priority 1,000 preemption finds victims on some nodes
       for (const priority of [undefined, 1000]) {
-        const a = run(false, kernel, false, 260, 160, 0.9, priority);
-        const b = run(true, kernel, false, 260, 160, 0.9, priority);
+        const a = run(false, kernel, false, 260, 100, 0.9, priority);
+        const b = run(true, kernel, false, 260, 100, 0.9, priority);
         expect(a.log.filter((l) => l.includes('nodes are available')).length).toBeGreaterThan(20);
         expect(b.log).toEqual(a.log);
         expect(b.next).toBe(a.next);
@@ -104,8 +104,8 @@ describe('window fast path vs per-node path', () => {
           expect(a.log.some((l) => l.startsWith('{"nominatedNodeName":"node-'))).toBe(true);
       }
     }
-    expect(run(false, 'wasm', false, 260, 160, 0.9, 1000).log).toEqual(
-      run(false, 'js', false, 260, 160, 0.9, 1000).log,
+    expect(run(false, 'wasm', false, 260, 100, 0.9, 1000).log).toEqual(
+      run(false, 'js', false, 260, 100, 0.9, 1000).log,
     );
   });
 
