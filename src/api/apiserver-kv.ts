@@ -33,9 +33,32 @@ export function decodeKv<T>(kv: KeyValue): T {
 
 /** A deep copy of the caller's object with a metadata object (callers' objects are never mutated). */
 export function copyIn(obj: KubeObject): Obj {
-  const o = decode<Obj>(encode(obj));
+  const o = cloneData(obj) as Obj;
   if (!o.metadata || typeof o.metadata !== 'object') o.metadata = {};
   return o;
+}
+
+/**
+ * A deep copy of JSON-like data that gives what a round trip through the store's codec gives
+ * (every own enumerable key in order, undefined values kept, Dates as Dates, -0 as 0) without
+ * writing the bytes: strings are immutable and shared, so only objects and arrays are allocated.
+ */
+function cloneData(v: unknown): unknown {
+  if (typeof v !== 'object' || v === null) return typeof v === 'number' && v === 0 ? 0 : v;
+  if (Array.isArray(v)) {
+    const out = new Array(v.length);
+    for (let i = 0; i < v.length; i++) out[i] = cloneData(v[i]);
+    return out;
+  }
+  if (v instanceof Date) return new Date(v.getTime());
+  const proto = Object.getPrototypeOf(v);
+  // anything but a plain object (typed arrays, Maps, class instances) and the odd own "__proto__"
+  // key take the codec's own round trip
+  if ((proto !== Object.prototype && proto !== null) || Object.hasOwn(v, '__proto__'))
+    return decode(encode(v));
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(v)) out[k] = cloneData((v as Record<string, unknown>)[k]);
+  return out;
 }
 
 export function matches(obj: KubeObject, labels: Selector, fields: ParsedFieldSelector): boolean {

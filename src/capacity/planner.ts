@@ -21,6 +21,7 @@ import type { KernelName } from '../scheduler/engine/types.js';
 import { SchedulerCore } from '../scheduler/scheduler.js';
 import type { ClusterObjects } from '../scheduler/framework/types.js';
 import { podKey } from '../api/keys.js';
+import { shallowCopy } from '../util/shallow-copy.js';
 import { podRequests } from '../scheduler/engine/resources.js';
 import { disruptionOf } from './drain.js';
 import {
@@ -145,17 +146,19 @@ export class PlanError extends Error {
 export function replicaOf(shape: Pod, i: number): Pod {
   const base = shape.metadata.name ?? shape.metadata.generateName?.replace(/-$/, '') ?? 'pod';
   const name = `${base}-${i}`;
-  return {
-    ...shape,
-    metadata: {
-      ...shape.metadata,
-      name,
-      uid: `capacity-${base}-${i}`,
-      namespace: shape.metadata.namespace ?? 'default',
-    },
-    spec: { ...shape.spec, nodeName: undefined },
-    status: { phase: 'Pending' },
-  };
+  // (field by field on shallow copies: the same keys in the same order as spreading with overrides,
+  // at a fraction of the cost per replica)
+  const metadata = shallowCopy(shape.metadata);
+  metadata.name = name;
+  metadata.uid = `capacity-${base}-${i}`;
+  metadata.namespace = shape.metadata.namespace ?? 'default';
+  const spec = shallowCopy(shape.spec);
+  spec.nodeName = undefined;
+  const pod = shallowCopy(shape);
+  pod.metadata = metadata;
+  pod.spec = spec;
+  pod.status = { phase: 'Pending' };
+  return pod;
 }
 
 function newCore(state: ClusterState, cluster: ClusterFile, o: SchedulerChoice): SchedulerCore {

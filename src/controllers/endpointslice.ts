@@ -246,6 +246,21 @@ export class EndpointSliceController {
     return v;
   }
 
+  /**
+   * podToEndpoint, kept per cached pod object (a new revision is a new object) and node object: a
+   * service's sync rebuilds every endpoint, and between two syncs most pods did not change.
+   * Endpoints are never modified once built.
+   */
+  private readonly endpoints = new WeakMap<Pod, { ep: Endpoint; node: Node | undefined; pnr: boolean }>();
+  private endpointOf(p: Pod, publishNotReady: boolean): Endpoint {
+    const node = p.spec.nodeName ? this.nodes.get(undefined, p.spec.nodeName) : undefined;
+    const c = this.endpoints.get(p);
+    if (c && c.node === node && c.pnr === publishNotReady) return c.ep;
+    const ep = podToEndpoint(p, node, publishNotReady);
+    this.endpoints.set(p, { ep, node, pnr: publishNotReady });
+    return ep;
+  }
+
   private track(svcKey: string, name: string, rv: string): void {
     // the watch event may already have arrived
     const cur = this.slices.get(svcKey.split('/')[0], name);
@@ -288,11 +303,7 @@ export class EndpointSliceController {
       const { ports, pk } = this.portsOf(svc, p);
       let g = groups.get(pk);
       if (!g) groups.set(pk, (g = { ports, eps: new Map() }));
-      const ep = podToEndpoint(
-        p,
-        p.spec.nodeName ? this.nodes.get(undefined, p.spec.nodeName) : undefined,
-        publishNotReady,
-      );
+      const ep = this.endpointOf(p, publishNotReady);
       g.eps.set(epKey(ep), ep);
     }
     const byPorts = new Map<string, EndpointSlice[]>();

@@ -2,7 +2,10 @@
 import type { KubeObject, OwnerReference, Pod, PodCondition } from '../api/types.js';
 
 export function getPodCondition(pod: Pod, type: string): PodCondition | undefined {
-  return pod.status?.conditions?.find((c) => c.type === type);
+  // a loop, not find(): called for every pod of every sample and sync
+  const cs = pod.status?.conditions;
+  if (cs) for (let i = 0; i < cs.length; i++) if (cs[i].type === type) return cs[i];
+  return undefined;
 }
 
 /** podutil.IsPodReady: the Ready condition is True */

@@ -150,3 +150,31 @@ describe('informer transform (client-go SetTransform)', () => {
     inf.stop();
   });
 });
+
+describe('requests are copied as data, not through the codec', () => {
+  it("create and update leave the caller's object alone, even a frozen one", async () => {
+    const clock = new ManualClock(0);
+    const server = new ApiServer(new MemoryStore({ clock }), { clock });
+    const req = makePod('p').label('app', 'x').containers({ name: 'c', image: 'x' }).obj();
+    const frozen = structuredClone(req);
+    const deepFreeze = (o: unknown): void => {
+      if (o && typeof o === 'object') {
+        Object.freeze(o);
+        for (const v of Object.values(o)) deepFreeze(v);
+      }
+    };
+    deepFreeze(frozen);
+    const made = await server.create(frozen);
+    expect(made).not.toBe(frozen);
+    expect(frozen.metadata.uid).toBe(req.metadata.uid);
+    expect(made.metadata.labels).not.toBe(frozen.metadata.labels);
+    expect(made.metadata.labels).toEqual({ app: 'x' });
+    const next = { ...made, metadata: { ...made.metadata, labels: { app: 'y' } } };
+    deepFreeze(next);
+    const updated = await server.update(next);
+    expect(updated.metadata.labels).toEqual({ app: 'y' });
+    expect(updated.metadata.resourceVersion).not.toBe(made.metadata.resourceVersion);
+    expect(next.metadata.resourceVersion).toBe(made.metadata.resourceVersion);
+    expect((await server.get<Pod>('pods', 'default', 'p')).metadata.labels).toEqual({ app: 'y' });
+  });
+});
