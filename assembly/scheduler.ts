@@ -629,8 +629,8 @@ function crossPodTotals(q: usize, feasible: usize, fc: i32, totalCol: usize): vo
       const s = i32At(feasible, i);
       let v: f64 = 0;
       for (let k = 0; k < nIpa; k++) {
-        const e = at + (<usize>k << 3);
-        v += f64At(<usize>load<i32>(e, 4), topoCell(load<i32>(e), s));
+        const e = at + (<usize>k << 4);
+        v += <f64>load<i32>(e, 8) * f64At(<usize>load<i32>(e, 4), topoCell(load<i32>(e), s));
       }
       store<f64>(scratch + (<usize>i << 3), v);
       if (v > mx) mx = v;

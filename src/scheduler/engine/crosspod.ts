@@ -12,7 +12,9 @@
  * header, layout.ts Q_X_*):
  *
  *   checks  i32[2] per check: TOPO row, address of u8[domains + 1] (1 = the node passes)
- *   ipa     i32[2] per topology key: TOPO row, address of f64[domains + 1] (score sums, cell 0 = 0)
+ *   ipa     i32[4] per entry: TOPO row, address of f64[domains + 1] (cell 0 = 0), weight, 0 —
+ *           a node's raw score is Σ weight × array[cell] over the entries (one per key's sums,
+ *           one per weighted term)
  *   pts     i32[PTS_INTS] per ScheduleAnyway constraint: TOPO row, per-node flag, counts address
  *           (f64[domains + 1], or f64[node capacity] by slot for the hostname key), maxSkew − 1,
  *           address and length of a u8 scratch for the domains seen among the scored nodes
@@ -46,6 +48,8 @@ export interface DomainScores {
   domains: number;
   ids?: ArrayLike<number>;
   sums: ArrayLike<number>;
+  /** more to add: weight × counts[id] per domain id (the kernel multiplies) */
+  terms?: readonly { counts: ArrayLike<number>; weight: number }[];
 }
 
 /** One ScheduleAnyway constraint of PodTopologySpread's score. */
@@ -97,10 +101,8 @@ export class CrossPodWriter {
     // 1. sizes, then one region
     let bytes = 64 + inputs.checks.length * 8;
     for (const c of inputs.checks) bytes += c.pass.length + 1 + 8;
-    if (inputs.ipa) {
-      bytes += inputs.ipa.keys.length * 8;
-      for (const k of inputs.ipa.keys) bytes += (k.domains + 1) * 8 + 8;
-    }
+    if (inputs.ipa)
+      for (const k of inputs.ipa.keys) bytes += (1 + (k.terms?.length ?? 0)) * ((k.domains + 1) * 8 + 8 + 16);
     if (inputs.pts) {
       bytes += inputs.pts.constraints.length * L.PTS_INTS * 4;
       for (const c of inputs.pts.constraints)
@@ -149,9 +151,18 @@ export class CrossPodWriter {
     // 3. InterPodAffinity's sums per domain
     const ipa = inputs.ipa;
     if (ipa && ipa.keys.length > 0) {
-      const at = this.alloc(ipa.keys.length * 8);
-      for (let k = 0; k < ipa.keys.length; k++) {
-        const key = ipa.keys[k];
+      let entries = 0;
+      for (const key of ipa.keys) entries += 1 + (key.terms?.length ?? 0);
+      const at = this.alloc(entries * 16);
+      let e = 0;
+      const entry = (row: number, arr: number, weight: number) => {
+        i32[(at >> 2) + 4 * e] = row;
+        i32[(at >> 2) + 4 * e + 1] = arr;
+        i32[(at >> 2) + 4 * e + 2] = weight;
+        i32[(at >> 2) + 4 * e + 3] = 0;
+        e++;
+      };
+      for (const key of ipa.keys) {
         const arr = this.alloc((key.domains + 1) * 8);
         const base = (arr >> 3) + 1;
         f64[base - 1] = 0;
@@ -163,10 +174,16 @@ export class CrossPodWriter {
           f64.fill(0, base, base + key.domains);
           for (let j = 0; j < ids.length; j++) f64[base + ids[j]] = sums[j];
         }
-        i32[(at >> 2) + 2 * k] = key.row;
-        i32[(at >> 2) + 2 * k + 1] = arr;
+        entry(key.row, arr, 1);
+        for (const t of key.terms ?? []) {
+          const ta = this.alloc((key.domains + 1) * 8);
+          f64[ta >> 3] = 0;
+          if (t.counts instanceof Float64Array) f64.set(t.counts.subarray(0, key.domains), (ta >> 3) + 1);
+          else for (let id = 0; id < key.domains; id++) f64[(ta >> 3) + 1 + id] = t.counts[id];
+          entry(key.row, ta, t.weight);
+        }
       }
-      fields.push([L.Q_X_NUM_IPA, ipa.keys.length], [L.Q_X_OFF_IPA, at], [L.Q_X_W_IPA, ipa.weight]);
+      fields.push([L.Q_X_NUM_IPA, entries], [L.Q_X_OFF_IPA, at], [L.Q_X_W_IPA, ipa.weight]);
     }
 
     // 4. PodTopologySpread's counts per domain (or per node) and the seen scratch

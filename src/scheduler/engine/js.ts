@@ -531,7 +531,7 @@ function crossPodTotals(
       const s = i32[feasB + i];
       let v = 0;
       for (let k = 0; k < nIpa; k++)
-        v += f64[(i32[at + 2 * k + 1] >> 3) + i32[topoB + i32[at + 2 * k] * cap + s]];
+        v += i32[at + 4 * k + 2] * f64[(i32[at + 4 * k + 1] >> 3) + i32[topoB + i32[at + 4 * k] * cap + s]];
       f64[scratch + i] = v;
       if (v > max) max = v;
       if (v < min) min = v;

@@ -96,8 +96,8 @@ export const Q_OFF_BAL_REQ = 38; // f64[BAL_NUM] pod request (actual requests)
 // array is indexed by a TOPO row's cell: the node's domain id + 1, 0 for a node without the key.
 export const Q_X_NUM_CHECKS = 39; // filter checks: a node passes when every check's verdict is 1
 export const Q_X_OFF_CHECKS = 40; // i32[2] per check: TOPO row, u8[domains + 1] verdict address
-export const Q_X_NUM_IPA = 41; // InterPodAffinity score: one entry per topology key
-export const Q_X_OFF_IPA = 42; // i32[2] per key: TOPO row, f64[domains + 1] score address (cell 0 = 0)
+export const Q_X_NUM_IPA = 41; // InterPodAffinity score entries (a key's sums, or a weighted term)
+export const Q_X_OFF_IPA = 42; // i32[4] per entry: TOPO row, f64[domains + 1] address (cell 0 = 0), weight, 0
 export const Q_X_W_IPA = 43; // InterPodAffinity's weight (0: not scored in the kernel)
 export const Q_X_NUM_PTS = 44; // PodTopologySpread score: one entry per ScheduleAnyway constraint
 export const Q_X_OFF_PTS = 45; // i32[PTS_INTS] per constraint (PTS_* fields)

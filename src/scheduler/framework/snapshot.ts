@@ -696,17 +696,18 @@ export class ClusterSnapshot {
   /**
    * `perNode` (from podMatchCounts or termGroups) by node index over {@link list}: kept in step
    * on every pod add and remove once asked for, rebuilt after the node list changed — a plugin
-   * sums many nodes' counts per domain with a typed loop instead of iterating the map.
+   * sums many nodes' counts per domain with a typed loop instead of iterating the map. Undefined
+   * for counts the snapshot does not keep (the plugin iterates those).
    */
-  denseCounts(perNode: NodeCounts): Float64Array {
+  denseCounts(perNode: NodeCounts): Float64Array | undefined {
+    if (!(perNode instanceof CountsMap)) return undefined;
     const list = this.list();
-    const m = perNode instanceof CountsMap ? perNode : undefined;
-    let d = m?.dense;
+    let d = perNode.dense;
     if (d === undefined || d.list !== list) {
       const counts = new Float64Array(list.length);
       for (const [ni, n] of perNode) if (list[ni.index] === ni) counts[ni.index] = n;
       d = { list, counts };
-      if (m) m.dense = d;
+      perNode.dense = d;
     }
     return d.counts;
   }

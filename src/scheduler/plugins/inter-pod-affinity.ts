@@ -65,6 +65,18 @@ export interface InterPodAffinityArgs {
 /** counts covering at least 1/DENSE_FRACTION of the nodes are summed by node index (ClusterSnapshot.denseCounts) */
 const DENSE_FRACTION = 16;
 
+const ownDomainsCache = new WeakMap<TopologyDomains, boolean>();
+/** whether node index j is in domain j for every node (a key like the hostname, on every node) */
+function ownDomains(d: TopologyDomains): boolean {
+  let own = ownDomainsCache.get(d);
+  if (own === undefined) {
+    own = true;
+    for (let j = 0; j < d.ids.length && own; j++) if (d.ids[j] !== j) own = false;
+    ownDomainsCache.set(d, own);
+  }
+  return own;
+}
+
 /** arr[ids[j]] += w × counts[j] for every node index j with a count and a domain; whether any was added */
 function addByIndex(arr: Float64Array, ids: Int32Array, counts: Float64Array, w: number): boolean {
   // branch-free over the counts (zeros add ±0, which leaves a sum unchanged): most nodes hold
@@ -208,15 +220,18 @@ class PreScoreState {
     readonly ids: (Int32Array | null)[],
     /** per key: their sums */
     readonly sums: Float64Array[],
+    /** per key: weighted counts by domain id to add (keys whose every node is its own domain) */
+    readonly terms: { counts: Float64Array; weight: number }[][],
   ) {}
 
   /** per key: the score of every domain id */
   dense(): Float64Array[] {
     return (this.denseScores ??= this.domains.map((d, k) => {
       const ids = this.ids[k];
-      if (ids === null) return this.sums[k];
-      const a = new Float64Array(d.values.length);
-      for (let j = 0; j < ids.length; j++) a[ids[j]] = this.sums[k][j];
+      const a = ids === null ? this.sums[k].slice() : new Float64Array(d.values.length);
+      if (ids !== null) for (let j = 0; j < ids.length; j++) a[ids[j]] = this.sums[k][j];
+      for (const { counts, weight } of this.terms[k])
+        for (let id = 0; id < a.length; id++) a[id] += weight * counts[id];
       return a;
     }));
   }
@@ -429,6 +444,7 @@ export class InterPodAffinity
         domains,
         ids: result.ids[i] ?? undefined,
         sums: result.sums[i],
+        terms: result.terms[i],
       })),
     };
   }
@@ -455,6 +471,8 @@ export class InterPodAffinity
     const domains: TopologyDomains[] = [];
     /** per key: the domains touched, in first-touch order; null once the key is summed densely */
     const touched: (number[] | null)[] = [];
+    /** per key whose every node is its own domain (the hostname): weighted counts by node, not summed here */
+    const terms: { counts: Float64Array; weight: number }[][] = [];
     /** topology key → its position in domains/touched */
     const slot = new Map<string, number>();
     // an entry exists once a pod counted for the pair (upstream: topologyScore non-empty)
@@ -473,13 +491,22 @@ export class InterPodAffinity
         slot.set(tk, k);
         domains.push(d);
         touched.push([]);
+        terms.push([]);
       }
       const d = domains[k];
       const ids = d.ids;
       const { sums: arr, marks } = this.sumScratch(d.key, d.values.length);
-      if (perNode.size * DENSE_FRACTION >= ids.length) {
+      const byIndex =
+        perNode.size * DENSE_FRACTION >= ids.length ? this.snapshot.denseCounts(perNode) : undefined;
+      if (byIndex) {
+        if (ownDomains(d)) {
+          // domain id = node index: the counts by node are the sums (the kernel weighs them)
+          terms[k].push({ counts: byIndex.slice(), weight: w });
+          any = true;
+          return;
+        }
         touched[k] = null;
-        if (addByIndex(arr, ids, this.snapshot.denseCounts(perNode), w)) any = true;
+        if (addByIndex(arr, ids, byIndex, w)) any = true;
         return;
       }
       const list = touched[k];
@@ -533,7 +560,7 @@ export class InterPodAffinity
       sums.push(sk);
     }
     if (!any) return null;
-    return new PreScoreState(domains, ids, sums);
+    return new PreScoreState(domains, ids, sums, terms);
   }
 
   /**

@@ -767,8 +767,16 @@ export type DomainScoreInput =
   /** InterPodAffinity: the raw score is the sum of the node's domains' sums over the keys (0 for other domains) */
   | {
       kind: 'sums';
-      /** `sums[j]` for domain `ids[j]`; without `ids`, `sums` holds every domain */
-      keys: readonly { domains: TopologyDomains; ids?: ArrayLike<number>; sums: ArrayLike<number> }[];
+      /**
+       * `sums[j]` for domain `ids[j]`; without `ids`, `sums` holds every domain; plus each term's
+       * weight × its counts by domain id
+       */
+      keys: readonly {
+        domains: TopologyDomains;
+        ids?: ArrayLike<number>;
+        sums: ArrayLike<number>;
+        terms?: readonly { counts: ArrayLike<number>; weight: number }[];
+      }[];
     }
   /** PodTopologySpread: ScheduleAnyway constraints (upstream podtopologyspread/scoring.go) */
   | {
@@ -885,6 +893,7 @@ export function kernelWindowFilter(
             domains: k.domains.values.length,
             ids: k.ids,
             sums: k.sums,
+            terms: k.terms,
           }));
           inputs.ipa = { weight, keys };
         } else {

@@ -755,9 +755,11 @@ export class PodTopologySpread
     const ids = dom.ids;
     const sums = new Float64Array(dom.values.length);
     let missing = 0;
-    if (nodeCounts.size * DENSE_FRACTION >= ids.length) {
+    const byIndex =
+      nodeCounts.size * DENSE_FRACTION >= ids.length ? this.snapshot.denseCounts(nodeCounts) : undefined;
+    if (byIndex) {
       // many nodes: by node index, a typed loop instead of the map
-      missing = sumEligible(sums, ids, eligible, this.snapshot.denseCounts(nodeCounts));
+      missing = sumEligible(sums, ids, eligible, byIndex);
       return { dom, sums, missing };
     }
     for (const [ni, n] of nodeCounts) {

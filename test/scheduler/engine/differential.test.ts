@@ -389,7 +389,17 @@ describe('the cross-pod checks and scores (per-domain arrays, engine/crosspod.ts
             : {
                 weight: 1 + (c % 3),
                 keys: [
-                  { row: hostRow, domains: 45, ids: [1, 5, 9, 30], sums: [-50, 20, -50, 7 * c] },
+                  {
+                    row: hostRow,
+                    domains: 45,
+                    ids: [1, 5, 9, 30],
+                    sums: [-50, 20, -50, 7 * c],
+                    // weighted counts the kernel multiplies (a hostname term's counts by node)
+                    terms:
+                      c % 2 === 0
+                        ? [{ counts: Array.from({ length: 45 }, (_, i) => (i * c) % 4), weight: -3 }]
+                        : undefined,
+                  },
                   { row: zoneRow, domains: 3, ids: [0, 2], sums: [c, -3] },
                 ],
               },

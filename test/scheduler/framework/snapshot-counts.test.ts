@@ -43,7 +43,7 @@ function expectCounts(snap: ClusterSnapshot): void {
     const counts = snap.podMatchCounts(`test\0${s.key}`, s, (p) => s.matches(p.pod.metadata.labels));
     expect(byName(counts)).toEqual(Object.fromEntries([...walked].sort()));
     // by node index too (asked once, then kept in step by every change in between)
-    expect(Array.from(snap.denseCounts(counts))).toEqual(all.map((ni) => walked.get(ni.name) ?? 0));
+    expect(Array.from(snap.denseCounts(counts)!)).toEqual(all.map((ni) => walked.get(ni.name) ?? 0));
   }
   for (const kind of KINDS) {
     // "node term-key topology weight" → count, from the groups and from every pod's terms
@@ -62,7 +62,7 @@ function expectCounts(snap: ClusterSnapshot): void {
         }
     expect([...fromGroups].sort()).toEqual([...walked].sort());
     for (const g of snap.termGroups(kind))
-      expect(Array.from(snap.denseCounts(g.perNode))).toEqual(all.map((ni) => g.perNode.get(ni) ?? 0));
+      expect(Array.from(snap.denseCounts(g.perNode)!)).toEqual(all.map((ni) => g.perNode.get(ni) ?? 0));
   }
 }
 
