@@ -15,6 +15,7 @@
  * NodeVolumeLimits counts the attachments alongside the pods' volumes (each volume once), so an
  * attachment that outlives its pod still takes a slot until it is detached.
  */
+import { NODE_NAME_INDEX, nodeNameIndex } from './pod-util.js';
 import { createHash } from 'node:crypto';
 import type {
   CSIDriver,
@@ -34,7 +35,6 @@ export function attachmentName(volumeHandle: string, driver: string, node: strin
 }
 
 /** the pod informer's index by spec.nodeName (shared with the node lifecycle and taint eviction controllers) */
-const NODE_NAME_INDEX = 'nodeName';
 
 export class AttachDetachController {
   private readonly queue: WorkQueue<string>;
@@ -52,7 +52,7 @@ export class AttachDetachController {
     this.queue = new WorkQueue<string>(deps.clock, undefined, 'attachdetach');
     this.pods = deps.informers.for<Pod>('pods');
     try {
-      this.pods.addIndexer(NODE_NAME_INDEX, (p) => (p.spec.nodeName ? [p.spec.nodeName] : []));
+      this.pods.addIndexer(NODE_NAME_INDEX, nodeNameIndex);
     } catch {
       /* shared: the node lifecycle or taint eviction controller filed pods by node first */
     }

@@ -15,6 +15,7 @@
  *   assumes a control-plane network problem). A Ready node loses both taints.
  * The NoExecute taint makes the taint eviction controller (taint-eviction.ts) delete pods.
  */
+import { NODE_NAME_INDEX, nodeNameIndex } from './pod-util.js';
 import type { Lease, Node, NodeCondition, Pod, Taint } from '../api/types.js';
 import { isConflict } from '../client/api.js';
 import type { Informer } from '../client/informer.js';
@@ -122,7 +123,7 @@ export class NodeLifecycleController {
     this.leases = deps.informers.for<Lease>('leases');
     this.pods = deps.informers.for<Pod>('pods');
     try {
-      this.pods.addIndexer('nodeName', (p) => (p.spec.nodeName ? [p.spec.nodeName] : []));
+      this.pods.addIndexer(NODE_NAME_INDEX, nodeNameIndex);
     } catch {
       /* shared */
     }
@@ -256,7 +257,7 @@ export class NodeLifecycleController {
       return;
     }
     // MarkPodsNotReady
-    for (const p of this.pods.byIndex('nodeName', node.metadata.name!)) {
+    for (const p of this.pods.byIndex(NODE_NAME_INDEX, node.metadata.name!)) {
       const rc = p.status?.conditions?.find((c) => c.type === 'Ready');
       if (rc?.status !== 'True') continue;
       const conditions = (p.status?.conditions ?? []).map((c) =>

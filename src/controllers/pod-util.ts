@@ -52,6 +52,12 @@ export function controllerUidIndex(obj: KubeObject): string[] {
 }
 export const CONTROLLER_UID_INDEX = 'controller-uid';
 
+/** index function: the node a pod is bound to (the controllers that walk a node's pods share it) */
+export function nodeNameIndex(p: Pod): string[] {
+  return p.spec.nodeName ? [p.spec.nodeName] : [];
+}
+export const NODE_NAME_INDEX = 'nodeName';
+
 const ALPHANUMS = 'bcdfghjklmnpqrstvwxz2456789';
 
 /** apimachinery's rand.String(n) alphabet (no vowels, no confusable characters) from a seeded source */

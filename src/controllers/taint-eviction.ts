@@ -20,7 +20,7 @@ import { isNotFound, keyOf } from '../client/api.js';
 import type { Informer } from '../client/informer.js';
 import type { TimerHandle } from '../util/clock.js';
 import type { ControllerDeps } from './replicaset.js';
-import { podGracePeriod } from './pod-util.js';
+import { podGracePeriod, NODE_NAME_INDEX, nodeNameIndex } from './pod-util.js';
 
 /**
  * How long a pod may stay given the node's NoExecute taints: 0 = evict now, -1 = forever,
@@ -62,7 +62,7 @@ export class TaintEvictionController {
     this.nodes = deps.informers.for<Node>('nodes');
     this.pods = deps.informers.for<Pod>('pods');
     try {
-      this.pods.addIndexer('nodeName', (p) => (p.spec.nodeName ? [p.spec.nodeName] : []));
+      this.pods.addIndexer(NODE_NAME_INDEX, nodeNameIndex);
     } catch {
       /* shared */
     }
@@ -94,7 +94,7 @@ export class TaintEvictionController {
   }
 
   private onNode(node: Node): void {
-    for (const p of this.pods.byIndex('nodeName', node.metadata.name!)) this.process(p, node);
+    for (const p of this.pods.byIndex(NODE_NAME_INDEX, node.metadata.name!)) this.process(p, node);
   }
 
   private onPod(pod: Pod): void {
