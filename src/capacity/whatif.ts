@@ -26,7 +26,7 @@ import {
   TAINT_NOT_READY,
   TAINT_UNREACHABLE,
 } from '../controllers/nodelifecycle.js';
-import { parseDuration, ScenarioError } from '../sim/scenario.js';
+import { parseDuration, ScenarioError } from '../util/scenario-input.js';
 import { type Disruption, drainPods } from './drain.js';
 import { LIMITS } from '../util/limits.js';
 import { LABEL_FAILURE_DOMAIN_BETA_ZONE, LABEL_HOSTNAME, LABEL_TOPOLOGY_ZONE } from '../api/topology.js';
