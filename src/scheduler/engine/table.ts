@@ -180,6 +180,13 @@ export class NodeTable implements NodeTableView {
   private posOf = new Int32Array(0);
   /** bumped on every change; compiled queries remember it */
   generation = 0;
+  /**
+   * Bumped by every change compilePod's output depends on besides placed pods: node add, update
+   * and remove (dictionaries, image counts, node names, size) and relayouts (capacities, column
+   * addresses) and new resource names. A compiled query of a pod without host ports stays valid
+   * while it holds (querycache.ts).
+   */
+  shapeVersion = 0;
 
   constructor(options: NodeTableOptions = {}) {
     this.options = {
@@ -277,7 +284,9 @@ export class NodeTable implements NodeTableView {
     this.generation++;
   }
 
+  /** after node or layout changes (never per pod): the header's counts, and {@link shapeVersion} */
   private syncCounts(): void {
+    this.shapeVersion++;
     this.setHdr(L.H_SIZE, this.count);
     this.setHdr(L.H_HIGH, this.high);
     this.setHdr(L.H_NUM_RES, this.resources.size);
@@ -310,6 +319,7 @@ export class NodeTable implements NodeTableView {
       );
     }
     r = this.resources.intern(name);
+    this.shapeVersion++;
     this.scalarRows[r] = isScalarResourceName(name);
     if (r >= this.dims.resCap) this.grow({ resCap: Math.min(MAX_RESOURCES, this.dims.resCap * 2) });
     this.setHdr(L.H_NUM_RES, this.resources.size);
