@@ -187,6 +187,13 @@ export class NodeTable implements NodeTableView {
    * while it holds (querycache.ts).
    */
   shapeVersion = 0;
+  /**
+   * Copies of the table (a contained WASM plugin's, plugins/contained.ts) refresh only what
+   * changed: within one change epoch only pods were added or removed, on the slots of
+   * {@link podChanges}; anything else (nodes, layout, scan order, topology rows) starts a new epoch.
+   */
+  changeEpoch = 0;
+  private readonly podLog: number[] = [];
 
   constructor(options: NodeTableOptions = {}) {
     this.options = {
@@ -235,6 +242,28 @@ export class NodeTable implements NodeTableView {
     const out: [number, number][] = [[L.TABLE_HEADER, 64 * 4]];
     for (const c of COLUMNS) out.push([this.hdr(c.header), c.rows(d) * c.rowLen(d) * c.bytes]);
     return out;
+  }
+
+  private newEpoch(): void {
+    this.changeEpoch++;
+    this.podLog.length = 0;
+  }
+
+  /**
+   * The slots whose pod columns changed during change epoch `epoch`, in order (a slot may repeat),
+   * or undefined when the table is in another epoch (a copy then needs every region).
+   */
+  podChanges(epoch: number): readonly number[] | undefined {
+    return epoch === this.changeEpoch ? this.podLog : undefined;
+  }
+
+  /** [byte address, bytes] pairs of the cells a pod add or remove writes on `slot` (REQ, FREE, NZCPU, NZMEM) */
+  podCells(slot: number, out: number[]): void {
+    const { nodeCap, resCap } = this.dims;
+    const req = this.hdr(L.H_OFF_REQ),
+      free = this.hdr(L.H_OFF_FREE);
+    for (let r = 0; r < resCap; r++) out.push(req + (r * nodeCap + slot) * 8, 8, free + (r * nodeCap + slot) * 8, 8);
+    out.push(this.hdr(L.H_OFF_NZCPU) + slot * 8, 8, this.hdr(L.H_OFF_NZMEM) + slot * 8, 8);
   }
 
   /** Node slots allocated. */
@@ -287,6 +316,7 @@ export class NodeTable implements NodeTableView {
   /** after node or layout changes (never per pod): the header's counts, and {@link shapeVersion} */
   private syncCounts(): void {
     this.shapeVersion++;
+    this.newEpoch();
     this.setHdr(L.H_SIZE, this.count);
     this.setHdr(L.H_HIGH, this.high);
     this.setHdr(L.H_NUM_RES, this.resources.size);
@@ -419,6 +449,7 @@ export class NodeTable implements NodeTableView {
   setTopologyDomains(keyIndex: number, slots: ArrayLike<number>, ids: ArrayLike<number>): void {
     const i32 = this.mem.i32;
     const row = (this.hdr(L.H_OFF_TOPO) >> 2) + keyIndex * this.dims.nodeCap;
+    this.newEpoch();
     i32.fill(0, row, row + this.dims.nodeCap);
     for (let i = 0; i < slots.length; i++) if (slots[i] >= 0) i32[row + slots[i]] = ids[i] + 1;
   }
@@ -632,6 +663,7 @@ export class NodeTable implements NodeTableView {
   prepare(): void {
     if (!this.orderDirty) return;
     this.orderDirty = false;
+    this.newEpoch();
     // upstream nodeTree.list(): round robin over zones in first-seen order
     const i32 = this.mem.i32;
     const base = this.hdr(L.H_OFF_ORDER) >> 2;
@@ -745,6 +777,8 @@ export class NodeTable implements NodeTableView {
       if (c <= 0) bySlot.delete(slot);
       else bySlot.set(slot, c);
     }
+    if (this.podLog.length >= 1 << 16) this.newEpoch();
+    this.podLog.push(slot);
     const list = this.entries[slot]!.pods;
     if (sign > 0) {
       p.at = list.length;

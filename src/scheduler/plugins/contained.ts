@@ -12,7 +12,9 @@
  *   asks for every node of the snapshot at once and the rest of the cycle reads those verdicts
  *   (each cached with the node's generation, so a node changed meanwhile is asked again);
  * - pods and nodes are sent once (numbered by identity), a node's pod list only when it changed;
- * - a WASM plugin gets the table's bytes copied into its own memory, one copy per call.
+ * - a WASM plugin gets the table's bytes copied into its own memory, then per call only what
+ *   changed (the header and the cells of nodes whose pods changed; everything after a node or
+ *   layout change).
  */
 import type { Pod } from '../../api/types.js';
 import { podKey } from '../../api/keys.js';
@@ -60,6 +62,8 @@ export class ContainedRuntime {
   /** WASM: the shared buffer the table is copied into */
   private shared?: SharedArrayBuffer;
   private sentShared?: SharedArrayBuffer;
+  /** what the shared buffer holds: the table as of this change epoch and this much of its pod log */
+  private mirrored?: { epoch: number; logged: number };
 
   constructor(
     readonly name: string,
@@ -140,18 +144,41 @@ export class ContainedRuntime {
 
   /**
    * The table's header and live columns, at their addresses − TABLE_HEADER, and the batch's slots
-   * in a shared buffer (worker.ts copies the same regions into the plugin's memory).
+   * in a shared buffer (worker.ts copies the same regions into the plugin's memory). The shared
+   * buffer mirrors the table: within one change epoch of the table (only pods placed or removed)
+   * just the header and the pod cells of the slots that changed are copied, here and in the worker.
    */
   wasmScores(h: NodeLocalHandle, pod: Pod, nodes: readonly NodeInfo[], deadline: number): Float64Array {
-    const mem = h.engine.table.mem;
+    const table = h.engine.table;
+    const mem = table.mem;
     const tableBytes = mem.used - TABLE_HEADER;
     const slotsAt = (tableBytes + 63) & ~63;
     const need = slotsAt + 4 * nodes.length;
-    if (!this.shared || this.shared.byteLength < need)
+    if (!this.shared || this.shared.byteLength < need) {
       this.shared = new SharedArrayBuffer(Math.max(need * 2, 1 << 20));
+      this.mirrored = undefined;
+    }
     const bytes = new Uint8Array(this.shared);
-    const regions = h.engine.table.regions();
-    for (const [at, n] of regions) bytes.set(mem.u8.subarray(at, at + n), at - TABLE_HEADER);
+    const all = table.regions();
+    // (columns never move within an epoch; what the allocator adds after them is not copied)
+    const log = this.mirrored ? table.podChanges(this.mirrored.epoch) : undefined;
+    let regions: number[];
+    if (log === undefined) regions = all.flat();
+    else {
+      regions = [all[0][0], all[0][1]];
+      // a slot changed twice needs one copy
+      const seen = new Set<number>();
+      for (let i = this.mirrored!.logged; i < log.length; i++)
+        if (!seen.has(log[i])) {
+          seen.add(log[i]);
+          table.podCells(log[i], regions);
+        }
+    }
+    for (let k = 0; k < regions.length; k += 2) {
+      const at = regions[k];
+      bytes.set(mem.u8.subarray(at, at + regions[k + 1]), at - TABLE_HEADER);
+    }
+    this.mirrored = { epoch: table.changeEpoch, logged: table.podChanges(table.changeEpoch)!.length };
     const slots = new Int32Array(this.shared, slotsAt, nodes.length);
     for (let i = 0; i < nodes.length; i++) slots[i] = nodes[i].slot;
     const req = podRequests(pod);
@@ -163,8 +190,9 @@ export class ContainedRuntime {
         op: 'wasm',
         ...(fresh ? { shared: this.shared } : {}),
         tableBytes,
-        regions: Int32Array.from(regions.flat()),
-        header: h.engine.table.header,
+        regions: Int32Array.from(regions),
+        all: Int32Array.from(all.flat()),
+        header: table.header,
         count: nodes.length,
         podMilliCpu: req.get('cpu') ?? 0,
         podMemory: req.get('memory') ?? 0,

@@ -204,9 +204,10 @@ class WasmRunner {
     const shared = new Uint8Array(this.shared!);
     const slotsAt = align(TABLE_HEADER + req.tableBytes);
     const need = slotsAt + 8 * req.count;
-    this.ensure(need);
+    const empty = this.ensure(need);
     const mem = new Uint8Array(this.memory!.buffer);
-    const r = req.regions;
+    // the memory holds the previous request's copy unless it is new (or the buffer is)
+    const r = empty || req.shared ? req.all : req.regions;
     for (let k = 0; k < r.length; k += 2)
       mem.set(shared.subarray(r[k] - TABLE_HEADER, r[k] - TABLE_HEADER + r[k + 1]), r[k]);
     const sharedSlots = align(req.tableBytes);
@@ -225,14 +226,17 @@ class WasmRunner {
     return { ok: true, scores };
   }
 
-  /** a memory of at least `bytes`, instantiating (again) when the table outgrew the maximum */
-  private ensure(bytes: number): void {
+  /**
+   * a memory of at least `bytes`, instantiating (again) when the table outgrew the maximum;
+   * true when the memory is new (it holds no copy of the table yet)
+   */
+  private ensure(bytes: number): boolean {
     const want = pages(bytes);
-    if (this.memory && want <= this.memory.buffer.byteLength / 65536) return;
+    if (this.memory && want <= this.memory.buffer.byteLength / 65536) return false;
     if (this.memory && want <= this.maxPages) {
       this.memory.grow(want - this.memory.buffer.byteLength / 65536);
       this.ownPages = want;
-      return;
+      return false;
     }
     const initial = Math.max(want, this.info.memoryMin);
     let maximum = initial + init.memoryMiB * 16;
@@ -259,6 +263,7 @@ class WasmRunner {
     if (typeof ex.heapBase === 'function' && ex.heapBase() > 65536)
       throw new Error(`static data ends at ${ex.heapBase()}, beyond the reserved 65536 bytes`);
     this.ex = ex;
+    return true;
   }
 }
 
