@@ -80,7 +80,13 @@ export class QueryCache {
       e = this.byKey.get(key);
       if (e !== undefined) this.byPod.set(pod, e);
     }
-    if (e !== undefined && !e.dead && e.shape === table.shapeVersion && e.scoring === scoring && e.arena.seq === e.seq) {
+    if (
+      e !== undefined &&
+      !e.dead &&
+      e.shape === table.shapeVersion &&
+      e.scoring === scoring &&
+      e.arena.seq === e.seq
+    ) {
       this.hits++;
       this.byKey.delete(e.key);
       this.byKey.set(e.key, e);

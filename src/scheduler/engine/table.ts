@@ -262,7 +262,8 @@ export class NodeTable implements NodeTableView {
     const { nodeCap, resCap } = this.dims;
     const req = this.hdr(L.H_OFF_REQ),
       free = this.hdr(L.H_OFF_FREE);
-    for (let r = 0; r < resCap; r++) out.push(req + (r * nodeCap + slot) * 8, 8, free + (r * nodeCap + slot) * 8, 8);
+    for (let r = 0; r < resCap; r++)
+      out.push(req + (r * nodeCap + slot) * 8, 8, free + (r * nodeCap + slot) * 8, 8);
     out.push(this.hdr(L.H_OFF_NZCPU) + slot * 8, 8, this.hdr(L.H_OFF_NZMEM) + slot * 8, 8);
   }
 

@@ -1,8 +1,8 @@
 // A contained WASM plugin reads a copy of the node table that is refreshed only where the table
 // changed (the header and the pod cells of nodes whose pods changed; everything after a node,
 // layout or scan-order change). Here the cluster changes between cycles in every way the copy must
-// follow — pods assumed and forgotten, nodes added, relabelled and removed, the table growing past
-// its capacity — and the contained plugin must still place every pod as the trusted one, which
+// follow — pods assumed and forgotten, nodes added, relabelled (new label keys) and removed — and
+// the contained plugin must still place every pod as the trusted one, which
 // reads the table itself. Pods of one template share a compiled query (engine/querycache.ts), so
 // this also checks that those queries follow node changes.
 import { readFileSync } from 'node:fs';
@@ -65,7 +65,10 @@ function run(kernel: 'js' | 'wasm', factory: PluginFactory): string[] {
       core.reserveAndAssume(out);
       placed.push(pod);
       log.push(out.nodeName);
-    } else log.push(out.kind === 'unschedulable' ? `unschedulable: ${out.fitError.message}` : `error: ${out.message}`);
+    } else
+      log.push(
+        out.kind === 'unschedulable' ? `unschedulable: ${out.fitError.message}` : `error: ${out.message}`,
+      );
   }
   return log;
 }
