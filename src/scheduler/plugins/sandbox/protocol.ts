@@ -77,5 +77,11 @@ export interface WasmRequest {
 export type Request = JsRequest | WasmRequest;
 
 export type Answer =
-  | { ok: true; scores?: Float64Array; reasons?: (string | null)[] }
+  | {
+      ok: true;
+      scores?: Float64Array;
+      /** filter verdicts per node: 0 fits, k > 0 the reason texts[k − 1] (one clone per distinct text) */
+      verdicts?: Int32Array;
+      texts?: string[];
+    }
   | { ok: false; error: string };

@@ -163,7 +163,9 @@ function runJs(def: Def, req: JsRequest): Answer {
     }
     return { ok: true, scores };
   }
-  const reasons: (string | null)[] = new Array(n);
+  const verdicts = new Int32Array(n);
+  const texts: string[] = [];
+  const textIds = new Map<string, number>();
   for (let i = 0; i < n; i++) {
     const node = objects.get(req.nodes[i]);
     let v: unknown;
@@ -173,15 +175,18 @@ function runJs(def: Def, req: JsRequest): Answer {
       return { ok: false, error: `filter on node ${nodeName(node)}: ${describe(e)}` };
     }
     Atomics.add(ctl, PROGRESS, 1);
-    if (v === undefined || v === null) reasons[i] = null;
-    else if (typeof v === 'string' && v !== '') reasons[i] = v;
-    else
+    if (v === undefined || v === null) continue;
+    if (typeof v === 'string' && v !== '') {
+      let id = textIds.get(v);
+      if (id === undefined) textIds.set(v, (id = texts.push(v)));
+      verdicts[i] = id;
+    } else
       return {
         ok: false,
         error: `filter on node ${nodeName(node)} returned ${v === '' ? 'an empty string' : show(v)}; expected undefined (fits) or a reason string`,
       };
   }
-  return { ok: true, reasons };
+  return { ok: true, verdicts, texts };
 }
 
 // ---- WASM plugins
