@@ -15,12 +15,8 @@ export { ScenarioError } from '../util/scenario-input.js';
 export { Simulation, simulate, type SimulationResult, type RunOptions, type EventRow } from './simulation.js';
 export { demoScenario, type DemoOptions } from './demo.js';
 export { formatSummary, formatEvents, renderReport } from './report.js';
-export type {
-  AutoscalerConfig,
-  AutoscalerResult,
-  AutoscalerDecision,
-  NodeGroupSpec,
-} from '../autoscaler/cluster-autoscaler.js';
+export type { AutoscalerResult, AutoscalerDecision } from '../autoscaler/cluster-autoscaler.js';
+export type { AutoscalerConfig, NodeGroupSpec } from '../autoscaler/config.js';
 export {
   nodeUtilization,
   chooseOption,

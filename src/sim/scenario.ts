@@ -39,11 +39,7 @@ import {
   type UsageRule,
 } from '../kubelet/settings.js';
 import { evictionThresholds } from '../kubelet/eviction-manager.js';
-import {
-  type AutoscalerConfig,
-  initialGroupNodes,
-  parseAutoscaler,
-} from '../autoscaler/cluster-autoscaler.js';
+import { type AutoscalerConfig, initialGroupNodes, parseAutoscaler } from '../autoscaler/config.js';
 
 /** kube-apiserver's --etcd-compaction-interval default (storagebackend DefaultCompactInterval) */
 export const DEFAULT_COMPACTION_INTERVAL_MS = 300_000;

@@ -52,12 +52,8 @@ import type { ControllerName } from './scenario-knobs.js';
 import { type SchedulerComponent, StandInScheduler } from './standin-scheduler.js';
 import { createScheduler } from './scheduler-bridge.js';
 import { startTiming, type Timing } from './timing.js';
-import {
-  type AutoscalerConfig,
-  type AutoscalerResult,
-  ClusterAutoscaler,
-  initialGroupNodes,
-} from '../autoscaler/cluster-autoscaler.js';
+import { type AutoscalerResult, ClusterAutoscaler } from '../autoscaler/cluster-autoscaler.js';
+import { type AutoscalerConfig, initialGroupNodes } from '../autoscaler/config.js';
 import type { SchedulerConfig } from '../scheduler/config.js';
 import { loadUserPlugin, type LoadedUserPlugin, type UserPluginOptions } from '../scheduler/plugins/user.js';
 
