@@ -12,7 +12,8 @@ export {
   type Settings,
 } from './scenario.js';
 export { ScenarioError } from '../util/scenario-input.js';
-export { Simulation, simulate, type SimulationResult, type RunOptions, type EventRow } from './simulation.js';
+export { Simulation, simulate } from './simulation.js';
+export type { SimulationResult, RunOptions, EventRow } from './result.js';
 export { demoScenario, type DemoOptions } from './demo.js';
 export { formatSummary, formatEvents, renderReport } from './report.js';
 export type { AutoscalerResult, AutoscalerDecision } from '../autoscaler/cluster-autoscaler.js';
