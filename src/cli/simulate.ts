@@ -5,7 +5,8 @@
 import { readFileSync } from 'node:fs';
 import { type Command, Option } from 'commander';
 import { type Trace, TraceError, parseTrace, planReplay, withReplay } from '../sim/replay.js';
-import { loadScenario, type Scenario } from '../sim/scenario.js';
+import { loadScenario } from '../sim/scenario.js';
+import type { Scenario } from '../sim/scenario-types.js';
 import { ScenarioError } from '../util/scenario-input.js';
 import { loadScenarioPlugins, simulate } from '../sim/simulation.js';
 import type { RunOptions, SimulationResult } from '../sim/result.js';

@@ -8,7 +8,7 @@
  */
 import type { SchedulerConfig } from '../scheduler/config.js';
 import type { LoadedUserPlugin } from '../scheduler/plugins/user.js';
-import type { Scenario } from '../sim/scenario.js';
+import type { Scenario } from '../sim/scenario-types.js';
 import { simulate } from '../sim/simulation.js';
 import type { SimulationResult } from '../sim/result.js';
 

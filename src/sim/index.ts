@@ -2,15 +2,8 @@
  * The simulation's public surface (the `kubesim/sim` subpath): scenarios, the discrete-event run on
  * a virtual clock, its text and HTML reports. docs/sim.md describes the scenario format.
  */
-export {
-  loadScenario,
-  parseScenario,
-  type Scenario,
-  type NodePool,
-  type Action,
-  type TimelineEntry,
-  type Settings,
-} from './scenario.js';
+export { loadScenario, parseScenario } from './scenario.js';
+export type { Scenario, NodePool, Action, TimelineEntry, Settings } from './scenario-types.js';
 export { ScenarioError } from '../util/scenario-input.js';
 export { Simulation, simulate } from './simulation.js';
 export type { SimulationResult, RunOptions, EventRow } from './result.js';

@@ -13,7 +13,7 @@ import type { LoadedUserPlugin } from '../scheduler/plugins/user.js';
 import type { SchedulerConfig } from '../scheduler/config.js';
 import type { DrainRecord } from './drain.js';
 import { type Observer, percentile, type Series } from './metrics.js';
-import type { Scenario } from './scenario.js';
+import type { Scenario } from './scenario-types.js';
 import type { Timing } from './timing.js';
 
 export interface EventRow {
