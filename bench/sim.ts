@@ -23,7 +23,8 @@ import { join } from 'node:path';
 import type { BenchOptions, BenchRecorder, BenchSuite } from './harness.js';
 import { demoScenario } from '../src/sim/demo.js';
 import { type EnvelopeShape, envelopeScenarioText, envelopeWorkloads } from '../src/sim/envelope.js';
-import { loadScenario, type Scenario } from '../src/sim/scenario.js';
+import { loadScenario } from '../src/sim/scenario.js';
+import type { Scenario } from '../src/sim/scenario-types.js';
 import { simulate } from '../src/sim/simulation.js';
 
 /** virtual minutes per run: enough for the scale-up, the rolling update and the node failure */
