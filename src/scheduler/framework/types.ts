@@ -144,6 +144,8 @@ export interface ClusterObjects {
   podDisruptionBudgets?: import('../../api/batch-types.js').PodDisruptionBudget[];
   /** the volume plugins' listers: PVs, PVCs, StorageClasses, CSINodes, CSIDrivers, VolumeAttachments */
   storage?: import('../../api/storage-types.js').StorageObjects;
+  /** the DynamicResources plugin's listers: DeviceClasses, ResourceClaims, templates, ResourceSlices */
+  resources?: import('../../api/resource-types.js').ResourceObjects;
 }
 
 /** What a plugin factory receives (upstream framework.Handle, reduced to what kubesim needs). */
