@@ -29,9 +29,6 @@ export function podResourceClaimStatuses(pod: Pod): PodResourceClaimStatus[] {
   return Array.isArray(s) ? (s as PodResourceClaimStatus[]) : [];
 }
 
-/** a pod that references at least one ResourceClaim (the fast test the hot path makes) */
-export const podHasResourceClaims = (pod: Pod): boolean => podResourceClaims(pod).length > 0;
-
 /** upstream ErrClaimNotFound's text */
 export const CLAIM_NOT_CREATED = 'ResourceClaim not created yet';
 
