@@ -19,9 +19,9 @@ import {
 } from './discovery.js';
 import { negotiate } from './negotiate.js';
 import { openapiRoute } from './openapi.js';
-import { parsePath } from './request-info.js';
+import { parsePath, type Request } from './request-info.js';
 import { pathNotFound, sendError, sendJson } from './respond.js';
-import { handleResource, type Request } from './rest.js';
+import { handleResource } from './rest.js';
 import type { WatchSettings } from './watch.js';
 import { Rng } from '../util/rng.js';
 

@@ -9,6 +9,7 @@
  *   /api/v1/namespaces/kube-system/status  → its status subresource (status and finalize are the
  *                                            namespace's own subresources, not resources in it)
  */
+import type { IncomingMessage, ServerResponse } from 'node:http';
 export interface ResourcePath {
   group: string;
   version: string;
@@ -73,4 +74,18 @@ export function parsePath(pathname: string): ParsedPath {
     type: 'resource',
     path: { group, version, namespace, resource: rest[0]!, name: rest[1] ?? '', subresource: rest[2] ?? '' },
   };
+}
+
+/**
+ * One request as the REST handlers see it (rest.ts, watch.ts): the parsed path, the query and the
+ * body read on demand. Here, below both, so that neither handler module imports the other's types.
+ */
+export interface Request {
+  req: IncomingMessage;
+  res: ServerResponse;
+  path: ResourcePath;
+  query: URLSearchParams;
+  // biome-ignore lint/suspicious/noExplicitAny: request bodies are arbitrary JSON
+  body(): Promise<any>;
+  rawBody(): Promise<Buffer>;
 }

@@ -23,7 +23,7 @@ import type { ResourceInfo } from '../api/registry.js';
 import type { KubeObject } from '../api/types.js';
 import type { Representation } from './negotiate.js';
 import { sendError } from './respond.js';
-import type { Request } from './rest.js';
+import type { Request } from './request-info.js';
 import { toTable } from './table.js';
 
 export interface WatchSettings {
