@@ -38,9 +38,8 @@ import { prioritySortLess } from '../queue.js';
 import { DefaultPreemption } from './default-preemption.js';
 import { DynamicResources } from './dynamic-resources/plugin.js';
 import { InterPodAffinity } from './inter-pod-affinity.js';
+import { kernelFastScorer, kernelWindowFilter } from './kernel-window.js';
 import {
-  kernelFastScorer,
-  kernelWindowFilter,
   NodeLocalPlugin,
   nodeLocalFactory,
   runnerFor,
