@@ -17,6 +17,8 @@ export interface ResourcePath {
   resource: string;
   name: string;
   subresource: string;
+  /** the legacy `/api/v1/watch/…` and `/apis/G/V/watch/…` form: a watch, of one object with a name */
+  watch?: boolean;
 }
 
 export type ParsedPath =
@@ -48,6 +50,9 @@ export function parsePath(pathname: string): ParsedPath {
   } else return { type: 'none' };
   if (rest.length === 0) return { type: 'groupVersion', group, version };
   rest = rest.map(decodeURIComponent);
+  // upstream's RequestInfoFactory still reads the `watch` prefix (deprecated since 1.11, served)
+  const watch = rest[0] === 'watch' && rest.length > 1;
+  if (watch) rest = rest.slice(1);
 
   let namespace = '';
   if (rest[0] === 'namespaces' && rest.length > 1) {
@@ -64,6 +69,7 @@ export function parsePath(pathname: string): ParsedPath {
           resource: 'namespaces',
           name: namespace,
           subresource: rest[2] ?? '',
+          ...(watch ? { watch } : {}),
         },
       };
     }
@@ -71,6 +77,14 @@ export function parsePath(pathname: string): ParsedPath {
   if (rest.length > 3) return { type: 'none' };
   return {
     type: 'resource',
-    path: { group, version, namespace, resource: rest[0]!, name: rest[1] ?? '', subresource: rest[2] ?? '' },
+    path: {
+      group,
+      version,
+      namespace,
+      resource: rest[0]!,
+      name: rest[1] ?? '',
+      subresource: rest[2] ?? '',
+      ...(watch ? { watch } : {}),
+    },
   };
 }

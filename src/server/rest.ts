@@ -24,7 +24,17 @@ import { negotiate, type Representation } from './negotiate.js';
 import { applyPatch, patchTypeOf } from './patch.js';
 import type { ResourcePath } from './request-info.js';
 import { findResource } from './resources.js';
-import { methodNotAllowed, pathNotFound, sendJson, successStatus } from './respond.js';
+import { hasProtobuf } from './protobuf.js';
+import { fieldValidationParam, intParam, isTrueParam, resourceVersionMatchParam } from './query.js';
+import {
+  addWarnings,
+  methodNotAllowed,
+  pathNotFound,
+  sendJson,
+  sendObject,
+  successStatus,
+} from './respond.js';
+import { decodeTyped } from './typed-body.js';
 import { toTable, type IncludeObject } from './table.js';
 import { serveWatch, type WatchSettings } from './watch.js';
 
@@ -47,23 +57,17 @@ export interface Request {
   rawBody(): Promise<Buffer>;
 }
 
-function listOptions(q: URLSearchParams, namespace: string): ListOptions {
-  const limit = q.get('limit');
-  const rvm = q.get('resourceVersionMatch');
-  if (rvm && rvm !== 'Exact' && rvm !== 'NotOlderThan')
-    throw badRequest(`unknown resourceVersionMatch: ${JSON.stringify(rvm)}`);
+function listOptions(q: URLSearchParams, namespace: string, watch = false): ListOptions {
   return {
     namespace: namespace || undefined,
     labelSelector: q.get('labelSelector') ?? undefined,
     fieldSelector: q.get('fieldSelector') ?? undefined,
     resourceVersion: q.get('resourceVersion') ?? undefined,
-    resourceVersionMatch: (rvm as ListOptions['resourceVersionMatch']) ?? undefined,
-    limit: limit ? Number(limit) : undefined,
+    resourceVersionMatch: resourceVersionMatchParam(q, watch),
+    limit: intParam(q, 'limit'),
     continue: q.get('continue') ?? undefined,
   };
 }
-
-const isTrue = (v: string | null) => v === 'true' || v === '1';
 
 function includeObject(q: URLSearchParams): IncludeObject {
   const v = q.get('includeObject');
@@ -116,6 +120,33 @@ function represent(
   return [objects[0], 'application/json'];
 }
 
+/** The representation answered, as JSON or protobuf. */
+function send(
+  ctx: RestContext,
+  r: Request,
+  code: number,
+  rep: Representation,
+  info: ResourceInfo,
+  objects: KubeObject[],
+  listMeta?: { resourceVersion?: string; continue?: string; remainingItemCount?: number },
+): void {
+  const [body, type] = represent(ctx, rep, info, r.query, objects, listMeta);
+  sendObject(r.res, code, body, type, rep.as === 'protobuf');
+}
+
+/**
+ * A create or update body of a built-in kind decoded against its schema (typed-body.ts): wrong
+ * types are a 400; unknown fields are dropped with a Warning header, or refused under
+ * fieldValidation=Strict (upstream: handlers/create.go and update.go's strict decoding).
+ */
+function typedBody(r: Request, obj: Obj, info: ResourceInfo, optionsKind: string): void {
+  const policy = fieldValidationParam(r.query, optionsKind);
+  const unknown = decodeTyped(obj, info.group, info.version, info.kind);
+  if (unknown.length === 0 || policy === 'Ignore') return;
+  if (policy === 'Strict') throw badRequest(`strict decoding error: ${unknown.join(', ')}`);
+  addWarnings(r.res, unknown);
+}
+
 function notAcceptable(): ApiError {
   return new ApiError(
     406,
@@ -141,22 +172,36 @@ export async function handleResource(ctx: RestContext, r: Request): Promise<void
   const info = served.info;
   if (!info.namespaced && path.namespace) throw pathNotFound();
   if (path.subresource && !served.subresources.some((s) => s.name === path.subresource)) throw pathNotFound();
-  const rep = negotiate(req.headers.accept);
+  const rep = negotiate(req.headers.accept, { protobuf: hasProtobuf(info.apiVersion, info.kind) });
   if (!rep) throw notAcceptable();
   const ns = info.namespaced ? path.namespace : '';
+  if (path.watch) {
+    if (method !== 'GET' || path.subresource) throw methodNotAllowed(method, info.resource);
+    const q = new URLSearchParams(query);
+    q.set('watch', 'true');
+    if (path.name)
+      q.set(
+        'fieldSelector',
+        [`metadata.name=${path.name}`, q.get('fieldSelector')].filter(Boolean).join(','),
+      );
+    return serveWatch(ctx.api, ctx.watch, { ...r, query: q }, info, ns, rep);
+  }
 
   if (!path.name) {
     switch (method) {
       case 'GET': {
-        if (isTrue(query.get('watch'))) return serveWatch(ctx.api, ctx.watch, r, info, ns, rep);
+        if (isTrueParam(query, 'watch')) {
+          listOptions(query, ns, true);
+          return serveWatch(ctx.api, ctx.watch, r, info, ns, rep);
+        }
         const result = await ctx.api.list(info.resource, listOptions(query, ns));
-        const [body, type] = represent(ctx, rep, info, query, result.items, result.metadata);
-        sendJson(res, 200, body, type);
+        send(ctx, r, 200, rep, info, result.items, result.metadata);
         return;
       }
       case 'POST': {
         const obj = await r.body();
         checkBodyKind(obj, info);
+        typedBody(r, obj, info, 'CreateOptions');
         if (info.namespaced) {
           obj.metadata ??= {};
           if (obj.metadata.namespace && ns && obj.metadata.namespace !== ns)
@@ -166,8 +211,7 @@ export async function handleResource(ctx: RestContext, r: Request): Promise<void
           if (ns) obj.metadata.namespace = ns;
         }
         const created = await ctx.api.create(obj, { dryRun: dryRun(query) });
-        const [body, type] = represent(ctx, rep, info, query, [created], undefined);
-        sendJson(res, 201, body, type);
+        send(ctx, r, 201, rep, info, [created]);
         return;
       }
       case 'DELETE': {
@@ -217,13 +261,13 @@ export async function handleResource(ctx: RestContext, r: Request): Promise<void
   switch (method) {
     case 'GET': {
       const obj = await ctx.api.get(info.resource, ns, name);
-      const [body, type] = represent(ctx, rep, info, query, [obj], undefined);
-      sendJson(res, 200, body, type);
+      send(ctx, r, 200, rep, info, [obj]);
       return;
     }
     case 'PUT': {
       const obj = await r.body();
       checkBodyKind(obj, info);
+      typedBody(r, obj, info, 'UpdateOptions');
       obj.metadata ??= {};
       if (obj.metadata.name && obj.metadata.name !== name)
         throw badRequest(
@@ -239,14 +283,12 @@ export async function handleResource(ctx: RestContext, r: Request): Promise<void
       }
       const before = await ctx.api.get(info.resource, ns, name).catch(() => undefined);
       const updated = status ? await ctx.api.updateStatus(obj) : await ctx.api.update(obj);
-      const [body, type] = represent(ctx, rep, info, query, [updated], undefined);
-      sendJson(res, before ? 200 : 201, body, type);
+      send(ctx, r, before ? 200 : 201, rep, info, [updated]);
       return;
     }
     case 'PATCH': {
       const patched = await patchObject(ctx, r, info, ns, name, status);
-      const [body, type] = represent(ctx, rep, info, query, [patched.obj], undefined);
-      sendJson(res, patched.created ? 201 : 200, body, type);
+      send(ctx, r, patched.created ? 201 : 200, rep, info, [patched.obj]);
       return;
     }
     case 'DELETE': {
@@ -297,12 +339,12 @@ interface DeleteRequest {
 
 async function deleteOptions(r: Request, q: URLSearchParams): Promise<DeleteRequest> {
   const raw = await r.rawBody();
-  const body: Obj = raw.length ? JSON.parse(raw.toString('utf8')) : {};
-  const grace = q.get('gracePeriodSeconds') ?? body.gracePeriodSeconds;
+  const body: Obj = raw.length ? await r.body() : {};
+  const grace = intParam(q, 'gracePeriodSeconds') ?? body.gracePeriodSeconds;
   const policy =
     q.get('propagationPolicy') ??
     body.propagationPolicy ??
-    (isTrue(q.get('orphanDependents')) ? 'Orphan' : undefined);
+    (isTrueParam(q, 'orphanDependents') ? 'Orphan' : undefined);
   if (policy !== undefined && !['Orphan', 'Background', 'Foreground'].includes(policy))
     throw invalid({ name: 'DeleteOptions', group: '' }, '', [
       invalidValue('propagationPolicy', policy, 'must be one of Orphan, Background, Foreground'),
@@ -355,7 +397,7 @@ async function patchObject(
 ): Promise<{ obj: KubeObject; created: boolean }> {
   const type = patchTypeOf(r.req.headers['content-type']);
   const raw = (await r.rawBody()).toString('utf8');
-  const force = isTrue(r.query.get('force'));
+  const force = isTrueParam(r.query, 'force');
   const manager = r.query.get('fieldManager') ?? undefined;
   if (type === 'apply' && !manager) throw badRequest('fieldManager is required for apply requests');
   for (let attempt = 0; attempt < MAX_PATCH_RETRIES; attempt++) {
@@ -365,7 +407,12 @@ async function patchObject(
     } catch (e) {
       if (!(e instanceof ApiError && e.code === 404) || type !== 'apply' || status) throw e;
     }
-    const next = applyPatch(type, raw, current, info, { manager, force, now: ctx.api.clock.now() });
+    // a copy: the typed decode below edits in place, and the patch may share parts of `current`
+    const next = structuredClone(
+      applyPatch(type, raw, current, info, { manager, force, now: ctx.api.clock.now() }),
+    );
+    if (attempt === 0) typedBody(r, next, info, 'PatchOptions');
+    else decodeTyped(next, info.group, info.version, info.kind);
     next.metadata ??= {};
     next.metadata.name = name;
     if (info.namespaced) next.metadata.namespace = ns;

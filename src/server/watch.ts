@@ -22,6 +22,8 @@ import { badRequest } from '../api/errors.js';
 import type { ResourceInfo } from '../api/registry.js';
 import type { KubeObject } from '../api/types.js';
 import type { Representation } from './negotiate.js';
+import { encodeWatchFrame, PROTOBUF } from './protobuf.js';
+import { intParam, isTrueParam } from './query.js';
 import { sendError } from './respond.js';
 import type { Request } from './rest.js';
 import { toTable } from './table.js';
@@ -35,8 +37,6 @@ export interface WatchSettings {
   random: () => number;
 }
 
-const isTrue = (v: string | null) => v === 'true' || v === '1';
-
 export async function serveWatch(
   api: ApiServer,
   settings: WatchSettings,
@@ -47,8 +47,9 @@ export async function serveWatch(
 ): Promise<void> {
   const q = r.query;
   const { res, req } = r;
-  const allowBookmarks = isTrue(q.get('allowWatchBookmarks'));
-  const initialEvents = isTrue(q.get('sendInitialEvents'));
+  const allowBookmarks = isTrueParam(q, 'allowWatchBookmarks');
+  const initialEvents = isTrueParam(q, 'sendInitialEvents');
+  const timeout = intParam(q, 'timeoutSeconds') ?? 0;
   if (initialEvents && (!allowBookmarks || q.get('resourceVersionMatch') !== 'NotOlderThan'))
     throw badRequest(
       'sendInitialEvents requires allowWatchBookmarks=true and resourceVersionMatch=NotOlderThan',
@@ -97,10 +98,16 @@ export async function serveWatch(
     void handle?.stop();
     res.end();
   };
+  const protobuf = rep.as === 'protobuf';
+  if (protobuf) contentType = `${PROTOBUF};stream=watch`;
   const write = (ev: ApiWatchEvent<unknown>) => {
     if (ended) return;
     const object = ev.type === 'ERROR' || ev.type === 'BOOKMARK' ? ev.object : transform(ev.object);
-    res.write(`${JSON.stringify({ type: ev.type, object })}\n`);
+    if (protobuf)
+      res.write(
+        encodeWatchFrame(ev.type, { apiVersion: info.apiVersion, kind: info.kind, ...(object as object) }),
+      );
+    else res.write(`${JSON.stringify({ type: ev.type, object })}\n`);
     if (ev.type === 'ERROR') finish();
   };
 
@@ -138,7 +145,6 @@ export async function serveWatch(
 
   req.on('close', finish);
   res.on('close', finish);
-  const timeout = Number(q.get('timeoutSeconds') ?? 0);
   if (timeout > 0) timers.push(setTimeout(finish, timeout * 1000));
   else if (settings.minRequestTimeoutMs > 0)
     timers.push(setTimeout(finish, settings.minRequestTimeoutMs * (1 + settings.random())));
