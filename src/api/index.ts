@@ -43,7 +43,13 @@ export * from './manifest.js';
 export * from './manifest-check.js';
 export { applyDefaults, initialStatus, podQOSClass } from './defaults.js';
 export { ClusterIPAllocator, NodePortAllocator } from './allocators.js';
-export { BUILTIN_KINDS, KUBERNETES_RELEASE, type KindRow, type NameRule } from './kinds.js';
+export {
+  BUILTIN_KINDS,
+  KUBERNETES_RELEASE,
+  KUBERNETES_VERSION,
+  type KindRow,
+  type NameRule,
+} from './kinds.js';
 export {
   admitPodPriority,
   defaultPriorityClass,

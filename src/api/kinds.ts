@@ -18,6 +18,13 @@
 
 export const KUBERNETES_RELEASE = 'v1.34';
 
+/**
+ * The one Kubernetes version kubesim reports everywhere: `kubesim version`, the server's `/version`
+ * and OpenAPI info, and the kubelet's node status (status.nodeInfo.kubeletVersion). Every modelled
+ * default follows this release (docs/defaults.md).
+ */
+export const KUBERNETES_VERSION = { major: '1', minor: '34', gitVersion: 'v1.34.0' } as const;
+
 /** How metadata.name is validated (upstream: the kind's ValidateXName function). */
 export type NameRule = 'subdomain' | 'label' | 'dns1035' | 'path' | 'any';
 

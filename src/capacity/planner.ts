@@ -32,7 +32,7 @@ import {
   type ClusterState,
   type WhatIfResult,
 } from './whatif.js';
-import { balanceScaleUp } from '../sim/autoscaler-rules.js';
+import { balanceScaleUp } from '../autoscaler/autoscaler-rules.js';
 import { fragmentation, type FragmentationReport } from './fragmentation.js';
 import { workloadsOf } from './cluster-input.js';
 import {

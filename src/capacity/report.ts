@@ -7,6 +7,7 @@ import { type Block, type Page, renderPage, type Section } from '../report/html.
 import { barChart, lineChart } from '../report/svg.js';
 import { table } from '../report/table.js';
 import { resourceAmount } from '../report/units.js';
+import { formatQuantity, intQuantity, milliQuantity } from '../api/quantity.js';
 import type { MinNodesChoice, MinNodesResult, PlanReport, ShapePlan } from './planner.js';
 import type { StrategyResult } from './strategies.js';
 
@@ -16,11 +17,20 @@ export interface SweepCase {
   report: PlanReport;
 }
 
+/** Requests as kubectl prints them (`cpu=333m memory=1536Mi`): exact, in canonical quantity form. */
 function requestsText(r: Record<string, number>): string {
   return Object.entries(r)
     .filter(([k]) => k !== 'pods')
-    .map(([k, v]) => `${k}=${resourceAmount(k, v)}`)
+    .map(([k, v]) => `${k}=${exactAmount(k, v)}`)
     .join(' ');
+}
+
+function exactAmount(resource: string, v: number): string {
+  if (!Number.isInteger(v)) return resourceAmount(resource, v);
+  if (resource === 'cpu') return formatQuantity(milliQuantity(v));
+  if (resource === 'memory' || resource === 'ephemeral-storage' || resource.startsWith('hugepages-'))
+    return formatQuantity(intQuantity(v, 'BinarySI'));
+  return String(v);
 }
 
 const fitsText = (s: ShapePlan) => (s.limitReached ? `≥${s.fits}` : String(s.fits));

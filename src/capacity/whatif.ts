@@ -21,8 +21,12 @@
  */
 import type { Node, NodeCondition, Pod, Taint } from '../api/types.js';
 import { minTolerationMs } from '../controllers/taint-eviction.js';
-import { TAINT_NOT_READY, TAINT_UNREACHABLE } from '../controllers/nodelifecycle.js';
-import { parseDuration, ScenarioError } from '../sim/scenario.js';
+import {
+  NODE_MONITOR_GRACE_PERIOD_MS,
+  TAINT_NOT_READY,
+  TAINT_UNREACHABLE,
+} from '../controllers/nodelifecycle.js';
+import { parseDuration, ScenarioError } from '../util/scenario-input.js';
 import { type Disruption, drainPods } from './drain.js';
 import { LIMITS } from '../util/limits.js';
 import { LABEL_FAILURE_DOMAIN_BETA_ZONE, LABEL_HOSTNAME, LABEL_TOPOLOGY_ZONE } from '../api/topology.js';
@@ -74,10 +78,11 @@ export function zoneName(node: Node): string {
 }
 
 /**
- * kube-controller-manager's --node-monitor-grace-period (40 s, the node lifecycle controller's
- * default): how long after its last heartbeat an unreachable node is marked Unknown and tainted.
+ * kube-controller-manager's --node-monitor-grace-period (50 s since v1.32, the node lifecycle
+ * controller's default): how long after its last heartbeat an unreachable node is marked Unknown
+ * and tainted.
  */
-export const NODE_MONITOR_GRACE_MS = 40_000;
+export const NODE_MONITOR_GRACE_MS = NODE_MONITOR_GRACE_PERIOD_MS;
 
 const UNREACHABLE_TAINTS: Taint[] = [
   { key: TAINT_UNREACHABLE, effect: 'NoSchedule' },

@@ -2,15 +2,16 @@
  * `kubesim compare-sim <scenario.yaml> --strategy A B …`: one scenario under several scheduler
  * set-ups (built-in scoring strategies, KubeSchedulerConfiguration files, user plugins, or the
  * scenario's own settings), every one run with the same seeds, reported side by side
- * (src/sim/compare.ts).
+ * (src/experiments/compare.ts).
  */
 import type { Command } from 'commander';
 import { BUILTIN_STRATEGIES, resolveStrategy } from '../capacity/strategies.js';
 import { ConfigError } from '../scheduler/config.js';
 import type { LoadedUserPlugin } from '../scheduler/plugins/user.js';
-import { compareSimulations, type SimComparison, type SimStrategy } from '../sim/compare.js';
-import { renderComparisonHtml, renderComparisonText } from '../sim/compare-report.js';
-import { ScenarioError, loadScenario, type Scenario } from '../sim/scenario.js';
+import { compareSimulations, type SimComparison, type SimStrategy } from '../experiments/compare.js';
+import { renderComparisonHtml, renderComparisonText } from '../experiments/compare-report.js';
+import { loadScenario, type Scenario } from '../sim/scenario.js';
+import { ScenarioError } from '../util/scenario-input.js';
 import { loadScenarioPlugins } from '../sim/simulation.js';
 import { LIMITS } from '../util/limits.js';
 import { CliError, UsageError } from './errors.js';

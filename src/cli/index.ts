@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CliError, EXIT, EXIT_CODES_HELP } from './errors.js';
 import { packageRoot } from '../util/paths.js';
+import { KUBERNETES_VERSION } from '../api/kinds.js';
 import * as validate from './validate.js';
 import * as explain from './explain.js';
 import * as schedule from './schedule.js';
@@ -22,6 +23,7 @@ import * as bench from './bench.js';
 import * as serve from './serve.js';
 import * as snapshot from './snapshot.js';
 import * as record from './record.js';
+import * as version from './version.js';
 
 export interface CommandModule {
   register(program: Command): void | Promise<void>;
@@ -44,12 +46,13 @@ export const COMMANDS: readonly CommandModule[] = [
   serve,
   snapshot,
   record,
+  version,
 ];
 
 export async function buildProgram(): Promise<Command> {
   const pkg = JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8'));
   const program = new Command('kubesim')
-    .version(pkg.version)
+    .version(`${pkg.version} (Kubernetes ${KUBERNETES_VERSION.gitVersion})`)
     .description(
       'Kubernetes control-plane simulator and rule engine: store, ApiServer, scheduler, kube-proxy rules, capacity planning',
     )

@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import { table } from '../report/table.js';
 import { LiveClusterError, connect } from '../server/live/kube-client.js';
 import { recordTrace } from '../server/live/record.js';
-import { ScenarioError, parseDuration } from '../sim/scenario.js';
+import { ScenarioError, parseDuration } from '../util/scenario-input.js';
 import type { Trace } from '../sim/replay.js';
 import { CliError, UsageError } from './errors.js';
 import { type OutputFlags, addOutputOptions, emit, isStructured, structured } from './output.js';

@@ -5,7 +5,8 @@
 import { readFileSync } from 'node:fs';
 import { type Command, Option } from 'commander';
 import { type Trace, TraceError, parseTrace, planReplay, withReplay } from '../sim/replay.js';
-import { ScenarioError, loadScenario, type Scenario } from '../sim/scenario.js';
+import { loadScenario, type Scenario } from '../sim/scenario.js';
+import { ScenarioError } from '../util/scenario-input.js';
 import { loadScenarioPlugins, simulate, type RunOptions, type SimulationResult } from '../sim/simulation.js';
 import { ConfigError, loadSchedulerConfig } from '../scheduler/config.js';
 import { loadUserPlugin, type LoadedUserPlugin } from '../scheduler/plugins/user.js';

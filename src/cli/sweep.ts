@@ -1,6 +1,6 @@
 /**
  * `kubesim sweep SCENARIO --set PATH=V1,V2 … [--seeds N]`: the scenario run over a grid of values ×
- * seeds in the worker pool, each metric per point with its spread over the seeds (src/sim/sweep.ts).
+ * seeds in the worker pool, each metric per point with its spread over the seeds (src/experiments/sweep.ts).
  * `--shard I/N` runs a deterministic slice, `sweep merge` combines the slices' JSON, and `sweep job`
  * prints the Kubernetes Indexed Job that runs the slices on a cluster.
  */
@@ -8,7 +8,7 @@ import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { parse } from 'yaml';
 import { ManifestError, readInputTextSync } from '../api/manifest-read.js';
-import { ScenarioError } from '../sim/scenario.js';
+import { ScenarioError } from '../util/scenario-input.js';
 import {
   mergeSweeps,
   parseSet,
@@ -20,9 +20,9 @@ import {
   type SweepResult,
   gridPoints,
   shardRuns,
-} from '../sim/sweep.js';
-import { collectCommands, scenarioFileRefs, sweepJobManifest } from '../sim/sweep-job.js';
-import { formatSweepTable, renderSweepReport } from '../sim/sweep-report.js';
+} from '../experiments/sweep.js';
+import { collectCommands, scenarioFileRefs, sweepJobManifest } from '../experiments/sweep-job.js';
+import { formatSweepTable, renderSweepReport } from '../experiments/sweep-report.js';
 import { SWEEP_METRICS, type SweepMetricName, sweepScenario } from '../sim/sweep-run.js';
 import { table } from '../report/table.js';
 import { LIMITS } from '../util/limits.js';

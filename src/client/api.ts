@@ -1,7 +1,7 @@
 /**
  * The client-side view of the ApiServer: the operations informers, controllers, the kubelet model
  * and the simulation use. The real ApiServer (src/api/apiserver.ts) satisfies it through
- * {@link ../sim/api-adapter.ts}; tests may use any implementation. Everything in src/client,
+ * {@link ./server-client.ts}; tests may use any implementation. Everything in src/client,
  * src/controllers and src/sim learns about state only through {@link ApiClient.watch} and changes
  * state only through the write methods here — never by calling another component.
  */

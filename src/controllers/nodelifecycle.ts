@@ -3,7 +3,7 @@
  *
  * - Health: a node's "probe time" is the controller's own clock reading when it last saw the node's
  *   Lease renewTime or its Ready lastHeartbeatTime change. Every nodeMonitorPeriod (5 s) a node
- *   whose probe time is older than nodeMonitorGracePeriod (40 s) gets Ready (and the pressure
+ *   whose probe time is older than nodeMonitorGracePeriod (50 s) gets Ready (and the pressure
  *   conditions) set to Unknown, reason NodeStatusUnknown, "Kubelet stopped posting node status.",
  *   a NodeNotReady event, and its pods marked not ready (MarkPodsNotReady).
  * - Taints: Ready=False → node.kubernetes.io/not-ready, Ready=Unknown → node.kubernetes.io/unreachable.
@@ -27,6 +27,12 @@ import type { ControllerDeps } from './replicaset.js';
 export const TAINT_NOT_READY = 'node.kubernetes.io/not-ready';
 export const TAINT_UNREACHABLE = 'node.kubernetes.io/unreachable';
 export const NODE_LEASE_NAMESPACE = 'kube-node-lease';
+/**
+ * kube-controller-manager's --node-monitor-grace-period: 50 s since v1.32 (kubernetes PR #126287,
+ * pkg/controller/nodelifecycle/config/v1alpha1/defaults.go; 40 s before), so that a node is marked
+ * unreachable only after its kubelet's nodeLease (40 s) has expired.
+ */
+export const NODE_MONITOR_GRACE_PERIOD_MS = 50_000;
 /** node condition → the NoSchedule taint it puts on the node (TaintNodesByCondition) */
 const PRESSURE_TAINTS = {
   MemoryPressure: 'node.kubernetes.io/memory-pressure',
@@ -113,7 +119,7 @@ export class NodeLifecycleController {
   ) {
     this.o = {
       nodeMonitorPeriodMs: opts.nodeMonitorPeriodMs ?? 5_000,
-      nodeMonitorGracePeriodMs: opts.nodeMonitorGracePeriodMs ?? 40_000,
+      nodeMonitorGracePeriodMs: opts.nodeMonitorGracePeriodMs ?? NODE_MONITOR_GRACE_PERIOD_MS,
       evictionRate: opts.evictionRate ?? 0.1,
       secondaryEvictionRate: opts.secondaryEvictionRate ?? 0.01,
       largeClusterThreshold: opts.largeClusterThreshold ?? 50,

@@ -8,11 +8,9 @@
  *    (upstream: staging/src/k8s.io/apiserver/pkg/endpoints/discovery/aggregated/handler.go);
  *  - `/version`.
  */
+import { KUBERNETES_VERSION } from '../api/kinds.js';
 import type { GroupVersion, ServedResource } from './resources.js';
 import { VERBS, groupVersions } from './resources.js';
-
-/** The Kubernetes release kubesim's API follows (discovery, wire formats, printers). */
-export const KUBERNETES_VERSION = { major: '1', minor: '32', gitVersion: 'v1.32.0' } as const;
 
 export function versionInfo(kubesimVersion: string): Record<string, string> {
   return {

@@ -11,7 +11,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { KUBERNETES_VERSION } from './discovery.js';
+import { KUBERNETES_VERSION } from '../api/kinds.js';
 import { type GroupVersion, groupVersions } from './resources.js';
 import { sendJson } from './respond.js';
 

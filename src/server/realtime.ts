@@ -8,7 +8,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { badRequest } from '../api/errors.js';
 import type { SimLoop } from '../sim/loop.js';
-import { parseDuration } from '../sim/scenario.js';
+import { parseDuration } from '../util/scenario-input.js';
 import { sendJson } from './respond.js';
 
 export interface RealtimeOptions {

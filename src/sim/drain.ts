@@ -14,7 +14,7 @@
 import type { Node, Pod } from '../api/types.js';
 import { isConflict, isNotFound } from '../client/api.js';
 import type { Clock } from '../util/clock.js';
-import type { ServerClient } from './api-adapter.js';
+import type { ServerClient } from '../client/server-client.js';
 import { isBudgetError } from '../api/apiserver-evict.js';
 
 /** kubectl drain's wait between eviction attempts a budget refused */

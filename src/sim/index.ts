@@ -5,13 +5,13 @@
 export {
   loadScenario,
   parseScenario,
-  ScenarioError,
   type Scenario,
   type NodePool,
   type Action,
   type TimelineEntry,
   type Settings,
 } from './scenario.js';
+export { ScenarioError } from '../util/scenario-input.js';
 export { Simulation, simulate, type SimulationResult, type RunOptions, type EventRow } from './simulation.js';
 export { demoScenario, type DemoOptions } from './demo.js';
 export { formatSummary, formatEvents, renderReport } from './report.js';
@@ -20,7 +20,7 @@ export type {
   AutoscalerResult,
   AutoscalerDecision,
   NodeGroupSpec,
-} from './cluster-autoscaler.js';
+} from '../autoscaler/cluster-autoscaler.js';
 export {
   nodeUtilization,
   chooseOption,
@@ -28,4 +28,4 @@ export {
   checkEligibility,
   type ExpanderName,
   type ExpansionOption,
-} from './autoscaler-rules.js';
+} from '../autoscaler/autoscaler-rules.js';

@@ -8,7 +8,7 @@ import { compact, histogram, lineChart } from '../report/svg.js';
 import { clockTime } from '../report/units.js';
 import type { SimulationResult } from './simulation.js';
 import type { Timing } from './timing.js';
-import { autoscalerSection, autoscalerText } from './autoscaler-report.js';
+import { autoscalerSection, autoscalerText } from '../autoscaler/autoscaler-report.js';
 
 const secs = (ms: number) =>
   Number.isFinite(ms) ? (ms >= 10_000 ? `${(ms / 1000).toFixed(0)}s` : `${(ms / 1000).toFixed(2)}s`) : '-';

@@ -27,19 +27,23 @@ import { bytes, parseQuantity } from '../api/quantity.js';
 import type { KubeObject, Node, Taint } from '../api/types.js';
 import { ConfigError, parseSchedulerConfig, type SchedulerConfig } from '../scheduler/config.js';
 import { checkCount, checkDurationMs, LIMITS, LimitError } from '../util/limits.js';
+import { parseDuration, ScenarioError } from '../util/scenario-input.js';
 import { generateCluster } from './cluster-gen.js';
-import type { RunRule } from './kubelet.js';
+import type { RunRule } from '../kubelet/kubelet.js';
 import { type MetricCurve, parseMetricCurves } from './metric-curves.js';
+import { type Knobs, parseKnobs } from './scenario-knobs.js';
 import {
-  type Knobs,
   type KubeletEvictionSettings,
-  parseKnobs,
   parseKubeletSettings,
   parseUsage,
   type UsageRule,
-} from './scenario-knobs.js';
-import { evictionThresholds } from './eviction-manager.js';
-import { type AutoscalerConfig, initialGroupNodes, parseAutoscaler } from './cluster-autoscaler.js';
+} from '../kubelet/settings.js';
+import { evictionThresholds } from '../kubelet/eviction-manager.js';
+import {
+  type AutoscalerConfig,
+  initialGroupNodes,
+  parseAutoscaler,
+} from '../autoscaler/cluster-autoscaler.js';
 
 /** kube-apiserver's --etcd-compaction-interval default (storagebackend DefaultCompactInterval) */
 export const DEFAULT_COMPACTION_INTERVAL_MS = 300_000;
@@ -50,13 +54,6 @@ function compactionInterval(v: unknown, where: string): number {
   if (ms !== 0 && ms < 1000)
     throw new ScenarioError(`${where}: expected 0 (never) or at least 1s, got ${JSON.stringify(v)}`);
   return ms;
-}
-
-export class ScenarioError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ScenarioError';
-  }
 }
 
 export interface NodePool {
@@ -109,7 +106,7 @@ export interface Settings {
   evictionRate: number;
   latencies: Record<string, { medianMs: number; sigma: number }>;
   /**
-   * client-go's client-side QPS/burst per client with the components' defaults (sim/api-adapter.ts
+   * client-go's client-side QPS/burst per client with the components' defaults (client/server-client.ts
    * CLIENT_RATE_LIMITS); false: none (default true)
    */
   clientRateLimits: boolean;
@@ -154,7 +151,7 @@ export interface Scenario {
   runs?: RunRule[];
   /** metric curves the HorizontalPodAutoscaler reads (docs/controllers-batch.md) */
   metrics?: MetricCurve[];
-  /** what pods use, as the kubelet's eviction manager observes it (scenario-knobs.ts) */
+  /** what pods use, as the kubelet's eviction manager observes it (src/kubelet/settings.ts) */
   usage?: UsageRule[];
   /** the cluster-autoscaler model and its node groups (cluster-autoscaler.ts) */
   autoscaler?: AutoscalerConfig;
@@ -186,37 +183,6 @@ function yamlValues(text: string, where: string): unknown[] {
       throw new ScenarioError(`${where}: document ${i + 1}: ${(e as Error).message}`);
     }
   });
-}
-
-/**
- * "90s", "5m", "1h30m", "250ms", or a number of seconds; at most LIMITS.durationMs (30 days), so
- * every duration a scenario names stays a safe number of milliseconds on the virtual clock.
- */
-export function parseDuration(v: unknown, where: string): number {
-  const ms = parseDurationText(v, where);
-  return bounded(() => checkDurationMs(where, ms, LIMITS.durationMs));
-}
-
-function parseDurationText(v: unknown, where: string): number {
-  if (typeof v === 'number' && Number.isFinite(v) && v >= 0) return v * 1000;
-  if (typeof v !== 'string')
-    throw new ScenarioError(`${where}: expected a duration like "30s", "5m", got ${JSON.stringify(v)}`);
-  const re = /(\d+(?:\.\d+)?)(ms|s|m|h)/gy;
-  let total = 0,
-    m: RegExpExecArray | null,
-    pos = 0;
-  const s = v.trim();
-  if (!s) throw new ScenarioError(`${where}: empty duration`);
-  while ((m = re.exec(s))) {
-    const n = Number(m[1]);
-    total += m[2] === 'ms' ? n : m[2] === 's' ? n * 1000 : m[2] === 'm' ? n * 60_000 : n * 3_600_000;
-    pos = re.lastIndex;
-  }
-  if (pos !== s.length)
-    throw new ScenarioError(
-      `${where}: invalid duration ${JSON.stringify(v)} (use e.g. 250ms, 30s, 5m, 1h30m)`,
-    );
-  return total;
 }
 
 /**

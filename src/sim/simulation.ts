@@ -38,15 +38,16 @@ import {
   type ClientRateLimit,
   LatencyHistogram,
   ServerClient,
-} from './api-adapter.js';
+} from '../client/server-client.js';
 import { type DrainRecord, drainNode } from './drain.js';
-import { KubeletFleet } from './kubelet.js';
+import { KubeletFleet } from '../kubelet/kubelet.js';
 import { CurveMetrics } from './metric-curves.js';
 import { ownersFirst, rewriteOwnerUids } from './owner-order.js';
 import { SimLoop } from './loop.js';
 import { Observer, percentile, type Series } from './metrics.js';
-import { type Action, type Scenario, nodesFromPools, parseDuration } from './scenario.js';
-import { evictionThresholds } from './eviction-manager.js';
+import { type Action, type Scenario, nodesFromPools } from './scenario.js';
+import { parseDuration } from '../util/scenario-input.js';
+import { evictionThresholds } from '../kubelet/eviction-manager.js';
 import type { ControllerName } from './scenario-knobs.js';
 import { type SchedulerComponent, StandInScheduler } from './standin-scheduler.js';
 import { createScheduler } from './scheduler-bridge.js';
@@ -56,7 +57,7 @@ import {
   type AutoscalerResult,
   ClusterAutoscaler,
   initialGroupNodes,
-} from './cluster-autoscaler.js';
+} from '../autoscaler/cluster-autoscaler.js';
 import type { SchedulerConfig } from '../scheduler/config.js';
 import { loadUserPlugin, type LoadedUserPlugin, type UserPluginOptions } from '../scheduler/plugins/user.js';
 

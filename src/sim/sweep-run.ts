@@ -2,7 +2,7 @@
  * One run of a sweep: a scenario's text with some settings replaced, simulated with one seed, and
  * reduced to the numbers a sweep compares. Plain data in, plain data out, so the same run gives the
  * same numbers in this thread, in a worker of the pool (src/capacity/pool-tasks.ts) and in another
- * process of a sharded sweep (src/sim/sweep.ts).
+ * process of a sharded sweep (src/experiments/sweep.ts).
  *
  * A swept parameter is a path into the scenario document. The paths under `settings` are written as
  * they are in the scenario (`settings.watchLatency`); a few read as the flags operators know:

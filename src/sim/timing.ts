@@ -108,15 +108,16 @@ function componentOfUrl(
   if (p === 'store/memory/watch-hub.js') return 'watch fan-out: hub and informers';
   if (p.startsWith('store/')) return 'store (MVCC, index, txn)';
   if (p.startsWith('api/')) return 'api: request handling (validation, admission, defaults)';
-  if (p === 'sim/api-adapter.js') return 'clients (rate limits, retries)';
   if (p.startsWith('controllers/') || p === 'client/workqueue.js' || p === 'client/events.js')
     return 'controllers';
   if (p.startsWith('client/')) return 'clients (rate limits, retries)';
   if (p.startsWith('scheduler/') || p === 'sim/scheduler-bridge.js' || p === 'sim/standin-scheduler.js')
     return 'scheduler';
-  if (p === 'sim/kubelet.js' || p.startsWith('sim/eviction')) return 'kubelets';
+  if (p.startsWith('kubelet/')) return 'kubelets';
   if (p === 'sim/metrics.js') return 'metrics observer';
-  if (p.startsWith('sim/') || p.startsWith('util/')) return 'simulation loop and clock';
+  // the autoscaler model runs inside the loop's ticks; counted with it as before it had a folder
+  if (p.startsWith('sim/') || p.startsWith('autoscaler/') || p.startsWith('util/'))
+    return 'simulation loop and clock';
   return undefined;
 }
 

@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadManifests } from '../../src/api/manifest.js';
@@ -121,9 +122,9 @@ describe.skipIf(!existsSync(cli))('kubesim plan on a snapshot with workloads', (
       'pending pods and missing replicas: 5, placed 4, unschedulable 0, never tried 1',
     );
     expect(r.stdout).toContain(
-      'DaemonSet overhead per node: cpu=0.1 memory=128Mi (1 pod) on 2 nodes; cpu=0.5 memory=512Mi (1 pod) on 1 node',
+      'DaemonSet overhead per node: cpu=100m memory=128Mi (1 pod) on 2 nodes; cpu=500m memory=512Mi (1 pod) on 1 node',
     );
-    expect(r.stdout).toMatch(/shop\/worker\s+cpu=0.5 memory=512Mi\s+3\s/);
+    expect(r.stdout).toMatch(/shop\/worker\s+cpu=500m memory=512Mi\s+3\s/);
     expect(r.stderr).toBe('warning: not used by the plan: 1 ConfigMap, 1 PodDisruptionBudget (--cluster)\n');
     const min = run(
       'plan',
@@ -137,5 +138,22 @@ describe.skipIf(!existsSync(cli))('kubesim plan on a snapshot with workloads', (
       '11',
     );
     expect(min.stdout).toContain('add 1 node(s) like n2 (a: 1) for 11 replica(s) to fit');
+  });
+});
+
+describe.skipIf(!existsSync(cli))('quantities as kubectl prints them (issue 29, class 8)', () => {
+  it('a third of a core is 333m, one and a half Gi is 1536Mi, whole cores are plain numbers', () => {
+    const tmp = mkdtempSync(join(tmpdir(), 'kubesim-qty-'));
+    const pod = (name: string, cpu: string, memory: string) =>
+      `apiVersion: v1\nkind: Pod\nmetadata: { name: ${name} }\nspec:\n  containers:\n    - { name: c, image: x, resources: { requests: { cpu: "${cpu}", memory: "${memory}" } } }\n`;
+    writeFileSync(join(tmp, 'third.yaml'), pod('third', '0.333', '1.5Gi'));
+    writeFileSync(join(tmp, 'two.yaml'), pod('two', '2', '512Mi'));
+    const r = run('plan', '--cluster', snapshot, '--pod', join(tmp, 'third.yaml'), '--kernel', 'js');
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain('cpu=333m memory=1536Mi');
+    expect(r.stdout).not.toContain('0.333');
+    const two = run('plan', '--cluster', snapshot, '--pod', join(tmp, 'two.yaml'), '--kernel', 'js');
+    expect(two.stdout).toContain('cpu=2 memory=512Mi');
+    rmSync(tmp, { recursive: true, force: true });
   });
 });

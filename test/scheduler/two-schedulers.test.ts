@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { ApiServer } from '../../src/api/apiserver.js';
 import type { Binding, Node, Pod } from '../../src/api/types.js';
 import { InformerFactory } from '../../src/client/factory.js';
-import { ServerClient } from '../../src/sim/api-adapter.js';
+import { ServerClient } from '../../src/client/server-client.js';
 import { MemoryStore } from '../../src/store/memory/store.js';
 import { Scheduler } from '../../src/scheduler/scheduler.js';
 import { ManualClock } from '../../src/util/clock.js';

@@ -6,7 +6,7 @@ import { ApiServer, type ApiWatchEvent } from '../../src/api/apiserver.js';
 import type { Event, Pod } from '../../src/api/types.js';
 import { ApiEventRecorder } from '../../src/client/events.js';
 import { Informer } from '../../src/client/informer.js';
-import { ServerClient } from '../../src/sim/api-adapter.js';
+import { ServerClient } from '../../src/client/server-client.js';
 import { parseScenario } from '../../src/sim/scenario.js';
 import { Simulation } from '../../src/sim/simulation.js';
 import { MemoryStore } from '../../src/store/memory/store.js';

@@ -1,5 +1,6 @@
 import { describe, it, expect } from 'vitest';
-import { parseDuration, parseScenario, nodesFromPools, ScenarioError } from '../../src/sim/scenario.js';
+import { parseScenario, nodesFromPools } from '../../src/sim/scenario.js';
+import { parseDuration, ScenarioError } from '../../src/util/scenario-input.js';
 
 const parse = (y: string) => parseScenario(y, 's.yaml', '/tmp');
 

@@ -12,8 +12,9 @@ import {
   chooseOption,
   type ExpansionOption,
   nodeUtilization,
-} from '../../src/sim/autoscaler-rules.js';
-import { loadScenario, parseScenario, ScenarioError } from '../../src/sim/scenario.js';
+} from '../../src/autoscaler/autoscaler-rules.js';
+import { loadScenario, parseScenario } from '../../src/sim/scenario.js';
+import { ScenarioError } from '../../src/util/scenario-input.js';
 import { simulate } from '../../src/sim/simulation.js';
 import { formatSummary, renderReport } from '../../src/sim/report.js';
 import { Rng } from '../../src/util/rng.js';

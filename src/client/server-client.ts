@@ -18,18 +18,11 @@
 import type { ApiServer } from '../api/apiserver.js';
 import { evictPod, isBudgetError } from '../api/apiserver-evict.js';
 import type { Binding, KubeObject } from '../api/types.js';
-import type {
-  ApiClient,
-  DeleteOptions,
-  ListOptions,
-  WatchEvent,
-  WatchHandle,
-  WatchOptions,
-} from '../client/api.js';
-import { isTooManyRequests } from '../client/api.js';
+import type { ApiClient, DeleteOptions, ListOptions, WatchEvent, WatchHandle, WatchOptions } from './api.js';
+import { isTooManyRequests } from './api.js';
 import type { Clock } from '../util/clock.js';
 import type { Rng } from '../util/rng.js';
-import { BucketRateLimiter } from '../client/workqueue.js';
+import { BucketRateLimiter } from './workqueue.js';
 
 export interface AdapterOptions {
   clock: Clock;

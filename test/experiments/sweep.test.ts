@@ -7,7 +7,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { gridPoints, mergeSweeps, parseSet, parseShard, shardRuns, spread } from '../../src/sim/sweep.js';
+import {
+  gridPoints,
+  mergeSweeps,
+  parseSet,
+  parseShard,
+  shardRuns,
+  spread,
+} from '../../src/experiments/sweep.js';
 import { applyValues } from '../../src/sim/sweep-run.js';
 import { cli, kubesim, root } from '../cli/harness.js';
 

@@ -43,7 +43,7 @@ import {
   thresholdsMet,
   thresholdsMetGracePeriod,
 } from './eviction.js';
-import type { KubeletEvictionSettings, UsageCurve, UsageRule } from './scenario-knobs.js';
+import type { KubeletEvictionSettings, UsageCurve, UsageRule } from './settings.js';
 
 /** The thresholds of the kubelet settings; a bad one is `fail`ed naming settings.kubelet. */
 export function evictionThresholds(

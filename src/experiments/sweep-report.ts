@@ -6,7 +6,7 @@
 import { type Page, renderPage } from '../report/html.js';
 import { type LineSeries, lineChart } from '../report/svg.js';
 import { table } from '../report/table.js';
-import { SWEEP_METRICS, type SweepMetricName } from './sweep-run.js';
+import { SWEEP_METRICS, type SweepMetricName } from '../sim/sweep-run.js';
 import type { MetricSpread, SweepResult } from './sweep.js';
 
 /** The metrics the table shows; -o wide shows every one. */

@@ -43,7 +43,7 @@ import { podRequests } from '../scheduler/engine/resources.js';
 import type { Clock, TimerHandle } from '../util/clock.js';
 import type { Rng } from '../util/rng.js';
 import { LIMITS } from '../util/limits.js';
-import type { ServerClient } from './api-adapter.js';
+import type { ServerClient } from '../client/server-client.js';
 import {
   balanceScaleUp,
   checkEligibility,
@@ -52,7 +52,7 @@ import {
   type ExpanderName,
   type ExpansionOption,
 } from './autoscaler-rules.js';
-import { parseDuration, ScenarioError } from './scenario.js';
+import { parseDuration, ScenarioError } from '../util/scenario-input.js';
 
 /** One node group: a template in one zone. */
 export interface NodeGroupSpec {

@@ -7,7 +7,7 @@
 // TestNodeConditionsObservedSince, TestSortByEvictionPriority, TestParsePercentage.
 import { describe, expect, it } from 'vitest';
 import { bytes } from '../../src/api/quantity.js';
-import { parseDuration } from '../../src/sim/scenario.js';
+import { parseDuration } from '../../src/util/scenario-input.js';
 import {
   byEvictionPriority,
   COMPARATORS,
@@ -22,7 +22,7 @@ import {
   thresholdsFirstObservedAt,
   thresholdsMet,
   thresholdsMetGracePeriod,
-} from '../../src/sim/eviction.js';
+} from '../../src/kubelet/eviction.js';
 
 const Mi = 1024 ** 2;
 const Gi = 1024 ** 3;

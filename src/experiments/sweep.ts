@@ -21,7 +21,7 @@ import {
   type SweepRunTask,
   scenarioPath,
   sweepScenario,
-} from './sweep-run.js';
+} from '../sim/sweep-run.js';
 
 export class SweepError extends Error {
   constructor(message: string) {

@@ -1,7 +1,7 @@
 /**
  * The kubelet's node-pressure eviction rules (upstream: pkg/kubelet/eviction, helpers.go and
  * eviction_manager.go's synchronize), as pure functions over plain numbers so that upstream's own
- * test tables run against them (test/sim/eviction.test.ts):
+ * test tables run against them (test/kubelet/eviction.test.ts):
  *
  * - thresholds from the flags: `--eviction-hard memory.available<100Mi,nodefs.available<10%`,
  *   `--eviction-soft` with `--eviction-soft-grace-period memory.available=1m30s`, and

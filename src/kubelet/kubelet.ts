@@ -41,7 +41,7 @@ import { isPodReady } from '../controllers/pod-util.js';
 import type { EventRecorder } from '../client/events.js';
 import type { PressureCondition, Threshold } from './eviction.js';
 import { EvictionManager } from './eviction-manager.js';
-import type { KubeletEvictionSettings, UsageRule } from './scenario-knobs.js';
+import type { KubeletEvictionSettings, UsageRule } from './settings.js';
 
 /** a seeded log-normal latency: median ms and sigma of the underlying normal */
 export interface Latency {
