@@ -18,7 +18,9 @@ import {
   versionInfo,
 } from './discovery.js';
 import { decodeBody } from './body.js';
+import { startCrdController } from './crd-controller.js';
 import { negotiate } from './negotiate.js';
+import type { Catalog } from './resources.js';
 import { openapiRoute } from './openapi.js';
 import { parsePath } from './request-info.js';
 import { pathNotFound, sendError, sendJson } from './respond.js';
@@ -114,11 +116,14 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningS
     random: opts.watch?.random ?? (() => rng.next()),
   };
   let address = '';
+  const cat: Catalog = { kinds: opts.api.kinds, crds: new Map() };
+  const stopCrds = await startCrdController(opts.api, cat.crds);
+  const openapi = openapiRoute(cat);
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const raw = readBody(req, res);
-    for (const route of [...(opts.routes ?? []), openapiRoute]) if (await route(req, res, url, raw)) return;
+    for (const route of [...(opts.routes ?? []), openapi]) if (await route(req, res, url, raw)) return;
     const p = url.pathname.replace(/\/+$/, '') || '/';
     const method = req.method ?? 'GET';
     if (method === 'GET') {
@@ -138,10 +143,10 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningS
             return sendJson(
               res,
               200,
-              aggregatedDiscovery(p === '/api', agg.version),
+              aggregatedDiscovery(cat, p === '/api', agg.version),
               `application/json;g=apidiscovery.k8s.io;v=${agg.version};as=APIGroupDiscoveryList`,
             );
-          return sendJson(res, 200, p === '/api' ? apiVersions(address) : apiGroupList());
+          return sendJson(res, 200, p === '/api' ? apiVersions(address) : apiGroupList(cat));
         }
       }
     }
@@ -150,7 +155,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningS
     if (parsed.type === 'group' || parsed.type === 'groupVersion') {
       if (method !== 'GET') throw pathNotFound();
       const doc =
-        parsed.type === 'group' ? apiGroupDoc(parsed.group) : apiResourceList(parsed.group, parsed.version);
+        parsed.type === 'group' ? apiGroupDoc(cat, parsed.group) : apiResourceList(cat, parsed.group, parsed.version);
       if (!doc) throw pathNotFound();
       return sendJson(res, 200, doc);
     }
@@ -162,7 +167,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningS
       rawBody: raw,
       body: () => decodeBody(req.headers['content-type'], raw),
     };
-    await handleResource({ api: opts.api, watch }, r);
+    await handleResource({ api: opts.api, watch, cat }, r);
   };
 
   const listener = (req: IncomingMessage, res: ServerResponse) => {
@@ -186,6 +191,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningS
     port,
     close: () =>
       new Promise<void>((resolve) => {
+        void stopCrds();
         server.close(() => resolve());
         server.closeAllConnections();
       }),

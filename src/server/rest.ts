@@ -34,6 +34,10 @@ import {
   sendObject,
   successStatus,
 } from './respond.js';
+import { checkCustomResource } from './crd-schema.js';
+import { crdPrinter } from './crd-table.js';
+import { customVersion, readScale, tablePrinter, writeScale } from './custom-resources.js';
+import type { Catalog } from './resources.js';
 import { decodeTyped } from './typed-body.js';
 import { toTable, type IncludeObject } from './table.js';
 import { serveWatch, type WatchSettings } from './watch.js';
@@ -44,6 +48,7 @@ type Obj = any;
 export interface RestContext {
   api: ApiServer;
   watch: WatchSettings;
+  cat: Catalog;
 }
 
 const MAX_PATCH_RETRIES = 16;
@@ -55,6 +60,8 @@ export interface Request {
   query: URLSearchParams;
   body(): Promise<Obj>;
   rawBody(): Promise<Buffer>;
+  /** the CRD version (`spec.versions[]`) a custom resource is served at, once the path is resolved */
+  custom?: Obj;
 }
 
 function listOptions(q: URLSearchParams, namespace: string, watch = false): ListOptions {
@@ -80,6 +87,7 @@ function represent(
   rep: Representation,
   info: ResourceInfo,
   q: URLSearchParams,
+  custom: Obj | undefined,
   objects: KubeObject[],
   listMeta: { resourceVersion?: string; continue?: string; remainingItemCount?: number } | undefined,
 ): [unknown, string] {
@@ -87,6 +95,7 @@ function represent(
     const meta = listMeta ?? { resourceVersion: objects[0]?.metadata.resourceVersion };
     return [
       toTable(info.kind, objects, meta, {
+        printer: custom ? crdPrinter(custom) : undefined,
         now: ctx.api.clock.now(),
         includeObject: includeObject(q),
         version: rep.version,
@@ -130,7 +139,9 @@ function send(
   objects: KubeObject[],
   listMeta?: { resourceVersion?: string; continue?: string; remainingItemCount?: number },
 ): void {
-  const [body, type] = represent(ctx, rep, info, r.query, objects, listMeta);
+  // a custom resource is the same object at every served version (conversion None)
+  const out = info.crd ? objects.map((o) => ({ ...o, apiVersion: info.apiVersion })) : objects;
+  const [body, type] = represent(ctx, rep, info, r.query, r.custom, out, listMeta);
   sendObject(r.res, code, body, type, rep.as === 'protobuf');
 }
 
@@ -141,7 +152,12 @@ function send(
  */
 function typedBody(r: Request, obj: Obj, info: ResourceInfo, optionsKind: string): void {
   const policy = fieldValidationParam(r.query, optionsKind);
-  const unknown = decodeTyped(obj, info.group, info.version, info.kind);
+  let unknown: string[];
+  if (r.custom) {
+    const checked = checkCustomResource(obj, r.custom.schema?.openAPIV3Schema);
+    if (checked.errors.length) throw invalid(info.qualifiedKind, obj.metadata?.name ?? '', checked.errors);
+    unknown = checked.unknown;
+  } else unknown = decodeTyped(obj, info.group, info.version, info.kind);
   if (unknown.length === 0 || policy === 'Ignore') return;
   if (policy === 'Strict') throw badRequest(`strict decoding error: ${unknown.join(', ')}`);
   addWarnings(r.res, unknown);
@@ -167,9 +183,10 @@ export async function handleResource(ctx: RestContext, r: Request): Promise<void
     sendJson(res, 201, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 });
     return;
   }
-  const served = findResource(path.group, path.version, path.resource);
+  const served = findResource(ctx.cat, path.group, path.version, path.resource);
   if (!served) throw pathNotFound();
   const info = served.info;
+  if (info.crd) r.custom = await customVersion(ctx.api, info);
   if (!info.namespaced && path.namespace) throw pathNotFound();
   if (path.subresource && !served.subresources.some((s) => s.name === path.subresource)) throw pathNotFound();
   const rep = negotiate(req.headers.accept, { protobuf: hasProtobuf(info.apiVersion, info.kind) });
@@ -184,7 +201,7 @@ export async function handleResource(ctx: RestContext, r: Request): Promise<void
         'fieldSelector',
         [`metadata.name=${path.name}`, q.get('fieldSelector')].filter(Boolean).join(','),
       );
-    return serveWatch(ctx.api, ctx.watch, { ...r, query: q }, info, ns, rep);
+    return serveWatch(ctx.api, ctx.watch, { ...r, query: q }, info, ns, rep, tablePrinter(r));
   }
 
   if (!path.name) {
@@ -192,7 +209,7 @@ export async function handleResource(ctx: RestContext, r: Request): Promise<void
       case 'GET': {
         if (isTrueParam(query, 'watch')) {
           listOptions(query, ns, true);
-          return serveWatch(ctx.api, ctx.watch, r, info, ns, rep);
+          return serveWatch(ctx.api, ctx.watch, r, info, ns, rep, tablePrinter(r));
         }
         const result = await ctx.api.list(info.resource, listOptions(query, ns));
         send(ctx, r, 200, rep, info, result.items, result.metadata);
@@ -433,9 +450,10 @@ async function patchObject(
 }
 
 /** autoscaling/v1 Scale of a workload (upstream: pkg/registry/apps/deployment/storage ScaleREST). */
-function scaleOf(obj: Obj): Obj {
+function scaleOf(obj: Obj, custom: Obj | undefined): Obj {
   const sel = obj.spec?.selector;
   let selector = '';
+  const cr = custom ? readScale(custom, obj) : undefined;
   if (sel?.matchLabels || sel?.matchExpressions) {
     selector = Object.entries(sel.matchLabels ?? {})
       .map(([k, v]) => `${k}=${v}`)
@@ -456,8 +474,10 @@ function scaleOf(obj: Obj): Obj {
       resourceVersion: m.resourceVersion,
       creationTimestamp: m.creationTimestamp,
     },
-    spec: { replicas: obj.spec?.replicas ?? 1 },
-    status: { replicas: obj.status?.replicas ?? 0, ...(selector ? { selector } : {}) },
+    spec: { replicas: cr ? cr.spec : (obj.spec?.replicas ?? 1) },
+    status: cr
+      ? { replicas: cr.status, ...(cr.selector ? { selector: cr.selector } : {}) }
+      : { replicas: obj.status?.replicas ?? 0, ...(selector ? { selector } : {}) },
   };
 }
 
@@ -470,7 +490,7 @@ async function handleScale(
   method: string,
 ): Promise<void> {
   if (method === 'GET') {
-    sendJson(r.res, 200, scaleOf(await ctx.api.get(info.resource, ns, name)));
+    sendJson(r.res, 200, scaleOf(await ctx.api.get(info.resource, ns, name), r.custom));
     return;
   }
   if (method !== 'PUT' && method !== 'PATCH') throw methodNotAllowed(method, `${info.resource}/scale`);
@@ -478,10 +498,10 @@ async function handleScale(
   const type = method === 'PATCH' ? patchTypeOf(r.req.headers['content-type']) : undefined;
   for (let attempt = 0; attempt < MAX_PATCH_RETRIES; attempt++) {
     const obj: Obj = await ctx.api.get(info.resource, ns, name);
-    const cur = scaleOf(obj);
+    const cur = scaleOf(obj, r.custom);
     const wanted: Obj =
       type === undefined
-        ? JSON.parse(raw)
+        ? await r.body()
         : applyPatch(type, raw, cur, { ...info, kind: 'Scale' }, { now: ctx.api.clock.now() });
     const replicas = wanted?.spec?.replicas;
     if (!Number.isInteger(replicas) || replicas < 0)
@@ -495,10 +515,11 @@ async function handleScale(
         name,
         'the object has been modified; please apply your changes to the latest version and try again',
       );
-    obj.spec.replicas = replicas;
+    if (r.custom) writeScale(r.custom, obj, replicas);
+    else obj.spec.replicas = replicas;
     try {
       const updated = await ctx.api.update(obj);
-      sendJson(r.res, 200, scaleOf(updated));
+      sendJson(r.res, 200, scaleOf(updated, r.custom));
       return;
     } catch (e) {
       if (pinned || !(e instanceof ApiError && e.code === 409)) throw e;

@@ -26,6 +26,7 @@ import { encodeWatchFrame, PROTOBUF } from './protobuf.js';
 import { intParam, isTrueParam } from './query.js';
 import { sendError } from './respond.js';
 import type { Request } from './rest.js';
+import type { Printer } from './printers.js';
 import { toTable } from './table.js';
 
 export interface WatchSettings {
@@ -44,6 +45,7 @@ export async function serveWatch(
   info: ResourceInfo,
   ns: string,
   rep: Representation,
+  printer?: Printer,
 ): Promise<void> {
   const q = r.query;
   const { res, req } = r;
@@ -62,7 +64,10 @@ export async function serveWatch(
 
   let contentType = 'application/json';
   let headers = true;
-  let transform = (o: unknown): unknown => o;
+  // a custom resource is served at every version of its CRD, the same object (conversion None)
+  let transform = info.crd
+    ? (o: unknown): unknown => ({ ...(o as object), apiVersion: info.apiVersion })
+    : (o: unknown): unknown => o;
   if (rep.as === 'Table') {
     contentType = `application/json;as=Table;v=${rep.version};g=meta.k8s.io`;
     transform = (o) => {
@@ -75,6 +80,7 @@ export async function serveWatch(
           includeObject: (q.get('includeObject') as 'None' | 'Object' | null) ?? 'Metadata',
           version: rep.version,
           noHeaders: !headers,
+          printer,
         },
       );
       headers = false;
