@@ -14,19 +14,26 @@
  * Inside the scheduler, engine/ (NodeTable, kernels, compiled pod queries) is the bottom: it imports
  * no other scheduler folder.
  *
+ * It also fails on any import circle between files of src/ (a imports b imports … a), type-only
+ * imports included: a circle means two modules are one concern, or a shared type belongs in a
+ * module below both (docs/ARCHITECTURE.md "Dependency direction").
+ *
  * Areas on one level may import each other (the controllers read the scheduler's kernels, the
  * simulation runs the capacity planner); the report counts those edges. Violations that are known
  * and being worked on are listed in KNOWN below with a reason; an entry that no longer occurs
  * fails the check too, so the list only shrinks.
  *
- * Usage: node scripts/check-layers.mjs [--verbose]   (exit 1 on a violation)
+ * Usage: node scripts/check-layers.mjs [--verbose] [--root DIR]   (exit 1 on a violation or a circle)
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const rootArg = process.argv.indexOf('--root');
+/** the repository (or, for the check's own test, another tree with a src/ folder) */
+const root =
+  rootArg > 0 ? resolve(process.argv[rootArg + 1]) : resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const verbose = process.argv.includes('--verbose');
 
 /** level of each area of src/ (higher imports lower) */
@@ -100,6 +107,12 @@ function importsOf(file, text) {
     if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier)
       add(node.moduleSpecifier);
     else if (
+      ts.isImportTypeNode(node) &&
+      ts.isLiteralTypeNode(node.argument) &&
+      ts.isStringLiteral(node.argument.literal)
+    )
+      add(node.argument.literal); // `import('./x.js').T` in a type
+    else if (
       ts.isCallExpression(node) &&
       node.expression.kind === ts.SyntaxKind.ImportKeyword &&
       node.arguments[0] &&
@@ -114,12 +127,16 @@ function importsOf(file, text) {
 
 const edges = new Map(); // "from → to" → count
 const bad = new Map(); // "from → to" → { reason, sites[] }
+const fileImports = new Map(); // file → Set of the src files it imports
 for (const file of walk(join(root, 'src'))) {
   const text = readFileSync(file, 'utf8');
   const from = areaOf(file);
+  const targets = new Set();
+  fileImports.set(file, targets);
   for (const { spec, line } of importsOf(file, text)) {
     if (!spec.startsWith('.')) continue;
     const target = resolve(dirname(file), spec.replace(/\.js$/, '.ts'));
+    targets.add(target);
     const to = areaOf(target);
     if (to === from) continue;
     const key = `${from} → ${to}`;
@@ -163,5 +180,91 @@ for (const key of KNOWN.keys())
       `stale: ${key} is listed in KNOWN (scripts/check-layers.mjs) but no longer occurs: remove it`,
     );
   }
-console.log(failed ? 'FAIL' : 'ok: no import runs upward');
+
+/**
+ * The import circles: strongly connected components of the file graph (Tarjan), each printed as
+ * one concrete circle through it.
+ */
+function circles(graph) {
+  const index = new Map();
+  const low = new Map();
+  const stack = [];
+  const onStack = new Set();
+  const out = [];
+  let next = 0;
+  // iterative, so a long chain of imports cannot overflow the call stack
+  for (const start of graph.keys()) {
+    if (index.has(start)) continue;
+    const work = [[start, [...graph.get(start)].filter((t) => graph.has(t)), 0]];
+    index.set(start, next);
+    low.set(start, next++);
+    stack.push(start);
+    onStack.add(start);
+    while (work.length) {
+      const frame = work[work.length - 1];
+      const [v, succ] = frame;
+      if (frame[2] < succ.length) {
+        const w = succ[frame[2]++];
+        if (!index.has(w)) {
+          index.set(w, next);
+          low.set(w, next++);
+          stack.push(w);
+          onStack.add(w);
+          work.push([w, [...graph.get(w)].filter((t) => graph.has(t)), 0]);
+        } else if (onStack.has(w)) low.set(v, Math.min(low.get(v), index.get(w)));
+        continue;
+      }
+      work.pop();
+      if (work.length) {
+        const parent = work[work.length - 1][0];
+        low.set(parent, Math.min(low.get(parent), low.get(v)));
+      }
+      if (low.get(v) !== index.get(v)) continue;
+      const scc = [];
+      let w;
+      do {
+        w = stack.pop();
+        onStack.delete(w);
+        scc.push(w);
+      } while (w !== v);
+      if (scc.length > 1 || graph.get(v).has(v)) out.push(scc);
+    }
+  }
+  // one circle through each component: a shortest path back to its first file (breadth-first)
+  return out.map((scc) => {
+    const members = new Set(scc);
+    const first = [...scc].sort()[0];
+    const prev = new Map([[first, undefined]]);
+    const queue = [first];
+    let last;
+    while (queue.length && last === undefined) {
+      const v = queue.shift();
+      for (const w of graph.get(v)) {
+        if (!members.has(w)) continue;
+        if (w === first) {
+          last = v;
+          break;
+        }
+        if (!prev.has(w)) {
+          prev.set(w, v);
+          queue.push(w);
+        }
+      }
+    }
+    const path = [];
+    for (let v = last; v !== undefined; v = prev.get(v)) path.unshift(relative(root, v));
+    return { files: scc.length, path: [...path, relative(root, first)] };
+  });
+}
+
+const found = circles(fileImports);
+for (const { files, path } of found) {
+  failed = true;
+  console.log(`circle (${files} files): ${path.join(' → ')}`);
+}
+console.log(
+  failed
+    ? 'FAIL'
+    : `ok: no import runs upward; no import circle between the ${fileImports.size} files of src/`,
+);
 process.exit(failed ? 1 : 0);

@@ -38,7 +38,13 @@ function wantedStatus(crd: Obj, now: number): Obj | undefined {
     ...st,
     conditions: [
       ...keep,
-      { type: 'NamesAccepted', status: 'True', lastTransitionTime: at, reason: 'NoConflicts', message: 'no conflicts found' },
+      {
+        type: 'NamesAccepted',
+        status: 'True',
+        lastTransitionTime: at,
+        reason: 'NoConflicts',
+        message: 'no conflicts found',
+      },
       {
         type: 'Established',
         status: 'True',
@@ -53,7 +59,10 @@ function wantedStatus(crd: Obj, now: number): Obj | undefined {
 }
 
 /** Follow the CRDs of `api` into `crds` and set their conditions; returns the stop function. */
-export async function startCrdController(api: ApiServer, crds: Map<string, Obj>): Promise<() => Promise<void>> {
+export async function startCrdController(
+  api: ApiServer,
+  crds: Map<string, Obj>,
+): Promise<() => Promise<void>> {
   const settle = async (crd: Obj) => {
     const status = wantedStatus(crd, api.clock.now());
     if (!status) return;

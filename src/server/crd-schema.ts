@@ -24,7 +24,15 @@ type Obj = any;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 const jsonType = (v: unknown): string =>
-  v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v === 'number' ? (Number.isInteger(v) ? 'integer' : 'number') : typeof v;
+  v === null
+    ? 'null'
+    : Array.isArray(v)
+      ? 'array'
+      : typeof v === 'number'
+        ? Number.isInteger(v)
+          ? 'integer'
+          : 'number'
+        : typeof v;
 
 function prune(v: unknown, s: Obj, path: string, unknown: string[], root: boolean): void {
   if (!isObj(s)) return;
@@ -32,7 +40,10 @@ function prune(v: unknown, s: Obj, path: string, unknown: string[], root: boolea
     v.forEach((x, i) => prune(x, s.items, `${path}[${i}]`, unknown, false));
     return;
   }
-  if (!isObj(v) || s['x-kubernetes-preserve-unknown-fields'] === true && !s.properties && !s.additionalProperties)
+  if (
+    !isObj(v) ||
+    (s['x-kubernetes-preserve-unknown-fields'] === true && !s.properties && !s.additionalProperties)
+  )
     return;
   const props = isObj(s.properties) ? s.properties : undefined;
   const extra = s.additionalProperties;
@@ -61,7 +72,8 @@ function applyDefaults(v: unknown, s: Obj): void {
       if (v[k] === undefined && isObj(ps) && ps.default !== undefined) v[k] = structuredClone(ps.default);
       if (v[k] !== undefined) applyDefaults(v[k], ps);
     }
-  if (isObj(s.additionalProperties)) for (const k of Object.keys(v)) applyDefaults(v[k], s.additionalProperties);
+  if (isObj(s.additionalProperties))
+    for (const k of Object.keys(v)) applyDefaults(v[k], s.additionalProperties);
 }
 
 function typeOk(v: unknown, s: Obj): boolean {
@@ -81,17 +93,41 @@ function typeOk(v: unknown, s: Obj): boolean {
 function validate(v: Obj, s: Obj, path: string, out: FieldError[]): void {
   if (!isObj(s)) return;
   if (!typeOk(v, s)) {
-    out.push(invalidValue(path, jsonType(v), `${path} in body must be of type ${s.type ?? 'integer or string'}: ${JSON.stringify(jsonType(v))}`));
+    out.push(
+      invalidValue(
+        path,
+        jsonType(v),
+        `${path} in body must be of type ${s.type ?? 'integer or string'}: ${JSON.stringify(jsonType(v))}`,
+      ),
+    );
     return;
   }
   if (v === null) return;
   if (Array.isArray(s.enum) && !s.enum.some((e: unknown) => JSON.stringify(e) === JSON.stringify(v)))
-    out.push(notSupported(path, v, s.enum.map((e: unknown) => (typeof e === 'string' ? e : JSON.stringify(e)))));
+    out.push(
+      notSupported(
+        path,
+        v,
+        s.enum.map((e: unknown) => (typeof e === 'string' ? e : JSON.stringify(e))),
+      ),
+    );
   if (typeof v === 'number') {
     if (typeof s.minimum === 'number' && (s.exclusiveMinimum ? v <= s.minimum : v < s.minimum))
-      out.push(invalidValue(path, v, `${path} in body should be greater than ${s.exclusiveMinimum ? '' : 'or equal to '}${s.minimum}`));
+      out.push(
+        invalidValue(
+          path,
+          v,
+          `${path} in body should be greater than ${s.exclusiveMinimum ? '' : 'or equal to '}${s.minimum}`,
+        ),
+      );
     if (typeof s.maximum === 'number' && (s.exclusiveMaximum ? v >= s.maximum : v > s.maximum))
-      out.push(invalidValue(path, v, `${path} in body should be less than ${s.exclusiveMaximum ? '' : 'or equal to '}${s.maximum}`));
+      out.push(
+        invalidValue(
+          path,
+          v,
+          `${path} in body should be less than ${s.exclusiveMaximum ? '' : 'or equal to '}${s.maximum}`,
+        ),
+      );
   }
   if (typeof v === 'string') {
     const n = [...v].length;
@@ -122,7 +158,8 @@ function validate(v: Obj, s: Obj, path: string, out: FieldError[]): void {
       if (v[r] === undefined) out.push(required(path ? `${path}.${r}` : r));
     for (const k of Object.keys(v)) {
       if (!path && (k === 'apiVersion' || k === 'kind' || k === 'metadata')) continue;
-      const child = isObj(s.properties) && Object.hasOwn(s.properties, k) ? s.properties[k] : s.additionalProperties;
+      const child =
+        isObj(s.properties) && Object.hasOwn(s.properties, k) ? s.properties[k] : s.additionalProperties;
       validate(v[k], child, path ? `${path}.${k}` : k, out);
     }
   }

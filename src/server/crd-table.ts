@@ -10,7 +10,12 @@ import type { Cell, Column, Printer } from './printers.js';
 // biome-ignore lint/suspicious/noExplicitAny: custom resources are arbitrary JSON
 type Obj = any;
 
-const NAME: Column = { name: 'Name', type: 'string', format: 'name', description: 'Name must be unique within a namespace.' };
+const NAME: Column = {
+  name: 'Name',
+  type: 'string',
+  format: 'name',
+  description: 'Name must be unique within a namespace.',
+};
 const AGE = { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' };
 
 /** Evaluate the JSONPath subset printer columns use; undefined when nothing matches. */
@@ -34,9 +39,10 @@ export function jsonPath(obj: unknown, path: string): unknown {
 
 /** The table printer of a custom kind at one version. */
 export function crdPrinter(version: Obj): Printer {
-  const defs: Obj[] = Array.isArray(version?.additionalPrinterColumns) && version.additionalPrinterColumns.length
-    ? version.additionalPrinterColumns
-    : [AGE];
+  const defs: Obj[] =
+    Array.isArray(version?.additionalPrinterColumns) && version.additionalPrinterColumns.length
+      ? version.additionalPrinterColumns
+      : [AGE];
   const columns: Column[] = [
     NAME,
     ...defs.map((c) => ({

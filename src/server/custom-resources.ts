@@ -21,7 +21,8 @@ export async function customVersion(api: ApiServer, info: ResourceInfo): Promise
   return v;
 }
 
-export const tablePrinter = (r: { custom?: Obj }): Printer | undefined => (r.custom ? crdPrinter(r.custom) : undefined);
+export const tablePrinter = (r: { custom?: Obj }): Printer | undefined =>
+  r.custom ? crdPrinter(r.custom) : undefined;
 
 const steps = (path: string) => path.replace(/^\./, '').split('.');
 

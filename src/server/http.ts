@@ -22,9 +22,9 @@ import { startCrdController } from './crd-controller.js';
 import { negotiate } from './negotiate.js';
 import type { Catalog } from './resources.js';
 import { openapiRoute } from './openapi.js';
-import { parsePath } from './request-info.js';
+import { parsePath, type Request } from './request-info.js';
 import { pathNotFound, sendError, sendJson } from './respond.js';
-import { handleResource, type Request } from './rest.js';
+import { handleResource } from './rest.js';
 import type { WatchSettings } from './watch.js';
 import { Rng } from '../util/rng.js';
 
@@ -155,7 +155,9 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningS
     if (parsed.type === 'group' || parsed.type === 'groupVersion') {
       if (method !== 'GET') throw pathNotFound();
       const doc =
-        parsed.type === 'group' ? apiGroupDoc(cat, parsed.group) : apiResourceList(cat, parsed.group, parsed.version);
+        parsed.type === 'group'
+          ? apiGroupDoc(cat, parsed.group)
+          : apiResourceList(cat, parsed.group, parsed.version);
       if (!doc) throw pathNotFound();
       return sendJson(res, 200, doc);
     }

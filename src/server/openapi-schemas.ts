@@ -19,16 +19,28 @@ const crdName = (group: string, version: string, kind: string) =>
   `${group.split('.').reverse().join('.')}.${version}.${kind}`;
 
 /** The schema of a served kind at a version: upstream's definition, or its CRD's schema. */
-export function schemaOf(cat: Catalog, info: ResourceInfo, version: string): { name: string; schema: Obj } | undefined {
+export function schemaOf(
+  cat: Catalog,
+  info: ResourceInfo,
+  version: string,
+): { name: string; schema: Obj } | undefined {
   if (!info.crd) {
     const name = definitionOf(info.group, version, info.kind);
     return name ? { name, schema: upstreamSwagger().definitions[name] } : undefined;
   }
   const v = crdVersion(cat, info, version);
-  const s: Obj = structuredClone(v?.schema?.openAPIV3Schema ?? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true });
+  const s: Obj = structuredClone(
+    v?.schema?.openAPIV3Schema ?? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+  );
   s.properties = {
-    apiVersion: { type: 'string', description: 'APIVersion defines the versioned schema of this representation of an object.' },
-    kind: { type: 'string', description: 'Kind is a string value representing the REST resource this object represents.' },
+    apiVersion: {
+      type: 'string',
+      description: 'APIVersion defines the versioned schema of this representation of an object.',
+    },
+    kind: {
+      type: 'string',
+      description: 'Kind is a string value representing the REST resource this object represents.',
+    },
     ...(s.properties ?? {}),
     metadata: { $ref: `${V2}${OBJECT_META}`, description: "Standard object's metadata." },
   };
@@ -67,7 +79,9 @@ export function v3Refs(schemas: Record<string, Obj>): Record<string, Obj> {
  */
 export function swaggerDoc(cat: Catalog): SwaggerDoc {
   const up = upstreamSwagger();
-  const prefixes = groupVersions(cat).map((gv) => (gv.group ? `/apis/${gv.group}/${gv.version}/` : `/api/${gv.version}/`));
+  const prefixes = groupVersions(cat).map((gv) =>
+    gv.group ? `/apis/${gv.group}/${gv.version}/` : `/api/${gv.version}/`,
+  );
   const paths: SwaggerDoc['paths'] = {};
   for (const [p, v] of Object.entries(up.paths)) if (prefixes.some((x) => p.startsWith(x))) paths[p] = v;
   const definitions: Record<string, Schema> = { ...up.definitions };

@@ -19,7 +19,12 @@ import { type Catalog, type GroupVersion, groupVersions } from './resources.js';
 import { sendJson } from './respond.js';
 
 function notAcceptable(type: string): ApiError {
-  return new ApiError(406, 'NotAcceptable' as never, `only the following media types are accepted: ${type}`, {});
+  return new ApiError(
+    406,
+    'NotAcceptable' as never,
+    `only the following media types are accepted: ${type}`,
+    {},
+  );
 }
 
 const gvPath = (gv: GroupVersion) => (gv.group ? `apis/${gv.group}/${gv.version}` : `api/${gv.version}`);
@@ -102,28 +107,28 @@ function hashOf(doc: object): string {
 export const openapiRoute =
   (cat: Catalog) =>
   async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean> => {
-  if (req.method !== 'GET') return false;
-  if (url.pathname.replace(/\/+$/, '') === '/openapi/v2') {
-    // client-go asks for the protobuf form first and falls back to JSON on 406
-    const accept = req.headers.accept ?? '';
-    if (accept && !/application\/json|\*\/\*/.test(accept)) throw notAcceptable('application/json');
-    sendJson(res, 200, swaggerDoc(cat));
+    if (req.method !== 'GET') return false;
+    if (url.pathname.replace(/\/+$/, '') === '/openapi/v2') {
+      // client-go asks for the protobuf form first and falls back to JSON on 406
+      const accept = req.headers.accept ?? '';
+      if (accept && !/application\/json|\*\/\*/.test(accept)) throw notAcceptable('application/json');
+      sendJson(res, 200, swaggerDoc(cat));
+      return true;
+    }
+    if (!url.pathname.startsWith('/openapi/v3')) return false;
+    const rest = url.pathname.slice('/openapi/v3'.length).replace(/^\/+|\/+$/g, '');
+    const gvs = groupVersions(cat);
+    if (rest === '') {
+      const paths: Record<string, object> = {};
+      for (const gv of gvs)
+        paths[gvPath(gv)] = {
+          serverRelativeURL: `/openapi/v3/${gvPath(gv)}?hash=${hashOf(groupVersionDoc(cat, gv))}`,
+        };
+      sendJson(res, 200, { paths });
+      return true;
+    }
+    const gv = gvs.find((x) => gvPath(x) === rest);
+    if (!gv) return false;
+    sendJson(res, 200, groupVersionDoc(cat, gv));
     return true;
-  }
-  if (!url.pathname.startsWith('/openapi/v3')) return false;
-  const rest = url.pathname.slice('/openapi/v3'.length).replace(/^\/+|\/+$/g, '');
-  const gvs = groupVersions(cat);
-  if (rest === '') {
-    const paths: Record<string, object> = {};
-    for (const gv of gvs)
-      paths[gvPath(gv)] = {
-        serverRelativeURL: `/openapi/v3/${gvPath(gv)}?hash=${hashOf(groupVersionDoc(cat, gv))}`,
-      };
-    sendJson(res, 200, { paths });
-    return true;
-  }
-  const gv = gvs.find((x) => gvPath(x) === rest);
-  if (!gv) return false;
-  sendJson(res, 200, groupVersionDoc(cat, gv));
-  return true;
-}
+  };

@@ -9,6 +9,7 @@
  *   /api/v1/namespaces/kube-system/status  → its status subresource (status and finalize are the
  *                                            namespace's own subresources, not resources in it)
  */
+import type { IncomingMessage, ServerResponse } from 'node:http';
 export interface ResourcePath {
   group: string;
   version: string;
@@ -87,4 +88,21 @@ export function parsePath(pathname: string): ParsedPath {
       ...(watch ? { watch } : {}),
     },
   };
+}
+
+/**
+ * One request as the REST handlers see it (rest.ts, watch.ts): the parsed path, the query and the
+ * body read on demand. Here, below both, so that neither handler module imports the other's types.
+ */
+export interface Request {
+  req: IncomingMessage;
+  res: ServerResponse;
+  path: ResourcePath;
+  query: URLSearchParams;
+  // biome-ignore lint/suspicious/noExplicitAny: request bodies are arbitrary JSON
+  body(): Promise<any>;
+  rawBody(): Promise<Buffer>;
+  /** the CRD version (`spec.versions[]`) a custom resource is served at, once the path is resolved */
+  // biome-ignore lint/suspicious/noExplicitAny: CRD objects are arbitrary JSON
+  custom?: any;
 }

@@ -70,9 +70,17 @@ function served(cat: Catalog, info: ResourceInfo, version = info.version): Serve
   if (info.crd) {
     const v = crdVersion(cat, info, version);
     if (v?.subresources?.status !== undefined)
-      subresources.push({ name: 'status', verbs: ['get', 'patch', 'update'], kind: { group: info.group, version, kind: info.kind } });
+      subresources.push({
+        name: 'status',
+        verbs: ['get', 'patch', 'update'],
+        kind: { group: info.group, version, kind: info.kind },
+      });
     if (v?.subresources?.scale)
-      subresources.push({ name: 'scale', verbs: ['get', 'patch', 'update'], kind: { group: 'autoscaling', version: 'v1', kind: 'Scale' } });
+      subresources.push({
+        name: 'scale',
+        verbs: ['get', 'patch', 'update'],
+        kind: { group: 'autoscaling', version: 'v1', kind: 'Scale' },
+      });
     const at = version === info.version ? info : { ...info, version, apiVersion: `${info.group}/${version}` };
     return { info: at, singular: info.singular, categories: [...info.categories], subresources };
   }

@@ -13,7 +13,6 @@
  * Answers follow upstream's handlers (staging/src/k8s.io/apiserver/pkg/endpoints/handlers):
  * 201 for create, 202 for a delete that only marked the object, a metav1.Status otherwise.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ApiServer, ListOptions } from '../api/apiserver.js';
 import { ApiError, badRequest, conflict, invalid } from '../api/errors.js';
 import { invalidValue } from '../api/field.js';
@@ -22,7 +21,7 @@ import type { Binding, KubeObject } from '../api/types.js';
 import { evictPod } from '../api/apiserver-evict.js';
 import { negotiate, type Representation } from './negotiate.js';
 import { applyPatch, patchTypeOf } from './patch.js';
-import type { ResourcePath } from './request-info.js';
+import type { Request, ResourcePath } from './request-info.js';
 import { findResource } from './resources.js';
 import { hasProtobuf } from './protobuf.js';
 import { fieldValidationParam, intParam, isTrueParam, resourceVersionMatchParam } from './query.js';
@@ -52,17 +51,6 @@ export interface RestContext {
 }
 
 const MAX_PATCH_RETRIES = 16;
-
-export interface Request {
-  req: IncomingMessage;
-  res: ServerResponse;
-  path: ResourcePath;
-  query: URLSearchParams;
-  body(): Promise<Obj>;
-  rawBody(): Promise<Buffer>;
-  /** the CRD version (`spec.versions[]`) a custom resource is served at, once the path is resolved */
-  custom?: Obj;
-}
 
 function listOptions(q: URLSearchParams, namespace: string, watch = false): ListOptions {
   return {

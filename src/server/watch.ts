@@ -25,8 +25,8 @@ import type { Representation } from './negotiate.js';
 import { encodeWatchFrame, PROTOBUF } from './protobuf.js';
 import { intParam, isTrueParam } from './query.js';
 import { sendError } from './respond.js';
-import type { Request } from './rest.js';
 import type { Printer } from './printers.js';
+import type { Request } from './request-info.js';
 import { toTable } from './table.js';
 
 export interface WatchSettings {

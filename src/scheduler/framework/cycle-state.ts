@@ -4,8 +4,6 @@
  * Preemption evaluates "what if these pods were gone" on a clone, so state objects that change
  * under AddPod/RemovePod implement {@link StateData.clone}.
  */
-import type { FilterPlugin } from './types.js';
-
 export interface StateData {
   clone(): StateData;
 }
@@ -21,17 +19,10 @@ export class CycleState {
   wantScoreTable = false;
   /**
    * set by the framework: the filter plugins this cycle runs (not skipped; and not covered by the
-   * window filter), for the skip count it was worked out at
+   * window filter), for the skip count it was worked out at (framework.ts FilterPlan; opaque here
+   * so that this module imports no plugin types and types.ts may import it)
    */
-  activeFilters:
-    | {
-        framework: object;
-        skipped: number;
-        covers: ReadonlySet<string> | undefined;
-        all: FilterPlugin[];
-        uncovered: FilterPlugin[];
-      }
-    | undefined = undefined;
+  activeFilters: unknown = undefined;
 
   write(key: string, value: unknown): void {
     this.data.set(key, value);

@@ -44,6 +44,15 @@ export interface ProfilePlugins {
   bind: BindPlugin[];
 }
 
+/** The filter plugins one cycle runs, kept on its CycleState (worked out once per cycle). */
+interface FilterPlan {
+  framework: object;
+  skipped: number;
+  covers: ReadonlySet<string> | undefined;
+  all: FilterPlugin[];
+  uncovered: FilterPlugin[];
+}
+
 /** What RunPreFilterPlugins answers. */
 export interface PreFilterOutcome {
   /** null: every PreFilter succeeded or skipped; otherwise the cycle's rejection or error */
@@ -246,9 +255,9 @@ export class Framework {
    * window filter does not cover (for nodes it passes). Worked out once per cycle, not per node:
    * the per-node path asks for every node.
    */
-  private activeFilters(state: CycleState): { all: FilterPlugin[]; uncovered: FilterPlugin[] } {
+  private activeFilters(state: CycleState): FilterPlan {
     const skip = state.skipFilterPlugins;
-    const known = state.activeFilters;
+    const known = state.activeFilters as FilterPlan | undefined;
     const covers = this.windowFilter?.covers;
     if (
       known !== undefined &&
@@ -259,7 +268,7 @@ export class Framework {
       return known;
     const all = this.plugins.filter.filter((pl) => !skip.has(pl.name));
     const uncovered = covers ? all.filter((pl) => !covers.has(pl.name)) : all;
-    const plan = { framework: this, skipped: skip.size, covers, all, uncovered };
+    const plan: FilterPlan = { framework: this, skipped: skip.size, covers, all, uncovered };
     state.activeFilters = plan;
     return plan;
   }

@@ -146,6 +146,17 @@ export interface ClusterObjects {
   storage?: import('../../api/storage-types.js').StorageObjects;
 }
 
+/**
+ * What a plugin may call on its profile's framework: DefaultPreemption re-runs the filters on a
+ * copy of the cycle state with victims removed (upstream framework.Framework in interface.go,
+ * implemented by runtime.frameworkImpl; here framework.ts's Framework).
+ */
+export interface FrameworkHandle {
+  runFilterWithNominatedPods(state: CycleState, pod: Pod, ni: NodeInfo): MaybeStatus;
+  runAddPod(state: CycleState, pod: Pod, toAdd: PodInfo, ni: NodeInfo): MaybeStatus;
+  runRemovePod(state: CycleState, pod: Pod, toRemove: PodInfo, ni: NodeInfo): MaybeStatus;
+}
+
 /** What a plugin factory receives (upstream framework.Handle, reduced to what kubesim needs). */
 export interface Handle {
   snapshot: ClusterSnapshot;
@@ -153,7 +164,7 @@ export interface Handle {
   clock: Clock;
   objects: ClusterObjects;
   /** the profile's framework, for plugins that re-run filters (preemption); set after construction */
-  framework?: import('./framework.js').Framework;
+  framework?: FrameworkHandle;
   /** the engine's node table / kernels, when the profile uses them */
   engine?: unknown;
   /** binds through the ApiServer (DefaultBinder); absent in pure what-if runs */
