@@ -20,6 +20,7 @@ import {
 import { decodeBody } from './body.js';
 import { startCrdController } from './crd-controller.js';
 import { negotiate } from './negotiate.js';
+import { startNamespaceCleanup } from './namespace-cleanup.js';
 import type { Catalog } from './resources.js';
 import { openapiRoute } from './openapi.js';
 import { parsePath, type Request } from './request-info.js';
@@ -118,6 +119,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningS
   let address = '';
   const cat: Catalog = { kinds: opts.api.kinds, crds: new Map() };
   const stopCrds = await startCrdController(opts.api, cat.crds);
+  const stopNamespaces = await startNamespaceCleanup(opts.api);
   const openapi = openapiRoute(cat);
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
@@ -194,6 +196,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningS
     close: () =>
       new Promise<void>((resolve) => {
         void stopCrds();
+        void stopNamespaces();
         server.close(() => resolve());
         server.closeAllConnections();
       }),

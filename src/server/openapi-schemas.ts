@@ -68,9 +68,19 @@ export function closure(schemas: Record<string, Obj>): void {
   while (todo.length) visit(todo.pop());
 }
 
-/** The same schemas with v2 references (`#/definitions/`) turned into v3 ones. */
+/**
+ * The same schemas in v3 form, as kube-openapi writes them: references to `#/components/schemas/`,
+ * and a reference with a description of its own wrapped in `allOf` (a v3 `$ref` hides its
+ * siblings, and `kubectl explain` prints the field's description from the wrapper).
+ */
 export function v3Refs(schemas: Record<string, Obj>): Record<string, Obj> {
-  return JSON.parse(JSON.stringify(schemas).replaceAll(`"${V2}`, `"${V3}`));
+  return JSON.parse(JSON.stringify(schemas).replaceAll(`"${V2}`, `"${V3}`), (_k, v) => {
+    if (v && typeof v === 'object' && typeof v.$ref === 'string' && Object.keys(v).length > 1) {
+      const { $ref, ...rest } = v;
+      return { ...rest, allOf: [{ $ref }] };
+    }
+    return v;
+  });
 }
 
 /**
