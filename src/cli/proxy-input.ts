@@ -27,6 +27,7 @@ import {
 } from '../proxy/renderers/index.js';
 import { Rng } from '../util/rng.js';
 import { CliError, UsageError } from './errors.js';
+import { ServiceAddressAllocator } from './proxy-allocate.js';
 import { rejectKubeconfig } from './flags.js';
 
 export interface InputOpts {
@@ -268,10 +269,16 @@ export async function run(
       `--churn: ${churn} is above the limit of ${LIMITS.syncSteps} (see "Limits" in the README)`,
     );
   if (churn > 0 && !o.generate) throw new UsageError('--churn needs --generate (for manifests use --update)');
+  const addresses = new ServiceAddressAllocator(list(o.serviceCidrs));
   const load = async (paths: string[]) => {
     try {
       const objs = await loadProxyObjects(paths);
       for (const [k, v] of objs.sources) sources.set(k, v);
+      const allocated = addresses.allocate(objs.services);
+      if (allocated.length)
+        warn(
+          `${allocated.length} Service(s) without a clusterIP got one as kube-apiserver allocates it on create (from ${addresses.cidr}): ${allocated.join('; ')}`,
+        );
       const unused = Object.entries(objs.ignored).map(([kind, n]) => `${n} ${kind}`);
       if (unused.length)
         warn(`not used by kube-proxy (it watches Services, EndpointSlices and Nodes): ${unused.join(', ')}`);

@@ -12,6 +12,7 @@ import { RealtimeDriver, clockRoute } from './realtime.js';
 import { selfSignedCert } from './tls.js';
 import { explainRoute } from './explain-route.js';
 import { uiRoute } from './ui.js';
+import { uiDataRoute } from './ui/data-route.js';
 import { authRoute } from './auth-route.js';
 
 export interface ServeOptions {
@@ -97,6 +98,7 @@ export async function serveCluster(opts: ServeOptions): Promise<ServedCluster> {
   const sim = new Simulation(sc, { startMs: Date.now(), noScheduler: opts.noScheduler, seed: opts.seed });
   await sim.server.bootstrapNamespaces();
   await sim.setup();
+  const tooManyRequests = () => Object.values(sim.clients).reduce((n, c) => n + c.stats.tooManyRequests, 0);
   const driver = new RealtimeDriver(sim.loop, { speed: opts.speed, paused: opts.paused });
   const tls = opts.tls ? await selfSignedCert(opts.host ?? '127.0.0.1') : undefined;
   const http = await startHttpServer({
@@ -107,7 +109,13 @@ export async function serveCluster(opts: ServeOptions): Promise<ServedCluster> {
     version: opts.version,
     seed: opts.seed,
     watch: { bookmarkEveryMs: opts.bookmarkEveryMs, minRequestTimeoutMs: opts.minRequestTimeoutMs },
-    routes: [clockRoute(driver), explainRoute(sim.server), uiRoute, authRoute],
+    routes: [
+      clockRoute(driver),
+      explainRoute(sim.server),
+      uiRoute,
+      authRoute,
+      uiDataRoute({ api: sim.server, tooManyRequests }),
+    ],
     onRequest: opts.onRequest,
   });
   driver.start();

@@ -153,6 +153,12 @@ export interface WatchResponse {
   events: WatchEvent[];
   /** a progress notification (no events; header.revision is the store revision) */
   progress?: boolean;
+  /**
+   * the watch's creation response (etcd's `created`); only sent together with `canceled`, when the
+   * watch is refused as it is created (an empty or inverted range: v3rpc recvLoop answers
+   * created and canceled in one response with mvcc's ErrEmptyWatcherRange)
+   */
+  created?: boolean;
   /** set when the watch was canceled; compactRevision > 0 when canceled by compaction */
   canceled?: boolean;
   compactRevision?: number;

@@ -14,10 +14,27 @@ export interface Browser {
   /** polls an expression until it is truthy; resolves with its value */
   waitFor<T>(expression: string, what: string, ms?: number): Promise<T>;
   screenshot(png: string): Promise<void>;
+  /** a real mouse event (Input.dispatchMouseEvent) at page coordinates */
+  mouse(type: 'mouseMoved' | 'mousePressed' | 'mouseReleased', x: number, y: number): Promise<void>;
+  /** scrolls the first element matching the selector into view and clicks its centre */
+  click(selector: string): Promise<void>;
+  /** types text into the focused element, as a keyboard would insert it */
+  type(text: string): Promise<void>;
+  /** presses and releases one key (e.g. 'Enter') */
+  press(key: string): Promise<void>;
   close(): Promise<void>;
 }
 
-export async function openPage(url: string, width = 1200, height = 1100): Promise<Browser> {
+/**
+ * Opens url in a fresh headless Chromium. With `notFound`, every request whose URL it accepts is
+ * answered 404 by the browser itself (Fetch domain), as a server without that path would.
+ */
+export async function openPage(
+  url: string,
+  width = 1200,
+  height = 1100,
+  notFound?: (url: string) => boolean,
+): Promise<Browser> {
   const bin = chromiumPath();
   if (!bin) throw new Error('chromium is not installed');
   const profile = mkdtempSync(join(tmpdir(), 'kubesim-cdp-'));
@@ -41,8 +58,12 @@ export async function openPage(url: string, width = 1200, height = 1100): Promis
         id?: number;
         result?: unknown;
         error?: { message: string };
+        method?: string;
+        params?: { requestId: string; request: { url: string } };
+        sessionId?: string;
       };
       buf = buf.slice(i + 1);
+      if (msg.method === 'Fetch.requestPaused') paused(msg.params!, msg.sessionId!);
       const w = msg.id === undefined ? undefined : waiting.get(msg.id);
       if (!w) continue;
       waiting.delete(msg.id!);
@@ -57,6 +78,29 @@ export async function openPage(url: string, width = 1200, height = 1100): Promis
       toChrome.write(`${JSON.stringify({ id, method, params, ...(sessionId ? { sessionId } : {}) })}\0`);
     });
 
+  const paused = (p: { requestId: string; request: { url: string } }, session: string) => {
+    const body = JSON.stringify({
+      kind: 'Status',
+      apiVersion: 'v1',
+      status: 'Failure',
+      code: 404,
+      reason: 'NotFound',
+    });
+    void (
+      notFound?.(p.request.url)
+        ? send(
+            'Fetch.fulfillRequest',
+            {
+              requestId: p.requestId,
+              responseCode: 404,
+              responseHeaders: [{ name: 'Content-Type', value: 'application/json' }],
+              body: Buffer.from(body).toString('base64'),
+            },
+            session,
+          )
+        : send('Fetch.continueRequest', { requestId: p.requestId }, session)
+    ).catch(() => {});
+  };
   const { targetId } = await send<{ targetId: string }>('Target.createTarget', { url: 'about:blank' });
   const { sessionId } = await send<{ sessionId: string }>('Target.attachToTarget', {
     targetId,
@@ -68,12 +112,13 @@ export async function openPage(url: string, width = 1200, height = 1100): Promis
     sessionId,
   );
   await send('Page.enable', {}, sessionId);
+  if (notFound) await send('Fetch.enable', { patterns: [{ urlPattern: '*' }] }, sessionId);
   await send('Page.navigate', { url }, sessionId);
 
   const evaluate = async <T>(expression: string): Promise<T> => {
     const r = await send<{ result: { value?: T }; exceptionDetails?: { text: string } }>(
       'Runtime.evaluate',
-      { expression, returnByValue: true },
+      { expression, returnByValue: true, awaitPromise: true },
       sessionId,
     );
     if (r.exceptionDetails) throw new Error(`${expression}: ${r.exceptionDetails.text}`);
@@ -89,6 +134,30 @@ export async function openPage(url: string, width = 1200, height = 1100): Promis
         if (Date.now() > end) throw new Error(`the page never showed ${what}`);
         await new Promise((r) => setTimeout(r, 100));
       }
+    },
+    mouse: async (type, x, y) => {
+      await send('Input.dispatchMouseEvent', { type, x, y, button: 'left', clickCount: 1 }, sessionId);
+    },
+    click: async (selector) => {
+      const at = await evaluate<{ x: number; y: number } | null>(
+        `(() => { const e = document.querySelector(${JSON.stringify(selector)}); if (!e) return null;
+          e.scrollIntoView({ block: 'center' }); const r = e.getBoundingClientRect();
+          return { x: r.left + r.width / 2, y: r.top + r.height / 2 }; })()`,
+      );
+      if (!at) throw new Error(`no element matches ${selector}`);
+      for (const type of ['mouseMoved', 'mousePressed', 'mouseReleased'])
+        await send('Input.dispatchMouseEvent', { type, ...at, button: 'left', clickCount: 1 }, sessionId);
+    },
+    type: async (text) => {
+      await send('Input.insertText', { text }, sessionId);
+    },
+    press: async (key) => {
+      for (const type of ['keyDown', 'keyUp'])
+        await send(
+          'Input.dispatchKeyEvent',
+          { type, key, code: key, windowsVirtualKeyCode: key === 'Enter' ? 13 : 0 },
+          sessionId,
+        );
     },
     screenshot: async (png) => {
       const { data } = await send<{ data: string }>('Page.captureScreenshot', { format: 'png' }, sessionId);

@@ -325,3 +325,42 @@ describe('kubesim proxy render: kube-proxy configuration flags', () => {
     ).rejects.toThrow('options.scheduler "fifo" is not an IPVS scheduler');
   });
 });
+
+describe('a Service as written, without the addresses the apiserver allocates (issue 29, class 2)', () => {
+  const manifest = `apiVersion: v1
+kind: Service
+metadata: { name: web, namespace: shop }
+spec:
+  selector: { app: web }
+  ports: [{ name: http, port: 80, targetPort: 8080 }]
+---
+apiVersion: v1
+kind: Service
+metadata: { name: api, namespace: shop }
+spec:
+  clusterIP: 10.96.0.1
+  selector: { app: api }
+  ports: [{ name: http, port: 80, targetPort: 8080 }]
+---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: { name: web-1, namespace: shop, labels: { kubernetes.io/service-name: web } }
+addressType: IPv4
+ports: [{ name: http, port: 8080, protocol: TCP }]
+endpoints: [{ addresses: [10.244.1.5], conditions: { ready: true } }]
+`;
+
+  it('gets a clusterIP as on create (not the one another manifest names), and a warning naming it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kubesim-proxy-alloc-'));
+    writeFileSync(join(dir, 'c.yaml'), manifest);
+    await cli('render', '--cluster', join(dir, 'c.yaml'));
+    // 10.96.0.1 is api's: web gets the next free address and the first node port
+    expect(out).toContain(
+      '-A KUBE-SERVICES -m comment --comment "shop/web:http cluster IP" -m tcp -p tcp -d 10.96.0.2 --dport 80',
+    );
+    expect(out).toContain('"shop/web:http -> 10.244.1.5:8080"');
+    expect(err).toContain(
+      '1 Service(s) without a clusterIP got one as kube-apiserver allocates it on create (from 10.96.0.0/12): shop/web: clusterIP 10.96.0.2',
+    );
+  });
+});

@@ -78,7 +78,11 @@ describe.skipIf(!builtCli || !kubectl)('kubectl against kubesim serve', () => {
 
   it('version and nodes: the served release and the three default nodes', () => {
     const v = JSON.parse(ok('version', '-o', 'json'));
-    expect(v.serverVersion).toMatchObject({ major: '1', minor: '34' });
+    expect(v.serverVersion).toMatchObject({
+      major: '1',
+      minor: '34',
+      gitVersion: expect.stringMatching(/^v1\.34\.0\+kubesim-/),
+    });
     const table = ok('get', 'nodes');
     expect(table.split('\n')[0]).toMatch(/^NAME\s+STATUS\s+ROLES\s+AGE\s+VERSION$/);
     expect(table).toMatch(/node-0000\s+Ready\s+<none>/);

@@ -971,8 +971,12 @@ export function runKvStoreConformance(name: string, makeStore: () => Promise<Con
         expect(ok.responses.some((r) => r.canceled)).toBe(false);
       });
 
+      // etcd's TestWatcherWatchWrongRange (server/storage/mvcc/watcher_test.go): key == end and
+      // key > end are ErrEmptyWatcherRange; a from-key watch ("\0" end) is a live watch
       it('a watch over an empty range (rangeEnd <= key in byte order) is created and canceled at once', async () => {
         const cases = [
+          { key: p + 'foa', rangeEnd: p + 'foa' },
+          { key: p + 'fob', rangeEnd: p + 'foa' },
           { key: p + 'a', rangeEnd: p + 'a' },
           { key: p + 'b', rangeEnd: p + 'a' },
           { key: p + '😀', rangeEnd: p + '\uffff' },
@@ -986,11 +990,17 @@ export function runKvStoreConformance(name: string, makeStore: () => Promise<Con
               header: { revision: base },
               watchId: w.watcher.watchId,
               events: [],
+              created: true,
               canceled: true,
               cancelReason: 'mvcc: watcher range is empty',
             },
           ]);
         }
+        // a from-key watch ("\0" end, clientv3 WithFromKey) is not an empty range
+        const fromKey = await watch({ key: p + 'z', rangeEnd: '\0' });
+        await s.put({ key: p + 'zz', value: v('0') });
+        expect((await fromKey.waitEvents(1)).map((e) => e.kv.key)).toEqual([p + 'zz']);
+        expect(fromKey.responses.every((r) => !r.canceled && !r.created)).toBe(true);
         // not empty in byte order, though it is in UTF-16 order
         const open = await watch({ key: p + '\uffff', rangeEnd: p + '😀' });
         await s.put({ key: p + 'a', value: v('1') });

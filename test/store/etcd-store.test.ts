@@ -246,6 +246,7 @@ describeEtcd('EtcdStore on a real etcd', (etcd) => {
         header: { revision: w.createdRevision },
         watchId: w.watchId,
         events: [],
+        created: true,
         canceled: true,
         cancelReason: 'mvcc: watcher range is empty',
       },

@@ -52,11 +52,15 @@ export class QueryArena {
   addr = 0;
   cap = 0;
   seq = 0;
-  constructor(readonly table: NodeTable) {}
+  /** `minBytes`: the first region's size (a cache entry's arena holds one pod's query: querycache.ts) */
+  constructor(
+    readonly table: NodeTable,
+    private readonly minBytes = 4096,
+  ) {}
 
   reserve(bytes: number): number {
     if (bytes > this.cap) {
-      this.cap = Math.max(bytes, this.cap * 2, 4096);
+      this.cap = Math.max(bytes, this.cap * 2, this.minBytes);
       this.addr = this.table.mem.alloc(this.cap);
     } else {
       this.table.mem.u8.fill(0, this.addr, this.addr + bytes);

@@ -180,6 +180,20 @@ export class NodeTable implements NodeTableView {
   private posOf = new Int32Array(0);
   /** bumped on every change; compiled queries remember it */
   generation = 0;
+  /**
+   * Bumped by every change compilePod's output depends on besides placed pods: node add, update
+   * and remove (dictionaries, image counts, node names, size) and relayouts (capacities, column
+   * addresses) and new resource names. A compiled query of a pod without host ports stays valid
+   * while it holds (querycache.ts).
+   */
+  shapeVersion = 0;
+  /**
+   * Copies of the table (a contained WASM plugin's, plugins/contained.ts) refresh only what
+   * changed: within one change epoch only pods were added or removed, on the slots of
+   * {@link podChanges}; anything else (nodes, layout, scan order, topology rows) starts a new epoch.
+   */
+  changeEpoch = 0;
+  private readonly podLog: number[] = [];
 
   constructor(options: NodeTableOptions = {}) {
     this.options = {
@@ -230,6 +244,29 @@ export class NodeTable implements NodeTableView {
     return out;
   }
 
+  private newEpoch(): void {
+    this.changeEpoch++;
+    this.podLog.length = 0;
+  }
+
+  /**
+   * The slots whose pod columns changed during change epoch `epoch`, in order (a slot may repeat),
+   * or undefined when the table is in another epoch (a copy then needs every region).
+   */
+  podChanges(epoch: number): readonly number[] | undefined {
+    return epoch === this.changeEpoch ? this.podLog : undefined;
+  }
+
+  /** [byte address, bytes] pairs of the cells a pod add or remove writes on `slot` (REQ, FREE, NZCPU, NZMEM) */
+  podCells(slot: number, out: number[]): void {
+    const { nodeCap, resCap } = this.dims;
+    const req = this.hdr(L.H_OFF_REQ),
+      free = this.hdr(L.H_OFF_FREE);
+    for (let r = 0; r < resCap; r++)
+      out.push(req + (r * nodeCap + slot) * 8, 8, free + (r * nodeCap + slot) * 8, 8);
+    out.push(this.hdr(L.H_OFF_NZCPU) + slot * 8, 8, this.hdr(L.H_OFF_NZMEM) + slot * 8, 8);
+  }
+
   /** Node slots allocated. */
   get capacity(): number {
     return this.dims.nodeCap;
@@ -277,7 +314,10 @@ export class NodeTable implements NodeTableView {
     this.generation++;
   }
 
+  /** after node or layout changes (never per pod): the header's counts, and {@link shapeVersion} */
   private syncCounts(): void {
+    this.shapeVersion++;
+    this.newEpoch();
     this.setHdr(L.H_SIZE, this.count);
     this.setHdr(L.H_HIGH, this.high);
     this.setHdr(L.H_NUM_RES, this.resources.size);
@@ -310,6 +350,7 @@ export class NodeTable implements NodeTableView {
       );
     }
     r = this.resources.intern(name);
+    this.shapeVersion++;
     this.scalarRows[r] = isScalarResourceName(name);
     if (r >= this.dims.resCap) this.grow({ resCap: Math.min(MAX_RESOURCES, this.dims.resCap * 2) });
     this.setHdr(L.H_NUM_RES, this.resources.size);
@@ -409,6 +450,7 @@ export class NodeTable implements NodeTableView {
   setTopologyDomains(keyIndex: number, slots: ArrayLike<number>, ids: ArrayLike<number>): void {
     const i32 = this.mem.i32;
     const row = (this.hdr(L.H_OFF_TOPO) >> 2) + keyIndex * this.dims.nodeCap;
+    this.newEpoch();
     i32.fill(0, row, row + this.dims.nodeCap);
     for (let i = 0; i < slots.length; i++) if (slots[i] >= 0) i32[row + slots[i]] = ids[i] + 1;
   }
@@ -622,6 +664,7 @@ export class NodeTable implements NodeTableView {
   prepare(): void {
     if (!this.orderDirty) return;
     this.orderDirty = false;
+    this.newEpoch();
     // upstream nodeTree.list(): round robin over zones in first-seen order
     const i32 = this.mem.i32;
     const base = this.hdr(L.H_OFF_ORDER) >> 2;
@@ -735,6 +778,8 @@ export class NodeTable implements NodeTableView {
       if (c <= 0) bySlot.delete(slot);
       else bySlot.set(slot, c);
     }
+    if (this.podLog.length >= 1 << 16) this.newEpoch();
+    this.podLog.push(slot);
     const list = this.entries[slot]!.pods;
     if (sign > 0) {
       p.at = list.length;

@@ -8,11 +8,14 @@
  *
  * Costs, and how they are kept down (measured in BENCHMARKS.md, "plugin containment"):
  * - one worker round trip per Score batch (all feasible nodes of a pod), not per node;
- * - Filter is asked per node by the framework: the first call of a cycle goes alone, the second
- *   asks for every node of the snapshot at once and the rest of the cycle reads those verdicts
- *   (each cached with the node's generation, so a node changed meanwhile is asked again);
+ * - Filter is asked per node by the framework: a call asks about the next 1,024 nodes of the
+ *   snapshot's order at once (the framework's filter loop visits them in that order) and the rest
+ *   of the cycle reads those verdicts (each cached with the node's generation, so a node changed
+ *   meanwhile — preemption's what-if checks — is asked again, alone);
  * - pods and nodes are sent once (numbered by identity), a node's pod list only when it changed;
- * - a WASM plugin gets the table's bytes copied into its own memory, one copy per call.
+ * - a WASM plugin gets the table's bytes copied into its own memory, then per call only what
+ *   changed (the header and the cells of nodes whose pods changed; everything after a node or
+ *   layout change).
  */
 import type { Pod } from '../../api/types.js';
 import { podKey } from '../../api/keys.js';
@@ -60,6 +63,8 @@ export class ContainedRuntime {
   /** WASM: the shared buffer the table is copied into */
   private shared?: SharedArrayBuffer;
   private sentShared?: SharedArrayBuffer;
+  /** what the shared buffer holds: the table as of this change epoch and this much of its pod log */
+  private mirrored?: { epoch: number; logged: number };
 
   constructor(
     readonly name: string,
@@ -140,18 +145,41 @@ export class ContainedRuntime {
 
   /**
    * The table's header and live columns, at their addresses − TABLE_HEADER, and the batch's slots
-   * in a shared buffer (worker.ts copies the same regions into the plugin's memory).
+   * in a shared buffer (worker.ts copies the same regions into the plugin's memory). The shared
+   * buffer mirrors the table: within one change epoch of the table (only pods placed or removed)
+   * just the header and the pod cells of the slots that changed are copied, here and in the worker.
    */
   wasmScores(h: NodeLocalHandle, pod: Pod, nodes: readonly NodeInfo[], deadline: number): Float64Array {
-    const mem = h.engine.table.mem;
+    const table = h.engine.table;
+    const mem = table.mem;
     const tableBytes = mem.used - TABLE_HEADER;
     const slotsAt = (tableBytes + 63) & ~63;
     const need = slotsAt + 4 * nodes.length;
-    if (!this.shared || this.shared.byteLength < need)
+    if (!this.shared || this.shared.byteLength < need) {
       this.shared = new SharedArrayBuffer(Math.max(need * 2, 1 << 20));
+      this.mirrored = undefined;
+    }
     const bytes = new Uint8Array(this.shared);
-    const regions = h.engine.table.regions();
-    for (const [at, n] of regions) bytes.set(mem.u8.subarray(at, at + n), at - TABLE_HEADER);
+    const all = table.regions();
+    // (columns never move within an epoch; what the allocator adds after them is not copied)
+    const log = this.mirrored ? table.podChanges(this.mirrored.epoch) : undefined;
+    let regions: number[];
+    if (log === undefined) regions = all.flat();
+    else {
+      regions = [all[0][0], all[0][1]];
+      // a slot changed twice needs one copy
+      const seen = new Set<number>();
+      for (let i = this.mirrored!.logged; i < log.length; i++)
+        if (!seen.has(log[i])) {
+          seen.add(log[i]);
+          table.podCells(log[i], regions);
+        }
+    }
+    for (let k = 0; k < regions.length; k += 2) {
+      const at = regions[k];
+      bytes.set(mem.u8.subarray(at, at + regions[k + 1]), at - TABLE_HEADER);
+    }
+    this.mirrored = { epoch: table.changeEpoch, logged: table.podChanges(table.changeEpoch)!.length };
     const slots = new Int32Array(this.shared, slotsAt, nodes.length);
     for (let i = 0; i < nodes.length; i++) slots[i] = nodes[i].slot;
     const req = podRequests(pod);
@@ -163,8 +191,9 @@ export class ContainedRuntime {
         op: 'wasm',
         ...(fresh ? { shared: this.shared } : {}),
         tableBytes,
-        regions: Int32Array.from(regions.flat()),
-        header: h.engine.table.header,
+        regions: Int32Array.from(regions),
+        all: Int32Array.from(all.flat()),
+        header: table.header,
         count: nodes.length,
         podMilliCpu: req.get('cpu') ?? 0,
         podMemory: req.get('memory') ?? 0,
@@ -175,16 +204,21 @@ export class ContainedRuntime {
   }
 }
 
-/** Verdicts of one cycle's Filter calls, per node, valid while the node's generation holds. */
+/**
+ * Verdicts of one cycle's Filter calls, per node, valid while the node's generation holds. Kept in
+ * the CycleState as a plain value, so preemption's clones of the state share it.
+ */
 interface FilterCache {
   pod: Pod;
-  calls: number;
   verdicts: WeakMap<NodeInfo, { generation: number; node: object; reason: string | null }>;
 }
 
+/** nodes a Filter batch asks about: about what one per-node cycle visits at 5,000 nodes (500 feasible) */
+const FILTER_CHUNK = 1024;
+
 class ContainedPlugin implements Plugin {
   private readonly statuses = new Map<string, Status>();
-  private readonly filterCaches = new WeakMap<CycleState, FilterCache>();
+  private readonly cacheKey: string;
 
   constructor(
     readonly name: string,
@@ -195,6 +229,7 @@ class ContainedPlugin implements Plugin {
     isFilter: boolean,
     private readonly normalize: Normalization | undefined,
   ) {
+    this.cacheKey = `ContainedFilter/${name}`;
     const self = this as unknown as Record<string, unknown>;
     if (isScore) {
       self.score = (s: CycleState, pod: Pod, ni: NodeInfo) => {
@@ -229,35 +264,43 @@ class ContainedPlugin implements Plugin {
   }
 
   private filter(state: CycleState, pod: Pod, ni: NodeInfo): MaybeStatus {
-    let cache = this.filterCaches.get(state);
+    let cache = state.tryRead<FilterCache>(this.cacheKey);
     if (!cache || cache.pod !== pod) {
-      cache = { pod, calls: 0, verdicts: new WeakMap() };
-      this.filterCaches.set(state, cache);
+      cache = { pod, verdicts: new WeakMap() };
+      state.write(this.cacheKey, cache);
     }
-    const hit = cache.verdicts.get(ni);
+    const verdicts = cache.verdicts;
+    const hit = verdicts.get(ni);
     if (hit && hit.generation === ni.generation && hit.node === ni.node) return this.status(hit.reason);
-    // the first call of a cycle alone (preemption's what-ifs ask once per cloned state), the
-    // second for every node at once (the framework's filter loop)
-    const batch =
-      cache.calls++ === 1
-        ? this.handle.snapshot
-            .list()
-            .filter((n) => n !== ni)
-            .concat(ni)
-        : [ni];
+    // A node asked before whose pods changed since (preemption's what-if checks), or one outside
+    // the snapshot's list, goes alone; otherwise the next chunk of nodes in the snapshot's order —
+    // the order the framework's filter loop visits them in — skipping nodes already answered: one
+    // round trip covers what a cycle visits, without asking about every node.
+    const list = this.handle.snapshot.list();
+    let batch: NodeInfo[];
+    if (hit || list[ni.index] !== ni) batch = [ni];
+    else {
+      batch = [];
+      const n = list.length;
+      for (let k = 0; k < n && batch.length < FILTER_CHUNK; k++) {
+        const x = list[(ni.index + k) % n];
+        const v = verdicts.get(x);
+        if (!v || v.generation !== x.generation || v.node !== x.node) batch.push(x);
+      }
+    }
     const deadline = this.rt.deadline(state);
-    const reasons = this.rt.guard(
-      'Filter',
-      pod,
-      () => this.rt.sandbox.call(this.rt.jsRequest('filter', pod, batch), deadline).reasons!,
+    const a = this.rt.guard('Filter', pod, () =>
+      this.rt.sandbox.call(this.rt.jsRequest('filter', pod, batch), deadline),
     );
+    const codes = a.verdicts!;
+    const texts = a.texts!;
     for (let i = 0; i < batch.length; i++)
-      cache.verdicts.set(batch[i], {
+      verdicts.set(batch[i], {
         generation: batch[i].generation,
         node: batch[i].node,
-        reason: reasons[i],
+        reason: codes[i] === 0 ? null : texts[codes[i] - 1],
       });
-    return this.status(reasons[batch.length - 1]);
+    return this.status(codes[0] === 0 ? null : texts[codes[0] - 1]);
   }
 
   /** one Status per distinct reason (statuses are compared and counted, never formatted per node) */

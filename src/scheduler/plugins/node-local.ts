@@ -57,7 +57,8 @@ import {
 } from '../engine/types.js';
 import type { Kernel, KernelName, ScoringConfig, ScorePluginName } from '../engine/types.js';
 import { WasmKernel } from '../engine/wasm.js';
-import { compilePod, QueryArena, type PodQuery } from '../engine/podquery.js';
+import type { PodQuery } from '../engine/podquery.js';
+import { QueryCache } from '../engine/querycache.js';
 import { resolveScoring, type ResolvedScoring } from '../engine/scoring.js';
 import { NodeTable, podHostPorts, type NodeTableOptions, type PodAccounting } from '../engine/table.js';
 
@@ -66,7 +67,6 @@ export class SchedulingEngine implements SnapshotListener {
   readonly table: NodeTable;
   readonly kernel: Kernel<NodeTable, PodQuery, KernelOutput>;
   readonly out: KernelOutput;
-  readonly arena: QueryArena;
   /** NodeInfo by table slot */
   readonly bySlot: (NodeInfo | undefined)[] = [];
   /** the cross-pod plugins' per-cycle inputs, next to the query */
@@ -90,7 +90,6 @@ export class SchedulingEngine implements SnapshotListener {
     this.table = new NodeTable(tableOptions);
     this.kernel = kernel === 'wasm' ? new WasmKernel() : new JsKernel();
     this.out = new KernelOutput(this.table);
-    this.arena = new QueryArena(this.table);
     this.crossPod = new CrossPodWriter(this.table);
     for (const ni of snapshot.list()) {
       this.nodeAdded(ni);
@@ -233,12 +232,15 @@ export class NodeLocalRunner {
   /** the pod of the last compiled query and whether it set QF_BEST_EFFORT */
   private lastCompiledPod?: Pod;
   private lastBestEffort = false;
+  /** compiled queries per pod template (engine/querycache.ts) */
+  private readonly queries: QueryCache;
 
   constructor(
     readonly engine: SchedulingEngine,
     config: ScoringConfig,
   ) {
     this.resolved = resolveScoring(config);
+    this.queries = new QueryCache(engine.table);
   }
 
   /** the profile's scoring configuration, as the query compiler reads it */
@@ -260,7 +262,7 @@ export class NodeLocalRunner {
   }
 
   private compile(pod: Pod): PodQuery {
-    const q = compilePod(this.engine.table, pod, this.scoring, this.engine.arena);
+    const q = this.queries.compile(pod, this.scoring);
     this.engine.noteCompiled(pod, q.accounting);
     // the compiler already decided BalancedAllocation's best-effort case: PreScore reads it here
     this.lastCompiledPod = pod;

@@ -359,7 +359,7 @@ class EtcdWatcher implements Watcher {
           this.createdRevision = headerRevision(resp.header);
           this.state = 'active';
           resolve();
-          if (resp.canceled) this.deliverCancel(resp); // e.g. an invalid range: created and canceled at once
+          if (resp.canceled) this.deliverCancel(resp, true); // e.g. an invalid range: created and canceled at once
           return;
         }
         if (this.state !== 'active') return;
@@ -423,11 +423,12 @@ class EtcdWatcher implements Watcher {
     });
   }
 
-  private deliverCancel(resp: IWatchResponse): void {
+  private deliverCancel(resp: IWatchResponse, created = false): void {
     const out: WatchResponse = {
       header: { revision: headerRevision(resp.header) },
       watchId: this.watchId,
       events: [],
+      ...(created ? { created: true } : {}),
       canceled: true,
     };
     const compactRevision = num(resp.compact_revision);

@@ -142,6 +142,7 @@ export class WatchHub {
           header: { revision: cur },
           watchId: w.watchId,
           events: [],
+          created: true,
           canceled: true,
           cancelReason: EMPTY_WATCH_RANGE,
         });

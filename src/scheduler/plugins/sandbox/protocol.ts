@@ -61,8 +61,13 @@ export interface WasmRequest {
   shared?: SharedArrayBuffer;
   /** extent of the table, starting at address TABLE_HEADER: the slots follow it */
   tableBytes: number;
-  /** [address, bytes] pairs of what was copied (the header and live columns) */
+  /** [address, bytes] pairs of what changed since the last request (copied into the shared buffer) */
   regions: Int32Array;
+  /**
+   * [address, bytes] pairs of the header and every live column: what a memory that holds no copy
+   * yet (a new worker, a new shared buffer, a memory instantiated again) copies instead
+   */
+  all: Int32Array;
   header: number;
   count: number;
   podMilliCpu: number;
@@ -72,5 +77,11 @@ export interface WasmRequest {
 export type Request = JsRequest | WasmRequest;
 
 export type Answer =
-  | { ok: true; scores?: Float64Array; reasons?: (string | null)[] }
+  | {
+      ok: true;
+      scores?: Float64Array;
+      /** filter verdicts per node: 0 fits, k > 0 the reason texts[k − 1] (one clone per distinct text) */
+      verdicts?: Int32Array;
+      texts?: string[];
+    }
   | { ok: false; error: string };

@@ -163,7 +163,9 @@ function runJs(def: Def, req: JsRequest): Answer {
     }
     return { ok: true, scores };
   }
-  const reasons: (string | null)[] = new Array(n);
+  const verdicts = new Int32Array(n);
+  const texts: string[] = [];
+  const textIds = new Map<string, number>();
   for (let i = 0; i < n; i++) {
     const node = objects.get(req.nodes[i]);
     let v: unknown;
@@ -173,15 +175,18 @@ function runJs(def: Def, req: JsRequest): Answer {
       return { ok: false, error: `filter on node ${nodeName(node)}: ${describe(e)}` };
     }
     Atomics.add(ctl, PROGRESS, 1);
-    if (v === undefined || v === null) reasons[i] = null;
-    else if (typeof v === 'string' && v !== '') reasons[i] = v;
-    else
+    if (v === undefined || v === null) continue;
+    if (typeof v === 'string' && v !== '') {
+      let id = textIds.get(v);
+      if (id === undefined) textIds.set(v, (id = texts.push(v)));
+      verdicts[i] = id;
+    } else
       return {
         ok: false,
         error: `filter on node ${nodeName(node)} returned ${v === '' ? 'an empty string' : show(v)}; expected undefined (fits) or a reason string`,
       };
   }
-  return { ok: true, reasons };
+  return { ok: true, verdicts, texts };
 }
 
 // ---- WASM plugins
@@ -204,9 +209,10 @@ class WasmRunner {
     const shared = new Uint8Array(this.shared!);
     const slotsAt = align(TABLE_HEADER + req.tableBytes);
     const need = slotsAt + 8 * req.count;
-    this.ensure(need);
+    const empty = this.ensure(need);
     const mem = new Uint8Array(this.memory!.buffer);
-    const r = req.regions;
+    // the memory holds the previous request's copy unless it is new (or the buffer is)
+    const r = empty || req.shared ? req.all : req.regions;
     for (let k = 0; k < r.length; k += 2)
       mem.set(shared.subarray(r[k] - TABLE_HEADER, r[k] - TABLE_HEADER + r[k + 1]), r[k]);
     const sharedSlots = align(req.tableBytes);
@@ -225,14 +231,17 @@ class WasmRunner {
     return { ok: true, scores };
   }
 
-  /** a memory of at least `bytes`, instantiating (again) when the table outgrew the maximum */
-  private ensure(bytes: number): void {
+  /**
+   * a memory of at least `bytes`, instantiating (again) when the table outgrew the maximum;
+   * true when the memory is new (it holds no copy of the table yet)
+   */
+  private ensure(bytes: number): boolean {
     const want = pages(bytes);
-    if (this.memory && want <= this.memory.buffer.byteLength / 65536) return;
+    if (this.memory && want <= this.memory.buffer.byteLength / 65536) return false;
     if (this.memory && want <= this.maxPages) {
       this.memory.grow(want - this.memory.buffer.byteLength / 65536);
       this.ownPages = want;
-      return;
+      return false;
     }
     const initial = Math.max(want, this.info.memoryMin);
     let maximum = initial + init.memoryMiB * 16;
@@ -259,6 +268,7 @@ class WasmRunner {
     if (typeof ex.heapBase === 'function' && ex.heapBase() > 65536)
       throw new Error(`static data ends at ${ex.heapBase()}, beyond the reserved 65536 bytes`);
     this.ex = ex;
+    return true;
   }
 }
 
