@@ -5,9 +5,11 @@
 import { readFileSync } from 'node:fs';
 import { type Command, Option } from 'commander';
 import { type Trace, TraceError, parseTrace, planReplay, withReplay } from '../sim/replay.js';
-import { loadScenario, type Scenario } from '../sim/scenario.js';
+import { loadScenario } from '../sim/scenario.js';
+import type { Scenario } from '../sim/scenario-types.js';
 import { ScenarioError } from '../util/scenario-input.js';
-import { loadScenarioPlugins, simulate, type RunOptions, type SimulationResult } from '../sim/simulation.js';
+import { loadScenarioPlugins, simulate } from '../sim/simulation.js';
+import type { RunOptions, SimulationResult } from '../sim/result.js';
 import { ConfigError, loadSchedulerConfig } from '../scheduler/config.js';
 import { loadUserPlugin, type LoadedUserPlugin } from '../scheduler/plugins/user.js';
 import { addPluginLimitOptions, finishPlugins, pluginOptions, type PluginFlags } from './plugin-flags.js';

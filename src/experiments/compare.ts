@@ -8,8 +8,9 @@
  */
 import type { SchedulerConfig } from '../scheduler/config.js';
 import type { LoadedUserPlugin } from '../scheduler/plugins/user.js';
-import type { Scenario } from '../sim/scenario.js';
-import { simulate, type SimulationResult } from '../sim/simulation.js';
+import type { Scenario } from '../sim/scenario-types.js';
+import { simulate } from '../sim/simulation.js';
+import type { SimulationResult } from '../sim/result.js';
 
 /**
  * A scheduler set-up to compare: it replaces the scenario's settings.schedulerConfig (none: the

@@ -18,7 +18,8 @@
  */
 import { parse } from 'yaml';
 import { parseScenario } from './scenario.js';
-import { simulate, type SimulationResult } from './simulation.js';
+import { simulate } from './simulation.js';
+import type { SimulationResult } from './result.js';
 
 /** A run's inputs: the scenario as read from its file, the values of the swept paths, a seed. */
 export interface SweepRunTask {

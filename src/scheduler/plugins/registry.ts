@@ -37,9 +37,8 @@ import type {
 import { prioritySortLess } from '../queue.js';
 import { DefaultPreemption } from './default-preemption.js';
 import { InterPodAffinity } from './inter-pod-affinity.js';
+import { kernelFastScorer, kernelWindowFilter } from './kernel-window.js';
 import {
-  kernelFastScorer,
-  kernelWindowFilter,
   NodeLocalPlugin,
   nodeLocalFactory,
   runnerFor,
