@@ -2,7 +2,7 @@
  * `kubesim simulate <scenario.yaml>`: run a scenario on a virtual clock (controllers, scheduler,
  * kubelets all talking to one in-memory ApiServer) and print what happened.
  */
-import { readFileSync } from 'node:fs';
+import { ManifestError, readInputTextSync } from '../api/manifest-read.js';
 import { type Command, Option } from 'commander';
 import { type Trace, TraceError, parseTrace, planReplay, withReplay } from '../sim/replay.js';
 import { loadScenario } from '../sim/scenario.js';
@@ -122,9 +122,10 @@ export async function runAndReport(
 function replayOnto(scenario: Scenario, file: string): Scenario {
   let trace: Trace;
   try {
-    trace = parseTrace(readFileSync(file, 'utf8'), file);
+    trace = parseTrace(readInputTextSync(file), file);
   } catch (e) {
     if (e instanceof TraceError) throw new CliError(e.message);
+    if (e instanceof ManifestError) throw new CliError(`--replay ${e.message}`);
     const code = (e as NodeJS.ErrnoException).code;
     throw new CliError(`--replay ${file}: cannot read: ${code ?? (e as Error).message}`);
   }

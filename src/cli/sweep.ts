@@ -7,7 +7,7 @@
 import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { parse } from 'yaml';
-import { ManifestError, readInputTextSync } from '../api/manifest-read.js';
+import { ManifestError, parseYamlValue, readInputTextSync } from '../api/manifest-read.js';
 import { ScenarioError } from '../util/scenario-input.js';
 import {
   mergeSweeps,
@@ -236,9 +236,10 @@ Examples:
     const named = files.map((file) => {
       const text = readText(file);
       try {
-        return { file, result: parse(text, { maxAliasCount: LIMITS.aliases }) as unknown };
+        return { file, result: parseYamlValue(text, file) };
       } catch (e) {
-        throw new CliError(`${file}: not JSON or YAML: ${(e as Error).message.split('\n')[0]}`);
+        if (e instanceof ManifestError) throw new CliError(e.message);
+        throw e;
       }
     });
     let r: SweepResult;
