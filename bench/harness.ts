@@ -248,7 +248,12 @@ export class BenchRecorder {
    * Records `num` ÷ `den` (two completed rows of this run, e.g. contained ÷ trusted) as a row of
    * unit {@link RATIO_UNIT}; its margin of error is the sum of theirs (noisy when either is).
    */
-  ratio(name: string, num: BenchResult, den: BenchResult, o: Omit<MeasureOptions, 'figures'> = {}): BenchResult {
+  ratio(
+    name: string,
+    num: BenchResult,
+    den: BenchResult,
+    o: Omit<MeasureOptions, 'figures'> = {},
+  ): BenchResult {
     if (num.throughput === undefined || !(den.throughput! > 0))
       return this.push({ ...this.base(name, o), state: 'skipped', reason: 'a side did not complete' });
     return this.push({
