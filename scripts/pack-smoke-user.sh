@@ -192,6 +192,26 @@ for f in $pkg/examples/scenarios/pending-unschedulable.yaml; do
 done
 step "kubesim simulate $pkg/examples/scenarios/pending-unschedulable.yaml"
 
+# --- kubesim serve's /ui from the package: one page, nothing fetched from elsewhere ------------
+# the shipped snapshot: 6 nodes; the page draws its first screen from /kubesim/v1/node-summary
+ui=$(node --input-type=module -e '
+import { spawn } from "node:child_process";
+const child = spawn("node_modules/.bin/kubesim", ["serve", "--port", "0", "--cluster", process.argv[1]], { stdio: ["ignore", "pipe", "inherit"] });
+const url = await new Promise((resolve, reject) => {
+  let out = "";
+  child.stdout.on("data", (d) => { out += d; const m = /kubesim serve: (http:\/\/127\.0\.0\.1:[0-9]+)/.exec(out); if (m) resolve(m[1]); });
+  child.on("exit", (c) => reject(new Error("kubesim serve exited with " + c)));
+});
+try {
+  const page = await (await fetch(url + "/ui")).text();
+  const external = /(src|href)=["\x27]?(https?:)?\/\//.test(page);
+  const summary = await (await fetch(url + "/kubesim/v1/node-summary")).json();
+  console.log([page.includes("kubesimUi"), external, summary.nodes.length].join(" "));
+} finally { child.kill(); }
+' "$pkg/examples/snapshot/cluster.yaml") || fail "kubesim serve /ui"
+expect_eq "$ui" "true false 6" "kubesim serve: /ui (the page, no outside reference) and /kubesim/v1/node-summary (6 nodes)"
+step "kubesim serve: /ui is one page with nothing fetched from elsewhere; its node summary lists the 6 nodes"
+
 # --- an optional part left out: a clear error, nothing else affected -------------------------
 rm -rf node_modules/etcd3
 msg=$(node -e "import('kubesim/store/etcd').then((m) => new m.EtcdStore({ endpoints: 'http://127.0.0.1:1' })).catch((e) => console.log(e.message))")

@@ -126,13 +126,54 @@ function linePos(text: string, offset: number): { line: number; col: number } {
   return { line, col: offset - start + 1 };
 }
 
-/** JSON text nested deeper than the limit is an error naming the file and line. */
+/**
+ * JSON text nested deeper than the limit, or holding a string longer than {@link LIMITS.stringBytes},
+ * is an error naming the file and line.
+ */
 export function checkJsonDepth(text: string, file: string, max: number = LIMITS.depth): void {
-  const at = jsonDepthExceeded(text, max);
+  const at = jsonDepthExceeded(text, max, LIMITS.stringBytes);
   if (at >= 0) {
     const p = linePos(text, at);
-    throw new ManifestError(file, `nested deeper than ${max} levels`, p.line, p.col);
+    throw new ManifestError(
+      file,
+      text.charCodeAt(at) === 34 ? tooLongString(stringLength(text, at)) : `nested deeper than ${max} levels`,
+      p.line,
+      p.col,
+    );
   }
+}
+
+function tooLongString(length: number): string {
+  return `a string of ${sizeText(length)}, longer than the ${sizeText(LIMITS.stringBytes)} kube-apiserver accepts in one request (no object can hold it)`;
+}
+
+/** Length of the JSON string starting with the quote at `at` (escapes counted as written). */
+function stringLength(text: string, at: number): number {
+  let i = at + 1;
+  while (i < text.length && text.charCodeAt(i) !== 34) i += text.charCodeAt(i) === 92 ? 2 : 1;
+  return i - at - 1;
+}
+
+/** The first scalar token longer than {@link LIMITS.stringBytes}, or undefined (no recursion). */
+function longScalar(token: CST.Token): CST.Token | undefined {
+  const stack: (CST.Token | null | undefined)[] = [token];
+  while (stack.length) {
+    const t = stack.pop();
+    if (!t) continue;
+    if (t.type === 'document') stack.push(t.value);
+    else if (t.type === 'block-map' || t.type === 'block-seq' || t.type === 'flow-collection') {
+      for (const it of t.items as { key?: CST.Token | null; value?: CST.Token }[])
+        stack.push(it.key, it.value);
+    } else if (
+      (t.type === 'scalar' ||
+        t.type === 'single-quoted-scalar' ||
+        t.type === 'double-quoted-scalar' ||
+        t.type === 'block-scalar') &&
+      t.source.length > LIMITS.stringBytes
+    )
+      return t;
+  }
+  return undefined;
 }
 
 /** The offset of a collection nested deeper than `max` in a parsed YAML token, or -1 (no recursion). */
@@ -154,8 +195,9 @@ function yamlDepthExceeded(token: CST.Token, max: number): number {
 }
 
 /**
- * `parseAllDocuments` of the `yaml` library with every document's nesting checked on the parser's
- * CST (built without recursion) before the composer, which recurses per level, sees it.
+ * `parseAllDocuments` of the `yaml` library with every document's nesting and string lengths
+ * checked on the parser's CST (built without recursion, a few bytes per input byte) before the
+ * composer, which recurses per level and needs tens of bytes per byte of a quoted string, sees it.
  * @throws ManifestError naming the file and line of the first node deeper than {@link LIMITS.depth}
  */
 export function parseYamlDocuments(
@@ -174,8 +216,37 @@ export function parseYamlDocuments(
         const p = lc.linePos(at);
         throw new ManifestError(file, `nested deeper than ${max} levels`, p.line, p.col);
       }
+      const long = longScalar(token);
+      if (long) {
+        const p = lc.linePos((long as { offset: number }).offset);
+        throw new ManifestError(
+          file,
+          tooLongString((long as { source: string }).source.length),
+          p.line,
+          p.col,
+        );
+      }
       yield token;
     }
   }
   return Array.from(composer.compose(checked()));
+}
+
+/**
+ * One YAML (or JSON) document's value, through {@link parseYamlDocuments}' nesting and string
+ * checks, for the option files that hold one document (--config, sweep results).
+ * @throws ManifestError naming the file: too deep, too long a string, not YAML, more than one document
+ */
+export function parseYamlValue(text: string, file: string): unknown {
+  const docs = parseYamlDocuments(text, file);
+  const err = docs.flatMap((d) => d.errors)[0];
+  if (err)
+    throw new ManifestError(
+      file,
+      `invalid YAML: ${err.message.split('\n')[0]}`,
+      err.linePos?.[0].line,
+      err.linePos?.[0].col,
+    );
+  if (docs.length > 1) throw new ManifestError(file, `${docs.length} YAML documents, expected one`);
+  return docs[0]?.toJS({ maxAliasCount: LIMITS.aliases }) ?? null;
 }

@@ -2,12 +2,14 @@
  * `kubesim simulate <scenario.yaml>`: run a scenario on a virtual clock (controllers, scheduler,
  * kubelets all talking to one in-memory ApiServer) and print what happened.
  */
-import { readFileSync } from 'node:fs';
+import { ManifestError, readInputTextSync } from '../api/manifest-read.js';
 import { type Command, Option } from 'commander';
 import { type Trace, TraceError, parseTrace, planReplay, withReplay } from '../sim/replay.js';
-import { loadScenario, type Scenario } from '../sim/scenario.js';
+import { loadScenario } from '../sim/scenario.js';
+import type { Scenario } from '../sim/scenario-types.js';
 import { ScenarioError } from '../util/scenario-input.js';
-import { loadScenarioPlugins, simulate, type RunOptions, type SimulationResult } from '../sim/simulation.js';
+import { loadScenarioPlugins, simulate } from '../sim/simulation.js';
+import type { RunOptions, SimulationResult } from '../sim/result.js';
 import { ConfigError, loadSchedulerConfig } from '../scheduler/config.js';
 import { loadUserPlugin, type LoadedUserPlugin } from '../scheduler/plugins/user.js';
 import { addPluginLimitOptions, finishPlugins, pluginOptions, type PluginFlags } from './plugin-flags.js';
@@ -120,9 +122,10 @@ export async function runAndReport(
 function replayOnto(scenario: Scenario, file: string): Scenario {
   let trace: Trace;
   try {
-    trace = parseTrace(readFileSync(file, 'utf8'), file);
+    trace = parseTrace(readInputTextSync(file), file);
   } catch (e) {
     if (e instanceof TraceError) throw new CliError(e.message);
+    if (e instanceof ManifestError) throw new CliError(`--replay ${e.message}`);
     const code = (e as NodeJS.ErrnoException).code;
     throw new CliError(`--replay ${file}: cannot read: ${code ?? (e as Error).message}`);
   }

@@ -41,14 +41,9 @@ import { isPodReady } from '../controllers/pod-util.js';
 import type { EventRecorder } from '../client/events.js';
 import type { PressureCondition, Threshold } from './eviction.js';
 import { EvictionManager } from './eviction-manager.js';
-import type { KubeletEvictionSettings, UsageRule } from './settings.js';
+import type { KubeletEvictionSettings, Latency, RunRule, UsageRule } from './settings.js';
 
 /** a seeded log-normal latency: median ms and sigma of the underlying normal */
-export interface Latency {
-  medianMs: number;
-  sigma: number;
-}
-
 export interface KubeletLatencies {
   sandbox: Latency;
   cni: Latency;
@@ -65,14 +60,6 @@ export const DEFAULT_LATENCIES: KubeletLatencies = {
   containerStart: { medianMs: 300, sigma: 0.3 },
   containerStop: { medianMs: 1500, sigma: 0.8 },
 };
-
-/** how long a run-to-completion pod runs and how likely it fails (scenario `runs:`) */
-export interface RunRule {
-  /** pod labels that select the rule (matchLabels); empty selects every pod */
-  matchLabels: Record<string, string>;
-  duration: Latency;
-  failureProbability: number;
-}
 
 /** a Job pod nobody described: about 30 s, never fails */
 export const DEFAULT_RUN: RunRule = {

@@ -5,6 +5,22 @@
  * own error and duration functions, so this folder does not import the simulation.
  */
 
+import { parseDuration, ScenarioError } from '../util/scenario-input.js';
+
+/** a log-normal latency: its median and the sigma of its logarithm */
+export interface Latency {
+  medianMs: number;
+  sigma: number;
+}
+
+/** how long a run-to-completion pod runs and how likely it fails (scenario `runs:`) */
+export interface RunRule {
+  /** pod labels that select the rule (matchLabels); empty selects every pod */
+  matchLabels: Record<string, string>;
+  duration: Latency;
+  failureProbability: number;
+}
+
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
 
@@ -146,6 +162,47 @@ export function parseUsage(
       ephemeralStorage: curve('ephemeralStorage'),
       pids: curve('pids'),
       noise: noise as number,
+    };
+  });
+}
+
+/**
+ * `runs:` — for pods with restartPolicy Never/OnFailure, a run time distribution and a failure
+ * probability per workload, chosen by pod labels:
+ * `[{match: {app: report}, duration: {median: 2m, sigma: 0.3}, failureProbability: 0.1}]`.
+ */
+export function parseRuns(raw: unknown, at: (p: string) => string): RunRule[] {
+  if (raw === undefined) return [];
+  if (!Array.isArray(raw)) throw new ScenarioError(`${at('runs')}: expected a list`);
+  return raw.map((r, i) => {
+    const w = `runs[${i}]`;
+    if (!isObj(r))
+      throw new ScenarioError(
+        `${at(w)}: expected {match: {label: value}, duration: {median: 30s, sigma: 0.5}, failureProbability: 0}`,
+      );
+    for (const k of Object.keys(r))
+      if (!['match', 'duration', 'failureProbability'].includes(k))
+        throw new ScenarioError(
+          `${at(w)}: unknown field "${k}" (expected match, duration, failureProbability)`,
+        );
+    if (r.match !== undefined && !isObj(r.match))
+      throw new ScenarioError(`${at(w + '.match')}: expected a mapping of pod labels`);
+    const d = r.duration;
+    if (d !== undefined && !isObj(d))
+      throw new ScenarioError(`${at(w + '.duration')}: expected {median: 30s, sigma: 0.5}`);
+    const sigma = d?.sigma === undefined ? 0.5 : Number(d.sigma);
+    if (!Number.isFinite(sigma) || sigma < 0)
+      throw new ScenarioError(`${at(w + '.duration.sigma')}: expected a non-negative number`);
+    const p = r.failureProbability === undefined ? 0 : Number(r.failureProbability);
+    if (!Number.isFinite(p) || p < 0 || p > 1)
+      throw new ScenarioError(`${at(w + '.failureProbability')}: expected a number between 0 and 1`);
+    return {
+      matchLabels: Object.fromEntries(Object.entries(r.match ?? {}).map(([k, v]) => [k, String(v)])),
+      duration: {
+        medianMs: d?.median === undefined ? 30_000 : parseDuration(d.median, at(w + '.duration.median')),
+        sigma,
+      },
+      failureProbability: p,
     };
   });
 }

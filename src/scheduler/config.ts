@@ -5,8 +5,7 @@
  * expansion of multiPoint with explicit enable/disable/override, as kube-scheduler does
  * (apis/config/v1/default_plugins.go mergePlugins + runtime/framework.go expandMultiPointPlugins).
  */
-import { readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
+import { ManifestError, parseYamlValue, readInputTextSync } from '../api/manifest-read.js';
 import type { FieldError } from '../api/field.js';
 import { validatePluginArgs } from './config-args.js';
 
@@ -84,6 +83,9 @@ export const DEFAULT_MULTIPOINT: readonly PluginRef[] = [
   { name: 'VolumeZone' },
   { name: 'PodTopologySpread', weight: 2 },
   { name: 'InterPodAffinity', weight: 2 },
+  // DRA is GA in v1.34: applyFeatureGates puts it before DefaultPreemption ("better to first
+  // deallocate an idle ResourceClaim than … evict some Pod")
+  { name: 'DynamicResources' },
   { name: 'DefaultPreemption' },
   { name: 'NodeResourcesBalancedAllocation', weight: 1 },
   { name: 'ImageLocality', weight: 1 },
@@ -271,17 +273,15 @@ export function parseSchedulerConfig(doc: unknown, src = 'config'): SchedulerCon
 
 /** Reads and parses a YAML or JSON KubeSchedulerConfiguration file. */
 export function loadSchedulerConfig(file: string): SchedulerConfig {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (e) {
-    throw new ConfigError(`${file}: cannot read scheduler configuration: ${(e as Error).message}`);
-  }
+  // through the one input reader (size, UTF-8, nesting depth and string length checked before the
+  // YAML composer recurses): a 20,000-deep file is an error, not `Maximum call stack size exceeded`
   let doc: unknown;
   try {
-    doc = parseYaml(text);
+    doc = parseYamlValue(readInputTextSync(file), file);
   } catch (e) {
-    throw new ConfigError(`${file}: invalid YAML: ${(e as Error).message.split('\n')[0]}`);
+    if (e instanceof ManifestError)
+      throw new ConfigError(`cannot read scheduler configuration: ${e.message}`);
+    throw e;
   }
   return parseSchedulerConfig(doc, file);
 }

@@ -5,7 +5,8 @@
  */
 import { prepareForCreate } from '../api/manifest.js';
 import type { KubeObject, Node } from '../api/types.js';
-import { parseScenario, type Scenario } from '../sim/scenario.js';
+import { parseScenario } from '../sim/scenario.js';
+import type { Scenario } from '../sim/scenario-types.js';
 import { Simulation } from '../sim/simulation.js';
 import { type RunningServer, startHttpServer } from './http.js';
 import { RealtimeDriver, clockRoute } from './realtime.js';

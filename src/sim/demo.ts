@@ -7,13 +7,9 @@
 import { defaultControllerWorkers } from './scenario-knobs.js';
 import type { Deployment, KubeObject, Service } from '../api/types.js';
 import { LimitError, LIMITS } from '../util/limits.js';
-import {
-  type Scenario,
-  type TimelineEntry,
-  describeAction,
-  type Action,
-  DEFAULT_COMPACTION_INTERVAL_MS,
-} from './scenario.js';
+import { DEFAULT_COMPACTION_INTERVAL_MS } from './scenario.js';
+import type { Scenario, TimelineEntry, Action } from './scenario-types.js';
+import { describeAction } from './scenario-timeline.js';
 
 export interface DemoOptions {
   nodes?: number;

@@ -27,7 +27,7 @@
 import { parseAllDocuments } from 'yaml';
 import { BUILTIN_KINDS } from '../api/kinds.js';
 import type { Deployment, KubeObject, Pod } from '../api/types.js';
-import type { Action, Scenario, TimelineEntry } from './scenario.js';
+import type { Action, Scenario, TimelineEntry } from './scenario-types.js';
 
 export const TRACE_API_VERSION = 'kubesim/v1';
 

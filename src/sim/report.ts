@@ -6,7 +6,7 @@ import { table } from '../report/table.js';
 import { type Page, renderPage } from '../report/html.js';
 import { compact, histogram, lineChart } from '../report/svg.js';
 import { clockTime } from '../report/units.js';
-import type { SimulationResult } from './simulation.js';
+import type { SimulationResult } from './result.js';
 import type { Timing } from './timing.js';
 import { autoscalerSection, autoscalerText } from '../autoscaler/autoscaler-report.js';
 

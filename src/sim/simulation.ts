@@ -28,7 +28,7 @@ import { TtlAfterFinishedController } from '../controllers/ttl-after-finished.js
 import { NodeLifecycleController } from '../controllers/nodelifecycle.js';
 import { PodGCController } from '../controllers/podgc.js';
 import { ReplicaSetController } from '../controllers/replicaset.js';
-import { TaintEvictionController, type EvictionRecord } from '../controllers/taint-eviction.js';
+import { TaintEvictionController } from '../controllers/taint-eviction.js';
 import { LeaderElector } from '../controllers/leaderelection.js';
 import { MemoryStore } from '../store/memory/store.js';
 import { Rng } from '../util/rng.js';
@@ -36,7 +36,6 @@ import {
   type AdapterOptions,
   CLIENT_RATE_LIMITS,
   type ClientRateLimit,
-  LatencyHistogram,
   ServerClient,
 } from '../client/server-client.js';
 import { type DrainRecord, drainNode } from './drain.js';
@@ -44,21 +43,18 @@ import { KubeletFleet } from '../kubelet/kubelet.js';
 import { CurveMetrics } from './metric-curves.js';
 import { ownersFirst, rewriteOwnerUids } from './owner-order.js';
 import { SimLoop } from './loop.js';
-import { Observer, percentile, type Series } from './metrics.js';
-import { type Action, type Scenario, nodesFromPools } from './scenario.js';
+import { Observer } from './metrics.js';
+import { nodesFromPools } from './scenario.js';
+import type { Action, Scenario } from './scenario-types.js';
 import { parseDuration } from '../util/scenario-input.js';
 import { evictionThresholds } from '../kubelet/eviction-manager.js';
 import type { ControllerName } from './scenario-knobs.js';
 import { type SchedulerComponent, StandInScheduler } from './standin-scheduler.js';
 import { createScheduler } from './scheduler-bridge.js';
-import { startTiming, type Timing } from './timing.js';
-import {
-  type AutoscalerConfig,
-  type AutoscalerResult,
-  ClusterAutoscaler,
-  initialGroupNodes,
-} from '../autoscaler/cluster-autoscaler.js';
-import type { SchedulerConfig } from '../scheduler/config.js';
+import { startTiming } from './timing.js';
+import { type RunOptions, type SimulationResult, summarize } from './result.js';
+import { ClusterAutoscaler } from '../autoscaler/cluster-autoscaler.js';
+import { type AutoscalerConfig, initialGroupNodes } from '../autoscaler/config.js';
 import { loadUserPlugin, type LoadedUserPlugin, type UserPluginOptions } from '../scheduler/plugins/user.js';
 
 /**
@@ -67,117 +63,6 @@ import { loadUserPlugin, type LoadedUserPlugin, type UserPluginOptions } from '.
  * rewrite the service's slices. 1 s is a common production setting.
  */
 export const ENDPOINTSLICE_BATCH_MS = 1000;
-
-export interface EventRow {
-  lastSeen: number;
-  type: string;
-  reason: string;
-  object: string;
-  message: string;
-  count: number;
-}
-
-export interface SimulationResult {
-  scenario: string;
-  seed: number;
-  nodes: number;
-  durationS: number;
-  wallMs: number;
-  simSecondsPerWallSecond: number;
-  scheduler: string;
-  /** created/scheduled/ready count pods created during the run (not the snapshot's running pods) */
-  pods: { created: number; scheduled: number; ready: number; pendingAtEnd: number; runningAtEnd: number };
-  startupLatencyMs: { count: number; p50: number; p90: number; p99: number; max: number };
-  /** sorted start-up latencies (ms), down-sampled to at most 2,000 quantiles, for histograms */
-  startupLatencySamplesMs: number[];
-  schedulingLatencyMs: { count: number; p50: number; p99: number };
-  schedulingThroughput: { peakPodsPerSecond: number; meanPodsPerSecondWhileBusy: number };
-  api: {
-    requests: number;
-    tooManyRequests: number;
-    retries: number;
-    failedAfterRetries: number;
-    /** requests that waited for their client's QPS/burst token bucket, and the total wait (s) */
-    clientThrottled: number;
-    clientThrottledWaitS: number;
-    peakMutatingInflight: number;
-    peakInflight: number;
-    /** successful calls as their callers saw them (service time, 429 waits, retries), ms */
-    latencyP50Ms: number;
-    latencyP99Ms: number;
-  };
-  evictions: {
-    count: number;
-    firstAtS: number | null;
-    records: { atS: number; pod: string; node: string }[];
-  };
-  /** node-pressure evictions by the kubelets (settings.kubelet / usage:), in order */
-  kubeletEvictions: {
-    count: number;
-    records: { atS: number; pod: string; node: string; signal: string; qosClass: string }[];
-  };
-  nodeLifecycle: { markedUnknown: number; noExecuteTainted: number; podsMarkedNotReady: number };
-  /** pods the scheduler's DefaultPreemption made room for (victims evicted, node nominated) */
-  preemptions: number;
-  timeline: { atS: number; label: string; convergedAfterS: number | null; error?: string }[];
-  deployments: {
-    name: string;
-    replicas: number;
-    updated: number;
-    ready: number;
-    available: number;
-    revision: string;
-  }[];
-  pendingReasons: { message: string; pods: number }[];
-  series: Series;
-  events: EventRow[];
-  relists: number;
-  /** with leader election: who started leading when */
-  leaders: { atS: number; component: string; identity: string }[];
-  /** drain actions: pods evicted, budget refusals (each a 5 s wait), when the node was empty */
-  drains: {
-    node: string;
-    atS: number;
-    pods: number;
-    evicted: number;
-    refusals: number;
-    lastEvictionAtS: number | null;
-    doneAtS: number | null;
-    error?: string;
-  }[];
-  /** with `autoscaler:` in the scenario: the cluster-autoscaler's decisions, nodes and cost */
-  autoscaler?: AutoscalerResult;
-  /** with RunOptions.timing: where the wall time went, per component, and events per second (timing.ts) */
-  timing?: Timing;
-}
-
-export interface RunOptions {
-  /**
-   * user plugins, loaded (scheduler/plugins/user.ts loadUserPlugin), added to every profile of the
-   * real scheduler: score plugins with their weight, filter plugins as filters. Default: the
-   * scenario's settings.plugins, loaded contained here and closed at the end of the run (a
-   * plugin failure then ends the run with its error). Plugins handed over stay open: the caller
-   * closes them and reads their failures.
-   */
-  plugins?: LoadedUserPlugin[];
-  /** the KubeSchedulerConfiguration of the real scheduler, in place of settings.schedulerConfig */
-  schedulerConfig?: SchedulerConfig;
-  /** called after each sample with the virtual time reached (ms since start) */
-  onProgress?: (elapsedMs: number, totalMs: number) => void;
-  /** override the scenario's seed */
-  seed?: number;
-  /** keep the events of the run (kubectl get events); default true */
-  collectEvents?: boolean;
-  /** virtual start time, ms since the epoch (default 2026-01-01T00:00:00Z) */
-  startMs?: number;
-  /** run no scheduler, so an outside one binds the pods (default false) */
-  noScheduler?: boolean;
-  /**
-   * sample where the wall time goes (timing.ts) into the result's `timing`; only for one
-   * simulation at a time in a thread (default false)
-   */
-  timing?: boolean;
-}
 
 interface ControllerManager {
   informers: InformerFactory;
@@ -891,170 +776,27 @@ export class Simulation {
   }
 
   private summarize(wallMs: number): SimulationResult {
-    const sc = this.scenario;
-    const o = this.observer;
-    const { startup, scheduling } = o.latencies();
-    const series = o.series;
-    const busy = series.bindRate.filter((r) => r > 0);
-    let created = 0,
-      scheduled = 0,
-      ready = 0;
-    for (const t of o.times.values()) {
-      if (t.preexisting) continue;
-      created++;
-      if (t.scheduled !== undefined) scheduled++;
-      if (t.ready !== undefined) ready++;
-    }
-    const pods = o.pods.list();
-    const pendingMsgs = new Map<string, number>();
-    let pendingAtEnd = 0,
-      runningAtEnd = 0;
-    for (const p of pods) {
-      if (p.metadata.deletionTimestamp) continue;
-      if (!p.spec.nodeName) {
-        pendingAtEnd++;
-        const c = p.status?.conditions?.find((x) => x.type === 'PodScheduled' && x.status === 'False');
-        const m = c?.message ?? '(not yet attempted)';
-        pendingMsgs.set(m, (pendingMsgs.get(m) ?? 0) + 1);
-      } else if (p.status?.phase === 'Running') runningAtEnd++;
-    }
-    const fc = this.server.stats();
-    const latency = new LatencyHistogram();
-    let requests = 0,
-      tmr = 0,
-      retries = 0,
-      failedAfter = 0,
-      waits = 0,
-      waitMs = 0;
-    for (const c of Object.values(this.clients)) {
-      waits += c.stats.clientWaits;
-      waitMs += c.stats.clientWaitMs;
-      requests += c.stats.requests;
-      tmr += c.stats.tooManyRequests;
-      retries += c.stats.retries;
-      failedAfter += c.stats.failedAfterRetries;
-      latency.addAll(c.stats.latency);
-    }
-    const ev: EvictionRecord[] = this.cms.flatMap((cm) => cm.taint.evictions).sort((a, b) => a.atMs - b.atMs);
-    const nlc = (k: 'markedUnknown' | 'noExecuteTainted' | 'podsMarkedNotReady') =>
-      this.cms.reduce((n, cm) => n + cm.nlc.stats[k], 0);
-    const events: EventRow[] =
-      this.opts.collectEvents === false
-        ? []
-        : o.events
-            .list()
-            .map((e) => ({
-              lastSeen: (Date.parse(e.lastTimestamp ?? e.firstTimestamp ?? '') - this.loop.startMs) / 1000,
-              type: e.type ?? 'Normal',
-              reason: e.reason ?? '',
-              object: `${(e.involvedObject.kind ?? '').toLowerCase()}/${e.involvedObject.name}`,
-              message: e.message ?? '',
-              count: e.count ?? 1,
-            }))
-            .sort(
-              (a, b) => a.lastSeen - b.lastSeen || (a.object < b.object ? -1 : a.object > b.object ? 1 : 0),
-            );
-    const r = (x: number) => Math.round(x);
-    return {
-      scenario: sc.name,
-      seed: this.opts.seed ?? sc.seed,
-      nodes: this.allNodes.length,
-      durationS: sc.durationMs / 1000,
-      wallMs: r(wallMs),
-      simSecondsPerWallSecond: Math.round((sc.durationMs / Math.max(1, wallMs)) * 10) / 10,
-      scheduler: this.schedulerKind,
-      pods: { created, scheduled, ready, pendingAtEnd, runningAtEnd },
-      startupLatencyMs: {
-        count: startup.length,
-        p50: r(percentile(startup, 50)),
-        p90: r(percentile(startup, 90)),
-        p99: r(percentile(startup, 99)),
-        max: r(startup[startup.length - 1] ?? NaN),
-      },
-      startupLatencySamplesMs: downsample(startup, 2000).map(r),
-      schedulingLatencyMs: {
-        count: scheduling.length,
-        p50: r(percentile(scheduling, 50)),
-        p99: r(percentile(scheduling, 99)),
-      },
-      schedulingThroughput: {
-        peakPodsPerSecond: Math.round(Math.max(0, ...series.bindRate) * 10) / 10,
-        meanPodsPerSecondWhileBusy: busy.length
-          ? Math.round((busy.reduce((a, b) => a + b, 0) / busy.length) * 10) / 10
-          : 0,
-      },
-      api: {
-        requests,
-        tooManyRequests: tmr,
-        retries,
-        failedAfterRetries: failedAfter,
-        clientThrottled: waits,
-        clientThrottledWaitS: Math.round(waitMs) / 1000,
-        peakMutatingInflight: fc.peakInflightMutating,
-        peakInflight: fc.peakInflight,
-        latencyP50Ms: Math.round(latency.percentile(50) * 100) / 100,
-        latencyP99Ms: Math.round(latency.percentile(99) * 100) / 100,
-      },
-      evictions: {
-        count: ev.length,
-        firstAtS: ev.length ? (ev[0].atMs - this.loop.startMs) / 1000 : null,
-        records: ev.map((e) => ({ atS: (e.atMs - this.loop.startMs) / 1000, pod: e.pod, node: e.node })),
-      },
-      preemptions: this.schedulers.reduce((n, x) => n + (x.stats.preemptions ?? 0), 0),
-      kubeletEvictions: {
-        count: this.kubelet.evictionManager?.records.length ?? 0,
-        records: (this.kubelet.evictionManager?.records ?? []).map((e) => ({
-          atS: (e.atMs - this.loop.startMs) / 1000,
-          pod: e.pod,
-          node: e.node,
-          signal: e.signal,
-          qosClass: e.qosClass,
-        })),
-      },
-      nodeLifecycle: {
-        markedUnknown: nlc('markedUnknown'),
-        noExecuteTainted: nlc('noExecuteTainted'),
-        podsMarkedNotReady: nlc('podsMarkedNotReady'),
-      },
-      leaders: this.leaderLog.map((l) => ({
-        atS: (l.atMs - this.loop.startMs) / 1000,
-        component: l.component,
-        identity: l.identity,
-      })),
-      timeline: this.timelineResults,
-      drains: this.drains.map((d) => {
-        const rel = (ms: number | undefined) => (ms === undefined ? null : (ms - this.loop.startMs) / 1000);
-        const times = Object.values(d.evictedAt);
-        return {
-          node: d.node,
-          atS: (d.startMs - this.loop.startMs) / 1000,
-          pods: d.pods,
-          evicted: d.evicted,
-          refusals: d.refusals,
-          lastEvictionAtS: times.length ? rel(Math.max(...times)) : null,
-          doneAtS: rel(d.doneMs),
-          error: d.error,
-        };
-      }),
-      deployments: o.deployments
-        .list()
-        .map((d) => ({
-          name: `${d.metadata.namespace}/${d.metadata.name}`,
-          replicas: d.spec.replicas ?? 1,
-          updated: d.status?.updatedReplicas ?? 0,
-          ready: d.status?.readyReplicas ?? 0,
-          available: d.status?.availableReplicas ?? 0,
-          revision: d.metadata.annotations?.['deployment.kubernetes.io/revision'] ?? '',
-        }))
-        .sort((a, b) => (a.name < b.name ? -1 : 1)),
-      pendingReasons: [...pendingMsgs]
-        .map(([message, n]) => ({ message, pods: n }))
-        .sort((a, b) => b.pods - a.pods),
-      series,
-      events,
+    return summarize({
+      scenario: this.scenario,
+      seed: this.opts.seed ?? this.scenario.seed,
+      startMs: this.loop.startMs,
+      wallMs,
+      collectEvents: this.opts.collectEvents !== false,
+      observer: this.observer,
+      flowControl: this.server.stats(),
+      clients: Object.values(this.clients).map((c) => c.stats),
+      taintEvictions: this.cms.flatMap((cm) => cm.taint.evictions),
+      nodeLifecycle: this.cms.map((cm) => cm.nlc.stats),
       relists: this.cms.reduce((n, cm) => n + cm.informers.relists, 0) + this.observer.pods.relists,
-      ...(this.autoscaler ? { autoscaler: this.autoscaler.result() } : {}),
-    };
+      preemptions: this.schedulers.reduce((n, x) => n + (x.stats.preemptions ?? 0), 0),
+      kubeletEvictions: this.kubelet.evictionManager?.records ?? [],
+      leaders: this.leaderLog,
+      timeline: this.timelineResults,
+      drains: this.drains,
+      nodes: this.allNodes.length,
+      scheduler: this.schedulerKind,
+      autoscaler: this.autoscaler?.result(),
+    });
   }
 }
 
@@ -1110,10 +852,4 @@ export async function loadScenarioPlugins(
     throw new Error(`${scenario.source}: settings.plugins: ${(e as Error).message}`);
   }
   return out;
-}
-
-/** at most n evenly spaced elements of a sorted array (keeps its distribution) */
-function downsample(sorted: number[], n: number): number[] {
-  if (sorted.length <= n) return sorted;
-  return Array.from({ length: n }, (_, i) => sorted[Math.floor((i * (sorted.length - 1)) / (n - 1))]);
 }

@@ -25,6 +25,13 @@ export const LIMITS = {
   fileBytes: 64 * 1024 * 1024,
   /** nesting depth of one YAML/JSON document (a CRD schema is under 40 levels) */
   depth: 100,
+  /**
+   * bytes of one string in a YAML/JSON document: kube-apiserver takes at most 3 MiB per request
+   * (its MaxRequestBodyBytes) and etcd 1.5 MiB per object, so no stored object holds a longer one;
+   * refused on the parser's tokens, before the YAML composer (≈40 bytes of heap per byte of a
+   * quoted scalar) or JSON.parse builds it
+   */
+  stringBytes: 3 * 1024 * 1024,
   /** YAML alias dereferences per document (the `yaml` library's maxAliasCount: alias bombs) */
   aliases: 100,
   /** a scenario's API inflight limits (settings.maxRequestsInflight, maxMutatingInflight) */
@@ -89,17 +96,19 @@ function formatMs(ms: number): string {
  * The offset in JSON text where nesting first goes deeper than `max` (brackets outside strings),
  * or -1. Counted without recursion, before JSON.parse and anything recursive sees the value.
  */
-export function jsonDepthExceeded(text: string, max: number): number {
+export function jsonDepthExceeded(text: string, max: number, maxString = Infinity): number {
   let depth = 0;
   const n = text.length;
   for (let i = 0; i < n; i++) {
     const c = text.charCodeAt(i);
     if (c === 34 /* " */) {
+      const start = i;
       for (i++; i < n; i++) {
         const d = text.charCodeAt(i);
         if (d === 92 /* \ */) i++;
         else if (d === 34) break;
       }
+      if (i - start - 1 > maxString) return start;
     } else if (c === 123 /* { */ || c === 91 /* [ */) {
       if (++depth > max) return i;
     } else if (c === 125 /* } */ || c === 93 /* ] */) depth--;

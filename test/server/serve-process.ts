@@ -17,7 +17,7 @@ export interface ServeProcess {
   stop(): Promise<void>;
 }
 
-export async function startServe(args: string[] = []): Promise<ServeProcess> {
+export async function startServe(args: string[] = [], startTimeoutMs = 30_000): Promise<ServeProcess> {
   const dir = mkdtempSync(join(tmpdir(), 'kubesim-serve-'));
   const kubeconfig = join(dir, 'kubeconfig');
   const child = spawn(
@@ -31,7 +31,7 @@ export async function startServe(args: string[] = []): Promise<ServeProcess> {
   let err = '';
   child.stderr!.on('data', (d) => (err += d));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`kubesim serve did not start: ${err}`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`kubesim serve did not start: ${err}`)), startTimeoutMs);
     child.stdout!.on('data', (d) => {
       out += d;
       const m = /kubesim serve: (https?:\/\/127\.0\.0\.1:\d+)/.exec(out);

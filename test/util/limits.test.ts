@@ -211,4 +211,57 @@ describe.skipIf(!existsSync(cli))('limits through the CLI', () => {
     expect(r.stderr).toMatch(/cluster\.yaml: file is .* KiB, larger than the 1\.0 KiB limit/);
     expect(r.status).toBe(1);
   }, 300_000);
+
+  // issue 29, class 6: every file-reading option goes through the one reader
+  it('--config, serve --cluster and sweep merge files: nesting checked, never a stack overflow', () => {
+    const deepConfig = file(
+      'deep-config.yaml',
+      `apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles: ${'['.repeat(20_000)}${']'.repeat(20_000)}\n`,
+    );
+    const deep = file('deep-list.yaml', `${'['.repeat(20_000)}${']'.repeat(20_000)}\n`);
+    const cases: [string[], string][] = [
+      [
+        ['plan', '--cluster', snapshot, '--pod', pod, '--config', deepConfig],
+        `${deepConfig}:3:110: nested deeper than ${LIMITS.depth} levels`,
+      ],
+      [
+        ['explain', '--cluster', snapshot, '--pod', pod, '--config', deepConfig],
+        `${deepConfig}:3:110: nested deeper`,
+      ],
+      [['serve', '--cluster', deep, '--port', '0'], `${deep}:1:101: nested deeper`],
+      [['sweep', 'merge', deep], `${deep}:1:101: nested deeper`],
+    ];
+    for (const [args, message] of cases) {
+      const r = run(...args);
+      expect(r.stderr, args.join(' ')).toContain(message);
+      expect(r.stderr).not.toMatch(/Maximum call stack|\n\s+at /);
+      expect(r.status, args.join(' ')).toBe(1);
+    }
+  }, 300_000);
+
+  it('a 50 MB string is refused on the parser tokens, within 8× the input in heap (YAML and JSON)', () => {
+    const s = 'x'.repeat(50 * 1024 * 1024);
+    const yaml = file(
+      'big.yaml',
+      `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: big}\ndata:\n  k: "${s}"\n`,
+    );
+    const json = file(
+      'big.json',
+      `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"big"},"data":{"k":"${s}"}}`,
+    );
+    for (const [f, at] of [
+      [yaml, '5:6'],
+      [json, '1:77'],
+    ]) {
+      // the YAML composer needed ~2 GB for this file: with a 400 MB heap it would die of OOM
+      const r = spawnSync(process.execPath, ['--max-old-space-size=400', cli, 'validate', f!], {
+        encoding: 'utf8',
+        timeout: 120_000,
+      });
+      expect(r.stderr).toContain(
+        `kubesim: ${f}:${at}: a string of 50.0 MiB, longer than the 3.0 MiB kube-apiserver accepts in one request`,
+      );
+      expect(r.status).toBe(1);
+    }
+  }, 300_000);
 });

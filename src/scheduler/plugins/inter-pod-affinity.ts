@@ -32,7 +32,7 @@ import {
   type PreScorePlugin,
   type ScorePlugin,
 } from '../framework/types.js';
-import type { DomainScoreInput, DomainVerdicts } from './node-local.js';
+import type { DomainScoreInput, DomainVerdicts } from './kernel-window.js';
 
 export const NAME = 'InterPodAffinity';
 export const ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH =
@@ -380,7 +380,7 @@ export class InterPodAffinity
   }
 
   /**
-   * The kernel window's form of {@link filter} for this cycle (plugins/node-local.ts DomainFilter),
+   * The kernel window's form of {@link filter} for this cycle (plugins/kernel-window.ts DomainFilter),
    * one check per topology key: the incoming pod's required affinity terms (a node without the key
    * fails; a domain passes with a matching pod, or everywhere when the first pod of a group matches
    * its own terms), its required anti-affinity terms (a domain with a matching pod fails), and the
@@ -431,7 +431,7 @@ export class InterPodAffinity
   }
 
   /**
-   * The kernel window's form of Score for this cycle (plugins/node-local.ts DomainScorer): the
+   * The kernel window's form of Score for this cycle (plugins/kernel-window.ts DomainScorer): the
    * score sums per domain of each key, which PreScore then reuses.
    */
   domainScores(state: CycleState, pod: Pod): DomainScoreInput | 'skip' {

@@ -38,7 +38,7 @@ import {
   type PreScorePlugin,
   type ScorePlugin,
 } from '../framework/types.js';
-import type { DomainScoreInput, DomainVerdicts } from './node-local.js';
+import type { DomainScoreInput, DomainVerdicts } from './kernel-window.js';
 
 export const NAME = 'PodTopologySpread';
 export const ERR_REASON_CONSTRAINTS_NOT_MATCH = "node(s) didn't match pod topology spread constraints";
@@ -622,7 +622,7 @@ export class PodTopologySpread
   }
 
   /**
-   * The kernel window's form of {@link filter} for this cycle (plugins/node-local.ts DomainFilter):
+   * The kernel window's form of {@link filter} for this cycle (plugins/kernel-window.ts DomainFilter):
    * per constraint, the verdict of every domain of its key; a node without the key fails
    * (NODE_LABEL_NOT_MATCH). Filter reads nothing else of the node, so this is exact — minDomains,
    * the inclusion policies and matchLabelKeys are all in the counts PreFilter took.
@@ -772,7 +772,7 @@ export class PodTopologySpread
   }
 
   /**
-   * The kernel window's form of Score for this cycle (plugins/node-local.ts DomainScorer): the
+   * The kernel window's form of Score for this cycle (plugins/kernel-window.ts DomainScorer): the
    * matching pods per domain (per node for the hostname key); the kernel takes the topology sizes
    * and the ignored nodes from the feasible nodes it found. Undefined (RunScorePlugins runs) when
    * a key has nodes valued "" besides nodes without it and not every key is required: upstream

@@ -38,7 +38,7 @@ function renderPending() {
   box.replaceChildren(el('ul', { class: 'groups', id: 'pending-groups' }, ...P.groups.slice(0, 50).map((g) => {
     const eg = g.pods.slice(0, 3).map((p) => p.key).join(', ') + (g.pods.length > 3 ? ', …' : '');
     return el('li', { class: g.reasons === P.openGroup ? 'on' : '', 'data-reasons': g.reasons, 'data-count': g.pods.length,
-      onclick: () => { P.openGroup = g.reasons; P.sig = ''; select(g.pods[0].key); } },
+      onclick: () => { P.openGroup = g.reasons; P.sig = ''; renderPending(); select(g.pods[0].key); } },
       el('span', { class: 'n' }, fmt(g.pods.length) + ' pod' + (g.pods.length === 1 ? '' : 's')),
       el('span', {}, el('span', { class: 'why' }, g.reasons), el('span', { class: 'eg' }, eg)));
   })), P.groups.length > 50 ? el('p', { class: 'muted' }, (P.groups.length - 50) + ' smaller groups not shown') : '');
