@@ -6,6 +6,8 @@
  *   endpoint change      one pod replaced → the next sync: time, and what it rewrites
  *                        (iptables: partial restore; nftables: partial transaction;
  *                        ipvs: netlink delta + the small iptables restore)
+ *   churn                sustained endpoint changes per second, one sync per change, at
+ *                        --churn-services (default 1k, 10k, 100k services; quick 300, 1k, 3k)
  *   classify js / wasm   packets/s of the dataplane model on the compiled ruleset, with the
  *                        rules traversed and hash lookups per packet
  *   real tools           wall time of `iptables-restore --test`, `nft -c -f`, `ipset restore`
@@ -20,7 +22,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BenchChart, BenchOptions, BenchRecorder, BenchResult, BenchSuite } from './harness.js';
 import { parseSizes } from './harness.js';
-import { generateServices, changeOneEndpoint, type GeneratedServices } from '../src/proxy/gen.js';
+import { EndpointChurn, generateServices, type GeneratedServices } from '../src/proxy/gen.js';
 import { ProxyState } from '../src/proxy/model/index.js';
 import { IptablesProxier } from '../src/proxy/renderers/iptables/proxier.js';
 import { NftablesProxier } from '../src/proxy/renderers/nftables/proxier.js';
@@ -118,6 +120,11 @@ export const suite: BenchSuite = {
       description: 'skip timing iptables-restore --test / nft -c -f / ipset restore',
     },
     {
+      flags: '--churn-services <list>',
+      description:
+        'service counts of the churn measurement (default 1000,10000,100000; quick 300,1000,3000; "none" skips it)',
+    },
+    {
       flags: '--real-tools-max <n>',
       description: 'largest service count at which the real tools are timed',
       default: '10000',
@@ -159,6 +166,11 @@ export const suite: BenchSuite = {
         dir = mkdtempSync(join(tmpdir(), 'kubesim-bench-proxy-'));
       }
     }
+    const churnArg = String(opts.args.churnServices ?? (opts.quick ? '300,1000,3000' : '1000,10000,100000'));
+    const churnSizes = churnArg === 'none' ? [] : parseSizes(churnArg);
+    rec.note(
+      'churn: endpoint changes back to back on one long-lived proxier, each followed by its sync (model update + sync, the change generator excluded); the rate one node absorbs',
+    );
     try {
       for (const size of sizes) {
         for (const mode of modes) {
@@ -166,6 +178,8 @@ export const suite: BenchSuite = {
           if (ns && dir && size <= realMax) realToolTimes(mode, size, endpoints, opts, rec, ns, dir);
         }
       }
+      for (const size of churnSizes)
+        for (const mode of modes) await benchChurn(mode, size, endpoints, opts, rec);
     } finally {
       if (ns) spawnSync('ip', ['netns', 'del', ns]);
       if (dir) rmSync(dir, { recursive: true, force: true });
@@ -301,11 +315,11 @@ async function benchMode(
 
   // one endpoint change → sync
   const rng = new Rng(`change-${opts.seed}`);
+  const churn = new EndpointChurn(c);
   let wrote: Record<string, number> = {};
   const change = () => {
-    const before = c.endpointSlices.slice();
-    const ch = changeOneEndpoint(c, rng);
-    state.onEndpointSliceUpdate(before[ch.sliceIndex], ch.slice);
+    const ch = churn.next(rng);
+    state.onEndpointSliceUpdate(ch.old, ch.slice);
     wrote = syncer.sync();
   };
   change();
@@ -358,6 +372,41 @@ async function benchMode(
   } catch (e) {
     rec.skip('classify', (e as Error).message, { mode: `${mode} wasm`, size });
   }
+}
+
+/** Sustained churn: CHURN_BATCH endpoint changes per iteration, each followed by a sync. */
+const CHURN_BATCH = 20;
+
+async function benchChurn(
+  mode: ProxyMode,
+  size: number,
+  endpoints: number,
+  opts: BenchOptions,
+  rec: BenchRecorder,
+): Promise<void> {
+  rec.opts.progress(`churn ${mode} setup`, size);
+  const { c, state } = newCluster(size, endpoints, opts.seed);
+  const syncer = syncerFor(mode, state, c.clusterCIDR, c.serviceCIDR);
+  const rng = new Rng(`churn-${opts.seed}`);
+  const churn = new EndpointChurn(c);
+  await rec.measure(
+    'churn',
+    () => {
+      for (let i = 0; i < CHURN_BATCH; i++) {
+        const ch = churn.next(rng);
+        state.onEndpointSliceUpdate(ch.old, ch.slice);
+        syncer.sync();
+      }
+    },
+    {
+      mode,
+      size,
+      units: CHURN_BATCH,
+      unit: 'changes',
+      iterations: opts.quick ? 3 : 5,
+      timeMs: opts.quick ? 300 : 1000,
+    },
+  );
 }
 
 function perPacket(rules: Int32Array, lookups: Int32Array, result: Int32Array): Record<string, number> {

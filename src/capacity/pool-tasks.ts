@@ -11,7 +11,8 @@ import type { KernelName } from '../scheduler/engine/types.js';
 import { planCapacity, minNodesToAdd, type PlanReport, type MinNodesResult } from './planner.js';
 import { resolveStrategy, runStrategy, type StrategyResult } from './strategies.js';
 import type { WhatIf } from './whatif.js';
-import { runSweepRun, type SweepMetrics, type SweepRunTask } from '../sim/sweep-run.js';
+import type { RunMetrics } from '../sim/run-metrics.js';
+import { runSweepRun, type SweepRunTask } from '../sim/sweep-run.js';
 
 interface Common {
   cluster: ClusterFile;
@@ -35,7 +36,7 @@ export type PoolTask =
     })
   | { kind: 'sweepRun'; run: SweepRunTask };
 
-export type PoolResult = PlanReport | StrategyResult | MinNodesResult | SweepMetrics;
+export type PoolResult = PlanReport | StrategyResult | MinNodesResult | RunMetrics;
 
 export async function runPoolTask(t: PoolTask): Promise<PoolResult> {
   if (t.kind === 'sweepRun') return runSweepRun(t.run);

@@ -21,7 +21,7 @@ import type { PoolResult, PoolTask } from './pool-tasks.js';
 import type { ClusterFile } from '../scheduler/framework/cluster-file.js';
 import type { PlanReport, MinNodesResult } from './planner.js';
 import type { StrategyResult } from './strategies.js';
-import type { SweepMetrics } from '../sim/sweep-run.js';
+import type { RunMetrics } from '../sim/run-metrics.js';
 
 export interface PlannerPoolOptions {
   /** worker threads; default: available cores */
@@ -52,7 +52,7 @@ type ResultOf<T extends PoolTask> = T['kind'] extends 'plan'
   : T['kind'] extends 'strategy'
     ? StrategyResult
     : T['kind'] extends 'sweepRun'
-      ? SweepMetrics
+      ? RunMetrics
       : MinNodesResult;
 
 export class PlannerPool {

@@ -348,12 +348,18 @@ export async function run(
 
   let target: MetaProxier;
   const syncs: FamilySync[][] = [];
+  // every sync is printed after the last one: read its texts now (ipvs folds them on first read,
+  // from state the next sync changes)
+  const settle = (s: FamilySync[]) => {
+    for (const { result } of s) void [result.text, result.stats, ...result.artifacts.map((a) => a.text)];
+    syncs.push(s);
+  };
   try {
     target = newTarget();
     for (const x of services) target.onServiceAdd(x);
     for (const x of slices) target.onEndpointSliceAdd(x);
     onStep(`${services.length} services loaded`);
-    syncs.push(target.sync());
+    settle(target.sync());
     onStep('full sync');
     if (o.update || o.delete) {
       const curSvcs = new Map(services.map((x) => [objKey(x), x]));
@@ -386,7 +392,7 @@ export async function run(
           target.onEndpointSliceDelete(prev);
         }
       }
-      syncs.push(target.sync());
+      settle(target.sync());
       onStep('partial sync');
     }
     if (churn > 0 && generated) {
@@ -396,7 +402,7 @@ export async function run(
         const ch = changeOneEndpoint(generated, rng);
         target.onEndpointSliceUpdate(before[ch.sliceIndex], ch.slice);
       }
-      syncs.push(target.sync());
+      settle(target.sync());
       onStep('churn sync');
     }
   } catch (e) {

@@ -23,7 +23,8 @@ import {
 } from '../experiments/sweep.js';
 import { collectCommands, scenarioFileRefs, sweepJobManifest } from '../experiments/sweep-job.js';
 import { formatSweepTable, renderSweepReport } from '../experiments/sweep-report.js';
-import { SWEEP_METRICS, type SweepMetricName, sweepScenario } from '../sim/sweep-run.js';
+import { RUN_METRICS, type RunMetricName } from '../sim/run-metrics.js';
+import { sweepScenario } from '../sim/sweep-run.js';
 import { table } from '../report/table.js';
 import { LIMITS } from '../util/limits.js';
 import { CliError, UsageError } from './errors.js';
@@ -116,15 +117,15 @@ function readShard(o: { shard?: string; shards?: string }): Shard | null {
 }
 
 /** --metrics a,b: the table's columns, each a metric name. */
-function readMetrics(v: string | undefined): SweepMetricName[] | undefined {
+function readMetrics(v: string | undefined): RunMetricName[] | undefined {
   if (v === undefined) return undefined;
   const names = v.split(',').map((x) => x.trim());
-  const bad = names.find((n) => !(n in SWEEP_METRICS));
+  const bad = names.find((n) => !(n in RUN_METRICS));
   if (bad !== undefined)
     throw new UsageError(
-      `--metrics: unknown metric "${bad}" (one of ${Object.keys(SWEEP_METRICS).join(', ')})`,
+      `--metrics: unknown metric "${bad}" (one of ${Object.keys(RUN_METRICS).join(', ')})`,
     );
-  return names as SweepMetricName[];
+  return names as RunMetricName[];
 }
 
 function writeResult(r: SweepResult, o: OutputFlags & { metrics?: string }, command: string): void {
@@ -165,7 +166,7 @@ function registerRun(sweep: Command): void {
     .option('--threads <n>', 'worker threads (default: cores; 1 runs in this thread)')
     .option(
       '--metrics <names>',
-      `the table's metric columns, comma-separated: ${Object.keys(SWEEP_METRICS).join(', ')}`,
+      `the table's metric columns, comma-separated: ${Object.keys(RUN_METRICS).join(', ')}`,
     )
     .option('--no-progress', 'no progress on stderr');
   addOutputOptions(cmd, [...BASE_FORMATS, 'html']).addHelpText(

@@ -1,34 +1,24 @@
 /**
  * The side-by-side report of {@link compareSimulations}: a text table (one column per strategy,
- * one row per metric; with several seeds `mean ±stddev`, and min–max with wide) and a
+ * one row per metric; with several seeds `mean ±sd`, and min–max with wide: the figures and
+ * format of a sweep's table, src/sim/run-metrics.ts) and a
  * self-contained HTML page with each series of every strategy overlaid on one chart.
  */
 import { renderPage, type Section } from '../report/html.js';
 import { lineChart } from '../report/svg.js';
 import { table } from '../report/table.js';
-import { METRICS, type SimComparison, type Spread } from './compare.js';
-
-function fmt(v: number, unit: 'n' | '%' | 'ms'): string {
-  if (unit === 'ms') return v >= 1000 ? `${Math.round(v / 10) / 100}s` : `${Math.round(v)}ms`;
-  if (unit === '%') return `${Math.round(v * 10) / 10}%`;
-  return String(Math.round(v * 10) / 10);
-}
-
-function cell(s: Spread, unit: 'n' | '%' | 'ms', seeds: number, wide: boolean): string {
-  if (seeds === 1) return fmt(s.mean, unit);
-  const base = `${fmt(s.mean, unit)} ±${fmt(s.stddev, unit)}`;
-  return wide ? `${base} (${fmt(s.min, unit)}–${fmt(s.max, unit)})` : base;
-}
+import { formatSpread, RUN_METRICS } from '../sim/run-metrics.js';
+import { METRICS, type SimComparison } from './compare.js';
 
 export function renderComparisonText(c: SimComparison, opts: { wide?: boolean } = {}): string {
   const seeds = c.seeds.length;
   const head =
     seeds === 1
       ? `Scenario ${c.scenario}: ${c.strategies.length} strategies, seed ${c.seeds[0]}\n\n`
-      : `Scenario ${c.scenario}: ${c.strategies.length} strategies, ${seeds} seeds (${c.seeds[0]}…${c.seeds.at(-1)}): mean ±stddev${opts.wide ? ' (min–max)' : ''}\n\n`;
+      : `Scenario ${c.scenario}: ${c.strategies.length} strategies, ${seeds} seeds (${c.seeds[0]}…${c.seeds.at(-1)}): mean ±sd${opts.wide ? ' (min–max)' : ''}\n\n`;
   const rows = METRICS.map((m) => [
-    m.label,
-    ...c.strategies.map((s) => cell(s.summary[m.key], m.unit, seeds, !!opts.wide)),
+    RUN_METRICS[m].label,
+    ...c.strategies.map((s) => formatSpread(s.summary[m], RUN_METRICS[m].unit, seeds, !!opts.wide)),
   ]);
   return head + table(['METRIC', ...c.strategies.map((s) => s.strategy)], rows);
 }
@@ -55,11 +45,11 @@ export function renderComparisonHtml(c: SimComparison, command: string): string 
       blocks: [
         {
           kind: 'table',
-          caption: seeds === 1 ? `seed ${c.seeds[0]}` : `${seeds} seeds: mean ±stddev (min–max)`,
+          caption: seeds === 1 ? `seed ${c.seeds[0]}` : `${seeds} seeds: mean ±sd (min–max)`,
           headers: ['metric', ...c.strategies.map((s) => s.strategy)],
           rows: METRICS.map((m) => [
-            m.label,
-            ...c.strategies.map((s) => cell(s.summary[m.key], m.unit, seeds, true)),
+            RUN_METRICS[m].label,
+            ...c.strategies.map((s) => formatSpread(s.summary[m], RUN_METRICS[m].unit, seeds, true)),
           ]),
         },
       ],

@@ -2,15 +2,22 @@
  * One scenario under several scheduler set-ups (a KubeSchedulerConfiguration and user plugins
  * each), every set-up run with the same seeds, reported side by side: nodes used over time,
  * utilization spread, pending pods, scheduling and start-up latency, evictions, preemptions.
- * With several seeds each metric is the mean over the seeds with its spread (standard deviation,
- * min and max). The "how many nodes, what start-up latencies with my scoring plugin" question of
+ * With several seeds each metric is the mean over the seeds with its spread (sample standard
+ * deviation, min and max) — the metrics and the spread of a sweep (src/sim/run-metrics.ts), so the
+ * two commands print the same figure for the same run. The "how many nodes, what start-up latencies with my scoring plugin" question of
  * docs/sim.md.
  */
 import type { SchedulerConfig } from '../scheduler/config.js';
 import type { LoadedUserPlugin } from '../scheduler/plugins/user.js';
 import type { Scenario } from '../sim/scenario-types.js';
 import { simulate } from '../sim/simulation.js';
-import type { SimulationResult } from '../sim/result.js';
+import {
+  type MetricSpread,
+  type RunMetricName,
+  type RunMetrics,
+  runMetrics,
+  spreads,
+} from '../sim/run-metrics.js';
 
 /**
  * A scheduler set-up to compare: it replaces the scenario's settings.schedulerConfig (none: the
@@ -22,55 +29,29 @@ export interface SimStrategy {
   plugins?: LoadedUserPlugin[];
 }
 
-/** The metrics of one run, each one number. */
-export interface RunMetrics {
-  nodesUsedPeak: number;
-  nodesUsedMean: number;
-  nodesUsedAtEnd: number;
-  /** CPU requested / allocatable over the used nodes, percent, mean over the samples with any */
-  cpuUtilizationMean: number;
-  /** standard deviation of that utilization across nodes, mean over the samples: the spread */
-  cpuUtilizationSpread: number;
-  pendingPeak: number;
-  pendingAtEnd: number;
-  schedulingLatencyP50Ms: number;
-  schedulingLatencyP99Ms: number;
-  startupLatencyP50Ms: number;
-  startupLatencyP99Ms: number;
-  evictions: number;
-  preemptions: number;
-}
-
-export const METRICS: readonly { key: keyof RunMetrics; label: string; unit: 'n' | '%' | 'ms' }[] = [
-  { key: 'nodesUsedPeak', label: 'nodes used: peak', unit: 'n' },
-  { key: 'nodesUsedMean', label: 'nodes used: mean over time', unit: 'n' },
-  { key: 'nodesUsedAtEnd', label: 'nodes used: at the end', unit: 'n' },
-  { key: 'cpuUtilizationMean', label: 'CPU utilization of used nodes', unit: '%' },
-  { key: 'cpuUtilizationSpread', label: 'CPU utilization spread (stddev)', unit: '%' },
-  { key: 'pendingPeak', label: 'pods pending: peak', unit: 'n' },
-  { key: 'pendingAtEnd', label: 'pods pending: at the end', unit: 'n' },
-  { key: 'schedulingLatencyP50Ms', label: 'scheduling latency p50', unit: 'ms' },
-  { key: 'schedulingLatencyP99Ms', label: 'scheduling latency p99', unit: 'ms' },
-  { key: 'startupLatencyP50Ms', label: 'pod start-up latency p50', unit: 'ms' },
-  { key: 'startupLatencyP99Ms', label: 'pod start-up latency p99', unit: 'ms' },
-  { key: 'evictions', label: 'evictions', unit: 'n' },
-  { key: 'preemptions', label: 'preemptions', unit: 'n' },
+/** The rows of the comparison, in order (each a metric of run-metrics.ts). */
+export const METRICS: readonly RunMetricName[] = [
+  'nodesUsedPeak',
+  'nodesUsedMean',
+  'nodesUsedAtEnd',
+  'cpuUtilizationMean',
+  'cpuUtilizationSpread',
+  'pendingPeak',
+  'pendingAtEnd',
+  'schedulingP50S',
+  'schedulingP99S',
+  'startupP50S',
+  'startupP99S',
+  'evictions',
+  'preemptions',
 ];
-
-/** A metric over the seeds. */
-export interface Spread {
-  mean: number;
-  stddev: number;
-  min: number;
-  max: number;
-}
 
 export interface StrategyRuns {
   strategy: string;
   /** per seed, in seed order */
   runs: { seed: number; metrics: RunMetrics }[];
-  /** each metric over the seeds */
-  summary: Record<keyof RunMetrics, Spread>;
+  /** each metric over the seeds (run-metrics.ts spread: the same figures as a sweep's) */
+  summary: Record<RunMetricName, MetricSpread>;
   /** the first seed's series, for charts: t (s), nodes used, pending, CPU utilization */
   series: { t: number[]; nodesUsed: number[]; pending: number[]; cpuUtilization: number[] };
 }
@@ -81,36 +62,6 @@ export interface SimComparison {
   durationS: number;
   timeline: { atS: number; label: string }[];
   strategies: StrategyRuns[];
-}
-
-const round = (x: number, d = 1) => (Number.isFinite(x) ? Math.round(x * 10 ** d) / 10 ** d : 0);
-const meanOf = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
-
-/** The numbers of one run. Latencies of a run that scheduled nothing are 0. */
-export function runMetrics(r: SimulationResult): RunMetrics {
-  const s = r.series;
-  const usedSamples = s.nodesUsed.map((n, i) => (n > 0 ? i : -1)).filter((i) => i >= 0);
-  return {
-    nodesUsedPeak: Math.max(0, ...s.nodesUsed),
-    nodesUsedMean: round(meanOf(s.nodesUsed)),
-    nodesUsedAtEnd: s.nodesUsed.at(-1) ?? 0,
-    cpuUtilizationMean: round(meanOf(usedSamples.map((i) => s.cpuUtilization[i]!))),
-    cpuUtilizationSpread: round(meanOf(usedSamples.map((i) => s.cpuUtilizationStddev[i]!))),
-    pendingPeak: Math.max(0, ...s.pending),
-    pendingAtEnd: r.pods.pendingAtEnd,
-    schedulingLatencyP50Ms: round(r.schedulingLatencyMs.p50, 0),
-    schedulingLatencyP99Ms: round(r.schedulingLatencyMs.p99, 0),
-    startupLatencyP50Ms: round(r.startupLatencyMs.p50, 0),
-    startupLatencyP99Ms: round(r.startupLatencyMs.p99, 0),
-    evictions: r.evictions.count,
-    preemptions: r.preemptions,
-  };
-}
-
-function spread(xs: number[]): Spread {
-  const mean = meanOf(xs);
-  const sd = Math.sqrt(meanOf(xs.map((x) => (x - mean) ** 2)));
-  return { mean: round(mean, 2), stddev: round(sd, 2), min: Math.min(...xs), max: Math.max(...xs) };
 }
 
 /**
@@ -144,9 +95,7 @@ export async function compareSimulations(
       };
       opts.onRun?.(++done, total, `${st.name}, seed ${seed}`);
     }
-    const summary = Object.fromEntries(
-      METRICS.map((m) => [m.key, spread(runs.map((r) => r.metrics[m.key]))]),
-    ) as Record<keyof RunMetrics, Spread>;
+    const summary = spreads(runs.map((r) => r.metrics));
     out.push({ strategy: st.name, runs, summary, series: series! });
   }
   return {

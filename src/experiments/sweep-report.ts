@@ -6,11 +6,11 @@
 import { type Page, renderPage } from '../report/html.js';
 import { type LineSeries, lineChart } from '../report/svg.js';
 import { table } from '../report/table.js';
-import { SWEEP_METRICS, type SweepMetricName } from '../sim/sweep-run.js';
-import type { MetricSpread, SweepResult } from './sweep.js';
+import { formatMetric, formatSpread, RUN_METRICS, type RunMetricName } from '../sim/run-metrics.js';
+import type { SweepResult } from './sweep.js';
 
-/** The metrics the table shows; -o wide shows every one. */
-const TABLE_METRICS: SweepMetricName[] = [
+/** The metrics the table shows; -o wide and the HTML page show every one of SWEEP_METRICS. */
+const TABLE_METRICS: RunMetricName[] = [
   'convergedS',
   'startupP99S',
   'apiRequests',
@@ -18,47 +18,34 @@ const TABLE_METRICS: SweepMetricName[] = [
   'apiLatencyP99Ms',
 ];
 
-const HEADERS: Record<SweepMetricName, string> = {
-  convergedS: 'CONVERGED',
-  startupP50S: 'STARTUP P50',
-  startupP99S: 'STARTUP P99',
-  schedulingP99S: 'SCHEDULING P99',
-  podsReady: 'PODS READY',
-  pendingAtEnd: 'PENDING',
-  apiRequests: 'API REQUESTS',
-  tooManyRequests: '429s',
-  failedAfterRetries: 'FAILED AFTER RETRIES',
-  peakMutatingInflight: 'PEAK MUTATING',
-  peakInflight: 'PEAK READ-ONLY',
-  apiLatencyP50Ms: 'API P50',
-  apiLatencyP99Ms: 'API P99',
-  evictions: 'EVICTIONS',
-  firstEvictionS: 'FIRST EVICTION',
-  kubeletEvictions: 'KUBELET EVICTIONS',
-};
+/** What a sweep reports of each run (`--metrics` may name any other of RUN_METRICS). */
+export const SWEEP_METRICS: RunMetricName[] = [
+  'convergedS',
+  'startupP50S',
+  'startupP99S',
+  'schedulingP99S',
+  'podsReady',
+  'pendingAtEnd',
+  'apiRequests',
+  'tooManyRequests',
+  'failedAfterRetries',
+  'peakMutatingInflight',
+  'peakInflight',
+  'apiLatencyP50Ms',
+  'apiLatencyP99Ms',
+  'evictions',
+  'firstEvictionS',
+  'kubeletEvictions',
+];
 
-function num(v: number, unit: string): string {
-  const r = Math.abs(v) >= 100 || Number.isInteger(v) ? Math.round(v) : Math.round(v * 100) / 100;
-  return unit === 's' || unit === 'ms' ? `${r}${unit}` : String(r);
-}
-
-/** "12.5s ±0.4" (mean ± sd over the seeds), "-" with no value, "12s ±0 (2/3)" when some runs had none */
-export function formatSpread(s: MetricSpread, unit: string, runs: number): string {
-  if (s.mean === null) return '-';
-  let t = num(s.mean, unit);
-  if (runs > 1) t += ` ±${num(s.sd ?? 0, '')}`;
-  if (s.n < runs) t += ` (${s.n}/${runs})`;
-  return t;
-}
+const header = (m: RunMetricName) => RUN_METRICS[m].header;
 
 /** The table's metric columns: `metrics` when given, every one for wide, else the usual few. */
 export function formatSweepTable(
   r: SweepResult,
-  opts: { wide?: boolean; metrics?: SweepMetricName[] } = {},
+  opts: { wide?: boolean; metrics?: RunMetricName[] } = {},
 ): string {
-  const metrics =
-    opts.metrics ??
-    (Object.keys(SWEEP_METRICS) as SweepMetricName[]).filter((m) => opts.wide || TABLE_METRICS.includes(m));
+  const metrics = opts.metrics ?? SWEEP_METRICS.filter((m) => opts.wide || TABLE_METRICS.includes(m));
   const runs = r.seeds.length;
   const head = `Sweep of ${r.scenario}: ${r.points.length} point(s) × ${runs} seed(s)${
     r.shard ? `, shard ${r.shard.index}/${r.shard.count} (${r.runs.length} of ${r.totalRuns} runs)` : ''
@@ -66,11 +53,11 @@ export function formatSweepTable(
   return (
     head +
     table(
-      [...r.parameters.map((p) => p.path), ...metrics.map((m) => HEADERS[m])],
+      [...r.parameters.map((p) => p.path), ...metrics.map(header)],
       r.points.map((p) => [
         ...r.parameters.map((q) => String(p.values[q.path])),
         ...metrics.map((m) =>
-          formatSpread(p.metrics[m], SWEEP_METRICS[m].unit, r.runs.filter((x) => x.point === p.point).length),
+          formatSpread(p.metrics[m], RUN_METRICS[m].unit, r.runs.filter((x) => x.point === p.point).length),
         ),
       ]),
     )
@@ -87,7 +74,7 @@ export function renderSweepReport(r: SweepResult, command?: string): string {
   const xOf = (v: unknown) => (numeric ? (v as number) : first ? first.values.indexOf(v) : 0);
   const key = (values: Record<string, unknown>) =>
     rest.map((p) => `${p.path}=${String(values[p.path])}`).join(' ') || 'mean over seeds';
-  const metrics = Object.keys(SWEEP_METRICS) as SweepMetricName[];
+  const metrics = SWEEP_METRICS;
   const charts = metrics
     .filter((m) => r.points.some((p) => p.metrics[m].mean !== null))
     .map((m) => {
@@ -105,9 +92,9 @@ export function renderSweepReport(r: SweepResult, command?: string): string {
       return {
         kind: 'chart' as const,
         svg: lineChart(series, {
-          title: `${HEADERS[m].toLowerCase()} (${SWEEP_METRICS[m].unit}): ${SWEEP_METRICS[m].help}`,
+          title: `${header(m).toLowerCase()} (${RUN_METRICS[m].unit}): ${RUN_METRICS[m].help}`,
           xLabel: first?.path ?? 'seed',
-          yLabel: SWEEP_METRICS[m].unit,
+          yLabel: RUN_METRICS[m].unit,
           xFormat: numeric || !first ? undefined : (x: number) => String(first.values[Math.round(x)] ?? ''),
           xInteger: !numeric,
         }),
@@ -124,14 +111,14 @@ export function renderSweepReport(r: SweepResult, command?: string): string {
         blocks: [
           {
             kind: 'table',
-            headers: [...r.parameters.map((p) => p.path), ...metrics.map((m) => HEADERS[m])],
+            headers: [...r.parameters.map((p) => p.path), ...metrics.map(header)],
             rows: r.points.map((p) => [
               ...r.parameters.map((q) => String(p.values[q.path])),
               ...metrics.map((m) => {
                 const s = p.metrics[m];
                 return s.mean === null
                   ? '-'
-                  : `${num(s.mean, SWEEP_METRICS[m].unit)} (${num(s.min!, '')}–${num(s.max!, '')})`;
+                  : `${formatMetric(s.mean, RUN_METRICS[m].unit)} (${formatMetric(s.min!, '')}–${formatMetric(s.max!, '')})`;
               }),
             ]),
           },

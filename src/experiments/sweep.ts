@@ -13,15 +13,8 @@
  */
 import { createHash } from 'node:crypto';
 import { PlannerPool } from '../capacity/pool.js';
-import {
-  runSweepRun,
-  SWEEP_METRICS,
-  type SweepMetricName,
-  type SweepMetrics,
-  type SweepRunTask,
-  scenarioPath,
-  sweepScenario,
-} from '../sim/sweep-run.js';
+import { type MetricSpread, type RunMetricName, type RunMetrics, spreads } from '../sim/run-metrics.js';
+import { runSweepRun, type SweepRunTask, scenarioPath, sweepScenario } from '../sim/sweep-run.js';
 
 export class SweepError extends Error {
   constructor(message: string) {
@@ -56,24 +49,14 @@ export interface SweepRunResult {
   run: number;
   point: number;
   seed: number;
-  metrics: SweepMetrics;
-}
-
-export interface MetricSpread {
-  /** runs with a value (null values are left out) */
-  n: number;
-  mean: number | null;
-  min: number | null;
-  max: number | null;
-  /** sample standard deviation over the seeds (0 with one value) */
-  sd: number | null;
+  metrics: RunMetrics;
 }
 
 export interface SweepPointSummary {
   point: number;
   /** parameter path → value */
   values: Record<string, unknown>;
-  metrics: Record<SweepMetricName, MetricSpread>;
+  metrics: Record<RunMetricName, MetricSpread>;
 }
 
 /** What `kubesim sweep` writes (-o json) and `sweep merge` reads. */
@@ -188,7 +171,7 @@ export async function runSweep(spec: SweepSpec, opts: SweepOptions = {}): Promis
     seed: spec.seeds[k % spec.seeds.length]!,
   });
   let done = 0;
-  let metrics: SweepMetrics[];
+  let metrics: RunMetrics[];
   if ((opts.threads ?? 2) <= 1 || mine.length <= 1) {
     metrics = [];
     for (const k of mine) {
@@ -200,7 +183,7 @@ export async function runSweep(spec: SweepSpec, opts: SweepOptions = {}): Promis
     try {
       metrics = await Promise.all(
         mine.map(async (k) => {
-          const m = (await pool.run({ kind: 'sweepRun', run: task(k) })) as SweepMetrics;
+          const m = (await pool.run({ kind: 'sweepRun', run: task(k) })) as RunMetrics;
           opts.onDone?.(++done, mine.length);
           return m;
         }),
@@ -247,24 +230,9 @@ function assemble(h: Header, runs: SweepRunResult[]): SweepResult {
       .map((p) => ({
         point: p,
         values: points[p]!,
-        metrics: Object.fromEntries(
-          (Object.keys(SWEEP_METRICS) as SweepMetricName[]).map((m) => [
-            m,
-            spread(byPoint.get(p)!.map((r) => r.metrics[m])),
-          ]),
-        ) as Record<SweepMetricName, MetricSpread>,
+        metrics: spreads(byPoint.get(p)!.map((r) => r.metrics)),
       })),
   };
-}
-
-/** Mean, range and sample standard deviation of the non-null values, rounded to 1e-6. */
-export function spread(values: (number | null)[]): MetricSpread {
-  const v = values.filter((x): x is number => x !== null && Number.isFinite(x));
-  if (!v.length) return { n: 0, mean: null, min: null, max: null, sd: null };
-  const mean = v.reduce((a, b) => a + b, 0) / v.length;
-  const sd = v.length > 1 ? Math.sqrt(v.reduce((a, b) => a + (b - mean) ** 2, 0) / (v.length - 1)) : 0;
-  const r = (x: number) => Math.round(x * 1e6) / 1e6;
-  return { n: v.length, mean: r(mean), min: r(Math.min(...v)), max: r(Math.max(...v)), sd: r(sd) };
 }
 
 /**

@@ -219,8 +219,18 @@ export function changeOneEndpoint(cluster: GeneratedServices, rng: Rng, newIP?: 
   if (candidates.length === 0) throw new Error('changeOneEndpoint: the cluster has no endpoints to change');
   const [old, sliceIndex] = candidates[rng.int(candidates.length)];
   const e = rng.int(old.endpoints.length);
+  return replaceEndpoint(cluster, sliceIndex, e, newIP ?? freshPodIP(cluster, rng));
+}
+
+/** Endpoint `e` of slice `sliceIndex` replaced by a new ready pod with IP `added`. */
+function replaceEndpoint(
+  cluster: GeneratedServices,
+  sliceIndex: number,
+  e: number,
+  added: string,
+): EndpointChange {
+  const old = cluster.endpointSlices[sliceIndex];
   const removed = old.endpoints[e].addresses[0];
-  const added = newIP ?? freshPodIP(cluster, rng);
   const endpoints = old.endpoints.map((ep, i) =>
     i === e
       ? { ...ep, addresses: [added], conditions: { ready: true, serving: true, terminating: false } }
@@ -235,10 +245,50 @@ export function changeOneEndpoint(cluster: GeneratedServices, rng: Rng, newIP?: 
   return { slice, sliceIndex, removed, added };
 }
 
-function freshPodIP(cluster: GeneratedServices, rng: Rng): string {
-  // 100.127.x.y is the last /16 of the pod range, which the sequential allocation never reaches
+/**
+ * {@link changeOneEndpoint} over and over at a cost that does not grow with the cluster: the
+ * slices with endpoints and the pod IPs in use are found once and kept up to date, so a churn
+ * benchmark times the proxier, not the generator. Gives the same changes as repeated
+ * changeOneEndpoint calls with the same rng, as long as nothing else edits the cluster.
+ */
+export class EndpointChurn {
+  private readonly candidates: number[];
+  private readonly used: Set<string>;
+
+  constructor(private readonly cluster: GeneratedServices) {
+    this.candidates = [];
+    cluster.endpointSlices.forEach((s, i) => {
+      if (s.endpoints.length > 0) this.candidates.push(i);
+    });
+    this.used = usedPodIPs(cluster);
+  }
+
+  /** One pod of one Service replaced; returns the slice before and the change. */
+  next(rng: Rng): EndpointChange & { old: EndpointSlice } {
+    if (this.candidates.length === 0)
+      throw new Error('EndpointChurn: the cluster has no endpoints to change');
+    const i = this.candidates[rng.int(this.candidates.length)];
+    const old = this.cluster.endpointSlices[i];
+    const e = rng.int(old.endpoints.length);
+    const ch = replaceEndpoint(this.cluster, i, e, freshIP(this.used, rng));
+    this.used.delete(ch.removed);
+    this.used.add(ch.added);
+    return { ...ch, old };
+  }
+}
+
+function usedPodIPs(cluster: GeneratedServices): Set<string> {
   const used = new Set<string>();
   for (const s of cluster.endpointSlices) for (const ep of s.endpoints) used.add(ep.addresses[0]);
+  return used;
+}
+
+function freshPodIP(cluster: GeneratedServices, rng: Rng): string {
+  return freshIP(usedPodIPs(cluster), rng);
+}
+
+function freshIP(used: ReadonlySet<string>, rng: Rng): string {
+  // 100.127.x.y is the last /16 of the pod range, which the sequential allocation never reaches
   for (;;) {
     const ip = ipv4(((100 << 24) >>> 0) + (127 << 16) + rng.int(65536));
     if (!used.has(ip)) return ip;

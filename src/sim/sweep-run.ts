@@ -1,6 +1,6 @@
 /**
  * One run of a sweep: a scenario's text with some settings replaced, simulated with one seed, and
- * reduced to the numbers a sweep compares. Plain data in, plain data out, so the same run gives the
+ * reduced to its metrics (run-metrics.ts). Plain data in, plain data out, so the same run gives the
  * same numbers in this thread, in a worker of the pool (src/capacity/pool-tasks.ts) and in another
  * process of a sharded sweep (src/experiments/sweep.ts).
  *
@@ -19,7 +19,7 @@
 import { parse } from 'yaml';
 import { parseScenario } from './scenario.js';
 import { simulate } from './simulation.js';
-import type { SimulationResult } from './result.js';
+import { type RunMetrics, runMetrics } from './run-metrics.js';
 
 /** A run's inputs: the scenario as read from its file, the values of the swept paths, a seed. */
 export interface SweepRunTask {
@@ -32,40 +32,6 @@ export interface SweepRunTask {
   values: Record<string, unknown>;
   seed: number;
 }
-
-/**
- * The numbers of one run; null where the run has no value (a timeline that never converged, no
- * pods started). Every figure is a function of the scenario and the seed (no wall-clock time).
- */
-export type SweepMetrics = Record<SweepMetricName, number | null>;
-
-/** The metrics of a sweep, in report order, with their unit and meaning. */
-export const SWEEP_METRICS = {
-  convergedS: {
-    unit: 's',
-    help: 'time from the last timeline action until every Deployment is updated and available and every pod ready (null: never)',
-  },
-  startupP50S: { unit: 's', help: 'pod start-up latency p50 (created to Ready)' },
-  startupP99S: { unit: 's', help: 'pod start-up latency p99' },
-  schedulingP99S: { unit: 's', help: 'scheduling latency p99 (created to bound)' },
-  podsReady: { unit: 'pods', help: 'pods created during the run that became Ready' },
-  pendingAtEnd: { unit: 'pods', help: 'pods without a node at the end' },
-  apiRequests: { unit: 'requests', help: 'API requests of every component (retries included)' },
-  tooManyRequests: { unit: 'requests', help: '429 TooManyRequests answers (max-in-flight)' },
-  failedAfterRetries: { unit: 'requests', help: '429s that exhausted client-go’s 10 retries' },
-  peakMutatingInflight: { unit: 'requests', help: 'peak mutating requests in flight' },
-  peakInflight: { unit: 'requests', help: 'peak read-only requests in flight' },
-  apiLatencyP50Ms: {
-    unit: 'ms',
-    help: 'API call latency p50 as callers saw it (service time, 429 waits, retries)',
-  },
-  apiLatencyP99Ms: { unit: 'ms', help: 'API call latency p99 as callers saw it' },
-  evictions: { unit: 'pods', help: 'pods evicted by the taint-eviction controller (NoExecute)' },
-  firstEvictionS: { unit: 's', help: 'time of the first NoExecute eviction (null: none)' },
-  kubeletEvictions: { unit: 'pods', help: 'pods evicted by the kubelets under node pressure' },
-} as const;
-
-export type SweepMetricName = keyof typeof SWEEP_METRICS;
 
 /** `apiserver.maxMutatingInflight` → `settings.maxMutatingInflight` (the table in the header). */
 export function scenarioPath(path: string): string {
@@ -105,30 +71,7 @@ export function sweepScenario(t: Pick<SweepRunTask, 'text' | 'source' | 'baseDir
 }
 
 /** Simulates one run and keeps its metrics. */
-export async function runSweepRun(t: SweepRunTask): Promise<SweepMetrics> {
+export async function runSweepRun(t: SweepRunTask): Promise<RunMetrics> {
   const result = await simulate(sweepScenario(t), { seed: t.seed, collectEvents: false });
-  return sweepMetrics(result);
-}
-
-export function sweepMetrics(r: SimulationResult): SweepMetrics {
-  const s = (ms: number) => (Number.isFinite(ms) ? ms / 1000 : null);
-  const last = r.timeline[r.timeline.length - 1];
-  return {
-    convergedS: last ? last.convergedAfterS : null,
-    startupP50S: s(r.startupLatencyMs.p50),
-    startupP99S: s(r.startupLatencyMs.p99),
-    schedulingP99S: s(r.schedulingLatencyMs.p99),
-    podsReady: r.pods.ready,
-    pendingAtEnd: r.pods.pendingAtEnd,
-    apiRequests: r.api.requests,
-    tooManyRequests: r.api.tooManyRequests,
-    failedAfterRetries: r.api.failedAfterRetries,
-    peakMutatingInflight: r.api.peakMutatingInflight,
-    peakInflight: r.api.peakInflight,
-    apiLatencyP50Ms: r.api.latencyP50Ms,
-    apiLatencyP99Ms: r.api.latencyP99Ms,
-    evictions: r.evictions.count,
-    firstEvictionS: r.evictions.firstAtS,
-    kubeletEvictions: r.kubeletEvictions.count,
-  };
+  return runMetrics(result);
 }

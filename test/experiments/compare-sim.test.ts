@@ -12,7 +12,7 @@ interface Report {
   strategies: {
     strategy: string;
     runs: { seed: number; metrics: Record<string, number> }[];
-    summary: Record<string, { mean: number; stddev: number; min: number; max: number }>;
+    summary: Record<string, { n: number; mean: number; sd: number; min: number; max: number }>;
     series: { t: number[]; nodesUsed: number[] };
   }[];
 }
@@ -49,11 +49,15 @@ describe('kubesim compare-sim', () => {
     expect(rep.seeds).toEqual([5, 6, 7]);
     const s = rep.strategies[0];
     expect(s.runs.map((r) => r.seed)).toEqual([5, 6, 7]);
-    const xs = s.runs.map((r) => r.metrics.startupLatencyP99Ms);
+    const xs = s.runs.map((r) => r.metrics.startupP99S);
     const mean = xs.reduce((a, b) => a + b, 0) / 3;
-    expect(s.summary.startupLatencyP99Ms.mean).toBeCloseTo(mean, 1);
-    expect(s.summary.startupLatencyP99Ms.min).toBe(Math.min(...xs));
-    expect(s.summary.startupLatencyP99Ms.max).toBe(Math.max(...xs));
+    // the sample standard deviation (n - 1), as a sweep's
+    const sd = Math.sqrt(xs.reduce((a, x) => a + (x - mean) ** 2, 0) / 2);
+    expect(s.summary.startupP99S.n).toBe(3);
+    expect(s.summary.startupP99S.mean).toBeCloseTo(mean, 5);
+    expect(s.summary.startupP99S.sd).toBeCloseTo(sd, 5);
+    expect(s.summary.startupP99S.min).toBeCloseTo(Math.min(...xs), 5);
+    expect(s.summary.startupP99S.max).toBeCloseTo(Math.max(...xs), 5);
     // the same seed gives the same run
     const again = await compare('--strategy', 'LeastAllocated', '--seed', '6');
     expect(again.strategies[0].runs[0]).toEqual(s.runs[1]);

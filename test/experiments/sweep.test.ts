@@ -7,14 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import {
-  gridPoints,
-  mergeSweeps,
-  parseSet,
-  parseShard,
-  shardRuns,
-  spread,
-} from '../../src/experiments/sweep.js';
+import { gridPoints, mergeSweeps, parseSet, parseShard, shardRuns } from '../../src/experiments/sweep.js';
+import { spread } from '../../src/sim/run-metrics.js';
 import { applyValues } from '../../src/sim/sweep-run.js';
 import { cli, kubesim, root } from '../cli/harness.js';
 

@@ -160,6 +160,8 @@ interface ServiceSlices {
  */
 export class EndpointSliceCache {
   private readonly byService = new Map<string, ServiceSlices>();
+  /** Services with pending slices, so that a sync visits only what changed (not every Service) */
+  private readonly dirty = new Set<string>();
   private readonly emptyHints: ReadonlySet<string> = new Set();
 
   constructor(
@@ -179,6 +181,7 @@ export class EndpointSliceCache {
       this.byService.set(keys.service, t);
     }
     t.pending.set(keys.slice, info);
+    this.dirty.add(keys.service);
     return true;
   }
 
@@ -196,15 +199,18 @@ export class EndpointSliceCache {
   /** Services ("ns/name") with pending slice changes. */
   pendingServices(): string[] {
     const out: string[] = [];
-    for (const [k, t] of this.byService) if (t.pending.size > 0) out.push(k);
+    for (const k of this.dirty) if (this.byService.get(k)?.pending.size) out.push(k);
     return out;
   }
 
   /** Applies pending changes; returns per Service its endpoints map before and after. */
   checkoutChanges(): Map<string, { previous: EndpointsMap; current: EndpointsMap }> {
     const changes = new Map<string, { previous: EndpointsMap; current: EndpointsMap }>();
-    for (const [service, t] of this.byService) {
-      if (t.pending.size === 0) continue;
+    // in the order their first pending slice arrived (the renderers sort by Service themselves)
+    const services = [...this.dirty].filter((s) => this.byService.get(s)?.pending.size);
+    this.dirty.clear();
+    for (const service of services) {
+      const t = this.byService.get(service)!;
       const previous = this.endpointsMapFor(service, t.applied);
       for (const [name, info] of t.pending) {
         if (info.remove) t.applied.delete(name);

@@ -53,13 +53,20 @@ export class ServiceChangeTracker {
     return [...this.items.keys()];
   }
 
-  /** Applies pending changes to `map` (Go ServicePortMap.Update); returns the changed Services. */
-  applyTo(map: ServicePortMap): Set<string> {
+  /**
+   * Applies pending changes to `map` (Go ServicePortMap.Update); returns the changed Services.
+   * `byService` ("ns/name" → its port keys), when given, is kept in step.
+   */
+  applyTo(map: ServicePortMap, byService?: Map<string, readonly string[]>): Set<string> {
     const updated = new Set<string>();
     for (const [name, change] of this.items) {
       updated.add(name);
       for (const [k, v] of change.current) map.set(k, v);
       for (const k of change.previous.keys()) if (!change.current.has(k)) map.delete(k);
+      if (byService) {
+        if (change.current.size > 0) byService.set(name, [...change.current.keys()]);
+        else byService.delete(name);
+      }
     }
     this.items = new Map();
     return updated;
@@ -139,6 +146,8 @@ export class ProxyState {
   readonly endpoints: EndpointsMap = new Map();
   readonly serviceChanges: ServiceChangeTracker;
   readonly endpointsChanges: EndpointsChangeTracker;
+  /** "ns/name" → the keys of its ports in `servicePorts`, so a sync can find a Service's ports */
+  private readonly portsByService = new Map<string, readonly string[]>();
 
   private currentNode: ProxyNode;
   /** the last valid version of each Service, by "ns/name" (what kube-proxy's informer holds) */
@@ -236,9 +245,14 @@ export class ProxyState {
     );
   }
 
+  /** The keys of a Service's ports in `servicePorts` ("ns/name" → "ns/name:port/PROTO"; none if unknown). */
+  servicePortKeys(service: string): readonly string[] {
+    return this.portsByService.get(service) ?? [];
+  }
+
   /** Merges pending changes into the maps (start of kube-proxy's syncProxyRules). */
   applyChanges(): AppliedChanges {
-    const servicesChanged = this.serviceChanges.applyTo(this.servicePorts);
+    const servicesChanged = this.serviceChanges.applyTo(this.servicePorts, this.portsByService);
     const endpointsChanged = this.endpointsChanges.applyTo(this.endpoints).updatedServices;
     const updatedServices = new Set([...servicesChanged, ...endpointsChanged]);
     return { servicesChanged, endpointsChanged, updatedServices };

@@ -10,7 +10,33 @@
  */
 const FLUSH_AT = 256 * 1024;
 
-export class LineBuffer {
+/** Where rule lines go: a LineBuffer, or a StringSink that keeps one service port's lines. */
+export interface LineSink {
+  /** lines written */
+  readonly lines: number;
+  write(line: string): void;
+}
+
+/** One service port's lines as a string (incremental.ts caches them between syncs). */
+export class StringSink implements LineSink {
+  text = '';
+  lines = 0;
+
+  write(line: string): void {
+    this.text += line + '\n';
+    this.lines++;
+  }
+
+  /** Returns the text so far and starts over. */
+  take(): string {
+    const t = this.text;
+    this.text = '';
+    this.lines = 0;
+    return t;
+  }
+}
+
+export class LineBuffer implements LineSink {
   private chunks: Buffer[] = [];
   private len = 0;
   /** lines not yet encoded: a rope, flushed every FLUSH_AT characters */
@@ -26,6 +52,23 @@ export class LineBuffer {
     if (!this.keep) return;
     this.pending += line + '\n';
     if (this.pending.length > FLUSH_AT) this.flush();
+  }
+
+  /** Appends `count` lines already joined, each ending in "\n" (a cached fragment). */
+  writeLines(text: string, count: number): void {
+    this.lines += count;
+    if (!this.keep || count === 0) return;
+    this.pending += text;
+    if (this.pending.length > FLUSH_AT) this.flush();
+  }
+
+  /** Appends `count` lines already encoded (a cached fragment): no string is built or encoded. */
+  writeBytes(bytes: Buffer, count: number): void {
+    this.lines += count;
+    if (!this.keep || count === 0) return;
+    this.flush();
+    this.chunks.push(bytes);
+    this.len += bytes.length;
   }
 
   private flush(): void {

@@ -19,6 +19,7 @@
 import { type Clock, WallClock } from '../../../util/clock.js';
 import type { IPFamily, ProxyState } from '../../model/index.js';
 import type { Proxier, ProxyArtifact, ProxyRenderStats, ProxySyncResult } from '../types.js';
+import { IncrementalIptablesRenderer } from './incremental.js';
 import {
   type IptablesOptions,
   type IptablesRenderResult,
@@ -69,6 +70,11 @@ export interface IptablesProxierOptions extends IptablesOptions {
   /** iptables.syncPeriod in ms (default 30 s) */
   syncPeriodMs?: number;
   /**
+   * false renders every sync with renderIptables from scratch (the reference the incremental
+   * renderer is tested against); default true: cached per-service-port fragments (incremental.ts)
+   */
+  incremental?: boolean;
+  /**
    * Hands each restore input to a real backend (e.g. `iptables-restore --noflush`); throwing
    * marks the sync failed. Without it the kernel is simulated.
    */
@@ -89,12 +95,14 @@ export class IptablesProxier implements Proxier<IptablesSyncResult> {
   readonly kernelNatChains = new Set<string>();
   /** every report, in order */
   readonly history: IptablesSyncResult[] = [];
+  private readonly incremental: IncrementalIptablesRenderer | null;
 
   constructor(
     readonly state: ProxyState,
     private readonly opts: IptablesProxierOptions = {},
   ) {
     this.clock = opts.clock ?? new WallClock();
+    this.incremental = opts.incremental === false ? null : new IncrementalIptablesRenderer(opts);
   }
 
   get family(): IPFamily {
@@ -116,9 +124,12 @@ export class IptablesProxier implements Proxier<IptablesSyncResult> {
     const full = this.needFullSync || now - this.lastFullSync > FULL_SYNC_PERIOD_MS;
     const changes = this.state.applyChanges();
 
+    const updated = full ? null : changes.updatedServices;
     let totalEndpoints = 0;
-    for (const k of this.state.servicePorts.keys())
-      totalEndpoints += this.state.endpoints.get(k)?.length ?? 0;
+    if (this.incremental) totalEndpoints = this.incremental.totalEndpointsAfter(this.state, updated);
+    else
+      for (const k of this.state.servicePorts.keys())
+        totalEndpoints += this.state.endpoints.get(k)?.length ?? 0;
     const largeClusterMode =
       totalEndpoints > (this.opts.largeClusterEndpointsThreshold ?? LARGE_CLUSTER_ENDPOINTS_THRESHOLD);
     const cleanup =
@@ -126,17 +137,26 @@ export class IptablesProxier implements Proxier<IptablesSyncResult> {
 
     const t0 = performance.now();
     const c0 = process.cpuUsage();
-    const render = renderIptables(
-      {
-        family: this.state.family,
-        servicePorts: this.state.servicePorts,
-        endpoints: this.state.endpoints,
-        node: this.state.node,
-        updatedServices: full ? null : changes.updatedServices,
-        existingNatChains: cleanup ? this.kernelNatChains : null,
-      },
-      this.opts,
-    );
+    let render: IptablesRenderResult;
+    let written: Iterable<string>;
+    if (this.incremental) {
+      const r = this.incremental.render(this.state, updated, this.kernelNatChains, cleanup);
+      render = r.render;
+      written = r.writtenChains;
+    } else {
+      render = renderIptables(
+        {
+          family: this.state.family,
+          servicePorts: this.state.servicePorts,
+          endpoints: this.state.endpoints,
+          node: this.state.node,
+          updatedServices: updated,
+          existingNatChains: cleanup ? this.kernelNatChains : null,
+        },
+        this.opts,
+      );
+      written = render.activeNatChains;
+    }
     const renderMs = performance.now() - t0;
     const cpu = process.cpuUsage(c0);
     const renderCpuMs = (cpu.user + cpu.system) / 1000;
@@ -154,7 +174,7 @@ export class IptablesProxier implements Proxier<IptablesSyncResult> {
       }
     }
     if (applied) {
-      this.updateKernel(render);
+      this.updateKernel(render, written);
       this.needFullSync = false;
       if (full) this.lastFullSync = now;
     } else {
@@ -171,7 +191,7 @@ export class IptablesProxier implements Proxier<IptablesSyncResult> {
       kind,
       applied,
       error,
-      bytes: render.bytes.length,
+      bytes: render.byteLength,
       lines: render.filterChains + render.filterRules + render.natChains + render.natRules + 4,
       chainsWritten,
       rulesWritten,
@@ -189,7 +209,7 @@ export class IptablesProxier implements Proxier<IptablesSyncResult> {
         return {
           chains: chainsWritten,
           rules: rulesWritten,
-          bytes: render.bytes.length,
+          bytes: render.byteLength,
           lines: this.lines,
           filterRules: render.filterRules,
           natRules: render.natRules - render.deletedChains,
@@ -209,11 +229,12 @@ export class IptablesProxier implements Proxier<IptablesSyncResult> {
     return report;
   }
 
-  private updateKernel(r: IptablesRenderResult): void {
+  /** The restore succeeded: the kernel lost the deleted chains and holds the ones written. */
+  private updateKernel(r: IptablesRenderResult, written: Iterable<string>): void {
     const k = this.kernelNatChains;
     for (const c of r.deletedChainNames) k.delete(c);
     for (const c of [KUBE_SERVICES, KUBE_NODEPORTS, KUBE_POSTROUTING, KUBE_MARK_MASQ]) k.add(c);
-    for (const c of r.activeNatChains) k.add(c);
+    for (const c of written) k.add(c);
   }
 }
 

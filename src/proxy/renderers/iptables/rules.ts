@@ -38,7 +38,7 @@ import {
   trafficPolicy,
 } from '../../model/index.js';
 import { masqueradeMarkOf, type ProxierOptions } from '../types.js';
-import { chainLine, LineBuffer } from './lines.js';
+import { chainLine, LineBuffer, type LineSink } from './lines.js';
 import {
   isServiceChainName,
   serviceExternalChain,
@@ -98,6 +98,10 @@ export interface IptablesRenderResult {
   readonly text: string;
   /** the same input as bytes (what is piped to iptables-restore) */
   readonly bytes: Buffer;
+  /** the same bytes in the pieces they were rendered in (write them in order: `bytes` joins them) */
+  readonly chunks: readonly Buffer[];
+  /** bytes.length */
+  readonly byteLength: number;
   readonly fullSync: boolean;
   readonly largeClusterMode: boolean;
   /** lines written per buffer (numFilterChains, numFilterRules, numNATChains, numNATRules) */
@@ -160,8 +164,12 @@ function sepChainOf(svc: ServicePortInfo, protocol: string, ep: EndpointInfo): s
   return c;
 }
 
-/** Everything one render reads and writes: resolved settings and the six line buffers. */
-interface RenderContext {
+/**
+ * Everything one render reads and writes: resolved settings and the six line buffers.
+ * incremental.ts points `filterRules` / `natRules` / `activeNatChains` at one service port's
+ * own sinks while it renders that port, to cache what it wrote.
+ */
+export interface RenderContext {
   readonly input: IptablesRenderInput;
   readonly opts: IptablesOptions;
   readonly isIPv6: boolean;
@@ -176,14 +184,18 @@ interface RenderContext {
   readonly nfacct: boolean;
   readonly fullSync: boolean;
   readonly largeClusterMode: boolean;
+  readonly totalEndpoints: number;
   readonly filterChains: LineBuffer;
-  readonly filterRules: LineBuffer;
+  filterRules: LineSink;
   readonly natChains: LineBuffer;
-  readonly natRules: LineBuffer;
+  natRules: LineSink;
+  /** the output buffers behind filterRules / natRules */
+  readonly filterOut: LineBuffer;
+  readonly natOut: LineBuffer;
   /** what a partial sync computes for unchanged services only to count it */
   readonly skippedNatChains: LineBuffer;
   readonly skippedNatRules: LineBuffer;
-  readonly activeNatChains: Set<string>;
+  activeNatChains: Set<string>;
   noLocalInternal: number;
   noLocalExternal: number;
 }
@@ -222,13 +234,18 @@ export function renderIptables(input: IptablesRenderInput, opts: IptablesOptions
   return collectResult(ctx, stale);
 }
 
-function newRenderContext(input: IptablesRenderInput, opts: IptablesOptions): RenderContext {
+/** The context of one render; `totalEndpoints` when the caller keeps the count (incremental.ts). */
+export function newRenderContext(
+  input: IptablesRenderInput,
+  opts: IptablesOptions,
+  totalEndpoints = countEndpoints(input),
+): RenderContext {
   const family = input.family;
   const isIPv6 = family === 'IPv6';
   const detector = resolveLocalDetector({ nodePodCIDRs: input.node.podCIDRs, ...opts }, family);
   const npa = newNodePortAddresses(opts.nodePortAddresses, family, input.node);
-  let totalEndpoints = 0;
-  for (const k of input.servicePorts.keys()) totalEndpoints += input.endpoints.get(k)?.length ?? 0;
+  const filterRules = new LineBuffer();
+  const natRules = new LineBuffer();
   return {
     input,
     opts,
@@ -243,10 +260,13 @@ function newRenderContext(input: IptablesRenderInput, opts: IptablesOptions): Re
     fullSync: input.updatedServices == null,
     largeClusterMode:
       totalEndpoints > (opts.largeClusterEndpointsThreshold ?? LARGE_CLUSTER_ENDPOINTS_THRESHOLD),
+    totalEndpoints,
     filterChains: new LineBuffer(),
-    filterRules: new LineBuffer(),
+    filterRules,
     natChains: new LineBuffer(),
-    natRules: new LineBuffer(),
+    natRules,
+    filterOut: filterRules,
+    natOut: natRules,
     skippedNatChains: new LineBuffer(false),
     skippedNatRules: new LineBuffer(false),
     activeNatChains: new Set(),
@@ -255,8 +275,14 @@ function newRenderContext(input: IptablesRenderInput, opts: IptablesOptions): Re
   };
 }
 
+function countEndpoints(input: IptablesRenderInput): number {
+  let n = 0;
+  for (const k of input.servicePorts.keys()) n += input.endpoints.get(k)?.length ?? 0;
+  return n;
+}
+
 /** Step 1: top-level chains of both tables, masquerading, and the localhost anti-martian rule. */
-function writeBaseChains(ctx: RenderContext): void {
+export function writeBaseChains(ctx: RenderContext): void {
   const { mark } = ctx;
   for (const c of [KUBE_SERVICES, KUBE_EXTERNAL_SERVICES, KUBE_FORWARD, KUBE_NODEPORTS, KUBE_PROXY_FIREWALL])
     ctx.filterChains.write(chainLine(c));
@@ -280,7 +306,7 @@ function writeBaseChains(ctx: RenderContext): void {
 }
 
 /** Where one service port's traffic goes this sync (the locals at the top of kube-proxy's loop). */
-interface ServicePlan {
+export interface ServicePlan {
   readonly svc: ServicePortInfo;
   readonly names: ServiceChains;
   /** `-m tcp -p tcp` */
@@ -305,7 +331,7 @@ interface ServicePlan {
   readonly externalFilterComment: string;
 }
 
-function planServicePort(
+export function planServicePort(
   ctx: RenderContext,
   svc: ServicePortInfo,
   endpoints: readonly EndpointInfo[] | undefined,
@@ -370,7 +396,7 @@ function planServicePort(
  * IPs, node port and health-check node port — into nat KUBE-SERVICES/KUBE-NODEPORTS, or into the
  * filter chains when there is no endpoint for that kind of traffic.
  */
-function writeServiceCaptures(ctx: RenderContext, p: ServicePlan): void {
+export function writeServiceCaptures(ctx: RenderContext, p: ServicePlan): void {
   const { svc, protoMatch } = p;
   const spn = svc.nameString;
   const port = svc.port;
@@ -450,7 +476,7 @@ function writeServiceCaptures(ctx: RenderContext, p: ServicePlan): void {
  * (EXT) chain with its Local-policy short-circuits, the firewall (FW) chain of
  * loadBalancerSourceRanges, the policy (SVC/SVL) chains and one SEP chain per endpoint.
  */
-function writeServiceChains(ctx: RenderContext, p: ServicePlan, nc: LineBuffer, nr: LineBuffer): void {
+export function writeServiceChains(ctx: RenderContext, p: ServicePlan, nc: LineSink, nr: LineSink): void {
   const { svc, names, protoMatch } = p;
   const spn = svc.nameString;
   const active = ctx.activeNatChains;
@@ -538,7 +564,7 @@ function writeServiceChains(ctx: RenderContext, p: ServicePlan, nc: LineBuffer, 
 
 /** Go writeServiceToEndpointRules: affinity checks first, then the random-probability ladder. */
 function writeServiceToEndpointRules(
-  nr: LineBuffer,
+  nr: LineSink,
   svc: ServicePortInfo,
   protocol: string,
   svcChain: string,
@@ -566,7 +592,7 @@ function writeServiceToEndpointRules(
 }
 
 /** Step 3: flush and delete (`-X`) kube-proxy's nat chains that are no longer in use. */
-function deleteStaleChains(ctx: RenderContext): string[] {
+export function deleteStaleChains(ctx: RenderContext): string[] {
   const existing = ctx.input.existingNatChains;
   if (!existing) return [];
   const stale = [...existing].filter((c) => !ctx.activeNatChains.has(c) && isServiceChainName(c)).sort();
@@ -578,7 +604,7 @@ function deleteStaleChains(ctx: RenderContext): string[] {
 }
 
 /** Step 4: the tail call to KUBE-NODEPORTS, which must be the last rule of nat KUBE-SERVICES. */
-function writeNodePortsJump(ctx: RenderContext): void {
+export function writeNodePortsJump(ctx: RenderContext): void {
   const lastRuleComment =
     '-m comment --comment "kubernetes service nodeports; NOTE: this must be the last rule in this chain"';
   if (ctx.npa.matchAll) {
@@ -596,7 +622,7 @@ function writeNodePortsJump(ctx: RenderContext): void {
 }
 
 /** Step 5: the filter KUBE-FORWARD rules. */
-function writeForwardRules(ctx: RenderContext): void {
+export function writeForwardRules(ctx: RenderContext): void {
   const { mark, filterRules } = ctx;
   if (!ctx.opts.conntrackTCPLiberal) {
     filterRules.write(
@@ -611,9 +637,19 @@ function writeForwardRules(ctx: RenderContext): void {
   );
 }
 
-function collectResult(ctx: RenderContext, stale: string[]): IptablesRenderResult {
-  const { filterChains, filterRules, natChains, natRules, skippedNatChains, skippedNatRules } = ctx;
-  const bytes = Buffer.concat([
+/**
+ * The restore input and counts of a render. `activeNatChains` computes the chains in use when
+ * asked, for a caller whose context saw only some services (incremental.ts).
+ */
+export function collectResult(
+  ctx: RenderContext,
+  stale: string[],
+  activeNatChains: () => Set<string> = () => ctx.activeNatChains,
+): IptablesRenderResult {
+  const { filterChains, natChains, skippedNatChains, skippedNatRules } = ctx;
+  const filterRules = ctx.filterOut;
+  const natRules = ctx.natOut;
+  const chunks = [
     Buffer.from('*filter\n'),
     ...filterChains.bytesChunks(),
     ...filterRules.bytesChunks(),
@@ -621,17 +657,26 @@ function collectResult(ctx: RenderContext, stale: string[]): IptablesRenderResul
     ...natChains.bytesChunks(),
     ...natRules.bytesChunks(),
     Buffer.from('COMMIT\n'),
-  ]);
+  ];
+  let byteLength = 0;
+  for (const c of chunks) byteLength += c.length;
+  let bytes: Buffer | undefined;
   let text: string | undefined;
-  let totalEndpoints = 0;
-  for (const k of ctx.input.servicePorts.keys()) totalEndpoints += ctx.input.endpoints.get(k)?.length ?? 0;
+  let active: Set<string> | undefined;
   const deletedChains = stale.length;
   return {
     get text() {
-      text ??= bytes.toString('latin1');
+      text ??= this.bytes.toString('latin1');
       return text;
     },
-    bytes,
+    // joined on first use: a partial sync is mostly cached fragments, and copying them into one
+    // buffer would cost more than the sync (a writer can take the chunks as they are)
+    get bytes() {
+      bytes ??= Buffer.concat(chunks, byteLength);
+      return bytes;
+    },
+    chunks,
+    byteLength,
     fullSync: ctx.fullSync,
     largeClusterMode: ctx.largeClusterMode,
     filterChains: filterChains.lines,
@@ -644,8 +689,11 @@ function collectResult(ctx: RenderContext, stale: string[]): IptablesRenderResul
     deletedChainNames: stale,
     rulesTotal: { filter: filterRules.lines, nat: natRules.lines + skippedNatRules.lines - deletedChains },
     rulesLastSync: { filter: filterRules.lines, nat: natRules.lines - deletedChains },
-    activeNatChains: ctx.activeNatChains,
-    totalEndpoints,
+    get activeNatChains() {
+      active ??= activeNatChains();
+      return active;
+    },
+    totalEndpoints: ctx.totalEndpoints,
     serviceNoLocalEndpointsInternal: ctx.noLocalInternal,
     serviceNoLocalEndpointsExternal: ctx.noLocalExternal,
   };

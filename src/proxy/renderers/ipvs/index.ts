@@ -7,6 +7,7 @@ import type { ProxyRenderer } from '../types.js';
 import { type IpvsOptions, IpvsProxier } from './proxier.js';
 
 export * from './ipsets.js';
+export * from './delta.js';
 export * from './proxier.js';
 export * from './rules.js';
 

@@ -22,10 +22,11 @@ import {
   type ProxyRenderStats,
   type ProxySyncResult,
 } from '../types.js';
-import { ipsetName } from './ipsets.js';
+import { diffStates, type IpvsDelta } from './delta.js';
+import { IpvsIndex } from './incremental.js';
+import type { IPSetName } from './ipsets.js';
 import {
   addressesText,
-  addressLine,
   desiredState,
   type IpvsRulesConfig,
   type IpvsState,
@@ -33,11 +34,9 @@ import {
   iptablesText,
   ipvsadmText,
   lbNoNodeAccess,
-  realServerDeleteLine,
-  realServerLine,
-  type VirtualServer,
-  virtualServerDeleteLine,
-  virtualServerLine,
+  type NoNodeAccess,
+  portContext,
+  portState,
 } from './rules.js';
 
 export type IpvsScheduler = 'rr' | 'wrr' | 'lc' | 'wlc' | 'sh' | 'dh' | 'sed' | 'nq' | 'mh';
@@ -46,15 +45,11 @@ const SCHEDULERS: readonly string[] = ['rr', 'wrr', 'lc', 'wlc', 'sh', 'dh', 'se
 export interface IpvsOptions extends Omit<ProxierOptions, 'clock'> {
   /** --ipvs-scheduler (default rr) */
   scheduler?: IpvsScheduler;
-}
-
-export interface IpvsDelta {
-  /** `ipvsadm -R` lines: -A/-E/-D virtual servers, -a/-d real servers */
-  ipvsadm: string[];
-  /** `ipset restore` lines: add/del */
-  ipset: string[];
-  /** `ip addr add|del … dev kube-ipvs0` lines */
-  addresses: string[];
+  /**
+   * false: every sync computes the whole state and diffs it (the reference the incremental sync is
+   * tested against); default true: only the changed Services' ports (incremental.ts)
+   */
+  incremental?: boolean;
 }
 
 export interface IpvsCounts {
@@ -89,7 +84,13 @@ export interface IpvsSyncResult extends ProxySyncResult {
 export class IpvsProxier implements Proxier<IpvsSyncResult> {
   readonly mode = 'ipvs' as const;
   private readonly cfg: IpvsRulesConfig;
+  /** the previous sync's state (reference mode) */
   private prev: IpvsState | null = null;
+  /** per-port state of the incremental sync (incremental.ts); null: every sync computes the whole state */
+  private readonly index: IpvsIndex | null;
+  /** the next sync forgets the kernel (first sync, forceFullSync) */
+  private full = true;
+  private version = 0;
 
   constructor(
     readonly state: ProxyState,
@@ -108,6 +109,7 @@ export class IpvsProxier implements Proxier<IpvsSyncResult> {
       detector: resolveLocalDetector({ nodePodCIDRs: state.node.podCIDRs, ...options }, state.family),
       nodePortAddresses: options.nodePortAddresses,
     };
+    this.index = options.incremental === false ? null : new IpvsIndex(state.family);
   }
 
   get family(): IPFamily {
@@ -116,12 +118,14 @@ export class IpvsProxier implements Proxier<IpvsSyncResult> {
 
   /** The state of the previous sync (null before the first). */
   get lastState(): IpvsState | null {
-    return this.prev;
+    if (!this.index) return this.prev;
+    return this.version === 0 || this.full ? null : this.index.materialize();
   }
 
   /** ipvs mode rewrites everything each sync; forgetting the kernel makes the next delta complete. */
   forceFullSync(): void {
     this.prev = null;
+    this.full = true;
   }
 
   onTopologyChange(labels: Readonly<Record<string, string>>): void {
@@ -129,35 +133,95 @@ export class IpvsProxier implements Proxier<IpvsSyncResult> {
   }
 
   sync(): IpvsSyncResult {
-    this.state.applyChanges();
-    const input = {
-      servicePorts: this.state.servicePorts,
-      endpoints: this.state.endpoints,
-      node: this.state.node,
+    const changes = this.state.applyChanges();
+    const full = this.index ? this.full : this.prev === null;
+    const kind = full ? 'full' : 'partial';
+    if (!this.index) {
+      const input = {
+        servicePorts: this.state.servicePorts,
+        endpoints: this.state.endpoints,
+        node: this.state.node,
+      };
+      const desired = desiredState(this.cfg, input);
+      const delta = diffStates(this.prev, desired);
+      this.prev = desired;
+      const noNodeAccess = lbNoNodeAccess(this.cfg, input);
+      return this.result(kind, delta, () => desired, desired, noNodeAccess, null);
+    }
+
+    const index = this.index;
+    const pc = portContext(this.cfg, this.state.node);
+    const stateOf = (key: string) => {
+      const svc = this.state.servicePorts.get(key);
+      return svc && portState(pc, key, svc, this.state.endpoints.get(key));
     };
-    const desired = desiredState(this.cfg, input);
-    const kind = this.prev === null ? 'full' : 'partial';
-    const delta = diffStates(this.prev, desired);
-    this.prev = desired;
-    const iptables = iptablesText(this.cfg, desired, lbNoNodeAccess(this.cfg, input));
-    const ipvs = ipvsadmText(desired);
-    const sets = ipsetText(desired);
-    const addresses = addressesText(desired);
+    let delta: IpvsDelta;
+    if (this.full) {
+      index.clear();
+      for (const key of [...this.state.servicePorts.keys()]) index.replace(key, stateOf(key));
+      delta = diffStates(null, index.materialize());
+      this.full = false;
+    } else {
+      const keys = index.ports.portsOf(changes.updatedServices, (s) => this.state.servicePortKeys(s));
+      const next = keys.map(stateOf);
+      if (index.wouldShare(keys, next)) {
+        // two ports create one virtual server: which one wins depends on the whole walk
+        const before = index.materialize();
+        keys.forEach((k, i) => index.replace(k, next[i]));
+        delta = diffStates(before, index.materialize());
+      } else delta = index.replaceAll(keys, next);
+    }
+    // the full state and texts are folded from the ports when read; a later sync changes the ports
+    const version = ++this.version;
+    let desired: IpvsState | undefined;
+    const materialize = () => {
+      if (this.version !== version)
+        throw new Error(
+          `IpvsProxier: the full state of sync ${version} is computed when first read and must be read before the next sync (sync ${this.version} has run)`,
+        );
+      desired ??= index.materialize();
+      return desired!;
+    };
+    return this.result(kind, delta, materialize, index, index.noNodeAccess(), index);
+  }
+
+  /** The sync's result: the delta and iptables text now, the full texts and counts when read. */
+  private result(
+    kind: 'full' | 'partial',
+    delta: IpvsDelta,
+    desired: () => IpvsState,
+    sets: { readonly ipsets: ReadonlyMap<IPSetName, { readonly size: number }> },
+    noNodeAccess: readonly NoNodeAccess[],
+    index: IpvsIndex | null,
+  ): IpvsSyncResult {
+    const iptables = iptablesText(this.cfg, sets, noNodeAccess);
     const deltaBytes =
       [...delta.ipvsadm, ...delta.ipset, ...delta.addresses].reduce((n, l) => n + l.length + 1, 0) +
       iptables.length;
     const countOps = (lines: string[], re: RegExp) => lines.filter((l) => re.test(l)).length;
+    let ipvs: { text: string; realServers: number } | undefined;
+    let ipset: { text: string; entries: number } | undefined;
+    let addresses: string | undefined;
+    const ipvsText = () => (ipvs ??= ipvsadmText(desired()));
+    const ipsetFull = () => (ipset ??= ipsetText(desired()));
+    const addressText = () => (addresses ??= addressesText(desired()));
+    const d = index?.counts();
+    const shared = index ? index.sharedVirtualServers > 0 : true;
     const counts: IpvsCounts = {
-      virtualServers: desired.virtualServers.size,
-      realServers: ipvs.realServers,
-      ipsetEntries: sets.entries,
+      virtualServers: d?.virtualServers ?? desired().virtualServers.size,
+      get realServers() {
+        return d && !shared ? d.realServers : ipvsText().realServers;
+      },
+      ipsetEntries: d?.ipsetEntries ?? ipsetFull().entries,
       iptablesRules: iptables.split('\n').filter((l) => l.startsWith('-A ')).length,
-      boundAddresses: desired.boundAddresses.size,
-      bytes: {
-        ipvsadm: ipvs.text.length,
-        ipset: sets.text.length,
-        iptables: iptables.length,
-        addresses: addresses.length,
+      boundAddresses: d?.boundAddresses ?? desired().boundAddresses.size,
+      get bytes() {
+        return {
+          ipvsadm: ipvsText().text.length,
+          ipset: ipsetFull().text.length,
+          iptables: iptables.length,
+          addresses: addressText().length,
+        };
       },
       deltaOps: {
         virtualServers: countOps(delta.ipvsadm, /^-[AED] /),
@@ -169,72 +233,60 @@ export class IpvsProxier implements Proxier<IpvsSyncResult> {
     };
     const lines = (l: string[]) => (l.length ? `${l.join('\n')}\n` : '');
     const artifacts: ProxyArtifact[] = [
-      { name: 'ipset.restore', text: sets.text },
+      {
+        name: 'ipset.restore',
+        get text() {
+          return ipsetFull().text;
+        },
+      },
       { name: this.family === 'IPv6' ? 'ip6tables.restore' : 'iptables.restore', text: iptables },
-      { name: 'kube-ipvs0.sh', text: addresses },
+      {
+        name: 'kube-ipvs0.sh',
+        get text() {
+          return addressText();
+        },
+      },
       { name: 'delta.ipvsadm', text: lines(delta.ipvsadm) },
       { name: 'delta.ipset', text: lines(delta.ipset) },
       { name: 'delta.addresses', text: lines(delta.addresses) },
     ];
-    const stats: ProxyRenderStats = {
-      chains: counts.virtualServers,
-      rules: counts.realServers,
-      bytes: counts.bytes.ipvsadm + counts.bytes.ipset + counts.bytes.iptables + counts.bytes.addresses,
-      ipsetEntries: counts.ipsetEntries,
-      iptablesRules: counts.iptablesRules,
-      boundAddresses: counts.boundAddresses,
-      deltaVirtualServers: counts.deltaOps.virtualServers,
-      deltaRealServers: counts.deltaOps.realServers,
-      deltaIpsetEntries: counts.deltaOps.ipsetEntries,
-      deltaAddresses: counts.deltaOps.addresses,
-      deltaBytes,
-    };
     return {
       kind,
-      text: ipvs.text,
+      get text() {
+        return ipvsText().text;
+      },
       artifacts,
-      stats,
-      ipvsadm: ipvs.text,
-      ipset: sets.text,
+      get stats(): ProxyRenderStats {
+        const b = counts.bytes;
+        return {
+          chains: counts.virtualServers,
+          rules: counts.realServers,
+          bytes: b.ipvsadm + b.ipset + b.iptables + b.addresses,
+          ipsetEntries: counts.ipsetEntries,
+          iptablesRules: counts.iptablesRules,
+          boundAddresses: counts.boundAddresses,
+          deltaVirtualServers: counts.deltaOps.virtualServers,
+          deltaRealServers: counts.deltaOps.realServers,
+          deltaIpsetEntries: counts.deltaOps.ipsetEntries,
+          deltaAddresses: counts.deltaOps.addresses,
+          deltaBytes,
+        };
+      },
+      get ipvsadm() {
+        return ipvsText().text;
+      },
+      get ipset() {
+        return ipsetFull().text;
+      },
       iptables,
-      addresses,
+      get addresses() {
+        return addressText();
+      },
       delta,
       counts,
-      desired,
+      get desired() {
+        return desired();
+      },
     };
   }
-}
-
-/** The commands that take the kernel from `prev` to `next` (kube-proxy's netlink calls). */
-export function diffStates(prev: IpvsState | null, next: IpvsState): IpvsDelta {
-  const ipvsadm: string[] = [];
-  const ipset: string[] = [];
-  const addresses: string[] = [];
-  const pv = prev?.virtualServers ?? new Map<string, VirtualServer>();
-  for (const [k, vs] of next.virtualServers) {
-    const old = pv.get(k);
-    if (!old) {
-      ipvsadm.push(virtualServerLine(vs));
-      for (const r of vs.reals) ipvsadm.push(realServerLine(vs, r));
-      continue;
-    }
-    if (old.scheduler !== vs.scheduler || old.persistent !== vs.persistent)
-      ipvsadm.push(virtualServerLine(vs, '-E'));
-    const oldReals = new Set(old.reals);
-    const newReals = new Set(vs.reals);
-    for (const r of vs.reals) if (!oldReals.has(r)) ipvsadm.push(realServerLine(vs, r));
-    for (const r of old.reals) if (!newReals.has(r)) ipvsadm.push(realServerDeleteLine(vs, r));
-  }
-  for (const [k, vs] of pv) if (!next.virtualServers.has(k)) ipvsadm.push(virtualServerDeleteLine(vs));
-
-  for (const [name, entries] of next.ipsets) {
-    const setName = ipsetName(name, next.family);
-    const old = prev?.ipsets.get(name) ?? new Set<string>();
-    for (const e of entries) if (!old.has(e)) ipset.push(`add ${setName} ${e}`);
-    for (const e of old) if (!entries.has(e)) ipset.push(`del ${setName} ${e}`);
-  }
-  const oldAddr = prev?.boundAddresses ?? new Set<string>();
-  for (const a of next.boundAddresses) if (!oldAddr.has(a)) addresses.push(addressLine('add', a));
-  for (const a of oldAddr) if (!next.boundAddresses.has(a)) addresses.push(addressLine('del', a));
-  return { ipvsadm, ipset, addresses };
 }

@@ -151,86 +151,154 @@ function realServers(
   return chosen.map((e) => e.endpoint);
 }
 
-/** Virtual servers, ipset entries and bound addresses of one sync. */
-export function desiredState(cfg: IpvsRulesConfig, input: IpvsRulesInput): IpvsState {
-  const sets = new Map<IPSetName, Set<string>>(IPSET_INFO.map((i) => [i.name, new Set<string>()]));
-  const add = (name: IPSetName, entry: string) => sets.get(name)!.add(entry);
-  const vss = new Map<string, VirtualServer>();
-  const bound = new Set<string>();
-  const nodeIPs = nodePortIPs(cfg, input.node);
-  const localAddrs = new Set(nodeAddressSet(input.node, cfg.family));
-  const nodeIP = input.node.ips?.[cfg.family];
+/** What one service port adds to the state (kube-proxy's loop body over svcPortMap). */
+export interface PortState {
+  readonly serviceName: string;
+  /** virtual servers with their keys, in the order created */
+  readonly virtualServers: readonly (readonly [string, VirtualServer])[];
+  /** ipset entries, in the order added (the addresses of KUBE-IPVS-IPS are in `bound`) */
+  readonly entries: readonly (readonly [IPSetName, string])[];
+  /** addresses bound to kube-ipvs0 */
+  readonly bound: readonly string[];
+  /** LB VIP:port entries the node may not reach (KUBE-IPVS-OUT-FILTER) */
+  readonly noNodeAccess: readonly NoNodeAccess[];
+}
 
-  for (const key of [...input.servicePorts.keys()].sort()) {
-    const svc = input.servicePorts.get(key)!;
-    const eps = input.endpoints.get(key);
-    const proto = svc.protocol.toLowerCase();
-    const persistent = svc.sessionAffinity === 'ClientIP' ? svc.stickyMaxAgeSeconds : 0;
-    const addVirtualServer = (address: string, port: number, onlyLocal: boolean) => {
-      vss.set(virtualServerKey(svc.protocol, address, port), {
+export interface NoNodeAccess {
+  readonly ip: string;
+  readonly proto: string;
+  readonly port: number;
+}
+
+/** What every port's state depends on besides its Service and endpoints. */
+export interface PortContext {
+  readonly cfg: IpvsRulesConfig;
+  readonly node: ProxyNode;
+  readonly nodeIPs: readonly string[];
+  readonly localAddrs: ReadonlySet<string>;
+  readonly nodeIP: string | undefined;
+}
+
+export function portContext(cfg: IpvsRulesConfig, node: ProxyNode): PortContext {
+  return {
+    cfg,
+    node,
+    nodeIPs: nodePortIPs(cfg, node),
+    localAddrs: new Set(nodeAddressSet(node, cfg.family)),
+    nodeIP: node.ips?.[cfg.family],
+  };
+}
+
+/** One service port's virtual servers, ipset entries, bound addresses and output filters. */
+export function portState(
+  pc: PortContext,
+  key: string,
+  svc: ServicePortInfo,
+  eps: readonly EndpointInfo[] | undefined,
+): PortState {
+  const { cfg, node, nodeIPs, localAddrs, nodeIP } = pc;
+  const entries: [IPSetName, string][] = [];
+  const add = (name: IPSetName, entry: string) => entries.push([name, entry]);
+  const vss: [string, VirtualServer][] = [];
+  const bound: string[] = [];
+  const proto = svc.protocol.toLowerCase();
+  const persistent = svc.sessionAffinity === 'ClientIP' ? svc.stickyMaxAgeSeconds : 0;
+  const addVirtualServer = (address: string, port: number, onlyLocal: boolean) => {
+    vss.push([
+      virtualServerKey(svc.protocol, address, port),
+      {
         protocol: svc.protocol,
         address,
         port,
         scheduler: cfg.scheduler,
         persistent,
-        reals: realServers(svc, eps, input.node, onlyLocal),
+        reals: realServers(svc, eps, node, onlyLocal),
         servicePort: key,
-      });
-    };
+      },
+    ]);
+  };
 
-    for (const ep of eps ?? [])
-      if (ep.isLocal) add('KUBE-LOOP-BACK', `${ep.ip},${proto}:${ep.port},${ep.ip}`);
+  for (const ep of eps ?? []) if (ep.isLocal) add('KUBE-LOOP-BACK', `${ep.ip},${proto}:${ep.port},${ep.ip}`);
 
-    add('KUBE-CLUSTER-IP', `${svc.clusterIP},${proto}:${svc.port}`);
-    addVirtualServer(svc.clusterIP, svc.port, svc.internalPolicyLocal);
-    bound.add(svc.clusterIP);
+  add('KUBE-CLUSTER-IP', `${svc.clusterIP},${proto}:${svc.port}`);
+  addVirtualServer(svc.clusterIP, svc.port, svc.internalPolicyLocal);
+  bound.push(svc.clusterIP);
 
-    for (const ext of svc.externalIPs) {
-      add(
-        svc.externalPolicyLocal ? 'KUBE-EXTERNAL-IP-LOCAL' : 'KUBE-EXTERNAL-IP',
-        `${ext},${proto}:${svc.port}`,
-      );
-      addVirtualServer(ext, svc.port, svc.externalPolicyLocal);
-      // never bind an address another interface already has
-      if (!localAddrs.has(ext)) bound.add(ext);
-    }
-    for (const lb of svc.loadBalancerVIPs) {
-      const entry = `${lb},${proto}:${svc.port}`;
-      add('KUBE-LOAD-BALANCER', entry);
-      if (svc.externalPolicyLocal) add('KUBE-LOAD-BALANCER-LOCAL', entry);
-      if (svc.loadBalancerSourceRanges.length > 0) {
-        add('KUBE-LOAD-BALANCER-FW', entry);
-        let allowFromNode = false;
-        for (const c of svc.loadBalancerSourceRanges) {
-          add('KUBE-LOAD-BALANCER-SOURCE-CIDR', `${lb},${proto}:${svc.port},${c.text}`);
-          if (nodeIP && cidrContains(c, nodeIP)) allowFromNode = true;
-        }
-        if (allowFromNode) add('KUBE-LOAD-BALANCER-SOURCE-IP', `${lb},${proto}:${svc.port},${lb}`);
-      }
-      addVirtualServer(lb, svc.port, svc.externalPolicyLocal);
-      if (!localAddrs.has(lb)) bound.add(lb);
-    }
-    if (svc.nodePort !== 0 && nodeIPs.length > 0) {
-      const local = svc.externalPolicyLocal;
-      if (svc.protocol === 'SCTP') {
-        for (const ip of nodeIPs) {
-          add('KUBE-NODE-PORT-SCTP-HASH', `${ip},sctp:${svc.nodePort}`);
-          if (local) add('KUBE-NODE-PORT-LOCAL-SCTP-HASH', `${ip},sctp:${svc.nodePort}`);
-        }
-      } else {
-        add(svc.protocol === 'TCP' ? 'KUBE-NODE-PORT-TCP' : 'KUBE-NODE-PORT-UDP', String(svc.nodePort));
-        if (local)
-          add(
-            svc.protocol === 'TCP' ? 'KUBE-NODE-PORT-LOCAL-TCP' : 'KUBE-NODE-PORT-LOCAL-UDP',
-            String(svc.nodePort),
-          );
-      }
-      for (const ip of nodeIPs) addVirtualServer(ip, svc.nodePort, local);
-    }
-    if (svc.healthCheckNodePort !== 0) add('KUBE-HEALTH-CHECK-NODE-PORT', String(svc.healthCheckNodePort));
+  for (const ext of svc.externalIPs) {
+    add(
+      svc.externalPolicyLocal ? 'KUBE-EXTERNAL-IP-LOCAL' : 'KUBE-EXTERNAL-IP',
+      `${ext},${proto}:${svc.port}`,
+    );
+    addVirtualServer(ext, svc.port, svc.externalPolicyLocal);
+    // never bind an address another interface already has
+    if (!localAddrs.has(ext)) bound.push(ext);
   }
-  for (const a of bound) add('KUBE-IPVS-IPS', a);
-  return { family: cfg.family, virtualServers: vss, ipsets: sets, boundAddresses: bound };
+  for (const lb of svc.loadBalancerVIPs) {
+    const entry = `${lb},${proto}:${svc.port}`;
+    add('KUBE-LOAD-BALANCER', entry);
+    if (svc.externalPolicyLocal) add('KUBE-LOAD-BALANCER-LOCAL', entry);
+    if (svc.loadBalancerSourceRanges.length > 0) {
+      add('KUBE-LOAD-BALANCER-FW', entry);
+      let allowFromNode = false;
+      for (const c of svc.loadBalancerSourceRanges) {
+        add('KUBE-LOAD-BALANCER-SOURCE-CIDR', `${lb},${proto}:${svc.port},${c.text}`);
+        if (nodeIP && cidrContains(c, nodeIP)) allowFromNode = true;
+      }
+      if (allowFromNode) add('KUBE-LOAD-BALANCER-SOURCE-IP', `${lb},${proto}:${svc.port},${lb}`);
+    }
+    addVirtualServer(lb, svc.port, svc.externalPolicyLocal);
+    if (!localAddrs.has(lb)) bound.push(lb);
+  }
+  if (svc.nodePort !== 0 && nodeIPs.length > 0) {
+    const local = svc.externalPolicyLocal;
+    if (svc.protocol === 'SCTP') {
+      for (const ip of nodeIPs) {
+        add('KUBE-NODE-PORT-SCTP-HASH', `${ip},sctp:${svc.nodePort}`);
+        if (local) add('KUBE-NODE-PORT-LOCAL-SCTP-HASH', `${ip},sctp:${svc.nodePort}`);
+      }
+    } else {
+      add(svc.protocol === 'TCP' ? 'KUBE-NODE-PORT-TCP' : 'KUBE-NODE-PORT-UDP', String(svc.nodePort));
+      if (local)
+        add(
+          svc.protocol === 'TCP' ? 'KUBE-NODE-PORT-LOCAL-TCP' : 'KUBE-NODE-PORT-LOCAL-UDP',
+          String(svc.nodePort),
+        );
+    }
+    for (const ip of nodeIPs) addVirtualServer(ip, svc.nodePort, local);
+  }
+  if (svc.healthCheckNodePort !== 0) add('KUBE-HEALTH-CHECK-NODE-PORT', String(svc.healthCheckNodePort));
+
+  const noNodeAccess: NoNodeAccess[] = [];
+  if (svc.loadBalancerSourceRanges.length > 0) {
+    const allow = !!nodeIP && svc.loadBalancerSourceRanges.some((c) => cidrContains(c, nodeIP));
+    if (!allow) for (const lb of svc.loadBalancerVIPs) noNodeAccess.push({ ip: lb, proto, port: svc.port });
+  }
+  return { serviceName: svc.serviceName, virtualServers: vss, entries, bound, noNodeAccess };
+}
+
+/** The state of ports visited in order (later virtual servers of one key replace earlier ones, as a map does). */
+export function foldPorts(family: IPFamily, ports: Iterable<PortState>): IpvsState {
+  const sets = new Map<IPSetName, Set<string>>(IPSET_INFO.map((i) => [i.name, new Set<string>()]));
+  const vss = new Map<string, VirtualServer>();
+  const bound = new Set<string>();
+  for (const p of ports) {
+    for (const [k, vs] of p.virtualServers) vss.set(k, vs);
+    for (const [name, entry] of p.entries) sets.get(name)!.add(entry);
+    for (const a of p.bound) bound.add(a);
+  }
+  const ipvsIPs = sets.get('KUBE-IPVS-IPS')!;
+  for (const a of bound) ipvsIPs.add(a);
+  return { family, virtualServers: vss, ipsets: sets, boundAddresses: bound };
+}
+
+/** Virtual servers, ipset entries and bound addresses of one sync. */
+export function desiredState(cfg: IpvsRulesConfig, input: IpvsRulesInput): IpvsState {
+  const pc = portContext(cfg, input.node);
+  const keys = [...input.servicePorts.keys()].sort();
+  return foldPorts(
+    cfg.family,
+    keys.map((k) => portState(pc, k, input.servicePorts.get(k)!, input.endpoints.get(k))),
+  );
 }
 
 const join = (l: string[]) => (l.length ? `${l.join('\n')}\n` : '');
@@ -274,11 +342,8 @@ export function addressesText(state: IpvsState): string {
 }
 
 /** LB VIP:port entries whose source ranges do not include the node (KUBE-IPVS-OUT-FILTER drops). */
-export function lbNoNodeAccess(
-  cfg: IpvsRulesConfig,
-  input: IpvsRulesInput,
-): { ip: string; proto: string; port: number }[] {
-  const out: { ip: string; proto: string; port: number }[] = [];
+export function lbNoNodeAccess(cfg: IpvsRulesConfig, input: IpvsRulesInput): NoNodeAccess[] {
+  const out: NoNodeAccess[] = [];
   const nodeIP = input.node.ips?.[cfg.family];
   for (const key of [...input.servicePorts.keys()].sort()) {
     const svc = input.servicePorts.get(key)!;
@@ -294,8 +359,8 @@ export function lbNoNodeAccess(
 /** kube-proxy's writeIptablesRules + createAndLinkKubeChain, as (ip6)tables-restore input. */
 export function iptablesText(
   cfg: IpvsRulesConfig,
-  state: IpvsState,
-  noNodeAccess: { ip: string; proto: string; port: number }[],
+  state: { readonly ipsets: ReadonlyMap<IPSetName, { readonly size: number }> },
+  noNodeAccess: readonly NoNodeAccess[],
 ): string {
   const set = (n: IPSetName) => ipsetName(n, cfg.family);
   const nonEmpty = (n: IPSetName) => state.ipsets.get(n)!.size > 0;

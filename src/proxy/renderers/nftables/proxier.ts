@@ -37,6 +37,7 @@ import {
 } from '../types.js';
 import { ElementStorage } from './elements.js';
 import { isAffinitySetName, isServiceChainName } from './names.js';
+import { newReleased, PortIndex, type PortWants, portWants, type Released } from './incremental.js';
 import {
   CLUSTER_IPS_SET,
   FIREWALL_IPS_MAP,
@@ -45,6 +46,7 @@ import {
   NO_ENDPOINT_SERVICES_MAP,
   type NftRulesConfig,
   SERVICE_IPS_MAP,
+  SERVICE_MAP_NAMES,
   SERVICE_NODEPORTS_MAP,
   type ServiceMaps,
   writeServicePort,
@@ -55,6 +57,11 @@ import { NftTransaction, type TxStats } from './transaction.js';
 export interface NftablesOptions extends ProxierOptions {
   /** ServiceCIDRs (either family; each proxier uses its own): traffic to unallocated ClusterIPs inside them is dropped */
   serviceCIDRs?: readonly string[];
+  /**
+   * false: every sync visits every service port (the reference the incremental sync is tested
+   * against); default true: only the changed Services' ports (incremental.ts)
+   */
+  incremental?: boolean;
 }
 
 /** Delay before a stale chain is deleted (kube-proxy: one second, for kernels before 6.2). */
@@ -79,13 +86,18 @@ export class NftablesProxier implements Proxier<NftSyncResult> {
   private readonly clock: Clock;
   private needFullSync = true;
   private flushed = false;
-  /** chains that exist in the (simulated) kernel table */
-  private readonly kernelChains = new Set<string>();
-  /** affinity sets that exist in the (simulated) kernel table */
-  private readonly kernelSets = new Set<string>();
+  /** chains that exist in the (simulated) kernel table → when they were added (their order) */
+  private readonly kernelChains = new Map<string, number>();
+  /** affinity sets that exist in the (simulated) kernel table → when they were added */
+  private readonly kernelSets = new Map<string, number>();
+  private kernelSeq = 0;
+  /** kube-proxy's chains in the kernel that no service port uses (flushed each sync until deleted) */
+  private readonly inactiveChains = new Set<string>();
+  /** per-port bookkeeping of the incremental sync (incremental.ts); null: every sync walks every port */
+  private readonly index: PortIndex | null;
   /** chain → time (ms) it became stale */
   private readonly staleChains = new Map<string, number>();
-  private readonly maps: ServiceMaps = {
+  private readonly maps: ServiceMaps<ElementStorage> = {
     clusterIPs: new ElementStorage('set', CLUSTER_IPS_SET),
     serviceIPs: new ElementStorage('map', SERVICE_IPS_MAP),
     firewallIPs: new ElementStorage('map', FIREWALL_IPS_MAP),
@@ -118,6 +130,7 @@ export class NftablesProxier implements Proxier<NftSyncResult> {
     // checked now, so that a bad value fails here and not at the first sync
     newNodePortAddresses(options.nodePortAddresses, family, state.node);
     this.clock = options.clock ?? new WallClock();
+    this.index = options.incremental === false ? null : new PortIndex(this.maps);
   }
 
   get family(): IPFamily {
@@ -135,7 +148,7 @@ export class NftablesProxier implements Proxier<NftSyncResult> {
 
   /** Chains that currently exist in the simulated table (sorted). */
   existingChains(): string[] {
-    return [...this.kernelChains].sort();
+    return [...this.kernelChains.keys()].sort();
   }
 
   /**
@@ -167,63 +180,33 @@ export class NftablesProxier implements Proxier<NftSyncResult> {
         staleTx.deleteChain(chain);
         this.staleChains.delete(chain);
         this.kernelChains.delete(chain);
+        this.inactiveChains.delete(chain);
       }
     }
 
     const tx = new NftTransaction(tableFamily, KUBE_PROXY_TABLE);
     if (!tryPartial) {
-      for (const c of writeSetup(tx, this.cfg, this.nodePortIPs(), !this.flushed)) this.kernelChains.add(c);
+      for (const c of writeSetup(tx, this.cfg, this.nodePortIPs(), !this.flushed)) this.addKernelChain(c);
       this.flushed = true;
       for (const m of Object.values(this.maps)) m.reset(tx);
     }
 
-    const activeChains = new Set<string>();
-    const activeAffinitySets = new Set<string>();
-    const writer = {
-      tx,
-      cfg: this.cfg,
-      maps: this.maps,
-      node: this.state.node,
-      ensureChain: (chain: string, skip: boolean) => {
-        if (activeChains.has(chain)) return;
-        activeChains.add(chain);
-        if (skip) return;
-        tx.addChain(chain);
-        tx.flushChain(chain);
-        this.kernelChains.add(chain);
-      },
-      useAffinitySet: (name: string) => activeAffinitySets.add(name),
-      addAffinitySet: (name: string, timeoutSeconds: number) => {
-        tx.addSet('set', name, { type: this.cfg.addrType, flags: ['dynamic', 'timeout'], timeoutSeconds });
-        this.kernelSets.add(name);
-      },
-    };
-    let written = 0;
-    const keys = [...this.state.servicePorts.keys()].sort();
-    for (const key of keys) {
-      const svc = this.state.servicePorts.get(key)!;
-      const skip = tryPartial && !updated.has(svc.serviceName);
-      if (writeServicePort(writer, svc, this.state.endpoints.get(key), skip)) written++;
+    let written: number;
+    const index = this.index;
+    if (!index) written = this.walk(tx, tryPartial ? updated : null, now);
+    else if (!tryPartial) {
+      index.clear(this.state.servicePorts.keys());
+      for (const key of index.ports.keys.all()) index.replace(key, this.wantsOf(key), newReleased());
+      written = this.walk(tx, null, now);
+    } else {
+      // what the changed ports want now; the walk decides when two ports want one map key
+      const keys = index.ports.portsOf(updated, (s) => this.state.servicePortKeys(s));
+      const sharedBefore = index.sharedMapKeys() > 0;
+      const released = newReleased();
+      for (const key of keys) index.replace(key, this.wantsOf(key), released);
+      if (sharedBefore || index.sharedMapKeys() > 0) written = this.walk(tx, updated, now);
+      else written = this.writeChanged(tx, keys, released, now);
     }
-
-    // stale service/endpoint chains: flushed again and re-stamped on every sync until a sync
-    // at least one second later deletes them
-    for (const chain of this.kernelChains) {
-      if (!isServiceChainName(chain)) continue;
-      if (!activeChains.has(chain)) {
-        tx.flushChain(chain);
-        this.staleChains.set(chain, now);
-      } else {
-        this.staleChains.delete(chain);
-      }
-    }
-    for (const set of this.kernelSets) {
-      if (isAffinitySetName(set) && !activeAffinitySets.has(set)) {
-        tx.deleteSet('set', set);
-        this.kernelSets.delete(set);
-      }
-    }
-    for (const m of Object.values(this.maps)) m.cleanupLeftovers(tx);
 
     this.needFullSync = false;
     const staleText = staleTx.toString();
@@ -236,7 +219,7 @@ export class NftablesProxier implements Proxier<NftSyncResult> {
       lines: tx.stats.lines,
       chainsFlushed: tx.stats.chainsFlushed,
       chainsDeleted: tx.stats.chainsDeleted + staleTx.stats.chainsDeleted,
-      servicePorts: keys.length,
+      servicePorts: this.state.servicePorts.size,
       servicePortsWritten: written,
     };
     return {
@@ -247,8 +230,116 @@ export class NftablesProxier implements Proxier<NftSyncResult> {
       staleText,
       tx: tx.stats,
       staleTx: staleTx.stats,
-      servicePorts: keys.length,
+      servicePorts: this.state.servicePorts.size,
       servicePortsWritten: written,
     };
+  }
+  /** The chains, affinity sets and elements a service port wants (undefined once it is gone). */
+  private wantsOf(key: string): PortWants | undefined {
+    const svc = this.state.servicePorts.get(key);
+    return svc && portWants(this.cfg, this.state.node, svc, this.state.endpoints.get(key));
+  }
+
+  private addKernelChain(chain: string): void {
+    if (!this.kernelChains.has(chain)) this.kernelChains.set(chain, this.kernelSeq++);
+  }
+
+  /** A writer whose chains and sets are this proxier's (simulated) kernel's. */
+  private writer(tx: NftTransaction, activeChains: Set<string>, activeAffinitySets: Set<string>) {
+    return {
+      tx,
+      cfg: this.cfg,
+      maps: this.maps,
+      node: this.state.node,
+      ensureChain: (chain: string, skip: boolean) => {
+        if (activeChains.has(chain)) return;
+        activeChains.add(chain);
+        if (skip) return;
+        tx.addChain(chain);
+        tx.flushChain(chain);
+        this.addKernelChain(chain);
+      },
+      useAffinitySet: (name: string) => activeAffinitySets.add(name),
+      addAffinitySet: (name: string, timeoutSeconds: number) => {
+        tx.addSet('set', name, { type: this.cfg.addrType, flags: ['dynamic', 'timeout'], timeoutSeconds });
+        if (!this.kernelSets.has(name)) this.kernelSets.set(name, this.kernelSeq++);
+      },
+    };
+  }
+
+  /**
+   * kube-proxy's loop: every service port in sorted order — the changed ones (all when `updated` is
+   * null) written, the others only marking their chains and ensuring their elements — then stale
+   * chains flushed, unused affinity sets deleted and leftover elements removed. Returns the ports
+   * written.
+   */
+  private walk(tx: NftTransaction, updated: ReadonlySet<string> | null, now: number): number {
+    if (updated) for (const m of Object.values(this.maps)) m.beginWalk();
+    const activeChains = new Set<string>();
+    const activeAffinitySets = new Set<string>();
+    const writer = this.writer(tx, activeChains, activeAffinitySets);
+    let written = 0;
+    const keys = this.index ? this.index.ports.keys.all() : [...this.state.servicePorts.keys()].sort();
+    for (const key of keys) {
+      const svc = this.state.servicePorts.get(key)!;
+      const skip = updated !== null && !updated.has(svc.serviceName);
+      if (writeServicePort(writer, svc, this.state.endpoints.get(key), skip)) written++;
+    }
+
+    // stale service/endpoint chains: flushed again and re-stamped on every sync until a sync
+    // at least one second later deletes them
+    this.inactiveChains.clear();
+    for (const chain of this.kernelChains.keys()) {
+      if (!isServiceChainName(chain)) continue;
+      if (!activeChains.has(chain)) {
+        tx.flushChain(chain);
+        this.staleChains.set(chain, now);
+        this.inactiveChains.add(chain);
+      } else {
+        this.staleChains.delete(chain);
+      }
+    }
+    for (const set of this.kernelSets.keys()) {
+      if (isAffinitySetName(set) && !activeAffinitySets.has(set)) {
+        tx.deleteSet('set', set);
+        this.kernelSets.delete(set);
+      }
+    }
+    for (const m of Object.values(this.maps)) m.cleanupLeftovers(tx);
+    return written;
+  }
+
+  /**
+   * The partial sync of the index: only the changed ports are visited (sorted), then what they
+   * released is cleaned up in the order the walk would have written it (kernel order for chains
+   * and sets, insertion order for elements).
+   */
+  private writeChanged(tx: NftTransaction, keys: readonly string[], released: Released, now: number): number {
+    const index = this.index!;
+    const activeChains = new Set<string>();
+    const writer = this.writer(tx, activeChains, new Set());
+    let written = 0;
+    for (const key of keys) {
+      const svc = this.state.servicePorts.get(key);
+      if (svc && writeServicePort(writer, svc, this.state.endpoints.get(key), false)) written++;
+    }
+    for (const chain of activeChains) {
+      this.inactiveChains.delete(chain);
+      this.staleChains.delete(chain);
+    }
+    for (const chain of released.chains)
+      if (!index.chainRefs.has(chain) && this.kernelChains.has(chain)) this.inactiveChains.add(chain);
+    const bySeq = (m: Map<string, number>) => (a: string, b: string) => m.get(a)! - m.get(b)!;
+    for (const chain of [...this.inactiveChains].sort(bySeq(this.kernelChains))) {
+      tx.flushChain(chain);
+      this.staleChains.set(chain, now);
+    }
+    const goneSets = released.affinitySets.filter((s) => !index.setRefs.has(s) && this.kernelSets.has(s));
+    for (const set of [...new Set(goneSets)].sort(bySeq(this.kernelSets))) {
+      tx.deleteSet('set', set);
+      this.kernelSets.delete(set);
+    }
+    for (const m of SERVICE_MAP_NAMES) this.maps[m].cleanup(tx, released.elements[m]);
+    return written;
   }
 }

@@ -90,15 +90,30 @@ export interface NftRulesConfig {
   readonly serviceCIDRs: readonly string[];
 }
 
-/** The sets and maps whose elements are diffed against the kernel (nftElementStorage). */
-export interface ServiceMaps {
-  readonly clusterIPs: ElementStorage;
-  readonly serviceIPs: ElementStorage;
-  readonly firewallIPs: ElementStorage;
-  readonly noEndpointServices: ElementStorage;
-  readonly noEndpointNodePorts: ElementStorage;
-  readonly serviceNodePorts: ElementStorage;
+/** Where a service port's set/map elements go: an ElementStorage, or a recorder (incremental.ts). */
+export interface ElementSink {
+  ensure(tx: NftTransaction, key: string, value?: string, comment?: string): void;
 }
+
+/** The sets and maps whose elements are diffed against the kernel (nftElementStorage). */
+export interface ServiceMaps<T extends ElementSink = ElementStorage> {
+  readonly clusterIPs: T;
+  readonly serviceIPs: T;
+  readonly firewallIPs: T;
+  readonly noEndpointServices: T;
+  readonly noEndpointNodePorts: T;
+  readonly serviceNodePorts: T;
+}
+
+/** The maps in the order a sync cleans them up. */
+export const SERVICE_MAP_NAMES = [
+  'clusterIPs',
+  'serviceIPs',
+  'firewallIPs',
+  'noEndpointServices',
+  'noEndpointNodePorts',
+  'serviceNodePorts',
+] as const satisfies readonly (keyof ServiceMaps)[];
 
 /**
  * setupNFTables: the table, base chains (flushed; added and deleted once first so that changed
@@ -266,7 +281,7 @@ export function endpointNameBase(svc: ServicePortInfo, ep: EndpointInfo): string
 export interface ServiceWriter {
   readonly tx: NftTransaction;
   readonly cfg: NftRulesConfig;
-  readonly maps: ServiceMaps;
+  readonly maps: ServiceMaps<ElementSink>;
   readonly node: ProxyNode;
   /** marks a chain in use; creates (add + flush) it unless this service is skipped */
   ensureChain(chain: string, skip: boolean): void;
