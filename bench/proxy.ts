@@ -7,7 +7,7 @@
  *                        (iptables: partial restore; nftables: partial transaction;
  *                        ipvs: netlink delta + the small iptables restore)
  *   churn                sustained endpoint changes per second, one sync per change, at
- *                        --churn-services (default 1k, 10k, 100k services; quick 500, 2k)
+ *                        --churn-services (default 1k, 10k, 100k services; quick 300, 1k, 3k)
  *   classify js / wasm   packets/s of the dataplane model on the compiled ruleset, with the
  *                        rules traversed and hash lookups per packet
  *   real tools           wall time of `iptables-restore --test`, `nft -c -f`, `ipset restore`
@@ -122,7 +122,7 @@ export const suite: BenchSuite = {
     {
       flags: '--churn-services <list>',
       description:
-        'service counts of the churn measurement (default 1000,10000,100000; quick 500,2000; "none" skips it)',
+        'service counts of the churn measurement (default 1000,10000,100000; quick 300,1000,3000; "none" skips it)',
     },
     {
       flags: '--real-tools-max <n>',
@@ -166,7 +166,7 @@ export const suite: BenchSuite = {
         dir = mkdtempSync(join(tmpdir(), 'kubesim-bench-proxy-'));
       }
     }
-    const churnArg = String(opts.args.churnServices ?? (opts.quick ? '500,2000' : '1000,10000,100000'));
+    const churnArg = String(opts.args.churnServices ?? (opts.quick ? '300,1000,3000' : '1000,10000,100000'));
     const churnSizes = churnArg === 'none' ? [] : parseSizes(churnArg);
     rec.note(
       'churn: endpoint changes back to back on one long-lived proxier, each followed by its sync (model update + sync, the change generator excluded); the rate one node absorbs',

@@ -4,6 +4,7 @@
  * components read. What is defaulted is listed in docs/api.md; everything else is left as given.
  */
 import { parseQuantity } from './quantity.js';
+import { resourceObjectToV1 } from './resource-convert.js';
 import type { Container, KubeObject, PodSpec, ResourceList } from './types.js';
 
 type Obj = Record<string, any>;
@@ -103,6 +104,7 @@ function sameQuantity(a: string | number, b: string | number): boolean {
 /** Defaults applied to every object of a kind, on create and update. */
 export function applyDefaults(obj: KubeObject): void {
   const o = obj as Obj;
+  resourceObjectToV1(o);
   switch (obj.kind) {
     case 'Pod':
       defaultPodSpec(o.spec);

@@ -60,6 +60,8 @@ interface RowOptions {
 }
 
 const NS = true;
+/** resource.k8s.io: v1 preferred, v1beta2 and v1beta1 read too */
+const DRA_VERSIONS = ['v1', 'v1beta2', 'v1beta1'];
 const CLUSTER = false;
 
 function row(
@@ -182,11 +184,12 @@ export const BUILTIN_KINDS: readonly KindRow[] = [
   row('ClusterRole', 'clusterroles', 'rbac.authorization.k8s.io', CLUSTER, { name: 'path' }),
   row('RoleBinding', 'rolebindings', 'rbac.authorization.k8s.io', NS, { name: 'path' }),
   row('Role', 'roles', 'rbac.authorization.k8s.io', NS, { name: 'path' }),
-  // resource.k8s.io/v1
-  row('DeviceClass', 'deviceclasses', 'resource.k8s.io', CLUSTER),
-  row('ResourceClaim', 'resourceclaims', 'resource.k8s.io', NS, { status: true }),
-  row('ResourceClaimTemplate', 'resourceclaimtemplates', 'resource.k8s.io', NS),
-  row('ResourceSlice', 'resourceslices', 'resource.k8s.io', CLUSTER),
+  // resource.k8s.io/v1, and the beta versions snapshots of older clusters (and clusters that
+  // enable them with --runtime-config) carry; they are stored as v1 (api/resource-convert.ts)
+  row('DeviceClass', 'deviceclasses', 'resource.k8s.io', CLUSTER, { versions: DRA_VERSIONS }),
+  row('ResourceClaim', 'resourceclaims', 'resource.k8s.io', NS, { status: true, versions: DRA_VERSIONS }),
+  row('ResourceClaimTemplate', 'resourceclaimtemplates', 'resource.k8s.io', NS, { versions: DRA_VERSIONS }),
+  row('ResourceSlice', 'resourceslices', 'resource.k8s.io', CLUSTER, { versions: DRA_VERSIONS }),
   // scheduling.k8s.io/v1
   row('PriorityClass', 'priorityclasses', 'scheduling.k8s.io', CLUSTER, { short: ['pc'] }),
   // storage.k8s.io/v1

@@ -55,7 +55,8 @@ function validateNodeSelectorRequirement(r: unknown, p: string, out: FieldError[
   else for (const msg of isQualifiedName(r.key)) out.push(invalidValue(`${p}.key`, r.key, msg));
 }
 
-function validateNodeSelectorTerm(t: unknown, p: string, out: FieldError[]): void {
+/** ValidateNodeSelectorTerm (also ResourceSlice and allocation node selectors) */
+export function validateNodeSelectorTerm(t: unknown, p: string, out: FieldError[]): void {
   if (!isObj(t)) {
     out.push(typeError(p, t, 'an object'));
     return;

@@ -21,6 +21,12 @@ import { validateListMaps } from './validation-listmap.js';
 import { validateMeta } from './validation-meta.js';
 import { eventRules, leaseRules, nodeRules } from './validation-node.js';
 import { podRules } from './validation-pod.js';
+import {
+  deviceClassRules,
+  resourceClaimRules,
+  resourceClaimTemplateRules,
+  resourceSliceRules,
+} from './validation-resource.js';
 import { priorityClassRules } from './validation-scheduling.js';
 import { unknownFields } from './validation-schema.js';
 import { endpointSliceRules, serviceRules } from './validation-service.js';
@@ -44,6 +50,10 @@ const RULES: Record<string, KindRules> = {
   Event: eventRules,
   CustomResourceDefinition: crdRules,
   PriorityClass: priorityClassRules,
+  DeviceClass: deviceClassRules,
+  ResourceClaim: resourceClaimRules,
+  ResourceClaimTemplate: resourceClaimTemplateRules,
+  ResourceSlice: resourceSliceRules,
 };
 
 /** A built-in kind's rules; custom resources (info.crd) get ObjectMeta validation only. */

@@ -83,6 +83,9 @@ export const DEFAULT_MULTIPOINT: readonly PluginRef[] = [
   { name: 'VolumeZone' },
   { name: 'PodTopologySpread', weight: 2 },
   { name: 'InterPodAffinity', weight: 2 },
+  // DRA is GA in v1.34: applyFeatureGates puts it before DefaultPreemption ("better to first
+  // deallocate an idle ResourceClaim than … evict some Pod")
+  { name: 'DynamicResources' },
   { name: 'DefaultPreemption' },
   { name: 'NodeResourcesBalancedAllocation', weight: 1 },
   { name: 'ImageLocality', weight: 1 },

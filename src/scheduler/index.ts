@@ -121,6 +121,7 @@ export async function createOfflineScheduler(
       replicaSets: cluster.replicaSets,
       others: cluster.others as never,
       storage: cluster.storage,
+      resources: cluster.resources,
     },
     config,
     kernel: opts.kernel,

@@ -23,6 +23,7 @@ import type {
   StorageClass,
   VolumeAttachment,
 } from '../api/storage-types.js';
+import type { DeviceClass, ResourceClaim, ResourceObjects, ResourceSlice } from '../api/resource-types.js';
 import type { ApiClient } from '../client/api.js';
 import { keyOf } from '../client/api.js';
 import { NO_EVENTS, type EventRecorder } from '../client/events.js';
@@ -68,8 +69,8 @@ export interface SchedulerCoreOptions {
   extraFilter?: string[];
   /** binds through an ApiServer (DefaultBinder); absent offline */
   bind?: (pod: Pod, nodeName: string) => Promise<MaybeStatus>;
-  /** writes an object through an ApiServer (VolumeBinding's PreBind); absent offline */
-  update?: (obj: KubeObject) => Promise<MaybeStatus>;
+  /** writes an object or its status through an ApiServer (PreBind); absent offline */
+  update?: (obj: KubeObject, subresource?: 'status') => Promise<MaybeStatus>;
 }
 
 /** The outcome of scheduling one pod offline. */
@@ -208,6 +209,13 @@ export class SchedulerCore {
   }
 }
 
+/** the resources plugins write in PreBind, by kind */
+const UPDATED_RESOURCES: Readonly<Record<string, string>> = {
+  PersistentVolume: 'persistentvolumes',
+  PersistentVolumeClaim: 'persistentvolumeclaims',
+  ResourceClaim: 'resourceclaims',
+};
+
 /** A copy of the pod bound to `nodeName` (shallow: only spec is a new object). */
 function withNodeName(pod: Pod, nodeName: string): Pod {
   const spec = shallowCopy(pod.spec);
@@ -282,7 +290,7 @@ export class Scheduler {
       ...opts,
       objects,
       bind: (pod, node) => this.bindThroughApi(pod, node),
-      update: (obj) => this.updateThroughApi(obj),
+      update: (obj, sub) => this.updateThroughApi(obj, sub),
     });
     this.queue = new SchedulingQueue({
       clock: opts.clock,
@@ -324,6 +332,25 @@ export class Scheduler {
     pvcs.addEventHandler(storageChanged);
     classes.addEventHandler(storageChanged);
     csiNodes.addEventHandler(storageChanged);
+    // the DynamicResources plugin reads the resource.k8s.io listers; `revision` tells it when to re-read
+    const deviceClasses = opts.informers.for<DeviceClass>('deviceclasses');
+    const claims = opts.informers.for<ResourceClaim>('resourceclaims');
+    const slices = opts.informers.for<ResourceSlice>('resourceslices');
+    const resources: ResourceObjects = { revision: 0 };
+    Object.defineProperties(resources, {
+      deviceClasses: { get: () => deviceClasses.list(), enumerable: true },
+      resourceClaims: { get: () => claims.list(), enumerable: true },
+      resourceSlices: { get: () => slices.list(), enumerable: true },
+    });
+    objects.resources = resources;
+    const resourceChanged = () => {
+      resources.revision!++;
+      this.queue.moveAllToActiveOrBackoffQueue('ResourceChange');
+    };
+    const onChange = { onAdd: resourceChanged, onUpdate: resourceChanged, onDelete: resourceChanged };
+    deviceClasses.addEventHandler(onChange);
+    claims.addEventHandler(onChange);
+    slices.addEventHandler(onChange);
     ns.addEventHandler({
       onAdd: (n) => this.core.snapshot.setNamespace(n),
       onUpdate: (_o, n) => this.core.snapshot.setNamespace(n),
@@ -512,10 +539,11 @@ export class Scheduler {
     this.queue.moveAllToActiveOrBackoffQueue('StorageChange');
   }
 
-  private async updateThroughApi(obj: KubeObject): Promise<MaybeStatus> {
-    const resource = obj.kind === 'PersistentVolume' ? 'persistentvolumes' : 'persistentvolumeclaims';
+  private async updateThroughApi(obj: KubeObject, subresource?: 'status'): Promise<MaybeStatus> {
+    const resource = UPDATED_RESOURCES[obj.kind] ?? 'persistentvolumeclaims';
     try {
-      await this.api.update(resource, obj);
+      if (subresource === 'status') await this.api.updateStatus(resource, obj);
+      else await this.api.update(resource, obj);
       return null;
     } catch (e) {
       return new Status(Code.Error, [`updating ${obj.kind} "${obj.metadata.name}": ${(e as Error).message}`]);

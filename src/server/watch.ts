@@ -22,7 +22,10 @@ import { badRequest } from '../api/errors.js';
 import type { ResourceInfo } from '../api/registry.js';
 import type { KubeObject } from '../api/types.js';
 import type { Representation } from './negotiate.js';
+import { encodeWatchFrame, PROTOBUF } from './protobuf.js';
+import { intParam, isTrueParam } from './query.js';
 import { sendError } from './respond.js';
+import type { Printer } from './printers.js';
 import type { Request } from './request-info.js';
 import { toTable } from './table.js';
 
@@ -35,8 +38,6 @@ export interface WatchSettings {
   random: () => number;
 }
 
-const isTrue = (v: string | null) => v === 'true' || v === '1';
-
 export async function serveWatch(
   api: ApiServer,
   settings: WatchSettings,
@@ -44,11 +45,13 @@ export async function serveWatch(
   info: ResourceInfo,
   ns: string,
   rep: Representation,
+  printer?: Printer,
 ): Promise<void> {
   const q = r.query;
   const { res, req } = r;
-  const allowBookmarks = isTrue(q.get('allowWatchBookmarks'));
-  const initialEvents = isTrue(q.get('sendInitialEvents'));
+  const allowBookmarks = isTrueParam(q, 'allowWatchBookmarks');
+  const initialEvents = isTrueParam(q, 'sendInitialEvents');
+  const timeout = intParam(q, 'timeoutSeconds') ?? 0;
   if (initialEvents && (!allowBookmarks || q.get('resourceVersionMatch') !== 'NotOlderThan'))
     throw badRequest(
       'sendInitialEvents requires allowWatchBookmarks=true and resourceVersionMatch=NotOlderThan',
@@ -61,7 +64,10 @@ export async function serveWatch(
 
   let contentType = 'application/json';
   let headers = true;
-  let transform = (o: unknown): unknown => o;
+  // a custom resource is served at every version of its CRD, the same object (conversion None)
+  let transform = info.crd
+    ? (o: unknown): unknown => ({ ...(o as object), apiVersion: info.apiVersion })
+    : (o: unknown): unknown => o;
   if (rep.as === 'Table') {
     contentType = `application/json;as=Table;v=${rep.version};g=meta.k8s.io`;
     transform = (o) => {
@@ -74,6 +80,7 @@ export async function serveWatch(
           includeObject: (q.get('includeObject') as 'None' | 'Object' | null) ?? 'Metadata',
           version: rep.version,
           noHeaders: !headers,
+          printer,
         },
       );
       headers = false;
@@ -97,10 +104,16 @@ export async function serveWatch(
     void handle?.stop();
     res.end();
   };
+  const protobuf = rep.as === 'protobuf';
+  if (protobuf) contentType = `${PROTOBUF};stream=watch`;
   const write = (ev: ApiWatchEvent<unknown>) => {
     if (ended) return;
     const object = ev.type === 'ERROR' || ev.type === 'BOOKMARK' ? ev.object : transform(ev.object);
-    res.write(`${JSON.stringify({ type: ev.type, object })}\n`);
+    if (protobuf)
+      res.write(
+        encodeWatchFrame(ev.type, { apiVersion: info.apiVersion, kind: info.kind, ...(object as object) }),
+      );
+    else res.write(`${JSON.stringify({ type: ev.type, object })}\n`);
     if (ev.type === 'ERROR') finish();
   };
 
@@ -138,7 +151,6 @@ export async function serveWatch(
 
   req.on('close', finish);
   res.on('close', finish);
-  const timeout = Number(q.get('timeoutSeconds') ?? 0);
   if (timeout > 0) timers.push(setTimeout(finish, timeout * 1000));
   else if (settings.minRequestTimeoutMs > 0)
     timers.push(setTimeout(finish, settings.minRequestTimeoutMs * (1 + settings.random())));

@@ -40,6 +40,11 @@ const OWN_RULES = new Set([
   'Event',
   'Lease',
   'PriorityClass',
+  // resource.k8s.io: validated (validation-resource.ts), tested in resource.test.ts
+  'DeviceClass',
+  'ResourceClaim',
+  'ResourceClaimTemplate',
+  'ResourceSlice',
 ]);
 
 describe('built-in kinds (Kubernetes v1.34 discovery)', () => {

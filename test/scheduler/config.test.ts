@@ -33,6 +33,7 @@ describe('KubeSchedulerConfiguration', () => {
       'VolumeZone',
       'PodTopologySpread',
       'InterPodAffinity',
+      'DynamicResources',
     ]);
     expect(pts.score.map((p) => `${p.name}:${p.weight}`)).toEqual([
       'TaintToleration:3',
@@ -45,7 +46,7 @@ describe('KubeSchedulerConfiguration', () => {
       'ImageLocality:1',
     ]);
     expect(pts.queueSort.map((p) => p.name)).toEqual(['PrioritySort']);
-    expect(pts.postFilter.map((p) => p.name)).toEqual(['DefaultPreemption']);
+    expect(pts.postFilter.map((p) => p.name)).toEqual(['DynamicResources', 'DefaultPreemption']);
     expect(pts.bind.map((p) => p.name)).toEqual(['DefaultBinder']);
     const core = new SchedulerCore();
     const fwk = core.frameworks.get('default-scheduler')!;
@@ -63,6 +64,7 @@ describe('KubeSchedulerConfiguration', () => {
       'VolumeZone',
       'PodTopologySpread',
       'InterPodAffinity',
+      'DynamicResources',
     ]);
     expect(fwk.plugins.score.map((s) => `${s.plugin.name}:${s.weight}`)).toEqual([
       'TaintToleration:3',

@@ -12,6 +12,8 @@ import { LIMITS } from '../../util/limits.js';
 import { nodeAllocatable, podRequests, ResourceParseError } from '../engine/resources.js';
 import type { KubeObject, Namespace, Node, Pod, ReplicaSet, Service } from '../../api/types.js';
 import type { StorageObjects } from '../../api/storage-types.js';
+import { resourceObjectToV1 } from '../../api/resource-convert.js';
+import type { ResourceObjects } from '../../api/resource-types.js';
 
 export interface ClusterFile {
   /** where each loaded object came from (for errors that name file and line) */
@@ -28,6 +30,8 @@ export interface ClusterFile {
   namespaces: Namespace[];
   /** what the volume plugins read (absent: none) */
   storage?: StorageObjects;
+  /** what the DynamicResources plugin reads (absent: none) */
+  resources?: ResourceObjects;
   /** objects of the kinds a snapshot is not read for, counted by kind (for one warning line) */
   unused?: Map<string, number>;
 }
@@ -47,6 +51,10 @@ export const SNAPSHOT_KINDS: readonly string[] = [
   'CSINode',
   'CSIDriver',
   'VolumeAttachment',
+  'DeviceClass',
+  'ResourceClaim',
+  'ResourceClaimTemplate',
+  'ResourceSlice',
 ];
 
 /** snapshot kind → its list in {@link StorageObjects} */
@@ -57,6 +65,14 @@ const STORAGE_LISTS: Readonly<Record<string, keyof StorageObjects>> = {
   CSINode: 'csiNodes',
   CSIDriver: 'csiDrivers',
   VolumeAttachment: 'volumeAttachments',
+};
+
+/** snapshot kind → its list in {@link ResourceObjects} */
+const RESOURCE_LISTS: Readonly<Record<string, Exclude<keyof ResourceObjects, 'revision'>>> = {
+  DeviceClass: 'deviceClasses',
+  ResourceClaim: 'resourceClaims',
+  ResourceClaimTemplate: 'resourceClaimTemplates',
+  ResourceSlice: 'resourceSlices',
 };
 
 /** The kubectl command that captures every kind in {@link SNAPSHOT_KINDS}, as the README shows it. */
@@ -111,6 +127,7 @@ export function sortClusterObjects(objs: LoadedObject[]): ClusterFile {
     others: [],
     namespaces: [],
     storage: {},
+    resources: {},
     unused: new Map(),
   };
   for (const o of objs) {
@@ -151,6 +168,18 @@ export function sortClusterObjects(objs: LoadedObject[]): ClusterFile {
       case 'VolumeAttachment':
         ((out.storage![STORAGE_LISTS[obj.kind]!] ??= []) as KubeObject[]).push(obj);
         break;
+      case 'ResourceClaim':
+      case 'ResourceClaimTemplate':
+      case 'DeviceClass':
+      case 'ResourceSlice': {
+        if (obj.kind === 'ResourceClaim' || obj.kind === 'ResourceClaimTemplate')
+          obj.metadata.namespace ??= 'default';
+        // the beta versions in v1's shape, v1's defaults (count 1), as the apiserver stores them
+        resourceObjectToV1(obj as unknown as Record<string, unknown>);
+        const lists = out.resources as Record<string, KubeObject[] | undefined>;
+        (lists[RESOURCE_LISTS[obj.kind]!] ??= []).push(obj);
+        break;
+      }
       default: {
         const kind = String(obj.kind ?? '(no kind)');
         out.unused!.set(kind, (out.unused!.get(kind) ?? 0) + 1);

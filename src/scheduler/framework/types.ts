@@ -122,7 +122,9 @@ export type ClusterEventKind =
   | 'AssignedPodDelete'
   | 'UnscheduledPodUpdate'
   /** a PersistentVolume, PersistentVolumeClaim, StorageClass or CSINode was added or changed */
-  | 'StorageChange';
+  | 'StorageChange'
+  /** a DeviceClass, ResourceClaim or ResourceSlice was added or changed */
+  | 'ResourceChange';
 
 export interface EnqueueExtensions extends Plugin {
   /** events that may make a pod rejected by this plugin schedulable */
@@ -144,6 +146,8 @@ export interface ClusterObjects {
   podDisruptionBudgets?: import('../../api/batch-types.js').PodDisruptionBudget[];
   /** the volume plugins' listers: PVs, PVCs, StorageClasses, CSINodes, CSIDrivers, VolumeAttachments */
   storage?: import('../../api/storage-types.js').StorageObjects;
+  /** the DynamicResources plugin's listers: DeviceClasses, ResourceClaims, templates, ResourceSlices */
+  resources?: import('../../api/resource-types.js').ResourceObjects;
 }
 
 /**
@@ -169,8 +173,11 @@ export interface Handle {
   engine?: unknown;
   /** binds through the ApiServer (DefaultBinder); absent in pure what-if runs */
   bind?: (pod: Pod, nodeName: string) => Promise<MaybeStatus>;
-  /** writes an object through the ApiServer (VolumeBinding's PreBind); absent in pure what-if runs */
-  update?: (obj: import('../../api/types.js').KubeObject) => Promise<MaybeStatus>;
+  /**
+   * writes an object (or its status) through the ApiServer (VolumeBinding's and DynamicResources'
+   * PreBind); absent in pure what-if runs
+   */
+  update?: (obj: import('../../api/types.js').KubeObject, subresource?: 'status') => Promise<MaybeStatus>;
 }
 
 export type PluginFactory = (args: Record<string, unknown> | undefined, handle: Handle) => Plugin;

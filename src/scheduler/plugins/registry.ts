@@ -36,6 +36,7 @@ import type {
 } from '../framework/types.js';
 import { prioritySortLess } from '../queue.js';
 import { DefaultPreemption } from './default-preemption.js';
+import { DynamicResources } from './dynamic-resources/plugin.js';
 import { InterPodAffinity } from './inter-pod-affinity.js';
 import { kernelFastScorer, kernelWindowFilter } from './kernel-window.js';
 import {
@@ -114,6 +115,11 @@ export function inTreeRegistry(): Map<string, RegistryEntry> {
   add('VolumeZone', PF, VolumeZone.factory);
   add('PodTopologySpread', PFS, PodTopologySpread.factory);
   add('InterPodAffinity', PFS, InterPodAffinity.factory);
+  add(
+    'DynamicResources',
+    ['preEnqueue', 'preFilter', 'filter', 'postFilter', 'reserve', 'preBind'],
+    DynamicResources.factory,
+  );
   add('DefaultPreemption', ['postFilter'], DefaultPreemption.factory);
   add('DefaultBinder', ['bind'], (_a, h) => new DefaultBinder(h));
   return m;

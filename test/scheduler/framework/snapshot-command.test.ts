@@ -23,17 +23,19 @@ describe('snapshot kinds', () => {
         spec: { containers: [] },
       };
       const file = sortClusterObjects([{ object, source: { file: 'f', line: 1 } }] as never);
-      const { sources: _sources, storage, ...lists } = file;
-      return [...Object.values(lists), ...Object.values(storage ?? {})].some(
-        (l) => (l as unknown[]).length > 0,
-      );
+      const { sources: _sources, storage, resources, ...lists } = file;
+      return [
+        ...Object.values(lists),
+        ...Object.values(storage ?? {}),
+        ...Object.values(resources ?? {}),
+      ].some((l) => (l as unknown[]).length > 0);
     }).map((row) => row.kind);
     expect([...kept].sort()).toEqual([...SNAPSHOT_KINDS].sort());
   });
 
   it('the README shows the command', () => {
     expect(snapshotCommand()).toBe(
-      'kubectl get nodes,pods,services,replicasets,statefulsets,replicationcontrollers,namespaces,persistentvolumes,persistentvolumeclaims,storageclasses,csinodes,csidrivers,volumeattachments -A -o yaml > snapshot.yaml',
+      'kubectl get nodes,pods,services,replicasets,statefulsets,replicationcontrollers,namespaces,persistentvolumes,persistentvolumeclaims,storageclasses,csinodes,csidrivers,volumeattachments,deviceclasses,resourceclaims,resourceclaimtemplates,resourceslices -A -o yaml > snapshot.yaml',
     );
     expect(readFileSync(join(root, 'README.md'), 'utf8')).toContain(snapshotCommand());
   });

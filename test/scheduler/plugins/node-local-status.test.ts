@@ -335,8 +335,9 @@ describe('Skip is a result (v1.34 PreFilter/PreScore of the node-local plugins)'
     const core = new SchedulerCore({ nodes: nodes(), seed: 1 });
     const out = core.schedule(podOf({ name: 'be3' }));
     expect(out.kind).toBe('scheduled');
-    // a pod without volumes: the four volume plugins skip too
+    // a pod without volumes or claims: the four volume plugins and DynamicResources skip too
     expect([...out.state.skipFilterPlugins].sort()).toEqual([
+      'DynamicResources',
       'InterPodAffinity',
       'NodeAffinity',
       'NodePorts',

@@ -335,7 +335,7 @@ describe('VolumeBinding in the default profile', () => {
       expect.arrayContaining(['VolumeRestrictions', 'NodeVolumeLimits', 'VolumeBinding', 'VolumeZone']),
     );
     expect(fwk.plugins.reserve.map((p) => p.name)).toContain('VolumeBinding');
-    expect(fwk.plugins.preBind?.map((p) => p.name)).toEqual(['VolumeBinding']);
+    expect(fwk.plugins.preBind?.map((p) => p.name)).toEqual(['VolumeBinding', 'DynamicResources']);
     // VolumeCapacityPriority is off by default: VolumeBinding scores with weight 1 but PreScore skips
     expect(fwk.plugins.score.find((s) => s.plugin.name === 'VolumeBinding')?.weight).toBe(1);
     const out = core.schedule(pod('p', 'pvc-a', 'pvc-b'));

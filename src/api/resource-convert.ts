@@ -1,0 +1,91 @@
+/**
+ * resource.k8s.io objects of the beta versions real clusters served before v1 (v1beta1, v1beta2)
+ * brought to the v1 shape, and v1's defaults (upstream: pkg/apis/resource/v1beta1/conversion.go,
+ * v1/defaults.go SetDefaults_ExactDeviceRequest, SetDefaults_DeviceSubRequest).
+ *
+ * v1beta2 has v1's shape. v1beta1 differs in two places:
+ *   - a DeviceRequest holds the exact request's fields itself (deviceClassName, selectors,
+ *     allocationMode, count, adminAccess, tolerations), where v1 nests them under `exactly`;
+ *   - a Device keeps its fields under `basic`, where v1 has them on the device.
+ *
+ * kubesim stores such objects as v1 (upstream converts them to its storage version too, but
+ * converts back when read through a beta version; kubesim answers with v1: docs/api.md).
+ */
+import { RESOURCE_API_VERSION, RESOURCE_GROUP, RESOURCE_KINDS } from './resource-types.js';
+
+type Obj = Record<string, any>;
+
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** v1beta1 DeviceRequest fields that v1 keeps under `exactly` */
+const EXACT_FIELDS = [
+  'deviceClassName',
+  'selectors',
+  'allocationMode',
+  'count',
+  'adminAccess',
+  'tolerations',
+];
+
+function requestToV1(r: Obj): void {
+  if (!isObj(r) || r.exactly !== undefined) return;
+  const hasFirst = Array.isArray(r.firstAvailable) && r.firstAvailable.length > 0;
+  const exactly: Obj = {};
+  let any = false;
+  for (const f of EXACT_FIELDS) {
+    if (r[f] === undefined) continue;
+    exactly[f] = r[f];
+    delete r[f];
+    any = true;
+  }
+  if (!hasFirst || any) r.exactly = exactly;
+}
+
+function claimSpecToV1(spec: unknown): void {
+  if (!isObj(spec) || !isObj(spec.devices) || !Array.isArray(spec.devices.requests)) return;
+  for (const r of spec.devices.requests) requestToV1(r);
+}
+
+function sliceToV1(spec: unknown): void {
+  if (!isObj(spec) || !Array.isArray(spec.devices)) return;
+  for (const d of spec.devices) {
+    if (!isObj(d) || !isObj(d.basic)) continue;
+    const { basic, ...rest } = d;
+    for (const k of Object.keys(d)) delete d[k];
+    Object.assign(d, rest, basic);
+  }
+}
+
+/** v1 SetDefaults for one exact request or subrequest */
+function defaultRequest(r: unknown): void {
+  if (!isObj(r)) return;
+  if (r.allocationMode === undefined || r.allocationMode === '') r.allocationMode = 'ExactCount';
+  if (r.allocationMode === 'ExactCount' && (r.count === undefined || r.count === 0)) r.count = 1;
+}
+
+function defaultClaimSpec(spec: unknown): void {
+  if (!isObj(spec) || !isObj(spec.devices) || !Array.isArray(spec.devices.requests)) return;
+  for (const r of spec.devices.requests) {
+    if (!isObj(r)) continue;
+    defaultRequest(r.exactly);
+    if (Array.isArray(r.firstAvailable)) for (const s of r.firstAvailable) defaultRequest(s);
+  }
+}
+
+/**
+ * In place: a resource.k8s.io object of any served version in v1's shape with v1's defaults.
+ * Other objects are left alone.
+ */
+export function resourceObjectToV1(obj: Obj): void {
+  if (!RESOURCE_KINDS.has(obj.kind) || typeof obj.apiVersion !== 'string') return;
+  const [group, version] = obj.apiVersion.split('/');
+  if (group !== RESOURCE_GROUP) return;
+  if (version === 'v1beta1') {
+    if (obj.kind === 'ResourceClaim') claimSpecToV1(obj.spec);
+    else if (obj.kind === 'ResourceClaimTemplate') claimSpecToV1(obj.spec?.spec);
+    else if (obj.kind === 'ResourceSlice') sliceToV1(obj.spec);
+  }
+  if (version === 'v1beta1' || version === 'v1beta2') obj.apiVersion = RESOURCE_API_VERSION;
+  if (obj.kind === 'ResourceClaim') defaultClaimSpec(obj.spec);
+  else if (obj.kind === 'ResourceClaimTemplate') defaultClaimSpec(obj.spec?.spec);
+}
