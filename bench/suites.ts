@@ -8,6 +8,7 @@ import { suite as scheduler } from './scheduler.js';
 import { suite as shard } from './shard.js';
 import { suite as sim } from './sim.js';
 import { suite as store } from './store.js';
+import { suite as watch } from './watch.js';
 
 export const SUITES: readonly BenchSuite[] = [
   api,
@@ -18,4 +19,5 @@ export const SUITES: readonly BenchSuite[] = [
   shard,
   sim,
   store,
+  watch,
 ];

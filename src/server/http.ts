@@ -115,6 +115,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningS
     bookmarkEveryMs: opts.watch?.bookmarkEveryMs ?? 60_000,
     minRequestTimeoutMs: opts.watch?.minRequestTimeoutMs ?? 1_800_000,
     random: opts.watch?.random ?? (() => rng.next()),
+    shareEncoded: opts.watch?.shareEncoded,
   };
   let address = '';
   const cat: Catalog = { kinds: opts.api.kinds, crds: new Map() };

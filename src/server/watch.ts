@@ -36,6 +36,30 @@ export interface WatchSettings {
   minRequestTimeoutMs: number;
   /** uniform in [0, 1): the seeded source of the timeout spread */
   random: () => number;
+  /** encode each event once and share the bytes among watchers (default; false: per watcher, for benchmarks) */
+  shareEncoded?: boolean;
+}
+
+/**
+ * The bytes of one store event, per encoding, shared by every watcher that receives it: with
+ * `sharedObjects` the ApiServer hands all watchers of a store event the same frozen object, so it
+ * is the key (kube-apiserver's watch cache encodes an event once per encoding the same way: its
+ * cachingObject in staging/src/k8s.io/apiserver/pkg/storage/cacher/caching_object.go).
+ */
+const ENCODED = new WeakMap<object, Map<string, string | Buffer>>();
+
+function encoded(
+  object: object,
+  type: string,
+  protobuf: boolean,
+  encode: (type: string, object: unknown) => string | Buffer,
+): string | Buffer {
+  let byKey = ENCODED.get(object);
+  if (!byKey) ENCODED.set(object, (byKey = new Map()));
+  const key = `${type}${protobuf ? '/pb' : ''}`;
+  let bytes = byKey.get(key);
+  if (bytes === undefined) byKey.set(key, (bytes = encode(type, object)));
+  return bytes;
 }
 
 export async function serveWatch(
@@ -106,14 +130,20 @@ export async function serveWatch(
   };
   const protobuf = rep.as === 'protobuf';
   if (protobuf) contentType = `${PROTOBUF};stream=watch`;
+  // plain JSON and protobuf events of built-in kinds are encoded once and shared (see encoded())
+  const shareable = settings.shareEncoded !== false && (rep.as === 'json' || protobuf) && !info.crd;
+  const encode = (type: string, object: unknown): string | Buffer =>
+    protobuf
+      ? encodeWatchFrame(type, { apiVersion: info.apiVersion, kind: info.kind, ...(object as object) })
+      : `${JSON.stringify({ type, object })}\n`;
   const write = (ev: ApiWatchEvent<unknown>) => {
     if (ended) return;
-    const object = ev.type === 'ERROR' || ev.type === 'BOOKMARK' ? ev.object : transform(ev.object);
-    if (protobuf)
-      res.write(
-        encodeWatchFrame(ev.type, { apiVersion: info.apiVersion, kind: info.kind, ...(object as object) }),
-      );
-    else res.write(`${JSON.stringify({ type: ev.type, object })}\n`);
+    if (shareable && (ev.type === 'ADDED' || ev.type === 'MODIFIED' || ev.type === 'DELETED'))
+      res.write(encoded(ev.object as object, ev.type, protobuf, encode));
+    else {
+      const object = ev.type === 'ERROR' || ev.type === 'BOOKMARK' ? ev.object : transform(ev.object);
+      res.write(encode(ev.type, object));
+    }
     if (ev.type === 'ERROR') finish();
   };
 
@@ -139,7 +169,11 @@ export async function serveWatch(
       });
       resourceVersion = list.metadata.resourceVersion;
     }
-    handle = await api.watch(info.resource, { ...base, resourceVersion, allowBookmarks }, emit);
+    handle = await api.watch(
+      info.resource,
+      { ...base, resourceVersion, allowBookmarks, sharedObjects: shareable },
+      emit,
+    );
   } catch (e) {
     sendError(res, e);
     return;
