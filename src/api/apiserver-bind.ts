@@ -7,7 +7,7 @@
 import type { AdmissionChain } from './admission.js';
 import { admit } from './apiserver-admission.js';
 import { copyIn, decodeKv, MAX_UPDATE_RETRIES, type Obj } from './apiserver-kv.js';
-import { encode } from './codec.js';
+import { encodeFor } from './codec.js';
 import { OPTIMISTIC_LOCK_MSG, conflict, internalError, invalid, notFound } from './errors.js';
 import { type FieldError, invalidValue, required } from './field.js';
 import { lookupResource, storageKey } from './registry.js';
@@ -92,7 +92,7 @@ export async function bindPod(deps: BindDeps, binding: Binding): Promise<void> {
     delete pod.metadata.resourceVersion;
     const resp = await deps.store.txn({
       compare: [{ key, target: 'MOD', result: 'EQUAL', modRevision: kv.modRevision }],
-      success: [{ requestPut: { key, value: encode(pod) } }],
+      success: [{ requestPut: { key, value: encodeFor(deps.store, pod) } }],
     });
     if (resp.succeeded) return;
     if (bm.resourceVersion) throw conflict(bindingRes, name, OPTIMISTIC_LOCK_MSG);

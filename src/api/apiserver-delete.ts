@@ -13,7 +13,7 @@
 import type { AdmissionChain } from './admission.js';
 import { admit } from './apiserver-admission.js';
 import { copyIn, decodeKv, MAX_UPDATE_RETRIES, type Obj } from './apiserver-kv.js';
-import { encode } from './codec.js';
+import { encodeFor } from './codec.js';
 import { deepEqual } from './deep-equal.js';
 import { OPTIMISTIC_LOCK_MSG, conflict, internalError, notFound } from './errors.js';
 import { storageKey, type ResourceInfo } from './registry.js';
@@ -175,7 +175,7 @@ export async function deleteObject<T extends KubeObject>(
         return old as T;
       const resp = await store.txn({
         compare: [{ key, target: 'MOD', result: 'EQUAL', modRevision: kv.modRevision }],
-        success: [{ requestPut: { key, value: encode(marked) } }],
+        success: [{ requestPut: { key, value: encodeFor(store, marked) } }],
       });
       if (!resp.succeeded) {
         lostRace();

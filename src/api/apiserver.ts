@@ -34,7 +34,7 @@ import { deleteObject, type DeleteOptions } from './apiserver-delete.js';
 import { copyIn, decodeKv, MAX_UPDATE_RETRIES, type Obj, readView } from './apiserver-kv.js';
 import { listObjects, type ListOptions, type ListResult } from './apiserver-list.js';
 import { watchObjects, type ApiWatchEvent, type WatchHandle, type WatchOptions } from './apiserver-watch.js';
-import { decode, encode } from './codec.js';
+import { decode, encode, encodeFor } from './codec.js';
 import { deepEqual } from './deep-equal.js';
 import { applyDefaults, initialStatus } from './defaults.js';
 import {
@@ -189,7 +189,7 @@ export class ApiServer {
         const key = storageKey(info, m.namespace, m.name!);
         const resp = await this.store.txn({
           compare: [{ key, target: 'CREATE', result: 'EQUAL', createRevision: 0 }],
-          success: [{ requestPut: { key, value: encode(o) } }],
+          success: [{ requestPut: { key, value: encodeFor(this.store, o) } }],
         });
         if (!resp.succeeded) throw alreadyExists(info.qualifiedResource, m.name!);
         m.resourceVersion = String(resp.header.revision);
@@ -351,7 +351,9 @@ export class ApiServer {
       const resp = await this.store.txn({
         compare: [{ key, target: 'MOD', result: 'EQUAL', modRevision: kv.modRevision }],
         success: [
-          finishDelete ? { requestDeleteRange: { key } } : { requestPut: { key, value: encode(next) } },
+          finishDelete
+            ? { requestDeleteRange: { key } }
+            : { requestPut: { key, value: encodeFor(this.store, next) } },
         ],
       });
       if (!resp.succeeded) {
@@ -468,7 +470,7 @@ export class ApiServer {
     const key = storageKey(info, m.namespace, m.name!);
     const resp = await this.store.txn({
       compare: [{ key, target: 'CREATE', result: 'EQUAL', createRevision: 0 }],
-      success: [{ requestPut: { key, value: encode(o) } }],
+      success: [{ requestPut: { key, value: encodeFor(this.store, o) } }],
     });
     if (!resp.succeeded) throw conflict(info.qualifiedResource, m.name!, OPTIMISTIC_LOCK_MSG);
     m.resourceVersion = String(resp.header.revision);

@@ -52,7 +52,16 @@ export function encode(obj: unknown): Uint8Array {
   return sharedCodec.encode(obj);
 }
 
-/** Decode bytes written by {@link encode}. Every call returns a fresh object. */
+/**
+ * Encode a value for a store: with the shared codec, or portably when the store is durable (its
+ * bytes are read back by a later process: `kubesim serve --etcd-servers`). {@link decode} reads both:
+ * plain MessagePack needs no shared structures.
+ */
+export function encodeFor(store: { readonly durable?: boolean }, obj: unknown): Uint8Array {
+  return store.durable ? portableCodec.encode(obj) : sharedCodec.encode(obj);
+}
+
+/** Decode bytes written by {@link encode} or {@link encodeFor}. Every call returns a fresh object. */
 export function decode<T = unknown>(bytes: Uint8Array): T {
   return sharedCodec.decode<T>(bytes);
 }

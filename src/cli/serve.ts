@@ -31,6 +31,7 @@ interface ServeCliOptions {
   bookmarkInterval: string;
   minRequestTimeout: string;
   verbose?: boolean;
+  etcdServers?: string;
 }
 
 function number(name: string, v: string, ok: (n: number) => boolean, what: string): number {
@@ -67,6 +68,10 @@ export function register(program: Command): void {
       "watches without timeoutSeconds end after d to 2d (kube-apiserver's flag; 0: never)",
       '1800s',
     )
+    .option(
+      '--etcd-servers <urls>',
+      "keep the cluster in etcd (kube-apiserver's flag: comma-separated URLs); a restart resumes it (docs/server.md)",
+    )
     .option('-v, --verbose', 'log every request on stderr')
     .addHelpText(
       'after',
@@ -77,6 +82,7 @@ Examples:
   export KUBECONFIG=$PWD/kubeconfig; kubectl get nodes
   kubesim serve --tls --kubeconfig-out kubeconfig   # HTTPS; the kubeconfig trusts its certificate
   kubesim serve --scenario examples/scenarios/node-failure-eviction.yaml --speed 10 --port 8080
+  kubesim serve --etcd-servers http://127.0.0.1:2379   # durable: restart to resume the cluster
   kubesim serve --paused --no-scheduler --kubeconfig-out kc   # step: curl -X POST 'http://127.0.0.1:PORT/kubesim/v1/clock?step=10s'`,
     )
     .action(async (opts: ServeCliOptions) => {
@@ -128,6 +134,8 @@ Examples:
           bookmarkEveryMs,
           minRequestTimeoutMs,
           tls: opts.tls,
+          etcdServers: opts.etcdServers?.split(',').filter((u) => u !== ''),
+          onNotice: (m) => process.stderr.write(`kubesim serve: ${m}\n`),
           onRequest: opts.verbose
             ? (m, u, code, ms) => process.stderr.write(`${m} ${u} ${code} ${ms.toFixed(1)}ms\n`)
             : undefined,

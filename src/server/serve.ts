@@ -15,6 +15,7 @@ import { explainRoute } from './explain-route.js';
 import { uiRoute } from './ui.js';
 import { uiDataRoute } from './ui/data-route.js';
 import { authRoute } from './auth-route.js';
+import { type EtcdBackend, openEtcd } from './etcd-backend.js';
 
 export interface ServeOptions {
   scenario: Scenario;
@@ -36,6 +37,13 @@ export interface ServeOptions {
   /** serve HTTPS with a self-signed certificate made at start-up (see tls.ts) */
   tls?: boolean;
   onRequest?: (method: string, url: string, code: number, ms: number) => void;
+  /**
+   * kube-apiserver's --etcd-servers: keep the cluster in this etcd (keys under /registry/) in
+   * place of memory; an etcd that already holds /registry keys is resumed (etcd-backend.ts)
+   */
+  etcdServers?: string[];
+  /** told when the cluster is resumed from etcd (the CLI writes it on stderr) */
+  onNotice?: (message: string) => void;
 }
 
 export interface ServedCluster extends RunningServer {
@@ -43,6 +51,8 @@ export interface ServedCluster extends RunningServer {
   driver: RealtimeDriver;
   /** the PEM certificate clients trust (with tls) */
   caCert?: string;
+  /** with etcdServers: the etcd behind the server, and whether the cluster was resumed from it */
+  etcd?: Omit<EtcdBackend, 'store'>;
 }
 
 /** A scenario of the default cluster: three 4-CPU / 16 GiB nodes in three zones. */
@@ -96,9 +106,26 @@ export async function serveCluster(opts: ServeOptions): Promise<ServedCluster> {
       .map((name) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } })),
     ...sc.snapshotObjects.filter((o) => o.kind !== 'Namespace'),
   ];
-  const sim = new Simulation(sc, { startMs: Date.now(), noScheduler: opts.noScheduler, seed: opts.seed });
-  await sim.server.bootstrapNamespaces();
-  await sim.setup();
+  const etcd = opts.etcdServers ? await openEtcd(opts.etcdServers) : undefined;
+  if (etcd?.resumed)
+    opts.onNotice?.(
+      `etcd ${opts.etcdServers!.join(',')} already holds ${etcd.keys} keys under /registry/ (revision ${etcd.revision}): resuming that cluster, the scenario's objects are not created`,
+    );
+  const sim = new Simulation(sc, {
+    startMs: Date.now(),
+    noScheduler: opts.noScheduler,
+    seed: opts.seed,
+    store: etcd?.store,
+    resume: etcd?.resumed,
+  });
+  try {
+    if (!etcd?.resumed) await sim.server.bootstrapNamespaces();
+    await sim.setup();
+  } catch (e) {
+    await sim.shutdown().catch(() => {});
+    await etcd?.store.close();
+    throw e;
+  }
   const tooManyRequests = () => Object.values(sim.clients).reduce((n, c) => n + c.stats.tooManyRequests, 0);
   const driver = new RealtimeDriver(sim.loop, { speed: opts.speed, paused: opts.paused });
   const tls = opts.tls ? await selfSignedCert(opts.host ?? '127.0.0.1') : undefined;
@@ -125,10 +152,12 @@ export async function serveCluster(opts: ServeOptions): Promise<ServedCluster> {
     sim,
     driver,
     caCert: tls?.cert,
+    etcd: etcd && { resumed: etcd.resumed, keys: etcd.keys, revision: etcd.revision },
     close: async () => {
       await http.close();
       await driver.stop();
       await sim.shutdown();
+      await etcd?.store.close();
     },
   };
 }

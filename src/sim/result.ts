@@ -11,6 +11,7 @@ import type { EvictionRecord } from '../controllers/taint-eviction.js';
 import type { KubeletEvictionRecord } from '../kubelet/eviction-manager.js';
 import type { LoadedUserPlugin } from '../scheduler/plugins/user.js';
 import type { SchedulerConfig } from '../scheduler/config.js';
+import type { KvStore } from '../store/types.js';
 import type { DrainRecord } from './drain.js';
 import { type Observer, percentile, type Series } from './metrics.js';
 import type { Scenario } from './scenario-types.js';
@@ -120,6 +121,14 @@ export interface RunOptions {
   startMs?: number;
   /** run no scheduler, so an outside one binds the pods (default false) */
   noScheduler?: boolean;
+  /**
+   * the store of the run in place of a fresh in-memory one (`kubesim serve --etcd-servers`: an
+   * EtcdStore); the caller closes it. The loop does not settle it between steps, and the
+   * compactor runs only on the in-memory store.
+   */
+  store?: KvStore;
+  /** the store already holds the cluster (a restarted `serve`): create none of the scenario's objects */
+  resume?: boolean;
   /**
    * sample where the wall time goes (timing.ts) into the result's `timing`; only for one
    * simulation at a time in a thread (default false)

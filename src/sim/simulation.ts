@@ -31,6 +31,7 @@ import { ReplicaSetController } from '../controllers/replicaset.js';
 import { TaintEvictionController } from '../controllers/taint-eviction.js';
 import { LeaderElector } from '../controllers/leaderelection.js';
 import { MemoryStore } from '../store/memory/store.js';
+import type { KvStore } from '../store/types.js';
 import { Rng } from '../util/rng.js';
 import {
   type AdapterOptions,
@@ -86,7 +87,9 @@ interface ControllerManager {
 
 export class Simulation {
   readonly loop: SimLoop;
-  readonly store: MemoryStore;
+  readonly store: KvStore;
+  /** the store when it is the in-memory one (settled between steps, compacted synchronously) */
+  private readonly memory?: MemoryStore;
   readonly server: ApiServer;
   readonly rng: Rng;
   readonly clients: Record<string, ServerClient> = {};
@@ -120,9 +123,15 @@ export class Simulation {
   ) {
     const seed = opts.seed ?? scenario.seed;
     this.rng = new Rng(seed);
-    this.loop = new SimLoop({ settle: () => this.store.settle(), startMs: opts.startMs });
+    // an outside store (EtcdStore: `kubesim serve --etcd-servers`) answers over the network, so
+    // there is nothing to settle between steps: only the in-memory store has queued deliveries
+    this.loop = new SimLoop({
+      settle: opts.store ? undefined : () => this.memory!.settle(),
+      startMs: opts.startMs,
+    });
     const clock = this.loop.clock;
-    this.store = new MemoryStore({ clock });
+    if (opts.store) this.store = opts.store;
+    else this.store = this.memory = new MemoryStore({ clock });
     this.server = new ApiServer(this.store, {
       clock,
       seed,
@@ -189,16 +198,19 @@ export class Simulation {
       delete n.metadata.uid;
       delete (n.metadata as { creationTimestamp?: string }).creationTimestamp;
     }
-    await this.createAll(nodes, 'cluster');
+    const resume = this.opts.resume ?? false;
+    if (!resume) await this.createAll(nodes, 'cluster');
     this.allNodes = nodes;
     // the snapshot's other objects exist before any process starts, and its bound pods keep the
     // status their kubelet reported: they run on their nodes from the start, as in the cluster
-    await this.createAll(
-      sc.snapshotObjects.map((o) => structuredClone(o)),
-      'cluster.snapshot',
-      true,
-    );
-    await this.restoreStatuses(sc.snapshotObjects);
+    if (!resume) {
+      await this.createAll(
+        sc.snapshotObjects.map((o) => structuredClone(o)),
+        'cluster.snapshot',
+        true,
+      );
+      await this.restoreStatuses(sc.snapshotObjects);
+    }
     for (const n of nodes) {
       const z = n.metadata.labels?.['topology.kubernetes.io/zone'] ?? '';
       if (!this.nodesByZone.has(z)) this.nodesByZone.set(z, []);
@@ -292,10 +304,11 @@ export class Simulation {
       await this.loop.runFor(1000);
     }
 
-    await this.createAll(
-      sc.workloads.map((o) => structuredClone(o)),
-      'workloads',
-    );
+    if (!resume)
+      await this.createAll(
+        sc.workloads.map((o) => structuredClone(o)),
+        'workloads',
+      );
     if (sc.autoscaler) await this.startAutoscaler(sc.autoscaler);
     // requests take virtual time from here on (the clock runs from now)
     this.server.setLatency(sc.settings.apiLatency);
@@ -550,12 +563,14 @@ export class Simulation {
    */
   private scheduleCompaction(): void {
     const every = this.scenario.settings.compactionIntervalMs;
-    if (every <= 0) return;
+    // on an outside store (etcd) there is no compactor yet (docs/server.md)
+    const store = this.memory;
+    if (every <= 0 || !store) return;
     let noted = 0;
     const tick = () => {
       this.loop.clock.setTimer(tick, every);
-      const rev = this.store.revision;
-      if (noted > 0 && noted > this.store.compactRevision) this.store.compactSync({ revision: noted });
+      const rev = store.revision;
+      if (noted > 0 && noted > store.compactRevision) store.compactSync({ revision: noted });
       noted = rev;
     };
     this.loop.clock.setTimer(tick, every);

@@ -203,6 +203,11 @@ export interface LeaseRevokeResponse {
 
 /** etcd v3 KV + Watch + Lease. Every method rejects with a {@link StoreError} on expected failures. */
 export interface KvStore {
+  /**
+   * Values outlive this process (a real etcd): writers encode them so another process can read
+   * them (api/codec.ts portableCodec), not with a process-local codec. Absent: false.
+   */
+  readonly durable?: boolean;
   range(req: RangeRequest): Promise<RangeResponse>;
   put(req: PutRequest): Promise<PutResponse>;
   deleteRange(req: DeleteRangeRequest): Promise<DeleteRangeResponse>;

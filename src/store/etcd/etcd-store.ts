@@ -91,6 +91,8 @@ type KeepAliveStream = IDuplexStream<ILeaseKeepAliveRequest, ILeaseKeepAliveResp
 
 /** See the module comment. */
 export class EtcdStore implements KvStore {
+  /** etcd keeps the values after this process: writers encode them portably (KvStore.durable) */
+  readonly durable = true;
   private readonly client: Etcd3;
   private readonly ctx: ConvertContext;
   private readonly callTimeoutMs: number;
