@@ -24,6 +24,7 @@ import { matchesSet } from '../api/label-selector.js';
 import { canonicalJson } from './deployment-util.js';
 import { controllerRef, isPodReady } from './pod-util.js';
 import type { ControllerDeps } from './replicaset.js';
+import { type ServiceState, indexOf, slicesAsLeft } from './endpointslice-state.js';
 
 export const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
 export const MANAGED_BY_LABEL = 'endpointslice.kubernetes.io/managed-by';
@@ -135,7 +136,13 @@ export class EndpointSliceController {
    * stale view and duplicate slices (upstream returns "informer cache is out of date" and requeues).
    */
   private readonly written = new Map<string, Map<string, string>>();
-  stats = { slicesCreated: 0, slicesUpdated: 0, slicesDeleted: 0, staleRequeues: 0 };
+  stats = { slicesCreated: 0, slicesUpdated: 0, slicesDeleted: 0, staleRequeues: 0, incrementalSyncs: 0 };
+  /** service key → the pods (uid → namespace/name) whose events touched it since its last sync */
+  private readonly dirty = new Map<string, Map<string, string>>();
+  /** service key → what its last successful sync left (endpointslice-state.ts) */
+  private readonly states = new Map<string, ServiceState>();
+  /** bumped when a node appears, goes or changes zone: endpoints carry their node's zone */
+  private nodeEpoch = 0;
 
   /**
    * @param batchPeriodMs upstream's --endpointslice-updates-batch-period: pod changes are collected
@@ -144,6 +151,8 @@ export class EndpointSliceController {
   constructor(
     private readonly deps: ControllerDeps,
     private readonly batchPeriodMs = 0,
+    /** sync from the pods that changed when the slices are as the last sync left them; false = always in full (upstream) */
+    private readonly incremental = true,
   ) {
     this.queue = new WorkQueue<string>(deps.clock, undefined, 'endpointslice');
     this.services = deps.informers.for<Service>('services');
@@ -184,8 +193,22 @@ export class EndpointSliceController {
       // several: in the namespace's order, as a walk over the namespace's services meets them
       const ordered =
         found.length < 2 ? found : this.services.list(p.metadata.namespace).filter((s) => found.includes(s));
-      for (const s of ordered) this.queue.addAfter(keyOf(s), this.batchPeriodMs);
+      for (const s of ordered) {
+        const k = keyOf(s);
+        let d = this.dirty.get(k);
+        if (!d) this.dirty.set(k, (d = new Map()));
+        d.set(p.metadata.uid!, keyOf(p));
+        this.queue.addAfter(k, this.batchPeriodMs);
+      }
     };
+    const zone = (n: Node) => n.metadata.labels?.['topology.kubernetes.io/zone'];
+    this.nodes.addEventHandler({
+      onAdd: () => this.nodeEpoch++,
+      onUpdate: (o, n) => {
+        if (zone(o) !== zone(n)) this.nodeEpoch++;
+      },
+      onDelete: () => this.nodeEpoch++,
+    });
     this.pods.addEventHandler({
       onAdd: podServices,
       onUpdate: (o, p) => {
@@ -276,15 +299,27 @@ export class EndpointSliceController {
       this.stats.staleRequeues++;
       throw new Error(`EndpointSlice informer cache is out of date for service ${key}`);
     }
+    const dirty = this.dirty.get(key);
+    this.dirty.delete(key);
+    const st = this.states.get(key);
+    // set again only when this sync succeeds: a failed one leaves slices nobody can predict
+    this.states.delete(key);
     const svc = this.services.getByKey(key);
     const existing = this.slices
       .byIndex('service', key)
       .filter((s) => s.metadata.labels?.[MANAGED_BY_LABEL] === MANAGED_BY);
+    const writes = new Map<string, string>();
     if (!svc) {
-      for (const s of existing) await this.deleteSlice(s);
+      for (const s of existing) await this.deleteSlice(s, writes);
       return;
     }
     if (!svc.spec.selector || Object.keys(svc.spec.selector).length === 0) return;
+    const changed = st && this.incremental ? this.syncChanged(key, st, svc, existing, dirty) : undefined;
+    if (changed) {
+      this.stats.incrementalSyncs++;
+      return changed;
+    }
+    const nodeEpoch = this.nodeEpoch;
     const publishNotReady = !!svc.spec.publishNotReadyAddresses;
     // desired endpoints grouped by resolved port list
     const groups = new Map<string, { ports: EndpointPort[]; eps: Map<string, Endpoint> }>();
@@ -316,7 +351,7 @@ export class EndpointSliceController {
     const seenGroups = new Set<string>();
     for (const [pk, g] of groups) {
       seenGroups.add(pk);
-      work.push(this.reconcileGroup(svc, g.ports, g.eps, byPorts.get(pk) ?? []));
+      work.push(this.reconcileGroup(svc, g.ports, g.eps, byPorts.get(pk) ?? [], writes));
     }
     // slices for port sets nobody resolves to any more
     let kept = 0;
@@ -331,26 +366,106 @@ export class EndpointSliceController {
           kept++;
           continue;
         }
-        work.push(this.deleteSlice(s));
+        work.push(this.deleteSlice(s, writes));
       }
     }
-    if (groups.size === 0 && kept === 0) work.push(this.createSlice(svc, [], []));
+    if (groups.size === 0 && kept === 0) work.push(this.createSlice(svc, [], [], writes));
     const results = await Promise.allSettled(work);
     const failed = results.find((r) => r.status === 'rejected') as PromiseRejectedResult | undefined;
     if (failed) throw failed.reason;
+    if (this.incremental && groups.size === 1) {
+      const [[pk, g]] = groups;
+      const before = new Map(existing.map((s) => [s.metadata.name!, s]));
+      this.states.set(key, { svc, nodeEpoch, before, writes, ports: g.ports, pk });
+    }
   }
 
-  private async reconcileGroup(
+  /**
+   * The sync from the pods that changed since the last one (their uids in `dirty`), when the
+   * slices are as that sync left them: the same slice writes, in the same order, as the full
+   * recomputation below would make (test/controllers/endpointslice-incremental.test.ts runs
+   * both side by side). undefined = not applicable, nothing written; recompute in full.
+   */
+  private syncChanged(
+    key: string,
+    st: ServiceState,
+    svc: Service,
+    existing: EndpointSlice[],
+    dirty: Map<string, string> | undefined,
+  ): Promise<void> | undefined {
+    if (st.svc !== svc || st.nodeEpoch !== this.nodeEpoch || !slicesAsLeft(st, existing)) return undefined;
+    const index = indexOf(st, existing);
+    if (!index) return undefined;
+    const publishNotReady = !!svc.spec.publishNotReadyAddresses;
+    // the desired endpoint of a pod uid now (undefined = not an endpoint); false = another port group
+    const desiredOf = (uid: string, podKey: string): Endpoint | undefined | false => {
+      const p = this.pods.getByKey(podKey);
+      if (!p || p.metadata.uid !== uid || !selectsPod(svc, p) || !wantedInEndpoints(p)) return undefined;
+      if (this.portsOf(svc, p).pk !== st.pk) return false;
+      return this.endpointOf(p, publishNotReady);
+    };
+    const changed = new Map<string, Map<string, Endpoint | undefined>>(); // slice → uid → replacement
+    const remaining: { name: string; ep: Endpoint }[] = [];
+    let dropped = 0;
+    for (const [uid, podKey] of dirty ?? []) {
+      const want = desiredOf(uid, podKey);
+      if (want === false) return undefined;
+      const cur = index.get(uid);
+      if (cur) {
+        if (want && endpointsEqual(want, cur.ep)) continue;
+        if (!want) dropped++;
+        let c = changed.get(cur.slice);
+        if (!c) changed.set(cur.slice, (c = new Map()));
+        c.set(uid, want);
+      } else if (want) remaining.push({ name: want.targetRef!.name!, ep: want });
+    }
+    // nothing left: the full path's placeholder handling
+    if (index.size - dropped + remaining.length === 0) return undefined;
+    // an endpoint that did not change, as the full path rebuilds it from its pod
+    const rebuilt = (e: Endpoint): Endpoint | undefined => {
+      const ref = e.targetRef!;
+      const p = this.pods.get(ref.namespace, ref.name!);
+      return p && p.metadata.uid === ref.uid ? this.endpointOf(p, publishNotReady) : undefined;
+    };
+    const toUpdate: { slice: EndpointSlice; eps: Endpoint[] }[] = [];
+    const unchanged: { slice: EndpointSlice; eps: Endpoint[] }[] = [];
+    const toDelete: EndpointSlice[] = [];
+    for (const s of [...existing].sort(byName)) {
+      const c = changed.get(s.metadata.name!);
+      if (!c && (s.endpoints ?? []).length >= MAX_ENDPOINTS_PER_SLICE) continue; // unchanged and full
+      const eps: Endpoint[] = [];
+      for (const e of s.endpoints ?? []) {
+        const uid = e.targetRef!.uid!;
+        const ours = c?.has(uid);
+        const ep = ours ? c!.get(uid) : rebuilt(e);
+        if (ep) eps.push(ep);
+        else if (!ours) return undefined; // a pod gone without an event: not as the last sync left it
+      }
+      if (!c) unchanged.push({ slice: s, eps });
+      else if (eps.length === 0) toDelete.push(s);
+      else toUpdate.push({ slice: s, eps });
+    }
+    remaining.sort((a, b) => (a.name < b.name ? -1 : 1));
+    const writes = new Map<string, string>();
+    const eps = remaining.map((r) => r.ep);
+    return this.place(svc, st.ports, toUpdate, unchanged, toDelete, eps, writes).then(() => {
+      const before = new Map(existing.map((s) => [s.metadata.name!, s]));
+      this.states.set(key, { ...st, before, writes, index });
+    });
+  }
+
+  private reconcileGroup(
     svc: Service,
     ports: EndpointPort[],
     desired: Map<string, Endpoint>,
     slices: EndpointSlice[],
+    writes: Map<string, string>,
   ): Promise<void> {
     const placed = new Set<string>();
     const toUpdate: { slice: EndpointSlice; eps: Endpoint[] }[] = [];
     const unchanged: { slice: EndpointSlice; eps: Endpoint[] }[] = [];
     const toDelete: EndpointSlice[] = [];
-    for (const s of [...slices].sort((a, b) => (a.metadata.name! < b.metadata.name! ? -1 : 1))) {
+    for (const s of [...slices].sort(byName)) {
       let changed = false;
       const eps: Endpoint[] = [];
       for (const e of s.endpoints ?? []) {
@@ -369,6 +484,19 @@ export class EndpointSliceController {
       else unchanged.push({ slice: s, eps });
     }
     const remaining = [...desired.values()].filter((e) => !placed.has(epKey(e)));
+    return this.place(svc, ports, toUpdate, unchanged, toDelete, remaining, writes);
+  }
+
+  /** the reconciler's placement of new endpoints, then its writes (updates, creates, deletes) */
+  private async place(
+    svc: Service,
+    ports: EndpointPort[],
+    toUpdate: { slice: EndpointSlice; eps: Endpoint[] }[],
+    unchanged: { slice: EndpointSlice; eps: Endpoint[] }[],
+    toDelete: EndpointSlice[],
+    remaining: Endpoint[],
+    writes: Map<string, string>,
+  ): Promise<void> {
     // fill slices being updated first, then unchanged ones with room (fewest writes), then new slices
     for (const bucket of [toUpdate, unchanged]) {
       for (const u of bucket) {
@@ -384,14 +512,19 @@ export class EndpointSliceController {
       const chunk = remaining.splice(0, MAX_ENDPOINTS_PER_SLICE);
       const reuse = toDelete.shift();
       if (reuse) toUpdate.push({ slice: reuse, eps: chunk });
-      else work.push(this.createSlice(svc, ports, chunk));
+      else work.push(this.createSlice(svc, ports, chunk, writes));
     }
-    for (const u of toUpdate) work.push(this.updateSlice(u.slice, ports, u.eps));
-    for (const s of toDelete) work.push(this.deleteSlice(s));
+    for (const u of toUpdate) work.push(this.updateSlice(u.slice, ports, u.eps, writes));
+    for (const s of toDelete) work.push(this.deleteSlice(s, writes));
     await Promise.all(work);
   }
 
-  private async createSlice(svc: Service, ports: EndpointPort[], eps: Endpoint[]): Promise<void> {
+  private async createSlice(
+    svc: Service,
+    ports: EndpointPort[],
+    eps: Endpoint[],
+    writes: Map<string, string>,
+  ): Promise<void> {
     const slice: EndpointSlice = {
       apiVersion: 'discovery.k8s.io/v1',
       kind: 'EndpointSlice',
@@ -410,12 +543,19 @@ export class EndpointSliceController {
       ports,
     };
     const c = await this.deps.api.create('endpointslices', slice);
+    writes.set(c.metadata.name!, c.metadata.resourceVersion ?? '0');
     this.track(keyOf(svc), c.metadata.name!, c.metadata.resourceVersion ?? '0');
     this.stats.slicesCreated++;
   }
 
-  private async updateSlice(s: EndpointSlice, ports: EndpointPort[], eps: Endpoint[]): Promise<void> {
+  private async updateSlice(
+    s: EndpointSlice,
+    ports: EndpointPort[],
+    eps: Endpoint[],
+    writes: Map<string, string>,
+  ): Promise<void> {
     const u = await this.deps.api.update('endpointslices', { ...s, endpoints: eps, ports });
+    writes.set(u.metadata.name!, u.metadata.resourceVersion ?? '0');
     this.track(
       `${s.metadata.namespace}/${s.metadata.labels?.[SERVICE_NAME_LABEL]}`,
       u.metadata.name!,
@@ -424,8 +564,9 @@ export class EndpointSliceController {
     this.stats.slicesUpdated++;
   }
 
-  private async deleteSlice(s: EndpointSlice): Promise<void> {
+  private async deleteSlice(s: EndpointSlice, writes: Map<string, string>): Promise<void> {
     try {
+      writes.set(s.metadata.name!, '');
       await this.deps.api.delete('endpointslices', s.metadata.namespace, s.metadata.name!);
       this.track(`${s.metadata.namespace}/${s.metadata.labels?.[SERVICE_NAME_LABEL]}`, s.metadata.name!, '');
       this.stats.slicesDeleted++;
@@ -434,3 +575,5 @@ export class EndpointSliceController {
     }
   }
 }
+
+const byName = (a: EndpointSlice, b: EndpointSlice) => (a.metadata.name! < b.metadata.name! ? -1 : 1);

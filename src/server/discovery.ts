@@ -10,7 +10,7 @@
  */
 import { KUBERNETES_VERSION } from '../api/kinds.js';
 import type { GroupVersion, ServedResource } from './resources.js';
-import { VERBS, groupVersions } from './resources.js';
+import { type Catalog, VERBS, groupVersions } from './resources.js';
 
 export function versionInfo(kubesimVersion: string): Record<string, string> {
   return {
@@ -34,9 +34,9 @@ export function apiVersions(serverAddress: string): object {
   };
 }
 
-function groupsOf(): Map<string, GroupVersion[]> {
+function groupsOf(cat: Catalog): Map<string, GroupVersion[]> {
   const groups = new Map<string, GroupVersion[]>();
-  for (const gv of groupVersions()) {
+  for (const gv of groupVersions(cat)) {
     if (gv.group === '') continue;
     const list = groups.get(gv.group) ?? [];
     list.push(gv);
@@ -50,24 +50,24 @@ function apiGroup(name: string, gvs: GroupVersion[]): object {
   return { name, versions, preferredVersion: versions[0] };
 }
 
-export function apiGroupList(): object {
+export function apiGroupList(cat: Catalog): object {
   return {
     kind: 'APIGroupList',
     apiVersion: 'v1',
-    groups: [...groupsOf()].map(([name, gvs]) => apiGroup(name, gvs)),
+    groups: [...groupsOf(cat)].map(([name, gvs]) => apiGroup(name, gvs)),
   };
 }
 
 /** `/apis/<group>`; undefined when the group is not served. */
-export function apiGroupDoc(group: string): object | undefined {
-  const gvs = groupsOf().get(group);
+export function apiGroupDoc(cat: Catalog, group: string): object | undefined {
+  const gvs = groupsOf(cat).get(group);
   if (!gvs) return undefined;
   return { kind: 'APIGroup', apiVersion: 'v1', ...apiGroup(group, gvs) };
 }
 
 /** `/api/v1`, `/apis/<g>/<v>`; undefined when the group version is not served. */
-export function apiResourceList(group: string, version: string): object | undefined {
-  const gv = groupVersions().find((x) => x.group === group && x.version === version);
+export function apiResourceList(cat: Catalog, group: string, version: string): object | undefined {
+  const gv = groupVersions(cat).find((x) => x.group === group && x.version === version);
   if (!gv) return undefined;
   const resources: object[] = [];
   for (const r of gv.resources) {
@@ -120,10 +120,10 @@ function discoveryResource(r: ServedResource): object {
  * The aggregated document for `/api` (legacy: the core group only) or `/apis` (every other group),
  * in the requested apidiscovery version (`v2` or `v2beta1`: same shape).
  */
-export function aggregatedDiscovery(legacy: boolean, apiVersion: 'v2' | 'v2beta1'): object {
+export function aggregatedDiscovery(cat: Catalog, legacy: boolean, apiVersion: 'v2' | 'v2beta1'): object {
   const items: object[] = [];
   if (legacy) {
-    const core = groupVersions().filter((gv) => gv.group === '');
+    const core = groupVersions(cat).filter((gv) => gv.group === '');
     items.push({
       metadata: { creationTimestamp: null },
       versions: core.map((gv) => ({
@@ -133,7 +133,7 @@ export function aggregatedDiscovery(legacy: boolean, apiVersion: 'v2' | 'v2beta1
       })),
     });
   } else {
-    for (const [name, gvs] of groupsOf()) {
+    for (const [name, gvs] of groupsOf(cat)) {
       items.push({
         metadata: { name, creationTimestamp: null },
         versions: gvs.map((gv) => ({

@@ -8,7 +8,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { ApiServer } from '../api/apiserver.js';
-import { ApiError, badRequest } from '../api/errors.js';
+import { ApiError } from '../api/errors.js';
 import {
   aggregatedDiscovery,
   apiGroupDoc,
@@ -17,7 +17,11 @@ import {
   apiVersions,
   versionInfo,
 } from './discovery.js';
+import { decodeBody } from './body.js';
+import { startCrdController } from './crd-controller.js';
 import { negotiate } from './negotiate.js';
+import { startNamespaceCleanup } from './namespace-cleanup.js';
+import type { Catalog } from './resources.js';
 import { openapiRoute } from './openapi.js';
 import { parsePath, type Request } from './request-info.js';
 import { pathNotFound, sendError, sendJson } from './respond.js';
@@ -60,46 +64,48 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-const MAX_BODY = 16 * 1024 * 1024;
+/** kube-apiserver's --max-request-body-bytes default (3 MiB; upstream: options.ServerRunOptions). */
+export const MAX_BODY = 3 * 1024 * 1024;
+/** past this much, a too-large body is not read to its end: the connection is closed after the 413 */
+const MAX_DRAIN = 64 * 1024 * 1024;
 
-function readBody(req: IncomingMessage): () => Promise<Buffer> {
+function tooLarge(): ApiError {
+  return new ApiError(
+    413,
+    'RequestEntityTooLarge' as never,
+    `Request entity too large: limit is ${MAX_BODY}`,
+    {},
+  );
+}
+
+/**
+ * The request body, read once. Past MAX_BODY the rest is read and dropped so the client, still
+ * sending, gets its 413 instead of a reset connection (upstream answers the same status).
+ */
+function readBody(req: IncomingMessage, res: ServerResponse): () => Promise<Buffer> {
   let p: Promise<Buffer> | undefined;
   return () =>
     (p ??= new Promise<Buffer>((resolve, reject) => {
       const chunks: Buffer[] = [];
       let size = 0;
+      const declared = Number(req.headers['content-length'] ?? 0);
+      if (declared > MAX_DRAIN) {
+        res.setHeader('Connection', 'close');
+        reject(tooLarge());
+        return;
+      }
       req.on('data', (c: Buffer) => {
         size += c.length;
-        if (size > MAX_BODY) {
-          reject(new ApiError(413, 'RequestEntityTooLarge' as never, 'the request body is too large', {}));
-          req.destroy();
+        if (size > MAX_DRAIN) {
+          res.setHeader('Connection', 'close');
+          reject(tooLarge());
           return;
         }
-        chunks.push(c);
+        if (size <= MAX_BODY) chunks.push(c);
       });
-      req.on('end', () => resolve(Buffer.concat(chunks)));
+      req.on('end', () => (size > MAX_BODY ? reject(tooLarge()) : resolve(Buffer.concat(chunks))));
       req.on('error', reject);
     }));
-}
-
-function jsonBody(req: IncomingMessage, raw: () => Promise<Buffer>): () => Promise<unknown> {
-  return async () => {
-    const type = (req.headers['content-type'] ?? 'application/json').split(';')[0]!.trim();
-    if (type !== 'application/json' && type !== '*/*')
-      throw new ApiError(
-        415,
-        'UnsupportedMediaType' as never,
-        `the body of the request was in an unknown format - accepted media types include: application/json`,
-        {},
-      );
-    const b = await raw();
-    if (b.length === 0) throw badRequest('the request body is empty');
-    try {
-      return JSON.parse(b.toString('utf8'));
-    } catch (e) {
-      throw badRequest(`the request body is not valid JSON: ${(e as Error).message}`);
-    }
-  };
 }
 
 export async function startHttpServer(opts: HttpServerOptions): Promise<RunningServer> {
@@ -109,13 +115,18 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningS
     bookmarkEveryMs: opts.watch?.bookmarkEveryMs ?? 60_000,
     minRequestTimeoutMs: opts.watch?.minRequestTimeoutMs ?? 1_800_000,
     random: opts.watch?.random ?? (() => rng.next()),
+    shareEncoded: opts.watch?.shareEncoded,
   };
   let address = '';
+  const cat: Catalog = { kinds: opts.api.kinds, crds: new Map() };
+  const stopCrds = await startCrdController(opts.api, cat.crds);
+  const stopNamespaces = await startNamespaceCleanup(opts.api);
+  const openapi = openapiRoute(cat);
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
-    const raw = readBody(req);
-    for (const route of [...(opts.routes ?? []), openapiRoute]) if (await route(req, res, url, raw)) return;
+    const raw = readBody(req, res);
+    for (const route of [...(opts.routes ?? []), openapi]) if (await route(req, res, url, raw)) return;
     const p = url.pathname.replace(/\/+$/, '') || '/';
     const method = req.method ?? 'GET';
     if (method === 'GET') {
@@ -135,10 +146,10 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningS
             return sendJson(
               res,
               200,
-              aggregatedDiscovery(p === '/api', agg.version),
+              aggregatedDiscovery(cat, p === '/api', agg.version),
               `application/json;g=apidiscovery.k8s.io;v=${agg.version};as=APIGroupDiscoveryList`,
             );
-          return sendJson(res, 200, p === '/api' ? apiVersions(address) : apiGroupList());
+          return sendJson(res, 200, p === '/api' ? apiVersions(address) : apiGroupList(cat));
         }
       }
     }
@@ -147,7 +158,9 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningS
     if (parsed.type === 'group' || parsed.type === 'groupVersion') {
       if (method !== 'GET') throw pathNotFound();
       const doc =
-        parsed.type === 'group' ? apiGroupDoc(parsed.group) : apiResourceList(parsed.group, parsed.version);
+        parsed.type === 'group'
+          ? apiGroupDoc(cat, parsed.group)
+          : apiResourceList(cat, parsed.group, parsed.version);
       if (!doc) throw pathNotFound();
       return sendJson(res, 200, doc);
     }
@@ -157,9 +170,9 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningS
       path: parsed.path,
       query: url.searchParams,
       rawBody: raw,
-      body: jsonBody(req, raw),
+      body: () => decodeBody(req.headers['content-type'], raw),
     };
-    await handleResource({ api: opts.api, watch }, r);
+    await handleResource({ api: opts.api, watch, cat }, r);
   };
 
   const listener = (req: IncomingMessage, res: ServerResponse) => {
@@ -183,6 +196,8 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningS
     port,
     close: () =>
       new Promise<void>((resolve) => {
+        void stopCrds();
+        void stopNamespaces();
         server.close(() => resolve());
         server.closeAllConnections();
       }),

@@ -3,13 +3,18 @@
  * serves the same objects as plain JSON, as a meta.k8s.io Table (kubectl get), as
  * PartialObjectMetadata (metadata-only informers), and discovery as an aggregated
  * APIGroupDiscoveryList (upstream: staging/src/k8s.io/apiserver/pkg/endpoints/handlers/negotiation).
- * Protobuf is never offered; clients that accept JSON as well (client-go's default) get JSON.
+ * Protobuf is offered for the built-in kinds (the caller says whether the kind has a protobuf form),
+ * never for Tables, metadata or discovery, which clients also accept as JSON.
  */
 export type Representation =
   | { as: 'json' }
+  /** application/vnd.kubernetes.protobuf (protobuf.ts), for kinds that have a protobuf form */
+  | { as: 'protobuf' }
   | { as: 'Table'; version: string }
   | { as: 'PartialObjectMetadata'; version: string; list: boolean }
   | { as: 'APIGroupDiscoveryList'; version: 'v2' | 'v2beta1' };
+
+import { PROTOBUF } from './protobuf.js';
 
 interface MediaRange {
   type: string;
@@ -34,11 +39,12 @@ const isJson = (t: string) => t === 'application/json' || t === 'application/*' 
 /** The first representation in the client's order that the server can produce, or undefined (406). */
 export function negotiate(
   accept: string | undefined,
-  opts: { discovery?: boolean } = {},
+  opts: { discovery?: boolean; protobuf?: boolean } = {},
 ): Representation | undefined {
   const ranges = parseAccept(accept);
   if (ranges.length === 0) return { as: 'json' };
   for (const r of ranges) {
+    if (r.type === PROTOBUF && opts.protobuf && !r.params.as) return { as: 'protobuf' };
     if (!isJson(r.type)) continue;
     const { as, g, v } = r.params;
     if (!as) return { as: 'json' };

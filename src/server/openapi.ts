@@ -1,19 +1,31 @@
 /**
- * OpenAPI v3 documents for the served kinds: `/openapi/v3` (the index of group versions) and
- * `/openapi/v3/<api|apis/g>/<v>` (paths and schemas), built from the registry like discovery.
+ * OpenAPI documents for the served kinds: `/openapi/v2` (one document), `/openapi/v3` (the index
+ * of group versions) and `/openapi/v3/<api|apis/g>/<v>` (paths and schemas), built from the
+ * registry like discovery, with the pinned release's real schemas and each CRD's own
+ * (openapi-schemas.ts), so `kubectl explain pod.spec.containers` and `kubectl explain widget.spec`
+ * find their fields.
  *
  * kubectl ≥ 1.27 reads them before `apply`/`create`/`replace` to learn whether the server validates
  * fields itself: a PATCH operation tagged with the kind's `x-kubernetes-group-version-kind` that
  * takes a `fieldValidation` query parameter means yes, and kubectl then skips client-side schema
  * validation (upstream: staging/src/k8s.io/cli-runtime/pkg/resource/query_param_verifier_v3.go).
- * The schemas name each kind and keep unknown fields; they carry no field descriptions
- * (docs/server.md).
  */
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { KUBERNETES_VERSION } from '../api/kinds.js';
-import { type GroupVersion, groupVersions } from './resources.js';
+import { ApiError } from '../api/errors.js';
+import { closure, schemaOf, swaggerDoc, V3, v3Refs } from './openapi-schemas.js';
+import { type Catalog, type GroupVersion, groupVersions } from './resources.js';
 import { sendJson } from './respond.js';
+
+function notAcceptable(type: string): ApiError {
+  return new ApiError(
+    406,
+    'NotAcceptable' as never,
+    `only the following media types are accepted: ${type}`,
+    {},
+  );
+}
 
 const gvPath = (gv: GroupVersion) => (gv.group ? `apis/${gv.group}/${gv.version}` : `api/${gv.version}`);
 
@@ -33,12 +45,12 @@ const WRITE_PARAMS = [
   queryParam('fieldValidation', 'How the server handles unknown fields: Ignore, Warn or Strict.'),
 ];
 
-function groupVersionDoc(gv: GroupVersion): object {
+function groupVersionDoc(cat: Catalog, gv: GroupVersion): object {
   const paths: Record<string, object> = {};
   const schemas: Record<string, object> = {};
   for (const r of gv.resources) {
     const gvk = { group: gv.group, version: gv.version, kind: r.info.kind };
-    const ref = { $ref: `#/components/schemas/${schemaName(gv, r.info.kind)}` };
+    const ref = { $ref: `${V3}${schemaName(gv, r.info.kind)}` };
     const body = { content: { 'application/json': { schema: ref } }, required: true };
     const ok = { '200': { description: 'OK', content: { 'application/json': { schema: ref } } } };
     const base = `/${gvPath(gv)}${r.info.namespaced ? '/namespaces/{namespace}' : ''}/${r.info.resource}`;
@@ -66,35 +78,24 @@ function groupVersionDoc(gv: GroupVersion): object {
       }),
       delete: op('delete'),
     };
-    schemas[schemaName(gv, r.info.kind)] = {
-      type: 'object',
-      description: `${r.info.kind} (served by kubesim; field descriptions are not included)`,
-      properties: {
-        apiVersion: {
-          type: 'string',
-          description: 'APIVersion defines the versioned schema of this representation of an object.',
-        },
-        kind: {
-          type: 'string',
-          description: 'Kind is a string value representing the REST resource this object represents.',
-        },
-        metadata: {
-          type: 'object',
-          description: "Standard object's metadata.",
-          'x-kubernetes-preserve-unknown-fields': true,
-        },
-        spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
-        status: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
-      },
-      'x-kubernetes-preserve-unknown-fields': true,
-      'x-kubernetes-group-version-kind': [gvk],
-    };
+    const def = schemaOf(cat, r.info, gv.version);
+    if (def) {
+      ref.$ref = `${V3}${def.name}`;
+      schemas[def.name] = def.schema;
+    } else
+      schemas[schemaName(gv, r.info.kind)] = {
+        type: 'object',
+        description: `${r.info.kind} (a kind of kubesim's own: no schema)`,
+        'x-kubernetes-preserve-unknown-fields': true,
+        'x-kubernetes-group-version-kind': [gvk],
+      };
   }
+  closure(schemas);
   return {
     openapi: '3.0.0',
     info: { title: 'Kubernetes', version: KUBERNETES_VERSION.gitVersion },
     paths,
-    components: { schemas },
+    components: { schemas: v3Refs(schemas) },
   };
 }
 
@@ -102,22 +103,32 @@ function hashOf(doc: object): string {
   return createHash('sha512').update(JSON.stringify(doc)).digest('hex').slice(0, 128).toUpperCase();
 }
 
-/** Serves `/openapi/v3` and `/openapi/v3/<gv>`. */
-export async function openapiRoute(req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean> {
-  if (req.method !== 'GET' || !url.pathname.startsWith('/openapi/v3')) return false;
-  const rest = url.pathname.slice('/openapi/v3'.length).replace(/^\/+|\/+$/g, '');
-  const gvs = groupVersions();
-  if (rest === '') {
-    const paths: Record<string, object> = {};
-    for (const gv of gvs)
-      paths[gvPath(gv)] = {
-        serverRelativeURL: `/openapi/v3/${gvPath(gv)}?hash=${hashOf(groupVersionDoc(gv))}`,
-      };
-    sendJson(res, 200, { paths });
+/** Serves `/openapi/v2`, `/openapi/v3` and `/openapi/v3/<gv>`. */
+export const openapiRoute =
+  (cat: Catalog) =>
+  async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean> => {
+    if (req.method !== 'GET') return false;
+    if (url.pathname.replace(/\/+$/, '') === '/openapi/v2') {
+      // client-go asks for the protobuf form first and falls back to JSON on 406
+      const accept = req.headers.accept ?? '';
+      if (accept && !/application\/json|\*\/\*/.test(accept)) throw notAcceptable('application/json');
+      sendJson(res, 200, swaggerDoc(cat));
+      return true;
+    }
+    if (!url.pathname.startsWith('/openapi/v3')) return false;
+    const rest = url.pathname.slice('/openapi/v3'.length).replace(/^\/+|\/+$/g, '');
+    const gvs = groupVersions(cat);
+    if (rest === '') {
+      const paths: Record<string, object> = {};
+      for (const gv of gvs)
+        paths[gvPath(gv)] = {
+          serverRelativeURL: `/openapi/v3/${gvPath(gv)}?hash=${hashOf(groupVersionDoc(cat, gv))}`,
+        };
+      sendJson(res, 200, { paths });
+      return true;
+    }
+    const gv = gvs.find((x) => gvPath(x) === rest);
+    if (!gv) return false;
+    sendJson(res, 200, groupVersionDoc(cat, gv));
     return true;
-  }
-  const gv = gvs.find((x) => gvPath(x) === rest);
-  if (!gv) return false;
-  sendJson(res, 200, groupVersionDoc(gv));
-  return true;
-}
+  };

@@ -18,6 +18,8 @@ export interface ResourcePath {
   resource: string;
   name: string;
   subresource: string;
+  /** the legacy `/api/v1/watch/…` and `/apis/G/V/watch/…` form: a watch, of one object with a name */
+  watch?: boolean;
 }
 
 export type ParsedPath =
@@ -49,6 +51,9 @@ export function parsePath(pathname: string): ParsedPath {
   } else return { type: 'none' };
   if (rest.length === 0) return { type: 'groupVersion', group, version };
   rest = rest.map(decodeURIComponent);
+  // upstream's RequestInfoFactory still reads the `watch` prefix (deprecated since 1.11, served)
+  const watch = rest[0] === 'watch' && rest.length > 1;
+  if (watch) rest = rest.slice(1);
 
   let namespace = '';
   if (rest[0] === 'namespaces' && rest.length > 1) {
@@ -65,6 +70,7 @@ export function parsePath(pathname: string): ParsedPath {
           resource: 'namespaces',
           name: namespace,
           subresource: rest[2] ?? '',
+          ...(watch ? { watch } : {}),
         },
       };
     }
@@ -72,7 +78,15 @@ export function parsePath(pathname: string): ParsedPath {
   if (rest.length > 3) return { type: 'none' };
   return {
     type: 'resource',
-    path: { group, version, namespace, resource: rest[0]!, name: rest[1] ?? '', subresource: rest[2] ?? '' },
+    path: {
+      group,
+      version,
+      namespace,
+      resource: rest[0]!,
+      name: rest[1] ?? '',
+      subresource: rest[2] ?? '',
+      ...(watch ? { watch } : {}),
+    },
   };
 }
 
@@ -88,4 +102,7 @@ export interface Request {
   // biome-ignore lint/suspicious/noExplicitAny: request bodies are arbitrary JSON
   body(): Promise<any>;
   rawBody(): Promise<Buffer>;
+  /** the CRD version (`spec.versions[]`) a custom resource is served at, once the path is resolved */
+  // biome-ignore lint/suspicious/noExplicitAny: CRD objects are arbitrary JSON
+  custom?: any;
 }

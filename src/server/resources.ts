@@ -4,7 +4,19 @@
  * here. Adds what discovery tells clients beyond the registry: verbs, categories (`kubectl get all`)
  * and subresources (upstream: each kind's REST storage in pkg/registry/<group>/<kind>/storage).
  */
-import { RESOURCES, type ResourceInfo } from '../api/registry.js';
+import type { KindRegistry, ResourceInfo } from '../api/registry.js';
+
+// biome-ignore lint/suspicious/noExplicitAny: CRD objects are arbitrary JSON
+type Obj = any;
+
+/**
+ * What the HTTP layer serves: the ApiServer's kinds, and the CRD objects behind the custom ones
+ * (their subresources, printer columns and schemas; crd-controller.ts keeps the map).
+ */
+export interface Catalog {
+  kinds: KindRegistry;
+  crds: Map<string, Obj>;
+}
 
 export const VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 
@@ -47,8 +59,31 @@ export interface GroupVersion {
   resources: ServedResource[];
 }
 
-function served(info: ResourceInfo): ServedResource {
+/** The CRD version object (`spec.versions[]`) behind a custom kind at a version. */
+export function crdVersion(cat: Catalog, info: ResourceInfo, version: string): Obj | undefined {
+  if (!info.crd) return undefined;
+  return cat.crds.get(info.crd)?.spec?.versions?.find((v: Obj) => v?.name === version);
+}
+
+function served(cat: Catalog, info: ResourceInfo, version = info.version): ServedResource {
   const subresources: Subresource[] = [];
+  if (info.crd) {
+    const v = crdVersion(cat, info, version);
+    if (v?.subresources?.status !== undefined)
+      subresources.push({
+        name: 'status',
+        verbs: ['get', 'patch', 'update'],
+        kind: { group: info.group, version, kind: info.kind },
+      });
+    if (v?.subresources?.scale)
+      subresources.push({
+        name: 'scale',
+        verbs: ['get', 'patch', 'update'],
+        kind: { group: 'autoscaling', version: 'v1', kind: 'Scale' },
+      });
+    const at = version === info.version ? info : { ...info, version, apiVersion: `${info.group}/${version}` };
+    return { info: at, singular: info.singular, categories: [...info.categories], subresources };
+  }
   if (info.hasStatus)
     subresources.push({
       name: 'status',
@@ -81,24 +116,34 @@ function served(info: ResourceInfo): ServedResource {
   };
 }
 
+/** The versions a kind is served at: every served version of a CRD, the preferred one of a built-in. */
+const versionsOf = (info: ResourceInfo): readonly string[] => (info.crd ? info.versions : [info.version]);
+
 /** Every served group version, core (`v1`) first, in registry order. */
-export function groupVersions(): GroupVersion[] {
+export function groupVersions(cat: Catalog): GroupVersion[] {
   const byGv = new Map<string, GroupVersion>();
-  for (const info of RESOURCES) {
-    const gv = info.group ? `${info.group}/${info.version}` : info.version;
-    let entry = byGv.get(gv);
-    if (!entry) {
-      entry = { group: info.group, version: info.version, groupVersion: gv, resources: [] };
-      byGv.set(gv, entry);
+  for (const info of cat.kinds.list())
+    for (const version of versionsOf(info)) {
+      const gv = info.group ? `${info.group}/${version}` : version;
+      let entry = byGv.get(gv);
+      if (!entry) {
+        entry = { group: info.group, version, groupVersion: gv, resources: [] };
+        byGv.set(gv, entry);
+      }
+      entry.resources.push(served(cat, info, version));
     }
-    entry.resources.push(served(info));
-  }
   return [...byGv.values()].sort((a, b) => (a.group === '' ? -1 : b.group === '' ? 1 : 0));
 }
 
 /** The resource a path names in a group version, or undefined when it is not served. */
-export function findResource(group: string, version: string, resource: string): ServedResource | undefined {
-  for (const info of RESOURCES)
-    if (info.group === group && info.version === version && info.resource === resource) return served(info);
+export function findResource(
+  cat: Catalog,
+  group: string,
+  version: string,
+  resource: string,
+): ServedResource | undefined {
+  for (const info of cat.kinds.list())
+    if (info.group === group && info.resource === resource && versionsOf(info).includes(version))
+      return served(cat, info, version);
   return undefined;
 }

@@ -6,6 +6,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import { ApiError, internalError } from '../api/errors.js';
+import { encodeProtobufObject, PROTOBUF } from './protobuf.js';
 
 export function sendJson(
   res: ServerResponse,
@@ -16,6 +17,35 @@ export function sendJson(
   const text = JSON.stringify(body);
   res.writeHead(code, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(text) });
   res.end(text);
+}
+
+/** Send an object as JSON, or as protobuf when that is the representation negotiated. */
+export function sendObject(
+  res: ServerResponse,
+  code: number,
+  body: unknown,
+  contentType: string,
+  protobuf: boolean,
+): void {
+  if (!protobuf) {
+    sendJson(res, code, body, contentType);
+    return;
+  }
+  const bytes = encodeProtobufObject(body);
+  res.writeHead(code, { 'Content-Type': PROTOBUF, 'Content-Length': bytes.length });
+  res.end(bytes);
+}
+
+/**
+ * `Warning` headers (RFC 7234 code 299, agent "-"), as kube-apiserver's warning recorder writes
+ * them (upstream: staging/src/k8s.io/apiserver/pkg/endpoints/filters/warning.go); kubectl prints
+ * each as `Warning: …`.
+ */
+export function addWarnings(res: ServerResponse, warnings: readonly string[]): void {
+  if (warnings.length === 0 || res.headersSent) return;
+  const prev = res.getHeader('Warning');
+  const list = Array.isArray(prev) ? prev : prev === undefined ? [] : [String(prev)];
+  res.setHeader('Warning', [...list, ...warnings.map((w) => `299 - ${JSON.stringify(w)}`)]);
 }
 
 /** An error as the metav1.Status clients decode; anything that is not an ApiError becomes a 500. */

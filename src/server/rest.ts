@@ -23,7 +23,21 @@ import { negotiate, type Representation } from './negotiate.js';
 import { applyPatch, patchTypeOf } from './patch.js';
 import type { Request, ResourcePath } from './request-info.js';
 import { findResource } from './resources.js';
-import { methodNotAllowed, pathNotFound, sendJson, successStatus } from './respond.js';
+import { hasProtobuf } from './protobuf.js';
+import { fieldValidationParam, intParam, isTrueParam, resourceVersionMatchParam } from './query.js';
+import {
+  addWarnings,
+  methodNotAllowed,
+  pathNotFound,
+  sendJson,
+  sendObject,
+  successStatus,
+} from './respond.js';
+import { checkCustomResource } from './crd-schema.js';
+import { crdPrinter } from './crd-table.js';
+import { customVersion, readScale, tablePrinter, writeScale } from './custom-resources.js';
+import type { Catalog } from './resources.js';
+import { decodeTyped } from './typed-body.js';
 import { toTable, type IncludeObject } from './table.js';
 import { serveWatch, type WatchSettings } from './watch.js';
 
@@ -33,27 +47,22 @@ type Obj = any;
 export interface RestContext {
   api: ApiServer;
   watch: WatchSettings;
+  cat: Catalog;
 }
 
 const MAX_PATCH_RETRIES = 16;
 
-function listOptions(q: URLSearchParams, namespace: string): ListOptions {
-  const limit = q.get('limit');
-  const rvm = q.get('resourceVersionMatch');
-  if (rvm && rvm !== 'Exact' && rvm !== 'NotOlderThan')
-    throw badRequest(`unknown resourceVersionMatch: ${JSON.stringify(rvm)}`);
+function listOptions(q: URLSearchParams, namespace: string, watch = false): ListOptions {
   return {
     namespace: namespace || undefined,
     labelSelector: q.get('labelSelector') ?? undefined,
     fieldSelector: q.get('fieldSelector') ?? undefined,
     resourceVersion: q.get('resourceVersion') ?? undefined,
-    resourceVersionMatch: (rvm as ListOptions['resourceVersionMatch']) ?? undefined,
-    limit: limit ? Number(limit) : undefined,
+    resourceVersionMatch: resourceVersionMatchParam(q, watch),
+    limit: intParam(q, 'limit'),
     continue: q.get('continue') ?? undefined,
   };
 }
-
-const isTrue = (v: string | null) => v === 'true' || v === '1';
 
 function includeObject(q: URLSearchParams): IncludeObject {
   const v = q.get('includeObject');
@@ -66,6 +75,7 @@ function represent(
   rep: Representation,
   info: ResourceInfo,
   q: URLSearchParams,
+  custom: Obj | undefined,
   objects: KubeObject[],
   listMeta: { resourceVersion?: string; continue?: string; remainingItemCount?: number } | undefined,
 ): [unknown, string] {
@@ -73,6 +83,7 @@ function represent(
     const meta = listMeta ?? { resourceVersion: objects[0]?.metadata.resourceVersion };
     return [
       toTable(info.kind, objects, meta, {
+        printer: custom ? crdPrinter(custom) : undefined,
         now: ctx.api.clock.now(),
         includeObject: includeObject(q),
         version: rep.version,
@@ -106,6 +117,40 @@ function represent(
   return [objects[0], 'application/json'];
 }
 
+/** The representation answered, as JSON or protobuf. */
+function send(
+  ctx: RestContext,
+  r: Request,
+  code: number,
+  rep: Representation,
+  info: ResourceInfo,
+  objects: KubeObject[],
+  listMeta?: { resourceVersion?: string; continue?: string; remainingItemCount?: number },
+): void {
+  // a custom resource is the same object at every served version (conversion None)
+  const out = info.crd ? objects.map((o) => ({ ...o, apiVersion: info.apiVersion })) : objects;
+  const [body, type] = represent(ctx, rep, info, r.query, r.custom, out, listMeta);
+  sendObject(r.res, code, body, type, rep.as === 'protobuf');
+}
+
+/**
+ * A create or update body of a built-in kind decoded against its schema (typed-body.ts): wrong
+ * types are a 400; unknown fields are dropped with a Warning header, or refused under
+ * fieldValidation=Strict (upstream: handlers/create.go and update.go's strict decoding).
+ */
+function typedBody(r: Request, obj: Obj, info: ResourceInfo, optionsKind: string): void {
+  const policy = fieldValidationParam(r.query, optionsKind);
+  let unknown: string[];
+  if (r.custom) {
+    const checked = checkCustomResource(obj, r.custom.schema?.openAPIV3Schema);
+    if (checked.errors.length) throw invalid(info.qualifiedKind, obj.metadata?.name ?? '', checked.errors);
+    unknown = checked.unknown;
+  } else unknown = decodeTyped(obj, info.group, info.version, info.kind);
+  if (unknown.length === 0 || policy === 'Ignore') return;
+  if (policy === 'Strict') throw badRequest(`strict decoding error: ${unknown.join(', ')}`);
+  addWarnings(r.res, unknown);
+}
+
 function notAcceptable(): ApiError {
   return new ApiError(
     406,
@@ -126,27 +171,42 @@ export async function handleResource(ctx: RestContext, r: Request): Promise<void
     sendJson(res, 201, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 });
     return;
   }
-  const served = findResource(path.group, path.version, path.resource);
+  const served = findResource(ctx.cat, path.group, path.version, path.resource);
   if (!served) throw pathNotFound();
   const info = served.info;
+  if (info.crd) r.custom = await customVersion(ctx.api, info);
   if (!info.namespaced && path.namespace) throw pathNotFound();
   if (path.subresource && !served.subresources.some((s) => s.name === path.subresource)) throw pathNotFound();
-  const rep = negotiate(req.headers.accept);
+  const rep = negotiate(req.headers.accept, { protobuf: hasProtobuf(info.apiVersion, info.kind) });
   if (!rep) throw notAcceptable();
   const ns = info.namespaced ? path.namespace : '';
+  if (path.watch) {
+    if (method !== 'GET' || path.subresource) throw methodNotAllowed(method, info.resource);
+    const q = new URLSearchParams(query);
+    q.set('watch', 'true');
+    if (path.name)
+      q.set(
+        'fieldSelector',
+        [`metadata.name=${path.name}`, q.get('fieldSelector')].filter(Boolean).join(','),
+      );
+    return serveWatch(ctx.api, ctx.watch, { ...r, query: q }, info, ns, rep, tablePrinter(r));
+  }
 
   if (!path.name) {
     switch (method) {
       case 'GET': {
-        if (isTrue(query.get('watch'))) return serveWatch(ctx.api, ctx.watch, r, info, ns, rep);
+        if (isTrueParam(query, 'watch')) {
+          listOptions(query, ns, true);
+          return serveWatch(ctx.api, ctx.watch, r, info, ns, rep, tablePrinter(r));
+        }
         const result = await ctx.api.list(info.resource, listOptions(query, ns));
-        const [body, type] = represent(ctx, rep, info, query, result.items, result.metadata);
-        sendJson(res, 200, body, type);
+        send(ctx, r, 200, rep, info, result.items, result.metadata);
         return;
       }
       case 'POST': {
         const obj = await r.body();
         checkBodyKind(obj, info);
+        typedBody(r, obj, info, 'CreateOptions');
         if (info.namespaced) {
           obj.metadata ??= {};
           if (obj.metadata.namespace && ns && obj.metadata.namespace !== ns)
@@ -156,8 +216,7 @@ export async function handleResource(ctx: RestContext, r: Request): Promise<void
           if (ns) obj.metadata.namespace = ns;
         }
         const created = await ctx.api.create(obj, { dryRun: dryRun(query) });
-        const [body, type] = represent(ctx, rep, info, query, [created], undefined);
-        sendJson(res, 201, body, type);
+        send(ctx, r, 201, rep, info, [created]);
         return;
       }
       case 'DELETE': {
@@ -207,13 +266,13 @@ export async function handleResource(ctx: RestContext, r: Request): Promise<void
   switch (method) {
     case 'GET': {
       const obj = await ctx.api.get(info.resource, ns, name);
-      const [body, type] = represent(ctx, rep, info, query, [obj], undefined);
-      sendJson(res, 200, body, type);
+      send(ctx, r, 200, rep, info, [obj]);
       return;
     }
     case 'PUT': {
       const obj = await r.body();
       checkBodyKind(obj, info);
+      typedBody(r, obj, info, 'UpdateOptions');
       obj.metadata ??= {};
       if (obj.metadata.name && obj.metadata.name !== name)
         throw badRequest(
@@ -229,14 +288,12 @@ export async function handleResource(ctx: RestContext, r: Request): Promise<void
       }
       const before = await ctx.api.get(info.resource, ns, name).catch(() => undefined);
       const updated = status ? await ctx.api.updateStatus(obj) : await ctx.api.update(obj);
-      const [body, type] = represent(ctx, rep, info, query, [updated], undefined);
-      sendJson(res, before ? 200 : 201, body, type);
+      send(ctx, r, before ? 200 : 201, rep, info, [updated]);
       return;
     }
     case 'PATCH': {
       const patched = await patchObject(ctx, r, info, ns, name, status);
-      const [body, type] = represent(ctx, rep, info, query, [patched.obj], undefined);
-      sendJson(res, patched.created ? 201 : 200, body, type);
+      send(ctx, r, patched.created ? 201 : 200, rep, info, [patched.obj]);
       return;
     }
     case 'DELETE': {
@@ -287,12 +344,12 @@ interface DeleteRequest {
 
 async function deleteOptions(r: Request, q: URLSearchParams): Promise<DeleteRequest> {
   const raw = await r.rawBody();
-  const body: Obj = raw.length ? JSON.parse(raw.toString('utf8')) : {};
-  const grace = q.get('gracePeriodSeconds') ?? body.gracePeriodSeconds;
+  const body: Obj = raw.length ? await r.body() : {};
+  const grace = intParam(q, 'gracePeriodSeconds') ?? body.gracePeriodSeconds;
   const policy =
     q.get('propagationPolicy') ??
     body.propagationPolicy ??
-    (isTrue(q.get('orphanDependents')) ? 'Orphan' : undefined);
+    (isTrueParam(q, 'orphanDependents') ? 'Orphan' : undefined);
   if (policy !== undefined && !['Orphan', 'Background', 'Foreground'].includes(policy))
     throw invalid({ name: 'DeleteOptions', group: '' }, '', [
       invalidValue('propagationPolicy', policy, 'must be one of Orphan, Background, Foreground'),
@@ -345,7 +402,7 @@ async function patchObject(
 ): Promise<{ obj: KubeObject; created: boolean }> {
   const type = patchTypeOf(r.req.headers['content-type']);
   const raw = (await r.rawBody()).toString('utf8');
-  const force = isTrue(r.query.get('force'));
+  const force = isTrueParam(r.query, 'force');
   const manager = r.query.get('fieldManager') ?? undefined;
   if (type === 'apply' && !manager) throw badRequest('fieldManager is required for apply requests');
   for (let attempt = 0; attempt < MAX_PATCH_RETRIES; attempt++) {
@@ -355,7 +412,12 @@ async function patchObject(
     } catch (e) {
       if (!(e instanceof ApiError && e.code === 404) || type !== 'apply' || status) throw e;
     }
-    const next = applyPatch(type, raw, current, info, { manager, force, now: ctx.api.clock.now() });
+    // a copy: the typed decode below edits in place, and the patch may share parts of `current`
+    const next = structuredClone(
+      applyPatch(type, raw, current, info, { manager, force, now: ctx.api.clock.now() }),
+    );
+    if (attempt === 0) typedBody(r, next, info, 'PatchOptions');
+    else decodeTyped(next, info.group, info.version, info.kind);
     next.metadata ??= {};
     next.metadata.name = name;
     if (info.namespaced) next.metadata.namespace = ns;
@@ -376,9 +438,10 @@ async function patchObject(
 }
 
 /** autoscaling/v1 Scale of a workload (upstream: pkg/registry/apps/deployment/storage ScaleREST). */
-function scaleOf(obj: Obj): Obj {
+function scaleOf(obj: Obj, custom: Obj | undefined): Obj {
   const sel = obj.spec?.selector;
   let selector = '';
+  const cr = custom ? readScale(custom, obj) : undefined;
   if (sel?.matchLabels || sel?.matchExpressions) {
     selector = Object.entries(sel.matchLabels ?? {})
       .map(([k, v]) => `${k}=${v}`)
@@ -399,8 +462,10 @@ function scaleOf(obj: Obj): Obj {
       resourceVersion: m.resourceVersion,
       creationTimestamp: m.creationTimestamp,
     },
-    spec: { replicas: obj.spec?.replicas ?? 1 },
-    status: { replicas: obj.status?.replicas ?? 0, ...(selector ? { selector } : {}) },
+    spec: { replicas: cr ? cr.spec : (obj.spec?.replicas ?? 1) },
+    status: cr
+      ? { replicas: cr.status, ...(cr.selector ? { selector: cr.selector } : {}) }
+      : { replicas: obj.status?.replicas ?? 0, ...(selector ? { selector } : {}) },
   };
 }
 
@@ -413,7 +478,7 @@ async function handleScale(
   method: string,
 ): Promise<void> {
   if (method === 'GET') {
-    sendJson(r.res, 200, scaleOf(await ctx.api.get(info.resource, ns, name)));
+    sendJson(r.res, 200, scaleOf(await ctx.api.get(info.resource, ns, name), r.custom));
     return;
   }
   if (method !== 'PUT' && method !== 'PATCH') throw methodNotAllowed(method, `${info.resource}/scale`);
@@ -421,10 +486,10 @@ async function handleScale(
   const type = method === 'PATCH' ? patchTypeOf(r.req.headers['content-type']) : undefined;
   for (let attempt = 0; attempt < MAX_PATCH_RETRIES; attempt++) {
     const obj: Obj = await ctx.api.get(info.resource, ns, name);
-    const cur = scaleOf(obj);
+    const cur = scaleOf(obj, r.custom);
     const wanted: Obj =
       type === undefined
-        ? JSON.parse(raw)
+        ? await r.body()
         : applyPatch(type, raw, cur, { ...info, kind: 'Scale' }, { now: ctx.api.clock.now() });
     const replicas = wanted?.spec?.replicas;
     if (!Number.isInteger(replicas) || replicas < 0)
@@ -438,10 +503,11 @@ async function handleScale(
         name,
         'the object has been modified; please apply your changes to the latest version and try again',
       );
-    obj.spec.replicas = replicas;
+    if (r.custom) writeScale(r.custom, obj, replicas);
+    else obj.spec.replicas = replicas;
     try {
       const updated = await ctx.api.update(obj);
-      sendJson(r.res, 200, scaleOf(updated));
+      sendJson(r.res, 200, scaleOf(updated, r.custom));
       return;
     } catch (e) {
       if (pinned || !(e instanceof ApiError && e.code === 409)) throw e;

@@ -7,7 +7,7 @@
  */
 import type { KubeObject } from '../api/types.js';
 import { rfc3339 } from '../api/time.js';
-import { printerFor, type Column } from './printers.js';
+import { printerFor, type Column, type Printer } from './printers.js';
 
 export type IncludeObject = 'None' | 'Metadata' | 'Object';
 
@@ -19,6 +19,8 @@ export interface TableOptions {
   version: string;
   /** omit columnDefinitions (watch events after the first) */
   noHeaders?: boolean;
+  /** the columns of a custom kind (crd-table.ts), instead of the built-in printer's */
+  printer?: Printer;
 }
 
 /** The default convertor's columns for kinds without a printer (rest.NewDefaultTableConvertor). */
@@ -44,7 +46,7 @@ export function toTable(
   listMeta: { resourceVersion?: string; continue?: string; remainingItemCount?: number },
   opts: TableOptions,
 ): object {
-  const printer = printerFor(kind);
+  const printer = opts.printer ?? printerFor(kind);
   const columns = printer?.columns ?? DEFAULT_COLUMNS;
   const rows = objects.map((o) => {
     const cells = printer

@@ -22,7 +22,10 @@ import { badRequest } from '../api/errors.js';
 import type { ResourceInfo } from '../api/registry.js';
 import type { KubeObject } from '../api/types.js';
 import type { Representation } from './negotiate.js';
+import { encodeWatchFrame, PROTOBUF } from './protobuf.js';
+import { intParam, isTrueParam } from './query.js';
 import { sendError } from './respond.js';
+import type { Printer } from './printers.js';
 import type { Request } from './request-info.js';
 import { toTable } from './table.js';
 
@@ -33,9 +36,31 @@ export interface WatchSettings {
   minRequestTimeoutMs: number;
   /** uniform in [0, 1): the seeded source of the timeout spread */
   random: () => number;
+  /** encode each event once and share the bytes among watchers (default; false: per watcher, for benchmarks) */
+  shareEncoded?: boolean;
 }
 
-const isTrue = (v: string | null) => v === 'true' || v === '1';
+/**
+ * The bytes of one store event, per encoding, shared by every watcher that receives it: with
+ * `sharedObjects` the ApiServer hands all watchers of a store event the same frozen object, so it
+ * is the key (kube-apiserver's watch cache encodes an event once per encoding the same way: its
+ * cachingObject in staging/src/k8s.io/apiserver/pkg/storage/cacher/caching_object.go).
+ */
+const ENCODED = new WeakMap<object, Map<string, string | Buffer>>();
+
+function encoded(
+  object: object,
+  type: string,
+  protobuf: boolean,
+  encode: (type: string, object: unknown) => string | Buffer,
+): string | Buffer {
+  let byKey = ENCODED.get(object);
+  if (!byKey) ENCODED.set(object, (byKey = new Map()));
+  const key = `${type}${protobuf ? '/pb' : ''}`;
+  let bytes = byKey.get(key);
+  if (bytes === undefined) byKey.set(key, (bytes = encode(type, object)));
+  return bytes;
+}
 
 export async function serveWatch(
   api: ApiServer,
@@ -44,11 +69,13 @@ export async function serveWatch(
   info: ResourceInfo,
   ns: string,
   rep: Representation,
+  printer?: Printer,
 ): Promise<void> {
   const q = r.query;
   const { res, req } = r;
-  const allowBookmarks = isTrue(q.get('allowWatchBookmarks'));
-  const initialEvents = isTrue(q.get('sendInitialEvents'));
+  const allowBookmarks = isTrueParam(q, 'allowWatchBookmarks');
+  const initialEvents = isTrueParam(q, 'sendInitialEvents');
+  const timeout = intParam(q, 'timeoutSeconds') ?? 0;
   if (initialEvents && (!allowBookmarks || q.get('resourceVersionMatch') !== 'NotOlderThan'))
     throw badRequest(
       'sendInitialEvents requires allowWatchBookmarks=true and resourceVersionMatch=NotOlderThan',
@@ -61,7 +88,10 @@ export async function serveWatch(
 
   let contentType = 'application/json';
   let headers = true;
-  let transform = (o: unknown): unknown => o;
+  // a custom resource is served at every version of its CRD, the same object (conversion None)
+  let transform = info.crd
+    ? (o: unknown): unknown => ({ ...(o as object), apiVersion: info.apiVersion })
+    : (o: unknown): unknown => o;
   if (rep.as === 'Table') {
     contentType = `application/json;as=Table;v=${rep.version};g=meta.k8s.io`;
     transform = (o) => {
@@ -74,6 +104,7 @@ export async function serveWatch(
           includeObject: (q.get('includeObject') as 'None' | 'Object' | null) ?? 'Metadata',
           version: rep.version,
           noHeaders: !headers,
+          printer,
         },
       );
       headers = false;
@@ -97,10 +128,22 @@ export async function serveWatch(
     void handle?.stop();
     res.end();
   };
+  const protobuf = rep.as === 'protobuf';
+  if (protobuf) contentType = `${PROTOBUF};stream=watch`;
+  // plain JSON and protobuf events of built-in kinds are encoded once and shared (see encoded())
+  const shareable = settings.shareEncoded !== false && (rep.as === 'json' || protobuf) && !info.crd;
+  const encode = (type: string, object: unknown): string | Buffer =>
+    protobuf
+      ? encodeWatchFrame(type, { apiVersion: info.apiVersion, kind: info.kind, ...(object as object) })
+      : `${JSON.stringify({ type, object })}\n`;
   const write = (ev: ApiWatchEvent<unknown>) => {
     if (ended) return;
-    const object = ev.type === 'ERROR' || ev.type === 'BOOKMARK' ? ev.object : transform(ev.object);
-    res.write(`${JSON.stringify({ type: ev.type, object })}\n`);
+    if (shareable && (ev.type === 'ADDED' || ev.type === 'MODIFIED' || ev.type === 'DELETED'))
+      res.write(encoded(ev.object as object, ev.type, protobuf, encode));
+    else {
+      const object = ev.type === 'ERROR' || ev.type === 'BOOKMARK' ? ev.object : transform(ev.object);
+      res.write(encode(ev.type, object));
+    }
     if (ev.type === 'ERROR') finish();
   };
 
@@ -126,7 +169,11 @@ export async function serveWatch(
       });
       resourceVersion = list.metadata.resourceVersion;
     }
-    handle = await api.watch(info.resource, { ...base, resourceVersion, allowBookmarks }, emit);
+    handle = await api.watch(
+      info.resource,
+      { ...base, resourceVersion, allowBookmarks, sharedObjects: shareable },
+      emit,
+    );
   } catch (e) {
     sendError(res, e);
     return;
@@ -138,7 +185,6 @@ export async function serveWatch(
 
   req.on('close', finish);
   res.on('close', finish);
-  const timeout = Number(q.get('timeoutSeconds') ?? 0);
   if (timeout > 0) timers.push(setTimeout(finish, timeout * 1000));
   else if (settings.minRequestTimeoutMs > 0)
     timers.push(setTimeout(finish, settings.minRequestTimeoutMs * (1 + settings.random())));

@@ -15,7 +15,18 @@ async function cli(...args: string[]): Promise<{ code: number; out: string; err:
 
 const dir = mkdtempSync(join(tmpdir(), 'kubesim-baseline-'));
 const current = join(dir, 'current.json');
-const SIM = ['bench', 'sim', '--quick', '--sizes', '30,60,120', '--minutes', '1', '--no-progress'];
+const SIM = [
+  'bench',
+  'sim',
+  '--quick',
+  '--sizes',
+  '30,60,120',
+  '--minutes',
+  '1',
+  '--envelope',
+  'none',
+  '--no-progress',
+];
 const ROW = (size: number) => `sim|demo CPU time|kube-scheduler model|${size}`;
 let doc: { schema: string; reports: BenchReport[] };
 

@@ -266,6 +266,14 @@ describe.skipIf(!ready)('kubesim serve /ui in Chromium', () => {
     await page!.waitFor(`P.groups.reduce((n, g) => n + g.pods.length, 0) === 2`, 'two pending pods');
     const status = await page!.evaluate<string>(`$('status').innerText`);
     expect(Number(/([\d,]+) watch events/.exec(status)?.[1]?.replace(/,/g, ''))).toBeGreaterThan(0);
+    // the charts sample what the watch brought: 2 pending, 6 running, 6 nodes Ready
+    await page!.waitFor(`C.samples.length >= 2 && C.samples.at(-1).phase.Pending === 2`, 'two samples');
+    const chart = await page!.evaluate<{ lines: number; svg: boolean; last: number[] }>(
+      `({ lines: document.querySelectorAll('#chart-phase polyline').length,
+          svg: document.querySelector('#chart-phase svg') instanceof SVGSVGElement,
+          last: [C.samples.at(-1).phase.Pending, C.samples.at(-1).phase.Running, C.samples.at(-1).nodes.Ready] })`,
+    );
+    expect(chart).toEqual({ lines: 4, svg: true, last: [2, 6, 6] });
     await page!.screenshot(join(shots, 'ui-watch.png'));
   }, 60_000);
 

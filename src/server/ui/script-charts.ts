@@ -24,6 +24,8 @@ function virtualNow() {
 }
 
 function sample() {
+  // counts while the lists still arrive would chart the loading, not the cluster
+  if (!S.timings.interactive) return;
   const v = virtualNow();
   const phase = { Pending: 0, Running: 0, Succeeded: 0, Failed: 0 };
   for (const p of S.pods.values()) phase[p.phase] = (phase[p.phase] || 0) + 1;
@@ -42,8 +44,10 @@ function sample() {
 
 function renderCharts() {
   const box = $('charts');
+  const NS = 'http://www.w3.org/2000/svg';
+  const svgEl = () => { const e = document.createElementNS(NS, 'svg'); e.setAttribute('viewBox', '0 0 300 90'); e.setAttribute('preserveAspectRatio', 'none'); return e; };
   if (!box.children.length) box.replaceChildren(...SERIES.map((s) => el('div', { class: 'chart', id: 'chart-' + s.id },
-    el('h4', {}, s.title, el('span', {})), el('svg', { viewBox: '0 0 300 90', preserveAspectRatio: 'none' }),
+    el('h4', {}, s.title), el('div', { class: 'val' }), svgEl(),
     el('div', { class: 'keys' }, ...s.lines.map(([n, c]) => el('span', {}, el('span', { class: 'sw', style: 'display:inline-block;width:10px;height:3px;vertical-align:middle;margin-right:3px;background:' + c }), n))))));
   const xs = C.samples;
   if (!xs.length) return;
@@ -51,11 +55,10 @@ function renderCharts() {
   for (const s of SERIES) {
     const card = $('chart-' + s.id), svg = card.querySelector('svg');
     const get = (x, n) => x[s.id][n];
-    if (s.id === 'throttled' && S.throttled === undefined) { card.querySelector('h4 span').textContent = 'not served here'; continue; }
+    if (s.id === 'throttled' && S.throttled === undefined) { card.querySelector('.val').textContent = 'not served here (kubesim only)'; continue; }
     let max = 1;
     for (const x of xs) for (const [n] of s.lines) max = Math.max(max, get(x, n) || 0);
     const X = (t) => ((t - t0) / (t1 - t0)) * 298 + 1, Y = (v) => 86 - (v / max) * 80;
-    const NS = 'http://www.w3.org/2000/svg';
     const kids = [];
     const axis = document.createElementNS(NS, 'line');
     for (const [k, v] of Object.entries({ x1: 0, x2: 300, y1: 86.5, y2: 86.5, stroke: '#d0d7de' })) axis.setAttribute(k, v);
@@ -69,7 +72,7 @@ function renderCharts() {
     }
     svg.replaceChildren(...kids);
     const lastX = xs[xs.length - 1];
-    card.querySelector('h4 span').textContent = s.lines.map(([n]) => {
+    card.querySelector('.val').textContent = s.lines.map(([n]) => {
       const v = get(lastX, n) || 0;
       return (s.lines.length > 1 ? n + ' ' : '') + (Number.isInteger(v) ? fmt(v) : v.toFixed(1));
     }).join(' · ') + ' · max ' + (Number.isInteger(max) ? fmt(max) : max.toFixed(1)) + ' · ' + elapsedText(t1 - t0);

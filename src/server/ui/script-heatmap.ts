@@ -76,7 +76,7 @@ function renderZones() {
 /** Lays the zone's nodes out in rows of cells under one caption per instance type, and draws them. */
 function drawHeat(canvas, nodes) {
   const width = canvas.clientWidth || 360;
-  const size = nodes.length <= 60 ? 22 : nodes.length <= 600 ? 12 : 8, gap = size >= 12 ? 2 : 1, pitch = size + gap;
+  const size = nodes.length <= 12 ? 34 : nodes.length <= 60 ? 22 : nodes.length <= 600 ? 12 : 8, gap = size >= 12 ? 2 : 1, pitch = size + gap;
   const perRow = Math.max(1, Math.floor((width + gap) / pitch));
   const groups = [];
   for (const n of nodes) { const g = groups[groups.length - 1]; if (g && g.name === n.group) g.nodes.push(n); else groups.push({ name: n.group, nodes: [n] }); }
@@ -166,7 +166,7 @@ function renderNodeDetail() {
     el('div', { class: 'muted' }, pods.length + ' pods on this node (click one to explain it):'), list));
   nodePodsTable = VTable(list, [{ name: 'POD', cell: (r) => r.key, width: 'minmax(160px, 2fr)' }, { name: 'STATUS', cell: (r) => r.cells[2] ?? r.phase },
     { name: 'CPU', cell: (r) => cpuText(r.cpu), sort: (r) => r.cpu, num: true }, { name: 'MEMORY', cell: (r) => memText(r.mem), sort: (r) => r.mem, num: true }],
-    (r) => select(r.key), { height: Math.min(200, 22 + pods.length * 21) });
+    (r) => select(r.key), { height: 200 });
   nodePodsTable.set(pods);
 }
 

@@ -78,7 +78,7 @@ function renderExplain() {
     ...(scored ? [{ name: 'TOTAL', num: true, cell: (r) => r.n.total === undefined ? '' : String(r.n.total), sort: (r) => -(r.n.total ?? -1), width: '60px' }] : []),
     { name: 'VERDICT', cell: (r) => verdictOf(r.n), cls: (r) => r.n.feasible ? 'ok' : 'fail', width: 'minmax(200px, 3fr)' },
     { name: 'OTHER FAILING FILTERS', cell: (r) => others(r.n), cls: () => 'fail', width: 'minmax(120px, 2fr)' },
-  ], (r) => pickNode(r.n.name), { height: Math.min(300, 24 + rows.length * 21) });
+  ], (r) => pickNode(r.n.name), { height: 300 });
   explainTable.set(rows);
 }
 

@@ -37,8 +37,10 @@ function VTable(host, cols, onPick, opts) {
   t.set = (rows) => { t.rows = rows; t.sort(); };
   t.draw = () => {
     inner.style.height = (t.rows.length * rowH) + 'px';
+    // no taller than its rows: a short table takes little room
+    body.style.height = Math.min(height, head.offsetHeight + t.rows.length * rowH + (body.scrollWidth > body.clientWidth ? 18 : 2)) + 'px';
     const first = Math.max(0, Math.floor((body.scrollTop - head.offsetHeight) / rowH) - 5);
-    const last = Math.min(t.rows.length, first + Math.ceil(height / rowH) + 10);
+    const last = Math.min(t.rows.length, Math.max(0, first) + Math.ceil(height / rowH) + 10);
     const sig = first + ':' + last + ':' + t.rows.length + ':' + t.selected;
     if (sig === drawn) return;
     drawn = sig;

@@ -50,8 +50,8 @@ canvas.heat { display: block; width: 100%; cursor: pointer; }
 .groups .why { color: #cf222e; overflow-wrap: anywhere; } .groups .eg { color: #57606a; font-size: 11px; display: block; }
 .charts { display: grid; grid-template-columns: repeat(auto-fill, minmax(250px, 1fr)); gap: 10px; }
 .chart { background: #fff; border: 1px solid #d0d7de; border-radius: 6px; padding: 6px 8px; }
-.chart h4 { margin: 0; font-size: 12px; display: flex; justify-content: space-between; }
-.chart h4 span { font-weight: 400; color: #57606a; font-variant-numeric: tabular-nums; }
+.chart h4 { margin: 0; font-size: 12px; }
+.chart .val { font-size: 11px; color: #57606a; font-variant-numeric: tabular-nums; min-height: 15px; }
 .chart svg { display: block; width: 100%; height: 90px; }
 .chart .keys { font-size: 11px; color: #57606a; display: flex; gap: 8px; flex-wrap: wrap; }
 .tabs { display: flex; gap: 4px; } .tabs button { font: 600 13px system-ui, sans-serif; border: 1px solid #d0d7de;

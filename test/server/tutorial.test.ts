@@ -1,0 +1,205 @@
+// The first page of every Kubernetes tutorial, typed into kubectl 1.31, 1.32 and 1.33 (the
+// machine image's `kubectl.1.XX`), each against a fresh `kubesim serve`. kubectl 1.32 and 1.33
+// send the bodies of `kubectl create <generator>` as protobuf; 1.31 sends JSON.
+import { spawnSync } from 'node:child_process';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ServeProcess, builtCli, startServe } from './serve-process.js';
+
+const VERSIONS = ['1.31', '1.32', '1.33'];
+const DIRS = ['/usr/lib/google-cloud-sdk/bin', ...(process.env.PATH ?? '').split(':')];
+
+/** kubectl.1.XX from the machine image; in CI a missing one fails the suite. */
+function kubectlOf(version: string): string | undefined {
+  for (const d of DIRS) if (existsSync(join(d, `kubectl.${version}`))) return join(d, `kubectl.${version}`);
+  if (process.env.CI) throw new Error(`kubectl.${version} is not installed`);
+  console.warn(`skipping the kubectl ${version} tutorial: kubectl.${version} not found`);
+  return undefined;
+}
+
+export const CRD = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  names: {plural: widgets, singular: widget, kind: Widget, shortNames: [wg]}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    subresources:
+      status: {}
+      scale: {specReplicasPath: .spec.replicas, statusReplicasPath: .status.replicas}
+    additionalPrinterColumns:
+    - {name: Size, type: integer, jsonPath: .spec.size}
+    - {name: Color, type: string, jsonPath: .spec.color}
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            description: What the widget should be.
+            required: [size]
+            properties:
+              size: {type: integer, minimum: 1, description: How big the widget is.}
+              color: {type: string, enum: [red, blue], default: red}
+              replicas: {type: integer}
+          status:
+            type: object
+            properties:
+              replicas: {type: integer}
+`;
+
+const WIDGETS = `apiVersion: example.com/v1
+kind: Widget
+metadata: {name: small, namespace: demo}
+spec: {size: 1}
+---
+apiVersion: example.com/v1
+kind: Widget
+metadata: {name: big, namespace: demo}
+spec: {size: 9, color: blue}
+`;
+
+const BAD_WIDGET = `apiVersion: example.com/v1
+kind: Widget
+metadata: {name: bad, namespace: demo}
+spec: {size: 0, color: pink}
+`;
+
+for (const version of VERSIONS) {
+  const kubectl = kubectlOf(version);
+  describe.skipIf(!builtCli || !kubectl)(`a tutorial session with kubectl ${version}`, () => {
+    let srv: ServeProcess;
+    const k = (...args: string[]) => {
+      const r = spawnSync(kubectl!, args, {
+        encoding: 'utf8',
+        timeout: 90_000,
+        env: { ...process.env, KUBECONFIG: srv.kubeconfig, HOME: srv.dir },
+      });
+      return { code: r.status, out: r.stdout, err: r.stderr };
+    };
+    const ok = (...args: string[]) => {
+      const r = k(...args);
+      if (r.code !== 0) throw new Error(`kubectl ${version} ${args.join(' ')} → ${r.code}: ${r.err}`);
+      return r.out;
+    };
+
+    beforeAll(async () => {
+      srv = await startServe(['--speed', '20']);
+      for (const [f, text] of [
+        ['crd.yaml', CRD],
+        ['widgets.yaml', WIDGETS],
+        ['bad.yaml', BAD_WIDGET],
+      ])
+        writeFileSync(join(srv.dir, f!), text!);
+    }, 60_000);
+    afterAll(async () => {
+      await srv?.stop();
+    });
+
+    it('kubectl create namespace|deployment|configmap|secret|job|cronjob', () => {
+      expect(ok('create', 'namespace', 'demo')).toBe('namespace/demo created\n');
+      expect(ok('-n', 'demo', 'create', 'deployment', 'web', '--image=nginx:1.27', '--replicas=2')).toBe(
+        'deployment.apps/web created\n',
+      );
+      expect(ok('-n', 'demo', 'create', 'configmap', 'cfg', '--from-literal=greeting=hello')).toBe(
+        'configmap/cfg created\n',
+      );
+      expect(ok('-n', 'demo', 'create', 'secret', 'generic', 'pw', '--from-literal=password=s3cret')).toBe(
+        'secret/pw created\n',
+      );
+      expect(ok('-n', 'demo', 'create', 'job', 'once', '--image=busybox')).toBe('job.batch/once created\n');
+      expect(ok('-n', 'demo', 'create', 'cronjob', 'tick', '--image=busybox', '--schedule=*/5 * * * *')).toBe(
+        'cronjob.batch/tick created\n',
+      );
+      expect(ok('-n', 'demo', 'get', 'configmap', 'cfg', '-o', 'jsonpath={.data.greeting}')).toBe('hello');
+      expect(
+        Buffer.from(
+          ok('-n', 'demo', 'get', 'secret', 'pw', '-o', 'jsonpath={.data.password}'),
+          'base64',
+        ).toString(),
+      ).toBe('s3cret');
+      expect(ok('-n', 'demo', 'get', 'cronjob', 'tick', '-o', 'jsonpath={.spec.schedule}')).toBe(
+        '*/5 * * * *',
+      );
+    });
+
+    it('expose, scale, set image, rollout status', () => {
+      expect(ok('-n', 'demo', 'expose', 'deployment', 'web', '--port=80', '--target-port=8080')).toBe(
+        'service/web exposed\n',
+      );
+      expect(ok('-n', 'demo', 'get', 'service', 'web', '-o', 'jsonpath={.spec.ports[0].targetPort}')).toBe(
+        '8080',
+      );
+      expect(ok('-n', 'demo', 'scale', 'deployment', 'web', '--replicas=3')).toBe(
+        'deployment.apps/web scaled\n',
+      );
+      // `kubectl create deployment` names the container after the image
+      expect(ok('-n', 'demo', 'set', 'image', 'deployment/web', 'nginx=nginx:1.28')).toBe(
+        'deployment.apps/web image updated\n',
+      );
+      expect(ok('-n', 'demo', 'rollout', 'status', 'deployment/web', '--timeout=60s')).toContain(
+        'deployment "web" successfully rolled out',
+      );
+      expect(ok('-n', 'demo', 'get', 'deployment', 'web', '-o', 'jsonpath={.status.updatedReplicas}')).toBe(
+        '3',
+      );
+    });
+
+    it('apply a CRD and its custom resources: Established, printer columns, schema errors, scale', () => {
+      ok('apply', '-f', join(srv.dir, 'crd.yaml'));
+      expect(ok('wait', '--for=condition=Established', 'crd/widgets.example.com', '--timeout=30s')).toContain(
+        'condition met',
+      );
+      expect(ok('apply', '-f', join(srv.dir, 'widgets.yaml'))).toBe(
+        'widget.example.com/small created\nwidget.example.com/big created\n',
+      );
+      expect(ok('-n', 'demo', 'get', 'widgets')).toMatch(
+        /^NAME\s+SIZE\s+COLOR\s*\nbig\s+9\s+blue\s*\nsmall\s+1\s+red\s*\n$/,
+      );
+      const bad = k('apply', '-f', join(srv.dir, 'bad.yaml'));
+      expect(bad.code).not.toBe(0);
+      expect(bad.err).toContain(
+        'spec.size: Invalid value: 0: spec.size in body should be greater than or equal to 1',
+      );
+      expect(bad.err).toContain('spec.color: Unsupported value: "pink": supported values: "red", "blue"');
+      expect(ok('-n', 'demo', 'scale', 'widget', 'big', '--replicas=2')).toBe(
+        'widget.example.com/big scaled\n',
+      );
+      expect(ok('-n', 'demo', 'get', 'wg', 'big', '-o', 'jsonpath={.spec.replicas}')).toBe('2');
+    });
+
+    it('explain fields of built-in and custom kinds', () => {
+      const containers = ok('explain', 'pod.spec.containers');
+      expect(containers).toContain('FIELD: containers <[]Container>');
+      expect(containers).toContain('List of containers belonging to the pod.');
+      expect(ok('explain', 'deployment.spec.strategy.rollingUpdate.maxSurge')).toContain(
+        'The maximum number of pods that can be scheduled above',
+      );
+      const widget = ok('explain', 'widget.spec');
+      expect(widget).toContain('What the widget should be.');
+      expect(widget).toMatch(/size\s+<integer> -required-/);
+    });
+
+    it('auth whoami and can-i', () => {
+      expect(ok('auth', 'whoami')).toMatch(
+        /Username\s+kubesim-admin\nGroups\s+\[system:masters system:authenticated\]/,
+      );
+      expect(ok('auth', 'can-i', 'delete', 'pods', '-n', 'demo')).toBe('yes\n');
+    });
+
+    it('delete the namespace: its objects go with it', async () => {
+      expect(ok('delete', 'namespace', 'demo', '--wait=false')).toBe('namespace "demo" deleted\n');
+      const end = Date.now() + 30_000;
+      while (k('get', 'namespace', 'demo').code === 0 && Date.now() < end)
+        await new Promise((r) => setTimeout(r, 300));
+      expect(k('get', 'namespace', 'demo').err).toContain('namespaces "demo" not found');
+      expect(ok('get', 'deployments,configmaps,widgets', '-n', 'demo', '-o', 'name')).toBe('');
+    });
+  });
+}
