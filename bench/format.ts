@@ -3,7 +3,7 @@
  * Side-by-side modes are printed in one row per (measurement, size) with ratios to the first mode,
  * so "wasm is 4.1× js" is read off one run rather than compared across runs.
  */
-import type { BenchReport, BenchResult } from './harness.js';
+import { RATIO_UNIT, type BenchReport, type BenchResult } from './harness.js';
 
 /** 1234567 → "1.23M", 0.5 → "0.5" */
 export function human(n: number | undefined): string {
@@ -219,7 +219,13 @@ export function compareBaseline(
       pairs.push({ id: r.id, b: b.throughput!, a: r.throughput });
     }
   }
-  const ratios = pairs.map((p) => p.a / p.b).sort((x, y) => x - y);
+  // rows whose unit is "ratio" (two modes measured side by side) do not depend on the machine's speed
+  const ratioRows = new Set<string>();
+  for (const rep of current) for (const r of rep.results) if (r.unit === RATIO_UNIT) ratioRows.add(r.id);
+  const ratios = pairs
+    .filter((p) => !ratioRows.has(p.id))
+    .map((p) => p.a / p.b)
+    .sort((x, y) => x - y);
   const machineFactor =
     o.normalize && ratios.length
       ? ratios.length % 2
@@ -230,7 +236,7 @@ export function compareBaseline(
     id: p.id,
     before: p.b,
     after: p.a,
-    change: p.a / p.b / machineFactor - 1,
+    change: p.a / p.b / (ratioRows.has(p.id) ? 1 : machineFactor) - 1,
   }));
   const regressions = compared.filter((r) => r.change < -o.tolerance);
   const gTol = o.growthTolerance ?? 0.3;

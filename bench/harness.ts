@@ -12,6 +12,12 @@ import os from 'node:os';
 
 export const BENCH_SCHEMA = 'kubesim-bench/v1';
 
+/**
+ * The unit of a row that is the ratio of two rows measured side by side in one run
+ * ({@link BenchRecorder.ratio}): a baseline compares it without the machine factor.
+ */
+export const RATIO_UNIT = 'ratio';
+
 /** Options every suite receives. `args` holds the suite's own options (see {@link BenchSuite.options}). */
 export interface BenchOptions {
   /** sizes to sweep (nodes, services…); the suite's defaults when absent */
@@ -235,6 +241,28 @@ export class BenchRecorder {
       rme: 0,
       samples: 1,
       figures: o.figures,
+    });
+  }
+
+  /**
+   * Records `num` ÷ `den` (two completed rows of this run, e.g. contained ÷ trusted) as a row of
+   * unit {@link RATIO_UNIT}; its margin of error is the sum of theirs (noisy when either is).
+   */
+  ratio(
+    name: string,
+    num: BenchResult,
+    den: BenchResult,
+    o: Omit<MeasureOptions, 'figures'> = {},
+  ): BenchResult {
+    if (num.throughput === undefined || !(den.throughput! > 0))
+      return this.push({ ...this.base(name, o), state: 'skipped', reason: 'a side did not complete' });
+    return this.push({
+      ...this.base(name, o),
+      state: 'completed',
+      throughput: num.throughput / den.throughput!,
+      unit: RATIO_UNIT,
+      rme: (num.rme ?? 0) + (den.rme ?? 0),
+      samples: Math.min(num.samples ?? 0, den.samples ?? 0),
     });
   }
 

@@ -9,13 +9,13 @@
  * topology spread constraint and a preferred anti-affinity, so the framework filters per node and
  * scores the cross-pod plugins). Each iteration schedules a batch and then forgets it.
  *
- * Then the plain cycle with a user plugin, trusted vs contained (bench/scheduler-plugins.ts).
+ * The plain cycle with a user plugin, trusted vs contained, is the scheduler-plugins suite
+ * (bench/scheduler-plugins.ts).
  */
 import type { BenchOptions, BenchRecorder, BenchSuite } from './harness.js';
 import { generateCluster, generatePods } from '../src/sim/cluster-gen.js';
 import { SchedulerCore } from '../src/scheduler/scheduler.js';
 import type { Pod } from '../src/api/types.js';
-import { measurePluginContainment } from './scheduler-plugins.js';
 
 const BATCH = 50;
 
@@ -98,7 +98,6 @@ export const suite: BenchSuite = {
           rec.notes.push(`${wl}/${kernel}/${size}: ${scheduled}/${attempts} attempts placed`);
         }
       }
-      await measurePluginContainment(opts, rec, size, cluster, plain, BATCH);
     }
   },
 };

@@ -1,14 +1,16 @@
 /**
- * The cost of containing user plugins (src/scheduler/plugins/contained.ts): the plain cycle of
- * `scheduler-framework` with one of the example plugins added, run trusted in kubesim's thread
- * (tsPlugin / wasmScorePlugin: what every user plugin did before containment) and contained
- * (loadUserPlugin: a worker per plugin, copies of objects and node table), side by side.
+ * `kubesim bench scheduler-plugins`: the cost of containing user plugins
+ * (src/scheduler/plugins/contained.ts): the plain cycle of `scheduler-framework` with one of the
+ * example plugins added, run trusted in kubesim's thread (tsPlugin / wasmScorePlugin: what every
+ * user plugin did before containment) and contained (loadUserPlugin: a worker per plugin, copies
+ * of objects and node table), side by side, and their ratio (contained ÷ trusted) as a row of its
+ * own, which CI's baseline check compares without the machine factor.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { BenchOptions, BenchRecorder } from './harness.js';
+import type { BenchOptions, BenchRecorder, BenchResult, BenchSuite } from './harness.js';
 import type { Pod } from '../src/api/types.js';
-import type { GeneratedCluster } from '../src/sim/cluster-gen.js';
+import { generateCluster, generatePods, type GeneratedCluster } from '../src/sim/cluster-gen.js';
 import { SchedulerCore } from '../src/scheduler/scheduler.js';
 import type { PluginFactory } from '../src/scheduler/framework/types.js';
 import {
@@ -50,8 +52,10 @@ const EXAMPLES: Example[] = [
   },
 ];
 
-/** Measures `cycle plain + <example>` trusted vs contained at one size (wasm kernel). */
-export async function measurePluginContainment(
+const BATCH = 50;
+
+/** Measures `cycle plain + <example>` trusted vs contained at one size (wasm kernel), and the ratio. */
+async function measurePluginContainment(
   opts: BenchOptions,
   rec: BenchRecorder,
   size: number,
@@ -60,6 +64,7 @@ export async function measurePluginContainment(
   batch: number,
 ): Promise<void> {
   for (const ex of EXAMPLES) {
+    const rows: Partial<Record<'trusted' | 'contained', BenchResult>> = {};
     for (const mode of ['trusted', 'contained'] as const) {
       opts.progress(`${ex.label} ${mode}`, size);
       let loaded: LoadedUserPlugin | undefined;
@@ -80,7 +85,7 @@ export async function measurePluginContainment(
       });
       let next = 0;
       try {
-        await rec.measure(
+        rows[mode] = await rec.measure(
           `cycle plain + ${ex.label}`,
           () => {
             const assumed: Pod[] = [];
@@ -99,5 +104,23 @@ export async function measurePluginContainment(
         await loaded?.close();
       }
     }
+    rec.ratio(`contained ÷ trusted: ${ex.label}`, rows.contained!, rows.trusted!, { size });
   }
 }
+
+export const suite: BenchSuite = {
+  name: 'scheduler-plugins',
+  description:
+    'user plugins in the full scheduling cycle: each example plugin (JS, TS, WASM) run trusted vs contained in a worker, and the ratio',
+  sizeUnit: 'nodes',
+  defaultSizes: [1000, 5000],
+  quickSizes: [1000],
+  async run(opts: BenchOptions, rec: BenchRecorder): Promise<void> {
+    for (const size of opts.sizes ?? (opts.quick ? this.quickSizes : this.defaultSizes)) {
+      // the cluster and pods of scheduler-framework's plain workload
+      const cluster = generateCluster({ seed: opts.seed, nodes: size });
+      const plain = generatePods({ seed: opts.seed + 1, count: 400, cluster });
+      await measurePluginContainment(opts, rec, size, cluster, plain, BATCH);
+    }
+  },
+};

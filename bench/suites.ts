@@ -4,6 +4,7 @@ import { suite as api } from './api.js';
 import { suite as capacity } from './capacity.js';
 import { suite as proxy } from './proxy.js';
 import { suite as schedulerFramework } from './scheduler-framework.js';
+import { suite as schedulerPlugins } from './scheduler-plugins.js';
 import { suite as scheduler } from './scheduler.js';
 import { suite as shard } from './shard.js';
 import { suite as sim } from './sim.js';
@@ -15,6 +16,7 @@ export const SUITES: readonly BenchSuite[] = [
   capacity,
   proxy,
   schedulerFramework,
+  schedulerPlugins,
   scheduler,
   shard,
   sim,

@@ -125,6 +125,31 @@ describe('bench harness', () => {
     expect(regs[0].change).toBeCloseTo(-0.3);
   });
 
+  it('compares ratio rows without the machine factor and leaves them out of it', () => {
+    const mk = (tp: number, ratio: number): BenchReport[] => [
+      {
+        schema: 'kubesim-bench/v1',
+        suite: 't',
+        startedAt: '',
+        durationMs: 0,
+        machine: { cpus: 2, cpuModel: '', memoryGiB: 1, node: '', platform: '' },
+        options: { quick: true, timeMs: 1, seed: 1, args: {} },
+        notes: [],
+        results: [
+          { id: 't|a|-|-', suite: 't', name: 'a', state: 'completed', throughput: tp, unit: 'pods' },
+          { id: 't|b|-|-', suite: 't', name: 'b', state: 'completed', throughput: tp, unit: 'pods' },
+          { id: 't|r|-|-', suite: 't', name: 'r', state: 'completed', throughput: ratio, unit: 'ratio' },
+        ],
+      },
+    ];
+    // a machine half as fast: the pods rows are normalized, the ratio row is judged as it is
+    const same = compareBaseline(mk(100, 0.8), mk(50, 0.8), { tolerance: 0.2, normalize: true });
+    expect(same.machineFactor).toBeCloseTo(0.5, 6);
+    expect(same.regressions).toEqual([]);
+    const worse = compareBaseline(mk(100, 0.8), mk(50, 0.4), { tolerance: 0.2, normalize: true });
+    expect(worse.regressions.map((r) => [r.id, r.change])).toEqual([['t|r|-|-', -0.5]]);
+  });
+
   it('parses size lists and rejects junk', () => {
     expect(parseSizes('1000, 5k,10k')).toEqual([1000, 5000, 10000]);
     expect(() => parseSizes('10x')).toThrow(/invalid size "10x"/);

@@ -38,6 +38,7 @@ const OUT_RUN: Record<string, string[] | string> = {
   'bench capacity': 'the bench suites share one output path: bench scheduler stands for it',
   'bench proxy': 'the bench suites share one output path: bench scheduler stands for it',
   'bench scheduler-framework': 'the bench suites share one output path: bench scheduler stands for it',
+  'bench scheduler-plugins': 'the bench suites share one output path: bench scheduler stands for it',
   'bench shard': 'the bench suites share one output path: bench scheduler stands for it',
   'bench store': 'the bench suites share one output path: bench scheduler stands for it',
   'bench sim': 'the bench suites share one output path: bench scheduler stands for it',

@@ -8,10 +8,11 @@
  *
  * Costs, and how they are kept down (measured in BENCHMARKS.md, "plugin containment"):
  * - one worker round trip per Score batch (all feasible nodes of a pod), not per node;
- * - Filter is asked per node by the framework: a call asks about the next 1,024 nodes of the
- *   snapshot's order at once (the framework's filter loop visits them in that order) and the rest
- *   of the cycle reads those verdicts (each cached with the node's generation, so a node changed
- *   meanwhile — preemption's what-if checks — is asked again, alone);
+ * - Filter is asked per node by the framework: a call asks at once about the nodes the framework's
+ *   filter loop will reach — the next ones in the snapshot's order that pass the kernel filters,
+ *   about numFeasibleNodesToFind of them — and the rest of the cycle reads those verdicts (each
+ *   cached with the node's generation, so a node changed meanwhile — preemption's what-if
+ *   checks — is asked again, alone);
  * - pods and nodes are sent once (numbered by identity), a node's pod list only when it changed;
  * - a WASM plugin gets the table's bytes copied into its own memory, then per call only what
  *   changed (the header and the cells of nodes whose pods changed; everything after a node or
@@ -31,7 +32,8 @@ import {
   type Plugin,
   type PluginFactory,
 } from '../framework/types.js';
-import type { NodeLocalHandle } from './node-local.js';
+import { runnerFor, SchedulingEngine, type NodeLocalHandle, type NodeLocalRunner } from './node-local.js';
+import { numFeasibleNodesToFind } from '../engine/types.js';
 import type { PluginErrorPolicy } from './sandbox/limits.js';
 import { PluginFailure, type PluginSandbox } from './sandbox/host.js';
 import type { JsRequest } from './sandbox/protocol.js';
@@ -210,15 +212,23 @@ export class ContainedRuntime {
  */
 interface FilterCache {
   pod: Pod;
+  /** batches of more than one node asked in this cycle */
+  batches: number;
+  /** the table's generation when the cycle began: after a change (preemption's what-ifs) nodes go one by one */
+  generation: number;
   verdicts: WeakMap<NodeInfo, { generation: number; node: object; reason: string | null }>;
 }
 
-/** nodes a Filter batch asks about: about what one per-node cycle visits at 5,000 nodes (500 feasible) */
-const FILTER_CHUNK = 1024;
+/** room above numFeasibleNodesToFind in a Filter batch (nodes the plugin itself rejects) */
+const FILTER_SLACK = 1.25;
 
 class ContainedPlugin implements Plugin {
   private readonly statuses = new Map<string, Status>();
   private readonly cacheKey: string;
+  /** grows by half whenever a cycle needs a third batch (the plugin rejects many nodes) */
+  private slack = FILTER_SLACK;
+  /** the profile's kernel filters, which the framework runs before this plugin's (null: no engine) */
+  private kernelRunner?: NodeLocalRunner | null;
 
   constructor(
     readonly name: string,
@@ -266,26 +276,31 @@ class ContainedPlugin implements Plugin {
   private filter(state: CycleState, pod: Pod, ni: NodeInfo): MaybeStatus {
     let cache = state.tryRead<FilterCache>(this.cacheKey);
     if (!cache || cache.pod !== pod) {
-      cache = { pod, verdicts: new WeakMap() };
+      cache = { pod, batches: 0, generation: this.snapshotGeneration(), verdicts: new WeakMap() };
       state.write(this.cacheKey, cache);
     }
     const verdicts = cache.verdicts;
     const hit = verdicts.get(ni);
     if (hit && hit.generation === ni.generation && hit.node === ni.node) return this.status(hit.reason);
     // A node asked before whose pods changed since (preemption's what-if checks), or one outside
-    // the snapshot's list, goes alone; otherwise the next chunk of nodes in the snapshot's order —
-    // the order the framework's filter loop visits them in — skipping nodes already answered: one
-    // round trip covers what a cycle visits, without asking about every node.
+    // the snapshot's list, goes alone. Otherwise the nodes from here in the snapshot's order — the
+    // order the framework's filter loop visits them in — that pass the kernel filters (the
+    // framework stops at those before asking this plugin) and were not answered yet, about as
+    // many as the loop needs to find: one round trip covers a cycle's Filter calls.
     const list = this.handle.snapshot.list();
     let batch: NodeInfo[];
-    if (hit || list[ni.index] !== ni) batch = [ni];
+    if (hit || list[ni.index] !== ni || this.snapshotGeneration() !== cache.generation) batch = [ni];
     else {
-      batch = [];
+      batch = [ni];
       const n = list.length;
-      for (let k = 0; k < n && batch.length < FILTER_CHUNK; k++) {
+      if (cache.batches++ === 2) this.slack = Math.min(this.slack * 1.5, 64);
+      const want = Math.ceil(numFeasibleNodesToFind(undefined, n) * this.slack);
+      for (let k = 1; k < n && batch.length < want; k++) {
         const x = list[(ni.index + k) % n];
         const v = verdicts.get(x);
-        if (!v || v.generation !== x.generation || v.node !== x.node) batch.push(x);
+        if (v && v.generation === x.generation && v.node === x.node) continue;
+        if (this.kernel && !this.kernel.passesKernelFilters(state, pod, x)) continue;
+        batch.push(x);
       }
     }
     const deadline = this.rt.deadline(state);
@@ -301,6 +316,18 @@ class ContainedPlugin implements Plugin {
         reason: codes[i] === 0 ? null : texts[codes[i] - 1],
       });
     return this.status(codes[0] === 0 ? null : texts[codes[0] - 1]);
+  }
+
+  /** (asked once the profile is built: the runner takes the profile's score weights when created) */
+  private get kernel(): NodeLocalRunner | undefined {
+    if (this.kernelRunner === undefined)
+      this.kernelRunner =
+        (this.handle as NodeLocalHandle).engine instanceof SchedulingEngine ? runnerFor(this.handle) : null;
+    return this.kernelRunner ?? undefined;
+  }
+
+  private snapshotGeneration(): number {
+    return this.kernel ? this.kernel.engine.table.generation : 0;
   }
 
   /** one Status per distinct reason (statuses are compared and counted, never formatted per node) */

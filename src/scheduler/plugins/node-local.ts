@@ -329,6 +329,14 @@ export class NodeLocalRunner {
     return chunked;
   }
 
+  /**
+   * whether `ni` passes every kernel filter of the profile in this cycle (the run the node-local
+   * filters read when the framework reaches the node): a filter plugin after them is asked about it
+   */
+  passesKernelFilters(state: CycleState, pod: Pod, ni: NodeInfo): boolean {
+    return this.runFor(state, pod, ni).reasons[ni.slot] === 0;
+  }
+
   /** whether a run (at the current generation) evaluated the node in `slot` (per node: no allocation) */
   covers(run: KernelRun, slot: number): boolean {
     if (run.full) return true;

@@ -23,7 +23,8 @@
  *            heapBase(): i32   (optional) end of the module's static data; must stay below 65536 and
  *              must not overlap the kernel's (compile with --memoryBase 49152, see examples/plugins/wasm-binpack)
  *   A module imports no other function and defines no memory of its own. Memory above 65536 holds
- *   the table: a contained plugin's writes there change only its copy, refreshed at every call.
+ *   the table: a contained plugin's writes there change only its copy, whose header is refreshed at
+ *   every call and its columns where the table changed (contained.ts).
  */
 import type { Node, Pod } from '../../api/types.js';
 import { readFileSync } from 'node:fs';

@@ -1,3 +1,8 @@
+// A contained Filter plugin answers a cycle's Filter calls from one batch (the nodes the
+// framework's loop will reach) and preemption's what-if checks one node at a time; with
+// high-priority pods that fit only by preempting, it must nominate the same nodes and victims as
+// the same plugin run trusted.
+//
 // A contained WASM plugin reads a copy of the node table that is refreshed only where the table
 // changed (the header and the pod cells of nodes whose pods changed; everything after a node,
 // layout or scan-order change). Here the cluster changes between cycles in every way the copy must
@@ -9,7 +14,8 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { Node, Pod } from '../../../src/api/types.js';
 import { SchedulerCore } from '../../../src/scheduler/scheduler.js';
-import { loadUserPlugin, wasmScorePlugin } from '../../../src/scheduler/plugins/user.js';
+import { loadUserPlugin, tsPlugin, wasmScorePlugin } from '../../../src/scheduler/plugins/user.js';
+import preferLabel from '../../../examples/plugins/prefer-label/index.js';
 import type { PluginFactory } from '../../../src/scheduler/framework/types.js';
 import { generateCluster, generatePods } from '../../../src/sim/cluster-gen.js';
 import { Rng } from '../../../src/util/rng.js';
@@ -82,6 +88,68 @@ describe('a contained WASM plugin follows every table change', () => {
         expect(contained).toEqual(run(kernel, wasmScorePlugin('binpack', readFileSync(FILE))));
         // the sequence placed most pods and left some out (the plugin's scores decided)
         expect(contained.filter((p) => !p.startsWith('unschedulable')).length).toBeGreaterThan(100);
+      } finally {
+        await loaded.close();
+      }
+    });
+});
+
+describe('a contained Filter plugin through preemption', () => {
+  // every node labelled for prefer-label: a fast tier and draining nodes
+  const labelled = cluster.nodes.map((n, i) => ({
+    ...n,
+    metadata: {
+      ...n.metadata,
+      labels: {
+        ...n.metadata.labels,
+        ...(i % 3 === 0 ? { 'kubesim.io/tier': 'fast' } : {}),
+        ...(i % 4 === 0 ? { 'kubesim.io/draining': 'true' } : {}),
+      },
+    },
+  }));
+  // high-priority pods asking for most of a node's cpu: they fit only after evicting running pods
+  const big: Pod[] = pods.slice(0, 40).map((p, i) => ({
+    ...p,
+    metadata: { ...p.metadata, name: `big-${i}` },
+    spec: {
+      ...p.spec,
+      priority: 1000,
+      containers: [
+        { name: 'c', image: 'busybox', resources: { requests: { cpu: `${3 + (i % 4)}`, memory: '1Gi' } } },
+      ],
+    },
+  }));
+
+  function preempt(kernel: 'js' | 'wasm', factory: PluginFactory): string[] {
+    const core = new SchedulerCore({
+      nodes: labelled,
+      pods: cluster.pods,
+      kernel,
+      seed: 5,
+      outOfTree: new Map([['PreferLabel', factory]]),
+      extraScore: new Map([['PreferLabel', 5]]),
+      extraFilter: ['PreferLabel'],
+    });
+    return big.map((pod) => {
+      const out = core.schedule(pod);
+      if (out.kind === 'scheduled') {
+        core.reserveAndAssume(out);
+        return out.nodeName;
+      }
+      if (out.kind === 'error') return `error: ${out.message}`;
+      const v = (out.postFilter?.victims ?? []).map((p) => p.metadata.name).sort();
+      return `nominated ${out.postFilter?.nominatedNodeName ?? '-'} evicting ${v.join(',')}`;
+    });
+  }
+
+  for (const kernel of ['js', 'wasm'] as const)
+    it(`same placements, nominations and victims as the trusted plugin, ${kernel} kernel`, async () => {
+      const loaded = await loadUserPlugin('examples/plugins/prefer-label/index.ts');
+      try {
+        const contained = preempt(kernel, loaded.factory);
+        expect(contained).toEqual(preempt(kernel, tsPlugin(preferLabel)));
+        // preemption ran: some pods were nominated with victims
+        expect(contained.filter((p) => /^nominated node-\S+ evicting \S/.test(p)).length).toBeGreaterThan(3);
       } finally {
         await loaded.close();
       }

@@ -96,9 +96,9 @@ async function loadJs(path: string): Promise<Def> {
 }
 
 /** objects by the number the host gave them, frozen all the way down */
-const objects = new Map<number, unknown>();
+const objects: unknown[] = [];
 /** per node number: the frozen array of its pods as last sent */
-const lastPods = new Map<number, readonly unknown[]>();
+const lastPods: (readonly unknown[] | undefined)[] = [];
 
 function deepFreeze(root: unknown): unknown {
   const stack = [root];
@@ -117,10 +117,10 @@ function podLists(req: JsRequest): (readonly unknown[])[] {
   let at = 0;
   for (let i = 0; i < req.nodes.length; i++) {
     const c = req.podCount[i];
-    let list = lastPods.get(req.nodes[i]);
+    let list = lastPods[req.nodes[i]];
     if (c >= 0 || !list) {
-      list = Object.freeze(Array.from(req.podIds.subarray(at, at + Math.max(c, 0)), (id) => objects.get(id)));
-      lastPods.set(req.nodes[i], list);
+      list = Object.freeze(Array.from(req.podIds.subarray(at, at + Math.max(c, 0)), (id) => objects[id]));
+      lastPods[req.nodes[i]] = list;
       at += Math.max(c, 0);
     }
     out[i] = list;
@@ -135,18 +135,18 @@ function nodeName(node: unknown): string {
 function runJs(def: Def, req: JsRequest): Answer {
   for (let k = 0; k < req.defs.length; k++) {
     const [id, o] = req.defs[k];
-    objects.set(id, deepFreeze(o));
+    objects[id] = deepFreeze(o);
     // freezing a whole cluster is not one of the plugin's calls: show progress
     if ((k & 1023) === 1023) Atomics.add(ctl, PROGRESS, 1);
   }
   Atomics.add(ctl, PROGRESS, 1);
-  const pod = objects.get(req.pod);
+  const pod = objects[req.pod];
   const n = req.nodes.length;
   const pods = podLists(req);
   if (req.op === 'score') {
     const scores = new Float64Array(n);
     for (let i = 0; i < n; i++) {
-      const node = objects.get(req.nodes[i]);
+      const node = objects[req.nodes[i]];
       let v: unknown;
       try {
         v = def.score!(pod, node, pods[i]);
@@ -167,7 +167,7 @@ function runJs(def: Def, req: JsRequest): Answer {
   const texts: string[] = [];
   const textIds = new Map<string, number>();
   for (let i = 0; i < n; i++) {
-    const node = objects.get(req.nodes[i]);
+    const node = objects[req.nodes[i]];
     let v: unknown;
     try {
       v = def.filter!(pod, node, pods[i]);
