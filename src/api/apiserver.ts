@@ -109,6 +109,12 @@ export interface ApiServerOptions {
 
 export interface CreateOptions {
   dryRun?: boolean;
+  /**
+   * the object was admitted by the cluster it was captured from (a snapshot restored, as etcd's
+   * restore writes what the apiserver once stored): a Pod that carries spec.priority keeps it,
+   * whether or not its PriorityClass is in the snapshot (builtin-admission.ts)
+   */
+  restore?: boolean;
 }
 
 export class ApiServer {
@@ -173,7 +179,7 @@ export class ApiServer {
       this.defaultNew(info, o);
       this.setSystemFields(o);
       await this.checkNamespace(info, m.namespace, m.name ?? '');
-      await builtinAdmission(this.store, 'CREATE', info, o, undefined);
+      await builtinAdmission(this.store, 'CREATE', info, o, undefined, opts.restore);
       await admit(this.admission, 'CREATE', info, o, undefined, opts.dryRun ?? false, undefined, () =>
         this.check(info, o, this.doValidate ? validateObject(o, info, this.vopts) : []),
       );

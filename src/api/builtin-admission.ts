@@ -22,16 +22,21 @@ async function priorityClasses(store: KvStore): Promise<PriorityClassLike[]> {
   return r.kvs.map((kv) => decodeKv<PriorityClassLike>(kv));
 }
 
-/** Run the built-in plugins on a create or update of `obj` (`old` on update). */
+/**
+ * Run the built-in plugins on a create or update of `obj` (`old` on update). `restore`: the object
+ * was admitted where it was captured (a snapshot): a pod with spec.priority keeps it.
+ */
 export async function builtinAdmission(
   store: KvStore,
   operation: AdmissionOperation,
   info: ResourceInfo,
   obj: Obj,
   old: Obj | undefined,
+  restore = false,
 ): Promise<void> {
   if (info.crd || (operation !== 'CREATE' && operation !== 'UPDATE')) return;
   if (info.kind === 'Pod') {
+    if (operation === 'CREATE' && restore && typeof obj.spec?.priority === 'number') return;
     if (operation === 'CREATE') admitPodPriority(obj, await priorityClasses(store));
     else if (old) keepPodPriority(obj, old);
   } else if (info.kind === 'PriorityClass') {

@@ -145,3 +145,33 @@ export function validatePriorityClassDefault(
     );
   }
 }
+
+/**
+ * Pods of a snapshot were admitted when they were created: their stored priority stands even when
+ * their PriorityClass is not in the snapshot (`kubectl get` of pods without priorityclasses). One
+ * line per missing class, for every command that reads snapshots to print as a warning:
+ * `PriorityClass "high-priority" is not in the snapshot: 2 pod(s) keep their stored priority (1000)`.
+ */
+export function missingPriorityClassWarnings(
+  pods: readonly { spec?: unknown }[],
+  classes: readonly { metadata?: { name?: string } }[],
+): string[] {
+  const known = new Set([
+    ...SYSTEM_PRIORITY_CLASSES.map((c) => c.metadata.name),
+    ...classes.map((c) => c.metadata?.name),
+  ]);
+  const missing = new Map<string, { pods: number; priorities: Set<string> }>();
+  for (const o of pods) {
+    const spec = o.spec as { priorityClassName?: string; priority?: number } | undefined;
+    const name = spec?.priorityClassName;
+    if (!name || known.has(name)) continue;
+    const m = missing.get(name) ?? { pods: 0, priorities: new Set() };
+    m.pods++;
+    m.priorities.add(typeof spec.priority === 'number' ? String(spec.priority) : 'none');
+    missing.set(name, m);
+  }
+  return [...missing].map(
+    ([name, m]) =>
+      `PriorityClass "${name}" is not in the snapshot: ${m.pods} pod(s) keep their stored priority (${[...m.priorities].join(', ')}); capture priorityclasses too`,
+  );
+}

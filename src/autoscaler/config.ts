@@ -7,8 +7,9 @@
  */
 import type { Node, Taint } from '../api/types.js';
 import { parseQuantity } from '../api/quantity.js';
+import { wellKnownNodeLabels } from '../api/topology.js';
 import { LIMITS } from '../util/limits.js';
-import { parseDuration, ScenarioError } from '../util/scenario-input.js';
+import { checkKnownFields, failAt, parseDuration, ScenarioError } from '../util/scenario-input.js';
 import { EXPANDERS, type ExpanderName } from './autoscaler-rules.js';
 
 /** One node group: a template in one zone. */
@@ -48,13 +49,6 @@ const NODE_GROUP_LABEL = 'autoscaling.kubesim.io/node-group';
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** A field of `obj` outside `known` is an input error naming its path (no field is dropped silently). */
-function rejectUnknown(obj: Obj, known: readonly string[], at: (p: string) => string, w: string): void {
-  for (const k of Object.keys(obj))
-    if (!known.includes(k))
-      throw new ScenarioError(`${at(`${w}.${k}`)}: unknown field (expected one of ${known.join(', ')})`);
-}
-
 /**
  * The scenario's `autoscaler:` section (docs/sim.md "Cluster autoscaler"): settings with upstream's
  * defaults and `nodeGroups`, each a template (cpu, memory, pods, labels, taints, cost per node-hour,
@@ -76,7 +70,7 @@ export function parseAutoscaler(raw: unknown, at: (p: string) => string): Autosc
     'ignoreDaemonSetsUtilization',
     'nodeGroups',
   ];
-  rejectUnknown(raw, known, at, w);
+  checkKnownFields(raw, known, w, failAt(at));
   const expander = (raw.expander ?? 'random') as ExpanderName;
   if (!EXPANDERS.includes(expander))
     throw new ScenarioError(
@@ -142,7 +136,7 @@ function parseGroup(g: unknown, at: (p: string) => string, w: string): NodeGroup
     'labels',
     'taints',
   ];
-  rejectUnknown(g, known, at, w);
+  checkKnownFields(g, known, w, failAt(at));
   const name = g.name;
   if (typeof name !== 'string' || !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(name))
     throw new ScenarioError(`${at(`${w}.name`)}: expected a DNS label`);
@@ -219,11 +213,7 @@ export function groupNode(g: NodeGroupSpec, name: string): Node {
     metadata: {
       name,
       labels: {
-        'kubernetes.io/hostname': name,
-        'kubernetes.io/os': 'linux',
-        'kubernetes.io/arch': 'amd64',
-        'topology.kubernetes.io/zone': g.zone,
-        'node.kubernetes.io/pool': g.template,
+        ...wellKnownNodeLabels({ name, zone: g.zone, pool: g.template }),
         [NODE_GROUP_LABEL]: g.name,
         ...g.labels,
       },

@@ -15,6 +15,7 @@ import type { Node, Pod } from '../api/types.js';
 import { assertPod } from '../api/workload-pod.js';
 import type { ClusterFile } from '../scheduler/framework/cluster-file.js';
 import { ensureClaims, storageOf, volumeStop } from './volumes.js';
+import { ensureResourceClaims, resourcesOf } from './resource-claims.js';
 import type { SchedulerConfig } from '../scheduler/config.js';
 import type { OutOfTreeRegistry } from '../scheduler/plugins/registry.js';
 import type { KernelName } from '../scheduler/engine/types.js';
@@ -174,6 +175,7 @@ function newCore(state: ClusterState, cluster: ClusterFile, o: SchedulerChoice):
       replicaSets: cluster.replicaSets,
       others: cluster.others as ClusterObjects['others'],
       storage: storageOf(cluster),
+      resources: resourcesOf(cluster),
     },
     outOfTree: o.outOfTree,
     extraScore: o.extraScore,
@@ -187,6 +189,7 @@ export function placeOne(
   pod: Pod,
 ): { node: string } | { reason: string; reasons?: Record<string, number> } {
   ensureClaims(core, pod);
+  ensureResourceClaims(core, pod);
   const out = core.schedule(pod);
   if (out.kind === 'scheduled') {
     const s = core.reserveAndAssume(out);

@@ -19,10 +19,10 @@ export interface SweepCase {
 
 /** Requests as kubectl prints them (`cpu=333m memory=1536Mi`): exact, in canonical quantity form. */
 function requestsText(r: Record<string, number>): string {
-  return Object.entries(r)
+  const parts = Object.entries(r)
     .filter(([k]) => k !== 'pods')
-    .map(([k, v]) => `${k}=${exactAmount(k, v)}`)
-    .join(' ');
+    .map(([k, v]) => `${k}=${exactAmount(k, v)}`);
+  return parts.length ? parts.join(' ') : 'no requests';
 }
 
 function exactAmount(resource: string, v: number): string {

@@ -6,6 +6,7 @@
  * The "plug in my own scoring function, how many nodes does this workload need" question.
  */
 import { storageOf } from './volumes.js';
+import { resourcesOf } from './resource-claims.js';
 import type { Node, Pod } from '../api/types.js';
 import {
   CONFIG_API_VERSION,
@@ -216,6 +217,7 @@ export function runStrategy(
       replicaSets: cluster.replicaSets,
       others: cluster.others as ClusterObjects['others'],
       storage: storageOf(cluster),
+      resources: resourcesOf(cluster),
     },
     outOfTree: strategy.outOfTree,
     extraScore: strategy.extraScore,

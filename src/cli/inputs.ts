@@ -1,5 +1,6 @@
 /** Reading the pods and the scheduler a scheduling command works on, the same way in each. */
 import { loadValidManifests } from '../api/manifest-check.js';
+import { missingPriorityClassWarnings } from '../api/priority.js';
 import type { KubeObject, Node, Pod, StatefulSet } from '../api/types.js';
 import { isWorkload, podFromWorkload } from '../api/workload-pod.js';
 import { unusedText } from '../capacity/cluster-input.js';
@@ -146,4 +147,16 @@ export async function schedulerFromFlags(
 export function warnUnused(command: string, parts: [flag: string, unused: Map<string, number>][]): void {
   const text = parts.filter(([, u]) => u.size).map(([flag, u]) => `${unusedText(u)} (${flag})`);
   if (text.length) process.stderr.write(`warning: not used by ${command}: ${text.join('; ')}\n`);
+}
+
+/**
+ * One `warning:` line per PriorityClass a snapshot's pods name but the snapshot lacks (their
+ * stored priority stands: api/priority.ts), the same in plan, simulate and serve --cluster.
+ */
+export function warnMissingPriorityClasses(
+  objects: readonly { kind?: string; spec?: unknown; metadata?: { name?: string } }[],
+): void {
+  const pods = objects.filter((o) => o.kind === 'Pod');
+  const classes = objects.filter((o) => o.kind === 'PriorityClass');
+  for (const w of missingPriorityClassWarnings(pods, classes)) process.stderr.write(`warning: ${w}\n`);
 }

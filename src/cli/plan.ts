@@ -35,7 +35,7 @@ import {
 } from './output.js';
 import { progress } from './progress.js';
 import { LIMITS } from '../util/limits.js';
-import { loadPods } from './inputs.js';
+import { loadPods, warnMissingPriorityClasses } from './inputs.js';
 
 interface PlanCliOptions extends OutputFlags, PluginFlags {
   cluster?: string[];
@@ -165,6 +165,10 @@ async function planCommand(o: PlanCliOptions): Promise<void> {
     ...(unusedShapes.size ? [`${unusedText(unusedShapes)} (--pod)`] : []),
   ];
   if (notUsed.length) process.stderr.write(`warning: not used by the plan: ${notUsed.join('; ')}\n`);
+  warnMissingPriorityClasses([
+    ...[...cluster.boundPods, ...cluster.pendingPods].map((p) => ({ kind: 'Pod', spec: p.spec })),
+    ...cluster.workloads.priorityClasses.map((c) => ({ kind: 'PriorityClass', metadata: c.metadata })),
+  ]);
   const config: SchedulerConfig | undefined = o.config ? loadSchedulerConfig(o.config) : undefined;
   const pluginOpts = pluginOptions(o);
   const plugins: LoadedUserPlugin[] = [];

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { ManifestError, loadManifests } from '../api/manifest.js';
+import { warnMissingPriorityClasses } from './inputs.js';
 import { loadScenario } from '../sim/scenario.js';
 import type { Scenario } from '../sim/scenario-types.js';
 import { ScenarioError, parseDuration } from '../util/scenario-input.js';
@@ -99,6 +100,7 @@ Examples:
         if (opts.scenario) scenario = loadScenario(opts.scenario);
         else if (opts.cluster) {
           const objs = await loadManifests(opts.cluster);
+          warnMissingPriorityClasses(objs.map((o) => o.object));
           scenario = snapshotScenario(
             objs.map((o) => o.object),
             opts.cluster.join(' '),

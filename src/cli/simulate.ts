@@ -3,6 +3,7 @@
  * kubelets all talking to one in-memory ApiServer) and print what happened.
  */
 import { ManifestError, readInputTextSync } from '../api/manifest-read.js';
+import { warnMissingPriorityClasses } from './inputs.js';
 import { type Command, Option } from 'commander';
 import { type Trace, TraceError, parseTrace, planReplay, withReplay } from '../sim/replay.js';
 import { loadScenario } from '../sim/scenario.js';
@@ -189,6 +190,7 @@ Examples:
       if (e instanceof ScenarioError) throw new CliError(e.message);
       throw e;
     }
+    warnMissingPriorityClasses(scenario.snapshotObjects);
     if (opts.replay) scenario = replayOnto(scenario, opts.replay);
     if (scenario.settings.scheduler !== 'real' && (opts.config || opts.plugin?.length))
       throw new UsageError(

@@ -24,19 +24,22 @@ export interface ServiceState {
   svc: Service;
   /** the nodes' zone epoch the sync saw (a zone change invalidates every endpoint's zone) */
   nodeEpoch: number;
-  /** the managed slices at the sync's start, by name */
-  before: Map<string, EndpointSlice>;
+  /**
+   * the managed slices at the sync's start that it did not write, by name (the slices it wrote are
+   * not kept: their old revisions would stay alive until the Service's next sync)
+   */
+  kept: Map<string, EndpointSlice>;
   /** the sync's own writes: slice name → the returned resourceVersion, '' for a delete */
   writes: Map<string, string>;
   /** the single port group's ports and their canonical key */
   ports: EndpointPort[];
   pk: string;
-  /** endpoint key (targetRef uid) → its place, over `before`; built on first use */
+  /** endpoint key (targetRef uid) → its place in the kept slices; built on first use */
   index?: Map<string, Placed>;
 }
 
 /**
- * Are `current` (the managed slices now) `before` with `writes` applied? Same objects for the
+ * Are `current` (the managed slices now) the kept slices plus our writes? Same objects for the
  * slices nobody wrote, our resourceVersion for the ones we wrote, gone where we deleted.
  */
 export function slicesAsLeft(st: ServiceState, current: EndpointSlice[]): boolean {
@@ -46,15 +49,39 @@ export function slicesAsLeft(st: ServiceState, current: EndpointSlice[]): boolea
     const w = st.writes.get(name);
     if (w !== undefined) {
       if (w === '' || c.metadata.resourceVersion !== w) return false;
-    } else if (st.before.get(name) !== c) return false;
+    } else if (st.kept.get(name) !== c) return false;
     else kept++;
   }
-  // every slice of `before` that we did not write is still there, every write is accounted for
-  let unwritten = 0;
-  for (const name of st.before.keys()) if (!st.writes.has(name)) unwritten++;
+  // every kept slice is still there, every write is accounted for
   let written = 0;
   for (const w of st.writes.values()) if (w !== '') written++;
-  return kept === unwritten && current.length === kept + written;
+  return kept === st.kept.size && current.length === kept + written;
+}
+
+/** the slices of `existing` a sync did not write: what its state keeps */
+export function keptSlices(
+  existing: EndpointSlice[],
+  writes: Map<string, string>,
+): Map<string, EndpointSlice> {
+  const kept = new Map<string, EndpointSlice>();
+  for (const s of existing) if (!writes.has(s.metadata.name!)) kept.set(s.metadata.name!, s);
+  return kept;
+}
+
+/** drop the index entries of the slices a sync wrote (their new revisions are indexed on next use) */
+export function forgetWritten(
+  index: Map<string, Placed>,
+  existing: EndpointSlice[],
+  writes: Map<string, string>,
+): void {
+  for (const s of existing) {
+    const name = s.metadata.name!;
+    if (!writes.has(name)) continue;
+    for (const ep of s.endpoints ?? []) {
+      const k = keyOfEndpoint(ep)!;
+      if (index.get(k)?.slice === name) index.delete(k);
+    }
+  }
 }
 
 const keyOfEndpoint = (e: Endpoint): string | undefined => e.targetRef?.uid;
@@ -69,7 +96,7 @@ function place(index: Map<string, Placed>, s: EndpointSlice): boolean {
 }
 
 /**
- * The endpoint index over `current`: updated from the last one by the slices the last sync
+ * The endpoint index over `current`: the kept slices' index plus the slices the last sync
  * wrote, or built from scratch. undefined when an endpoint has no pod uid or appears twice.
  */
 export function indexOf(st: ServiceState, current: EndpointSlice[]): Map<string, Placed> | undefined {
@@ -79,13 +106,6 @@ export function indexOf(st: ServiceState, current: EndpointSlice[]): Map<string,
     return index;
   }
   const index = st.index;
-  for (const name of st.writes.keys()) {
-    const old = st.before.get(name);
-    for (const ep of old?.endpoints ?? []) {
-      const k = keyOfEndpoint(ep)!;
-      if (index.get(k)?.slice === name) index.delete(k);
-    }
-  }
   for (const s of current) if (st.writes.has(s.metadata.name!) && !place(index, s)) return undefined;
   return index;
 }

@@ -24,7 +24,13 @@ import { matchesSet } from '../api/label-selector.js';
 import { canonicalJson } from './deployment-util.js';
 import { controllerRef, isPodReady } from './pod-util.js';
 import type { ControllerDeps } from './replicaset.js';
-import { type ServiceState, indexOf, slicesAsLeft } from './endpointslice-state.js';
+import {
+  type ServiceState,
+  forgetWritten,
+  indexOf,
+  keptSlices,
+  slicesAsLeft,
+} from './endpointslice-state.js';
 
 export const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
 export const MANAGED_BY_LABEL = 'endpointslice.kubernetes.io/managed-by';
@@ -375,8 +381,14 @@ export class EndpointSliceController {
     if (failed) throw failed.reason;
     if (this.incremental && groups.size === 1) {
       const [[pk, g]] = groups;
-      const before = new Map(existing.map((s) => [s.metadata.name!, s]));
-      this.states.set(key, { svc, nodeEpoch, before, writes, ports: g.ports, pk });
+      this.states.set(key, {
+        svc,
+        nodeEpoch,
+        kept: keptSlices(existing, writes),
+        writes,
+        ports: g.ports,
+        pk,
+      });
     }
   }
 
@@ -449,8 +461,8 @@ export class EndpointSliceController {
     const writes = new Map<string, string>();
     const eps = remaining.map((r) => r.ep);
     return this.place(svc, st.ports, toUpdate, unchanged, toDelete, eps, writes).then(() => {
-      const before = new Map(existing.map((s) => [s.metadata.name!, s]));
-      this.states.set(key, { ...st, before, writes, index });
+      forgetWritten(index, existing, writes);
+      this.states.set(key, { ...st, kept: keptSlices(existing, writes), writes, index });
     });
   }
 

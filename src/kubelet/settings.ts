@@ -5,7 +5,7 @@
  * own error and duration functions, so this folder does not import the simulation.
  */
 
-import { parseDuration, ScenarioError } from '../util/scenario-input.js';
+import { checkKnownFields, failAt, parseDuration, ScenarioError } from '../util/scenario-input.js';
 
 /** a log-normal latency: its median and the sigma of its logarithm */
 export interface Latency {
@@ -74,6 +74,19 @@ export const DEFAULT_KUBELET: KubeletEvictionSettings = {
   systemMemory: 0,
 };
 
+/** The fields of settings.kubelet (KubeletConfiguration's names). */
+const KUBELET_FIELDS = [
+  'evictionHard',
+  'evictionSoft',
+  'evictionSoftGracePeriod',
+  'evictionMinimumReclaim',
+  'evictionPressureTransitionPeriod',
+  'evictionMaxPodGracePeriod',
+  'housekeepingInterval',
+  'maxPids',
+  'systemMemory',
+];
+
 /** settings.kubelet, over the defaults. */
 export function parseKubeletSettings(
   v: unknown,
@@ -83,6 +96,7 @@ export function parseKubeletSettings(
 ): KubeletEvictionSettings {
   const w = 'settings.kubelet';
   if (!isObj(v)) fail(w, 'expected a mapping like {evictionHard: "memory.available<100Mi"}');
+  checkKnownFields(v, KUBELET_FIELDS, w, fail);
   const out = { ...DEFAULT_KUBELET };
   for (const [k, x] of Object.entries(v)) {
     switch (k) {
@@ -113,11 +127,6 @@ export function parseKubeletSettings(
       case 'systemMemory':
         out.systemMemory = quantity(x, `${w}.${k}`);
         break;
-      default:
-        fail(
-          `${w}.${k}`,
-          'unknown field (expected evictionHard, evictionSoft, evictionSoftGracePeriod, evictionMinimumReclaim, evictionPressureTransitionPeriod, evictionMaxPodGracePeriod, housekeepingInterval, maxPids, systemMemory)',
-        );
     }
   }
   return out;
@@ -134,9 +143,7 @@ export function parseUsage(
   return (raw as unknown[]).map((r, i) => {
     const w = `usage[${i}]`;
     if (!isObj(r)) fail(w, 'expected {match: {label: value}, memory: {start: 200Mi, perMinute: 50Mi}, …}');
-    const known = ['match', 'memory', 'ephemeralStorage', 'pids', 'noise'];
-    for (const k of Object.keys(r))
-      if (!known.includes(k)) fail(w, `unknown field "${k}" (expected ${known.join(', ')})`);
+    checkKnownFields(r, ['match', 'memory', 'ephemeralStorage', 'pids', 'noise'], w, fail);
     if (r.match !== undefined && !isObj(r.match)) fail(`${w}.match`, 'expected a mapping of pod labels');
     const curve = (k: string): UsageCurve | undefined => {
       const c = r[k];
@@ -144,9 +151,7 @@ export function parseUsage(
       if (typeof c === 'string' || typeof c === 'number')
         return { start: quantity(c, `${w}.${k}`), perMinute: 0 };
       if (!isObj(c)) fail(`${w}.${k}`, 'expected a quantity or {start: 200Mi, perMinute: 50Mi, max: 2Gi}');
-      for (const f of Object.keys(c))
-        if (!['start', 'perMinute', 'max'].includes(f))
-          fail(`${w}.${k}`, `unknown field "${f}" (expected start, perMinute, max)`);
+      checkKnownFields(c, ['start', 'perMinute', 'max'], `${w}.${k}`, fail);
       return {
         start: c.start === undefined ? 0 : quantity(c.start, `${w}.${k}.start`),
         perMinute: c.perMinute === undefined ? 0 : quantity(c.perMinute, `${w}.${k}.perMinute`),
@@ -180,11 +185,7 @@ export function parseRuns(raw: unknown, at: (p: string) => string): RunRule[] {
       throw new ScenarioError(
         `${at(w)}: expected {match: {label: value}, duration: {median: 30s, sigma: 0.5}, failureProbability: 0}`,
       );
-    for (const k of Object.keys(r))
-      if (!['match', 'duration', 'failureProbability'].includes(k))
-        throw new ScenarioError(
-          `${at(w)}: unknown field "${k}" (expected match, duration, failureProbability)`,
-        );
+    checkKnownFields(r, ['match', 'duration', 'failureProbability'], w, failAt(at));
     if (r.match !== undefined && !isObj(r.match))
       throw new ScenarioError(`${at(w + '.match')}: expected a mapping of pod labels`);
     const d = r.duration;

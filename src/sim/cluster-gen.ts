@@ -9,6 +9,7 @@
  * const pending = generatePods({ seed: 8, count: 1000, cluster });
  * ```
  */
+import { wellKnownNodeLabels } from '../api/topology.js';
 import type { Container, Node, NodeSelectorRequirement, Pod, Taint, Toleration } from '../api/types.js';
 import { Rng } from '../util/rng.js';
 
@@ -156,12 +157,13 @@ export function generateCluster(opts: ClusterGenOptions): GeneratedCluster {
       metadata: {
         name,
         labels: {
-          'kubernetes.io/hostname': name,
-          'kubernetes.io/os': 'linux',
-          'kubernetes.io/arch': nodeRng.next() < 0.15 ? 'arm64' : 'amd64',
-          'topology.kubernetes.io/region': region,
-          'topology.kubernetes.io/zone': zone,
-          'node.kubernetes.io/instance-type': pool.instanceType ?? pool.name,
+          ...wellKnownNodeLabels({
+            name,
+            arch: nodeRng.next() < 0.15 ? 'arm64' : 'amd64',
+            region,
+            zone,
+            instanceType: pool.instanceType ?? pool.name,
+          }),
           'example.com/pool': pool.name,
           'example.com/generation': String(1 + nodeRng.int(5)),
           ...(pool.labels ?? {}),

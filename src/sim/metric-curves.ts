@@ -25,6 +25,7 @@ import type { Pod } from '../api/types.js';
 import type { MetricsSource } from '../controllers/hpa.js';
 import { METRIC_WINDOW_MS, type Sample } from '../controllers/replica-calculator.js';
 import type { Clock } from '../util/clock.js';
+import { checkKnownFields } from '../util/scenario-input.js';
 
 export interface MetricCurve {
   kind: string;
@@ -51,9 +52,7 @@ export function parseMetricCurves(
     if (!c || typeof c !== 'object' || Array.isArray(c))
       fail(w, 'expected {target: Deployment/web, metric: cpu, utilization: [[0s, 50]]}');
     const o = c as Record<string, unknown>;
-    for (const k of Object.keys(o))
-      if (!['target', 'metric', 'utilization', 'perPod', 'total'].includes(k))
-        fail(w, `unknown field "${k}" (expected target, metric, and one of utilization, perPod, total)`);
+    checkKnownFields(o, ['target', 'metric', 'utilization', 'perPod', 'total'], w, fail);
     const t = typeof o.target === 'string' ? o.target.split('/') : [];
     if (t.length < 2 || t.length > 3 || t.some((x) => !x))
       fail(`${w}.target`, 'expected Kind/name or Kind/namespace/name, e.g. Deployment/web');

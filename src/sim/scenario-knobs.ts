@@ -11,6 +11,7 @@
  * ```
  */
 import type { RequestLatency } from '../api/request-latency.js';
+import { checkKnownFields } from '../util/scenario-input.js';
 
 /**
  * Each controller's worker count: its kube-controller-manager flag and the v1.34 default
@@ -65,10 +66,9 @@ export function parseKnobs(
   if (s.controllers !== undefined) {
     if (!isObj(s.controllers))
       fail('settings.controllers', 'expected a mapping like {deployment: {concurrentSyncs: 10}}');
+    checkKnownFields(s.controllers, Object.keys(CONTROLLER_WORKERS), 'settings.controllers', fail);
     for (const [name, v] of Object.entries(s.controllers)) {
       const w = `settings.controllers.${name}`;
-      if (!(name in CONTROLLER_WORKERS))
-        fail(w, `unknown controller (expected one of ${Object.keys(CONTROLLER_WORKERS).join(', ')})`);
       if (!isObj(v) || Object.keys(v).some((k) => k !== 'concurrentSyncs'))
         fail(w, 'expected {concurrentSyncs: N}');
       const n = v.concurrentSyncs;
@@ -82,9 +82,7 @@ export function parseKnobs(
     const a = s.apiLatency;
     const w = 'settings.apiLatency';
     if (!isObj(a)) fail(w, 'expected {read: 2ms, write: 5ms, sigma: 0.3, perInflight: 0.2ms}');
-    const known = ['read', 'write', 'sigma', 'perInflight'];
-    for (const k of Object.keys(a))
-      if (!known.includes(k)) fail(w, `unknown field "${k}" (expected ${known.join(', ')})`);
+    checkKnownFields(a, ['read', 'write', 'sigma', 'perInflight'], w, fail);
     const sigma = a.sigma === undefined ? 0.3 : a.sigma;
     if (typeof sigma !== 'number' || !Number.isFinite(sigma) || sigma < 0 || sigma > 3)
       fail(`${w}.sigma`, `expected a number from 0 to 3, got ${JSON.stringify(sigma)}`);

@@ -23,10 +23,11 @@ import { dirname, resolve } from 'node:path';
 import { prepareForCreate } from '../api/manifest.js';
 import { ManifestError, readInputTextSync } from '../api/manifest-read.js';
 import { bytes, parseQuantity } from '../api/quantity.js';
+import { wellKnownNodeLabels } from '../api/topology.js';
 import type { KubeObject, Node, Taint } from '../api/types.js';
 import { ConfigError, parseSchedulerConfig, type SchedulerConfig } from '../scheduler/config.js';
 import { checkDurationMs, LIMITS } from '../util/limits.js';
-import { parseDuration, ScenarioError } from '../util/scenario-input.js';
+import { checkKnownFields, failAt, parseDuration, ScenarioError } from '../util/scenario-input.js';
 import { generateCluster } from './cluster-gen.js';
 import { parseMetricCurves } from './metric-curves.js';
 import { parseKnobs } from './scenario-knobs.js';
@@ -74,10 +75,9 @@ export function parseScenario(text: string, source: string, baseDir: string): Sc
     'usage',
     'autoscaler',
   ]);
-  for (const k of Object.keys(root))
-    if (!known.has(k))
-      throw new ScenarioError(`${source}: unknown field "${k}" (expected one of ${[...known].join(', ')})`);
   const at = (p: string) => `${source}: ${p}`;
+  const fail = failAt(at);
+  checkKnownFields(root, known, '', fail);
   const readRel = (f: unknown, where: string): string => {
     if (typeof f !== 'string' || !f) throw new ScenarioError(`${at(where)}: expected a file path`);
     const p = resolve(baseDir, f);
@@ -130,11 +130,7 @@ export function parseScenario(text: string, source: string, baseDir: string): Sc
       'notReadyFraction',
       'runningPods',
     ]);
-    for (const k of Object.keys(g))
-      if (!known.has(k))
-        throw new ScenarioError(
-          `${at('cluster.generator')}: unknown field "${k}" (expected one of ${[...known].join(', ')})`,
-        );
+    checkKnownFields(g, known, 'cluster.generator', fail);
     const n = count(at('cluster.generator.nodes'), g.nodes, LIMITS.nodes, 1);
     const num = (k: string) => (g[k] === undefined ? undefined : Number(g[k]));
     let gen;
@@ -268,11 +264,7 @@ export function parseScenario(text: string, source: string, baseDir: string): Sc
     'apiLatency',
     'kubelet',
   ]);
-  for (const k of Object.keys(s))
-    if (!knownS.has(k))
-      throw new ScenarioError(
-        `${at('settings')}: unknown setting "${k}" (expected one of ${[...knownS].join(', ')})`,
-      );
+  checkKnownFields(s, knownS, 'settings', fail);
   const scheduler = String(s.scheduler ?? 'real');
   if (scheduler !== 'standin' && scheduler !== 'real')
     throw new ScenarioError(`${at('settings.scheduler')}: expected "real" or "standin"`);
@@ -287,18 +279,12 @@ export function parseScenario(text: string, source: string, baseDir: string): Sc
   const latencies: Settings['latencies'] = {};
   if (s.latencies !== undefined) {
     if (!isObj(s.latencies)) throw new ScenarioError(`${at('settings.latencies')}: expected a mapping`);
+    const phases = ['sandbox', 'cni', 'imagePull', 'containerStart', 'containerStop'];
+    checkKnownFields(s.latencies, phases, 'settings.latencies', fail);
     for (const [k, v] of Object.entries(s.latencies)) {
-      if (!['sandbox', 'cni', 'imagePull', 'containerStart', 'containerStop'].includes(k))
-        throw new ScenarioError(
-          `${at('settings.latencies.' + k)}: unknown phase (sandbox, cni, imagePull, containerStart, containerStop)`,
-        );
       if (!isObj(v))
         throw new ScenarioError(`${at('settings.latencies.' + k)}: expected {median: 2s, sigma: 0.5}`);
-      for (const f of Object.keys(v))
-        if (f !== 'median' && f !== 'sigma')
-          throw new ScenarioError(
-            `${at(`settings.latencies.${k}`)}: unknown field "${f}" (expected median, sigma)`,
-          );
+      checkKnownFields(v, ['median', 'sigma'], `settings.latencies.${k}`, fail);
       latencies[k] = {
         medianMs: parseDuration(v.median, at(`settings.latencies.${k}.median`)),
         sigma: real(v.sigma, 0.5, `settings.latencies.${k}.sigma`, LIMITS.latencySigma),
@@ -340,17 +326,7 @@ export function parseScenario(text: string, source: string, baseDir: string): Sc
     clientRateLimits:
       s.clientRateLimits === undefined ? true : bool(s.clientRateLimits, at('settings.clientRateLimits')),
     compactionIntervalMs: compactionInterval(s.compactionInterval, at('settings.compactionInterval')),
-    ...parseKnobs(
-      s,
-      (p, m) => {
-        throw new ScenarioError(`${at(p)}: ${m}`);
-      },
-      (v, p) => parseDuration(v, at(p)),
-      LIMITS.controllerWorkers,
-    ),
-  };
-  const knobFail = (p: string, m: string): never => {
-    throw new ScenarioError(`${at(p)}: ${m}`);
+    ...parseKnobs(s, fail, (v, p) => parseDuration(v, at(p)), LIMITS.controllerWorkers),
   };
   const knobQuantity = (v: unknown, p: string): number => {
     try {
@@ -361,28 +337,22 @@ export function parseScenario(text: string, source: string, baseDir: string): Sc
       throw new ScenarioError(`${at(p)}: ${(e as Error).message}`);
     }
   };
-  const usage = parseUsage(root.usage, knobFail, knobQuantity);
+  const usage = parseUsage(root.usage, fail, knobQuantity);
   if (s.kubelet !== undefined || usage.length)
     settings.kubelet = parseKubeletSettings(
       s.kubelet ?? {},
-      knobFail,
+      fail,
       (v, p) => parseDuration(v, at(p)),
       knobQuantity,
     );
   if (settings.kubelet)
-    evictionThresholds(settings.kubelet, (v, p) => parseDuration(v, at(`settings.kubelet ${p}`)), knobFail);
+    evictionThresholds(settings.kubelet, (v, p) => parseDuration(v, at(`settings.kubelet ${p}`)), fail);
   if (scheduler === 'standin' && (settings.schedulerConfig || settings.plugins.length))
     throw new ScenarioError(
       `${at(settings.schedulerConfig ? 'settings.schedulerConfig' : 'settings.plugins')}: needs settings.scheduler: real (the stand-in has fixed plugins)`,
     );
   const runs = parseRuns(root.runs, at);
-  const metrics = parseMetricCurves(
-    root.metrics,
-    (p, m) => {
-      throw new ScenarioError(`${at(p)}: ${m}`);
-    },
-    (v, p) => parseDuration(v, at(p)),
-  );
+  const metrics = parseMetricCurves(root.metrics, fail, (v, p) => parseDuration(v, at(p)));
   if (pools.length === 0 && snapshotNodes.length === 0 && root.autoscaler === undefined)
     throw new ScenarioError(
       `${at('cluster')}: no nodes: give cluster.pools, cluster.generator, cluster.snapshot or autoscaler.nodeGroups`,
@@ -490,14 +460,7 @@ export function nodesFromPools(pools: NodePool[]): Node[] {
     for (let i = 0; i < p.count; i++) {
       const name = `${p.name}-${String(i).padStart(4, '0')}`;
       const zone = p.zones[i % p.zones.length];
-      const labels: Record<string, string> = {
-        'kubernetes.io/hostname': name,
-        'kubernetes.io/os': 'linux',
-        'kubernetes.io/arch': 'amd64',
-        'topology.kubernetes.io/zone': zone,
-        'node.kubernetes.io/pool': p.name,
-        ...p.labels,
-      };
+      const labels = { ...wellKnownNodeLabels({ name, zone, pool: p.name }), ...p.labels };
       if (p.region) labels['topology.kubernetes.io/region'] = p.region;
       const res = { cpu: p.cpu, memory: p.memory, pods: String(p.pods) };
       out.push({

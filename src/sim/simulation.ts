@@ -196,6 +196,7 @@ export class Simulation {
     await this.createAll(
       sc.snapshotObjects.map((o) => structuredClone(o)),
       'cluster.snapshot',
+      true,
     );
     await this.restoreStatuses(sc.snapshotObjects);
     for (const n of nodes) {
@@ -466,7 +467,8 @@ export class Simulation {
    * not the experiment). Within a stage owners come before their dependents, whose
    * ownerReferences follow the uids the owners were given (owner-order.ts).
    */
-  private async createAll(objs: KubeObject[], what: string): Promise<void> {
+  /** `restore`: snapshot objects, admitted where they were captured (pods keep their priority) */
+  private async createAll(objs: KubeObject[], what: string, restore = false): Promise<void> {
     const chunk = Math.max(1, Math.min(100, this.scenario.settings.maxMutatingInflight || 100));
     const ordered = inCreationOrder(objs.map((object) => ({ object }))).map((x) => x.object);
     const uids = new Map<string, string>();
@@ -480,7 +482,9 @@ export class Simulation {
             wave.slice(j, j + chunk).map(async (o) => {
               try {
                 rewriteOwnerUids(o, uids, this.outsideOwners);
-                const made = await this.user.create(this.resourceOf(o), o);
+                const made = restore
+                  ? await this.server.create(o, { restore })
+                  : await this.user.create(this.resourceOf(o), o);
                 if (o.metadata.uid && made.metadata.uid) uids.set(o.metadata.uid, made.metadata.uid);
               } catch (err) {
                 throw new Error(

@@ -49,3 +49,25 @@ function parseDurationText(v: unknown, where: string): number {
     );
   return total;
 }
+
+/** Raises the caller's input error for `path` (a scenario field path) with `message`. */
+export type Fail = (path: string, message: string) => never;
+
+/** A {@link Fail} throwing a ScenarioError `<at(path)>: <message>` (`at` adds the file name). */
+export const failAt =
+  (at: (path: string) => string): Fail =>
+  (path, message) => {
+    throw new ScenarioError(`${at(path)}: ${message}`);
+  };
+
+/**
+ * Every field of the mapping at `where` is one of `known`; the first that is not is an input error
+ * naming its path, in the wording of the API's validation (api/validation.ts):
+ * `<where>.<field>: unknown field (expected one of a, b, c)`. No field is dropped silently.
+ */
+export function checkKnownFields(obj: object, known: Iterable<string>, where: string, fail: Fail): void {
+  const names = [...known];
+  for (const k of Object.keys(obj))
+    if (!names.includes(k))
+      fail(where ? `${where}.${k}` : k, `unknown field (expected one of ${names.join(', ')})`);
+}

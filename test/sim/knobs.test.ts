@@ -47,7 +47,7 @@ describe('controller concurrency against the API latency model', () => {
     expect(sc.settings.apiLatency).toBeUndefined();
     expect(() =>
       parseScenario(`${base}settings: { controllers: { deploy: { concurrentSyncs: 5 } } }\n`, 's.yaml', '.'),
-    ).toThrow('s.yaml: settings.controllers.deploy: unknown controller');
+    ).toThrow('s.yaml: settings.controllers.deploy: unknown field (expected one of deployment,');
     expect(() =>
       parseScenario(
         `${base}settings: { controllers: { deployment: { concurrentSyncs: 0 } } }\n`,

@@ -30,7 +30,7 @@ timeline:
     expect(sc.workloads[0].kind).toBe('Pod');
   });
   it.each([
-    ['bogus: 1\ncluster: { pools: [{ count: 1 }] }', 's.yaml: unknown field "bogus"'],
+    ['bogus: 1\ncluster: { pools: [{ count: 1 }] }', 's.yaml: bogus: unknown field (expected one of'],
     [
       'cluster: { pools: [{ count: -1 }] }',
       's.yaml: cluster.pools[0].count: expected an integer >= 0, got -1',

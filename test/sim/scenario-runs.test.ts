@@ -21,7 +21,9 @@ describe('scenario runs:', () => {
     expect(() => parse('[{duration: {median: soon}}]')).toThrow(
       's.yaml: runs[0].duration.median: invalid duration',
     );
-    expect(() => parse('[{labels: {}}]')).toThrow('s.yaml: runs[0]: unknown field "labels"');
+    expect(() => parse('[{labels: {}}]')).toThrow(
+      's.yaml: runs[0].labels: unknown field (expected one of match, duration, failureProbability)',
+    );
   });
 });
 

@@ -75,9 +75,12 @@ const RESOURCE_LISTS: Readonly<Record<string, Exclude<keyof ResourceObjects, 're
   ResourceSlice: 'resourceSlices',
 };
 
-/** The kubectl command that captures every kind in {@link SNAPSHOT_KINDS}, as the README shows it. */
+/** The kubectl command that captures every kind in {@link SNAPSHOT_KINDS} and PriorityClasses, as the README shows it. */
 export function snapshotCommand(file = 'snapshot.yaml'): string {
   const resources = SNAPSHOT_KINDS.map((k) => BUILTIN_KINDS.find((r) => r.kind === k)!.resource);
+  // PriorityClasses are read beside the scheduler's view (plan's pending pods, simulate and serve
+  // --cluster): without them a pod's class is named in a warning and its stored priority stands
+  resources.splice(resources.indexOf('namespaces') + 1, 0, 'priorityclasses');
   return `kubectl get ${resources.join(',')} -A -o yaml > ${file}`;
 }
 

@@ -1,0 +1,70 @@
+/**
+ * The ResourceClaims a planned pod will have (upstream: the ResourceClaim controller,
+ * pkg/controller/resourceclaim/controller.go handleClaim): for each `spec.resourceClaims` entry with
+ * a `resourceClaimTemplateName`, a claim made from the template, owned by the pod, and the pod's
+ * `status.resourceClaimStatuses` naming it. Each planned replica thus asks for its own devices,
+ * which is what stops a plan at "cannot allocate all claims". The claim is named `<pod>-<entry>`
+ * (upstream adds a random suffix; a plan's names are fixed).
+ */
+import { podResourceClaims, podResourceClaimStatuses } from '../api/resource-claims.js';
+import type { ResourceClaim, ResourceObjects } from '../api/resource-types.js';
+import type { Pod } from '../api/types.js';
+import type { ClusterFile } from '../scheduler/framework/cluster-file.js';
+import type { SchedulerCore } from '../scheduler/scheduler.js';
+
+/** The snapshot's resource.k8s.io objects, with a claim list copy the planner may add to. */
+export function resourcesOf(cluster: ClusterFile): ResourceObjects {
+  const r = cluster.resources ?? {};
+  return {
+    deviceClasses: r.deviceClasses ?? [],
+    resourceClaims: [...(r.resourceClaims ?? [])],
+    resourceClaimTemplates: r.resourceClaimTemplates ?? [],
+    resourceSlices: r.resourceSlices ?? [],
+  };
+}
+
+/** Adds the claims `pod` will get from its templates (and names them in its status). */
+export function ensureResourceClaims(core: SchedulerCore, pod: Pod): void {
+  const entries = podResourceClaims(pod);
+  if (entries.length === 0) return;
+  const resources = (core.objects.resources ??= {});
+  const claims = (resources.resourceClaims ??= []);
+  const ns = pod.metadata.namespace ?? 'default';
+  const statuses = [...podResourceClaimStatuses(pod)];
+  for (const e of entries) {
+    if (!e.resourceClaimTemplateName || statuses.some((s) => s.name === e.name)) continue;
+    const t = (resources.resourceClaimTemplates ?? []).find(
+      (x) => x.metadata.name === e.resourceClaimTemplateName && (x.metadata.namespace ?? 'default') === ns,
+    );
+    if (!t) continue; // the plugin reports "ResourceClaim not created yet"
+    const name = `${pod.metadata.name ?? ''}-${e.name}`;
+    const claim: ResourceClaim = {
+      apiVersion: 'resource.k8s.io/v1',
+      kind: 'ResourceClaim',
+      metadata: {
+        ...(t.spec.metadata ?? {}),
+        name,
+        namespace: ns,
+        uid: `planned-resourceclaim-${ns}-${name}`,
+        annotations: {
+          ...(t.spec.metadata?.annotations ?? {}),
+          'resource.kubernetes.io/pod-claim-name': e.name,
+        },
+        ownerReferences: [
+          {
+            apiVersion: 'v1',
+            kind: 'Pod',
+            name: pod.metadata.name ?? '',
+            uid: pod.metadata.uid ?? '',
+            controller: true,
+            blockOwnerDeletion: true,
+          },
+        ],
+      },
+      spec: structuredClone(t.spec.spec),
+    };
+    claims.push(claim);
+    statuses.push({ name: e.name, resourceClaimName: name });
+  }
+  pod.status = { ...(pod.status ?? {}), resourceClaimStatuses: statuses };
+}
