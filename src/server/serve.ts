@@ -15,6 +15,7 @@ import { explainRoute } from './explain-route.js';
 import { uiRoute } from './ui.js';
 import { uiDataRoute } from './ui/data-route.js';
 import { authRoute } from './auth-route.js';
+import { METRICS_KINDS, metricsRoute } from './metrics-route.js';
 
 export interface ServeOptions {
   scenario: Scenario;
@@ -116,7 +117,9 @@ export async function serveCluster(opts: ServeOptions): Promise<ServedCluster> {
       uiRoute,
       authRoute,
       uiDataRoute({ api: sim.server, tooManyRequests }),
+      metricsRoute(sim.server),
     ],
+    extraKinds: METRICS_KINDS,
     onRequest: opts.onRequest,
   });
   driver.start();
