@@ -8,6 +8,8 @@
  * `-o` is always a format, never a file name. Tables are for people (units people use, wide adds
  * columns); json and yaml carry the same data in full, exact units, for scripts.
  */
+import { closeSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { stringify } from 'yaml';
 import { writeFileAtomic } from '../util/atomic-write.js';
@@ -53,6 +55,30 @@ export function isStructured(format: Format): format is 'json' | 'yaml' {
 }
 
 /** Writes the command's output: to --out (atomically) when given, else to stdout. */
+/**
+ * Writes byte chunks to --out (atomically, as emit) or stdout, without joining them: a large
+ * ruleset may be longer than the longest string V8 can build.
+ */
+export function emitChunks(o: { out?: string }, chunks: readonly Uint8Array[]): void {
+  if (!o.out) {
+    for (const c of chunks) process.stdout.write(c);
+    return;
+  }
+  const tmp = join(dirname(o.out), `.${basename(o.out)}.${process.pid}.tmp`);
+  try {
+    const fd = openSync(tmp, 'w');
+    try {
+      for (const c of chunks) writeSync(fd, c);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, o.out);
+  } catch (e) {
+    rmSync(tmp, { force: true });
+    throw new CliError(`--out ${o.out}: cannot write: ${(e as Error).message}`);
+  }
+}
+
 export function emit(o: { out?: string }, text: string): void {
   if (!o.out) {
     process.stdout.write(text);

@@ -351,7 +351,11 @@ export async function run(
   // every sync is printed after the last one: read its texts now (ipvs folds them on first read,
   // from state the next sync changes)
   const settle = (s: FamilySync[]) => {
-    for (const { result } of s) void [result.text, result.stats, ...result.artifacts.map((a) => a.text)];
+    for (const { result } of s) {
+      // a mode with chunks keeps its text as bytes; ipvs folds its texts from live state
+      if (!result.chunks) void result.text;
+      void [result.stats, ...result.artifacts.map((a) => a.text)];
+    }
     syncs.push(s);
   };
   try {

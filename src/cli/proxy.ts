@@ -4,7 +4,15 @@ import { type Command, Option } from 'commander';
 import { existsSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { CliError, UsageError } from './errors.js';
-import { addOutputOptions, BASE_FORMATS, emit, type Format, isStructured, structured } from './output.js';
+import {
+  addOutputOptions,
+  BASE_FORMATS,
+  emit,
+  emitChunks,
+  type Format,
+  isStructured,
+  structured,
+} from './output.js';
 import { progress } from './progress.js';
 import { addInputOptions, type InputOpts, run, runSteps } from './proxy-input.js';
 import { table } from '../report/table.js';
@@ -197,7 +205,17 @@ async function renderCommand(o: RenderOpts, cmd: Command): Promise<void> {
     process.stdout.write(summaryText(o.format ?? 'table'));
     return;
   }
-  emit(o, o.output === 'rules' ? rulesText() : summaryText(o.output));
+  // one sync with nothing beside its text: written as the chunks it was rendered in (a ruleset of
+  // 100,000 services can be longer than V8's longest string)
+  const only = outputs.length === 1 ? outputs[0].result : undefined;
+  if (
+    o.output === 'rules' &&
+    only?.chunks &&
+    only.artifacts.length === 0 &&
+    !(o.sorted && o.mode === 'iptables')
+  )
+    emitChunks(o, only.chunks());
+  else emit(o, o.output === 'rules' ? rulesText() : summaryText(o.output));
   if (o.output === 'rules' && repeatInfo) process.stderr.write(summaryText('table'));
 }
 

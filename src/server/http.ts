@@ -8,6 +8,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { ApiServer } from '../api/apiserver.js';
+import type { ResourceInfo } from '../api/registry.js';
 import { ApiError } from '../api/errors.js';
 import {
   aggregatedDiscovery,
@@ -48,6 +49,8 @@ export interface HttpServerOptions {
   /** the kubesim version shown in /version */
   version: string;
   watch?: Partial<WatchSettings>;
+  /** kinds the extra routes serve, for discovery (metrics.k8s.io) */
+  extraKinds?: readonly ResourceInfo[];
   /** extra routes tried before the Kubernetes API (control endpoint, OpenAPI) */
   routes?: ExtraRoute[];
   /** serve HTTPS with this key and certificate (PEM) instead of plain HTTP */
@@ -118,7 +121,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningS
     shareEncoded: opts.watch?.shareEncoded,
   };
   let address = '';
-  const cat: Catalog = { kinds: opts.api.kinds, crds: new Map() };
+  const cat: Catalog = { kinds: opts.api.kinds, crds: new Map(), extra: opts.extraKinds };
   const stopCrds = await startCrdController(opts.api, cat.crds);
   const stopNamespaces = await startNamespaceCleanup(opts.api);
   const openapi = openapiRoute(cat);

@@ -16,6 +16,8 @@ type Obj = any;
 export interface Catalog {
   kinds: KindRegistry;
   crds: Map<string, Obj>;
+  /** kinds served by routes of their own (metrics.k8s.io), listed in discovery only */
+  extra?: readonly ResourceInfo[];
 }
 
 export const VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
@@ -122,7 +124,7 @@ const versionsOf = (info: ResourceInfo): readonly string[] => (info.crd ? info.v
 /** Every served group version, core (`v1`) first, in registry order. */
 export function groupVersions(cat: Catalog): GroupVersion[] {
   const byGv = new Map<string, GroupVersion>();
-  for (const info of cat.kinds.list())
+  for (const info of [...cat.kinds.list(), ...(cat.extra ?? [])])
     for (const version of versionsOf(info)) {
       const gv = info.group ? `${info.group}/${version}` : version;
       let entry = byGv.get(gv);

@@ -16,6 +16,7 @@ import { uiRoute } from './ui.js';
 import { uiDataRoute } from './ui/data-route.js';
 import { authRoute } from './auth-route.js';
 import { type EtcdBackend, openEtcd } from './etcd-backend.js';
+import { METRICS_KINDS, metricsRoute } from './metrics-route.js';
 
 export interface ServeOptions {
   scenario: Scenario;
@@ -143,7 +144,9 @@ export async function serveCluster(opts: ServeOptions): Promise<ServedCluster> {
       uiRoute,
       authRoute,
       uiDataRoute({ api: sim.server, tooManyRequests }),
+      metricsRoute(sim.server),
     ],
+    extraKinds: METRICS_KINDS,
     onRequest: opts.onRequest,
   });
   driver.start();

@@ -18,6 +18,7 @@
  * settings: { watchLatency: 0ms, maxMutatingInflight: 200, scheduler: standin }
  * ```
  */
+import { NODE_MONITOR_GRACE_PERIOD_MS } from '../controllers/nodelifecycle.js';
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { prepareForCreate } from '../api/manifest.js';
@@ -309,7 +310,7 @@ export function parseScenario(text: string, source: string, baseDir: string): Sc
           ),
     nodeMonitorGracePeriodMs:
       s.nodeMonitorGracePeriod === undefined
-        ? 40_000
+        ? NODE_MONITOR_GRACE_PERIOD_MS
         : positive(
             parseDuration(s.nodeMonitorGracePeriod, at('settings.nodeMonitorGracePeriod')),
             at('settings.nodeMonitorGracePeriod'),

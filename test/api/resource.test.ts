@@ -239,3 +239,62 @@ describe('DRA CEL environment', () => {
     expect(compileSelector('device.driver ==').error).toMatch(/^compilation failed/);
   });
 });
+
+describe('the four kinds round-trip through the ApiServer', () => {
+  it('create, get, list, update status, delete (v1 and v1beta1 input)', async () => {
+    const clock = new ManualClock(Date.UTC(2026, 0, 1));
+    const api = new ApiServer(new MemoryStore({ clock }), { clock });
+    const objs: any[] = [
+      {
+        apiVersion: 'resource.k8s.io/v1',
+        kind: 'DeviceClass',
+        metadata: { name: 'gpu.example.com' },
+        spec: { selectors: [{ cel: { expression: 'device.driver == "gpu.example.com"' } }] },
+      },
+      {
+        ...slice({
+          nodeName: 'n1',
+          devices: [{ name: 'gpu-0', basic: { attributes: { model: { string: 'H100' } } } }],
+        }),
+        apiVersion: 'resource.k8s.io/v1beta1',
+      },
+      {
+        apiVersion: 'resource.k8s.io/v1',
+        kind: 'ResourceClaimTemplate',
+        metadata: { name: 't', namespace: 'default' },
+        spec: {
+          spec: { devices: { requests: [{ name: 'gpu', exactly: { deviceClassName: 'gpu.example.com' } }] } },
+        },
+      },
+      claim({ requests: [{ name: 'gpu', exactly: { deviceClassName: 'gpu.example.com' } }] }),
+    ];
+    for (const o of objs) {
+      const created: any = await api.create(o);
+      expect(created.apiVersion).toBe('resource.k8s.io/v1');
+      const resource = {
+        DeviceClass: 'deviceclasses',
+        ResourceSlice: 'resourceslices',
+        ResourceClaimTemplate: 'resourceclaimtemplates',
+        ResourceClaim: 'resourceclaims',
+      }[o.kind as string]!;
+      const got: any = await api.get(resource, o.metadata.namespace, o.metadata.name);
+      expect(got.metadata.uid).toBe(created.metadata.uid);
+      expect((await api.list(resource)).items).toHaveLength(1);
+    }
+    expect(((await api.get('resourceslices', undefined, 's')) as any).spec.devices[0]).toEqual({
+      name: 'gpu-0',
+      attributes: { model: { string: 'H100' } },
+    });
+    const c: any = await api.get('resourceclaims', 'default', 'c');
+    c.status = {
+      allocation: {
+        devices: { results: [{ request: 'gpu', driver: 'gpu.example.com', pool: 'n1', device: 'gpu-0' }] },
+      },
+      reservedFor: [{ resource: 'pods', name: 'p', uid: 'u1' }],
+    };
+    const updated: any = await api.updateStatus(c);
+    expect(updated.status.reservedFor).toEqual([{ resource: 'pods', name: 'p', uid: 'u1' }]);
+    await api.delete('resourceclaims', 'default', 'c');
+    expect((await api.list('resourceclaims')).items).toHaveLength(0);
+  });
+});

@@ -41,6 +41,7 @@ const OUT_RUN: Record<string, string[] | string> = {
   'bench scheduler-plugins': 'the bench suites share one output path: bench scheduler stands for it',
   'bench shard': 'the bench suites share one output path: bench scheduler stands for it',
   'bench store': 'the bench suites share one output path: bench scheduler stands for it',
+  'bench watch': 'the bench suites share one output path: bench scheduler stands for it',
   'bench sim': 'the bench suites share one output path: bench scheduler stands for it',
   snapshot: 'reads a live cluster: test/server/snapshot.test.ts writes --out against kubesim serve',
   record: 'watches a live cluster: test/server/record.test.ts writes --out against kubesim serve',

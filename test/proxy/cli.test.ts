@@ -82,6 +82,18 @@ describe('kubesim proxy render', () => {
     expect(partial).toMatch(/^-X KUBE-SEP-DYSIX5QMVXZZP7LU$/m);
   });
 
+  it('a single sync written to --out as byte chunks is the text stdout gets, in every mode', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kubesim-proxy-'));
+    for (const mode of ['iptables', 'nftables']) {
+      const file = join(dir, `${mode}.rules`);
+      await cli('render', '--cluster', fx('shop.yaml'), '--mode', mode, '--out', file, '-o', 'rules');
+      out = '';
+      await cli('render', '--cluster', fx('shop.yaml'), '--mode', mode, '-o', 'rules');
+      expect(out.length).toBeGreaterThan(100);
+      expect(readFileSync(file, 'utf8')).toBe(out);
+    }
+  });
+
   it('unreadable manifests are an error naming the file', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'kubesim-proxy-'));
     const bad = join(dir, 'bad.yaml');

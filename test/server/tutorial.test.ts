@@ -151,6 +151,14 @@ for (const version of VERSIONS) {
       );
     });
 
+    it('top: node and pod usage from metrics.k8s.io', () => {
+      ok('-n', 'demo', 'set', 'resources', 'deployment/web', '--requests=cpu=100m,memory=64Mi');
+      ok('-n', 'demo', 'rollout', 'status', 'deployment/web', '--timeout=60s');
+      expect(ok('top', 'nodes')).toMatch(/^NAME\s+CPU\(cores\)\s+CPU(\(%\)|%)?\s+MEMORY\(bytes\)/);
+      const pods = ok('-n', 'demo', 'top', 'pods', '-l', 'app=web');
+      expect(pods.split('\n').filter((l) => /^web-\S+\s+100m\s+64Mi/.test(l))).toHaveLength(3);
+    });
+
     it('apply a CRD and its custom resources: Established, printer columns, schema errors, scale', () => {
       ok('apply', '-f', join(srv.dir, 'crd.yaml'));
       expect(ok('wait', '--for=condition=Established', 'crd/widgets.example.com', '--timeout=30s')).toContain(

@@ -8,22 +8,22 @@ import { Simulation, simulate } from '../../src/sim/simulation.js';
 const ex = (name: string) => loadScenario(join(__dirname, '../../examples/scenarios', `${name}.yaml`));
 
 describe('node failure → eviction only after the grace window', () => {
-  it('marks the node NotReady after the 40 s grace period and evicts its pods ≥ 300 s later, then replaces them', async () => {
+  it('marks the node NotReady after the 50 s grace period (v1.32+ default) and evicts its pods ≥ 300 s later, then replaces them', async () => {
     const sc = ex('node-failure-eviction');
     const sim = new Simulation(sc);
     const r = await sim.run();
     const failAt = 60;
     const notReady = r.events.find((e) => e.reason === 'NodeNotReady' && e.object === 'node/worker-0001');
     expect(notReady).toBeDefined();
-    // the last heartbeat was at most 10 s before the failure; detection needs 40 s of silence
-    expect(notReady!.lastSeen).toBeGreaterThanOrEqual(failAt + 40 - 10);
-    expect(notReady!.lastSeen).toBeLessThanOrEqual(failAt + 40 + 5);
+    // the last heartbeat was at most 10 s before the failure; detection needs 50 s of silence
+    expect(notReady!.lastSeen).toBeGreaterThanOrEqual(failAt + 50 - 10);
+    expect(notReady!.lastSeen).toBeLessThanOrEqual(failAt + 50 + 5);
     expect(r.evictions.count).toBeGreaterThan(0);
     // not before the toleration (300 s) has run out after the node was found unreachable
     for (const e of r.evictions.records) {
       expect(e.node).toBe('worker-0001');
       expect(e.atS).toBeGreaterThanOrEqual(notReady!.lastSeen + 300);
-      expect(e.atS).toBeGreaterThanOrEqual(failAt + 300 + 40 - 10);
+      expect(e.atS).toBeGreaterThanOrEqual(failAt + 300 + 50 - 10);
     }
     // the ReplicaSet replaced them: 12 available again, none on the dead node (except the terminating ones)
     expect(r.deployments[0]).toMatchObject({ replicas: 12, available: 12 });

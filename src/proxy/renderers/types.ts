@@ -63,6 +63,11 @@ export interface ProxySyncResult {
   readonly kind: 'full' | 'partial';
   /** the primary text: iptables-restore input, nft -f script, ipvsadm -R input */
   readonly text: string;
+  /**
+   * the primary text as bytes, in order, where the mode keeps it so: write these for a large
+   * ruleset (100,000 services of nftables are longer than V8's longest string)
+   */
+  chunks?(): readonly Uint8Array[];
   readonly artifacts: readonly ProxyArtifact[];
   readonly stats: ProxyRenderStats;
 }

@@ -204,6 +204,7 @@ export class IptablesProxier implements Proxier<IptablesSyncResult> {
       get text() {
         return render.text;
       },
+      chunks: () => render.chunks,
       artifacts: NO_ARTIFACTS,
       get stats(): ProxyRenderStats {
         return {

@@ -33,6 +33,8 @@ export class IpvsIndex {
   private realServers = 0;
   /** ports with KUBE-IPVS-OUT-FILTER entries */
   private readonly filtered = new SortedKeys();
+  /** bumped whenever a port with KUBE-IPVS-OUT-FILTER entries changes (the iptables text depends on them) */
+  filterVersion = 0;
 
   constructor(readonly family: IPFamily) {}
 
@@ -73,6 +75,7 @@ export class IpvsIndex {
 
   clear(): void {
     this.filtered.reset([]);
+    this.filterVersion++;
     this.ports.clear();
     this.vsRefs.clear();
     this.shared = 0;
@@ -148,6 +151,7 @@ export class IpvsIndex {
     const prev = this.ports.get(key);
     if (next) this.count(next, 1);
     if (prev) this.count(prev, -1);
+    if ((prev?.noNodeAccess.length ?? 0) > 0 || (next?.noNodeAccess.length ?? 0) > 0) this.filterVersion++;
     this.ports.set(key, next);
     if (next && next.noNodeAccess.length > 0) this.filtered.add(key);
     else this.filtered.delete(key);

@@ -91,6 +91,8 @@ export class IpvsProxier implements Proxier<IpvsSyncResult> {
   /** the next sync forgets the kernel (first sync, forceFullSync) */
   private full = true;
   private version = 0;
+  /** the last iptables input and what it was rendered from (incremental mode) */
+  private iptablesCache: { key: string; text: string } | undefined;
 
   constructor(
     readonly state: ProxyState,
@@ -145,8 +147,8 @@ export class IpvsProxier implements Proxier<IpvsSyncResult> {
       const desired = desiredState(this.cfg, input);
       const delta = diffStates(this.prev, desired);
       this.prev = desired;
-      const noNodeAccess = lbNoNodeAccess(this.cfg, input);
-      return this.result(kind, delta, () => desired, desired, noNodeAccess, null);
+      const iptables = iptablesText(this.cfg, desired, lbNoNodeAccess(this.cfg, input));
+      return this.result(kind, delta, () => desired, iptables, null);
     }
 
     const index = this.index;
@@ -182,7 +184,13 @@ export class IpvsProxier implements Proxier<IpvsSyncResult> {
       desired ??= index.materialize();
       return desired!;
     };
-    return this.result(kind, delta, materialize, index, index.noNodeAccess(), index);
+    // the iptables input depends on which sets are empty and on the output filters only: it is
+    // rewritten every sync (as kube-proxy does) but rendered again only when one of those changed
+    const nonEmpty = [...index.ipsets.values()].map((m) => (m.size > 0 ? 1 : 0)).join('');
+    const cacheKey = `${index.filterVersion}/${nonEmpty}`;
+    if (this.iptablesCache?.key !== cacheKey)
+      this.iptablesCache = { key: cacheKey, text: iptablesText(this.cfg, index, index.noNodeAccess()) };
+    return this.result(kind, delta, materialize, this.iptablesCache.text, index);
   }
 
   /** The sync's result: the delta and iptables text now, the full texts and counts when read. */
@@ -190,11 +198,9 @@ export class IpvsProxier implements Proxier<IpvsSyncResult> {
     kind: 'full' | 'partial',
     delta: IpvsDelta,
     desired: () => IpvsState,
-    sets: { readonly ipsets: ReadonlyMap<IPSetName, { readonly size: number }> },
-    noNodeAccess: readonly NoNodeAccess[],
+    iptables: string,
     index: IpvsIndex | null,
   ): IpvsSyncResult {
-    const iptables = iptablesText(this.cfg, sets, noNodeAccess);
     const deltaBytes =
       [...delta.ipvsadm, ...delta.ipset, ...delta.addresses].reduce((n, l) => n + l.length + 1, 0) +
       iptables.length;
@@ -213,7 +219,7 @@ export class IpvsProxier implements Proxier<IpvsSyncResult> {
         return d && !shared ? d.realServers : ipvsText().realServers;
       },
       ipsetEntries: d?.ipsetEntries ?? ipsetFull().entries,
-      iptablesRules: iptables.split('\n').filter((l) => l.startsWith('-A ')).length,
+      iptablesRules: iptablesRuleCount(iptables),
       boundAddresses: d?.boundAddresses ?? desired().boundAddresses.size,
       get bytes() {
         return {
@@ -289,4 +295,12 @@ export class IpvsProxier implements Proxier<IpvsSyncResult> {
       },
     };
   }
+}
+
+let lastCount: { text: string; n: number } | undefined;
+/** `-A` lines of an iptables input; counted once for the cached text handed out sync after sync */
+function iptablesRuleCount(text: string): number {
+  if (lastCount?.text !== text)
+    lastCount = { text, n: text.split('\n').filter((l) => l.startsWith('-A ')).length };
+  return lastCount.n;
 }

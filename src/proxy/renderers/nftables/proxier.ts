@@ -222,9 +222,14 @@ export class NftablesProxier implements Proxier<NftSyncResult> {
       servicePorts: this.state.servicePorts.size,
       servicePortsWritten: written,
     };
+    let text: string | undefined;
     return {
       kind: tryPartial ? 'partial' : 'full',
-      text: tx.toString(),
+      get text() {
+        text ??= tx.toString();
+        return text;
+      },
+      chunks: () => tx.chunks(),
       artifacts,
       stats,
       staleText,

@@ -28,9 +28,16 @@ export interface TxStats {
   setsDeleted: number;
 }
 
+/** lines are turned into bytes every FLUSH_AT characters (as iptables/lines.ts LineBuffer) */
+const FLUSH_AT = 256 * 1024;
+
 export class NftTransaction {
-  /** the script so far; V8 builds repeated += as a rope, cheaper than an array of 100k lines + join */
+  /**
+   * the script not yet encoded (V8 builds repeated += as a rope), and the bytes before it: a full
+   * sync of 100,000 services is longer than V8's longest string, so it is kept as byte chunks
+   */
   private out = '';
+  private readonly done: Buffer[] = [];
   readonly stats: TxStats = {
     lines: 0,
     bytes: 0,
@@ -53,6 +60,14 @@ export class NftTransaction {
     this.out += line + '\n';
     this.stats.lines++;
     this.stats.bytes += line.length + 1;
+    if (this.out.length > FLUSH_AT) this.flush();
+  }
+
+  private flush(): void {
+    if (this.out === '') return;
+    // the script is ASCII (names, addresses, keywords; comments are Service names): latin1 is exact
+    this.done.push(Buffer.from(this.out, 'latin1'));
+    this.out = '';
   }
 
   private get ft(): string {
@@ -139,8 +154,17 @@ export class NftTransaction {
     return this.stats.lines === 0;
   }
 
+  /** The script as text (throws past V8's longest string; write `chunks()` instead). */
   toString(): string {
-    return this.out;
+    if (this.done.length === 0) return this.out;
+    this.flush();
+    return Buffer.concat(this.done).toString('latin1');
+  }
+
+  /** The script as bytes, in order. */
+  chunks(): readonly Buffer[] {
+    this.flush();
+    return this.done;
   }
 }
 
