@@ -172,10 +172,16 @@ const STRUCT_OPS: Record<string, LabelOp> = { In: 'in', NotIn: 'notin', Exists: 
 /**
  * metav1.LabelSelectorAsSelector: undefined/null → matches nothing; `{}` → matches everything;
  * matchLabels and matchExpressions are ANDed.
+ * With `validValues`, every value must be a valid label value, as labels.NewRequirement's
+ * validateLabelValue checks (the scheduler's affinity terms: framework.NewPodInfo); the other
+ * callers read objects the API server validated already.
  * @throws SelectorError with upstream's text for an unknown operator or a values list the
  *   operator does not allow (labels.NewRequirement)
  */
-export function labelSelectorAsSelector(sel: LabelSelector | undefined | null): Selector {
+export function labelSelectorAsSelector(
+  sel: LabelSelector | undefined | null,
+  opts: { validValues?: boolean } = {},
+): Selector {
   if (sel === undefined || sel === null) return Selector.NOTHING;
   const reqs: LabelRequirement[] = [];
   for (const k in sel.matchLabels ?? {})
@@ -196,6 +202,7 @@ export function labelSelectorAsSelector(sel: LabelSelector | undefined | null): 
       );
     reqs.push({ key: e.key, op, values: [...values] });
   }
+  if (opts.validValues) for (const r of reqs) checkValues(r);
   return reqs.length === 0 ? Selector.EVERYTHING : new Selector(reqs);
 }
 
@@ -368,4 +375,16 @@ export function parseLabelSelector(s: string | undefined): Selector {
     if (toks[p]!.t === 'end') expect('identifier');
   }
   return new Selector(reqs);
+}
+
+/** labels.NewRequirement's validateLabelValue over a requirement's values (field path values[i][key]) */
+function checkValues(r: LabelRequirement): void {
+  const errs: string[] = [];
+  r.values.forEach((v, i) => {
+    const msgs = isValidLabelValue(v);
+    if (msgs.length > 0)
+      errs.push(`values[${i}][${r.key}]: Invalid value: ${JSON.stringify(v)}: ${msgs.join('; ')}`);
+  });
+  // (field.ErrorList.ToAggregate: one error prints alone, several as [a, b])
+  if (errs.length > 0) throw new SelectorError(errs.length === 1 ? errs[0] : `[${errs.join(', ')}]`);
 }

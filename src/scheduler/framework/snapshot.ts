@@ -105,7 +105,8 @@ function parseAffinityTerm(pod: Pod, term: PodAffinityTerm): AffinityTerm {
   else for (const n of term.namespaces ?? []) namespaces.add(n);
   return {
     namespaces,
-    selector: labelSelectorAsSelector(labelSelector),
+    // label values validated as framework.NewPodInfo's metav1.LabelSelectorAsSelector does
+    selector: labelSelectorAsSelector(labelSelector, { validValues: true }),
     topologyKey: term.topologyKey,
     namespaceSelector:
       term.namespaceSelector === undefined
@@ -150,20 +151,43 @@ export class PodInfo {
       pref: WeightedAffinityTerm[] = NO_WEIGHTED_TERMS,
       prefAnti: WeightedAffinityTerm[] = NO_WEIGHTED_TERMS;
     // (most pods carry no pod (anti-)affinity: they share the empty lists)
-    if (a && (a.podAffinity || a.podAntiAffinity))
-      try {
-        req = (a?.podAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? []).map((t) =>
-          newAffinityTerm(pod, t),
-        );
-        anti = (a?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? []).map((t) =>
-          newAffinityTerm(pod, t),
-        );
-        pref = weighted(pod, a?.podAffinity?.preferredDuringSchedulingIgnoredDuringExecution);
-        prefAnti = weighted(pod, a?.podAntiAffinity?.preferredDuringSchedulingIgnoredDuringExecution);
-      } catch (e) {
-        if (!(e instanceof SelectorError)) throw e;
-        this.parseError = `parsing pod affinity of ${this.key}: ${e.message}`;
-      }
+    if (a && (a.podAffinity || a.podAntiAffinity)) {
+      // framework.NewPodInfo: each list parsed on its own, its first error kept under the list's
+      // name, the errors aggregated (utilerrors.NewAggregate: one alone, several as [a, b])
+      const errs: string[] = [];
+      const parse = <T>(what: string, fn: () => T[], none: T[]): T[] => {
+        try {
+          return fn();
+        } catch (e) {
+          if (!(e instanceof SelectorError)) throw e;
+          errs.push(`${what}: ${e.message}`);
+          return none;
+        }
+      };
+      const pa = a.podAffinity;
+      const pn = a.podAntiAffinity;
+      req = parse(
+        'requiredAffinityTerms',
+        () => (pa?.requiredDuringSchedulingIgnoredDuringExecution ?? []).map((t) => newAffinityTerm(pod, t)),
+        NO_TERMS,
+      );
+      anti = parse(
+        'requiredAntiAffinityTerms',
+        () => (pn?.requiredDuringSchedulingIgnoredDuringExecution ?? []).map((t) => newAffinityTerm(pod, t)),
+        NO_TERMS,
+      );
+      pref = parse(
+        'preferredAffinityTerms',
+        () => weighted(pod, pa?.preferredDuringSchedulingIgnoredDuringExecution),
+        NO_WEIGHTED_TERMS,
+      );
+      prefAnti = parse(
+        'preferredAntiAffinityTerms',
+        () => weighted(pod, pn?.preferredDuringSchedulingIgnoredDuringExecution),
+        NO_WEIGHTED_TERMS,
+      );
+      if (errs.length > 0) this.parseError = errs.length === 1 ? errs[0] : `[${errs.join(', ')}]`;
+    }
     this.requiredAffinityTerms = req;
     this.requiredAntiAffinityTerms = anti;
     this.preferredAffinityTerms = pref;

@@ -98,8 +98,8 @@ const PRE_SCORE_KEY = 'PreScore' + NAME;
 const EARLY_SCORE_KEY = 'EarlyPreScore' + NAME;
 interface EarlyPreScore {
   pod: Pod;
-  /** null: Skip */
-  result: PreScoreState | null;
+  /** null: Skip; a Status: the pod's terms failed to parse */
+  result: PreScoreState | Status | null;
 }
 
 /** topology pair "key\0value" → count */
@@ -426,6 +426,7 @@ export class InterPodAffinity
     const early = state.tryRead<EarlyPreScore>(EARLY_SCORE_KEY);
     const r = early && early.pod === pod ? early.result : this.computePreScore(pod);
     if (r === null) return SKIP;
+    if (r instanceof Status) return r;
     state.write(PRE_SCORE_KEY, r);
     return null;
   }
@@ -437,7 +438,8 @@ export class InterPodAffinity
   domainScores(state: CycleState, pod: Pod): DomainScoreInput | 'skip' {
     const result = this.computePreScore(pod);
     state.write(EARLY_SCORE_KEY, { pod, result } satisfies EarlyPreScore);
-    if (result === null) return 'skip';
+    // (a parse error: PreScore answers it, before any Score runs)
+    if (result === null || result instanceof Status) return 'skip';
     return {
       kind: 'sums',
       keys: result.domains.map((domains, i) => ({
@@ -449,8 +451,8 @@ export class InterPodAffinity
     };
   }
 
-  /** PreScore's state, or null for Skip */
-  private computePreScore(pod: Pod): PreScoreState | null {
+  /** PreScore's state, null for Skip, or an Error status when the pod's terms fail to parse */
+  private computePreScore(pod: Pod): PreScoreState | Status | null {
     const a = pod.spec.affinity;
     const hasPreferredAffinity =
       (a?.podAffinity?.preferredDuringSchedulingIgnoredDuringExecution?.length ?? 0) > 0;
@@ -459,6 +461,8 @@ export class InterPodAffinity
     const hasConstraints = hasPreferredAffinity || hasPreferredAnti;
     if (this.ignorePreferredTermsOfExistingPods && !hasConstraints) return null;
     const pi = new PodInfo(pod);
+    // scoring.go PreScore: "Ideally we never reach here, because errors will be caught by PreFilter"
+    if (pi.parseError) return new Status(Code.Error, [`failed to parse pod: ${pi.parseError}`]);
     const prefAff: WeightedAffinityTerm[] = pi.preferredAffinityTerms.map((t) => ({
       ...this.mergeNamespaces(t),
       weight: t.weight,
