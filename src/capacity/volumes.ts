@@ -115,7 +115,7 @@ export function ensureClaims(core: SchedulerCore, pod: Pod): void {
 /** the volume plugins' FitError reasons (constant upstream texts), with the plugin that gives each */
 const VOLUME_REASONS: Readonly<Record<string, string>> = {
   'node(s) exceed max volume count': 'NodeVolumeLimits (CSI attach limits)',
-  'node(s) had volume node affinity conflict': "VolumeBinding (the bound volume's node affinity)",
+  "node(s) didn't match PersistentVolume's node affinity": "VolumeBinding (the bound volume's node affinity)",
   "node(s) didn't find available persistent volumes to bind":
     'VolumeBinding (no volume to bind or provision)',
   'node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)':

@@ -64,7 +64,7 @@ describe('explain shows the volume plugins verdicts', () => {
         reasons?: string[];
       };
     expect(verdict('VolumeBinding')).toMatchObject({
-      reasons: ['node(s) had volume node affinity conflict'],
+      reasons: ["node(s) didn't match PersistentVolume's node affinity"],
     });
     expect(verdict('VolumeBinding').result).toBe('UnschedulableAndUnresolvable');
     expect(verdict('NodeVolumeLimits').result).toBe('pass');
@@ -98,7 +98,7 @@ describe('a zone loss with a zonal volume', () => {
         {
           pod: 'default/db-0',
           reason:
-            '0/2 nodes are available: 2 node(s) had volume node affinity conflict. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.',
+            "0/2 nodes are available: 2 node(s) didn't match PersistentVolume's node affinity. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.",
         },
       ],
     });

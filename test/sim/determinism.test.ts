@@ -5,6 +5,8 @@
 // alter simulated outcomes rewrites the fixtures with the same commands and says why. (The API request
 // counters grew by 3 when the scheduler started listing DeviceClasses, ResourceClaims and
 // ResourceSlices for the DynamicResources plugin, as kube-scheduler does; nothing else changed.)
+// statefulset-zonal-volumes.json was rewritten with its command when scenarios took v1.34's 50 s
+// node-monitor-grace-period (NodeNotReady 10 s later) and VolumeBinding's reason its v1.33 wording.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';

@@ -66,7 +66,7 @@ describe('StatefulSet with zonal volumes (examples/scenarios/statefulset-zonal-v
     const cond = pending.status?.conditions?.find((c) => c.type === 'PodScheduled');
     expect(cond).toMatchObject({ status: 'False', reason: 'Unschedulable' });
     expect(cond?.message).toBe(
-      '0/4 nodes are available: 4 node(s) had volume node affinity conflict. preemption: 0/4 nodes are available: 4 Preemption is not helpful for scheduling.',
+      "0/4 nodes are available: 4 node(s) didn't match PersistentVolume's node affinity. preemption: 0/4 nodes are available: 4 Preemption is not helpful for scheduling.",
     );
     for (const [name, p] of byName) if (name !== lost) expect(p.status?.phase).toBe('Running');
     // the claims are kept (whenDeleted/whenScaled: Retain) and still Bound to their zonal volumes

@@ -53,8 +53,8 @@ import {
 
 /** upstream ErrReasonBindConflict */
 export const ERR_REASON_BIND_CONFLICT = "node(s) didn't find available persistent volumes to bind";
-/** upstream ErrReasonNodeConflict */
-export const ERR_REASON_NODE_CONFLICT = 'node(s) had volume node affinity conflict';
+/** upstream ErrReasonNodeConflict (worded so since v1.33, kubernetes PR #129887; before: "had volume node affinity conflict") */
+export const ERR_REASON_NODE_CONFLICT = "node(s) didn't match PersistentVolume's node affinity";
 // upstream's ErrReasonNotEnoughSpace ("node(s) did not have enough free storage") needs
 // CSIStorageCapacity, which is not modelled
 /** upstream ErrReasonPVNotExist */

@@ -105,7 +105,7 @@ const zonal = (region: string, zone: string) => ({
 });
 
 const BIND = "node(s) didn't find available persistent volumes to bind";
-const NODE = 'node(s) had volume node affinity conflict';
+const NODE = "node(s) didn't match PersistentVolume's node affinity";
 const DEFAULT_SHAPE = [
   { utilization: 0, score: 0 },
   { utilization: 100, score: 10 },
@@ -342,7 +342,7 @@ describe('VolumeBinding in the default profile', () => {
     expect(out.kind).toBe('unschedulable');
     if (out.kind !== 'unschedulable') return;
     expect(out.fitError.message).toBe(
-      "0/2 nodes are available: 2 node(s) didn't find available persistent volumes to bind, 2 node(s) had volume node affinity conflict. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.",
+      "0/2 nodes are available: 2 node(s) didn't find available persistent volumes to bind, 2 node(s) didn't match PersistentVolume's node affinity. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.",
     );
   });
 });
