@@ -33,6 +33,10 @@ const RUN_ELSEWHERE: Record<string, string> = {
   'kubesim store record --builtin all --out-dir traces/':
     'a minute (8 traces, each on a fresh etcd); test/store/etcd-*.test.ts record and replay every set',
   'kubesim snapshot --kubeconfig ~/.kube/config --context prod -o table': 'needs a live cluster',
+  'kubesim serve --etcd-servers http://127.0.0.1:2379   # durable: restart to resume the cluster':
+    'needs an etcd on 127.0.0.1:2379: test/server/serve-etcd.test.ts starts one and runs serve --etcd-servers on it',
+  'kubesim serve --etcd-servers http://127.0.0.1:2379 --kubeconfig-out kc':
+    'needs an etcd on 127.0.0.1:2379: test/server/serve-etcd.test.ts starts one and runs serve --etcd-servers on it',
   "kubesim snapshot --kubeconfig kubeconfig --out snapshot.yaml   # e.g. kubesim serve's --kubeconfig-out":
     'needs a running kubesim serve: test/server/snapshot.test.ts runs it so',
   'kubesim record --kubeconfig kubeconfig --duration 10m --out trace.yaml':
