@@ -206,22 +206,25 @@ describe.skipIf(!ready)('kubesim serve /ui in Chromium', () => {
       ['tier!=db', 'spec.schedulerName=default-scheduler'],
     ];
     for (const [l, f] of selectors) {
-      await page!.evaluate(
-        `(() => { $('pods-labels').value = ${JSON.stringify(l)}; $('pods-fields').value = ${JSON.stringify(f)}; })()`,
-      );
-      await page!.click('#pods-labels');
-      await page!.press('Enter');
-      const shown = await page!.evaluate<string[]>(`views.pods.table.rows.map((r) => r.key).sort()`);
       const q = new URLSearchParams({ labelSelector: l, fieldSelector: f });
-      const want = await api(`/api/v1/pods?${q}`);
-      expect(shown, `-l '${l}' --field-selector '${f}'`).toEqual(
-        want.items
-          .map(
-            (p: { metadata: { namespace: string; name: string } }) =>
-              `${p.metadata.namespace}/${p.metadata.name}`,
-          )
-          .sort(),
+      const want = (await api(`/api/v1/pods?${q}`)).items
+        .map(
+          (p: { metadata: { namespace: string; name: string } }) =>
+            `${p.metadata.namespace}/${p.metadata.name}`,
+        )
+        .sort();
+      await page!.evaluate(
+        `(() => { $('pods-labels').value = ${JSON.stringify(l)}; $('pods-fields').value = ${JSON.stringify(f)}; $('pods-labels').focus(); })()`,
       );
+      await page!.press('Enter');
+      // the page re-renders its table on its own schedule (a watch event may land in between):
+      // wait until it shows the server's answer, then compare, so a wrong answer still fails
+      const rows = `JSON.stringify(views.pods.table.rows.map((r) => r.key).sort())`;
+      await page!
+        .waitFor(`${rows} === ${JSON.stringify(JSON.stringify(want))}`, 'the filtered rows', 10_000)
+        .catch(() => {});
+      const shown = await page!.evaluate<string[]>(`views.pods.table.rows.map((r) => r.key).sort()`);
+      expect(shown, `-l '${l}' --field-selector '${f}'`).toEqual(want);
     }
     // what the server refuses, the page refuses too
     for (const [l, f] of [
@@ -230,9 +233,8 @@ describe.skipIf(!ready)('kubesim serve /ui in Chromium', () => {
       ['a b', ''],
     ]) {
       await page!.evaluate(
-        `(() => { $('pods-labels').value = ${JSON.stringify(l)}; $('pods-fields').value = ${JSON.stringify(f)}; })()`,
+        `(() => { $('pods-labels').value = ${JSON.stringify(l)}; $('pods-fields').value = ${JSON.stringify(f)}; $('pods-labels').focus(); })()`,
       );
-      await page!.click('#pods-labels');
       await page!.press('Enter');
       expect(
         await page!.evaluate<string>(`$('pods-error').innerText`),
@@ -241,8 +243,9 @@ describe.skipIf(!ready)('kubesim serve /ui in Chromium', () => {
       const r = await api(`/api/v1/pods?${new URLSearchParams({ labelSelector: l, fieldSelector: f })}`);
       expect(r.code).toBe(400);
     }
-    await page!.evaluate(`(() => { $('pods-labels').value = ''; $('pods-fields').value = ''; })()`);
-    await page!.click('#pods-labels');
+    await page!.evaluate(
+      `(() => { $('pods-labels').value = ''; $('pods-fields').value = ''; $('pods-labels').focus(); })()`,
+    );
     await page!.press('Enter');
   }, 60_000);
 
