@@ -53,28 +53,57 @@ const POD_SPEC_AT: Record<string, string[]> = {
 /** List maps of ObjectMeta, on every kind. */
 const META_MAPS: ListMap[] = [{ path: ['metadata', 'ownerReferences'], keys: ['uid'] }];
 
+/** The list maps of each kind, built once: validation runs on every write. */
+const MAPS_OF = new Map<string, ListMap[]>();
+
+function mapsOf(kind: string): ListMap[] {
+  let maps = MAPS_OF.get(kind);
+  if (!maps) {
+    maps = [...META_MAPS];
+    const at = POD_SPEC_AT[kind];
+    if (at) for (const m of POD_SPEC_MAPS) maps.push({ ...m, path: [...at, ...m.path] });
+    MAPS_OF.set(kind, maps);
+  }
+  return maps;
+}
+
 /** The `Duplicate value` errors of every list-map field of `o` (a built-in `kind`). */
 export function validateListMaps(o: Obj, kind: string, out: FieldError[]): void {
-  const maps = [...META_MAPS];
-  const at = POD_SPEC_AT[kind];
-  if (at) for (const m of POD_SPEC_MAPS) maps.push({ ...m, path: [...at, ...m.path] });
-  for (const m of maps) walk(o, m.path, '', (list, p) => checkList(list, p, m, out));
+  for (const m of mapsOf(kind)) walk(o, m, 0, [], out);
 }
 
-function walk(v: unknown, path: string[], at: string, visit: (list: unknown[], path: string) => void): void {
-  if (path.length === 0) {
-    if (Array.isArray(v)) visit(v, at);
+/**
+ * Follows `m.path` from `v` (step `i` on); `at` holds the steps taken (names and item indexes),
+ * joined into a field path only when a duplicate is reported.
+ */
+function walk(v: unknown, m: ListMap, i: number, at: (string | number)[], out: FieldError[]): void {
+  if (i === m.path.length) {
+    if (Array.isArray(v) && v.length > 1) checkList(v, at, m, out);
     return;
   }
-  const [step, ...rest] = path;
+  const step = m.path[i]!;
   if (step === '[]') {
-    if (Array.isArray(v)) v.forEach((item, i) => walk(item, rest, `${at}[${i}]`, visit));
+    if (!Array.isArray(v)) return;
+    for (let j = 0; j < v.length; j++) {
+      at.push(j);
+      walk(v[j], m, i + 1, at, out);
+      at.pop();
+    }
     return;
   }
-  if (isObj(v)) walk(v[step!], rest, at ? `${at}.${step}` : step!, visit);
+  if (!isObj(v)) return;
+  at.push(step);
+  walk(v[step], m, i + 1, at, out);
+  at.pop();
 }
 
-function checkList(list: unknown[], path: string, m: ListMap, out: FieldError[]): void {
+function pathOf(at: (string | number)[]): string {
+  let p = '';
+  for (const s of at) p = typeof s === 'number' ? `${p}[${s}]` : p ? `${p}.${s}` : s;
+  return p;
+}
+
+function checkList(list: unknown[], at: (string | number)[], m: ListMap, out: FieldError[]): void {
   const seen = new Set<string>();
   list.forEach((item, i) => {
     if (!isObj(item)) return;
@@ -83,7 +112,7 @@ function checkList(list: unknown[], path: string, m: ListMap, out: FieldError[])
     // items missing a key are the kind's own Required value errors, not duplicates
     if (m.keys.some((k) => key[k] === undefined || key[k] === '')) return;
     const id = JSON.stringify(m.keys.map((k) => key[k]));
-    if (seen.has(id)) out.push(duplicate(`${path}[${i}]`, m.keys.length === 1 ? key[m.keys[0]!] : key));
+    if (seen.has(id)) out.push(duplicate(`${pathOf(at)}[${i}]`, m.keys.length === 1 ? key[m.keys[0]!] : key));
     seen.add(id);
   });
 }
