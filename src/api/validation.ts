@@ -29,6 +29,7 @@ import {
 } from './validation-resource.js';
 import { priorityClassRules } from './validation-scheduling.js';
 import { unknownFields } from './validation-schema.js';
+import { csiStorageCapacityRules } from './validation-storage.js';
 import { endpointSliceRules, serviceRules } from './validation-service.js';
 
 export type UnknownFieldPolicy = 'Strict' | 'Warn' | 'Ignore';
@@ -54,6 +55,7 @@ const RULES: Record<string, KindRules> = {
   ResourceClaim: resourceClaimRules,
   ResourceClaimTemplate: resourceClaimTemplateRules,
   ResourceSlice: resourceSliceRules,
+  CSIStorageCapacity: csiStorageCapacityRules,
 };
 
 /** A built-in kind's rules; custom resources (info.crd) get ObjectMeta validation only. */
