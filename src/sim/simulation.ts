@@ -1,7 +1,8 @@
 /**
  * A simulation run: an in-memory store and the ApiServer, and around them, as separate "processes"
  * each with its own informers and only the ApiServer in common: kube-controller-manager
- * (Deployment, ReplicaSet, DaemonSet, StatefulSet, EndpointSlice, node lifecycle, taint eviction, pod GC, garbage collector), kube-scheduler (the real
+ * (Deployment, ReplicaSet, DaemonSet, StatefulSet, EndpointSlice, node lifecycle, taint eviction, pod GC, garbage collector,
+ * ResourceClaim, …), kube-scheduler (the real
  * one from src/scheduler, or the stand-in), the kubelet fleet, and an observer taking metrics.
  * The scenario's timeline acts through the ApiServer too (scaling, rollouts, node deletion), except
  * machine failures, which stop a kubelet — as pulling a power cord does.
@@ -28,6 +29,7 @@ import { TtlAfterFinishedController } from '../controllers/ttl-after-finished.js
 import { NodeLifecycleController } from '../controllers/nodelifecycle.js';
 import { PodGCController } from '../controllers/podgc.js';
 import { ReplicaSetController } from '../controllers/replicaset.js';
+import { ResourceClaimController } from '../controllers/resourceclaim.js';
 import { TaintEvictionController } from '../controllers/taint-eviction.js';
 import { LeaderElector } from '../controllers/leaderelection.js';
 import { MemoryStore } from '../store/memory/store.js';
@@ -46,7 +48,9 @@ import { ownersFirst, rewriteOwnerUids } from './owner-order.js';
 import { SimLoop } from './loop.js';
 import { Observer } from './metrics.js';
 import { nodesFromPools } from './scenario.js';
-import type { Action, Scenario } from './scenario-types.js';
+import type { Action, NodePool, Scenario } from './scenario-types.js';
+import type { NodeDevices } from '../api/resource-slices.js';
+import { LABEL_NODE_POOL } from '../api/topology.js';
 import { parseDuration } from '../util/scenario-input.js';
 import { evictionThresholds } from '../kubelet/eviction-manager.js';
 import type { ControllerName } from './scenario-knobs.js';
@@ -83,6 +87,7 @@ interface ControllerManager {
   sts: StatefulSetController;
   pv: PersistentVolumeController;
   attach: AttachDetachController;
+  claims: ResourceClaimController;
 }
 
 export class Simulation {
@@ -275,6 +280,9 @@ export class Simulation {
       rng: this.rng.fork('kubelet'),
       latencies: sc.settings.latencies,
       runs: sc.runs,
+      recorder: new ApiEventRecorder(this.clients.kubelet, clock, 'kubelet'),
+      draPrepare: sc.settings.draPrepare,
+      devices: devicesByPool(sc.pools),
       eviction: sc.settings.kubelet && {
         settings: sc.settings.kubelet,
         thresholds: evictionThresholds(
@@ -428,6 +436,10 @@ export class Simulation {
         recorder: new ApiEventRecorder(api, clock, 'persistentvolume-controller'),
       }),
       attach: new AttachDetachController(ctl('attachdetach')),
+      claims: new ResourceClaimController({
+        ...ctl('resource-claim-controller'),
+        recorder: new ApiEventRecorder(api, clock, 'resource_claim'),
+      }),
     };
     this.cms.push(cm);
     await informers.start();
@@ -447,6 +459,7 @@ export class Simulation {
     cm.sts.run();
     cm.pv.run();
     cm.attach.run();
+    cm.claims.run();
     return cm;
   }
 
@@ -842,6 +855,16 @@ export class Simulation {
   }
 }
 
+/**
+ * The DRA devices of a node made from a scenario pool, found by the node's pool label; nodes of
+ * other origins (snapshots publish their own ResourceSlices) have none.
+ */
+function devicesByPool(pools: readonly NodePool[]): ((node: Node) => readonly NodeDevices[]) | undefined {
+  const byPool = new Map(pools.filter((p) => p.devices?.length).map((p) => [p.name, p.devices!]));
+  if (byPool.size === 0) return undefined;
+  return (node) => byPool.get(node.metadata.labels?.[LABEL_NODE_POOL] ?? '') ?? [];
+}
+
 /** every controller of a controller-manager instance */
 function controllersOf(cm: ControllerManager): { stop(): Promise<void> }[] {
   return [
@@ -861,6 +884,7 @@ function controllersOf(cm: ControllerManager): { stop(): Promise<void> }[] {
     cm.sts,
     cm.pv,
     cm.attach,
+    cm.claims,
   ];
 }
 
