@@ -77,3 +77,59 @@ export function claimCanBeReserved(claim: ResourceClaim): boolean {
 /** `<namespace>/<name>` of a claim (namespace defaulted) */
 export const claimKeyOf = (namespace: string | undefined, name: string): string =>
   `${namespace || 'default'}/${name}`;
+
+/** the annotation a generated claim carries: the pod's `spec.resourceClaims[].name` it was made for */
+export const POD_CLAIM_NAME_ANNOTATION = 'resource.kubernetes.io/pod-claim-name';
+
+/**
+ * The claim the ResourceClaim controller makes from a template for one of a pod's claims (upstream:
+ * pkg/controller/resourceclaim/controller.go handleClaim): the template's metadata labels and
+ * annotations, the pod-claim-name annotation, the pod as controlling owner, the template's spec, and
+ * `generateName` `<pod>-<claim>-`. When that base is longer than 57 characters (63 minus a hyphen and
+ * the 5-character suffix) both parts are cut in proportion to their lengths, so the claim name keeps
+ * something of each.
+ */
+export function claimFromTemplate(
+  pod: Pod,
+  podClaimName: string,
+  template: { spec: { metadata?: ResourceClaim['metadata']; spec: ResourceClaim['spec'] } },
+): ResourceClaim {
+  const podName = pod.metadata.name ?? '';
+  let base = `${podName}-${podClaimName}-`;
+  const maxBaseLen = 57;
+  if (base.length > maxBaseLen)
+    base = `${podName.slice(0, Math.floor((podName.length * maxBaseLen) / base.length))}-${podClaimName.slice(
+      0,
+      Math.floor((podClaimName.length * maxBaseLen) / base.length),
+    )}`;
+  const meta = template.spec.metadata ?? {};
+  return {
+    apiVersion: 'resource.k8s.io/v1',
+    kind: 'ResourceClaim',
+    metadata: {
+      generateName: base,
+      namespace: pod.metadata.namespace ?? 'default',
+      labels: meta.labels ? { ...meta.labels } : undefined,
+      annotations: { ...(meta.annotations ?? {}), [POD_CLAIM_NAME_ANNOTATION]: podClaimName },
+      ownerReferences: [
+        {
+          apiVersion: 'v1',
+          kind: 'Pod',
+          name: podName,
+          uid: pod.metadata.uid ?? '',
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ],
+    },
+    spec: structuredClone(template.spec.spec),
+  };
+}
+
+/** upstream owningPod: the pod a generated claim was made for (its controlling Pod owner) */
+export function owningPod(claim: ResourceClaim): { name: string; uid: string } | undefined {
+  const o = (claim.metadata.ownerReferences ?? []).find(
+    (r) => r.controller && r.apiVersion === 'v1' && r.kind === 'Pod',
+  );
+  return o ? { name: o.name, uid: o.uid } : undefined;
+}

@@ -6,8 +6,8 @@
  * which is what stops a plan at "cannot allocate all claims". The claim is named `<pod>-<entry>`
  * (upstream adds a random suffix; a plan's names are fixed).
  */
-import { podResourceClaims, podResourceClaimStatuses } from '../api/resource-claims.js';
-import type { ResourceClaim, ResourceObjects } from '../api/resource-types.js';
+import { claimFromTemplate, podResourceClaims, podResourceClaimStatuses } from '../api/resource-claims.js';
+import type { ResourceObjects } from '../api/resource-types.js';
 import type { Pod } from '../api/types.js';
 import type { ClusterFile } from '../scheduler/framework/cluster-file.js';
 import type { SchedulerCore } from '../scheduler/scheduler.js';
@@ -38,31 +38,10 @@ export function ensureResourceClaims(core: SchedulerCore, pod: Pod): void {
     );
     if (!t) continue; // the plugin reports "ResourceClaim not created yet"
     const name = `${pod.metadata.name ?? ''}-${e.name}`;
-    const claim: ResourceClaim = {
-      apiVersion: 'resource.k8s.io/v1',
-      kind: 'ResourceClaim',
-      metadata: {
-        ...(t.spec.metadata ?? {}),
-        name,
-        namespace: ns,
-        uid: `planned-resourceclaim-${ns}-${name}`,
-        annotations: {
-          ...(t.spec.metadata?.annotations ?? {}),
-          'resource.kubernetes.io/pod-claim-name': e.name,
-        },
-        ownerReferences: [
-          {
-            apiVersion: 'v1',
-            kind: 'Pod',
-            name: pod.metadata.name ?? '',
-            uid: pod.metadata.uid ?? '',
-            controller: true,
-            blockOwnerDeletion: true,
-          },
-        ],
-      },
-      spec: structuredClone(t.spec.spec),
-    };
+    const claim = claimFromTemplate(pod, e.name, t);
+    delete claim.metadata.generateName;
+    claim.metadata.name = name;
+    claim.metadata.uid = `planned-resourceclaim-${ns}-${name}`;
     claims.push(claim);
     statuses.push({ name: e.name, resourceClaimName: name });
   }

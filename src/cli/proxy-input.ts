@@ -24,6 +24,7 @@ import {
   loadRenderer,
   MetaProxier,
   type ProxyMode,
+  type ProxyRenderer,
 } from '../proxy/renderers/index.js';
 import { Rng } from '../util/rng.js';
 import { CliError, UsageError } from './errors.js';
@@ -85,8 +86,8 @@ export function addInputOptions(cmd: Command): Command {
       'read the cluster from a live API server (not supported yet: capture it with kubesim snapshot and pass --cluster)',
     )
     .option(
-      '--generate <NxM>',
-      'instead of manifests: a seeded synthetic cluster of N services x M endpoints, e.g. 1000x10',
+      '--generate <NxM[xK]>',
+      'instead of manifests: a seeded synthetic cluster of N services x M endpoints over K nodes (default 100, node-0 … node-K-1), e.g. 1000x10',
     )
     .option('--seed <n>', 'seed for --generate', '1')
     .option(
@@ -163,6 +164,24 @@ export function addInputOptions(cmd: Command): Command {
     );
 }
 
+/** The input of a render, loaded and checked, before any sync. */
+export interface Prepared {
+  /** the node of --node (or the first Node) with the --node-* flags applied */
+  node: ProxyNode;
+  /** every node of the cluster, sorted by name (the generated ones for --generate) */
+  nodes: ProxyNode[];
+  families: IPFamily[];
+  mode: ProxyMode;
+  services: Service[];
+  slices: EndpointSlice[];
+  options: Record<string, unknown>;
+  renderer: ProxyRenderer;
+  generated?: GeneratedServices;
+  /** object key → file it came from */
+  sources: Map<string, string>;
+  load(paths: string[]): Promise<Awaited<ReturnType<typeof loadProxyObjects>>>;
+}
+
 export interface Run {
   node: ProxyNode;
   families: IPFamily[];
@@ -236,14 +255,10 @@ export function runSteps(o: InputOpts): number {
 }
 
 /**
- * Loads the input, feeds it to the proxier(s) and runs the full sync (and the partial syncs asked
- * for); `cmd` tells which flags were given (for warnings), `onStep` reports progress.
+ * Loads the input and checks the flags; `cmd` tells which flags were given (for warnings).
+ * `allNodes`: every node renders (no "other nodes not used" warning).
  */
-export async function run(
-  o: InputOpts,
-  cmd?: Command,
-  onStep: (what: string) => void = () => {},
-): Promise<Run> {
+export async function prepare(o: InputOpts, cmd?: Command, allNodes = false): Promise<Prepared> {
   rejectKubeconfig(o);
   if (!o.cluster && !o.generate) throw new UsageError('give --cluster <manifests...> or --generate NxM');
   if (o.cluster && o.generate) throw new UsageError('--cluster and --generate are mutually exclusive');
@@ -257,17 +272,11 @@ export async function run(
   let services: Service[];
   let slices: EndpointSlice[];
   let node: ProxyNode;
+  let nodes: ProxyNode[];
   let clusterCIDR = o.clusterCidr;
   let generated: GeneratedServices | undefined;
   const sources = new Map<string, string>();
-  const invalid: string[] = [];
-  const churn = o.churn === undefined ? 0 : Number(o.churn);
-  if (!Number.isInteger(churn) || churn < 0)
-    throw new UsageError(`--churn must be a whole number, got "${o.churn}"`);
-  if (churn > LIMITS.syncSteps)
-    throw new UsageError(
-      `--churn: ${churn} is above the limit of ${LIMITS.syncSteps} (see "Limits" in the README)`,
-    );
+  const churn = churnOf(o);
   if (churn > 0 && !o.generate) throw new UsageError('--churn needs --generate (for manifests use --update)');
   const addresses = new ServiceAddressAllocator(list(o.serviceCidrs));
   const load = async (paths: string[]) => {
@@ -289,9 +298,14 @@ export async function run(
     }
   };
   if (o.generate) {
-    const m = /^(\d+)x(\d+)$/.exec(o.generate);
-    if (!m) throw new UsageError(`--generate must look like 1000x10, got "${o.generate}"`);
+    const m = /^(\d+)x(\d+)(?:x(\d+))?$/.exec(o.generate);
+    if (!m) throw new UsageError(`--generate must look like 1000x10 or 1000x10x50, got "${o.generate}"`);
     const [svcs, eps] = [Number(m[1]), Number(m[2])];
+    const nodeCount = m[3] === undefined ? undefined : Number(m[3]);
+    if (nodeCount !== undefined && (nodeCount < 1 || nodeCount > LIMITS.nodes))
+      throw new UsageError(
+        `--generate ${o.generate}: ${nodeCount} nodes is outside 1-${LIMITS.nodes} (see "Limits" in the README)`,
+      );
     if (svcs > LIMITS.services)
       throw new UsageError(
         `--generate ${o.generate}: ${svcs} services is above the limit of ${LIMITS.services} (see "Limits" in the README)`,
@@ -302,11 +316,14 @@ export async function run(
       );
     const seed = Number(o.seed);
     if (!Number.isInteger(seed)) throw new UsageError(`--seed must be an integer, got "${o.seed}"`);
-    const g = generateServices({ services: svcs, endpoints: eps, seed });
+    const g = generateServices({ services: svcs, endpoints: eps, seed, nodes: nodeCount });
     generated = g;
     services = g.services;
     slices = g.endpointSlices;
-    node = { name: o.node ?? g.nodeName, ips: { IPv4: '192.168.0.10' } };
+    // every generated node has the one address: their rulesets differ by their local endpoints
+    const generatedNode = (name: string): ProxyNode => ({ name, ips: { IPv4: '192.168.0.10' } });
+    node = generatedNode(o.node ?? g.nodeName);
+    nodes = g.nodes.map(generatedNode);
     clusterCIDR ??= g.clusterCIDR;
   } else {
     const objs = await load(o.cluster!);
@@ -321,17 +338,17 @@ export async function run(
       throw new CliError(
         `--cluster: ${endpoints} endpoints is above the limit of ${LIMITS.endpoints} (see "Limits" in the README)`,
       );
-    const nodes = [...objs.nodes].sort((a, b) => (a.metadata.name! < b.metadata.name! ? -1 : 1));
+    const sorted = [...objs.nodes].sort((a, b) => (a.metadata.name! < b.metadata.name! ? -1 : 1));
+    nodes = sorted.map(proxyNodeFromNode);
     if (o.node) {
-      const n = nodes.find((x) => x.metadata.name === o.node);
-      node = n ? proxyNodeFromNode(n) : { name: o.node };
+      node = nodes.find((x) => x.name === o.node) ?? { name: o.node };
     } else if (nodes.length) {
-      node = proxyNodeFromNode(nodes[0]);
+      node = nodes[0];
     } else {
       node = { name: '' };
     }
-    const others = nodes.filter((n) => n.metadata.name !== node.name).length;
-    if (others)
+    const others = nodes.filter((n) => n.name !== node.name).length;
+    if (others && !allNodes)
       warn(`${others} Node(s) other than "${node.name}" not used: kube-proxy reads only its own Node`);
   }
   node = withNodeFlags(node, o);
@@ -344,6 +361,35 @@ export async function run(
     throw new CliError((e as Error).message);
   }
   const options = proxierOptions(o, clusterCIDR);
+  return { node, nodes, families, mode, services, slices, options, renderer, generated, sources, load };
+}
+
+function churnOf(o: InputOpts): number {
+  const churn = o.churn === undefined ? 0 : Number(o.churn);
+  if (!Number.isInteger(churn) || churn < 0)
+    throw new UsageError(`--churn must be a whole number, got "${o.churn}"`);
+  if (churn > LIMITS.syncSteps)
+    throw new UsageError(
+      `--churn: ${churn} is above the limit of ${LIMITS.syncSteps} (see "Limits" in the README)`,
+    );
+  return churn;
+}
+
+/**
+ * Loads the input, feeds it to the proxier(s) and runs the full sync (and the partial syncs asked
+ * for); `cmd` tells which flags were given (for warnings), `onStep` reports progress.
+ */
+export async function run(
+  o: InputOpts,
+  cmd?: Command,
+  onStep: (what: string) => void = () => {},
+): Promise<Run> {
+  const { node, families, services, slices, options, renderer, generated, sources, load } = await prepare(
+    o,
+    cmd,
+  );
+  const churn = churnOf(o);
+  const invalid: string[] = [];
   const newTarget = () => new MetaProxier(node, families, (state) => renderer.createProxier(state, options));
 
   let target: MetaProxier;
@@ -450,6 +496,6 @@ function warnUnusedSlices(slices: readonly EndpointSlice[], families: readonly I
   if (parts.length) warn(`EndpointSlices not used by kube-proxy ${parts.join('; ')}`);
 }
 
-function warn(msg: string): void {
+export function warn(msg: string): void {
   process.stderr.write(`kubesim: warning: ${msg}\n`);
 }

@@ -17,7 +17,8 @@ import { progress } from './progress.js';
 import { addInputOptions, type InputOpts, run, runSteps } from './proxy-input.js';
 import { table } from '../report/table.js';
 import { availableModes } from '../proxy/renderers/index.js';
-import { sortIptablesRules } from '../proxy/renderers/iptables/normalize.js';
+import { rulesChunks } from './proxy-rules.js';
+import { allNodesCommand } from './proxy-all-nodes.js';
 
 interface RenderOpts extends InputOpts {
   output: Format;
@@ -28,6 +29,8 @@ interface RenderOpts extends InputOpts {
   sorted?: boolean;
   repeat: string;
   progress: boolean;
+  allNodes?: boolean;
+  threads?: string;
 }
 
 interface CheckOpts extends InputOpts {
@@ -58,6 +61,11 @@ export function register(program: Command): void {
       'render the full sync N more times (forced full resyncs) and report min/median render time',
       '0',
     )
+    .option(
+      '--all-nodes',
+      "render every node's full sync (each node's local endpoints and addresses) in a worker pool; see below",
+    )
+    .option('--threads <n>', '--all-nodes: worker threads (1: no workers); default: available cores')
     .option('--no-progress', 'no progress on stderr')
     .addOption(new Option('--stats').hideHelp())
     .addOption(new Option('--format <format>').choices(['table', 'json']).hideHelp());
@@ -70,11 +78,17 @@ Modes available here: ${availableModes().join(', ')}
 -o rules (the default) prints the ruleset; -o table|wide|json|yaml print a summary per sync
 (chains, rules, bytes; wide: every counter of the mode) instead.
 
+--all-nodes renders the full sync of every Node in the manifests (with --generate NxMxK: node-0 …
+node-K-1), each exactly as --node <name> renders it. With --out DIR it writes DIR/<node>.rules per
+node; without --out one stream to stdout with "# kubesim: node <name>" before each node's rules;
+-o table|json gives one summary row per node.
+
 Examples:
   kubesim proxy render --cluster cluster.yaml --node node-1 --cluster-cidr 10.244.0.0/16
   kubesim proxy render --generate 1000x10 -o table
   kubesim proxy render --generate 10000x10 --churn 1 --repeat 5 -o table
-  kubesim proxy render --cluster before.yaml --update after.yaml --node node-1 --out rules.txt`,
+  kubesim proxy render --cluster before.yaml --update after.yaml --node node-1 --out rules.txt
+  kubesim proxy render --generate 2000x10x20 --all-nodes --out rules/`,
     )
     .action(async (o: RenderOpts, cmd: Command) => {
       await renderCommand(o, cmd);
@@ -110,6 +124,8 @@ Example:
 }
 
 async function renderCommand(o: RenderOpts, cmd: Command): Promise<void> {
+  if (o.allNodes) return allNodesCommand(o, cmd);
+  if (o.threads !== undefined) throw new UsageError('--threads is for --all-nodes');
   const repeat = Number(o.repeat);
   if (!Number.isInteger(repeat) || repeat < 0)
     throw new UsageError(`--repeat must be a whole number, got "${o.repeat}"`);
@@ -127,17 +143,7 @@ async function renderCommand(o: RenderOpts, cmd: Command): Promise<void> {
   const outputs = r.syncs.flat();
   const dual = r.families.length > 1;
 
-  // one header per output when there are several syncs or families: "# kubesim: IPv6 full sync"
-  const rulesText = () =>
-    outputs
-      .map(({ family, result: out }) => {
-        let t = out.text;
-        if (o.sorted && o.mode === 'iptables') t = sortIptablesRules(t);
-        const header = outputs.length > 1 ? `# kubesim: ${dual ? `${family} ` : ''}${out.kind} sync\n` : '';
-        const extra = out.artifacts.map((a) => `# kubesim: ${a.name}\n${a.text}`).join('');
-        return header + t + extra;
-      })
-      .join('');
+  const rules = () => rulesChunks(outputs, !!o.sorted && o.mode === 'iptables');
 
   const times: number[] = [];
   const cpuTimes: number[] = [];
@@ -201,21 +207,12 @@ async function renderCommand(o: RenderOpts, cmd: Command): Promise<void> {
 
   if (o.stats) {
     // the former spelling: rules to --out (if given), the summary to stdout
-    if (o.out) emit(o, rulesText());
+    if (o.out) emitChunks(o, rules());
     process.stdout.write(summaryText(o.format ?? 'table'));
     return;
   }
-  // one sync with nothing beside its text: written as the chunks it was rendered in (a ruleset of
-  // 100,000 services can be longer than V8's longest string)
-  const only = outputs.length === 1 ? outputs[0].result : undefined;
-  if (
-    o.output === 'rules' &&
-    only?.chunks &&
-    only.artifacts.length === 0 &&
-    !(o.sorted && o.mode === 'iptables')
-  )
-    emitChunks(o, only.chunks());
-  else emit(o, o.output === 'rules' ? rulesText() : summaryText(o.output));
+  if (o.output === 'rules') emitChunks(o, rules());
+  else emit(o, summaryText(o.output));
   if (o.output === 'rules' && repeatInfo) process.stderr.write(summaryText('table'));
 }
 

@@ -11,6 +11,9 @@
  *   one download) → container start → status Running (written with updateStatus) → readiness
  *   probe (initialDelaySeconds + a random phase within periodSeconds) → Ready=True. Each phase
  *   draws from a seeded log-normal distribution.
+ * - DRA: a pod with `spec.resourceClaims` has its claims prepared first (dra.ts: reserved for it and
+ *   allocated, else FailedPrepareDynamicResources and a retry; then each driver's seeded
+ *   NodePrepareResources latency); a node's `devices` are published as ResourceSlices when it registers.
  * - Termination: a pod with deletionTimestamp is stopped within its grace period, then deleted
  *   with gracePeriodSeconds=0 (the kubelet's final delete).
  * - Failure: failNode() stops heartbeats and all pod work on the node (a powered-off machine);
@@ -42,6 +45,9 @@ import type { EventRecorder } from '../client/events.js';
 import type { PressureCondition, Threshold } from './eviction.js';
 import { EvictionManager } from './eviction-manager.js';
 import type { KubeletEvictionSettings, Latency, RunRule, UsageRule } from './settings.js';
+import { podResourceClaims } from '../api/resource-claims.js';
+import { type NodeDevices, resourceSliceFor } from '../api/resource-slices.js';
+import { claimsToPrepare, FAILED_PREPARE_REASON, PREPARE_RETRY_MS, prepareLatency } from './dra.js';
 
 /** a seeded log-normal latency: median ms and sigma of the underlying normal */
 export interface KubeletLatencies {
@@ -85,6 +91,12 @@ export interface KubeletOptions {
   leaseRenewIntervalMs?: number;
   /** default 5 min */
   nodeStatusReportMs?: number;
+  /** records the kubelet's pod events (FailedPrepareDynamicResources) */
+  recorder?: EventRecorder;
+  /** NodePrepareResources latency per DRA driver name (`default`: any other driver) */
+  draPrepare?: Record<string, Latency>;
+  /** the devices a node's DRA drivers publish as ResourceSlices when the node registers */
+  devices?: (node: Node) => readonly NodeDevices[];
   /** node-pressure eviction: the kubelet settings, the usage rules, and an event recorder */
   eviction?: {
     settings: KubeletEvictionSettings;
@@ -132,6 +144,11 @@ export class KubeletFleet {
   private readonly pods = new Map<string, PodState>();
   /** the same pod states by node, each set in the order of `pods` (a failure or recovery visits one node's) */
   private readonly podsOnNode = new Map<string, Set<PodState>>();
+  /**
+   * pods bound to a node not adopted yet, by node: a fleet started on an existing cluster (a
+   * `serve` taking over as leader) may hear of a node's pods before the node itself
+   */
+  private readonly unadopted = new Map<string, Set<string>>();
   private readonly podInformer: Informer<Pod>;
   private readonly nodeInformer: Informer<Node>;
   private readonly lat: KubeletLatencies;
@@ -145,6 +162,9 @@ export class KubeletFleet {
     imagePulls: 0,
     podsStarted: 0,
     podsTerminated: 0,
+    /** pods whose claims were prepared, and failed preparations (each retried) */
+    claimsPrepared: 0,
+    prepareFailures: 0,
   };
   /** node-pressure eviction, when the scenario turns it on */
   readonly evictionManager?: EvictionManager;
@@ -325,9 +345,26 @@ export class KubeletFleet {
     const ready = node.status?.conditions?.find((c) => c.type === 'Ready');
     if (ready?.status !== 'True') this.postStatus(n);
     else this.scheduleStatusReport(n);
+    const parked = this.unadopted.get(name);
+    this.unadopted.delete(name);
+    for (const key of parked ?? []) {
+      const p = this.podInformer.getByKey(key);
+      if (p) this.onPod(p);
+    }
+    for (const d of this.opts.devices?.(node) ?? []) void this.publishSlice(node, d);
+  }
+
+  /** the node's DRA driver publishes its devices (one ResourceSlice; one already there is kept) */
+  private async publishSlice(node: Node, devices: NodeDevices): Promise<void> {
+    try {
+      await this.api.create('resourceslices', resourceSliceFor(node, devices));
+    } catch {
+      this.stats.writeErrors++;
+    }
   }
 
   private forgetNode(name: string): void {
+    this.unadopted.delete(name);
     this.failNode(name);
     this.nodes.delete(name);
   }
@@ -455,8 +492,14 @@ export class KubeletFleet {
     const nodeName = pod.spec.nodeName;
     if (!nodeName) return;
     const n = this.nodes.get(nodeName);
-    if (!n || !n.alive) return;
     const key = keyOf(pod);
+    if (!n) {
+      let parked = this.unadopted.get(nodeName);
+      if (!parked) this.unadopted.set(nodeName, (parked = new Set()));
+      parked.add(key);
+      return;
+    }
+    if (!n.alive) return;
     let st = this.pods.get(key);
     if (pod.metadata.deletionTimestamp) {
       if (!st) {
@@ -489,7 +532,37 @@ export class KubeletFleet {
     st.timers.push(t);
   }
 
+  /**
+   * kuberuntime SyncPod: a pod with claims has them prepared before its sandbox is created (dra.ts);
+   * a pod whose claims are not ready does not start and is tried again after the pod worker's back-off.
+   */
   private startPod(n: NodeState, st: PodState, pod: Pod): void {
+    if (podResourceClaims(pod).length === 0) {
+      this.createSandbox(n, st, pod);
+      return;
+    }
+    void claimsToPrepare(this.api, pod).then((r) => {
+      if (!n.alive || this.pods.get(st.key) !== st || st.terminating) return;
+      if (r.error !== undefined) {
+        this.stats.prepareFailures++;
+        this.opts.recorder?.event(pod, 'Warning', FAILED_PREPARE_REASON, r.error);
+        const retry = PREPARE_RETRY_MS + Math.floor(this.rng.next() * PREPARE_RETRY_MS * 0.5);
+        this.after(st, retry, () => {
+          const cur = this.podInformer.getByKey(st.key);
+          if (cur && !cur.metadata.deletionTimestamp) this.startPod(n, st, cur);
+        });
+        return;
+      }
+      let ms = 0;
+      for (const d of r.drivers) ms += this.draw(prepareLatency(this.opts.draPrepare, d));
+      this.after(st, ms, () => {
+        this.stats.claimsPrepared++;
+        this.createSandbox(n, st, pod);
+      });
+    });
+  }
+
+  private createSandbox(n: NodeState, st: PodState, pod: Pod): void {
     const sandbox = this.draw(this.lat.sandbox);
     const cni = this.draw(this.lat.cni);
     this.after(st, sandbox + cni, () => {

@@ -158,12 +158,12 @@ export function generateServices(opts: ServiceGenOptions): GeneratedServices {
     for (let e = 0; e < opts.endpoints; e++) {
       const terminating = rng.next() < mix.terminating;
       const ready = !terminating && rng.next() >= mix.notReady;
-      const nodeName = nodes[rng.int(nodeCount)];
+      const nodeIndex = rng.int(nodeCount);
       eps.push({
         addresses: [ipv4(nextPodIP++)],
         conditions: { ready, serving: ready || terminating, terminating },
-        nodeName,
-        zone: `zone-${nodes.indexOf(nodeName) % 3}`,
+        nodeName: nodes[nodeIndex],
+        zone: `zone-${nodeIndex % 3}`,
         targetRef: { kind: 'Pod', namespace: ns, name: `${name}-${e}` },
       });
     }

@@ -22,3 +22,11 @@ export {
 } from './renderers/iptables/index.js';
 export { IpvsProxier, type IpvsOptions, type IpvsSyncResult } from './renderers/ipvs/index.js';
 export { NftablesProxier, type NftablesOptions, type NftSyncResult } from './renderers/nftables/index.js';
+export {
+  renderAllNodes,
+  renderNode,
+  type AllNodesCluster,
+  type AllNodesOptions,
+  type NodeRuleset,
+  type NodeFamilyRuleset,
+} from './all-nodes.js';

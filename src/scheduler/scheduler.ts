@@ -227,7 +227,10 @@ function withNodeName(pod: Pod, nodeName: string): Pod {
 
 /**
  * upstream isPodUpdated: did anything but status / resourceVersion / generation change? A pod
- * whose scheduler-visible fields did not change is not worth another attempt.
+ * whose scheduler-visible fields did not change is not worth another attempt. One status field
+ * counts: `resourceClaimStatuses`, which the ResourceClaim controller writes once it made the pod's
+ * claims (upstream: framework/events.go PodSchedulingPropertiesChange reports
+ * UpdatePodGeneratedResourceClaim, which DynamicResources registers for).
  */
 export function isPodUpdated(old: Pod, cur: Pod): boolean {
   const strip = (p: Pod) => {
@@ -237,7 +240,7 @@ export function isPodUpdated(old: Pod, cur: Pod): boolean {
       ...meta
     } = p.metadata as Pod['metadata'] & { managedFields?: unknown };
     delete (meta as { managedFields?: unknown }).managedFields;
-    return JSON.stringify([meta, p.spec]);
+    return JSON.stringify([meta, p.spec, p.status?.resourceClaimStatuses]);
   };
   return strip(old) !== strip(cur);
 }

@@ -3,6 +3,7 @@
  * recorder, the demo and the experiments read. A module of its own so that readers of a parsed
  * scenario need not import the parser.
  */
+import type { NodeDevices } from '../api/resource-slices.js';
 import type { KubeObject, Node, Taint } from '../api/types.js';
 import type { AutoscalerConfig } from '../autoscaler/config.js';
 import type { KubeletEvictionSettings, RunRule, UsageRule } from '../kubelet/settings.js';
@@ -22,6 +23,8 @@ export interface NodePool {
   taints: Taint[];
   /** images already present on these nodes (skip the pull) */
   images: string[];
+  /** DRA devices each node's drivers publish as ResourceSlices (api/resource-slices.ts) */
+  devices?: NodeDevices[];
 }
 
 export type Action =
@@ -85,6 +88,11 @@ export interface Settings {
    * gives settings.kubelet or `usage:` rules, else node-pressure eviction is off
    */
   kubelet?: KubeletEvictionSettings;
+  /**
+   * settings.draPrepare: the kubelet's NodePrepareResources latency per DRA driver (`default` for
+   * any other driver; kubelet/dra.ts DEFAULT_PREPARE_LATENCY otherwise)
+   */
+  draPrepare?: Record<string, { medianMs: number; sigma: number }>;
 }
 
 export interface Scenario {

@@ -24,6 +24,7 @@ import { dirname, resolve } from 'node:path';
 import { prepareForCreate } from '../api/manifest.js';
 import { ManifestError, readInputTextSync } from '../api/manifest-read.js';
 import { bytes, parseQuantity } from '../api/quantity.js';
+import { parseNodeDevices } from '../api/resource-slices.js';
 import { wellKnownNodeLabels } from '../api/topology.js';
 import type { KubeObject, Node, Taint } from '../api/types.js';
 import { ConfigError, parseSchedulerConfig, type SchedulerConfig } from '../scheduler/config.js';
@@ -203,6 +204,7 @@ export function parseScenario(text: string, source: string, baseDir: string): Sc
         : {},
       taints,
       images: Array.isArray(p.images) ? p.images.map(String) : [],
+      devices: parseNodeDevices(p.devices, `${w}.devices`, fail),
     });
   });
 
@@ -264,6 +266,7 @@ export function parseScenario(text: string, source: string, baseDir: string): Sc
     'controllers',
     'apiLatency',
     'kubelet',
+    'draPrepare',
   ]);
   checkKnownFields(s, knownS, 'settings', fail);
   const scheduler = String(s.scheduler ?? 'real');
@@ -277,22 +280,33 @@ export function parseScenario(text: string, source: string, baseDir: string): Sc
       throw new ScenarioError(`${at(w)}: expected a number from 0 to ${max}, got ${JSON.stringify(v)}`);
     return v;
   };
+  const latencyOf = (v: unknown, w: string) => {
+    if (!isObj(v)) throw new ScenarioError(`${at(w)}: expected {median: 2s, sigma: 0.5}`);
+    checkKnownFields(v, ['median', 'sigma'], w, fail);
+    return {
+      medianMs: parseDuration(v.median, at(`${w}.median`)),
+      sigma: real(v.sigma, 0.5, `${w}.sigma`, LIMITS.latencySigma),
+    };
+  };
   const latencies: Settings['latencies'] = {};
   if (s.latencies !== undefined) {
     if (!isObj(s.latencies)) throw new ScenarioError(`${at('settings.latencies')}: expected a mapping`);
     const phases = ['sandbox', 'cni', 'imagePull', 'containerStart', 'containerStop'];
     checkKnownFields(s.latencies, phases, 'settings.latencies', fail);
-    for (const [k, v] of Object.entries(s.latencies)) {
-      if (!isObj(v))
-        throw new ScenarioError(`${at('settings.latencies.' + k)}: expected {median: 2s, sigma: 0.5}`);
-      checkKnownFields(v, ['median', 'sigma'], `settings.latencies.${k}`, fail);
-      latencies[k] = {
-        medianMs: parseDuration(v.median, at(`settings.latencies.${k}.median`)),
-        sigma: real(v.sigma, 0.5, `settings.latencies.${k}.sigma`, LIMITS.latencySigma),
-      };
-    }
+    for (const [k, v] of Object.entries(s.latencies)) latencies[k] = latencyOf(v, `settings.latencies.${k}`);
+  }
+  let draPrepare: Settings['draPrepare'];
+  if (s.draPrepare !== undefined) {
+    if (!isObj(s.draPrepare))
+      throw new ScenarioError(
+        `${at('settings.draPrepare')}: expected a mapping of driver name (or default) to {median, sigma}`,
+      );
+    draPrepare = Object.fromEntries(
+      Object.entries(s.draPrepare).map(([k, v]) => [k, latencyOf(v, `settings.draPrepare.${k}`)]),
+    );
   }
   const settings: Settings = {
+    draPrepare,
     scheduler,
     watchLatencyMs:
       s.watchLatency === undefined ? 0 : parseDuration(s.watchLatency, at('settings.watchLatency')),

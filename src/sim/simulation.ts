@@ -1,7 +1,8 @@
 /**
  * A simulation run: an in-memory store and the ApiServer, and around them, as separate "processes"
  * each with its own informers and only the ApiServer in common: kube-controller-manager
- * (Deployment, ReplicaSet, DaemonSet, StatefulSet, EndpointSlice, node lifecycle, taint eviction, pod GC, garbage collector), kube-scheduler (the real
+ * (Deployment, ReplicaSet, DaemonSet, StatefulSet, EndpointSlice, node lifecycle, taint eviction, pod GC, garbage collector,
+ * ResourceClaim, …), kube-scheduler (the real
  * one from src/scheduler, or the stand-in), the kubelet fleet, and an observer taking metrics.
  * The scenario's timeline acts through the ApiServer too (scaling, rollouts, node deletion), except
  * machine failures, which stop a kubelet — as pulling a power cord does.
@@ -28,6 +29,7 @@ import { TtlAfterFinishedController } from '../controllers/ttl-after-finished.js
 import { NodeLifecycleController } from '../controllers/nodelifecycle.js';
 import { PodGCController } from '../controllers/podgc.js';
 import { ReplicaSetController } from '../controllers/replicaset.js';
+import { ResourceClaimController } from '../controllers/resourceclaim.js';
 import { TaintEvictionController } from '../controllers/taint-eviction.js';
 import { LeaderElector } from '../controllers/leaderelection.js';
 import { MemoryStore } from '../store/memory/store.js';
@@ -46,7 +48,9 @@ import { ownersFirst, rewriteOwnerUids } from './owner-order.js';
 import { SimLoop } from './loop.js';
 import { Observer } from './metrics.js';
 import { nodesFromPools } from './scenario.js';
-import type { Action, Scenario } from './scenario-types.js';
+import type { Action, NodePool, Scenario } from './scenario-types.js';
+import type { NodeDevices } from '../api/resource-slices.js';
+import { LABEL_NODE_POOL } from '../api/topology.js';
 import { parseDuration } from '../util/scenario-input.js';
 import { evictionThresholds } from '../kubelet/eviction-manager.js';
 import type { ControllerName } from './scenario-knobs.js';
@@ -83,6 +87,7 @@ interface ControllerManager {
   sts: StatefulSetController;
   pv: PersistentVolumeController;
   attach: AttachDetachController;
+  claims: ResourceClaimController;
 }
 
 export class Simulation {
@@ -183,10 +188,9 @@ export class Simulation {
     return { ...deps, workers: this.scenario.settings.controllers[controller] };
   }
 
-  /** create the cluster and workloads, start every component */
+  /** create the cluster and workloads, start every component (with `standby`: none yet) */
   async setup(): Promise<void> {
     const sc = this.scenario;
-    const clock = this.loop.clock;
     // the cluster: nodes as if registered by their kubelets
     const nodes = [
       ...sc.snapshotNodes.map((n) => structuredClone(n)),
@@ -217,7 +221,45 @@ export class Simulation {
       this.nodesByZone.get(z)!.push(n.metadata.name!);
     }
 
-    // processes
+    if (!this.opts.standby) await this.startProcesses();
+    if (!resume)
+      await this.createAll(
+        sc.workloads.map((o) => structuredClone(o)),
+        'workloads',
+      );
+    if (!this.opts.standby) await this.startLate();
+    // requests take virtual time from here on (the clock runs from now)
+    this.server.setLatency(sc.settings.apiLatency);
+    this.scheduleCompaction();
+    // client-side rate limits apply to the run, not to the set-up (docs/sim.md)
+    this.rateLimiting = true;
+    for (const c of Object.values(this.clients)) c.startRateLimits();
+  }
+
+  /**
+   * With `standby`: start the components set-up left out — what a `serve` does when it becomes the
+   * leader of several over one etcd (server/leader.ts). Once only.
+   */
+  async startComponents(): Promise<void> {
+    if (this.componentsStarted) return;
+    await this.startProcesses();
+    await this.startLate();
+  }
+
+  private componentsStarted = false;
+
+  /** the components that work after the workloads exist: autoscaler, the timeline's actions */
+  private async startLate(): Promise<void> {
+    if (this.scenario.autoscaler) await this.startAutoscaler(this.scenario.autoscaler);
+    // a resumed cluster has had its timeline already
+    if (!this.opts.resume) this.scheduleTimeline();
+  }
+
+  /** observer, kubelet model, controller-manager(s) and scheduler(s) */
+  private async startProcesses(): Promise<void> {
+    this.componentsStarted = true;
+    const sc = this.scenario;
+    const clock = this.loop.clock;
     const obsInf = new InformerFactory(this.client('observer'), clock);
     this.observer = new Observer(obsInf, clock, this.loop.startMs, sc.settings.sampleEveryMs);
 
@@ -238,6 +280,9 @@ export class Simulation {
       rng: this.rng.fork('kubelet'),
       latencies: sc.settings.latencies,
       runs: sc.runs,
+      recorder: new ApiEventRecorder(this.clients.kubelet, clock, 'kubelet'),
+      draPrepare: sc.settings.draPrepare,
+      devices: devicesByPool(sc.pools),
       eviction: sc.settings.kubelet && {
         settings: sc.settings.kubelet,
         thresholds: evictionThresholds(
@@ -303,20 +348,6 @@ export class Simulation {
       // let the first leaders start before the workloads arrive
       await this.loop.runFor(1000);
     }
-
-    if (!resume)
-      await this.createAll(
-        sc.workloads.map((o) => structuredClone(o)),
-        'workloads',
-      );
-    if (sc.autoscaler) await this.startAutoscaler(sc.autoscaler);
-    // requests take virtual time from here on (the clock runs from now)
-    this.server.setLatency(sc.settings.apiLatency);
-    this.scheduleTimeline();
-    this.scheduleCompaction();
-    // client-side rate limits apply to the run, not to the set-up (docs/sim.md)
-    this.rateLimiting = true;
-    for (const c of Object.values(this.clients)) c.startRateLimits();
   }
 
   /** the cluster-autoscaler model (cluster-autoscaler.ts): its own client and informers */
@@ -405,6 +436,10 @@ export class Simulation {
         recorder: new ApiEventRecorder(api, clock, 'persistentvolume-controller'),
       }),
       attach: new AttachDetachController(ctl('attachdetach')),
+      claims: new ResourceClaimController({
+        ...ctl('resource-claim-controller'),
+        recorder: new ApiEventRecorder(api, clock, 'resource_claim'),
+      }),
     };
     this.cms.push(cm);
     await informers.start();
@@ -424,6 +459,7 @@ export class Simulation {
     cm.sts.run();
     cm.pv.run();
     cm.attach.run();
+    cm.claims.run();
     return cm;
   }
 
@@ -563,7 +599,7 @@ export class Simulation {
    */
   private scheduleCompaction(): void {
     const every = this.scenario.settings.compactionIntervalMs;
-    // on an outside store (etcd) there is no compactor yet (docs/server.md)
+    // an outside store (etcd) is compacted by serve (server/etcd-compactor.ts), as kube-apiserver does
     const store = this.memory;
     if (every <= 0 || !store) return;
     let noted = 0;
@@ -786,7 +822,7 @@ export class Simulation {
 
   /** stop every component (informers, controllers, schedulers, elections) */
   async shutdown(): Promise<void> {
-    this.kubelet.evictionManager?.stop();
+    this.kubelet?.evictionManager?.stop();
     for (const e of this.electors) e.elector.stop();
     for (const s of this.schedulers) s.stop();
     this.autoscaler?.stop();
@@ -819,6 +855,16 @@ export class Simulation {
   }
 }
 
+/**
+ * The DRA devices of a node made from a scenario pool, found by the node's pool label; nodes of
+ * other origins (snapshots publish their own ResourceSlices) have none.
+ */
+function devicesByPool(pools: readonly NodePool[]): ((node: Node) => readonly NodeDevices[]) | undefined {
+  const byPool = new Map(pools.filter((p) => p.devices?.length).map((p) => [p.name, p.devices!]));
+  if (byPool.size === 0) return undefined;
+  return (node) => byPool.get(node.metadata.labels?.[LABEL_NODE_POOL] ?? '') ?? [];
+}
+
 /** every controller of a controller-manager instance */
 function controllersOf(cm: ControllerManager): { stop(): Promise<void> }[] {
   return [
@@ -838,6 +884,7 @@ function controllersOf(cm: ControllerManager): { stop(): Promise<void> }[] {
     cm.sts,
     cm.pv,
     cm.attach,
+    cm.claims,
   ];
 }
 

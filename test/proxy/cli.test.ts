@@ -1,10 +1,11 @@
 // `kubesim proxy render`: manifests in, iptables-restore text and stats out, errors as one line.
 import { Command } from 'commander';
-import { mkdtempSync, writeFileSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { register } from '../../src/cli/proxy.js';
+import { packageRoot } from '../../src/util/paths.js';
 import {
   upstreamServices,
   upstreamServicesDual,
@@ -20,7 +21,7 @@ beforeEach(() => {
   out = '';
   err = '';
   vi.spyOn(process.stdout, 'write').mockImplementation((s: string | Uint8Array) => {
-    out += String(s);
+    out += typeof s === 'string' ? s : Buffer.from(s).toString();
     return true;
   });
   vi.spyOn(process.stderr, 'write').mockImplementation((s: string | Uint8Array) => {
@@ -373,6 +374,138 @@ endpoints: [{ addresses: [10.244.1.5], conditions: { ready: true } }]
     expect(out).toContain('"shop/web:http -> 10.244.1.5:8080"');
     expect(err).toContain(
       '1 Service(s) without a clusterIP got one as kube-apiserver allocates it on create (from 10.96.0.0/12): shop/web: clusterIP 10.96.0.2',
+    );
+  });
+});
+
+// --all-nodes: every node's ruleset, rendered in the worker pool, is byte for byte what
+// `proxy render --node <name>` writes for that node alone.
+// The pool runs the compiled worker (dist/); `npm test` builds it first.
+const built = existsSync(join(packageRoot(), 'dist', 'src', 'proxy', 'all-nodes-worker.js'));
+
+/** What `proxy render --node <name> <args>` writes to --out. */
+async function oneNode(dir: string, node: string, args: string[]): Promise<string> {
+  const file = join(dir, `one-${node}.rules`);
+  await cli('render', ...args, '--node', node, '--out', file);
+  return readFileSync(file, 'utf8');
+}
+
+/** A cluster of three Nodes (shop.yaml's node-1 and two more, with their own addresses). */
+function threeNodes(dir: string): string {
+  const file = join(dir, 'cluster.yaml');
+  const extra = ['node-2', 'node-3']
+    .map(
+      (n, i) =>
+        `---\napiVersion: v1\nkind: Node\nmetadata: {name: ${n}, labels: {topology.kubernetes.io/zone: b}}\n` +
+        `status: {addresses: [{type: InternalIP, address: 192.168.0.${3 + i}}, {type: ExternalIP, address: 203.0.113.${9 + i}}]}\n`,
+    )
+    .join('');
+  writeFileSync(file, `${readFileSync(fx('shop.yaml'), 'utf8')}\n${extra}`);
+  return file;
+}
+
+describe.skipIf(!built)(
+  `proxy render --all-nodes${built ? '' : ' (skipped: run npm run build first)'}`,
+  () => {
+    const cases: { name: string; args: (dir: string) => string[]; nodes: string[] }[] = [
+      ...['iptables', 'ipvs', 'nftables'].map((mode) => ({
+        name: `${mode}, generated 150x6 over 3 nodes`,
+        args: () => [
+          '--generate',
+          '150x6x3',
+          '--seed',
+          '7',
+          '--mode',
+          mode,
+          '--cluster-cidr',
+          '100.64.0.0/10',
+        ],
+        nodes: ['node-0', 'node-1', 'node-2'],
+      })),
+      {
+        name: 'iptables --sorted, dual-stack, manifests with three Nodes (their own addresses)',
+        args: (dir: string) => ['--cluster', threeNodes(dir), '--family', 'dual', '--sorted'],
+        nodes: ['node-1', 'node-2', 'node-3'],
+      },
+      {
+        name: 'ipvs (ipset artifacts), manifests with three Nodes, --nodeport-addresses',
+        args: (dir: string) => [
+          '--cluster',
+          threeNodes(dir),
+          '--mode',
+          'ipvs',
+          '--nodeport-addresses',
+          '192.168.0.0/16',
+        ],
+        nodes: ['node-1', 'node-2', 'node-3'],
+      },
+    ];
+
+    for (const c of cases) {
+      it(`${c.name}: each node's file equals its one-node render`, async () => {
+        const dir = mkdtempSync(join(tmpdir(), 'kubesim-all-nodes-'));
+        const args = c.args(dir);
+        await cli('render', ...args, '--all-nodes', '--threads', '2', '--out', join(dir, 'rules'));
+        expect(readdirSync(join(dir, 'rules')).sort()).toEqual(c.nodes.map((n) => `${n}.rules`));
+        const texts = new Set<string>();
+        for (const n of c.nodes) {
+          const all = readFileSync(join(dir, 'rules', `${n}.rules`), 'utf8');
+          expect(all.length).toBeGreaterThan(100);
+          expect(all).toBe(await oneNode(dir, n, args));
+          texts.add(all);
+        }
+        // the nodes' rulesets differ (local endpoints, addresses): the test compares different texts
+        expect(texts.size).toBe(c.nodes.length);
+      });
+    }
+
+    it('stdout: one stream with a "# kubesim: node" header before each node, same bytes with 1 or 2 threads', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'kubesim-all-nodes-'));
+      const args = ['--generate', '120x5x3', '--mode', 'nftables'];
+      await cli('render', ...args, '--all-nodes', '--threads', '2');
+      const two = out;
+      out = '';
+      await cli('render', ...args, '--all-nodes', '--threads', '1');
+      expect(out).toBe(two);
+      const parts = two.split(/^# kubesim: node (\S+)\n/m);
+      expect(parts[0]).toBe('');
+      const nodes = ['node-0', 'node-1', 'node-2'];
+      expect(parts.filter((_, i) => i % 2 === 1)).toEqual(nodes);
+      for (const [i, n] of nodes.entries()) expect(parts[2 + 2 * i]).toBe(await oneNode(dir, n, args));
+    });
+
+    it('-o json: one summary row per node', async () => {
+      await cli('render', '--generate', '100x5x4', '--all-nodes', '--threads', '2', '-o', 'json');
+      const s = JSON.parse(out);
+      expect(s.nodes.map((r: { node: string }) => r.node)).toEqual(['node-0', 'node-1', 'node-2', 'node-3']);
+      expect(s.nodes.every((r: { rules: number }) => r.rules > 0)).toBe(true);
+    });
+  },
+);
+
+describe('proxy render --all-nodes: flags that cannot apply', () => {
+  it('one-node flags are usage errors', async () => {
+    await expect(cli('render', '--generate', '10x2', '--all-nodes', '--node', 'node-1')).rejects.toThrow(
+      '--node renders one node; it cannot be used with --all-nodes',
+    );
+    await expect(cli('render', '--generate', '10x2', '--all-nodes', '--churn', '1')).rejects.toThrow(
+      '--churn renders one node',
+    );
+    await expect(cli('render', '--generate', '10x2', '--threads', '2')).rejects.toThrow(
+      '--threads is for --all-nodes',
+    );
+    await expect(cli('render', '--generate', '10x2', '--all-nodes', '--threads', '0')).rejects.toThrow(
+      '--threads must be a whole number',
+    );
+    await expect(cli('render', '--generate', '10x2x0', '--all-nodes')).rejects.toThrow('0 nodes is outside');
+  });
+
+  it('manifests without Nodes are an error naming the problem', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kubesim-all-nodes-'));
+    const file = join(dir, 'no-nodes.yaml');
+    writeFileSync(file, readFileSync(fx('shop.yaml'), 'utf8').split('---\n').slice(1).join('---\n'));
+    await expect(cli('render', '--cluster', file, '--all-nodes')).rejects.toThrow(
+      'the manifests have no Node objects',
     );
   });
 });
