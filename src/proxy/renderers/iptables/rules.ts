@@ -38,7 +38,7 @@ import {
   trafficPolicy,
 } from '../../model/index.js';
 import { masqueradeMarkOf, type ProxierOptions } from '../types.js';
-import { chainLine, LineBuffer, type LineSink } from './lines.js';
+import { chainLine, LineBuffer, type LineSink, SpillFile } from './lines.js';
 import {
   isServiceChainName,
   serviceExternalChain,
@@ -214,6 +214,18 @@ export interface RenderContext {
  */
 export function renderIptables(input: IptablesRenderInput, opts: IptablesOptions = {}): IptablesRenderResult {
   const ctx = newRenderContext(input, opts);
+  if (!opts.stream) return renderInto(ctx);
+  const spill = new SpillFile();
+  ctx.natOut.spill = spill;
+  try {
+    return renderInto(ctx);
+  } finally {
+    spill.close();
+  }
+}
+
+function renderInto(ctx: RenderContext): IptablesRenderResult {
+  const input = ctx.input;
   writeBaseChains(ctx);
   const keys = [...input.servicePorts.keys()].sort();
   for (const key of keys) {
@@ -649,17 +661,26 @@ export function collectResult(
   const { filterChains, natChains, skippedNatChains, skippedNatRules } = ctx;
   const filterRules = ctx.filterOut;
   const natRules = ctx.natOut;
-  const chunks = [
+  const head = [
     Buffer.from('*filter\n'),
     ...filterChains.bytesChunks(),
     ...filterRules.bytesChunks(),
     Buffer.from('COMMIT\n*nat\n'),
     ...natChains.bytesChunks(),
-    ...natRules.bytesChunks(),
-    Buffer.from('COMMIT\n'),
   ];
-  let byteLength = 0;
-  for (const c of chunks) byteLength += c.length;
+  const tail = Buffer.from('COMMIT\n');
+  let byteLength = natRules.byteLength + tail.length;
+  for (const c of head) byteLength += c.length;
+  const stream = ctx.opts.stream;
+  let chunks: readonly Buffer[];
+  if (stream) {
+    // streamed: the nat rules wait in their spill file until the chain lines are out
+    for (const c of head) stream(c);
+    if (natRules.spill) natRules.spill.replay(stream);
+    else for (const c of natRules.bytesChunks()) stream(c);
+    stream(tail);
+    chunks = [];
+  } else chunks = [...head, ...natRules.bytesChunks(), tail];
   let bytes: Buffer | undefined;
   let text: string | undefined;
   let active: Set<string> | undefined;
@@ -672,6 +693,7 @@ export function collectResult(
     // joined on first use: a partial sync is mostly cached fragments, and copying them into one
     // buffer would cost more than the sync (a writer can take the chunks as they are)
     get bytes() {
+      if (stream) throw new Error('renderIptables: the restore input was streamed, not kept');
       bytes ??= Buffer.concat(chunks, byteLength);
       return bytes;
     },
