@@ -16,8 +16,9 @@ import { writeFileAtomic } from '../util/atomic-write.js';
 import { packageRoot } from '../util/paths.js';
 import { rejectKubeconfig } from './flags.js';
 import { CliError } from './errors.js';
+import { type EtcdCliOptions, addEtcdOptions, etcdServeOptions } from './serve-etcd-flags.js';
 
-interface ServeCliOptions {
+interface ServeCliOptions extends EtcdCliOptions {
   scenario?: string;
   cluster?: string[];
   port: string;
@@ -31,7 +32,7 @@ interface ServeCliOptions {
   bookmarkInterval: string;
   minRequestTimeout: string;
   verbose?: boolean;
-  etcdServers?: string;
+  etcdCompactionInterval: string;
 }
 
 function number(name: string, v: string, ok: (n: number) => boolean, what: string): number {
@@ -41,7 +42,7 @@ function number(name: string, v: string, ok: (n: number) => boolean, what: strin
 }
 
 export function register(program: Command): void {
-  program
+  const cmd = program
     .command('serve')
     .description(
       'serve the simulated cluster over the Kubernetes API on 127.0.0.1 (kubectl, client libraries)',
@@ -68,11 +69,8 @@ export function register(program: Command): void {
       "watches without timeoutSeconds end after d to 2d (kube-apiserver's flag; 0: never)",
       '1800s',
     )
-    .option(
-      '--etcd-servers <urls>',
-      "keep the cluster in etcd (kube-apiserver's flag: comma-separated URLs); a restart resumes it (docs/server.md)",
-    )
-    .option('-v, --verbose', 'log every request on stderr')
+    .option('-v, --verbose', 'log every request on stderr');
+  addEtcdOptions(cmd)
     .addHelpText(
       'after',
       `
@@ -97,6 +95,7 @@ Examples:
       const speed = number('--speed', opts.speed, (n) => Number.isFinite(n) && n > 0, 'a number > 0');
       const seed =
         opts.seed === undefined ? undefined : number('--seed', opts.seed, Number.isInteger, 'an integer');
+      const etcd = etcdServeOptions(opts);
       let bookmarkEveryMs: number;
       let minRequestTimeoutMs: number;
       let scenario: Scenario;
@@ -134,7 +133,12 @@ Examples:
           bookmarkEveryMs,
           minRequestTimeoutMs,
           tls: opts.tls,
-          etcdServers: opts.etcdServers?.split(',').filter((u) => u !== ''),
+          ...etcd,
+          onLeadershipLost: (m) => {
+            // as kube-controller-manager: its components must not run on without the Lease
+            process.stderr.write(`kubesim serve: ${m}\n`);
+            process.exit(1);
+          },
           onNotice: (m) => process.stderr.write(`kubesim serve: ${m}\n`),
           onRequest: opts.verbose
             ? (m, u, code, ms) => process.stderr.write(`${m} ${u} ${code} ${ms.toFixed(1)}ms\n`)

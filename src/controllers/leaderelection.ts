@@ -73,6 +73,34 @@ export class LeaderElector {
     }
   }
 
+  /**
+   * A graceful exit (client-go ReleaseOnCancel): stop, and when leading hand the Lease back —
+   * holderIdentity cleared, leaseDurationSeconds 1 — so that another candidate takes it at its
+   * next retry instead of after leaseDuration.
+   */
+  async release(): Promise<void> {
+    const wasLeading = this.leading;
+    this.stop();
+    if (!wasLeading) return;
+    try {
+      const lease = await this.c.api.get<Lease>('leases', this.ns, this.c.name);
+      if (lease.spec.holderIdentity !== this.c.identity) return;
+      const now = rfc3339Micro(this.c.clock.now());
+      await this.c.api.update<Lease>('leases', {
+        ...lease,
+        spec: {
+          ...lease.spec,
+          holderIdentity: '',
+          leaseDurationSeconds: 1,
+          renewTime: now,
+          acquireTime: now,
+        },
+      });
+    } catch {
+      // the others take over after leaseDuration, as after a crash
+    }
+  }
+
   private schedule(ms: number): void {
     if (this.stopped) return;
     this.timer = this.c.clock.setTimer(() => void this.tick(), ms);

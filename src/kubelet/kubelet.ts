@@ -144,6 +144,11 @@ export class KubeletFleet {
   private readonly pods = new Map<string, PodState>();
   /** the same pod states by node, each set in the order of `pods` (a failure or recovery visits one node's) */
   private readonly podsOnNode = new Map<string, Set<PodState>>();
+  /**
+   * pods bound to a node not adopted yet, by node: a fleet started on an existing cluster (a
+   * `serve` taking over as leader) may hear of a node's pods before the node itself
+   */
+  private readonly unadopted = new Map<string, Set<string>>();
   private readonly podInformer: Informer<Pod>;
   private readonly nodeInformer: Informer<Node>;
   private readonly lat: KubeletLatencies;
@@ -340,6 +345,12 @@ export class KubeletFleet {
     const ready = node.status?.conditions?.find((c) => c.type === 'Ready');
     if (ready?.status !== 'True') this.postStatus(n);
     else this.scheduleStatusReport(n);
+    const parked = this.unadopted.get(name);
+    this.unadopted.delete(name);
+    for (const key of parked ?? []) {
+      const p = this.podInformer.getByKey(key);
+      if (p) this.onPod(p);
+    }
     for (const d of this.opts.devices?.(node) ?? []) void this.publishSlice(node, d);
   }
 
@@ -353,6 +364,7 @@ export class KubeletFleet {
   }
 
   private forgetNode(name: string): void {
+    this.unadopted.delete(name);
     this.failNode(name);
     this.nodes.delete(name);
   }
@@ -480,8 +492,14 @@ export class KubeletFleet {
     const nodeName = pod.spec.nodeName;
     if (!nodeName) return;
     const n = this.nodes.get(nodeName);
-    if (!n || !n.alive) return;
     const key = keyOf(pod);
+    if (!n) {
+      let parked = this.unadopted.get(nodeName);
+      if (!parked) this.unadopted.set(nodeName, (parked = new Set()));
+      parked.add(key);
+      return;
+    }
+    if (!n.alive) return;
     let st = this.pods.get(key);
     if (pod.metadata.deletionTimestamp) {
       if (!st) {

@@ -17,6 +17,8 @@ import { uiDataRoute } from './ui/data-route.js';
 import { authRoute } from './auth-route.js';
 import { type EtcdBackend, openEtcd } from './etcd-backend.js';
 import { METRICS_KINDS, metricsRoute } from './metrics-route.js';
+import { startCompactor } from './etcd-compactor.js';
+import { electServeLeader, type LeaderElectionOptions, type ServeElection } from './leader.js';
 
 export interface ServeOptions {
   scenario: Scenario;
@@ -43,8 +45,17 @@ export interface ServeOptions {
    * place of memory; an etcd that already holds /registry keys is resumed (etcd-backend.ts)
    */
   etcdServers?: string[];
-  /** told when the cluster is resumed from etcd (the CLI writes it on stderr) */
+  /** told when the cluster is resumed from etcd, and of leader changes (the CLI writes it on stderr) */
   onNotice?: (message: string) => void;
+  /**
+   * with etcdServers: several serves over one etcd elect the one that runs the components
+   * (leader.ts); false runs them in this process unconditionally (--leader-elect=false)
+   */
+  leaderElection?: LeaderElectionOptions | false;
+  /** with etcdServers: kube-apiserver's --etcd-compaction-interval (default 5 min; 0: never) */
+  etcdCompactionIntervalMs?: number;
+  /** this serve lost the Lease (leader.ts): its components must stop, the CLI exits */
+  onLeadershipLost?: (message: string) => void;
 }
 
 export interface ServedCluster extends RunningServer {
@@ -54,6 +65,8 @@ export interface ServedCluster extends RunningServer {
   caCert?: string;
   /** with etcdServers: the etcd behind the server, and whether the cluster was resumed from it */
   etcd?: Omit<EtcdBackend, 'store'>;
+  /** with etcdServers and leader election: this serve's candidacy */
+  election?: ServeElection;
 }
 
 /** A scenario of the default cluster: three 4-CPU / 16 GiB nodes in three zones. */
@@ -112,12 +125,14 @@ export async function serveCluster(opts: ServeOptions): Promise<ServedCluster> {
     opts.onNotice?.(
       `etcd ${opts.etcdServers!.join(',')} already holds ${etcd.keys} keys under /registry/ (revision ${etcd.revision}): resuming that cluster, the scenario's objects are not created`,
     );
+  const elect = etcd && opts.leaderElection !== false ? (opts.leaderElection ?? {}) : undefined;
   const sim = new Simulation(sc, {
     startMs: Date.now(),
     noScheduler: opts.noScheduler,
     seed: opts.seed,
     store: etcd?.store,
     resume: etcd?.resumed,
+    standby: !!elect,
   });
   try {
     if (!etcd?.resumed) await sim.server.bootstrapNamespaces();
@@ -150,13 +165,25 @@ export async function serveCluster(opts: ServeOptions): Promise<ServedCluster> {
     onRequest: opts.onRequest,
   });
   driver.start();
+  const compactor = etcd && startCompactor(etcd.store, opts.etcdCompactionIntervalMs ?? 5 * 60_000);
+  const election =
+    elect &&
+    electServeLeader(sim, elect, {
+      onStarted: (id) => opts.onNotice?.(`leader election: ${id} is the leader, its components start`),
+      onNewLeader: (id) =>
+        opts.onNotice?.(`leader election: the leader is ${id}; this serve answers API requests only`),
+      onLost: (id, reason) => opts.onLeadershipLost?.(`leader election: ${id}: ${reason}`),
+    });
   return {
     ...http,
     sim,
     driver,
     caCert: tls?.cert,
     etcd: etcd && { resumed: etcd.resumed, keys: etcd.keys, revision: etcd.revision },
+    election,
     close: async () => {
+      compactor?.stop();
+      await election?.release();
       await http.close();
       await driver.stop();
       await sim.shutdown();

@@ -123,12 +123,18 @@ export interface RunOptions {
   noScheduler?: boolean;
   /**
    * the store of the run in place of a fresh in-memory one (`kubesim serve --etcd-servers`: an
-   * EtcdStore); the caller closes it. The loop does not settle it between steps, and the
-   * compactor runs only on the in-memory store.
+   * EtcdStore); the caller closes it (and compacts it: server/etcd-compactor.ts). The loop does
+   * not settle it between steps.
    */
   store?: KvStore;
   /** the store already holds the cluster (a restarted `serve`): create none of the scenario's objects */
   resume?: boolean;
+  /**
+   * set up the cluster's objects but start no component (controllers, scheduler, kubelet model,
+   * observer, autoscaler, timeline) until {@link Simulation.startComponents}: a `serve` that is not
+   * the elected leader of several over one etcd serves the API only
+   */
+  standby?: boolean;
   /**
    * sample where the wall time goes (timing.ts) into the result's `timing`; only for one
    * simulation at a time in a thread (default false)

@@ -188,10 +188,9 @@ export class Simulation {
     return { ...deps, workers: this.scenario.settings.controllers[controller] };
   }
 
-  /** create the cluster and workloads, start every component */
+  /** create the cluster and workloads, start every component (with `standby`: none yet) */
   async setup(): Promise<void> {
     const sc = this.scenario;
-    const clock = this.loop.clock;
     // the cluster: nodes as if registered by their kubelets
     const nodes = [
       ...sc.snapshotNodes.map((n) => structuredClone(n)),
@@ -222,7 +221,45 @@ export class Simulation {
       this.nodesByZone.get(z)!.push(n.metadata.name!);
     }
 
-    // processes
+    if (!this.opts.standby) await this.startProcesses();
+    if (!resume)
+      await this.createAll(
+        sc.workloads.map((o) => structuredClone(o)),
+        'workloads',
+      );
+    if (!this.opts.standby) await this.startLate();
+    // requests take virtual time from here on (the clock runs from now)
+    this.server.setLatency(sc.settings.apiLatency);
+    this.scheduleCompaction();
+    // client-side rate limits apply to the run, not to the set-up (docs/sim.md)
+    this.rateLimiting = true;
+    for (const c of Object.values(this.clients)) c.startRateLimits();
+  }
+
+  /**
+   * With `standby`: start the components set-up left out — what a `serve` does when it becomes the
+   * leader of several over one etcd (server/leader.ts). Once only.
+   */
+  async startComponents(): Promise<void> {
+    if (this.componentsStarted) return;
+    await this.startProcesses();
+    await this.startLate();
+  }
+
+  private componentsStarted = false;
+
+  /** the components that work after the workloads exist: autoscaler, the timeline's actions */
+  private async startLate(): Promise<void> {
+    if (this.scenario.autoscaler) await this.startAutoscaler(this.scenario.autoscaler);
+    // a resumed cluster has had its timeline already
+    if (!this.opts.resume) this.scheduleTimeline();
+  }
+
+  /** observer, kubelet model, controller-manager(s) and scheduler(s) */
+  private async startProcesses(): Promise<void> {
+    this.componentsStarted = true;
+    const sc = this.scenario;
+    const clock = this.loop.clock;
     const obsInf = new InformerFactory(this.client('observer'), clock);
     this.observer = new Observer(obsInf, clock, this.loop.startMs, sc.settings.sampleEveryMs);
 
@@ -311,20 +348,6 @@ export class Simulation {
       // let the first leaders start before the workloads arrive
       await this.loop.runFor(1000);
     }
-
-    if (!resume)
-      await this.createAll(
-        sc.workloads.map((o) => structuredClone(o)),
-        'workloads',
-      );
-    if (sc.autoscaler) await this.startAutoscaler(sc.autoscaler);
-    // requests take virtual time from here on (the clock runs from now)
-    this.server.setLatency(sc.settings.apiLatency);
-    this.scheduleTimeline();
-    this.scheduleCompaction();
-    // client-side rate limits apply to the run, not to the set-up (docs/sim.md)
-    this.rateLimiting = true;
-    for (const c of Object.values(this.clients)) c.startRateLimits();
   }
 
   /** the cluster-autoscaler model (cluster-autoscaler.ts): its own client and informers */
@@ -576,7 +599,7 @@ export class Simulation {
    */
   private scheduleCompaction(): void {
     const every = this.scenario.settings.compactionIntervalMs;
-    // on an outside store (etcd) there is no compactor yet (docs/server.md)
+    // an outside store (etcd) is compacted by serve (server/etcd-compactor.ts), as kube-apiserver does
     const store = this.memory;
     if (every <= 0 || !store) return;
     let noted = 0;
@@ -799,7 +822,7 @@ export class Simulation {
 
   /** stop every component (informers, controllers, schedulers, elections) */
   async shutdown(): Promise<void> {
-    this.kubelet.evictionManager?.stop();
+    this.kubelet?.evictionManager?.stop();
     for (const e of this.electors) e.elector.stop();
     for (const s of this.schedulers) s.stop();
     this.autoscaler?.stop();

@@ -14,6 +14,8 @@ export interface ServeProcess {
   kubeconfig: string;
   dir: string;
   child: ChildProcess;
+  /** what the process wrote on stderr so far */
+  stderr(): string;
   stop(): Promise<void>;
 }
 
@@ -50,11 +52,16 @@ export async function startServe(args: string[] = [], startTimeoutMs = 30_000): 
     kubeconfig,
     dir,
     child,
+    stderr: () => err,
     stop: async () => {
-      if (child.exitCode === null && child.pid) {
+      if (child.exitCode === null && child.signalCode === null && child.pid) {
         const exited = new Promise((r) => child.once('exit', r));
-        process.kill(child.pid, 'SIGTERM');
-        await exited;
+        try {
+          process.kill(child.pid, 'SIGTERM');
+          await exited;
+        } catch {
+          // killed by the test already (SIGKILL), not reaped yet
+        }
       }
       rmSync(dir, { recursive: true, force: true });
     },
