@@ -10,7 +10,7 @@ import { Command } from 'commander';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { register } from '../../src/cli/proxy.js';
 import { changeOneEndpoint, generateServices } from '../../src/proxy/gen.js';
 import { ProxyState } from '../../src/proxy/model/index.js';
@@ -30,7 +30,18 @@ const OPTION_SETS: Options[] = [
   { detectLocalMode: 'NodeCIDR', masqueradeMark: '0x4000', largeClusterEndpointsThreshold: 100 },
 ];
 
-const spillDirs = () => readdirSync(tmpdir()).filter((f) => f.startsWith('kubesim-iptables-')).length;
+// the spill files go to os.tmpdir(), which follows TMPDIR: a directory of this test's own, so that
+// renders in other test files do not count
+const privateTmp = mkdtempSync(join(tmpdir(), 'kubesim-stream-tmp-'));
+const savedTmp = process.env.TMPDIR;
+beforeAll(() => {
+  process.env.TMPDIR = privateTmp;
+});
+afterAll(() => {
+  if (savedTmp === undefined) delete process.env.TMPDIR;
+  else process.env.TMPDIR = savedTmp;
+});
+const spillDirs = () => readdirSync(privateTmp).filter((f) => f.startsWith('kubesim-iptables-')).length;
 
 describe('streamed renders', () => {
   for (const mode of ['iptables', 'nftables'] as const) {
@@ -46,10 +57,14 @@ describe('streamed renders', () => {
         let streamed: Buffer[] = [];
         const kept = make(mode, states[0], opts);
         const spilled = spillDirs();
+        let spilling = 0;
         const live = make(mode, states[1], {
           ...opts,
           incremental: false,
-          stream: (b) => streamed.push(Buffer.from(b)),
+          stream: (b) => {
+            spilling = Math.max(spilling, spillDirs());
+            streamed.push(Buffer.from(b));
+          },
         });
         const rng = new Rng(5);
         for (let sync = 0; sync < 6; sync++) {
@@ -68,6 +83,8 @@ describe('streamed renders', () => {
           }
         }
         expect(spillDirs()).toBe(spilled);
+        // iptables' nat rules went through a spill file (present while the sync streamed)
+        expect(spilling).toBe(mode === 'iptables' ? spilled + 1 : spilled);
       });
     }
     it(`${mode}: stream needs incremental: false`, () => {

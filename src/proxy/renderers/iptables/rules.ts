@@ -39,14 +39,8 @@ import {
 } from '../../model/index.js';
 import { masqueradeMarkOf, type ProxierOptions } from '../types.js';
 import { chainLine, LineBuffer, type LineSink, SpillFile } from './lines.js';
-import {
-  isServiceChainName,
-  serviceExternalChain,
-  serviceFirewallChain,
-  servicePortEndpointChain,
-  servicePortPolicyClusterChain,
-  servicePortPolicyLocalChain,
-} from './names.js';
+import { chainsOf, nameServicePort, type ServiceChains, sepChainOf } from './chain-cache.js';
+import { isServiceChainName } from './names.js';
 import { probability } from './probability.js';
 
 export const KUBE_SERVICES = 'KUBE-SERVICES';
@@ -75,6 +69,12 @@ export interface IptablesOptions extends Omit<ProxierOptions, 'clock'> {
   largeClusterEndpointsThreshold?: number;
   /** feature gate PreferSameTrafficDistribution (default true) */
   preferSameTrafficDistribution?: boolean;
+  /**
+   * where chain names are hashed (SHA-256 + base32): 'wasm' (default) hashes a service port's
+   * uncached names in one WebAssembly call (assembly/proxy_names.ts), 'js' one node:crypto call
+   * each — the reference; the names are the same
+   */
+  hashKernel?: 'wasm' | 'js';
 }
 
 /** What one sync renders from. */
@@ -125,43 +125,6 @@ export interface IptablesRenderResult {
   readonly totalEndpoints: number;
   readonly serviceNoLocalEndpointsInternal: number;
   readonly serviceNoLocalEndpointsExternal: number;
-}
-
-/** Precomputed chain names of one service port (kube-proxy's servicePortInfo fields). */
-interface ServiceChains {
-  cluster: string;
-  local: string;
-  firewall: string;
-  external: string;
-  protocol: string;
-}
-
-const svcChainCache = new WeakMap<ServicePortInfo, ServiceChains>();
-const sepChainCache = new WeakMap<EndpointInfo, string>();
-
-function chainsOf(svc: ServicePortInfo): ServiceChains {
-  let c = svcChainCache.get(svc);
-  if (!c) {
-    const protocol = svc.protocol.toLowerCase();
-    c = {
-      protocol,
-      cluster: servicePortPolicyClusterChain(svc.nameString, protocol),
-      local: servicePortPolicyLocalChain(svc.nameString, protocol),
-      firewall: serviceFirewallChain(svc.nameString, protocol),
-      external: serviceExternalChain(svc.nameString, protocol),
-    };
-    svcChainCache.set(svc, c);
-  }
-  return c;
-}
-
-function sepChainOf(svc: ServicePortInfo, protocol: string, ep: EndpointInfo): string {
-  let c = sepChainCache.get(ep);
-  if (!c) {
-    c = servicePortEndpointChain(svc.nameString, protocol, ep.endpoint);
-    sepChainCache.set(ep, c);
-  }
-  return c;
 }
 
 /**
@@ -348,6 +311,7 @@ export function planServicePort(
   svc: ServicePortInfo,
   endpoints: readonly EndpointInfo[] | undefined,
 ): ServicePlan {
+  if (ctx.opts.hashKernel !== 'js') nameServicePort(svc, endpoints);
   const names = chainsOf(svc);
   const spn = svc.nameString;
   const node = ctx.input.node;
