@@ -136,6 +136,8 @@ export async function serveCluster(opts: ServeOptions): Promise<ServedCluster> {
   });
   try {
     if (!etcd?.resumed) await sim.server.bootstrapNamespaces();
+    // the Services etcd already holds keep their ClusterIPs and NodePorts (repair.go)
+    else await sim.server.restoreServiceAllocations();
     await sim.setup();
   } catch (e) {
     await sim.shutdown().catch(() => {});
