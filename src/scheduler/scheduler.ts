@@ -38,7 +38,8 @@ import type { Framework } from './framework/framework.js';
 import { explainPod, type Explanation } from './framework/explain.js';
 import { runSchedulingCycle, SchedulingAlgorithm, type CycleOutcome } from './framework/schedule-one.js';
 import { podKey } from '../api/keys.js';
-import { ClusterSnapshot } from './framework/snapshot.js';
+import { ClusterSnapshot, type NodeInfo } from './framework/snapshot.js';
+import { podResourceClaims } from '../api/resource-claims.js';
 import { Code, Status, type MaybeStatus } from './framework/status.js';
 import type {
   ClusterEventKind,
@@ -162,7 +163,14 @@ export class SchedulerCore {
       throw new Error(
         `pod ${podKey(pod)}: no profile for schedulerName "${pod.spec.schedulerName ?? DEFAULT_SCHEDULER_NAME}"`,
       );
-    return explainPod(this.algo, fwk, this.snapshot, pod);
+    const ex = explainPod(this.algo, fwk, this.snapshot, pod);
+    // DynamicResources explains each of the pod's claims on each node (dynamic-resources/explain.ts)
+    const dra = fwk.allPlugins().find((p) => p.name === 'DynamicResources') as
+      | { explainClaims?: (pod: Pod, nodes: readonly NodeInfo[]) => Explanation['claims'] }
+      | undefined;
+    if (dra?.explainClaims && podResourceClaims(pod).length > 0)
+      ex.claims = dra.explainClaims(pod, this.snapshot.list());
+    return ex;
   }
 
   /** Reserve + Permit on the chosen node, then assume (the pod counts on the node from now on) */

@@ -2,7 +2,12 @@
 // cases (Kubernetes v1.32: pkg/apis/core/v1/helper/helpers_test.go TestMatchNodeSelectorTerms; a
 // node's labels are its labels, its fields are {metadata.name: its name}).
 import { describe, expect, it } from 'vitest';
-import { nodeSelectorTermsMatch, requiredNodeAffinityMatches } from '../../src/api/node-affinity.js';
+import {
+  nodeSelectorTermsMatch,
+  requiredNodeAffinityMask,
+  requiredNodeAffinityMatches,
+} from '../../src/api/node-affinity.js';
+import { Rng } from '../../src/util/rng.js';
 import type { Node, NodeSelectorRequirement, NodeSelectorTerm, Pod } from '../../src/api/types.js';
 
 const node = (labels?: Record<string, string>, name = ''): Node => ({
@@ -146,5 +151,94 @@ describe('Gt / Lt compare integers as strconv.ParseInt reads them', () => {
     ['Gt', '4', '9223372036854775808', false], // out of int64 range: not an integer
   ] as const)('%s %s vs label %s → %s', (op, bound, label, want) => {
     expect(requiredNodeAffinityMatches(pod(op, bound), node({ cores: label }))).toBe(want);
+  });
+});
+
+describe('requiredNodeAffinityMask: decided per label value, the same as node by node', () => {
+  // random nodes and pods over a few keys and values (numbers for Gt/Lt, one invalid value, keys
+  // some nodes lack): every pod's mask must equal requiredNodeAffinityMatches on each node
+  const rng = new Rng(7);
+  const KEYS = ['zone', 'pool', 'cores', 'arch'];
+  const VALUES = ['a', 'b', 'c', '4', '8', '-2', '9007199254740993'];
+  const OPS = ['In', 'NotIn', 'Exists', 'DoesNotExist', 'Gt', 'Lt'] as const;
+  const nodes: Node[] = [];
+  for (let j = 0; j < 60; j++) {
+    const labels: Record<string, string> = {};
+    for (const k of KEYS) if (rng.int(4) > 0) labels[k] = rng.pick(VALUES);
+    nodes.push(node(j % 7 === 0 ? undefined : labels, `n${j}`));
+  }
+  const valuesOf = (key: string) => {
+    const values: string[] = [];
+    const ids = new Int32Array(nodes.length).fill(-1);
+    nodes.forEach((n, j) => {
+      const l = n.metadata.labels;
+      if (!l || !Object.hasOwn(l, key)) return;
+      let id = values.indexOf(l[key]);
+      if (id < 0) id = values.push(l[key]) - 1;
+      ids[j] = id;
+    });
+    return { ids, values };
+  };
+  const requirement = (): NodeSelectorRequirement => {
+    const operator = rng.pick(OPS);
+    const key = rng.pick(KEYS);
+    if (operator === 'Exists' || operator === 'DoesNotExist') return { key, operator };
+    if (operator === 'Gt' || operator === 'Lt') return { key, operator, values: [rng.pick(['3', '5', 'x'])] };
+    const values = [rng.pick(VALUES), rng.pick([...VALUES, 'bad value!'])];
+    return { key, operator, values };
+  };
+  const pods: Pod[] = [];
+  for (let i = 0; i < 300; i++) {
+    const terms: NodeSelectorTerm[] = [];
+    const nTerms = rng.int(4) - 1; // -1: no node affinity at all
+    for (let t = 0; t < nTerms; t++) {
+      const n = rng.int(3); // 0: an empty term, which selects nothing
+      terms.push({ matchExpressions: Array.from({ length: n }, requirement) });
+    }
+    const nodeSelector: Record<string, string> = {};
+    if (rng.int(3) === 0) nodeSelector[rng.pick(KEYS)] = rng.pick([...VALUES, 'nowhere']);
+    pods.push({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: `p${i}`, namespace: 'default' },
+      spec: {
+        containers: [{ name: 'c', image: 'i' }],
+        nodeSelector,
+        ...(nTerms >= 0
+          ? {
+              affinity: {
+                nodeAffinity: {
+                  requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: terms },
+                },
+              },
+            }
+          : {}),
+      },
+    });
+  }
+  it('300 pods × 60 nodes', () => {
+    for (const pod of pods) {
+      const mask = requiredNodeAffinityMask(pod, nodes.length, valuesOf);
+      expect(mask).toBeDefined();
+      const want = nodes.map((n) => (requiredNodeAffinityMatches(pod, n) ? 1 : 0));
+      expect([...mask!], JSON.stringify(pod.spec)).toEqual(want);
+    }
+  });
+  it('a term with matchFields is left to the per-node match', () => {
+    const pod = pods[0];
+    const withFields: Pod = {
+      ...pod,
+      spec: {
+        ...pod.spec,
+        affinity: {
+          nodeAffinity: {
+            requiredDuringSchedulingIgnoredDuringExecution: {
+              nodeSelectorTerms: [{ matchFields: [inReq('metadata.name', 'n1')] }],
+            },
+          },
+        },
+      },
+    };
+    expect(requiredNodeAffinityMask(withFields, nodes.length, valuesOf)).toBeUndefined();
   });
 });

@@ -50,15 +50,22 @@ export interface PodAccounting {
   readonly ports: readonly HostPort[];
 }
 
-interface PodEntry {
-  key: string;
-  pod: Pod;
+/**
+ * One accounted pod. Pods added by key ({@link NodeTable.addPod}) are kept in the table's own map;
+ * an entry returned by {@link NodeTable.attachPod} is the caller's handle instead (the scheduler's
+ * snapshot keeps it on its PodInfo, so the per-pod bookkeeping exists once).
+ */
+export interface PodEntry {
+  readonly key: string;
+  readonly pod: Pod;
   nodeName: string;
   acct: PodAccounting;
   /** slot the requests are applied to, or -1 while its node is absent */
   slot: number;
   /** index in its node's `pods` list while applied */
   at: number;
+  /** an attachPod handle that is still accounted (detachPod or its node's removal ends it) */
+  attached: boolean;
 }
 
 interface NodeEntry {
@@ -169,6 +176,8 @@ export class NodeTable implements NodeTableView {
   private high = 0;
   private count = 0;
   private readonly pods = new Map<string, PodEntry>();
+  /** entries accounted through attachPod (not in `pods`) */
+  private attachedCount = 0;
   /** pods bound to a node name the table does not hold (yet) */
   private readonly waiting = new Map<string, Set<string>>();
   /** "protocol/port" → ip → slot → number of pods using it */
@@ -516,6 +525,12 @@ export class NodeTable implements NodeTableView {
     const entry = this.entries[slot]!;
     for (const p of [...entry.pods]) {
       this.applyPod(p, slot, -1);
+      if (p.attached) {
+        // the caller attaches its pods again when it adds the node again
+        p.attached = false;
+        this.attachedCount--;
+        continue;
+      }
       let w = this.waiting.get(name);
       if (!w) this.waiting.set(name, (w = new Set()));
       w.add(p.key);
@@ -696,7 +711,7 @@ export class NodeTable implements NodeTableView {
     const nodeName = pod.spec?.nodeName;
     if (!nodeName) throw new TypeError(`NodeTable.addPod: pod ${key} has no spec.nodeName`);
     if (!acct || acct.table !== this) acct = this.podAccounting(pod);
-    const entry: PodEntry = { key, pod, nodeName, acct, slot: -1, at: -1 };
+    const entry: PodEntry = { key, pod, nodeName, acct, slot: -1, at: -1, attached: false };
     this.pods.set(key, entry);
     const slot = this.slotOf.get(nodeName);
     if (slot === undefined) {
@@ -704,6 +719,32 @@ export class NodeTable implements NodeTableView {
       if (!w) this.waiting.set(nodeName, (w = new Set()));
       w.add(key);
     } else this.applyPod(entry, slot, +1);
+    this.generation++;
+  }
+
+  /**
+   * Accounts a pod on the node in `slot` for a caller that keeps its own per-pod bookkeeping (the
+   * scheduler's snapshot, through SchedulingEngine): no lookup by key or node name; the returned
+   * entry is the handle {@link detachPod} takes. Removing the node ends the accounting (the caller
+   * attaches its pods again when the node comes back). `key` only names the pod (its podKey).
+   */
+  attachPod(pod: Pod, slot: number, acct: PodAccounting | undefined, key: string): PodEntry {
+    if (!acct || acct.table !== this) acct = this.podAccounting(pod);
+    const nodeName = this.names[slot];
+    if (nodeName === undefined) throw new RangeError(`NodeTable.attachPod: slot ${slot} holds no node`);
+    const entry: PodEntry = { key, pod, nodeName, acct, slot: -1, at: -1, attached: true };
+    this.applyPod(entry, slot, +1);
+    this.attachedCount++;
+    this.generation++;
+    return entry;
+  }
+
+  /** Ends an {@link attachPod} accounting (nothing when its node was removed meanwhile). */
+  detachPod(entry: PodEntry): void {
+    if (!entry.attached) return;
+    entry.attached = false;
+    this.attachedCount--;
+    if (entry.slot >= 0) this.applyPod(entry, entry.slot, -1);
     this.generation++;
   }
 
@@ -743,13 +784,13 @@ export class NodeTable implements NodeTableView {
     return true;
   }
 
-  /** Whether a pod is accounted, and on which node. */
+  /** Whether a pod added by key is accounted, and on which node (attached pods: the caller knows). */
   podNode(key: string): string | undefined {
     return this.pods.get(key)?.nodeName;
   }
 
   get podCount(): number {
-    return this.pods.size;
+    return this.pods.size + this.attachedCount;
   }
 
   private applyPod(p: PodEntry, slot: number, sign: 1 | -1): void {

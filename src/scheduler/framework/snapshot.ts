@@ -22,6 +22,7 @@ import type {
 import { podKey } from '../../api/keys.js';
 import { labelSelectorAsSelector, Selector, SelectorError } from '../../api/label-selector.js';
 import { zoneKey } from '../../api/topology.js';
+import type { PodEntry } from '../engine/table.js';
 
 /** A processed PodAffinityTerm (upstream framework.AffinityTerm). */
 export interface AffinityTerm {
@@ -138,6 +139,8 @@ export class PodInfo {
   readonly parseError?: string;
   /** the listed node the pod is attached to (undefined while its node is absent) */
   node: NodeInfo | undefined = undefined;
+  /** the engine's accounting of the pod in its NodeTable (SchedulingEngine; one copy of the bookkeeping) */
+  tableEntry: PodEntry | undefined = undefined;
 
   constructor(
     readonly pod: Pod,

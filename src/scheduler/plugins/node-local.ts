@@ -87,7 +87,7 @@ export class SchedulingEngine implements SnapshotListener {
     this.crossPod = new CrossPodWriter(this.table);
     for (const ni of snapshot.list()) {
       this.nodeAdded(ni);
-      for (const pi of ni.pods) this.podAdded(pi);
+      for (const pi of ni.pods) this.podAdded(pi, ni);
     }
     snapshot.listen(this);
   }
@@ -136,14 +136,18 @@ export class SchedulingEngine implements SnapshotListener {
     this.assumingAcct = this.compiledAcct;
   }
 
-  podAdded(pi: PodInfo): void {
+  podAdded(pi: PodInfo, ni: NodeInfo): void {
     const acct = pi.pod === this.assumingPod ? this.assumingAcct : undefined;
     this.assumingPod = this.assumingAcct = undefined;
-    this.table.addPod(pi.pod, acct, pi.key);
+    // the snapshot keeps the pod by key: the table's entry rides on its PodInfo
+    pi.tableEntry = this.table.attachPod(pi.pod, ni.slot, acct, pi.key);
   }
 
   podRemoved(pi: PodInfo): void {
-    this.table.removePod(pi.key);
+    const e = pi.tableEntry;
+    if (e === undefined) return;
+    pi.tableEntry = undefined;
+    this.table.detachPod(e);
   }
 }
 

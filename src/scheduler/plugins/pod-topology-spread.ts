@@ -17,7 +17,7 @@ import { doNotScheduleTaint, findMatchingUntoleratedTaint } from '../../api/tain
 import type { LabelSelector, Labels, Pod, Service, TopologySpreadConstraint } from '../../api/types.js';
 import type { CycleState, StateData } from '../framework/cycle-state.js';
 import { labelSelectorAsSelector, Selector, SelectorError } from '../../api/label-selector.js';
-import { compileRequiredNodeAffinity } from '../../api/node-affinity.js';
+import { compileRequiredNodeAffinity, requiredNodeAffinityMask } from '../../api/node-affinity.js';
 import type { Node } from '../../api/types.js';
 import type {
   ClusterSnapshot,
@@ -259,6 +259,24 @@ function sumEligible(
 /** cache entries kept per node-set version (pod shapes repeat: one per Deployment, typically) */
 const MAX_DOMAIN_ENTRIES = 256;
 
+/** 1 per node index where `pass` holds */
+function nodeMask(nodes: readonly NodeInfo[], pass: (ni: NodeInfo) => boolean): Uint8Array {
+  const m = new Uint8Array(nodes.length);
+  for (let j = 0; j < nodes.length; j++) if (pass(nodes[j])) m[j] = 1;
+  return m;
+}
+
+/** the mask under `key`, computed once; the oldest goes beyond MAX_DOMAIN_ENTRIES */
+function cachedMask(cache: Map<string, Uint8Array>, key: string, compute: () => Uint8Array): Uint8Array {
+  let m = cache.get(key);
+  if (m === undefined) {
+    m = compute();
+    if (cache.size >= MAX_DOMAIN_ENTRIES) cache.delete(cache.keys().next().value!);
+    cache.set(key, m);
+  }
+  return m;
+}
+
 /** topologyNormalizingWeight: ln(size + 2) */
 export function topologyNormalizingWeight(size: number): number {
   return Math.log(size + 2);
@@ -313,6 +331,9 @@ export class PodTopologySpread
   // ------------------------------------------------------------ eligible domains
 
   private domainCache = new Map<string, Domains>();
+  /** per node index, 1 where the pod passes a Honor policy: by the pod's node affinity / tolerations (JSON) */
+  private affinityMasks = new Map<string, Uint8Array>();
+  private taintMasks = new Map<string, Uint8Array>();
   private domainCacheVersion = -1;
   private domainCacheList: readonly NodeInfo[] | null = null;
 
@@ -329,12 +350,10 @@ export class PodTopologySpread
     requireAllKeys: boolean,
   ): Domains | undefined {
     if (nodes !== this.snapshot.list()) return undefined;
-    if (
-      this.domainCacheVersion !== this.snapshot.nodesVersion ||
-      this.domainCacheList !== nodes ||
-      this.domainCache.size >= MAX_DOMAIN_ENTRIES
-    ) {
+    if (this.domainCacheVersion !== this.snapshot.nodesVersion || this.domainCacheList !== nodes) {
       this.domainCache.clear();
+      this.affinityMasks.clear();
+      this.taintMasks.clear();
       this.domainCacheVersion = this.snapshot.nodesVersion;
       this.domainCacheList = nodes;
     }
@@ -346,46 +365,98 @@ export class PodTopologySpread
       if (c.nodeAffinityPolicy === 'Honor') honorAffinity = true;
       if (c.nodeTaintsPolicy === 'Honor') honorTaints = true;
     }
-    if (honorAffinity)
-      key +=
-        '\0' +
-        JSON.stringify([
+    const affinityKey = honorAffinity
+      ? JSON.stringify([
           pod.spec.nodeSelector ?? null,
           pod.spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? null,
-        ]);
-    if (honorTaints) key += '\0' + JSON.stringify(pod.spec.tolerations ?? null);
+        ])
+      : '';
+    const taintKey = honorTaints ? JSON.stringify(pod.spec.tolerations ?? null) : '';
+    key += '\0' + affinityKey + '\0' + taintKey;
     let d = this.domainCache.get(key);
-    if (!d) {
-      d = this.computeDomains(constraints, pod, nodes, requireAllKeys);
-      this.domainCache.set(key, d);
+    if (d) {
+      // most recently used last (Map order is the eviction order)
+      this.domainCache.delete(key);
+    } else {
+      const affinity = honorAffinity
+        ? cachedMask(this.affinityMasks, affinityKey, () => {
+            const byValue = requiredNodeAffinityMask(pod, nodes.length, (k) =>
+              this.snapshot.topologyDomains(k),
+            );
+            if (byValue) return byValue;
+            const match = compileRequiredNodeAffinity(pod);
+            return nodeMask(nodes, (ni) => match(ni.node));
+          })
+        : undefined;
+      const taints = honorTaints
+        ? cachedMask(this.taintMasks, taintKey, () =>
+            nodeMask(
+              nodes,
+              (ni) =>
+                findMatchingUntoleratedTaint(
+                  ni.node.spec?.taints,
+                  pod.spec.tolerations,
+                  doNotScheduleTaint,
+                ) === undefined,
+            ),
+          )
+        : undefined;
+      d = this.computeDomains(constraints, nodes, requireAllKeys, affinity, taints);
+      if (this.domainCache.size >= MAX_DOMAIN_ENTRIES)
+        this.domainCache.delete(this.domainCache.keys().next().value!);
     }
+    this.domainCache.set(key, d);
     return d;
   }
 
+  /**
+   * Eligibility and the domains' first-appearance order from the snapshot's domain ids of each key
+   * (a node has the key when its id is not −1) and the pod's policy masks: typed-array reads per
+   * node instead of label lookups and per-node policy checks.
+   */
   private computeDomains(
     constraints: readonly Constraint[],
-    pod: Pod,
     nodes: readonly NodeInfo[],
     requireAllKeys: boolean,
+    affinity: Uint8Array | undefined,
+    taints: Uint8Array | undefined,
   ): Domains {
-    const affinity = compileRequiredNodeAffinity(pod);
-    const eligible = constraints.map(() => new Uint8Array(nodes.length));
-    const values = constraints.map((): string[] => []);
-    const seen = constraints.map(() => new Set<string>());
-    for (let j = 0; j < nodes.length; j++) {
-      const ni = nodes[j];
-      const labels = ni.labels;
-      if (requireAllKeys && !hasKeys(labels, constraints)) continue;
-      for (let i = 0; i < constraints.length; i++) {
-        const c = constraints[i];
-        if (!this.matchNodeInclusionPolicies(c, pod, ni, affinity)) continue;
-        eligible[i][j] = 1;
-        const v = labels[c.topologyKey];
-        if (!seen[i].has(v)) {
-          seen[i].add(v);
-          values[i].push(v);
+    const n = nodes.length;
+    const doms = constraints.map((c) => this.snapshot.topologyDomains(c.topologyKey).ids);
+    let hasAll: Uint8Array | undefined;
+    if (requireAllKeys) {
+      hasAll = new Uint8Array(n).fill(1);
+      for (const ids of doms) for (let j = 0; j < n; j++) if (ids[j] < 0) hasAll[j] = 0;
+    }
+    const eligible: Uint8Array[] = [];
+    const values: string[][] = [];
+    for (let i = 0; i < constraints.length; i++) {
+      const c = constraints[i];
+      const aff = c.nodeAffinityPolicy === 'Honor' ? affinity : undefined;
+      const tnt = c.nodeTaintsPolicy === 'Honor' ? taints : undefined;
+      const dom = this.snapshot.topologyDomains(c.topologyKey);
+      const ids = dom.ids;
+      const e = new Uint8Array(n);
+      const vals: string[] = [];
+      const seen = new Uint8Array(dom.values.length);
+      let seenMissing = false;
+      for (let j = 0; j < n; j++) {
+        if ((hasAll && !hasAll[j]) || (aff && !aff[j]) || (tnt && !tnt[j])) continue;
+        e[j] = 1;
+        const id = ids[j];
+        if (id >= 0) {
+          if (!seen[id]) {
+            seen[id] = 1;
+            vals.push(dom.values[id]);
+          }
+        } else if (!seenMissing) {
+          // (only when keys are not all required: the node's value reads as absent)
+          seenMissing = true;
+          vals.push(undefined as unknown as string);
         }
       }
+      eligible.push(e);
+      values.push(vals);
     }
     return { eligible, values };
   }
