@@ -628,7 +628,9 @@ export class ApiServer {
     if (hard.length) throw invalid(info.qualifiedKind, obj.metadata?.name ?? '', hard);
     if (this.onWarning) {
       // worded like the apiserver's field-validation warning header
-      for (const e of errs) if (e.warning) this.onWarning(`unknown field "${e.field}"`, obj);
+      for (const e of errs)
+        if (e.warning)
+          this.onWarning(e.type === 'Warning' ? e.toString() : `unknown field "${e.field}"`, obj);
     }
   }
 
