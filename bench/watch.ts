@@ -1,70 +1,51 @@
 /**
  * `kubesim bench watch`: watch fan-out over HTTP, as kube-apiserver's clients meet it. An
  * ApiServer over the in-memory store behind `startHttpServer`; W raw HTTP watchers on ConfigMaps
- * from one resourceVersion; 20 writers creating and then updating ConfigMaps over HTTP for a fixed
- * time. Per size (watchers): writes/s, delivery latency (write sent → event read by a watcher,
- * p50/p99) and the lost / duplicated / out-of-order events summed over all watchers, which must
- * be 0 (the run fails otherwise). Two modes side by side: `shared` (each event encoded once and the
- * bytes shared, the server's default) and `per-watcher` (each watcher encodes its own). Watchers, writers and server share this one process, so the
- * figures are a lower bound of what the server alone sustains.
+ * from one resourceVersion, in child processes of their own (bench/watch-client.ts: one per CPU,
+ * so the server's CPU time is measured apart from the watchers'); 20 writers creating and then
+ * updating ConfigMaps over HTTP for a fixed time. Per size (watchers): writes/s, delivery latency
+ * (write sent → event read by a watcher, p50/p99), the CPU time of the server process (server and
+ * writers) and of the watchers, the load average, and the lost / duplicated / out-of-order events
+ * summed over all watchers, which must be 0 (the run fails otherwise). Three modes side by side:
+ * `per-watcher` (each watcher encodes each event and writes it on its own), `shared` (each event
+ * encoded once, its bytes shared, but written per event), `batched` (shared bytes, each watcher's
+ * events of one event-loop turn written at once — the server's default).
  */
+import { fork, type ChildProcess } from 'node:child_process';
 import { Agent, request } from 'node:http';
+import { availableParallelism, loadavg } from 'node:os';
 import { ApiServer } from '../src/api/apiserver.js';
 import { startHttpServer } from '../src/server/http.js';
 import { MemoryStore } from '../src/store/memory/store.js';
 import type { BenchOptions, BenchRecorder, BenchSuite } from './harness.js';
+import type { ClientReport } from './watch-client.js';
 
 const WRITERS = 20;
+const MODES = {
+  'per-watcher': { shareEncoded: false, batchWrites: false },
+  shared: { shareEncoded: true, batchWrites: false },
+  batched: { shareEncoded: true, batchWrites: true },
+} as const;
+type Mode = keyof typeof MODES;
 
-interface Watcher {
-  lastRv: number;
-  seen: Set<number>;
-  events: number;
-  duplicated: number;
-  outOfOrder: number;
-  close(): void;
+/** a child process holding `count` watchers, started and ready */
+async function clients(url: string, rv: string, count: number): Promise<ChildProcess> {
+  const child = fork(new URL('./watch-client.js', import.meta.url), [], { serialization: 'advanced' });
+  await new Promise<void>((resolve, reject) => {
+    child.once('message', () => resolve());
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`watch client exited (${code}) before it was ready`)));
+    child.send({ start: { url, rv, count } });
+  });
+  child.removeAllListeners('exit');
+  return child;
 }
 
-function watch(base: string, rv: string, agent: Agent, latencies: number[]): Promise<Watcher> {
+function report(child: ChildProcess, expected: number): Promise<ClientReport> {
   return new Promise((resolve, reject) => {
-    const w: Watcher = {
-      lastRv: Number(rv),
-      seen: new Set(),
-      events: 0,
-      duplicated: 0,
-      outOfOrder: 0,
-      close: () => {},
-    };
-    const req = request(
-      `${base}/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=${rv}`,
-      { agent },
-      (res) => {
-        let buf = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
-          buf += chunk;
-          let nl = buf.indexOf('\n');
-          while (nl >= 0) {
-            const line = buf.slice(0, nl);
-            buf = buf.slice(nl + 1);
-            nl = buf.indexOf('\n');
-            // the two fields checked, without parsing the whole event
-            const got = Number(/"resourceVersion":"(\d+)"/.exec(line)?.[1]);
-            const sent = Number(/"bench\/sent":"(\d+(?:\.\d+)?)"/.exec(line)?.[1]);
-            w.events++;
-            if (w.seen.has(got)) w.duplicated++;
-            else if (got < w.lastRv) w.outOfOrder++;
-            w.seen.add(got);
-            w.lastRv = Math.max(w.lastRv, got);
-            if (sent) latencies.push(performance.now() - sent);
-          }
-        });
-        resolve(w);
-      },
-    );
-    w.close = () => req.destroy();
-    req.on('error', (e) => (w.events === 0 ? reject(e) : undefined));
-    req.end();
+    child.once('message', (m) => resolve(m as ClientReport));
+    child.once('exit', (code) => reject(new Error(`watch client exited (${code}) without a report`)));
+    child.send({ expect: expected });
   });
 }
 
@@ -88,28 +69,27 @@ function send(base: string, agent: Agent, method: string, path: string, body: ob
   });
 }
 
-async function fanout(
-  watchers: number,
-  shared: boolean,
-  opts: BenchOptions,
-  rec: BenchRecorder,
-): Promise<void> {
+async function fanout(watchers: number, mode: Mode, opts: BenchOptions, rec: BenchRecorder): Promise<void> {
   const api = new ApiServer(new MemoryStore(), { seed: opts.seed });
   await api.bootstrapNamespaces();
   const srv = await startHttpServer({
     api,
     version: 'bench',
-    watch: { minRequestTimeoutMs: 0, bookmarkEveryMs: 3_600_000, shareEncoded: shared },
+    watch: { minRequestTimeoutMs: 0, bookmarkEveryMs: 3_600_000, ...MODES[mode] },
   });
   const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
+  const children: ChildProcess[] = [];
   try {
     const rv = (await api.list('configmaps', { namespace: 'default' })).metadata.resourceVersion!;
-    const latencies: number[] = [];
-    const ws: Watcher[] = [];
-    for (let i = 0; i < watchers; i++) ws.push(await watch(srv.url, rv, agent, latencies));
-    const mode = shared ? 'shared' : 'per-watcher';
+    const procs = Math.min(watchers, Math.max(1, availableParallelism()));
+    for (let i = 0; i < procs; i++)
+      children.push(
+        await clients(srv.url, rv, Math.floor(watchers / procs) + (i < watchers % procs ? 1 : 0)),
+      );
     opts.progress(`${mode}: ${watchers} watchers, ${WRITERS} writers`, watchers);
     const durationMs = opts.quick ? 2_000 : 10_000;
+    const load0 = loadavg()[0]!;
+    const cpu0 = process.cpuUsage();
     const t0 = performance.now();
     let writes = 0;
     let failed = 0;
@@ -120,7 +100,10 @@ async function fanout(
           const cm = (v: string) => ({
             apiVersion: 'v1',
             kind: 'ConfigMap',
-            metadata: { name, annotations: { 'bench/sent': String(performance.now()) } },
+            metadata: {
+              name,
+              annotations: { 'bench/sent': String(performance.timeOrigin + performance.now()) },
+            },
             data: { v },
           });
           if ((await send(srv.url, agent, 'POST', '/api/v1/namespaces/default/configmaps', cm('1'))) !== 201)
@@ -136,16 +119,19 @@ async function fanout(
     );
     const wallMs = performance.now() - t0;
     const expected = writes - failed;
-    const until = performance.now() + 30_000;
-    while (ws.some((w) => w.events < expected) && performance.now() < until)
-      await new Promise((r) => setTimeout(r, 50));
-    for (const w of ws) w.close();
-    const lost = ws.reduce((a, w) => a + Math.max(0, expected - w.seen.size), 0);
-    const duplicated = ws.reduce((a, w) => a + w.duplicated, 0);
-    const outOfOrder = ws.reduce((a, w) => a + w.outOfOrder, 0);
-    latencies.sort((a, b) => a - b);
+    const reports = await Promise.all(children.map((c) => report(c, expected)));
+    const cpu = process.cpuUsage(cpu0);
+    const sum = (f: (r: ClientReport) => number) => reports.reduce((a, r) => a + f(r), 0);
+    const lost = sum((r) => r.lost);
+    const duplicated = sum((r) => r.duplicated);
+    const outOfOrder = sum((r) => r.outOfOrder);
+    const latencies = new Float64Array(sum((r) => r.latencies.length));
+    let at = 0;
+    for (const r of reports) latencies.set(r.latencies, (at += r.latencies.length) - r.latencies.length);
+    latencies.sort();
     const pct = (p: number) =>
       latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))] ?? 0;
+    const serverCpuMs = (cpu.user + cpu.system) / 1000;
     rec.timing('writes while watched', wallMs, {
       mode,
       size: watchers,
@@ -159,6 +145,11 @@ async function fanout(
         outOfOrder,
         p50Ms: pct(0.5),
         p99Ms: pct(0.99),
+        // CPU ms of the server process (server + the 20 writers' HTTP clients) per write, and of
+        // the watcher processes; the load average (1 min) when the run started
+        serverCpuMsPerWrite: serverCpuMs / Math.max(1, writes),
+        watcherCpuMs: sum((r) => r.cpuMs),
+        load: load0,
       },
     });
     if (lost || duplicated || outOfOrder || failed)
@@ -166,6 +157,7 @@ async function fanout(
         `${watchers} watchers: ${lost} lost, ${duplicated} duplicated, ${outOfOrder} out-of-order events, ${failed} failed writes`,
       );
   } finally {
+    for (const c of children) c.kill();
     agent.destroy();
     await srv.close();
   }
@@ -178,8 +170,15 @@ export const suite: BenchSuite = {
   sizeUnit: 'watchers',
   defaultSizes: [100, 500],
   quickSizes: [50],
+  options: [
+    { flags: '--modes <list>', description: 'modes to compare', default: Object.keys(MODES).join(',') },
+  ],
   async run(opts, rec) {
+    const modes = String(opts.args.modes ?? Object.keys(MODES).join(',')).split(',');
+    for (const m of modes)
+      if (!(m in MODES))
+        throw new Error(`--modes: unknown mode "${m}" (expected ${Object.keys(MODES).join(', ')})`);
     for (const w of opts.sizes ?? (opts.quick ? suite.quickSizes : suite.defaultSizes))
-      for (const shared of [false, true]) await fanout(w, shared, opts, rec);
+      for (const mode of modes as Mode[]) await fanout(w, mode, opts, rec);
   },
 };

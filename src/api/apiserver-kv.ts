@@ -38,6 +38,11 @@ export function copyIn(obj: KubeObject): Obj {
   return o;
 }
 
+/** A mutable deep copy of an object the server keeps (e.g. a frozen cached revision) for a caller. */
+export function copyOut<T>(obj: Obj): T {
+  return cloneData(obj) as T;
+}
+
 /**
  * A deep copy of JSON-like data that gives what a round trip through the store's codec gives
  * (every own enumerable key in order, undefined values kept, Dates as Dates, -0 as 0) without

@@ -12,25 +12,25 @@
  *   r5 put a {app: web}               → ADDED a (matches again)
  *   r6 delete a                       → DELETED a with resourceVersion "6"
  */
-import { compactedFloor, decodeKv, isCompacted, matches, parseRV, readView } from './apiserver-kv.js';
+import {
+  compactedFloor,
+  decodeKv,
+  isCompacted,
+  matches,
+  type Obj,
+  parseRV,
+  readView,
+} from './apiserver-kv.js';
 import { decode } from './codec.js';
 import { internalError, resourceExpired } from './errors.js';
 import type { ProbeCache } from './probe-cache.js';
+import { cachesRevisions, deepFreeze, type RevisionCache } from './revision-cache.js';
 import { storagePrefix, type ResourceInfo } from './registry.js';
 import { prefixEnd } from '../store/keyrange.js';
 import { parseFieldSelector } from './field-selector.js';
 import { parseLabelSelector } from './label-selector.js';
 import type { KubeObject } from './types.js';
 import type { KvStore, WatchEvent as StoreWatchEvent, WatchResponse } from '../store/types.js';
-
-/** Object.freeze, all the way down (plain decoded data: objects and arrays) */
-function deepFreeze<T>(o: T): T {
-  if (o !== null && typeof o === 'object' && !Object.isFrozen(o)) {
-    Object.freeze(o);
-    for (const k in o) deepFreeze((o as Record<string, unknown>)[k]);
-  }
-  return o;
-}
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
 
@@ -73,6 +73,8 @@ export interface WatchDeps {
    * delivery or cache holds it, and no longer
    */
   shared: WeakMap<object, KubeObject>;
+  /** the server's own frozen objects of the revisions it wrote: sharedObjects' watchers take them */
+  revisions?: RevisionCache;
 }
 
 /** Watch one resource (see the file comment). */
@@ -84,11 +86,19 @@ export async function watchObjects<T extends KubeObject>(
 ): Promise<WatchHandle> {
   const { store, probes, shared } = deps;
   const share = opts.sharedObjects ?? false;
+  const revisions = share && cachesRevisions(info) ? deps.revisions : undefined;
   /** the object of a PUT event: the shared frozen decode, or a copy of the watcher's own */
   const objectOf = (ev: StoreWatchEvent): T => {
     if (!share) return decodeKv<T>(ev.kv);
     let o = shared.get(ev) as T | undefined;
-    if (!o) shared.set(ev, (o = deepFreeze(decodeKv<T>(ev.kv))));
+    if (!o) {
+      o = revisions?.get(ev.kv)?.obj as T | undefined;
+      if (!o) {
+        o = deepFreeze(decodeKv<T>(ev.kv));
+        revisions?.offer(ev.kv, o as Obj);
+      }
+      shared.set(ev, o);
+    }
     return o;
   };
   /** the object of a DELETE event: the last state, at the deletion's resourceVersion */

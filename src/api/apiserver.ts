@@ -31,7 +31,8 @@ import { admit } from './apiserver-admission.js';
 import { bindPod } from './apiserver-bind.js';
 import { builtinAdmission } from './builtin-admission.js';
 import { deleteObject, type DeleteOptions } from './apiserver-delete.js';
-import { copyIn, decodeKv, MAX_UPDATE_RETRIES, type Obj, readView } from './apiserver-kv.js';
+import { copyIn, copyOut, decodeKv, MAX_UPDATE_RETRIES, type Obj, readView } from './apiserver-kv.js';
+import { isLeaseRenewal, renewTimeMoved } from './apiserver-lease.js';
 import { listObjects, type ListOptions, type ListResult } from './apiserver-list.js';
 import { watchObjects, type ApiWatchEvent, type WatchHandle, type WatchOptions } from './apiserver-watch.js';
 import { decode, encode, encodeFor } from './codec.js';
@@ -52,6 +53,7 @@ import { type FieldError, required } from './field.js';
 import { FlowControl, type FlowControlOptions, type FlowControlStats } from './flowcontrol.js';
 import { type RequestLatency, serviceTimeMs } from './request-latency.js';
 import { ProbeCache } from './probe-cache.js';
+import { cachesRevisions, RevisionCache } from './revision-cache.js';
 import { registerCRD, removeCRD, syncCustomKinds } from './custom-kinds.js';
 import {
   KindRegistry,
@@ -59,6 +61,7 @@ import {
   noMatchesMessage,
   splitApiVersion,
   storageKey,
+  storagePrefix,
   type ResourceInfo,
 } from './registry.js';
 import { ServiceAllocations } from './service-allocation.js';
@@ -68,6 +71,7 @@ import { validateObject, validateObjectUpdate, type UnknownFieldPolicy } from '.
 import { type Clock, WallClock } from '../util/clock.js';
 import { Rng } from '../util/rng.js';
 import type { KvStore } from '../store/types.js';
+import { prefixEnd } from '../store/keyrange.js';
 
 export interface ApiServerOptions {
   /** time source for creationTimestamp, deletionTimestamp, conditions (default: wall clock) */
@@ -135,6 +139,8 @@ export class ApiServer {
   private readonly probes = new ProbeCache();
   /** decodes shared by the watchers that ask for sharedObjects (apiserver-watch.ts) */
   private readonly sharedDecodes = new WeakMap<object, KubeObject>();
+  /** the newest revision of each key of a kind revision-cache.ts caches, decoded once */
+  private readonly revisions = new RevisionCache();
   /** the kinds served: the built-ins and those of the CRDs created through this server */
   readonly kinds = new KindRegistry();
 
@@ -180,9 +186,12 @@ export class ApiServer {
       this.setSystemFields(o);
       await this.checkNamespace(info, m.namespace, m.name ?? '');
       await builtinAdmission(this.store, 'CREATE', info, o, undefined, opts.restore);
-      await admit(this.admission, 'CREATE', info, o, undefined, opts.dryRun ?? false, undefined, () =>
-        this.check(info, o, this.doValidate ? validateObject(o, info, this.vopts) : []),
-      );
+      let valid = false;
+      await admit(this.admission, 'CREATE', info, o, undefined, opts.dryRun ?? false, undefined, () => {
+        const errs = this.doValidate ? validateObject(o, info, this.vopts) : [];
+        this.check(info, o, errs);
+        valid = this.doValidate && errs.length === 0;
+      });
       const releases = this.services.allocate(info, o);
       try {
         if (opts.dryRun) return o as T;
@@ -194,6 +203,7 @@ export class ApiServer {
         if (!resp.succeeded) throw alreadyExists(info.qualifiedResource, m.name!);
         m.resourceVersion = String(resp.header.revision);
         releases.length = 0;
+        this.remember(info, key, resp.header.revision, o, valid);
         this.afterWrite(info, o);
         return o as T;
       } finally {
@@ -275,7 +285,9 @@ export class ApiServer {
       }
       if (wantRV && wantRV !== String(kv.modRevision))
         throw conflict(info.qualifiedResource, m.name, OPTIMISTIC_LOCK_MSG);
-      const old = decodeKv<Obj>(kv);
+      // this server's own last write of the key (frozen), unless admission hooks want an old object
+      const cached = this.admission.size === 0 ? this.revisions.get(kv) : undefined;
+      const old = cached ? cached.obj : decodeKv<Obj>(kv);
       if (m.uid && m.uid !== old.metadata.uid) {
         throw conflict(
           info.qualifiedResource,
@@ -289,7 +301,7 @@ export class ApiServer {
         next = req;
         if (info.hasStatus) {
           if (old.status === undefined) delete next.status;
-          else next.status = old.status;
+          else next.status = cached ? copyOut(old.status) : old.status;
         }
       } else {
         next = copyIn(old);
@@ -314,34 +326,50 @@ export class ApiServer {
       else delete nm.deletionGracePeriodSeconds;
       if (om.generateName !== undefined && nm.generateName === undefined) nm.generateName = om.generateName;
       delete nm.resourceVersion;
-      if (sub === 'main') {
-        if (!info.crd) applyDefaults(next);
-        if (info.kind === 'Service') this.services.carry(old, next);
-        await builtinAdmission(this.store, 'UPDATE', info, next, old);
-        if (!deepEqual(old.spec, next.spec)) nm.generation = (om.generation ?? 0) + 1;
+      // a Lease renewal of a validated Lease: its outcome is known (apiserver-lease.ts)
+      const renewal =
+        cached !== undefined &&
+        (cached.valid || !this.doValidate) &&
+        sub === 'main' &&
+        info.kind === 'Lease' &&
+        !info.crd &&
+        isLeaseRenewal(old, next);
+      let valid = false;
+      if (renewal) {
+        if (!renewTimeMoved(old, next)) return copyOut<T>(old); // no-op: nothing written
+        nm.generation = (om.generation ?? 0) + 1;
+        valid = cached.valid;
+      } else {
+        if (sub === 'main') {
+          if (!info.crd) applyDefaults(next);
+          if (info.kind === 'Service') this.services.carry(old, next);
+          await builtinAdmission(this.store, 'UPDATE', info, next, old);
+          if (!deepEqual(old.spec, next.spec)) nm.generation = (om.generation ?? 0) + 1;
+        }
+
+        await admit(
+          this.admission,
+          'UPDATE',
+          info,
+          next,
+          old,
+          false,
+          sub === 'status' ? 'status' : undefined,
+          () => {
+            if (!this.doValidate) return;
+            const errs = [
+              ...validateObject(next, info, this.vopts),
+              ...validateObjectUpdate(next, old, info, sub),
+            ];
+            this.check(info, next, errs);
+            valid = errs.length === 0;
+          },
+        );
+
+        const oldCmp = { ...old, metadata: { ...om } };
+        delete oldCmp.metadata.resourceVersion;
+        if (deepEqual(oldCmp, next)) return cached ? copyOut<T>(old) : (old as unknown as T); // no-op: nothing written
       }
-
-      await admit(
-        this.admission,
-        'UPDATE',
-        info,
-        next,
-        old,
-        false,
-        sub === 'status' ? 'status' : undefined,
-        () => {
-          if (!this.doValidate) return;
-          const errs = [
-            ...validateObject(next, info, this.vopts),
-            ...validateObjectUpdate(next, old, info, sub),
-          ];
-          this.check(info, next, errs);
-        },
-      );
-
-      const oldCmp = { ...old, metadata: { ...om } };
-      delete oldCmp.metadata.resourceVersion;
-      if (deepEqual(oldCmp, next)) return old as unknown as T; // no-op: nothing written
 
       // the last finalizer removed from a deleting object: the object goes away
       const finishDelete =
@@ -362,8 +390,13 @@ export class ApiServer {
       }
       if (finishDelete) this.services.release(info, next);
       nm.resourceVersion = String(resp.header.revision);
-      if (finishDelete) await this.afterDelete(info, next);
-      else this.afterWrite(info, next);
+      if (finishDelete) {
+        this.revisions.delete(key);
+        await this.afterDelete(info, next);
+      } else {
+        this.remember(info, key, resp.header.revision, next, valid);
+        this.afterWrite(info, next);
+      }
       return next as unknown as T;
     }
     throw internalError(`too many conflicts updating ${info.resource} "${m.name}"`);
@@ -386,6 +419,8 @@ export class ApiServer {
     return this.limited(true, async () => {
       const info = await this.resourceInfo(resource);
       const old = await deleteObject<T>(deps, info, namespace, name, opts);
+      if (!opts.dryRun && this.revisions.size > 0)
+        this.revisions.delete(storageKey(info, info.namespaced ? namespace || 'default' : undefined, name));
       if (!opts.dryRun && !old.metadata.finalizers?.length) await this.afterDelete(info, old);
       return old;
     });
@@ -418,8 +453,22 @@ export class ApiServer {
       probes: this.probes,
       onHandlerError: this.onHandlerError,
       shared: this.sharedDecodes,
+      revisions: this.revisions,
     };
     return watchObjects<T>(deps, await this.resourceInfo(resource), opts, handler);
+  }
+
+  /**
+   * Rebuild the ClusterIP and NodePort allocators from the Services the store holds, as
+   * kube-apiserver's repair controllers do at start-up (pkg/registry/core/service/ipallocator/
+   * controller/repair.go, portallocator/controller/repair.go): a server started on an etcd that
+   * already holds a cluster must not hand out what its Services use. Returns how many were read.
+   */
+  async restoreServiceAllocations(): Promise<number> {
+    const prefix = storagePrefix(lookupResource('services')!);
+    const r = await this.store.range({ key: prefix, rangeEnd: prefixEnd(prefix) });
+    for (const kv of r.kvs) this.services.restore(decodeKv<Obj>(kv));
+    return r.kvs.length;
   }
 
   /** Create the namespaces kube-apiserver creates at start-up (existing ones are left alone). */
@@ -535,6 +584,11 @@ export class ApiServer {
     initialStatus(o);
   }
 
+  /** What was just stored as key@rev, for the kinds revision-cache.ts caches. */
+  private remember(info: ResourceInfo, key: string, rev: number, o: Obj, valid: boolean): void {
+    if (cachesRevisions(info)) this.revisions.written(key, rev, o, valid);
+  }
+
   /** A stored CRD serves its kind from now on. */
   private afterWrite(info: ResourceInfo, o: Obj): void {
     if (info.kind === 'CustomResourceDefinition' && !info.crd) registerCRD(this.kinds, o);
@@ -574,7 +628,9 @@ export class ApiServer {
     if (hard.length) throw invalid(info.qualifiedKind, obj.metadata?.name ?? '', hard);
     if (this.onWarning) {
       // worded like the apiserver's field-validation warning header
-      for (const e of errs) if (e.warning) this.onWarning(`unknown field "${e.field}"`, obj);
+      for (const e of errs)
+        if (e.warning)
+          this.onWarning(e.type === 'Warning' ? e.toString() : `unknown field "${e.field}"`, obj);
     }
   }
 

@@ -127,9 +127,25 @@ export function conflict(resource: Qualified, name: string, why: string): ApiErr
  * NewInvalid: `Pod "x" is invalid: <field errors>` (422). One error prints bare, several print
  * as `[e1, e2]` like utilerrors.NewAggregate.
  */
+/** field.ErrorType's values (the StatusCause reasons) by their printed form */
+const CAUSE_TYPES: Record<FieldError['type'], string> = {
+  'Not found': 'FieldValueNotFound',
+  'Required value': 'FieldValueRequired',
+  'Duplicate value': 'FieldValueDuplicate',
+  'Invalid value': 'FieldValueInvalid',
+  'Unsupported value': 'FieldValueNotSupported',
+  Forbidden: 'FieldValueForbidden',
+  'Too long': 'FieldValueTooLong',
+  'Too many': 'FieldValueTooMany',
+  'Internal error': 'InternalError',
+  'Unknown field': 'FieldValueInvalid',
+  // warnings are never errors: kept for the type, not reached
+  Warning: 'FieldValueInvalid',
+};
+
 export function invalid(kind: Qualified, name: string, errs: FieldError[]): ApiError {
   const causes = errs.map((e) => ({
-    reason: `Field${e.type.replace(/ /g, '')}`,
+    reason: CAUSE_TYPES[e.type],
     message: e.body(),
     field: e.field,
   }));

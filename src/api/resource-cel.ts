@@ -85,18 +85,28 @@ function semverOf(s: string): CelSemver {
 }
 
 function buildEnvironment(): Environment {
-  const env = new Environment()
+  return (
+    withQuantityAndSemver(new Environment())
+      // upstream's kubernetes.DRADevice object type: a non-bool expression fails type checking
+      .registerType('DRADevice', {
+        fields: {
+          driver: 'string',
+          attributes: 'map<string, map<string, dyn>>',
+          capacity: 'map<string, map<string, Quantity>>',
+        },
+      })
+      .registerVariable('device', 'DRADevice')
+  );
+}
+
+/**
+ * The Kubernetes CEL libraries quantity and semver (k8s.io/apiserver/pkg/cel/library quantity.go,
+ * semverlib.go) registered on `env`; CRD validation rules (server/crd-cel.ts) use them too.
+ */
+export function withQuantityAndSemver(base: Environment): Environment {
+  const env = base
     .registerType('Quantity', CelQuantity)
     .registerType('Semver', CelSemver)
-    // upstream's kubernetes.DRADevice object type: a non-bool expression fails type checking
-    .registerType('DRADevice', {
-      fields: {
-        driver: 'string',
-        attributes: 'map<string, map<string, dyn>>',
-        capacity: 'map<string, map<string, Quantity>>',
-      },
-    })
-    .registerVariable('device', 'DRADevice')
     // library.Quantity
     .registerFunction('quantity(string): Quantity', quantityOf)
     .registerFunction('isQuantity(string): bool', (s: string) => {

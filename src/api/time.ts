@@ -15,5 +15,6 @@ export function rfc3339(ms: number): string {
 
 /** RFC 3339 with microseconds, as metav1.MicroTime marshals (metav1.RFC3339Micro). */
 export function rfc3339Micro(ms: number): string {
-  return new Date(ms).toISOString().replace(/Z$/, '000Z');
+  // toISOString always ends in "Z" (a Lease renewal formats one per request: no RegExp)
+  return `${new Date(ms).toISOString().slice(0, -1)}000Z`;
 }

@@ -16,6 +16,9 @@ import { addOutputOptions, emit, isStructured, type OutputFlags, structured } fr
 import { table } from '../report/table.js';
 import { podKey } from '../api/keys.js';
 import { gatesOf } from '../capacity/workloads.js';
+import { ensureResourceClaims } from '../capacity/resource-claims.js';
+import type { ClaimExplanation } from '../scheduler/framework/explain.js';
+import { REASON_NOT_AVAILABLE } from '../scheduler/plugins/dynamic-resources/explain.js';
 
 export interface ExplainFlags extends SchedulerFlags {
   pod: string;
@@ -105,6 +108,9 @@ export async function explainFiles(opts: ExplainFlags): Promise<Explanation> {
   ]);
   if (!core.frameworkFor(pod))
     throw new CliError(`Pod "${pod.metadata.name}": no scheduler profile named "${pod.spec.schedulerName}"`);
+  // claims from templates are made as the ResourceClaim controller would make them, owned by the pod
+  pod.metadata.uid ??= `explain-${pod.metadata.namespace ?? 'default'}-${pod.metadata.name ?? ''}`;
+  ensureResourceClaims(core, pod);
   const ex = core.explain(pod);
   await finishPlugins(plugins, opts);
   return ex;
@@ -169,6 +175,35 @@ export function renderExplanation(ex: Explanation, opts: { wide?: boolean } = {}
       '',
       `Preemption: would nominate ${ex.preemption.nominatedNodeName}, evicting ${ex.preemption.victims.join(', ')}`,
     );
+  for (const c of ex.claims ?? []) lines.push('', ...renderClaim(c));
   if (ex.fitError) lines.push('', ex.fitError);
   return lines.join('\n') + '\n';
+}
+
+/** One ResourceClaim of the pod: its state, and for a pending one each node × request. */
+function renderClaim(c: ClaimExplanation): string[] {
+  const name = `Claim ${c.podClaim}${c.claim ? ` (ResourceClaim ${c.claim})` : ''}`;
+  if (c.state === 'unusable') return [`${name}: cannot be used: ${c.message}`];
+  if (c.state === 'allocated') {
+    const out = c.nodes!.filter((n) => n.reason).map((n) => n.node);
+    return [
+      `${name}: allocated (${c.devices!.join(', ')})${out.length ? `; ${REASON_NOT_AVAILABLE}: ${out.join(', ')}` : ''}`,
+    ];
+  }
+  const rows = c.nodes!.flatMap((n) =>
+    (n.requests ?? []).map((r, i) => [
+      i === 0 ? n.node : '',
+      r.request,
+      r.deviceClassName,
+      String(r.wanted),
+      String(r.devices),
+      String(r.selectable),
+      String(r.free),
+      i > 0 ? '' : n.reason ? `✗ ${n.reason}` : `fits alone: ${n.devices!.join(', ')}`,
+    ]),
+  );
+  return [
+    `${name}: pending allocation, each node tried for this claim alone:`,
+    table(['NODE', 'REQUEST', 'CLASS', 'WANTED', 'DEVICES', 'SELECTED', 'FREE', 'RESULT'], rows).trimEnd(),
+  ];
 }

@@ -257,9 +257,9 @@ export class Informer<T extends KubeObject> implements Lister<T> {
       old.metadata.resourceVersion !== undefined
     )
       return;
-    if (old) this.unindex(key, old);
     this.cache.set(key, obj);
-    this.index(key, obj);
+    if (old) this.reindex(key, old, obj);
+    else this.index(key, obj);
     if (old) {
       for (const h of this.handlers) h.onUpdate?.(old, obj);
     } else for (const h of this.handlers) h.onAdd?.(obj);
@@ -280,17 +280,39 @@ export class Informer<T extends KubeObject> implements Lister<T> {
     }
   }
 
+  /**
+   * Move a key from the old object's index values to the new one's. An updated key goes to the end
+   * of its set (listers answer in that order, and components act in it), also when the value did
+   * not change (a pod's namespace, its node once bound): then one lookup does it.
+   */
+  private reindex(key: string, old: T, obj: T): void {
+    for (const [name, fn] of this.indexers) {
+      const idx = this.indices.get(name)!;
+      const was = fn(old);
+      const now = fn(obj);
+      const same = was.length === 1 && now.length === 1 && was[0] === now[0] ? idx.get(was[0]) : undefined;
+      if (same?.delete(key)) {
+        same.add(key);
+        continue;
+      }
+      for (const v of was) removeFrom(idx, v, key);
+      for (const v of now) addTo(idx, v, key);
+    }
+  }
+
   private unindex(key: string, obj: T): void {
     for (const [name, fn] of this.indexers) {
       const idx = this.indices.get(name)!;
-      for (const v of fn(obj)) {
-        const s = idx.get(v);
-        if (s) {
-          s.delete(key);
-          if (s.size === 0) idx.delete(v);
-        }
-      }
+      for (const v of fn(obj)) removeFrom(idx, v, key);
     }
+  }
+}
+
+function removeFrom(idx: Map<string, Set<string>>, v: string, key: string): void {
+  const s = idx.get(v);
+  if (s) {
+    s.delete(key);
+    if (s.size === 0) idx.delete(v);
   }
 }
 

@@ -17,6 +17,7 @@ import type { PodDisruptionBudget } from '../api/batch-types.js';
 import type { Binding, KubeObject, Namespace, Node, Pod, ReplicaSet, Service } from '../api/types.js';
 import type {
   CSIDriver,
+  CSIStorageCapacity,
   CSINode,
   PersistentVolume,
   PersistentVolumeClaim,
@@ -38,7 +39,8 @@ import type { Framework } from './framework/framework.js';
 import { explainPod, type Explanation } from './framework/explain.js';
 import { runSchedulingCycle, SchedulingAlgorithm, type CycleOutcome } from './framework/schedule-one.js';
 import { podKey } from '../api/keys.js';
-import { ClusterSnapshot } from './framework/snapshot.js';
+import { ClusterSnapshot, type NodeInfo } from './framework/snapshot.js';
+import { podResourceClaims } from '../api/resource-claims.js';
 import { Code, Status, type MaybeStatus } from './framework/status.js';
 import type {
   ClusterEventKind,
@@ -162,7 +164,14 @@ export class SchedulerCore {
       throw new Error(
         `pod ${podKey(pod)}: no profile for schedulerName "${pod.spec.schedulerName ?? DEFAULT_SCHEDULER_NAME}"`,
       );
-    return explainPod(this.algo, fwk, this.snapshot, pod);
+    const ex = explainPod(this.algo, fwk, this.snapshot, pod);
+    // DynamicResources explains each of the pod's claims on each node (dynamic-resources/explain.ts)
+    const dra = fwk.allPlugins().find((p) => p.name === 'DynamicResources') as
+      | { explainClaims?: (pod: Pod, nodes: readonly NodeInfo[]) => Explanation['claims'] }
+      | undefined;
+    if (dra?.explainClaims && podResourceClaims(pod).length > 0)
+      ex.claims = dra.explainClaims(pod, this.snapshot.list());
+    return ex;
   }
 
   /** Reserve + Permit on the chosen node, then assume (the pod counts on the node from now on) */
@@ -320,6 +329,7 @@ export class Scheduler {
     const csiNodes = opts.informers.for<CSINode>('csinodes');
     const csiDrivers = opts.informers.for<CSIDriver>('csidrivers');
     const vas = opts.informers.for<VolumeAttachment>('volumeattachments');
+    const capacities = opts.informers.for<CSIStorageCapacity>('csistoragecapacities');
     objects.storage = {};
     Object.defineProperties(objects.storage, {
       persistentVolumes: { get: () => pvs.list(), enumerable: true },
@@ -328,6 +338,7 @@ export class Scheduler {
       csiNodes: { get: () => csiNodes.list(), enumerable: true },
       csiDrivers: { get: () => csiDrivers.list(), enumerable: true },
       volumeAttachments: { get: () => vas.list(), enumerable: true },
+      csiStorageCapacities: { get: () => capacities.list(), enumerable: true },
     });
     // a claim bound, a volume provisioned, a class or CSINode added may help the volume plugins' pods
     const storageChanged = { onAdd: () => this.storageChanged(), onUpdate: () => this.storageChanged() };
@@ -335,6 +346,9 @@ export class Scheduler {
     pvcs.addEventHandler(storageChanged);
     classes.addEventHandler(storageChanged);
     csiNodes.addEventHandler(storageChanged);
+    // VolumeBinding's EventsToRegister: a driver's capacity published or grown, a CSIDriver changed
+    capacities.addEventHandler(storageChanged);
+    csiDrivers.addEventHandler(storageChanged);
     // the DynamicResources plugin reads the resource.k8s.io listers; `revision` tells it when to re-read
     const deviceClasses = opts.informers.for<DeviceClass>('deviceclasses');
     const claims = opts.informers.for<ResourceClaim>('resourceclaims');

@@ -13,10 +13,13 @@
  *     `minProperties`/`maxProperties`, `x-kubernetes-int-or-string`, with the messages of
  *     kube-openapi's validator (`spec.size in body must be of type integer: "string"`).
  *
- * Not modelled: `x-kubernetes-validations` (CEL rules are not evaluated), `format` checks, and
- * `allOf`/`anyOf`/`oneOf`/`not` (read but not enforced).
+ *  4. `x-kubernetes-validations` CEL rules (crd-cel.ts), unless step 3 found a type, enum,
+ *     required or size error (then one `<nil>` error says the rules were not checked).
+ *
+ * Not modelled: `format` checks, and `allOf`/`anyOf`/`oneOf`/`not` (read but not enforced).
  */
 import { type FieldError, invalidValue, notSupported, required } from '../api/field.js';
+import { hasValidationRules, validateRules } from './crd-cel.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: schemas and bodies are arbitrary JSON
 type Obj = any;
@@ -90,14 +93,27 @@ function typeOk(v: unknown, s: Obj): boolean {
   }
 }
 
+/**
+ * the errors that stop CEL rules from running (upstream strategy.go hasBlockingErr: type, enum,
+ * required, maxLength, maxItems and maxProperties violations — the object lacks the shape the
+ * rules were written for)
+ */
+const BLOCKING = new WeakSet<FieldError>();
+const block = (e: FieldError): FieldError => {
+  BLOCKING.add(e);
+  return e;
+};
+
 function validate(v: Obj, s: Obj, path: string, out: FieldError[]): void {
   if (!isObj(s)) return;
   if (!typeOk(v, s)) {
     out.push(
-      invalidValue(
-        path,
-        jsonType(v),
-        `${path} in body must be of type ${s.type ?? 'integer or string'}: ${JSON.stringify(jsonType(v))}`,
+      block(
+        invalidValue(
+          path,
+          jsonType(v),
+          `${path} in body must be of type ${s.type ?? 'integer or string'}: ${JSON.stringify(jsonType(v))}`,
+        ),
       ),
     );
     return;
@@ -105,10 +121,12 @@ function validate(v: Obj, s: Obj, path: string, out: FieldError[]): void {
   if (v === null) return;
   if (Array.isArray(s.enum) && !s.enum.some((e: unknown) => JSON.stringify(e) === JSON.stringify(v)))
     out.push(
-      notSupported(
-        path,
-        v,
-        s.enum.map((e: unknown) => (typeof e === 'string' ? e : JSON.stringify(e))),
+      block(
+        notSupported(
+          path,
+          v,
+          s.enum.map((e: unknown) => (typeof e === 'string' ? e : JSON.stringify(e))),
+        ),
       ),
     );
   if (typeof v === 'number') {
@@ -134,7 +152,7 @@ function validate(v: Obj, s: Obj, path: string, out: FieldError[]): void {
     if (typeof s.minLength === 'number' && n < s.minLength)
       out.push(invalidValue(path, v, `${path} in body should be at least ${s.minLength} chars long`));
     if (typeof s.maxLength === 'number' && n > s.maxLength)
-      out.push(invalidValue(path, v, `${path} in body may not be longer than ${s.maxLength}`));
+      out.push(block(invalidValue(path, v, `${path} in body may not be longer than ${s.maxLength}`)));
     if (typeof s.pattern === 'string' && !new RegExp(s.pattern, 'u').test(v))
       out.push(invalidValue(path, v, `${path} in body should match '${s.pattern}'`));
   }
@@ -142,7 +160,9 @@ function validate(v: Obj, s: Obj, path: string, out: FieldError[]): void {
     if (typeof s.minItems === 'number' && v.length < s.minItems)
       out.push(invalidValue(path, v.length, `${path} in body should have at least ${s.minItems} items`));
     if (typeof s.maxItems === 'number' && v.length > s.maxItems)
-      out.push(invalidValue(path, v.length, `${path} in body should have at most ${s.maxItems} items`));
+      out.push(
+        block(invalidValue(path, v.length, `${path} in body should have at most ${s.maxItems} items`)),
+      );
     if (s.uniqueItems && new Set(v.map((x) => JSON.stringify(x))).size !== v.length)
       out.push(invalidValue(path, v, `${path} in body shouldn't contain duplicates`));
     v.forEach((x, i) => validate(x, s.items, `${path}[${i}]`, out));
@@ -153,9 +173,11 @@ function validate(v: Obj, s: Obj, path: string, out: FieldError[]): void {
     if (typeof s.minProperties === 'number' && n < s.minProperties)
       out.push(invalidValue(path, n, `${path} in body should have at least ${s.minProperties} properties`));
     if (typeof s.maxProperties === 'number' && n > s.maxProperties)
-      out.push(invalidValue(path, n, `${path} in body should have at most ${s.maxProperties} properties`));
+      out.push(
+        block(invalidValue(path, n, `${path} in body should have at most ${s.maxProperties} properties`)),
+      );
     for (const r of Array.isArray(s.required) ? s.required : [])
-      if (v[r] === undefined) out.push(required(path ? `${path}.${r}` : r));
+      if (v[r] === undefined) out.push(block(required(path ? `${path}.${r}` : r)));
     for (const k of Object.keys(v)) {
       if (!path && (k === 'apiVersion' || k === 'kind' || k === 'metadata')) continue;
       const child =
@@ -166,15 +188,37 @@ function validate(v: Obj, s: Obj, path: string, out: FieldError[]): void {
 }
 
 /**
- * Prune, default and validate a custom resource in place against its version's schema; returns
- * the pruned fields (`unknown field "spec.foo"`) and the validation errors.
+ * Prune, default and validate a custom resource in place against its version's schema, then run
+ * its x-kubernetes-validations rules (crd-cel.ts; `old`: the stored object, on updates): returns
+ * the pruned fields (`unknown field "spec.foo"`), the validation errors and the warnings of
+ * ratcheted rules.
  */
-export function checkCustomResource(obj: Obj, schema: Obj): { unknown: string[]; errors: FieldError[] } {
+export function checkCustomResource(
+  obj: Obj,
+  schema: Obj,
+  old?: Obj,
+): { unknown: string[]; errors: FieldError[]; warnings: string[] } {
   const unknown: string[] = [];
   const errors: FieldError[] = [];
-  if (!isObj(schema)) return { unknown, errors };
+  let warnings: string[] = [];
+  if (!isObj(schema)) return { unknown, errors, warnings };
   prune(obj, schema, '', unknown, true);
   applyDefaults(obj, schema);
   validate(obj, schema, '', errors);
-  return { unknown: unknown.map((f) => `unknown field ${JSON.stringify(f)}`), errors };
+  if (hasValidationRules(schema)) {
+    if (errors.some((e) => BLOCKING.has(e)))
+      errors.push(
+        invalidValue(
+          '<nil>',
+          'null',
+          'some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
+        ),
+      );
+    else {
+      const cel = validateRules(obj, schema, old);
+      errors.push(...cel.errors);
+      warnings = cel.warnings;
+    }
+  }
+  return { unknown: unknown.map((f) => `unknown field ${JSON.stringify(f)}`), errors, warnings };
 }

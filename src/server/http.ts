@@ -119,6 +119,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningS
     minRequestTimeoutMs: opts.watch?.minRequestTimeoutMs ?? 1_800_000,
     random: opts.watch?.random ?? (() => rng.next()),
     shareEncoded: opts.watch?.shareEncoded,
+    batchWrites: opts.watch?.batchWrites,
   };
   let address = '';
   const cat: Catalog = { kinds: opts.api.kinds, crds: new Map(), extra: opts.extraKinds };

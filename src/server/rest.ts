@@ -138,12 +138,14 @@ function send(
  * types are a 400; unknown fields are dropped with a Warning header, or refused under
  * fieldValidation=Strict (upstream: handlers/create.go and update.go's strict decoding).
  */
-function typedBody(r: Request, obj: Obj, info: ResourceInfo, optionsKind: string): void {
+function typedBody(r: Request, obj: Obj, info: ResourceInfo, optionsKind: string, old?: Obj): void {
   const policy = fieldValidationParam(r.query, optionsKind);
   let unknown: string[];
   if (r.custom) {
-    const checked = checkCustomResource(obj, r.custom.schema?.openAPIV3Schema);
+    // custom resources: schema and x-kubernetes-validations rules (old: the stored object, for transition rules)
+    const checked = checkCustomResource(obj, r.custom.schema?.openAPIV3Schema, old);
     if (checked.errors.length) throw invalid(info.qualifiedKind, obj.metadata?.name ?? '', checked.errors);
+    addWarnings(r.res, checked.warnings);
     unknown = checked.unknown;
   } else unknown = decodeTyped(obj, info.group, info.version, info.kind);
   if (unknown.length === 0 || policy === 'Ignore') return;
@@ -272,7 +274,8 @@ export async function handleResource(ctx: RestContext, r: Request): Promise<void
     case 'PUT': {
       const obj = await r.body();
       checkBodyKind(obj, info);
-      typedBody(r, obj, info, 'UpdateOptions');
+      const before = await ctx.api.get(info.resource, ns, name).catch(() => undefined);
+      typedBody(r, obj, info, 'UpdateOptions', before);
       obj.metadata ??= {};
       if (obj.metadata.name && obj.metadata.name !== name)
         throw badRequest(
@@ -286,7 +289,6 @@ export async function handleResource(ctx: RestContext, r: Request): Promise<void
           );
         obj.metadata.namespace = ns;
       }
-      const before = await ctx.api.get(info.resource, ns, name).catch(() => undefined);
       const updated = status ? await ctx.api.updateStatus(obj) : await ctx.api.update(obj);
       send(ctx, r, before ? 200 : 201, rep, info, [updated]);
       return;
@@ -416,7 +418,7 @@ async function patchObject(
     const next = structuredClone(
       applyPatch(type, raw, current, info, { manager, force, now: ctx.api.clock.now() }),
     );
-    if (attempt === 0) typedBody(r, next, info, 'PatchOptions');
+    if (attempt === 0) typedBody(r, next, info, 'PatchOptions', current);
     else decodeTyped(next, info.group, info.version, info.kind);
     next.metadata ??= {};
     next.metadata.name = name;

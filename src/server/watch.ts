@@ -28,6 +28,7 @@ import { sendError } from './respond.js';
 import type { Printer } from './printers.js';
 import type { Request } from './request-info.js';
 import { toTable } from './table.js';
+import { Outbox } from './watch-outbox.js';
 
 export interface WatchSettings {
   /** wall-clock interval between bookmark requests for watches that allow them (upstream: ~1 min) */
@@ -38,27 +39,25 @@ export interface WatchSettings {
   random: () => number;
   /** encode each event once and share the bytes among watchers (default; false: per watcher, for benchmarks) */
   shareEncoded?: boolean;
+  /** batch each watcher's events per event-loop turn into one write (default; false: a write per event) */
+  batchWrites?: boolean;
 }
 
 /**
  * The bytes of one store event, per encoding, shared by every watcher that receives it: with
  * `sharedObjects` the ApiServer hands all watchers of a store event the same frozen object, so it
  * is the key (kube-apiserver's watch cache encodes an event once per encoding the same way: its
- * cachingObject in staging/src/k8s.io/apiserver/pkg/storage/cacher/caching_object.go).
+ * cachingObject in staging/src/k8s.io/apiserver/pkg/storage/cacher/caching_object.go). The
+ * encoding names everything the bytes depend on: event type, representation (JSON, protobuf, Table
+ * rows, metadata), its version, the served apiVersion (custom resources) and includeObject.
  */
-const ENCODED = new WeakMap<object, Map<string, string | Buffer>>();
+const ENCODED = new WeakMap<object, Map<string, Buffer>>();
 
-function encoded(
-  object: object,
-  type: string,
-  protobuf: boolean,
-  encode: (type: string, object: unknown) => string | Buffer,
-): string | Buffer {
+function encoded(object: object, key: string, encode: () => Buffer): Buffer {
   let byKey = ENCODED.get(object);
   if (!byKey) ENCODED.set(object, (byKey = new Map()));
-  const key = `${type}${protobuf ? '/pb' : ''}`;
   let bytes = byKey.get(key);
-  if (bytes === undefined) byKey.set(key, (bytes = encode(type, object)));
+  if (bytes === undefined) byKey.set(key, (bytes = encode()));
   return bytes;
 }
 
@@ -121,30 +120,40 @@ export async function serveWatch(
   let ended = false;
   let handle: WatchHandle | undefined;
   const timers: NodeJS.Timeout[] = [];
+  // batches are framed as HTTP/1.1 chunks by the outbox (HTTP/1.0 clients get unframed writes)
+  const batch = settings.batchWrites !== false && req.httpVersion === '1.1';
+  const outbox = new Outbox(res, batch);
   const finish = () => {
     if (ended) return;
     ended = true;
     for (const t of timers) clearTimeout(t);
     void handle?.stop();
+    outbox.close();
     res.end();
   };
   const protobuf = rep.as === 'protobuf';
   if (protobuf) contentType = `${PROTOBUF};stream=watch`;
-  // plain JSON and protobuf events of built-in kinds are encoded once and shared (see encoded())
-  const shareable = settings.shareEncoded !== false && (rep.as === 'json' || protobuf) && !info.crd;
-  const encode = (type: string, object: unknown): string | Buffer =>
+  // every change event is encoded once per encoding and its bytes shared (see encoded())
+  const shareable = settings.shareEncoded !== false;
+  const encoding = `${rep.as}/${'version' in rep ? rep.version : ''}/${info.apiVersion}/${q.get('includeObject') ?? ''}`;
+  const keys: Record<string, string> = {
+    ADDED: `ADDED/${encoding}`,
+    MODIFIED: `MODIFIED/${encoding}`,
+    DELETED: `DELETED/${encoding}`,
+  };
+  const encode = (type: string, object: unknown): Buffer =>
     protobuf
       ? encodeWatchFrame(type, { apiVersion: info.apiVersion, kind: info.kind, ...(object as object) })
-      : `${JSON.stringify({ type, object })}\n`;
+      : Buffer.from(`${JSON.stringify({ type, object })}\n`);
   const write = (ev: ApiWatchEvent<unknown>) => {
     if (ended) return;
-    if (shareable && (ev.type === 'ADDED' || ev.type === 'MODIFIED' || ev.type === 'DELETED'))
-      res.write(encoded(ev.object as object, ev.type, protobuf, encode));
-    else {
-      const object = ev.type === 'ERROR' || ev.type === 'BOOKMARK' ? ev.object : transform(ev.object);
-      res.write(encode(ev.type, object));
-    }
-    if (ev.type === 'ERROR') finish();
+    const { type, object } = ev;
+    if (type === 'ERROR' || type === 'BOOKMARK') outbox.push(encode(type, object));
+    // a Table watch's first row carries the column definitions: that one is the watcher's own
+    else if (shareable && !(rep.as === 'Table' && headers))
+      outbox.push(encoded(object as object, keys[type]!, () => encode(type, transform(object))));
+    else outbox.push(encode(type, transform(object)));
+    if (type === 'ERROR') finish();
   };
 
   // errors before the first byte (bad selectors, bad resourceVersion) are plain Status answers
@@ -178,7 +187,11 @@ export async function serveWatch(
     sendError(res, e);
     return;
   }
-  res.writeHead(200, { 'Content-Type': contentType, 'Cache-Control': 'no-cache, private' });
+  res.writeHead(200, {
+    'Content-Type': contentType,
+    'Cache-Control': 'no-cache, private',
+    ...(batch ? { 'Transfer-Encoding': 'chunked' } : {}),
+  });
   res.flushHeaders();
   started = true;
   for (const ev of pending) write(ev);

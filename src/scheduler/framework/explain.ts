@@ -54,6 +54,49 @@ export interface Explanation {
   nodes: NodeExplanation[];
   /** failing reason → nodes, as counted in the FitError */
   reasonCounts: { reason: string; plugin: string; nodes: number }[];
+  /** the pod's ResourceClaims, each on each node (DynamicResources; absent for pods without claims) */
+  claims?: ClaimExplanation[];
+}
+
+/** One of a pod's ResourceClaims in `kubesim explain` (plugins/dynamic-resources/explain.ts). */
+export interface ClaimExplanation {
+  /** the pod's `spec.resourceClaims[].name` */
+  podClaim: string;
+  /** the ResourceClaim's name, when known */
+  claim?: string;
+  /** allocated: devices chosen already; pending: to be allocated; unusable: the pod cannot use it */
+  state: 'allocated' | 'pending' | 'unusable';
+  /** why the claim cannot be used (PreFilter's text), or an allocation error that no node escapes */
+  message?: string;
+  /** an allocated claim's devices, `driver/pool/device` */
+  devices?: string[];
+  /** per node: the claim alone, as Filter would try it (pending) or its node selector (allocated) */
+  nodes?: ClaimOnNode[];
+}
+
+export interface ClaimOnNode {
+  node: string;
+  /** undefined: the claim fits on the node by itself; else DynamicResources' reason for the node */
+  reason?: string;
+  /** the devices the claim alone would get on the node (`pool/device`) */
+  devices?: string[];
+  /** per request: the node's devices, those the selectors select, and the free ones among them */
+  requests?: RequestCensus[];
+}
+
+/** What one request of a claim finds on a node (dynamic-resources/allocator.ts Allocator.census). */
+export interface RequestCensus {
+  /** `req` or `req/sub` */
+  request: string;
+  deviceClassName: string;
+  /** ExactCount's count; for All, every selectable device */
+  wanted: number | 'All';
+  /** the node's devices in complete, valid pools */
+  devices: number;
+  /** those the class's and the request's selectors select */
+  selectable: number;
+  /** those of them not allocated to other claims */
+  free: number;
 }
 
 const statusOf = (s: Status) => ({ plugin: s.plugin, code: CODE_NAMES[s.code], reasons: s.reasons });

@@ -35,6 +35,7 @@ import {
   type ResourceSlice,
 } from '../../../api/resource-types.js';
 import { gatherPools, type Pool } from './pools.js';
+import type { RequestCensus } from '../../framework/explain.js';
 
 /** An allocation that cannot succeed on any node (upstream: an error from Allocate). */
 export class AllocationError extends Error {
@@ -200,6 +201,16 @@ export class Allocator {
   allocate(node: Node): Allocation[] | undefined {
     return new Run(this.opts, node).allocate();
   }
+
+  /**
+   * For `kubesim explain`: per claim, per request (each subrequest of a firstAvailable request),
+   * the node's devices in complete, valid pools, those the class's and request's selectors
+   * select, and those of them not allocated to other claims.
+   * @throws AllocationError as {@link allocate} does
+   */
+  census(node: Node): RequestCensus[][] {
+    return new Run(this.opts, node).census();
+  }
 }
 
 /** One Allocate call (upstream's `allocator`). */
@@ -258,6 +269,41 @@ class Run {
       return undefined;
     }
     return this.claims.map((claim, ci) => this.resultFor(claim, ci));
+  }
+
+  census(): RequestCensus[][] {
+    const pools = gatherPools(this.opts.slicesFor(this.node), this.node).filter(
+      (p) => !p.incomplete && !p.invalid,
+    );
+    return this.claims.map((claim) =>
+      (claim.spec.devices?.requests ?? []).flatMap((r) => {
+        const accessors =
+          r.firstAvailable && r.firstAvailable.length > 0
+            ? r.firstAvailable.map((x) => [subAccessor(x), exactLike(r)] as const)
+            : [[exactAccessor(r), undefined] as const];
+        return accessors.map(([request, parent]) => {
+          const data = this.validateRequest(claim, request, parent, []);
+          const out: RequestCensus = {
+            request: parent ? `${parent.name}/${request.name}` : request.name,
+            deviceClassName: request.deviceClassName,
+            wanted: request.allocationMode === 'All' ? 'All' : request.count,
+            devices: 0,
+            selectable: 0,
+            free: 0,
+          };
+          for (const pool of pools)
+            for (const slice of pool.slices)
+              (slice.spec.devices ?? []).forEach((device, index) => {
+                out.devices++;
+                const c = candidate(pool, slice, device, index);
+                if (!this.isSelectable(claim, data, c)) return;
+                out.selectable++;
+                if (!this.opts.allocated.has(c.id)) out.free++;
+              });
+          return out;
+        });
+      }),
+    );
   }
 
   /** validateDeviceRequest */
@@ -503,7 +549,6 @@ class Run {
           config.push({ source: 'FromClaim', requests: names, ...rest });
       });
     }
-    for (const c of config) if (c.requests && c.requests.length === requests.length) delete c.requests;
     const out: Allocation = { devices: { results, ...(config.length ? { config } : {}) } };
     const ns = nodeSelectorFor(devices);
     if (ns) out.nodeSelector = ns;
@@ -526,7 +571,9 @@ function exactLike(r: DeviceRequest): RequestAccessor {
 
 const key = (c: number, r: number, s: number) => `${c}/${r}/${s}`;
 
-const claimRef = (c: ResourceClaim) => `${c.metadata.namespace ?? 'default'}/${c.metadata.name}`;
+/** klog.KObj: `<ns>/<name>`, or the bare name of an object without a namespace (as upstream's tests build claims) */
+const claimRef = (c: ResourceClaim) =>
+  c.metadata.namespace ? `${c.metadata.namespace}/${c.metadata.name}` : (c.metadata.name ?? '');
 
 function candidate(pool: Pool, slice: ResourceSlice, device: Device, index: number): Candidate {
   return {

@@ -47,13 +47,10 @@ import type {
 } from '../../framework/types.js';
 import { AllocationError, Allocator } from './allocator.js';
 import { ClaimsView } from './claims-view.js';
+import { explainClaims, REASON_CANNOT_ALLOCATE, REASON_IN_USE, REASON_NOT_AVAILABLE } from './explain.js';
+import type { ClaimExplanation } from '../../framework/explain.js';
 
 export const NAME = 'DynamicResources';
-
-/** upstream's constant reasons */
-export const REASON_CANNOT_ALLOCATE = 'cannot allocate all claims';
-export const REASON_NOT_AVAILABLE = 'resourceclaim not available on the node';
-export const REASON_IN_USE = 'resourceclaim in use';
 
 const CANNOT_ALLOCATE = new Status(Code.UnschedulableAndUnresolvable, [REASON_CANNOT_ALLOCATE]);
 const NOT_AVAILABLE = new Status(Code.UnschedulableAndUnresolvable, [REASON_NOT_AVAILABLE]);
@@ -105,6 +102,12 @@ export class DynamicResources
       out.push(claim);
     }
     return out;
+  }
+
+  /** `kubesim explain`: each of the pod's claims on each node (explain.ts) */
+  explainClaims(pod: Pod, nodes: readonly NodeInfo[]): ClaimExplanation[] {
+    this.view.sync(this.handle.objects.resources);
+    return explainClaims(this.view, pod, nodes);
   }
 
   preFilter(state: CycleState, pod: Pod): MaybeStatus {

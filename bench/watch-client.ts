@@ -1,0 +1,121 @@
+/**
+ * The watchers of `kubesim bench watch`, in a child process of their own (forked by bench/watch.ts)
+ * so that the server's CPU time is measured apart from its clients'. Messages from the parent:
+ * `{start: {url, rv, count}}` opens `count` raw HTTP watches on ConfigMaps from resourceVersion `rv`
+ * and answers `{ready: true}`; `{expect: n}` waits (≤ 30 s) until every watcher has read n events,
+ * then answers with the counts, the delivery latencies (write sent → event read, both stamped with
+ * performance.timeOrigin + now(), so comparable across processes) and this process's CPU time.
+ */
+import { Agent, request } from 'node:http';
+
+interface Watcher {
+  lastRv: number;
+  seen: Set<number>;
+  events: number;
+  duplicated: number;
+  outOfOrder: number;
+  close(): void;
+}
+
+export interface ClientReport {
+  events: number;
+  lost: number;
+  duplicated: number;
+  outOfOrder: number;
+  latencies: Float64Array;
+  cpuMs: number;
+}
+
+const now = () => performance.timeOrigin + performance.now();
+const RV = Buffer.from('"resourceVersion":"');
+const SENT = Buffer.from('"bench/sent":"');
+let latencies = new Float64Array(1 << 16);
+let nLatencies = 0;
+
+/** the number in quotes after `key` within [from, to), or NaN */
+function numberAfter(buf: Buffer, key: Buffer, from: number, to: number): number {
+  const at = buf.indexOf(key, from);
+  if (at < 0 || at >= to) return Number.NaN;
+  const start = at + key.length;
+  const end = buf.indexOf(34, start); // closing quote
+  return Number(buf.toString('latin1', start, end));
+}
+
+function record(ms: number): void {
+  if (nLatencies === latencies.length) {
+    const grown = new Float64Array(latencies.length * 2);
+    grown.set(latencies);
+    latencies = grown;
+  }
+  latencies[nLatencies++] = ms;
+}
+
+function watch(url: string, rv: string, agent: Agent): Promise<Watcher> {
+  return new Promise((resolve, reject) => {
+    const w: Watcher = {
+      lastRv: Number(rv),
+      seen: new Set(),
+      events: 0,
+      duplicated: 0,
+      outOfOrder: 0,
+      close: () => {},
+    };
+    const req = request(
+      `${url}/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=${rv}`,
+      { agent },
+      (res) => {
+        let rest: Buffer | undefined;
+        res.on('data', (chunk: Buffer) => {
+          const buf = rest ? Buffer.concat([rest, chunk]) : chunk;
+          const at = now();
+          let from = 0;
+          for (let nl = buf.indexOf(10); nl >= 0; from = nl + 1, nl = buf.indexOf(10, from)) {
+            const got = numberAfter(buf, RV, from, nl);
+            const sent = numberAfter(buf, SENT, from, nl);
+            w.events++;
+            if (w.seen.has(got)) w.duplicated++;
+            else if (got < w.lastRv) w.outOfOrder++;
+            w.seen.add(got);
+            w.lastRv = Math.max(w.lastRv, got);
+            if (sent) record(at - sent);
+          }
+          rest = from < buf.length ? buf.subarray(from) : undefined;
+        });
+        resolve(w);
+      },
+    );
+    w.close = () => req.destroy();
+    req.on('error', (e) => (w.events === 0 ? reject(e) : undefined));
+    req.end();
+  });
+}
+
+let ws: Watcher[] = [];
+let cpu0 = process.cpuUsage();
+
+process.on('message', async (m: { start?: { url: string; rv: string; count: number }; expect?: number }) => {
+  if (m.start) {
+    const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
+    ws = await Promise.all(
+      Array.from({ length: m.start.count }, () => watch(m.start!.url, m.start!.rv, agent)),
+    );
+    cpu0 = process.cpuUsage();
+    process.send!({ ready: true });
+  } else if (m.expect !== undefined) {
+    const expected = m.expect;
+    const until = Date.now() + 30_000;
+    while (ws.some((w) => w.events < expected) && Date.now() < until)
+      await new Promise((r) => setTimeout(r, 20));
+    const cpu = process.cpuUsage(cpu0);
+    for (const w of ws) w.close();
+    const report: ClientReport = {
+      events: ws.reduce((a, w) => a + w.events, 0),
+      lost: ws.reduce((a, w) => a + Math.max(0, expected - w.seen.size), 0),
+      duplicated: ws.reduce((a, w) => a + w.duplicated, 0),
+      outOfOrder: ws.reduce((a, w) => a + w.outOfOrder, 0),
+      latencies: latencies.slice(0, nLatencies),
+      cpuMs: (cpu.user + cpu.system) / 1000,
+    };
+    process.send!(report, () => process.exit(0));
+  }
+});
