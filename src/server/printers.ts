@@ -703,7 +703,7 @@ const PRINTERS: Record<string, Printer> = {
       return [
         o.metadata.name,
         `${ref.kind ?? ''}/${ref.name ?? ''}`,
-        (o.spec?.metrics ?? []).length ? '<unknown>' : '<none>',
+        hpaTargets(o.spec?.metrics ?? [], o.status?.currentMetrics ?? []),
         String(o.spec?.minReplicas ?? 1),
         o.spec?.maxReplicas ?? 0,
         o.status?.currentReplicas ?? 0,
@@ -726,7 +726,74 @@ const PRINTERS: Record<string, Printer> = {
       ];
     },
   },
+  // resource.k8s.io (upstream printers.go: deviceClass, resourceClaim, resourceClaimTemplate, resourceSlice)
+  DeviceClass: { columns: [NAME, AGE], row: (o, now) => [o.metadata.name, age(o, now)] },
+  ResourceClaimTemplate: { columns: [NAME, AGE], row: (o, now) => [o.metadata.name, age(o, now)] },
+  ResourceClaim: {
+    columns: [NAME, col('State'), AGE],
+    row: (o, now) => [o.metadata.name, resourceClaimState(o), age(o, now)],
+  },
+  ResourceSlice: {
+    columns: [NAME, col('Node'), col('Driver'), col('Pool'), AGE],
+    row: (o, now) => [
+      o.metadata.name,
+      o.spec?.nodeName ?? '',
+      o.spec?.driver ?? '',
+      o.spec?.pool?.name ?? '',
+      age(o, now),
+    ],
+  },
 };
+
+/**
+ * The TARGETS column: `cpu: 45%/70%`, `<unknown>` for a figure not observed yet, at most two
+ * metrics then `+ N more...` (upstream: pkg/printers/internalversion/printers.go formatHPAMetrics).
+ */
+function hpaTargets(specs: Obj[], statuses: Obj[]): string {
+  if (specs.length === 0) return '<none>';
+  const pair = (current: unknown, target: unknown) => `${current ?? '<unknown>'}/${target}`;
+  const pct = (n: unknown) => (typeof n === 'number' ? `${n}%` : undefined);
+  const list = specs.map((spec, i) => {
+    const st = statuses[i];
+    switch (spec?.type) {
+      case 'External':
+      case 'Pods':
+      case 'Object': {
+        const key = spec.type === 'External' ? 'external' : spec.type === 'Pods' ? 'pods' : 'object';
+        const t = spec[key]?.target ?? {};
+        const c = st?.[key]?.current ?? {};
+        if (t.averageValue !== undefined)
+          return `${pair(c.averageValue, t.averageValue)}${spec.type === 'Pods' ? '' : ' (avg)'}`;
+        return pair(c.value, t.value);
+      }
+      case 'Resource':
+      case 'ContainerResource': {
+        const key = spec.type === 'Resource' ? 'resource' : 'containerResource';
+        const t = spec[key]?.target ?? {};
+        const c = st?.[key]?.current ?? {};
+        const name = spec[key]?.name;
+        if (t.averageValue !== undefined) return `${name}: ${pair(c.averageValue, t.averageValue)}`;
+        return `${name}: ${pair(pct(c.averageUtilization), pct(t.averageUtilization) ?? '<auto>')}`;
+      }
+      default:
+        return '<unknown type>';
+    }
+  });
+  return list.length > 2 ? `${list.slice(0, 2).join(', ')} + ${list.length - 2} more...` : list.join(', ');
+}
+
+/** upstream resourceClaimState: deleted, pending | allocated[,reserved] */
+function resourceClaimState(o: Obj): string {
+  const states: string[] = [];
+  if (o.metadata.deletionTimestamp) states.push('deleted');
+  if (!o.status?.allocation) {
+    if (!o.metadata.deletionTimestamp) states.push('pending');
+  } else {
+    states.push('allocated');
+    if ((o.status.reservedFor ?? []).length > 0) states.push('reserved');
+  }
+  return states.join(',');
+}
 
 /** The printer of a kind, or undefined (the default convertor then applies). */
 export function printerFor(kind: string): Printer | undefined {

@@ -9,7 +9,9 @@
  * watcher only; lease keep-alives share one lazily opened stream.
  *
  * Retries and circuit breakers of etcd3 are switched off: a request is sent exactly once, so the
- * answers (and the revisions they create) are what etcd did for that one request.
+ * answers (and the revisions they create) are what etcd did for that one request. With several
+ * endpoints, one whose call failed UNAVAILABLE (a dead member) is passed over for a second, so the
+ * next requests go to the live members (EndpointPolicy).
  */
 import type {
   Etcd3,
@@ -75,6 +77,11 @@ export interface EtcdStoreOptions {
   prefix?: string;
   /** deadline of each unary call in ms (default 30 000); 0 = none */
   callTimeoutMs?: number;
+  /**
+   * TLS to https:// endpoints (kube-apiserver's --etcd-cafile, --etcd-certfile, --etcd-keyfile):
+   * PEM of the CA to trust (absent: the system's roots) and of a client certificate and its key
+   */
+  tls?: { ca?: Buffer; cert?: Buffer; key?: Buffer };
 }
 
 /**
@@ -86,6 +93,37 @@ const runOnce = {
     return fn({ signal: new AbortController().signal, attempt: 0 });
   },
 };
+
+/** gRPC UNAVAILABLE: the endpoint could not be reached (refused, reset, no connection) */
+const UNAVAILABLE = 14;
+/** how long an endpoint that answered UNAVAILABLE is passed over while others are left */
+const HOST_DOWN_MS = 1000;
+
+/**
+ * One endpoint's policy when there are several (cockatiel's IPolicy shape, as runOnce): the call
+ * runs once; an endpoint whose call failed UNAVAILABLE is passed over for HOST_DOWN_MS — the pool
+ * (etcd3 ConnectionPool.withConnection) then takes the next endpoint — as clientv3's balancer moves
+ * off an unhealthy member. The call that met the failure is not retried: it may have reached etcd.
+ */
+class EndpointPolicy {
+  private downUntil = 0;
+  constructor(private readonly endpoint: string) {}
+
+  async execute<T>(fn: (ctx: { signal: AbortSignal; attempt: number }) => PromiseLike<T> | T): Promise<T> {
+    if (Date.now() < this.downUntil)
+      throw new StoreError(
+        `${this.endpoint} is unreachable (passed over for ${HOST_DOWN_MS} ms)`,
+        UNAVAILABLE,
+      );
+    try {
+      return await fn({ signal: new AbortController().signal, attempt: 0 });
+    } catch (e) {
+      const err = toStoreError(e);
+      if (err instanceof StoreError && err.code === UNAVAILABLE) this.downUntil = Date.now() + HOST_DOWN_MS;
+      throw e;
+    }
+  }
+}
 
 type KeepAliveStream = IDuplexStream<ILeaseKeepAliveRequest, ILeaseKeepAliveResponse>;
 
@@ -123,10 +161,22 @@ export class EtcdStore implements KvStore {
       );
     }
     const hosts = options.endpoints;
+    const tls = options.tls;
     this.client = new (etcd3().Etcd3)({
       hosts,
-      // eslint-disable-next-line @typescript-eslint/no-explicit-any
-      faultHandling: { host: () => runOnce as any, global: runOnce as any },
+      // grpc-js createSsl: a null root certificate means the system's roots
+      credentials: tls && {
+        rootCertificate: tls.ca as Buffer,
+        privateKey: tls.key,
+        certChain: tls.cert,
+      },
+      faultHandling: {
+        // eslint-disable-next-line @typescript-eslint/no-explicit-any
+        host: (h: string) =>
+          (Array.isArray(hosts) && hosts.length > 1 ? new EndpointPolicy(h) : runOnce) as any,
+        // eslint-disable-next-line @typescript-eslint/no-explicit-any
+        global: runOnce as any,
+      },
     });
     this.ctx = { keys: new Keyspace(options.prefix ?? ''), leases: new LeaseIdTable() };
     this.callTimeoutMs = options.callTimeoutMs ?? 30_000;
