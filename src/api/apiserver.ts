@@ -61,6 +61,7 @@ import {
   noMatchesMessage,
   splitApiVersion,
   storageKey,
+  storagePrefix,
   type ResourceInfo,
 } from './registry.js';
 import { ServiceAllocations } from './service-allocation.js';
@@ -70,6 +71,7 @@ import { validateObject, validateObjectUpdate, type UnknownFieldPolicy } from '.
 import { type Clock, WallClock } from '../util/clock.js';
 import { Rng } from '../util/rng.js';
 import type { KvStore } from '../store/types.js';
+import { prefixEnd } from '../store/keyrange.js';
 
 export interface ApiServerOptions {
   /** time source for creationTimestamp, deletionTimestamp, conditions (default: wall clock) */
@@ -456,6 +458,19 @@ export class ApiServer {
     return watchObjects<T>(deps, await this.resourceInfo(resource), opts, handler);
   }
 
+  /**
+   * Rebuild the ClusterIP and NodePort allocators from the Services the store holds, as
+   * kube-apiserver's repair controllers do at start-up (pkg/registry/core/service/ipallocator/
+   * controller/repair.go, portallocator/controller/repair.go): a server started on an etcd that
+   * already holds a cluster must not hand out what its Services use. Returns how many were read.
+   */
+  async restoreServiceAllocations(): Promise<number> {
+    const prefix = storagePrefix(lookupResource('services')!);
+    const r = await this.store.range({ key: prefix, rangeEnd: prefixEnd(prefix) });
+    for (const kv of r.kvs) this.services.restore(decodeKv<Obj>(kv));
+    return r.kvs.length;
+  }
+
   /** Create the namespaces kube-apiserver creates at start-up (existing ones are left alone). */
   async bootstrapNamespaces(): Promise<void> {
     for (const name of ['default', 'kube-system', 'kube-public', 'kube-node-lease']) {
@@ -613,7 +628,9 @@ export class ApiServer {
     if (hard.length) throw invalid(info.qualifiedKind, obj.metadata?.name ?? '', hard);
     if (this.onWarning) {
       // worded like the apiserver's field-validation warning header
-      for (const e of errs) if (e.warning) this.onWarning(`unknown field "${e.field}"`, obj);
+      for (const e of errs)
+        if (e.warning)
+          this.onWarning(e.type === 'Warning' ? e.toString() : `unknown field "${e.field}"`, obj);
     }
   }
 

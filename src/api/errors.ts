@@ -139,6 +139,8 @@ const CAUSE_TYPES: Record<FieldError['type'], string> = {
   'Too many': 'FieldValueTooMany',
   'Internal error': 'InternalError',
   'Unknown field': 'FieldValueInvalid',
+  // warnings are never errors: kept for the type, not reached
+  Warning: 'FieldValueInvalid',
 };
 
 export function invalid(kind: Qualified, name: string, errs: FieldError[]): ApiError {

@@ -17,7 +17,9 @@ export type FieldErrorType =
   | 'Too long'
   | 'Too many'
   | 'Internal error'
-  | 'Unknown field';
+  | 'Unknown field'
+  /** a free-text warning the apiserver returns with an accepted object (pod warnings.go) */
+  | 'Warning';
 
 /** Render a bad value the way Go's %q / %v do for the simple types validation reports. */
 function renderValue(v: unknown): string {
@@ -68,6 +70,7 @@ export class FieldError {
         s = `${this.type}: ${renderValue(this.value)}`;
     }
     if (this.type === 'Unknown field') return s;
+    if (this.type === 'Warning') return this.detail;
     return this.detail ? `${s}: ${this.detail}` : s;
   }
 
@@ -75,6 +78,10 @@ export class FieldError {
     return `${this.field}: ${this.body()}`;
   }
 }
+
+/** a warning worded `<field>: <text>`, as upstream's pod warnings */
+export const warningText = (field: string, text: string) =>
+  new FieldError('Warning', field, undefined, text, true);
 
 export const required = (field: string, detail = '') =>
   new FieldError('Required value', field, undefined, detail);

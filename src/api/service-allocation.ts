@@ -86,6 +86,20 @@ export class ServiceAllocations {
     }
   }
 
+  /**
+   * Reserve what a stored Service holds (a server started on a store that already has Services):
+   * values out of range or held twice are skipped, as the repair loops report and leave them.
+   */
+  restore(o: Obj): void {
+    const s = o.spec;
+    if (!s || typeof s !== 'object') return;
+    if (typeof s.clusterIP === 'string' && s.clusterIP !== '' && s.clusterIP !== 'None')
+      this.clusterIPs.reserve(s.clusterIP);
+    if (Array.isArray(s.ports))
+      for (const p of s.ports)
+        if (typeof p?.nodePort === 'number' && p.nodePort) this.nodePorts.reserve(p.nodePort);
+  }
+
   /** A deleted Service gives its ClusterIP and NodePorts back. */
   release(info: ResourceInfo, o: Obj): void {
     if (info.kind !== 'Service' || !o.spec) return;

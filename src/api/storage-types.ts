@@ -105,6 +105,19 @@ export interface VolumeAttachment extends KubeObject {
   status?: { attached?: boolean; [f: string]: unknown };
 }
 
+/**
+ * storage.k8s.io/v1 CSIStorageCapacity: the capacity a CSI driver reports for one storage class in
+ * one topology segment (nodeTopology: the nodes that can reach it). Published by the driver's
+ * external-provisioner; read by the scheduler's VolumeBinding for WaitForFirstConsumer claims.
+ */
+export interface CSIStorageCapacity extends KubeObject {
+  kind: 'CSIStorageCapacity';
+  storageClassName: string;
+  nodeTopology?: import('./types.js').LabelSelector;
+  capacity?: string | number;
+  maximumVolumeSize?: string | number;
+}
+
 /** The storage objects the scheduler and the PV controller read (arrays, any order). */
 export interface StorageObjects {
   persistentVolumes?: PersistentVolume[];
@@ -113,4 +126,5 @@ export interface StorageObjects {
   csiNodes?: CSINode[];
   csiDrivers?: CSIDriver[];
   volumeAttachments?: VolumeAttachment[];
+  csiStorageCapacities?: CSIStorageCapacity[];
 }

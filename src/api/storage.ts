@@ -15,6 +15,7 @@ import { nodeSelectorTermsMatch } from './node-affinity.js';
 import { parseQuantity, type Quantity } from './quantity.js';
 import type {
   CSINode,
+  CSIStorageCapacity,
   PersistentVolume,
   PersistentVolumeAccessMode,
   PersistentVolumeClaim,
@@ -274,4 +275,118 @@ export function volumeCSIIdentity(
   if (!plugin || !csiMigrationOn(csiNode, plugin)) return undefined;
   const handle = translatedVolumeHandle(spec, labels?.['topology.kubernetes.io/zone']);
   return handle === undefined ? undefined : { driver: IN_TREE_TO_CSI[plugin]!, handle };
+}
+
+/** csi-translation-lib plugins: the zonal topology key of each migrated driver */
+const CSI_ZONE_KEY: Readonly<Record<string, string>> = {
+  'kubernetes.io/aws-ebs': 'topology.ebs.csi.aws.com/zone',
+  'kubernetes.io/gce-pd': 'topology.gke.io/zone',
+  'kubernetes.io/azure-disk': 'topology.disk.csi.azure.com/zone',
+  'kubernetes.io/cinder': 'topology.cinder.csi.openstack.org/zone',
+};
+
+/** binder.go isCSIMigrationOnForPlugin (CSIMigrationPortworx is on by default in v1.34) */
+const BINDER_MIGRATED = new Set([...Object.keys(CSI_ZONE_KEY), 'kubernetes.io/portworx-volume']);
+
+const ZONE_GA = 'topology.kubernetes.io/zone';
+const REGION_GA = 'topology.kubernetes.io/region';
+const ZONE_BETA = 'failure-domain.beta.kubernetes.io/zone';
+const REGION_BETA = 'failure-domain.beta.kubernetes.io/region';
+
+/**
+ * The volume binder's tryTranslatePVToCSI (binder.go): an in-tree PV is read as its CSI driver
+ * would publish it when the plugin is migrated (isCSIMigrationOnForPlugin: AWS EBS, GCE PD, Azure
+ * Disk, Cinder, Portworx) and the node's CSINode lists it in its migrated-plugins annotation
+ * (isPluginMigratedToCSIOnNode; no CSINode, no translation). Only the node affinity changes what
+ * the binder checks, so that is what is translated (translateTopologyFromInTreeToCSI). Returns the
+ * volume itself when nothing is translated.
+ */
+export function translatePVForNode(pv: PersistentVolume, csiNode: CSINode | undefined): PersistentVolume {
+  const plugin = inTreePluginOf(pv.spec);
+  if (!plugin || !BINDER_MIGRATED.has(plugin)) return pv;
+  const ann = csiNode?.metadata.annotations?.[MIGRATED_PLUGINS_ANNOTATION];
+  if (!ann || !ann.split(',').includes(plugin)) return pv;
+  const key = CSI_ZONE_KEY[plugin];
+  if (!key) return pv; // Portworx: no zonal topology
+  return { ...pv, spec: { ...pv.spec, nodeAffinity: translatedAffinity(pv, key) } };
+}
+
+type Affinity = NonNullable<PersistentVolumeSpec['nodeAffinity']>;
+
+/** translateTopologyFromInTreeToCSI (csi-translation-lib plugins/in_tree_volume.go) on a copy */
+function translatedAffinity(pv: PersistentVolume, csiKey: string): Affinity | undefined {
+  const terms = structuredClone(pv.spec.nodeAffinity?.required?.nodeSelectorTerms ?? []);
+  const keyIn = (k: string) => terms.some((t) => (t.matchExpressions ?? []).some((e) => e.key === k));
+  const labels = pv.metadata.labels ?? {};
+  // getTopologyLabel: the node affinity first, then the labels, GA before beta
+  const has = (k: string) => Object.hasOwn(labels, k);
+  const beta = !keyIn(ZONE_GA) && (keyIn(ZONE_BETA) || (!has(ZONE_GA) && has(ZONE_BETA)));
+  const zoneLabel = beta ? ZONE_BETA : ZONE_GA;
+  const replace = (from: string, to: string) => {
+    for (const t of terms) for (const e of t.matchExpressions ?? []) if (e.key === from) e.key = to;
+  };
+  if (keyIn(zoneLabel)) replace(zoneLabel, csiKey);
+  else if (has(zoneLabel)) {
+    // addTopology: the label's zones ("a__b"), trimmed, empty ones dropped, sorted, on every term
+    const zones = [...new Set(labels[zoneLabel]!.split('__').map((z) => z.trim()))].filter(Boolean).sort();
+    if (zones.length > 0) {
+      if (terms.length === 0) terms.push({});
+      for (const t of terms) (t.matchExpressions ??= []).push({ key: csiKey, operator: 'In', values: zones });
+    }
+  }
+  // the beta region in the node affinity becomes the GA one, so nodes with GA labels only match
+  if (beta && keyIn(REGION_BETA)) replace(REGION_BETA, REGION_GA);
+  if (terms.length === 0) return pv.spec.nodeAffinity;
+  return { ...pv.spec.nodeAffinity, required: { nodeSelectorTerms: terms } };
+}
+
+/** binder.go capacitySufficient: maximumVolumeSize (else capacity) is at least `size` */
+export function capacityHolds(c: CSIStorageCapacity, size: Quantity): boolean {
+  const limit = c.maximumVolumeSize ?? c.capacity;
+  if (limit === undefined || limit === null) return false;
+  // resource.Quantity Value() rounds up to whole bytes on both sides
+  return parseQuantity(limit).value() >= size.value();
+}
+
+/**
+ * binder.go capacitySufficient and nodeHasAccess: a CSIStorageCapacity can hold a new volume of
+ * `size` for a node with these labels. maximumVolumeSize is preferred over capacity (it is more
+ * precise); neither set, or no nodeTopology, means no capacity; nodeTopology is matched by labels.
+ */
+export function capacityAdmits(c: CSIStorageCapacity, size: Quantity, labels: Labels): boolean {
+  if (!capacityHolds(c, size) || !c.nodeTopology) return false;
+  try {
+    return labelSelectorAsSelector(c.nodeTopology).matches(labels);
+  } catch {
+    return false; // upstream logs the selector error and treats the segment as unreachable
+  }
+}
+
+/**
+ * The capacity object a new volume of class `cls` is taken from: the first that holds `size` and
+ * reaches the node (any segment when no node is given). kubesim's model of a driver that reports
+ * its remaining capacity after each volume (controllers/storage-capacity.ts, capacity/volumes.ts).
+ */
+export function capacityFor(
+  capacities: readonly CSIStorageCapacity[],
+  cls: string,
+  size: Quantity,
+  node: Labels | undefined,
+): CSIStorageCapacity | undefined {
+  return capacities.find(
+    (c) => c.storageClassName === cls && (node ? capacityAdmits(c, size, node) : capacityHolds(c, size)),
+  );
+}
+
+/**
+ * The capacity object after `delta` (negative: a volume created); maximumVolumeSize stays at most
+ * the capacity. Undefined when it has no capacity (a size limit only: nothing is used up).
+ */
+export function capacityAfter(c: CSIStorageCapacity, delta: Quantity): CSIStorageCapacity | undefined {
+  if (c.capacity === undefined || c.capacity === null) return undefined;
+  const capacity = parseQuantity(c.capacity).add(delta);
+  const next: CSIStorageCapacity = { ...c, capacity: capacity.toString() };
+  if (c.maximumVolumeSize !== undefined && parseQuantity(c.maximumVolumeSize).cmp(capacity) > 0)
+    next.maximumVolumeSize = capacity.toString();
+  return next;
 }

@@ -1,75 +1,65 @@
 /**
- * Duplicate keys of list-map fields. The pinned release's OpenAPI schemas mark these lists
- * `x-kubernetes-list-type: map` with `x-kubernetes-list-map-keys` (the `+listType=map` /
- * `+listMapKey=` tags of staging/src/k8s.io/api/<group>/<version>/types.go, v1.34): two items with
- * the same key values are one entry to the apiserver, which answers
+ * List-map fields: the lists the pinned release's OpenAPI schemas mark `x-kubernetes-list-type:
+ * map` with `x-kubernetes-list-map-keys`, every kind's from listmap-table.ts (generated from
+ * data/k8s/openapi by scripts/gen-listmaps.mjs; test/api/listmap-table.test.ts keeps it in step).
  *
- *   spec.containers[0].ports[1]: Duplicate value: {"containerPort":80,"protocol":"TCP"}
+ * On create and update kube-apiserver does not refuse duplicate keys of a list map as such: the
+ * keys matter to server-side apply (structured-merge-diff merges by them and refuses duplicates),
+ * while plain writes go through each kind's Go validation. That validation answers
+ * `Duplicate value` for a few of these lists, reported here:
  *
- * Key fields with a default are compared after it (a port's protocol defaults to TCP). The lists
- * whose duplicates a kind's own rules already report (Service spec.ports, topologySpreadConstraints,
- * container names) are not repeated here; status lists (conditions) are written by controllers and
- * not checked. The table covers the kinds kubesim reads; docs/api.md lists it.
+ *   spec.schedulingGates[1]: Duplicate value: "gate"              (validateSchedulingGates)
+ *   spec.resourceClaims[1]: Duplicate value: "gpu"                (validatePodResourceClaims)
+ *   spec.containers[0].resources.claims[1]: Duplicate value: "gpu" (validateResourceClaimNames)
+ *
+ * Duplicate container ports and env names are accepted with a warning (pod-warnings.ts, upstream
+ * pkg/api/pod/warnings.go); duplicates in the other list maps (hostAliases, imagePullSecrets,
+ * ownerReferences, …) are accepted silently, as upstream does. The lists whose duplicates a kind's
+ * own rules report (container names, topologySpreadConstraints, Service ports) are checked there.
  */
 import { duplicate, type FieldError } from './field.js';
+import { LIST_MAPS } from './listmap-table.js';
 import { isObj, type Obj } from './validation-common.js';
 
 interface ListMap {
   /** path below the object holding the list; `[]` steps into every item of a list */
   path: string[];
   keys: string[];
-  /** defaults of key fields the apiserver fills in before comparing */
-  defaults?: Record<string, unknown>;
 }
 
-const CONTAINER_MAPS = (c: string): ListMap[] => [
-  { path: [c, '[]', 'ports'], keys: ['containerPort', 'protocol'], defaults: { protocol: 'TCP' } },
-  { path: [c, '[]', 'resources', 'claims'], keys: ['name'] },
-];
+/** The list maps whose duplicates Go validation refuses, by the end of their path. */
+const REFUSED = [/(^|\.)spec\.schedulingGates$/, /(^|\.)spec\.resourceClaims$/, /\]\.resources\.claims$/];
 
-/** The list-map fields of a PodSpec (core/v1 PodSpec, Container). */
-const POD_SPEC_MAPS: ListMap[] = [
-  ...CONTAINER_MAPS('containers'),
-  ...CONTAINER_MAPS('initContainers'),
-  { path: ['hostAliases'], keys: ['ip'] },
-  { path: ['imagePullSecrets'], keys: ['name'] },
-  { path: ['schedulingGates'], keys: ['name'] },
-  { path: ['resourceClaims'], keys: ['name'] },
-];
+/** "a.b[].c:k1,k2" → path ["a", "b", "[]", "c"], keys ["k1", "k2"] */
+function parse(entry: string): ListMap {
+  const [path, keys] = entry.split(':') as [string, string];
+  const steps: string[] = [];
+  for (const part of path.split('.')) {
+    if (part.endsWith('[]')) steps.push(part.slice(0, -2), '[]');
+    else steps.push(part);
+  }
+  return { path: steps, keys: keys.split(',') };
+}
 
-/** Where each kind holds a PodSpec. */
-const POD_SPEC_AT: Record<string, string[]> = {
-  Pod: ['spec'],
-  PodTemplate: ['template', 'spec'],
-  ReplicationController: ['spec', 'template', 'spec'],
-  ReplicaSet: ['spec', 'template', 'spec'],
-  Deployment: ['spec', 'template', 'spec'],
-  StatefulSet: ['spec', 'template', 'spec'],
-  DaemonSet: ['spec', 'template', 'spec'],
-  Job: ['spec', 'template', 'spec'],
-  CronJob: ['spec', 'jobTemplate', 'spec', 'template', 'spec'],
-};
-
-/** List maps of ObjectMeta, on every kind. */
-const META_MAPS: ListMap[] = [{ path: ['metadata', 'ownerReferences'], keys: ['uid'] }];
-
-/** The list maps of each kind, built once: validation runs on every write. */
+/** The refused list maps of each apiVersion/kind, built once: validation runs on every write. */
 const MAPS_OF = new Map<string, ListMap[]>();
 
-function mapsOf(kind: string): ListMap[] {
-  let maps = MAPS_OF.get(kind);
+function mapsOf(apiVersion: string, kind: string): ListMap[] {
+  const id = `${apiVersion}/${kind}`;
+  let maps = MAPS_OF.get(id);
   if (!maps) {
-    maps = [...META_MAPS];
-    const at = POD_SPEC_AT[kind];
-    if (at) for (const m of POD_SPEC_MAPS) maps.push({ ...m, path: [...at, ...m.path] });
-    MAPS_OF.set(kind, maps);
+    maps = (LIST_MAPS[id] ?? [])
+      .filter((e) => REFUSED.some((r) => r.test(e.slice(0, e.indexOf(':')))))
+      .map(parse);
+    MAPS_OF.set(id, maps);
   }
   return maps;
 }
 
-/** The `Duplicate value` errors of every list-map field of `o` (a built-in `kind`). */
+/** The `Duplicate value` errors of the list-map fields of `o` that its kind's validation refuses. */
 export function validateListMaps(o: Obj, kind: string, out: FieldError[]): void {
-  for (const m of mapsOf(kind)) walk(o, m, 0, [], out);
+  const apiVersion = typeof o.apiVersion === 'string' ? o.apiVersion : '';
+  for (const m of mapsOf(apiVersion, kind)) walk(o, m, 0, [], out);
 }
 
 /**
@@ -97,7 +87,7 @@ function walk(v: unknown, m: ListMap, i: number, at: (string | number)[], out: F
   at.pop();
 }
 
-function pathOf(at: (string | number)[]): string {
+function pathOf(at: readonly (string | number)[]): string {
   let p = '';
   for (const s of at) p = typeof s === 'number' ? `${p}[${s}]` : p ? `${p}.${s}` : s;
   return p;
@@ -108,7 +98,7 @@ function checkList(list: unknown[], at: (string | number)[], m: ListMap, out: Fi
   list.forEach((item, i) => {
     if (!isObj(item)) return;
     const key: Obj = {};
-    for (const k of m.keys) key[k] = item[k] ?? m.defaults?.[k];
+    for (const k of m.keys) key[k] = item[k];
     // items missing a key are the kind's own Required value errors, not duplicates
     if (m.keys.some((k) => key[k] === undefined || key[k] === '')) return;
     const id = JSON.stringify(m.keys.map((k) => key[k]));

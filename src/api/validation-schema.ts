@@ -212,6 +212,12 @@ export const SCHEMA: Record<string, Schema> = {
     }),
     ports: list({ name: ANY, protocol: ANY, port: ANY, appProtocol: ANY }),
   }),
+  CSIStorageCapacity: TOP({
+    storageClassName: ANY,
+    nodeTopology: LABEL_SELECTOR,
+    capacity: ANY,
+    maximumVolumeSize: ANY,
+  }),
   Lease: TOP({
     spec: {
       holderIdentity: ANY,

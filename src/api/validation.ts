@@ -17,6 +17,7 @@ import type { KubeObject } from './types.js';
 import { workloadRules } from './validation-apps.js';
 import { crdRules } from './validation-crd.js';
 import type { KindRules, Obj } from './validation-common.js';
+import { podSpecWarnings } from './pod-warnings.js';
 import { validateListMaps } from './validation-listmap.js';
 import { validateMeta } from './validation-meta.js';
 import { eventRules, leaseRules, nodeRules } from './validation-node.js';
@@ -29,6 +30,7 @@ import {
 } from './validation-resource.js';
 import { priorityClassRules } from './validation-scheduling.js';
 import { unknownFields } from './validation-schema.js';
+import { csiStorageCapacityRules } from './validation-storage.js';
 import { endpointSliceRules, serviceRules } from './validation-service.js';
 
 export type UnknownFieldPolicy = 'Strict' | 'Warn' | 'Ignore';
@@ -54,6 +56,7 @@ const RULES: Record<string, KindRules> = {
   ResourceClaim: resourceClaimRules,
   ResourceClaimTemplate: resourceClaimTemplateRules,
   ResourceSlice: resourceSliceRules,
+  CSIStorageCapacity: csiStorageCapacityRules,
 };
 
 /** A built-in kind's rules; custom resources (info.crd) get ObjectMeta validation only. */
@@ -72,7 +75,10 @@ export function validateObject(
   const o = obj as Obj;
   validateMeta(o, info, out);
   rulesFor(info)?.validate?.(o, out, info);
-  if (!info.crd) validateListMaps(o, info.kind, out);
+  if (!info.crd) {
+    validateListMaps(o, info.kind, out);
+    podSpecWarnings(o, info.kind, out);
+  }
   const policy = opts.unknownFields ?? 'Strict';
   if (policy !== 'Ignore' && !info.crd) out.push(...unknownFields(obj, policy === 'Warn'));
   return out;

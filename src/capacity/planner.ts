@@ -14,7 +14,7 @@
 import type { Node, Pod } from '../api/types.js';
 import { assertPod } from '../api/workload-pod.js';
 import type { ClusterFile } from '../scheduler/framework/cluster-file.js';
-import { ensureClaims, storageOf, volumeStop } from './volumes.js';
+import { ensureClaims, storageOf, takeProvisionedCapacity, volumeStop } from './volumes.js';
 import { ensureResourceClaims, resourcesOf } from './resource-claims.js';
 import type { SchedulerConfig } from '../scheduler/config.js';
 import type { OutOfTreeRegistry } from '../scheduler/plugins/registry.js';
@@ -194,6 +194,7 @@ export function placeOne(
   if (out.kind === 'scheduled') {
     const s = core.reserveAndAssume(out);
     if (s) return { reason: s.message() };
+    takeProvisionedCapacity(core, out.state, out.nodeName);
     return { node: out.nodeName };
   }
   if (out.kind === 'unschedulable')

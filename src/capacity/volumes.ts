@@ -7,10 +7,14 @@
  * Each planned replica thus asks for its own volume: WaitForFirstConsumer claims are provisioned
  * where the scheduler puts the pod, and count against the node's CSI attach limit.
  */
+import { parseQuantity } from '../api/quantity.js';
+import { capacityAfter, capacityFor, claimClass } from '../api/storage.js';
 import type { PersistentVolumeClaim, StorageObjects } from '../api/storage-types.js';
 import type { KubeObject, Pod, StatefulSet } from '../api/types.js';
 import { claimName } from '../controllers/statefulset-util.js';
 import type { ClusterFile } from '../scheduler/framework/cluster-file.js';
+import type { CycleState } from '../scheduler/framework/cycle-state.js';
+import { dynamicProvisionsOf } from '../scheduler/plugins/volume-binding.js';
 import type { SchedulerCore } from '../scheduler/scheduler.js';
 
 const DEFAULT_CLASS_ANNOTATION = 'storageclass.kubernetes.io/is-default-class';
@@ -25,6 +29,7 @@ export function storageOf(cluster: ClusterFile): StorageObjects {
     csiNodes: [...(s.csiNodes ?? [])],
     csiDrivers: [...(s.csiDrivers ?? [])],
     volumeAttachments: [...(s.volumeAttachments ?? [])],
+    csiStorageCapacities: [...(s.csiStorageCapacities ?? [])],
   };
 }
 
@@ -112,12 +117,39 @@ export function ensureClaims(core: SchedulerCore, pod: Pod): void {
   }
 }
 
+/**
+ * The storage a placed pod's provisioned claims use up: for a CSI driver that publishes its
+ * capacity, each claim VolumeBinding chose to provision on the node takes its request from the
+ * class's CSIStorageCapacity that reaches the node (what the driver reports after creating the
+ * volume), so that the next replicas see what is left.
+ */
+export function takeProvisionedCapacity(core: SchedulerCore, state: CycleState, nodeName: string): void {
+  const storage = core.objects.storage;
+  const list = storage?.csiStorageCapacities;
+  if (!list || list.length === 0) return;
+  const labels = core.snapshot.get(nodeName)?.node.metadata.labels ?? {};
+  for (const pvc of dynamicProvisionsOf(state, nodeName)) {
+    const request = pvc.spec.resources?.requests?.storage;
+    const sc = storage.storageClasses?.find((c) => c.metadata.name === claimClass(pvc));
+    if (request === undefined || !sc) continue;
+    if (
+      !storage.csiDrivers?.some((d) => d.metadata.name === sc.provisioner && d.spec?.storageCapacity === true)
+    )
+      continue;
+    const size = parseQuantity(request);
+    const c = capacityFor(list, sc.metadata.name ?? '', size, labels);
+    const next = c && capacityAfter(c, size.neg());
+    if (next) list[list.indexOf(c)] = next;
+  }
+}
+
 /** the volume plugins' FitError reasons (constant upstream texts), with the plugin that gives each */
 const VOLUME_REASONS: Readonly<Record<string, string>> = {
   'node(s) exceed max volume count': 'NodeVolumeLimits (CSI attach limits)',
   "node(s) didn't match PersistentVolume's node affinity": "VolumeBinding (the bound volume's node affinity)",
   "node(s) didn't find available persistent volumes to bind":
     'VolumeBinding (no volume to bind or provision)',
+  'node(s) did not have enough free storage': 'VolumeBinding (CSI storage capacity)',
   'node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)':
     'VolumeBinding (missing volume)',
   'node(s) had no available volume zone': "VolumeZone (the bound volume's zone)",

@@ -10,6 +10,9 @@ import { CliError } from './errors.js';
 
 export interface EtcdCliOptions {
   etcdServers?: string;
+  etcdCafile?: string;
+  etcdCertfile?: string;
+  etcdKeyfile?: string;
   leaderElect: string;
   leaderElectLeaseDuration: string;
   leaderElectRenewDeadline: string;
@@ -22,6 +25,12 @@ export function addEtcdOptions(cmd: Command): Command {
       '--etcd-servers <urls>',
       "keep the cluster in etcd (kube-apiserver's flag: comma-separated URLs); a restart resumes it (docs/server.md)",
     )
+    .option(
+      '--etcd-cafile <file>',
+      'with https:// --etcd-servers: the CA to trust (default: the system roots)',
+    )
+    .option('--etcd-certfile <file>', 'with https:// --etcd-servers: client certificate (PEM)')
+    .option('--etcd-keyfile <file>', 'with https:// --etcd-servers: key of --etcd-certfile (PEM)')
     .option(
       '--leader-elect <bool>',
       'with --etcd-servers: of several serves over one etcd only the Lease holder runs controllers, scheduler and kubelets',
@@ -56,8 +65,10 @@ function duration(v: string, flag: string): number {
 /** The ServeOptions of the etcd flags; bad values are CliErrors naming the flag. */
 export function etcdServeOptions(
   opts: EtcdCliOptions & { etcdCompactionInterval: string },
-): Pick<ServeOptions, 'etcdServers' | 'leaderElection' | 'etcdCompactionIntervalMs'> {
+): Pick<ServeOptions, 'etcdServers' | 'etcdTls' | 'leaderElection' | 'etcdCompactionIntervalMs'> {
   const etcdServers = opts.etcdServers?.split(',').filter((u) => u !== '');
+  if (!etcdServers?.length && (opts.etcdCafile || opts.etcdCertfile || opts.etcdKeyfile))
+    throw new CliError('--etcd-cafile/--etcd-certfile/--etcd-keyfile: give --etcd-servers too');
   if (opts.leaderElect !== 'true' && opts.leaderElect !== 'false')
     throw new CliError(`--leader-elect: expected true or false, got "${opts.leaderElect}"`);
   const leaseDurationMs = duration(opts.leaderElectLeaseDuration, '--leader-elect-lease-duration');
@@ -72,6 +83,7 @@ export function etcdServeOptions(
     );
   return {
     etcdServers,
+    etcdTls: { cafile: opts.etcdCafile, certfile: opts.etcdCertfile, keyfile: opts.etcdKeyfile },
     leaderElection:
       opts.leaderElect === 'false' ? false : { leaseDurationMs, renewDeadlineMs, retryPeriodMs },
     etcdCompactionIntervalMs: duration(opts.etcdCompactionInterval, '--etcd-compaction-interval'),

@@ -20,9 +20,14 @@
  * - a bound claim whose volume is gone becomes Lost; a volume whose claim is gone is Released and,
  *   with reclaimPolicy Delete, deleted (Retain keeps it Released).
  *
+ * - a CSI driver that publishes its capacity (CSIDriver `storageCapacity: true`) provisions only
+ *   where a CSIStorageCapacity of the class holds the request, and the volume uses it up
+ *   (storage-capacity.ts); otherwise ProvisioningFailed, and the claim is tried again when a
+ *   capacity object changes.
+ *
  * Simplified (docs/controllers.md): no access-mode index (the smallest fitting volume is chosen
- * over all volumes, access modes checked), no recycler, no CSIStorageCapacity; provisioned volumes
- * are CSI volumes of the class's provisioner with the claim's request as capacity.
+ * over all volumes, access modes checked), no recycler; provisioned volumes are CSI volumes of the
+ * class's provisioner with the claim's request as capacity.
  */
 import {
   ANN_BIND_COMPLETED,
@@ -42,6 +47,7 @@ import type { Informer } from '../client/informer.js';
 import { runWorkers, WorkQueue } from '../client/workqueue.js';
 import type { Rng } from '../util/rng.js';
 import type { ControllerDeps } from './replicaset.js';
+import { StorageCapacity } from './storage-capacity.js';
 
 /** upstream storageutil.IsDefaultStorageClassAnnotation */
 const DEFAULT_CLASS_ANNOTATION = 'storageclass.kubernetes.io/is-default-class';
@@ -65,6 +71,7 @@ export class PersistentVolumeController {
   private readonly volumes: Informer<PersistentVolume>;
   private readonly classes: Informer<StorageClass>;
   private readonly nodes: Informer<Node>;
+  private readonly capacity: StorageCapacity;
   private readonly rng: Rng;
   private readonly latencyByClass = new Map<string, number>();
   /** claim key → clock ms at which its volume is provisioned */
@@ -81,6 +88,7 @@ export class PersistentVolumeController {
     this.volumes = deps.informers.for<PersistentVolume>('persistentvolumes');
     this.classes = deps.informers.for<StorageClass>('storageclasses');
     this.nodes = deps.informers.for<Node>('nodes');
+    this.capacity = new StorageCapacity(deps);
     const claim = (c: PersistentVolumeClaim) =>
       this.queue.add(`claim:${claimKey(c.metadata.namespace, c.metadata.name ?? '')}`);
     const volume = (v: PersistentVolume) => {
@@ -96,6 +104,11 @@ export class PersistentVolumeController {
       },
     });
     this.volumes.addEventHandler({ onAdd: volume, onUpdate: (_o, v) => volume(v), onDelete: volume });
+    // a capacity published or grown may let a refused claim be provisioned
+    this.capacity.onChange(() => {
+      for (const c of this.claims.list())
+        if (!c.spec.volumeName && c.metadata.annotations?.[ANN_SELECTED_NODE] !== undefined) claim(c);
+    });
     this.classes.addEventHandler({
       onAdd: () => {
         for (const c of this.claims.list()) if (!c.spec.volumeName) claim(c);
@@ -279,13 +292,18 @@ export class PersistentVolumeController {
       return;
     }
     const name = `pvc-${pvc.metadata.uid}`;
+    const request = pvc.spec.resources?.requests?.storage ?? '0';
+    if (this.capacity.tracked(sc)) {
+      const node = selected ? (this.nodes.get(undefined, selected)?.metadata.labels ?? {}) : undefined;
+      if (!(await this.capacity.take(name, sc, String(request), node))) return this.exhausted(pvc, sc, key);
+    }
     const terms = this.topology(sc, selected);
     const pv: PersistentVolume = {
       apiVersion: 'v1',
       kind: 'PersistentVolume',
       metadata: { name, annotations: { [ANN_DYNAMICALLY_PROVISIONED]: sc.provisioner } },
       spec: {
-        capacity: { storage: pvc.spec.resources?.requests?.storage ?? '0' },
+        capacity: { storage: request },
         accessModes: pvc.spec.accessModes,
         persistentVolumeReclaimPolicy: sc.reclaimPolicy ?? 'Delete',
         storageClassName: sc.metadata.name,
@@ -310,6 +328,22 @@ export class PersistentVolumeController {
     this.provisionAt.delete(key);
   }
 
+  /**
+   * The driver refused the volume (CreateVolume: ResourceExhausted). Upstream's external-provisioner
+   * then removes a WaitForFirstConsumer claim's selected node and the scheduler, still waiting in
+   * PreBind, chooses again; kubesim has bound the pod already (docs/scheduler.md), so the claim
+   * keeps its node and is tried again when a capacity object changes.
+   */
+  private exhausted(pvc: PersistentVolumeClaim, sc: StorageClass, key: string): void {
+    this.provisionAt.delete(key);
+    this.deps.recorder.event(
+      pvc,
+      'Warning',
+      'ProvisioningFailed',
+      `failed to provision volume with StorageClass "${sc.metadata.name}": rpc error: code = ResourceExhausted desc = not enough free storage`,
+    );
+  }
+
   /** syncVolume: Available when free, Released when its claim is gone, then reclaimed */
   private async syncVolume(pv: PersistentVolume): Promise<void> {
     const ref = pv.spec.claimRef;
@@ -328,6 +362,7 @@ export class PersistentVolumeController {
       try {
         await this.deps.api.delete('persistentvolumes', undefined, pv.metadata.name!);
         this.volumesDeleted++;
+        await this.capacity.giveBack(pv.metadata.name!);
       } catch (e) {
         if (!isNotFound(e)) throw e;
       }

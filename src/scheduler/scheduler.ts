@@ -17,6 +17,7 @@ import type { PodDisruptionBudget } from '../api/batch-types.js';
 import type { Binding, KubeObject, Namespace, Node, Pod, ReplicaSet, Service } from '../api/types.js';
 import type {
   CSIDriver,
+  CSIStorageCapacity,
   CSINode,
   PersistentVolume,
   PersistentVolumeClaim,
@@ -328,6 +329,7 @@ export class Scheduler {
     const csiNodes = opts.informers.for<CSINode>('csinodes');
     const csiDrivers = opts.informers.for<CSIDriver>('csidrivers');
     const vas = opts.informers.for<VolumeAttachment>('volumeattachments');
+    const capacities = opts.informers.for<CSIStorageCapacity>('csistoragecapacities');
     objects.storage = {};
     Object.defineProperties(objects.storage, {
       persistentVolumes: { get: () => pvs.list(), enumerable: true },
@@ -336,6 +338,7 @@ export class Scheduler {
       csiNodes: { get: () => csiNodes.list(), enumerable: true },
       csiDrivers: { get: () => csiDrivers.list(), enumerable: true },
       volumeAttachments: { get: () => vas.list(), enumerable: true },
+      csiStorageCapacities: { get: () => capacities.list(), enumerable: true },
     });
     // a claim bound, a volume provisioned, a class or CSINode added may help the volume plugins' pods
     const storageChanged = { onAdd: () => this.storageChanged(), onUpdate: () => this.storageChanged() };
@@ -343,6 +346,9 @@ export class Scheduler {
     pvcs.addEventHandler(storageChanged);
     classes.addEventHandler(storageChanged);
     csiNodes.addEventHandler(storageChanged);
+    // VolumeBinding's EventsToRegister: a driver's capacity published or grown, a CSIDriver changed
+    capacities.addEventHandler(storageChanged);
+    csiDrivers.addEventHandler(storageChanged);
     // the DynamicResources plugin reads the resource.k8s.io listers; `revision` tells it when to re-read
     const deviceClasses = opts.informers.for<DeviceClass>('deviceclasses');
     const claims = opts.informers.for<ResourceClaim>('resourceclaims');

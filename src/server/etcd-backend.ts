@@ -5,7 +5,8 @@
  * keys is a cluster to resume (a restarted serve): its objects and resourceVersions are kept and the
  * scenario's objects are not created over them.
  */
-import { EtcdStore } from '../store/etcd/etcd-store.js';
+import { readFileSync } from 'node:fs';
+import { EtcdStore, type EtcdStoreOptions } from '../store/etcd/etcd-store.js';
 
 export interface EtcdBackend {
   store: EtcdStore;
@@ -20,17 +21,52 @@ export interface EtcdBackend {
 /** how long the start-up probe waits for etcd before calling it unreachable */
 const PROBE_TIMEOUT_MS = 5000;
 
+/** kube-apiserver's --etcd-cafile, --etcd-certfile, --etcd-keyfile (file names) */
+export interface EtcdTlsFlags {
+  cafile?: string;
+  certfile?: string;
+  keyfile?: string;
+}
+
+function readPem(file: string, flag: string): Buffer {
+  try {
+    return readFileSync(file);
+  } catch (e) {
+    throw new Error(`${flag} ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+}
+
+/** The EtcdStore TLS option of the flags; refuses a half client key pair and TLS files with http URLs. */
+function tlsOption(endpoints: string[], flags: EtcdTlsFlags): EtcdStoreOptions['tls'] {
+  const any = flags.cafile || flags.certfile || flags.keyfile;
+  const https = endpoints.filter((e) => e.startsWith('https:'));
+  if (https.length && https.length !== endpoints.length)
+    throw new Error('--etcd-servers: give all URLs with https:// or none');
+  if (!https.length) {
+    if (any) throw new Error('--etcd-cafile/--etcd-certfile/--etcd-keyfile need https:// --etcd-servers');
+    return undefined;
+  }
+  if (!!flags.certfile !== !!flags.keyfile)
+    throw new Error(
+      '--etcd-certfile and --etcd-keyfile: give both (a client certificate and its key) or neither',
+    );
+  return {
+    ca: flags.cafile ? readPem(flags.cafile, '--etcd-cafile') : undefined,
+    cert: flags.certfile ? readPem(flags.certfile, '--etcd-certfile') : undefined,
+    key: flags.keyfile ? readPem(flags.keyfile, '--etcd-keyfile') : undefined,
+  };
+}
+
 /**
  * Connect to the etcd cluster and look at what it holds. Rejects with a one-line message naming the
  * endpoints when etcd does not answer within {@link PROBE_TIMEOUT_MS}.
  */
-export async function openEtcd(endpoints: string[]): Promise<EtcdBackend> {
+export async function openEtcd(endpoints: string[], tlsFlags: EtcdTlsFlags = {}): Promise<EtcdBackend> {
   for (const e of endpoints)
     if (!/^https?:\/\/[^/\s]+\/?$/.test(e))
       throw new Error(`--etcd-servers: "${e}" is not a URL like http://127.0.0.1:2379`);
-  if (endpoints.some((e) => e.startsWith('https:')))
-    throw new Error('--etcd-servers: https endpoints (etcd with TLS) are not supported yet');
-  const probe = new EtcdStore({ endpoints, callTimeoutMs: PROBE_TIMEOUT_MS });
+  const tls = tlsOption(endpoints, tlsFlags);
+  const probe = new EtcdStore({ endpoints, callTimeoutMs: PROBE_TIMEOUT_MS, tls });
   let keys: number;
   let revision: number;
   try {
@@ -46,5 +82,5 @@ export async function openEtcd(endpoints: string[]): Promise<EtcdBackend> {
   } finally {
     await probe.close();
   }
-  return { store: new EtcdStore({ endpoints }), resumed: keys > 0, keys, revision };
+  return { store: new EtcdStore({ endpoints, tls }), resumed: keys > 0, keys, revision };
 }

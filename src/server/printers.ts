@@ -726,7 +726,37 @@ const PRINTERS: Record<string, Printer> = {
       ];
     },
   },
+  // resource.k8s.io (upstream printers.go: deviceClass, resourceClaim, resourceClaimTemplate, resourceSlice)
+  DeviceClass: { columns: [NAME, AGE], row: (o, now) => [o.metadata.name, age(o, now)] },
+  ResourceClaimTemplate: { columns: [NAME, AGE], row: (o, now) => [o.metadata.name, age(o, now)] },
+  ResourceClaim: {
+    columns: [NAME, col('State'), AGE],
+    row: (o, now) => [o.metadata.name, resourceClaimState(o), age(o, now)],
+  },
+  ResourceSlice: {
+    columns: [NAME, col('Node'), col('Driver'), col('Pool'), AGE],
+    row: (o, now) => [
+      o.metadata.name,
+      o.spec?.nodeName ?? '',
+      o.spec?.driver ?? '',
+      o.spec?.pool?.name ?? '',
+      age(o, now),
+    ],
+  },
 };
+
+/** upstream resourceClaimState: deleted, pending | allocated[,reserved] */
+function resourceClaimState(o: Obj): string {
+  const states: string[] = [];
+  if (o.metadata.deletionTimestamp) states.push('deleted');
+  if (!o.status?.allocation) {
+    if (!o.metadata.deletionTimestamp) states.push('pending');
+  } else {
+    states.push('allocated');
+    if ((o.status.reservedFor ?? []).length > 0) states.push('reserved');
+  }
+  return states.join(',');
+}
 
 /** The printer of a kind, or undefined (the default convertor then applies). */
 export function printerFor(kind: string): Printer | undefined {

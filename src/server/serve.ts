@@ -15,7 +15,7 @@ import { explainRoute } from './explain-route.js';
 import { uiRoute } from './ui.js';
 import { uiDataRoute } from './ui/data-route.js';
 import { authRoute } from './auth-route.js';
-import { type EtcdBackend, openEtcd } from './etcd-backend.js';
+import { type EtcdBackend, type EtcdTlsFlags, openEtcd } from './etcd-backend.js';
 import { METRICS_KINDS, metricsRoute } from './metrics-route.js';
 import { startCompactor } from './etcd-compactor.js';
 import { electServeLeader, type LeaderElectionOptions, type ServeElection } from './leader.js';
@@ -45,6 +45,8 @@ export interface ServeOptions {
    * place of memory; an etcd that already holds /registry keys is resumed (etcd-backend.ts)
    */
   etcdServers?: string[];
+  /** TLS to https:// etcdServers: --etcd-cafile, --etcd-certfile, --etcd-keyfile */
+  etcdTls?: EtcdTlsFlags;
   /** told when the cluster is resumed from etcd, and of leader changes (the CLI writes it on stderr) */
   onNotice?: (message: string) => void;
   /**
@@ -120,7 +122,7 @@ export async function serveCluster(opts: ServeOptions): Promise<ServedCluster> {
       .map((name) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } })),
     ...sc.snapshotObjects.filter((o) => o.kind !== 'Namespace'),
   ];
-  const etcd = opts.etcdServers ? await openEtcd(opts.etcdServers) : undefined;
+  const etcd = opts.etcdServers ? await openEtcd(opts.etcdServers, opts.etcdTls) : undefined;
   if (etcd?.resumed)
     opts.onNotice?.(
       `etcd ${opts.etcdServers!.join(',')} already holds ${etcd.keys} keys under /registry/ (revision ${etcd.revision}): resuming that cluster, the scenario's objects are not created`,
@@ -136,6 +138,8 @@ export async function serveCluster(opts: ServeOptions): Promise<ServedCluster> {
   });
   try {
     if (!etcd?.resumed) await sim.server.bootstrapNamespaces();
+    // the Services etcd already holds keep their ClusterIPs and NodePorts (repair.go)
+    else await sim.server.restoreServiceAllocations();
     await sim.setup();
   } catch (e) {
     await sim.shutdown().catch(() => {});

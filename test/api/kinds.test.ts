@@ -45,6 +45,8 @@ const OWN_RULES = new Set([
   'ResourceClaim',
   'ResourceClaimTemplate',
   'ResourceSlice',
+  // storage.k8s.io: validated (validation-storage.ts), tested in test/capacity/plan-storage-capacity.test.ts
+  'CSIStorageCapacity',
 ]);
 
 describe('built-in kinds (Kubernetes v1.34 discovery)', () => {

@@ -7,6 +7,8 @@
 // ResourceSlices for the DynamicResources plugin, as kube-scheduler does; nothing else changed.)
 // statefulset-zonal-volumes.json was rewritten with its command when scenarios took v1.34's 50 s
 // node-monitor-grace-period (NodeNotReady 10 s later) and VolumeBinding's reason its v1.33 wording.
+// The request counters of the runs with the real scheduler grew by 1 when it started listing
+// CSIStorageCapacities for VolumeBinding's capacity check (one more informer); nothing else changed.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';

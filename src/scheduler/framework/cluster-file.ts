@@ -51,6 +51,7 @@ export const SNAPSHOT_KINDS: readonly string[] = [
   'CSINode',
   'CSIDriver',
   'VolumeAttachment',
+  'CSIStorageCapacity',
   'DeviceClass',
   'ResourceClaim',
   'ResourceClaimTemplate',
@@ -65,6 +66,7 @@ const STORAGE_LISTS: Readonly<Record<string, keyof StorageObjects>> = {
   CSINode: 'csiNodes',
   CSIDriver: 'csiDrivers',
   VolumeAttachment: 'volumeAttachments',
+  CSIStorageCapacity: 'csiStorageCapacities',
 };
 
 /** snapshot kind → its list in {@link ResourceObjects} */
@@ -169,6 +171,7 @@ export function sortClusterObjects(objs: LoadedObject[]): ClusterFile {
       case 'CSINode':
       case 'CSIDriver':
       case 'VolumeAttachment':
+      case 'CSIStorageCapacity':
         ((out.storage![STORAGE_LISTS[obj.kind]!] ??= []) as KubeObject[]).push(obj);
         break;
       case 'ResourceClaim':

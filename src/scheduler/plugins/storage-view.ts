@@ -11,6 +11,7 @@ import { claimClass, claimKey } from '../../api/storage.js';
 import type {
   CSIDriver,
   CSINode,
+  CSIStorageCapacity,
   PersistentVolume,
   PersistentVolumeClaim,
   StorageClass,
@@ -76,6 +77,8 @@ export class StorageView {
   readonly classes = new Map<string, StorageClass>();
   readonly csiNodes = new Map<string, CSINode>();
   readonly csiDrivers = new Map<string, CSIDriver>();
+  /** the CSIStorageCapacity objects, in listing order (upstream lists them all per check) */
+  readonly capacities: readonly CSIStorageCapacity[];
   private readonly vasByNode = new Map<string, VolumeAttachment[]>();
   private pvsByClassCache: Map<string, PersistentVolume[]> | undefined;
 
@@ -86,6 +89,7 @@ export class StorageView {
     for (const c of s.storageClasses ?? []) this.classes.set(c.metadata.name ?? '', c);
     for (const c of s.csiNodes ?? []) this.csiNodes.set(c.metadata.name ?? '', c);
     for (const d of s.csiDrivers ?? []) this.csiDrivers.set(d.metadata.name ?? '', d);
+    this.capacities = s.csiStorageCapacities ?? [];
     for (const va of s.volumeAttachments ?? []) {
       const n = va.spec?.nodeName ?? '';
       const l = this.vasByNode.get(n) ?? [];

@@ -11,13 +11,19 @@
  * selected-node annotation for provisioning) so the next cycle sees it; PreBind writes it through
  * the ApiServer when the scheduler runs against one; Unreserve forgets it.
  *
+ * Provisioning checks storage capacity (hasEnoughCapacity) when the provisioner is a CSIDriver
+ * with `storageCapacity: true`: some CSIStorageCapacity of the claim's class must reach the node
+ * and hold the claim's request, else "did not have enough free storage". A bound in-tree volume
+ * (AWS EBS, GCE PD, …) is checked as its CSI driver would publish it when the node's CSINode says
+ * the plugin is migrated (tryTranslatePVToCSI: its zone labels become the driver's topology).
+ *
  * Score (VolumeCapacityPriority, alpha upstream and off by default) runs when the profile's
  * VolumeBindingArgs give a `shape`; without one PreScore skips, as in the default profile.
- * CSIStorageCapacity is not modelled: provisioning never fails for lack of capacity.
  */
 import type { KubeObject, Node, Pod } from '../../api/types.js';
 import {
   ANN_BOUND_BY_CONTROLLER,
+  capacityAdmits,
   ANN_SELECTED_NODE,
   claimClass,
   claimRefTo,
@@ -26,10 +32,12 @@ import {
   findMatchingVolume,
   NOT_SUPPORTED_PROVISIONER,
   topologyTermsMatch,
+  translatePVForNode,
   volumeCapacity,
   volumeNodeAffinityMatches,
 } from '../../api/storage.js';
-import type { PersistentVolume, PersistentVolumeClaim } from '../../api/storage-types.js';
+import { parseQuantity } from '../../api/quantity.js';
+import type { PersistentVolume, PersistentVolumeClaim, StorageClass } from '../../api/storage-types.js';
 import type { CycleState } from '../framework/cycle-state.js';
 import type { NodeInfo } from '../framework/snapshot.js';
 import { Code, errorStatus, SKIP, Status, type MaybeStatus } from '../framework/status.js';
@@ -55,8 +63,8 @@ import {
 export const ERR_REASON_BIND_CONFLICT = "node(s) didn't find available persistent volumes to bind";
 /** upstream ErrReasonNodeConflict (worded so since v1.33, kubernetes PR #129887; before: "had volume node affinity conflict") */
 export const ERR_REASON_NODE_CONFLICT = "node(s) didn't match PersistentVolume's node affinity";
-// upstream's ErrReasonNotEnoughSpace ("node(s) did not have enough free storage") needs
-// CSIStorageCapacity, which is not modelled
+/** upstream ErrReasonNotEnoughSpace */
+export const ERR_REASON_NOT_ENOUGH_SPACE = 'node(s) did not have enough free storage';
 /** upstream ErrReasonPVNotExist */
 export const ERR_REASON_PV_NOT_EXIST =
   'node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)';
@@ -102,6 +110,11 @@ function brokenLinear(shape: readonly ShapePoint[], p: number): number {
 
 /** sort.Sort(byPVCSize(claims)): by requested storage, ascending */
 const bySize = (a: PersistentVolumeClaim, b: PersistentVolumeClaim) => claimRequest(a).cmp(claimRequest(b));
+
+/** The claims a cycle chose to provision on `nodeName` (its PodVolumes' DynamicProvisions). */
+export function dynamicProvisionsOf(state: CycleState, nodeName: string): readonly PersistentVolumeClaim[] {
+  return state.tryRead<StateData>(STATE_KEY)?.byNode.get(nodeName)?.dynamicProvisions ?? [];
+}
 
 export class VolumeBinding
   implements PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, ReservePlugin
@@ -211,13 +224,15 @@ export class VolumeBinding
     let boundSatisfied = true;
     let unboundSatisfied = true;
     let boundPVsFound = true;
+    let sufficientStorage = true;
     // checkBoundClaims
     for (const pvc of s.bound) {
-      const pv = s.view.pvs.get(pvc.spec.volumeName ?? '');
-      if (!pv) {
+      const listed = s.view.pvs.get(pvc.spec.volumeName ?? '');
+      if (!listed) {
         boundPVsFound = false;
         break;
       }
+      const pv = translatePVForNode(listed, s.view.csiNodes.get(node.metadata.name ?? ''));
       if (!volumeNodeAffinityMatches(pv, labels)) {
         boundSatisfied = false;
         break;
@@ -227,6 +242,7 @@ export class VolumeBinding
       const out: string[] = [];
       if (!boundSatisfied) out.push(ERR_REASON_NODE_CONFLICT);
       if (!unboundSatisfied) out.push(ERR_REASON_BIND_CONFLICT);
+      if (!sufficientStorage) out.push(ERR_REASON_NOT_ENOUGH_SPACE);
       if (!boundPVsFound) out.push(ERR_REASON_PV_NOT_EXIST);
       return out;
     };
@@ -275,11 +291,36 @@ export class VolumeBinding
             volumes.dynamicProvisions = [];
             break;
           }
+          if (!this.hasEnoughCapacity(s, pvc, sc, labels)) {
+            sufficientStorage = false;
+            volumes.dynamicProvisions = [];
+            break;
+          }
           volumes.dynamicProvisions.push(pvc);
         }
       }
     }
     return { volumes, reasons: reasons() };
+  }
+
+  /**
+   * hasEnoughCapacity: only for a provisioner that is a CSIDriver opting into capacity tracking;
+   * then some CSIStorageCapacity of the class must reach the node and hold the claim's request.
+   */
+  private hasEnoughCapacity(
+    s: StateData,
+    pvc: PersistentVolumeClaim,
+    sc: StorageClass,
+    labels: Readonly<Record<string, string>>,
+  ): boolean {
+    const request = pvc.spec.resources?.requests?.storage;
+    if (request === undefined) return true;
+    if (s.view.csiDrivers.get(sc.provisioner)?.spec?.storageCapacity !== true) return true;
+    const size = parseQuantity(request);
+    const cls = sc.metadata.name;
+    for (const c of s.view.capacities)
+      if (c.storageClassName === cls && capacityAdmits(c, size, labels)) return true;
+    return false;
   }
 
   preScore(state: CycleState): MaybeStatus {

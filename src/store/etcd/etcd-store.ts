@@ -75,6 +75,11 @@ export interface EtcdStoreOptions {
   prefix?: string;
   /** deadline of each unary call in ms (default 30 000); 0 = none */
   callTimeoutMs?: number;
+  /**
+   * TLS to https:// endpoints (kube-apiserver's --etcd-cafile, --etcd-certfile, --etcd-keyfile):
+   * PEM of the CA to trust (absent: the system's roots) and of a client certificate and its key
+   */
+  tls?: { ca?: Buffer; cert?: Buffer; key?: Buffer };
 }
 
 /**
@@ -123,8 +128,15 @@ export class EtcdStore implements KvStore {
       );
     }
     const hosts = options.endpoints;
+    const tls = options.tls;
     this.client = new (etcd3().Etcd3)({
       hosts,
+      // grpc-js createSsl: a null root certificate means the system's roots
+      credentials: tls && {
+        rootCertificate: tls.ca as Buffer,
+        privateKey: tls.key,
+        certChain: tls.cert,
+      },
       // eslint-disable-next-line @typescript-eslint/no-explicit-any
       faultHandling: { host: () => runOnce as any, global: runOnce as any },
     });

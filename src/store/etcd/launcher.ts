@@ -11,6 +11,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -82,7 +83,7 @@ export function etcdVersion(binary: string): string {
 }
 
 /** A TCP port that was free a moment ago (bind to port 0, read it, close). */
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = createServer();
     srv.unref();
@@ -95,9 +96,13 @@ async function freePort(): Promise<number> {
   });
 }
 
-function healthy(endpoint: string): Promise<boolean> {
+/** etcd logs errors only, on stderr (kept as the tail of a failed start-up) */
+export const QUIET_LOG_ARGS = ['--logger', 'zap', '--log-outputs', 'stderr', '--log-level', 'error'];
+
+/** Whether etcd's /health answers healthy; over https with the CA and client certificate given. */
+export function healthy(endpoint: string, tls?: { ca: Buffer; cert: Buffer; key: Buffer }): Promise<boolean> {
   return new Promise((resolve) => {
-    const req = request(`${endpoint}/health`, { timeout: 1000 }, (res) => {
+    const req = (tls ? httpsRequest : request)(`${endpoint}/health`, { timeout: 1000, ...tls }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (c: string) => (body += c));
@@ -121,7 +126,7 @@ const live = new Map<number, { dataDir: string; exited: boolean }>();
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 let exitHookInstalled = false;
 
-function trackChild(pid: number, dataDir: string): void {
+export function trackChild(pid: number, dataDir: string): void {
   live.set(pid, { dataDir, exited: false });
   if (!exitHookInstalled) {
     exitHookInstalled = true;
@@ -130,7 +135,7 @@ function trackChild(pid: number, dataDir: string): void {
   if (live.size === 1) for (const sig of SIGNALS) process.on(sig, onSignal);
 }
 
-function untrackChild(pid: number): void {
+export function untrackChild(pid: number): void {
   if (!live.delete(pid) || live.size > 0) return;
   for (const sig of SIGNALS) process.removeListener(sig, onSignal);
 }
@@ -177,7 +182,7 @@ function waitGone(pid: number): void {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function defaultDataParent(): string {
+export function defaultDataParent(): string {
   try {
     const probe = mkdtempSync('/dev/shm/kubesim-probe-');
     rmSync(probe, { recursive: true, force: true });
@@ -230,12 +235,7 @@ async function launchOnce(binary: string, opts: LaunchEtcdOptions): Promise<Laun
     'new',
     '--experimental-watch-progress-notify-interval',
     opts.progressNotifyInterval ?? '1s',
-    '--logger',
-    'zap',
-    '--log-outputs',
-    'stderr',
-    '--log-level',
-    'error',
+    ...QUIET_LOG_ARGS,
     ...(opts.extraArgs ?? []),
   ];
   const child: ChildProcess = spawn(binary, args, { stdio: ['ignore', 'ignore', 'pipe'], detached: false });

@@ -35,7 +35,7 @@ describe('snapshot kinds', () => {
 
   it('the README shows the command', () => {
     expect(snapshotCommand()).toBe(
-      'kubectl get nodes,pods,services,replicasets,statefulsets,replicationcontrollers,namespaces,priorityclasses,persistentvolumes,persistentvolumeclaims,storageclasses,csinodes,csidrivers,volumeattachments,deviceclasses,resourceclaims,resourceclaimtemplates,resourceslices -A -o yaml > snapshot.yaml',
+      'kubectl get nodes,pods,services,replicasets,statefulsets,replicationcontrollers,namespaces,priorityclasses,persistentvolumes,persistentvolumeclaims,storageclasses,csinodes,csidrivers,volumeattachments,csistoragecapacities,deviceclasses,resourceclaims,resourceclaimtemplates,resourceslices -A -o yaml > snapshot.yaml',
     );
     expect(readFileSync(join(root, 'README.md'), 'utf8')).toContain(snapshotCommand());
   });

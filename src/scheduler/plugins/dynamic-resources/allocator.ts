@@ -549,7 +549,6 @@ class Run {
           config.push({ source: 'FromClaim', requests: names, ...rest });
       });
     }
-    for (const c of config) if (c.requests && c.requests.length === requests.length) delete c.requests;
     const out: Allocation = { devices: { results, ...(config.length ? { config } : {}) } };
     const ns = nodeSelectorFor(devices);
     if (ns) out.nodeSelector = ns;
@@ -572,7 +571,9 @@ function exactLike(r: DeviceRequest): RequestAccessor {
 
 const key = (c: number, r: number, s: number) => `${c}/${r}/${s}`;
 
-const claimRef = (c: ResourceClaim) => `${c.metadata.namespace ?? 'default'}/${c.metadata.name}`;
+/** klog.KObj: `<ns>/<name>`, or the bare name of an object without a namespace (as upstream's tests build claims) */
+const claimRef = (c: ResourceClaim) =>
+  c.metadata.namespace ? `${c.metadata.namespace}/${c.metadata.name}` : (c.metadata.name ?? '');
 
 function candidate(pool: Pool, slice: ResourceSlice, device: Device, index: number): Candidate {
   return {
