@@ -5,19 +5,12 @@
 import { expect, it } from 'vitest';
 import { describeEtcd } from '../helpers/etcd.js';
 import { builtCli, startServe, type ServeProcess } from './serve-process.js';
+import { ELECTION, leaderOf, webDeployment } from './serve-ha.js';
 
 const cmPath = '/api/v1/namespaces/default/configmaps';
 const leasePath = '/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kubesim-serve';
 const deployPath = '/apis/apps/v1/namespaces/default/deployments';
 /** short election timings: lease 3 s, renew deadline 2 s, retry 0.5 s */
-const ELECTION = [
-  '--leader-elect-lease-duration',
-  '3s',
-  '--leader-elect-renew-deadline',
-  '2s',
-  '--leader-elect-retry-period',
-  '500ms',
-];
 
 interface Obj {
   metadata: { name: string; resourceVersion: string };
@@ -46,8 +39,7 @@ async function until<T>(what: string, fn: () => Promise<T | undefined>, timeoutM
   }
 }
 
-/** the identity a serve announced as its own when it became the leader */
-const leaderLine = (s: ServeProcess) => /leader election: (\S+) is the leader/.exec(s.stderr())?.[1];
+const leaderLine = (s: ServeProcess) => leaderOf(s.stderr());
 
 /** the pods of app=web that are bound and Running */
 async function runningWeb(url: string): Promise<Obj[]> {
@@ -118,19 +110,7 @@ describeEtcd('several kubesim serve over one etcd', (etcd) => {
         expect(viaA.body.reason).toBe('Conflict');
 
         // work made through B is done by A's components
-        const dep = await call<Obj>(`${b.url}${deployPath}`, 'POST', {
-          apiVersion: 'apps/v1',
-          kind: 'Deployment',
-          metadata: { name: 'web' },
-          spec: {
-            replicas: 2,
-            selector: { matchLabels: { app: 'web' } },
-            template: {
-              metadata: { labels: { app: 'web' } },
-              spec: { containers: [{ name: 'c', image: 'nginx', resources: { requests: { cpu: '100m' } } }] },
-            },
-          },
-        });
+        const dep = await call<Obj>(`${b.url}${deployPath}`, 'POST', webDeployment(2));
         expect(dep.status).toBe(201);
         await until('2 web pods running', async () =>
           (await runningWeb(b!.url)).length === 2 ? true : undefined,

@@ -9,7 +9,9 @@
  * watcher only; lease keep-alives share one lazily opened stream.
  *
  * Retries and circuit breakers of etcd3 are switched off: a request is sent exactly once, so the
- * answers (and the revisions they create) are what etcd did for that one request.
+ * answers (and the revisions they create) are what etcd did for that one request. With several
+ * endpoints, one whose call failed UNAVAILABLE (a dead member) is passed over for a second, so the
+ * next requests go to the live members (EndpointPolicy).
  */
 import type {
   Etcd3,
@@ -92,6 +94,37 @@ const runOnce = {
   },
 };
 
+/** gRPC UNAVAILABLE: the endpoint could not be reached (refused, reset, no connection) */
+const UNAVAILABLE = 14;
+/** how long an endpoint that answered UNAVAILABLE is passed over while others are left */
+const HOST_DOWN_MS = 1000;
+
+/**
+ * One endpoint's policy when there are several (cockatiel's IPolicy shape, as runOnce): the call
+ * runs once; an endpoint whose call failed UNAVAILABLE is passed over for HOST_DOWN_MS — the pool
+ * (etcd3 ConnectionPool.withConnection) then takes the next endpoint — as clientv3's balancer moves
+ * off an unhealthy member. The call that met the failure is not retried: it may have reached etcd.
+ */
+class EndpointPolicy {
+  private downUntil = 0;
+  constructor(private readonly endpoint: string) {}
+
+  async execute<T>(fn: (ctx: { signal: AbortSignal; attempt: number }) => PromiseLike<T> | T): Promise<T> {
+    if (Date.now() < this.downUntil)
+      throw new StoreError(
+        `${this.endpoint} is unreachable (passed over for ${HOST_DOWN_MS} ms)`,
+        UNAVAILABLE,
+      );
+    try {
+      return await fn({ signal: new AbortController().signal, attempt: 0 });
+    } catch (e) {
+      const err = toStoreError(e);
+      if (err instanceof StoreError && err.code === UNAVAILABLE) this.downUntil = Date.now() + HOST_DOWN_MS;
+      throw e;
+    }
+  }
+}
+
 type KeepAliveStream = IDuplexStream<ILeaseKeepAliveRequest, ILeaseKeepAliveResponse>;
 
 /** See the module comment. */
@@ -137,8 +170,13 @@ export class EtcdStore implements KvStore {
         privateKey: tls.key,
         certChain: tls.cert,
       },
-      // eslint-disable-next-line @typescript-eslint/no-explicit-any
-      faultHandling: { host: () => runOnce as any, global: runOnce as any },
+      faultHandling: {
+        // eslint-disable-next-line @typescript-eslint/no-explicit-any
+        host: (h: string) =>
+          (Array.isArray(hosts) && hosts.length > 1 ? new EndpointPolicy(h) : runOnce) as any,
+        // eslint-disable-next-line @typescript-eslint/no-explicit-any
+        global: runOnce as any,
+      },
     });
     this.ctx = { keys: new Keyspace(options.prefix ?? ''), leases: new LeaseIdTable() };
     this.callTimeoutMs = options.callTimeoutMs ?? 30_000;

@@ -1,0 +1,31 @@
+// Shared by the tests of several `kubesim serve` over one etcd (serve-etcd-ha, serve-etcd-fault).
+
+/** short election timings: lease 3 s, renew deadline 2 s, retry 0.5 s */
+export const ELECTION = [
+  '--leader-elect-lease-duration',
+  '3s',
+  '--leader-elect-renew-deadline',
+  '2s',
+  '--leader-elect-retry-period',
+  '500ms',
+];
+
+/** a Deployment "web" of `replicas` small nginx pods labelled app=web */
+export function webDeployment(replicas: number) {
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'web' },
+    spec: {
+      replicas,
+      selector: { matchLabels: { app: 'web' } },
+      template: {
+        metadata: { labels: { app: 'web' } },
+        spec: { containers: [{ name: 'c', image: 'nginx', resources: { requests: { cpu: '100m' } } }] },
+      },
+    },
+  };
+}
+
+/** the identity a serve announced as its own when it became the leader */
+export const leaderOf = (stderr: string) => /leader election: (\S+) is the leader/.exec(stderr)?.[1];
