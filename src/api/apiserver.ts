@@ -203,7 +203,7 @@ export class ApiServer {
         if (!resp.succeeded) throw alreadyExists(info.qualifiedResource, m.name!);
         m.resourceVersion = String(resp.header.revision);
         releases.length = 0;
-        this.remember(info, key, resp.header.revision, o, valid);
+        this.remember(info, key, resp.header.revision, valid);
         this.afterWrite(info, o);
         return o as T;
       } finally {
@@ -394,7 +394,7 @@ export class ApiServer {
         this.revisions.delete(key);
         await this.afterDelete(info, next);
       } else {
-        this.remember(info, key, resp.header.revision, next, valid);
+        this.remember(info, key, resp.header.revision, valid);
         this.afterWrite(info, next);
       }
       return next as unknown as T;
@@ -584,9 +584,9 @@ export class ApiServer {
     initialStatus(o);
   }
 
-  /** What was just stored as key@rev, for the kinds revision-cache.ts caches. */
-  private remember(info: ResourceInfo, key: string, rev: number, o: Obj, valid: boolean): void {
-    if (cachesRevisions(info)) this.revisions.written(key, rev, o, valid);
+  /** key@rev was just stored (`valid`: it passed validation cleanly), for revision-cache.ts. */
+  private remember(info: ResourceInfo, key: string, rev: number, valid: boolean): void {
+    if (cachesRevisions(info)) this.revisions.written(key, rev, valid);
   }
 
   /** A stored CRD serves its kind from now on. */
