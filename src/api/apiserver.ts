@@ -345,6 +345,7 @@ export class ApiServer {
           if (info.kind === 'Service') this.services.carry(old, next);
           await builtinAdmission(this.store, 'UPDATE', info, next, old);
           if (!deepEqual(old.spec, next.spec)) nm.generation = (om.generation ?? 0) + 1;
+          if (info.kind === 'DaemonSet') bumpTemplateGeneration(old, next);
         }
 
         await admit(
@@ -637,6 +638,18 @@ export class ApiServer {
   private isGracefulPod(obj: Obj): boolean {
     return obj.kind === 'Pod' && (obj.metadata.deletionGracePeriodSeconds ?? 0) > 0;
   }
+}
+
+/**
+ * daemonset strategy PrepareForUpdate: a changed template bumps spec.templateGeneration, which
+ * apps/v1 carries in the deprecated.daemonset.template.generation annotation. Only an object that
+ * has the annotation (a DaemonSet from a snapshot) is bumped: kubesim does not set it on create.
+ */
+function bumpTemplateGeneration(old: Obj, next: Obj): void {
+  const key = 'deprecated.daemonset.template.generation';
+  const g = old.metadata?.annotations?.[key];
+  if (g === undefined || deepEqual(old.spec?.template, next.spec?.template)) return;
+  next.metadata.annotations = { ...next.metadata.annotations, [key]: String(Number(g) + 1) };
 }
 
 /**
