@@ -4,6 +4,7 @@
  * components read. What is defaulted is listed in docs/api.md; everything else is left as given.
  */
 import { parseQuantity } from './quantity.js';
+import { hpaToV2 } from './autoscaling-convert.js';
 import { resourceObjectToV1 } from './resource-convert.js';
 import type { Container, KubeObject, PodSpec, ResourceList } from './types.js';
 
@@ -105,6 +106,7 @@ function sameQuantity(a: string | number, b: string | number): boolean {
 export function applyDefaults(obj: KubeObject): void {
   const o = obj as Obj;
   resourceObjectToV1(o);
+  hpaToV2(o);
   switch (obj.kind) {
     case 'Pod':
       defaultPodSpec(o.spec);
@@ -127,6 +129,20 @@ export function applyDefaults(obj: KubeObject): void {
         }
       }
       if (isObj(s.template)) defaultPodSpec(s.template.spec);
+      break;
+    }
+    case 'HorizontalPodAutoscaler': {
+      // autoscaling/v2 SetDefaults_HorizontalPodAutoscaler: 1 replica at least, 80 % CPU when no metric
+      const s = o.spec;
+      if (!isObj(s)) break;
+      s.minReplicas ??= 1;
+      if (!Array.isArray(s.metrics) || s.metrics.length === 0)
+        s.metrics = [
+          {
+            type: 'Resource',
+            resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 80 } },
+          },
+        ];
       break;
     }
     case 'ReplicaSet': {

@@ -703,7 +703,7 @@ const PRINTERS: Record<string, Printer> = {
       return [
         o.metadata.name,
         `${ref.kind ?? ''}/${ref.name ?? ''}`,
-        (o.spec?.metrics ?? []).length ? '<unknown>' : '<none>',
+        hpaTargets(o.spec?.metrics ?? [], o.status?.currentMetrics ?? []),
         String(o.spec?.minReplicas ?? 1),
         o.spec?.maxReplicas ?? 0,
         o.status?.currentReplicas ?? 0,
@@ -744,6 +744,43 @@ const PRINTERS: Record<string, Printer> = {
     ],
   },
 };
+
+/**
+ * The TARGETS column: `cpu: 45%/70%`, `<unknown>` for a figure not observed yet, at most two
+ * metrics then `+ N more...` (upstream: pkg/printers/internalversion/printers.go formatHPAMetrics).
+ */
+function hpaTargets(specs: Obj[], statuses: Obj[]): string {
+  if (specs.length === 0) return '<none>';
+  const pair = (current: unknown, target: unknown) => `${current ?? '<unknown>'}/${target}`;
+  const pct = (n: unknown) => (typeof n === 'number' ? `${n}%` : undefined);
+  const list = specs.map((spec, i) => {
+    const st = statuses[i];
+    switch (spec?.type) {
+      case 'External':
+      case 'Pods':
+      case 'Object': {
+        const key = spec.type === 'External' ? 'external' : spec.type === 'Pods' ? 'pods' : 'object';
+        const t = spec[key]?.target ?? {};
+        const c = st?.[key]?.current ?? {};
+        if (t.averageValue !== undefined)
+          return `${pair(c.averageValue, t.averageValue)}${spec.type === 'Pods' ? '' : ' (avg)'}`;
+        return pair(c.value, t.value);
+      }
+      case 'Resource':
+      case 'ContainerResource': {
+        const key = spec.type === 'Resource' ? 'resource' : 'containerResource';
+        const t = spec[key]?.target ?? {};
+        const c = st?.[key]?.current ?? {};
+        const name = spec[key]?.name;
+        if (t.averageValue !== undefined) return `${name}: ${pair(c.averageValue, t.averageValue)}`;
+        return `${name}: ${pair(pct(c.averageUtilization), pct(t.averageUtilization) ?? '<auto>')}`;
+      }
+      default:
+        return '<unknown type>';
+    }
+  });
+  return list.length > 2 ? `${list.slice(0, 2).join(', ')} + ${list.length - 2} more...` : list.join(', ');
+}
 
 /** upstream resourceClaimState: deleted, pending | allocated[,reserved] */
 function resourceClaimState(o: Obj): string {

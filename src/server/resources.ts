@@ -4,6 +4,7 @@
  * here. Adds what discovery tells clients beyond the registry: verbs, categories (`kubectl get all`)
  * and subresources (upstream: each kind's REST storage in pkg/registry/<group>/<kind>/storage).
  */
+import { hpaToV1 } from '../api/autoscaling-convert.js';
 import type { KindRegistry, ResourceInfo } from '../api/registry.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: CRD objects are arbitrary JSON
@@ -67,7 +68,11 @@ export function crdVersion(cat: Catalog, info: ResourceInfo, version: string): O
   return cat.crds.get(info.crd)?.spec?.versions?.find((v: Obj) => v?.name === version);
 }
 
-function served(cat: Catalog, info: ResourceInfo, version = info.version): ServedResource {
+function served(cat: Catalog, preferred: ResourceInfo, version = preferred.version): ServedResource {
+  const info =
+    version === preferred.version || preferred.crd
+      ? preferred
+      : { ...preferred, version, apiVersion: `${preferred.group}/${version}` };
   const subresources: Subresource[] = [];
   if (info.crd) {
     const v = crdVersion(cat, info, version);
@@ -118,8 +123,23 @@ function served(cat: Catalog, info: ResourceInfo, version = info.version): Serve
   };
 }
 
-/** The versions a kind is served at: every served version of a CRD, the preferred one of a built-in. */
-const versionsOf = (info: ResourceInfo): readonly string[] => (info.crd ? info.versions : [info.version]);
+/**
+ * Built-in kinds also served at an older version, converted on the way in (api/defaults.ts) and
+ * out ({@link asServed}): autoscaling/v1 HorizontalPodAutoscaler, which `kubectl autoscale` posts.
+ */
+const CONVERTED: Record<string, readonly string[]> = { 'autoscaling/horizontalpodautoscalers': ['v1'] };
+
+/** The versions a kind is served at: every served version of a CRD, the preferred (+ converted) ones of a built-in. */
+const versionsOf = (info: ResourceInfo): readonly string[] =>
+  info.crd ? info.versions : [info.version, ...(CONVERTED[`${info.group}/${info.resource}`] ?? [])];
+
+/** A stored object as the version `info` names shows it (conversion None for custom resources). */
+export function asServed(info: ResourceInfo): (o: unknown) => unknown {
+  if (info.crd) return (o) => ({ ...(o as object), apiVersion: info.apiVersion });
+  if (info.kind === 'HorizontalPodAutoscaler' && info.apiVersion === 'autoscaling/v1')
+    return (o) => hpaToV1(o as Record<string, unknown>);
+  return (o) => o;
+}
 
 /** Every served group version, core (`v1`) first, in registry order. */
 export function groupVersions(cat: Catalog): GroupVersion[] {

@@ -22,7 +22,7 @@ import { evictPod } from '../api/apiserver-evict.js';
 import { negotiate, type Representation } from './negotiate.js';
 import { applyPatch, patchTypeOf } from './patch.js';
 import type { Request, ResourcePath } from './request-info.js';
-import { findResource } from './resources.js';
+import { asServed, findResource } from './resources.js';
 import { hasProtobuf } from './protobuf.js';
 import { fieldValidationParam, intParam, isTrueParam, resourceVersionMatchParam } from './query.js';
 import {
@@ -127,8 +127,8 @@ function send(
   objects: KubeObject[],
   listMeta?: { resourceVersion?: string; continue?: string; remainingItemCount?: number },
 ): void {
-  // a custom resource is the same object at every served version (conversion None)
-  const out = info.crd ? objects.map((o) => ({ ...o, apiVersion: info.apiVersion })) : objects;
+  // the served version's form: custom resources (conversion None), autoscaling/v1 HPAs
+  const out = objects.map(asServed(info)) as KubeObject[];
   const [body, type] = represent(ctx, rep, info, r.query, r.custom, out, listMeta);
   sendObject(r.res, code, body, type, rep.as === 'protobuf');
 }
@@ -415,8 +415,10 @@ async function patchObject(
       if (!(e instanceof ApiError && e.code === 404) || type !== 'apply' || status) throw e;
     }
     // a copy: the typed decode below edits in place, and the patch may share parts of `current`
+    // a built-in kind at a converted version (autoscaling/v1 HPA) is patched in that version's form
+    const base = current && !info.crd ? (asServed(info)(current) as KubeObject) : current;
     const next = structuredClone(
-      applyPatch(type, raw, current, info, { manager, force, now: ctx.api.clock.now() }),
+      applyPatch(type, raw, base, info, { manager, force, now: ctx.api.clock.now() }),
     );
     if (attempt === 0) typedBody(r, next, info, 'PatchOptions', current);
     else decodeTyped(next, info.group, info.version, info.kind);

@@ -17,6 +17,7 @@ import { uiDataRoute } from './ui/data-route.js';
 import { authRoute } from './auth-route.js';
 import { type EtcdBackend, type EtcdTlsFlags, openEtcd } from './etcd-backend.js';
 import { METRICS_KINDS, metricsRoute } from './metrics-route.js';
+import { COMPONENT_STATUS_KIND, componentStatusRoute } from './componentstatus-route.js';
 import { startCompactor } from './etcd-compactor.js';
 import { electServeLeader, type LeaderElectionOptions, type ServeElection } from './leader.js';
 
@@ -166,8 +167,9 @@ export async function serveCluster(opts: ServeOptions): Promise<ServedCluster> {
       authRoute,
       uiDataRoute({ api: sim.server, tooManyRequests }),
       metricsRoute(sim.server),
+      componentStatusRoute,
     ],
-    extraKinds: METRICS_KINDS,
+    extraKinds: [...METRICS_KINDS, COMPONENT_STATUS_KIND],
     onRequest: opts.onRequest,
   });
   driver.start();

@@ -27,6 +27,7 @@ import { intParam, isTrueParam } from './query.js';
 import { sendError } from './respond.js';
 import type { Printer } from './printers.js';
 import type { Request } from './request-info.js';
+import { asServed } from './resources.js';
 import { toTable } from './table.js';
 import { Outbox } from './watch-outbox.js';
 
@@ -87,10 +88,8 @@ export async function serveWatch(
 
   let contentType = 'application/json';
   let headers = true;
-  // a custom resource is served at every version of its CRD, the same object (conversion None)
-  let transform = info.crd
-    ? (o: unknown): unknown => ({ ...(o as object), apiVersion: info.apiVersion })
-    : (o: unknown): unknown => o;
+  // a custom resource at every version of its CRD (conversion None), an HPA at autoscaling/v1 too
+  let transform = asServed(info);
   if (rep.as === 'Table') {
     contentType = `application/json;as=Table;v=${rep.version};g=meta.k8s.io`;
     transform = (o) => {

@@ -159,6 +159,38 @@ for (const version of VERSIONS) {
       expect(pods.split('\n').filter((l) => /^web-\S+\s+100m\s+64Mi/.test(l))).toHaveLength(3);
     });
 
+    it('autoscale posts autoscaling/v1 (stored as v2, read back as v1); get componentstatuses', () => {
+      expect(
+        ok('-n', 'demo', 'autoscale', 'deployment', 'web', '--min=2', '--max=5', '--cpu-percent=70'),
+      ).toBe('horizontalpodautoscaler.autoscaling/web autoscaled\n');
+      expect(ok('-n', 'demo', 'get', 'hpa', 'web')).toMatch(
+        /\nweb\s+Deployment\/web\s+cpu: (<unknown>|\d+%)\/70%\s+2\s+5\s+\d+/,
+      );
+      const v2 = JSON.parse(ok('-n', 'demo', 'get', 'hpa', 'web', '-o', 'json'));
+      expect(v2.apiVersion).toBe('autoscaling/v2');
+      expect(v2.spec.metrics).toEqual([
+        {
+          type: 'Resource',
+          resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 70 } },
+        },
+      ]);
+      const v1 = JSON.parse(
+        ok('get', '--raw', '/apis/autoscaling/v1/namespaces/demo/horizontalpodautoscalers/web'),
+      );
+      expect(v1).toMatchObject({
+        apiVersion: 'autoscaling/v1',
+        spec: { minReplicas: 2, maxReplicas: 5, targetCPUUtilizationPercentage: 70 },
+      });
+      expect(v1.spec.metrics).toBeUndefined();
+      ok('-n', 'demo', 'delete', 'hpa', 'web');
+      const cs = k('get', 'componentstatuses');
+      expect(cs.code).toBe(0);
+      expect(cs.err).toContain('Warning: v1 ComponentStatus is deprecated in v1.19+');
+      expect(cs.out).toMatch(
+        /^NAME\s+STATUS\s+MESSAGE\s+ERROR\s*\nscheduler\s+Healthy\s+ok\s*\ncontroller-manager\s+Healthy\s+ok\s*\netcd-0\s+Healthy\s+ok\s*\n$/,
+      );
+    });
+
     it('apply a CRD and its custom resources: Established, printer columns, schema errors, scale', () => {
       ok('apply', '-f', join(srv.dir, 'crd.yaml'));
       expect(ok('wait', '--for=condition=Established', 'crd/widgets.example.com', '--timeout=30s')).toContain(
