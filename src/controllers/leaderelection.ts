@@ -107,7 +107,7 @@ export class LeaderElector {
   }
 
   private async tick(): Promise<void> {
-    const ok = await this.bounded(this.tryAcquireOrRenew()).catch(() => false);
+    const ok = await this.tryAcquireOrRenew().catch(() => false);
     if (this.stopped) return;
     const now = this.c.clock.now();
     if (ok) {
@@ -122,21 +122,6 @@ export class LeaderElector {
       this.c.onStoppedLeading?.();
     }
     this.schedule(this.retryMs);
-  }
-
-  /**
-   * A leader's attempt ends unanswered at renewDeadline after its last renewal (client-go's renew
-   * runs under a context with RenewDeadline's timeout): a call that hangs — an etcd member that
-   * stopped answering — must not keep a leader leading past its Lease.
-   */
-  private bounded(attempt: Promise<boolean>): Promise<boolean> {
-    if (!this.leading) return attempt;
-    const left = this.lastRenewMs + (this.c.renewDeadlineMs ?? 10_000) - this.c.clock.now();
-    let timer: TimerHandle | undefined;
-    const expired = new Promise<boolean>((resolve) => {
-      timer = this.c.clock.setTimer(() => resolve(false), Math.max(0, left));
-    });
-    return Promise.race([attempt, expired]).finally(() => this.c.clock.clearTimer(timer!));
   }
 
   private async tryAcquireOrRenew(): Promise<boolean> {
