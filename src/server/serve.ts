@@ -94,7 +94,10 @@ export function snapshotScenario(objects: KubeObject[], source: string): Scenari
   );
   sc.pools = [];
   sc.snapshotNodes = objects.filter((o) => o.kind === 'Node').map((o) => prepareForCreate(o) as Node);
-  sc.snapshotObjects = objects.filter((o) => o.kind !== 'Node').map((o) => prepareForCreate(o));
+  // uids kept until created: the snapshot's pods stay owned by its DaemonSets and ReplicaSets
+  sc.snapshotObjects = objects
+    .filter((o) => o.kind !== 'Node')
+    .map((o) => prepareForCreate(o, { keepUid: true }));
   return sc;
 }
 

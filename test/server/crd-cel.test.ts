@@ -157,7 +157,7 @@ describe.skipIf(!builtCli)('CRD validation rules (x-kubernetes-validations)', ()
     );
     for (let i = 0; i < 50 && (await call('GET', base)).code !== 200; i++)
       await new Promise((r) => setTimeout(r, 100));
-  }, 60_000);
+  }, 240_000);
   afterAll(async () => {
     await srv?.stop();
   });

@@ -97,7 +97,7 @@ describe.skipIf(!builtCli)('watch fan-out: shared encodings, batched writes', ()
       if (r === 200) break;
       await new Promise((r) => setTimeout(r, 100));
     }
-  }, 60_000);
+  }, 240_000);
   afterAll(async () => {
     await srv?.stop();
   });
@@ -168,5 +168,5 @@ describe.skipIf(!builtCli)('watch fan-out: shared encodings, batched writes', ()
         expect(inOrder(rvs(s, (o) => o.metadata.resourceVersion))).toBe(true);
         expect(events(s).every((e) => e.object.apiVersion === `example.com/${version}`)).toBe(true);
       }
-  }, 60_000);
+  }, 240_000);
 });
