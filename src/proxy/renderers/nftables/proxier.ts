@@ -28,6 +28,7 @@ import {
   resolveLocalDetector,
 } from '../../model/index.js';
 import {
+  checkStream,
   masqueradeMarkOf,
   type Proxier,
   type ProxierOptions,
@@ -130,6 +131,7 @@ export class NftablesProxier implements Proxier<NftSyncResult> {
     // checked now, so that a bad value fails here and not at the first sync
     newNodePortAddresses(options.nodePortAddresses, family, state.node);
     this.clock = options.clock ?? new WallClock();
+    checkStream('NftablesProxier', options);
     this.index = options.incremental === false ? null : new PortIndex(this.maps);
   }
 
@@ -184,7 +186,7 @@ export class NftablesProxier implements Proxier<NftSyncResult> {
       }
     }
 
-    const tx = new NftTransaction(tableFamily, KUBE_PROXY_TABLE);
+    const tx = new NftTransaction(tableFamily, KUBE_PROXY_TABLE, this.options.stream);
     if (!tryPartial) {
       for (const c of writeSetup(tx, this.cfg, this.nodePortIPs(), !this.flushed)) this.addKernelChain(c);
       this.flushed = true;
@@ -208,6 +210,7 @@ export class NftablesProxier implements Proxier<NftSyncResult> {
       else written = this.writeChanged(tx, keys, released, now);
     }
 
+    tx.end();
     this.needFullSync = false;
     const staleText = staleTx.toString();
     const artifacts: ProxyArtifact[] = staleText ? [{ name: 'stale-chains.nft', text: staleText }] : [];
