@@ -129,7 +129,9 @@ export async function serveCluster(opts: ServeOptions): Promise<ServedCluster> {
   const etcd = opts.etcdServers ? await openEtcd(opts.etcdServers, opts.etcdTls) : undefined;
   if (etcd?.resumed)
     opts.onNotice?.(
-      `etcd ${opts.etcdServers!.join(',')} already holds ${etcd.keys} keys under /registry/ (revision ${etcd.revision}): resuming that cluster, the scenario's objects are not created`,
+      etcd.keys > 0
+        ? `etcd ${opts.etcdServers!.join(',')} already holds ${etcd.keys} keys under /registry/ (revision ${etcd.revision}): resuming that cluster, the scenario's objects are not created`
+        : `etcd ${opts.etcdServers!.join(',')}: another serve is making the cluster there; joining it, the scenario's objects are not created`,
     );
   const elect = etcd && opts.leaderElection !== false ? (opts.leaderElection ?? {}) : undefined;
   const sim = new Simulation(sc, {

@@ -46,8 +46,8 @@ describe.skipIf(!ready)('kubesim serve /ui in Chromium', () => {
     mkdirSync(shots, { recursive: true });
     srv = await startServe(['--cluster', join(packageRoot(), 'examples/snapshot/cluster.yaml')]);
     await api('/api/v1/namespaces/default/pods', pod('huge', '64'));
-    // the scheduler has tried it: its FitError is on the pod
-    for (let i = 0; i < 100; i++) {
+    // the scheduler has tried it: its FitError is on the pod (a deadline: a busy machine is slow)
+    for (const end = Date.now() + 60_000; Date.now() < end; ) {
       const p = await api('/api/v1/namespaces/default/pods/huge');
       if (p.status?.conditions?.some((c: { type: string }) => c.type === 'PodScheduled')) break;
       await new Promise((r) => setTimeout(r, 100));
