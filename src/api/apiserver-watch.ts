@@ -184,6 +184,7 @@ export async function watchObjects<T extends KubeObject>(
         else if (cur) emit('ADDED', objectOf(ev));
         else if (prev) emit('DELETED', objectOf(ev));
       } else {
+        revisions?.deleted(ev.kv);
         if (!ev.prevKv) continue;
         if (filtering && !matches(probes.probe(ev.prevKv), labels, fields)) continue;
         emit('DELETED', deletedOf(ev));

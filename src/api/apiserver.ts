@@ -203,7 +203,7 @@ export class ApiServer {
         if (!resp.succeeded) throw alreadyExists(info.qualifiedResource, m.name!);
         m.resourceVersion = String(resp.header.revision);
         releases.length = 0;
-        this.remember(info, key, resp.header.revision, o, valid);
+        this.remember(info, key, resp.header.revision, valid);
         this.afterWrite(info, o);
         return o as T;
       } finally {
@@ -345,6 +345,7 @@ export class ApiServer {
           if (info.kind === 'Service') this.services.carry(old, next);
           await builtinAdmission(this.store, 'UPDATE', info, next, old);
           if (!deepEqual(old.spec, next.spec)) nm.generation = (om.generation ?? 0) + 1;
+          if (info.kind === 'DaemonSet') bumpTemplateGeneration(old, next);
         }
 
         await admit(
@@ -394,7 +395,7 @@ export class ApiServer {
         this.revisions.delete(key);
         await this.afterDelete(info, next);
       } else {
-        this.remember(info, key, resp.header.revision, next, valid);
+        this.remember(info, key, resp.header.revision, valid);
         this.afterWrite(info, next);
       }
       return next as unknown as T;
@@ -584,9 +585,9 @@ export class ApiServer {
     initialStatus(o);
   }
 
-  /** What was just stored as key@rev, for the kinds revision-cache.ts caches. */
-  private remember(info: ResourceInfo, key: string, rev: number, o: Obj, valid: boolean): void {
-    if (cachesRevisions(info)) this.revisions.written(key, rev, o, valid);
+  /** key@rev was just stored (`valid`: it passed validation cleanly), for revision-cache.ts. */
+  private remember(info: ResourceInfo, key: string, rev: number, valid: boolean): void {
+    if (cachesRevisions(info)) this.revisions.written(key, rev, valid);
   }
 
   /** A stored CRD serves its kind from now on. */
@@ -637,6 +638,18 @@ export class ApiServer {
   private isGracefulPod(obj: Obj): boolean {
     return obj.kind === 'Pod' && (obj.metadata.deletionGracePeriodSeconds ?? 0) > 0;
   }
+}
+
+/**
+ * daemonset strategy PrepareForUpdate: a changed template bumps spec.templateGeneration, which
+ * apps/v1 carries in the deprecated.daemonset.template.generation annotation. Only an object that
+ * has the annotation (a DaemonSet from a snapshot) is bumped: kubesim does not set it on create.
+ */
+function bumpTemplateGeneration(old: Obj, next: Obj): void {
+  const key = 'deprecated.daemonset.template.generation';
+  const g = old.metadata?.annotations?.[key];
+  if (g === undefined || deepEqual(old.spec?.template, next.spec?.template)) return;
+  next.metadata.annotations = { ...next.metadata.annotations, [key]: String(Number(g) + 1) };
 }
 
 /**

@@ -25,6 +25,22 @@ export const KUBERNETES_RELEASE = 'v1.34';
  */
 export const KUBERNETES_VERSION = { major: '1', minor: '34', gitVersion: 'v1.34.0' } as const;
 
+/**
+ * The status.nodeInfo a kubelet of this release registers its node with (upstream
+ * pkg/kubelet/nodestatus VersionInfo and GoRuntime setters): kubeletVersion, and the operating
+ * system and architecture of its node labels. kubeProxyVersion is not set (DisableNodeKubeProxyVersion,
+ * on since v1.31); machine, kernel and runtime fields are not modelled.
+ */
+export function registeredNodeInfo(
+  labels: Readonly<Record<string, string>> | undefined,
+): Record<string, string> {
+  return {
+    kubeletVersion: KUBERNETES_VERSION.gitVersion,
+    operatingSystem: labels?.['kubernetes.io/os'] ?? 'linux',
+    architecture: labels?.['kubernetes.io/arch'] ?? 'amd64',
+  };
+}
+
 /** How metadata.name is validated (upstream: the kind's ValidateXName function). */
 export type NameRule = 'subdomain' | 'label' | 'dns1035' | 'path' | 'any';
 

@@ -508,14 +508,17 @@ export function inCreationOrder<T extends { object: KubeObject }>(objects: reado
 /**
  * Strip what the server sets (resourceVersion, uid, creationTimestamp, generation, managedFields,
  * selfLink, deletion fields) so an object from a `kubectl get -o yaml` snapshot can be created.
- * Status is kept (Nodes keep it on create; for other kinds apply it with updateStatus).
+ * Status is kept (Nodes keep it on create; for other kinds apply it with updateStatus). With
+ * `keepUid` the uid stays, for a loader that maps it to the uid the object gets when created and
+ * rewrites its dependents' ownerReferences (sim/owner-order.ts): a snapshot's pods stay owned by
+ * its DaemonSets and ReplicaSets, which adopt them instead of making new ones.
  */
-export function prepareForCreate<T extends KubeObject>(obj: T): T {
+export function prepareForCreate<T extends KubeObject>(obj: T, opts: { keepUid?: boolean } = {}): T {
   const copy = structuredClone(obj);
   const m = (copy.metadata ?? {}) as Record<string, unknown>;
   for (const f of [
     'resourceVersion',
-    'uid',
+    ...(opts.keepUid ? [] : ['uid']),
     'creationTimestamp',
     'generation',
     'managedFields',

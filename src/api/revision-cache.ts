@@ -1,10 +1,10 @@
 /**
- * One decoded, deep-frozen object per stored key revision, for the kinds whose writes go through
- * this ApiServer often and whose objects every in-process informer keeps anyway (Leases: a node's
- * kubelet renews its Lease every 10 s). The write path leaves its result here; the next update of
- * the key takes it as the old object instead of decoding the stored bytes, and the watchers that
- * share objects (the in-process informers, apiserver-watch.ts `sharedObjects`) get it instead of a
- * decode of their own. An entry is used only for the exact revision it was made from
+ * One decoded, deep-frozen object per stored key revision, shared by the update path, the watch
+ * fan-out and the in-process informers, for the kinds those informers keep anyway (a node's kubelet
+ * renews its Lease every 10 s; pods and nodes post status). The first of the write path and the
+ * watchers (apiserver-watch.ts `sharedObjects`) to need the object of a revision decodes it and
+ * leaves it here; the next update of the key takes it as its old object instead of decoding the
+ * stored bytes again. An entry is used only for the exact revision it was made from
  * (`kv.modRevision`), so a write that bypassed it (another ApiServer on the same store, a direct
  * store write) only costs a decode, never a stale object.
  *
@@ -12,10 +12,11 @@
  * a Lease renewal (apiserver-lease.ts) changes only a field validation never reads, so its result
  * is known without walking the object again.
  *
- * One entry per key (the newest revision written here), dropped when the key is deleted: the
- * objects are the ones the informers hold, so the cache costs a map entry per key, not a copy.
+ * One entry per key (its newest revision a sharing watcher decoded), dropped when the key is
+ * deleted: the objects are the ones the informers hold, so the cache costs a map entry per key,
+ * not a copy.
  */
-import { copyOut, type Obj } from './apiserver-kv.js';
+import type { Obj } from './apiserver-kv.js';
 import type { ResourceInfo } from './registry.js';
 import type { KeyValue } from '../store/types.js';
 
@@ -38,11 +39,13 @@ export interface CachedRevision {
 }
 
 /**
- * The kinds whose newest revision the server keeps decoded: Leases, renewed by every kubelet
- * every 10 s and held by the node lifecycle controller's informer (the same frozen objects).
+ * The kinds whose newest revision the server keeps decoded: the built-in kinds the in-process
+ * informers hold anyway (the same frozen objects), but Events (written once, kept by nobody but an
+ * observer's slimmed copy, and expired by the store itself) and Services (service-allocation.ts
+ * carries sub-objects of the old Service into the new one).
  */
 export function cachesRevisions(info: ResourceInfo): boolean {
-  return info.kind === 'Lease' && !info.crd;
+  return !info.crd && info.kind !== 'Event' && info.kind !== 'Service';
 }
 
 export class RevisionCache {
@@ -64,17 +67,23 @@ export class RevisionCache {
   }
 
   /**
-   * The write path stored `obj` as key@rev (`valid`: it passed validation cleanly). With no entry
-   * for that revision yet (no watcher decoded it), keep a frozen copy: `obj` stays the caller's.
+   * The write path stored key@rev (`valid`: it passed validation cleanly). The object is cached
+   * only once a sharing watcher decoded it (the memory store delivers before the writer resumes):
+   * a copy of its own would be a second object per key where nobody watches.
    */
-  written(key: string, rev: number, obj: Obj, valid: boolean): void {
+  written(key: string, rev: number, valid: boolean): void {
     const e = this.byKey.get(key);
     if (e && e.rev === rev) e.valid = valid;
-    else if (!e || e.rev < rev) this.byKey.set(key, { rev, obj: deepFreeze(copyOut<Obj>(obj)), valid });
   }
 
   delete(key: string): void {
     this.byKey.delete(key);
+  }
+
+  /** a watcher saw the key deleted at kv.modRevision: forget what is older */
+  deleted(kv: KeyValue): void {
+    const e = this.byKey.get(kv.key);
+    if (e && e.rev < kv.modRevision) this.byKey.delete(kv.key);
   }
 
   get size(): number {

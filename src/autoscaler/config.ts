@@ -7,6 +7,7 @@
  */
 import type { Node, Taint } from '../api/types.js';
 import { parseQuantity } from '../api/quantity.js';
+import { registeredNodeInfo } from '../api/kinds.js';
 import { wellKnownNodeLabels } from '../api/topology.js';
 import { LIMITS } from '../util/limits.js';
 import { checkKnownFields, failAt, parseDuration, ScenarioError } from '../util/scenario-input.js';
@@ -207,19 +208,17 @@ function parseGroup(g: unknown, at: (p: string) => string, w: string): NodeGroup
 /** A node of the group, as its kubelet would register it (labels, capacity, taints). */
 export function groupNode(g: NodeGroupSpec, name: string): Node {
   const res = { cpu: g.cpu, memory: g.memory, pods: String(g.pods) };
+  const labels = {
+    ...wellKnownNodeLabels({ name, zone: g.zone, pool: g.template }),
+    [NODE_GROUP_LABEL]: g.name,
+    ...g.labels,
+  };
   return {
     apiVersion: 'v1',
     kind: 'Node',
-    metadata: {
-      name,
-      labels: {
-        ...wellKnownNodeLabels({ name, zone: g.zone, pool: g.template }),
-        [NODE_GROUP_LABEL]: g.name,
-        ...g.labels,
-      },
-    },
+    metadata: { name, labels },
     spec: { taints: g.taints.length ? structuredClone(g.taints) : undefined },
-    status: { capacity: res, allocatable: res, conditions: [] },
+    status: { capacity: res, allocatable: res, conditions: [], nodeInfo: registeredNodeInfo(labels) },
   };
 }
 

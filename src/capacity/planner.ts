@@ -162,7 +162,11 @@ export function replicaOf(shape: Pod, i: number): Pod {
   return pod;
 }
 
-function newCore(state: ClusterState, cluster: ClusterFile, o: SchedulerChoice): SchedulerCore {
+function newCore(
+  state: ClusterState & { clones?: ReadonlyMap<string, string> },
+  cluster: ClusterFile,
+  o: SchedulerChoice,
+): SchedulerCore {
   return new SchedulerCore({
     config: o.config,
     kernel: o.kernel ?? 'wasm',
@@ -175,7 +179,7 @@ function newCore(state: ClusterState, cluster: ClusterFile, o: SchedulerChoice):
       replicaSets: cluster.replicaSets,
       others: cluster.others as ClusterObjects['others'],
       storage: storageOf(cluster),
-      resources: resourcesOf(cluster),
+      resources: resourcesOf(cluster, state.clones),
     },
     outOfTree: o.outOfTree,
     extraScore: o.extraScore,

@@ -7,19 +7,45 @@
  * (upstream adds a random suffix; a plan's names are fixed).
  */
 import { claimFromTemplate, podResourceClaims, podResourceClaimStatuses } from '../api/resource-claims.js';
-import type { ResourceObjects } from '../api/resource-types.js';
+import type { ResourceObjects, ResourceSlice } from '../api/resource-types.js';
 import type { Pod } from '../api/types.js';
 import type { ClusterFile } from '../scheduler/framework/cluster-file.js';
 import type { SchedulerCore } from '../scheduler/scheduler.js';
 
-/** The snapshot's resource.k8s.io objects, with a claim list copy the planner may add to. */
-export function resourcesOf(cluster: ClusterFile): ResourceObjects {
+/**
+ * The snapshot's resource.k8s.io objects, with a claim list copy the planner may add to. A node an
+ * `add-nodes` what-if cloned (`clones`: new node → template) gets a copy of each of the template's
+ * node-local ResourceSlices, as its DRA driver would publish them: the same devices, `nodeName` the
+ * new node, and the pool renamed after it (a pool named after the template node) or suffixed with it,
+ * so that no two nodes share a pool.
+ */
+export function resourcesOf(cluster: ClusterFile, clones?: ReadonlyMap<string, string>): ResourceObjects {
   const r = cluster.resources ?? {};
+  let slices = r.resourceSlices ?? [];
+  if (clones?.size && slices.length) {
+    const byNode = new Map<string, ResourceSlice[]>();
+    for (const s of slices)
+      if (s.spec.nodeName) byNode.set(s.spec.nodeName, [...(byNode.get(s.spec.nodeName) ?? []), s]);
+    const added: ResourceSlice[] = [];
+    for (const [node, template] of clones)
+      for (const s of byNode.get(template) ?? []) {
+        const pool = s.spec.pool.name === template ? node : `${s.spec.pool.name}-${node}`;
+        added.push({
+          ...s,
+          metadata: {
+            name: `${s.metadata.name}-${node}`,
+            uid: `whatif-resourceslice-${s.metadata.name}-${node}`,
+          },
+          spec: { ...s.spec, nodeName: node, pool: { ...s.spec.pool, name: pool } },
+        });
+      }
+    if (added.length) slices = [...slices, ...added];
+  }
   return {
     deviceClasses: r.deviceClasses ?? [],
     resourceClaims: [...(r.resourceClaims ?? [])],
     resourceClaimTemplates: r.resourceClaimTemplates ?? [],
-    resourceSlices: r.resourceSlices ?? [],
+    resourceSlices: slices,
   };
 }
 

@@ -217,7 +217,7 @@ export function runStrategy(
       replicaSets: cluster.replicaSets,
       others: cluster.others as ClusterObjects['others'],
       storage: storageOf(cluster),
-      resources: resourcesOf(cluster),
+      resources: resourcesOf(cluster, w.clones),
     },
     outOfTree: strategy.outOfTree,
     extraScore: strategy.extraScore,

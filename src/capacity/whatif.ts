@@ -58,6 +58,8 @@ export interface WhatIfResult extends ClusterState {
   displaced: Pod[];
   /** human-readable summary of what changed, one line per what-if */
   applied: string[];
+  /** nodes added by add-nodes → the template node each was cloned from (its ResourceSlices go with it) */
+  clones: Map<string, string>;
 }
 
 export class WhatIfError extends Error {
@@ -225,6 +227,7 @@ export function applyWhatIfs(state: ClusterState, whatIfs: WhatIf[]): WhatIfResu
   let pods = state.pods.slice();
   const displaced: Pod[] = [];
   const applied: string[] = [];
+  const clones = new Map<string, string>();
   const byName = () => new Map(nodes.map((n) => [n.metadata.name ?? '', n]));
 
   const removeNodes = (names: Set<string>) => {
@@ -356,6 +359,7 @@ export function applyWhatIfs(state: ClusterState, whatIfs: WhatIf[]): WhatIfResu
           const n = cloneNode(t, name, w.zone);
           nodes.push(n);
           known.set(name, n);
+          clones.set(name, clones.get(w.template) ?? w.template);
         }
         applied.push(`added ${w.count} node(s) like ${w.template}${w.zone ? ` in zone ${w.zone}` : ''}`);
         break;
@@ -364,5 +368,5 @@ export function applyWhatIfs(state: ClusterState, whatIfs: WhatIf[]): WhatIfResu
   }
   // controllers recreate higher-priority pods first: the planner places displaced pods in this order
   displaced.sort((a, b) => (b.spec.priority ?? 0) - (a.spec.priority ?? 0));
-  return { nodes, pods, displaced, applied };
+  return { nodes, pods, displaced, applied, clones };
 }

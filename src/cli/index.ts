@@ -119,6 +119,8 @@ if (invokedDirectly) {
   });
   main(process.argv).then((code) => {
     settled = true;
-    process.exit(code);
+    // writes to a pipe may still be queued (a ruleset of megabytes): process.exit would cut them
+    // off at the pipe's 64 KiB, so exit once stdout has taken everything written before
+    process.stdout.write('', () => process.exit(code));
   });
 }

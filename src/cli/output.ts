@@ -54,31 +54,71 @@ export function isStructured(format: Format): format is 'json' | 'yaml' {
   return format === 'json' || format === 'yaml';
 }
 
-/** Writes the command's output: to --out (atomically) when given, else to stdout. */
+/** Output written piece by piece: `commit` ends it (--out: renamed into place), `abort` drops it. */
+export interface ChunkWriter {
+  write(chunk: Uint8Array): void;
+  commit(): void;
+  abort(): void;
+}
+
+/**
+ * Opens --out (a temporary file beside it, renamed on commit: replaced atomically, as emit) or
+ * stdout for output written as it is produced (a streamed ruleset).
+ */
+export function openOutput(o: { out?: string }): ChunkWriter {
+  if (!o.out) return { write: (c) => void process.stdout.write(c), commit() {}, abort() {} };
+  const out = o.out;
+  const tmp = join(dirname(out), `.${basename(out)}.${process.pid}.tmp`);
+  const fail = (e: unknown) => {
+    rmSync(tmp, { force: true });
+    return new CliError(`--out ${out}: cannot write: ${(e as Error).message}`);
+  };
+  let fd: number;
+  try {
+    fd = openSync(tmp, 'w');
+  } catch (e) {
+    throw fail(e);
+  }
+  let open = true;
+  const close = () => {
+    if (open) closeSync(fd);
+    open = false;
+  };
+  return {
+    write(c) {
+      try {
+        writeSync(fd, c);
+      } catch (e) {
+        close();
+        throw fail(e);
+      }
+    },
+    commit() {
+      try {
+        close();
+        renameSync(tmp, out);
+      } catch (e) {
+        throw fail(e);
+      }
+    },
+    abort() {
+      close();
+      rmSync(tmp, { force: true });
+    },
+  };
+}
+
 /**
  * Writes byte chunks to --out (atomically, as emit) or stdout, without joining them: a large
  * ruleset may be longer than the longest string V8 can build.
  */
 export function emitChunks(o: { out?: string }, chunks: readonly Uint8Array[]): void {
-  if (!o.out) {
-    for (const c of chunks) process.stdout.write(c);
-    return;
-  }
-  const tmp = join(dirname(o.out), `.${basename(o.out)}.${process.pid}.tmp`);
-  try {
-    const fd = openSync(tmp, 'w');
-    try {
-      for (const c of chunks) writeSync(fd, c);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(tmp, o.out);
-  } catch (e) {
-    rmSync(tmp, { force: true });
-    throw new CliError(`--out ${o.out}: cannot write: ${(e as Error).message}`);
-  }
+  const w = openOutput(o);
+  for (const c of chunks) w.write(c);
+  w.commit();
 }
 
+/** Writes the command's output: to --out (atomically) when given, else to stdout. */
 export function emit(o: { out?: string }, text: string): void {
   if (!o.out) {
     process.stdout.write(text);

@@ -383,6 +383,7 @@ export async function run(
   o: InputOpts,
   cmd?: Command,
   onStep: (what: string) => void = () => {},
+  stream?: (chunk: Uint8Array) => void,
 ): Promise<Run> {
   const { node, families, services, slices, options, renderer, generated, sources, load } = await prepare(
     o,
@@ -390,7 +391,10 @@ export async function run(
   );
   const churn = churnOf(o);
   const invalid: string[] = [];
-  const newTarget = () => new MetaProxier(node, families, (state) => renderer.createProxier(state, options));
+  // streamed: rendered from scratch (the reference walk, no per-port caches) and written out as it goes
+  const proxierOptions = stream ? { ...options, incremental: false, stream } : options;
+  const newTarget = () =>
+    new MetaProxier(node, families, (state) => renderer.createProxier(state, proxierOptions));
 
   let target: MetaProxier;
   const syncs: FamilySync[][] = [];

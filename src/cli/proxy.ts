@@ -11,6 +11,7 @@ import {
   emitChunks,
   type Format,
   isStructured,
+  openOutput,
   structured,
 } from './output.js';
 import { progress } from './progress.js';
@@ -32,6 +33,9 @@ interface RenderOpts extends InputOpts {
   allNodes?: boolean;
   threads?: string;
 }
+
+/** modes whose proxiers take ProxierOptions.stream */
+const STREAMED_MODES = ['iptables', 'nftables'];
 
 interface CheckOpts extends InputOpts {
   backend: 'nft' | 'legacy' | 'all';
@@ -136,8 +140,19 @@ async function renderCommand(o: RenderOpts, cmd: Command): Promise<void> {
   const bar = progress('proxy render', o.progress);
   const total = runSteps(o) + repeat;
   let step = 0;
-  const r = await run(o, cmd, (what) => bar.update(++step, total, what)).catch((e) => {
+  // one full sync of one family, printed as it is: written to the output while it is rendered
+  const streamed =
+    o.output === 'rules' &&
+    !o.stats &&
+    !o.sorted &&
+    o.family !== 'dual' &&
+    runSteps(o) === 2 &&
+    repeat === 0 &&
+    STREAMED_MODES.includes(o.mode);
+  const writer = streamed ? openOutput(o) : undefined;
+  const r = await run(o, cmd, (what) => bar.update(++step, total, what), writer?.write).catch((e) => {
     bar.finish();
+    writer?.abort();
     throw e;
   });
   const outputs = r.syncs.flat();
@@ -211,7 +226,11 @@ async function renderCommand(o: RenderOpts, cmd: Command): Promise<void> {
     process.stdout.write(summaryText(o.format ?? 'table'));
     return;
   }
-  if (o.output === 'rules') emitChunks(o, rules());
+  if (writer) {
+    // the text is out; what follows it (artifacts) is written as an unstreamed render writes it
+    for (const c of rules()) writer.write(c);
+    writer.commit();
+  } else if (o.output === 'rules') emitChunks(o, rules());
   else emit(o, summaryText(o.output));
   if (o.output === 'rules' && repeatInfo) process.stderr.write(summaryText('table'));
 }

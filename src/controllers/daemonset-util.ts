@@ -83,9 +83,20 @@ export function getTargetNodeName(pod: Pod): string | undefined {
   return undefined;
 }
 
-/** IsPodUpdated: the pod carries the current revision's hash (template generation not modelled). */
-export function isPodUpdated(pod: Pod, hash: string): boolean {
-  return hash.length > 0 && pod.metadata.labels?.[CONTROLLER_REVISION_HASH_LABEL] === hash;
+/** the DaemonSet's template generation (apps/v1: the deprecated.daemonset.template.generation annotation) */
+export function templateGeneration(ds: DaemonSet): string | undefined {
+  return ds.metadata.annotations?.['deprecated.daemonset.template.generation'];
+}
+
+/**
+ * IsPodUpdated: the pod carries the current revision's hash, or the DaemonSet's template
+ * generation in its pod-template-generation label (how a snapshot's pods, whose hash kubesim does
+ * not compute the same way, are known to be current).
+ */
+export function isPodUpdated(pod: Pod, hash: string, generation: string | undefined): boolean {
+  const labels = pod.metadata.labels;
+  const templateMatches = generation !== undefined && labels?.['pod-template-generation'] === generation;
+  return templateMatches || (hash.length > 0 && labels?.[CONTROLLER_REVISION_HASH_LABEL] === hash);
 }
 
 function rollingParams(ds: DaemonSet) {

@@ -21,8 +21,10 @@
  *   a pod pinned to it by affinity before the scheduler binds it, as upstream's GetTargetNodeName).
  *
  * Simplified (docs/controllers.md): no ControllerRevision objects — the revision hash is computed
- * from the template (the same hash function as the Deployment controller's pod-template-hash) and
- * the deprecated pod-template-generation label is not written; no adoption of orphan pods by
+ * from the template (the same hash function as the Deployment controller's pod-template-hash), so
+ * a snapshot's pods are known current by their pod-template-generation label and the DaemonSet's
+ * deprecated.daemonset.template.generation annotation (IsPodUpdated); that label is not written on
+ * new pods; no adoption of orphan pods by
  * selector; pods bound to a deleted node are left to the pod garbage collector (podgc.ts).
  */
 import { compileRequiredNodeAffinity } from '../api/node-affinity.js';
@@ -37,6 +39,7 @@ import {
   comparePodsByCreation,
   getTargetNodeName,
   isPodUpdated,
+  templateGeneration,
   nodeShouldRunDaemonPod,
   replaceDaemonSetPodNodeNameNodeAffinity,
   surgeCount,
@@ -414,7 +417,7 @@ export class DaemonSetController {
       const replacements: Pod[] = [];
       const candidates: Pod[] = [];
       for (const name of nodeNames) {
-        const found = findUpdatedPodsOnNode(byNode.get(name)!, hash);
+        const found = findUpdatedPodsOnNode(byNode.get(name)!, hash, templateGeneration(ctx.ds));
         if (!found) {
           numUnavailable++; // the manage loop prunes the excess first
           continue;
@@ -442,7 +445,7 @@ export class DaemonSetController {
     let numSurge = 0;
     let numAvailable = 0;
     for (const name of nodeNames) {
-      const found = findUpdatedPodsOnNode(byNode.get(name)!, hash);
+      const found = findUpdatedPodsOnNode(byNode.get(name)!, hash, templateGeneration(ctx.ds));
       if (!found) {
         numSurge++;
         continue;
@@ -496,7 +499,7 @@ export class DaemonSetController {
           ready++;
           if (isPodAvailable(pod, mrs, now)) available++;
         }
-        if (isPodUpdated(pod, hash)) updated++;
+        if (isPodUpdated(pod, hash, templateGeneration(ds))) updated++;
       } else if (scheduled) misscheduled++;
     }
     const next: DaemonSetStatus = {
@@ -537,12 +540,16 @@ export class DaemonSetController {
  * findUpdatedPodsOnNode: the node's one new and one old (not deleting) pod, or undefined when it has
  * more than one of either (the manage loop prunes those first).
  */
-function findUpdatedPodsOnNode(pods: Pod[], hash: string): { newPod?: Pod; oldPod?: Pod } | undefined {
+function findUpdatedPodsOnNode(
+  pods: Pod[],
+  hash: string,
+  generation: string | undefined,
+): { newPod?: Pod; oldPod?: Pod } | undefined {
   let newPod: Pod | undefined;
   let oldPod: Pod | undefined;
   for (const p of pods) {
     if (p.metadata.deletionTimestamp) continue;
-    if (isPodUpdated(p, hash)) {
+    if (isPodUpdated(p, hash, generation)) {
       if (newPod) return undefined;
       newPod = p;
     } else {

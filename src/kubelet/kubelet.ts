@@ -33,6 +33,7 @@
  * Simplified: restartPolicy Always containers never crash or restart; probes succeed on their first
  * try.
  */
+import { registeredNodeInfo } from '../api/kinds.js';
 import type { Lease, Node, NodeCondition, Pod, PodCondition } from '../api/types.js';
 import { type ApiClient, isConflict, isNotFound, keyOf } from '../client/api.js';
 import type { InformerFactory } from '../client/factory.js';
@@ -472,7 +473,15 @@ export class KubeletFleet {
     this.api
       .updateStatus<Node>('nodes', {
         ...node,
-        status: { ...(node.status ?? {}), conditions, images: images.length ? images : node.status?.images },
+        status: {
+          ...(node.status ?? {}),
+          conditions,
+          images: images.length ? images : node.status?.images,
+          // VersionInfo: a node registered without it gets this release's; a snapshot's keeps its own
+          nodeInfo: node.status?.nodeInfo?.kubeletVersion
+            ? node.status.nodeInfo
+            : { ...node.status?.nodeInfo, ...registeredNodeInfo(node.metadata.labels) },
+        },
       })
       .then(() => {
         n.posting = false;

@@ -6,6 +6,7 @@
  * scenario's objects are not created over them.
  */
 import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { EtcdStore, type EtcdStoreOptions } from '../store/etcd/etcd-store.js';
 
 export interface EtcdBackend {
@@ -82,5 +83,34 @@ export async function openEtcd(endpoints: string[], tlsFlags: EtcdTlsFlags = {})
   } finally {
     await probe.close();
   }
-  return { store: new EtcdStore({ endpoints, tls }), resumed: keys > 0, keys, revision };
+  const store = new EtcdStore({ endpoints, tls });
+  let resumed = keys > 0;
+  if (!resumed) {
+    try {
+      resumed = !(await claimBootstrap(store));
+    } catch (e) {
+      await store.close();
+      throw new Error(`--etcd-servers ${endpoints.join(',')}: ${(e as Error).message}`);
+    }
+  }
+  return { store, resumed, keys, revision };
+}
+
+/** written when a serve makes a new cluster in an empty etcd (under /registry/, so a wipe takes it too) */
+export const BOOTSTRAP_KEY = '/registry/kubesim/bootstrap';
+
+/**
+ * Of several serves started together on an empty etcd exactly one makes the cluster: a transaction
+ * writes BOOTSTRAP_KEY only while nothing is under /registry/; the others resume what it makes.
+ */
+async function claimBootstrap(store: EtcdStore): Promise<boolean> {
+  const r = await store.txn({
+    compare: [
+      { key: '/registry/', rangeEnd: '/registry0', target: 'CREATE', result: 'EQUAL', createRevision: 0 },
+    ],
+    success: [
+      { requestPut: { key: BOOTSTRAP_KEY, value: new TextEncoder().encode(`${hostname()} ${process.pid}`) } },
+    ],
+  });
+  return r.succeeded;
 }

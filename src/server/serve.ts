@@ -94,7 +94,10 @@ export function snapshotScenario(objects: KubeObject[], source: string): Scenari
   );
   sc.pools = [];
   sc.snapshotNodes = objects.filter((o) => o.kind === 'Node').map((o) => prepareForCreate(o) as Node);
-  sc.snapshotObjects = objects.filter((o) => o.kind !== 'Node').map((o) => prepareForCreate(o));
+  // uids kept until created: the snapshot's pods stay owned by its DaemonSets and ReplicaSets
+  sc.snapshotObjects = objects
+    .filter((o) => o.kind !== 'Node')
+    .map((o) => prepareForCreate(o, { keepUid: true }));
   return sc;
 }
 
@@ -126,7 +129,9 @@ export async function serveCluster(opts: ServeOptions): Promise<ServedCluster> {
   const etcd = opts.etcdServers ? await openEtcd(opts.etcdServers, opts.etcdTls) : undefined;
   if (etcd?.resumed)
     opts.onNotice?.(
-      `etcd ${opts.etcdServers!.join(',')} already holds ${etcd.keys} keys under /registry/ (revision ${etcd.revision}): resuming that cluster, the scenario's objects are not created`,
+      etcd.keys > 0
+        ? `etcd ${opts.etcdServers!.join(',')} already holds ${etcd.keys} keys under /registry/ (revision ${etcd.revision}): resuming that cluster, the scenario's objects are not created`
+        : `etcd ${opts.etcdServers!.join(',')}: another serve is making the cluster there; joining it, the scenario's objects are not created`,
     );
   const elect = etcd && opts.leaderElection !== false ? (opts.leaderElection ?? {}) : undefined;
   const sim = new Simulation(sc, {

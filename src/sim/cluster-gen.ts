@@ -9,6 +9,7 @@
  * const pending = generatePods({ seed: 8, count: 1000, cluster });
  * ```
  */
+import { registeredNodeInfo } from '../api/kinds.js';
 import { wellKnownNodeLabels } from '../api/topology.js';
 import type { Container, Node, NodeSelectorRequirement, Pod, Taint, Toleration } from '../api/types.js';
 import { Rng } from '../util/rng.js';
@@ -186,6 +187,8 @@ export function generateCluster(opts: ClusterGenOptions): GeneratedCluster {
         })),
       },
     });
+    const made = nodes[nodes.length - 1]!;
+    made.status!.nodeInfo = registeredNodeInfo(made.metadata.labels);
     // running pods up to a per-node utilization drawn around the mean
     const target = Math.min(
       0.98,

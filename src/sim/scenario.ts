@@ -25,6 +25,7 @@ import { prepareForCreate } from '../api/manifest.js';
 import { ManifestError, readInputTextSync } from '../api/manifest-read.js';
 import { bytes, parseQuantity } from '../api/quantity.js';
 import { parseNodeDevices } from '../api/resource-slices.js';
+import { registeredNodeInfo } from '../api/kinds.js';
 import { wellKnownNodeLabels } from '../api/topology.js';
 import type { KubeObject, Node, Taint } from '../api/types.js';
 import { ConfigError, parseSchedulerConfig, type SchedulerConfig } from '../scheduler/config.js';
@@ -102,12 +103,13 @@ export function parseScenario(text: string, source: string, baseDir: string): Sc
   const cluster = root.cluster ?? {};
   if (!isObj(cluster)) throw new ScenarioError(`${at('cluster')}: expected a mapping`);
   if (cluster.snapshot !== undefined) {
-    // a snapshot is state that exists: what the server set (resourceVersion, uid, …) is dropped
+    // a snapshot is state that exists: what the server set (resourceVersion, …) is dropped; the
+    // uid stays until the object is created, so that its dependents' ownerReferences follow it
     const objs = scenarioObjects(
       readRel(cluster.snapshot, 'cluster.snapshot'),
       resolve(baseDir, String(cluster.snapshot)),
       false,
-    ).map(prepareForCreate);
+    ).map((o) => prepareForCreate(o, { keepUid: true }));
     snapshotNodes = objs.filter((o) => o.kind === 'Node') as Node[];
     snapshotObjects = objs.filter((o) => o.kind !== 'Node');
   }
@@ -488,6 +490,7 @@ export function nodesFromPools(pools: NodePool[]): Node[] {
           allocatable: res,
           images: p.images.length ? p.images.map((n) => ({ names: [n], sizeBytes: 100_000_000 })) : undefined,
           conditions: [],
+          nodeInfo: registeredNodeInfo(labels),
         },
       });
     }

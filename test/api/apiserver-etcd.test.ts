@@ -153,7 +153,7 @@ describeEtcd(
       );
       expect(flat).toContain('pod p1 is already assigned to node \\"n1\\"');
       expect(flat).toContain('too old resource version: 2 (');
-    }, 60_000);
+    }, 240_000);
   },
   { shared: false },
 );

@@ -1,18 +1,20 @@
-// Lease renewals take a shortcut in the ApiServer (src/api/apiserver-lease.ts, revision-cache.ts):
-// the old object is the server's own frozen last write, and an update that only moves
-// spec.renewTime skips defaulting, validation and the whole-object comparisons. Differential test:
-// the same seeded sequence of Lease requests against two servers, one with the shortcut and one
-// with a validating admission hook that lets everything through (a hook turns the shortcut and the
-// cache off, so that server takes the full path for every request). Every answer (object or error),
-// every warning, the store's revisions and every watch event (shared frozen objects as the
-// in-process informers get them, and private copies) must be the same.
+// The ApiServer keeps one decoded, frozen object per key revision (src/api/revision-cache.ts):
+// the update path takes it as its old object, the sharing watchers hand it to the informers, and
+// a Lease update that only moves spec.renewTime skips defaulting, validation and the whole-object
+// comparisons (src/api/apiserver-lease.ts). Differential test: the same seeded sequence of
+// requests (Leases as kubelets renew them; Pods as the scheduler and kubelets write them) against
+// two servers, one with a validating admission hook that lets everything through (a hook turns
+// the cache and the shortcut off, so that server decodes and checks every request in full). Every
+// answer (object or error), every warning, the store's revisions and every watch event (shared
+// frozen objects as the in-process informers get them, and private copies) must be the same, and
+// every object a caller gets back must be its own to change.
 import { describe, expect, it } from 'vitest';
 import { AdmissionChain } from '../../src/api/admission.js';
 import { ApiServer, type ApiWatchEvent } from '../../src/api/apiserver.js';
 import { encode } from '../../src/api/codec.js';
 import { ApiError } from '../../src/api/errors.js';
 import { rfc3339Micro } from '../../src/api/time.js';
-import type { KubeObject, Lease } from '../../src/api/types.js';
+import type { KubeObject, Lease, Pod } from '../../src/api/types.js';
 import { MemoryStore } from '../../src/store/memory/store.js';
 import { ManualClock } from '../../src/util/clock.js';
 import { Rng } from '../../src/util/rng.js';
@@ -30,15 +32,17 @@ function server(shortcut: boolean) {
   const sharedObjects: KubeObject[] = [];
   const log = (to: string[], ev: ApiWatchEvent<KubeObject>) =>
     to.push(`${ev.type} ${JSON.stringify(ev.object)}`);
-  void api.watch('leases', { resourceVersion: '1', sharedObjects: true }, (ev) => {
-    log(events.shared, ev);
-    sharedObjects.push(ev.object);
-  });
-  void api.watch('leases', { resourceVersion: '1' }, (ev) => log(events.own, ev));
+  for (const resource of ['leases', 'pods']) {
+    void api.watch(resource, { resourceVersion: '1', sharedObjects: true }, (ev) => {
+      log(events.shared, ev);
+      sharedObjects.push(ev.object);
+    });
+    void api.watch(resource, { resourceVersion: '1' }, (ev) => log(events.own, ev));
+  }
   return { clock, store, api, warnings, events, sharedObjects };
 }
 
-type Step = (api: ApiServer, held: Map<string, Lease>, store: MemoryStore) => Promise<unknown>;
+type Step = (api: ApiServer, held: Map<string, Lease | Pod>, store: MemoryStore) => Promise<unknown>;
 
 const lease = (name: string, renewTime: string): Lease => ({
   apiVersion: 'coordination.k8s.io/v1',
@@ -47,13 +51,91 @@ const lease = (name: string, renewTime: string): Lease => ({
   spec: { holderIdentity: name, leaseDurationSeconds: 40, renewTime },
 });
 
-/** one seeded request: mostly renewals as a kubelet sends them, and every way to leave that path */
+const pod = (name: string): Pod => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name, namespace: 'default', labels: { app: 'web' } },
+  spec: { containers: [{ name: 'app', image: 'nginx:1.27', resources: { requests: { cpu: '100m' } } }] },
+});
+
+/** one seeded Pod request: status posts, label changes, binds, no-ops, conflicts, invalid ones, deletes */
+function podStep(rng: Rng, now: number): Step {
+  const name = `pod-${rng.int(3)}`;
+  const r = rng.int(12);
+  return async (api, held) => {
+    const p = held.get(name) as Pod | undefined;
+    if (!p) {
+      const got = await api.create(pod(name));
+      held.set(name, got);
+      return got;
+    }
+    let got: Pod;
+    switch (r) {
+      case 0:
+        got = await api.update({
+          ...p,
+          metadata: { ...p.metadata, labels: { app: 'web', v: String(now % 5) } },
+        });
+        break;
+      case 1: // unchanged: a no-op
+        got = await api.update(p);
+        break;
+      case 2: // the status in a main update is ignored (status subresource)
+        got = await api.update({ ...p, status: { phase: 'Failed' } });
+        break;
+      case 3: // an invalid container name: 422
+        got = await api.update({
+          ...p,
+          spec: { ...p.spec, containers: [{ ...p.spec.containers[0], name: 'Bad_Name' }] },
+        });
+        break;
+      case 4: // stale: 409
+        got = await api.updateStatus({ ...p, metadata: { ...p.metadata, resourceVersion: '1' } });
+        break;
+      case 5:
+        await api.bind({
+          apiVersion: 'v1',
+          kind: 'Binding',
+          metadata: { name, namespace: 'default' },
+          target: { kind: 'Node', name: 'node-1' },
+        });
+        got = await api.get<Pod>('pods', 'default', name);
+        break;
+      case 6:
+        held.delete(name);
+        return api.delete('pods', 'default', name, { gracePeriodSeconds: 0 });
+      case 7: // the caller changes what it got back (its own copy) and posts it
+        (p.status ??= {}).phase = 'Running';
+        got = await api.updateStatus(p);
+        break;
+      default: // the kubelet's status post: a condition with the time
+        got = await api.updateStatus({
+          ...p,
+          status: {
+            ...p.status,
+            phase: 'Running',
+            conditions: [
+              {
+                type: 'Ready',
+                status: now % 2 ? 'True' : 'False',
+                lastTransitionTime: new Date(now).toISOString(),
+              },
+            ],
+          },
+        });
+    }
+    held.set(name, got);
+    return got;
+  };
+}
+
+/** one seeded Lease request: mostly renewals as a kubelet sends them, and every way to leave that path */
 function step(rng: Rng, now: number): Step {
   const name = `node-${rng.int(4)}`;
   const t = rfc3339Micro(now);
   const r = rng.int(20);
   return async (api, held, store) => {
-    const l = held.get(name);
+    const l = held.get(name) as Lease | undefined;
     if (!l || r === 0) {
       const got = await api.create(lease(name, t)).catch(async (e) => {
         if (!(e instanceof ApiError) || e.reason !== 'AlreadyExists') throw e;
@@ -125,11 +207,11 @@ async function run(seed: number, shortcut: boolean) {
   const s = server(shortcut);
   await s.api.bootstrapNamespaces();
   const rng = new Rng(seed);
-  const held = new Map<string, Lease>();
+  const held = new Map<string, Lease | Pod>();
   const answers: string[] = [];
   for (let i = 0; i < 400; i++) {
     s.clock.advance(1 + rng.int(3) * 500);
-    const st = step(rng, s.clock.now());
+    const st = rng.int(4) === 0 ? podStep(rng, s.clock.now()) : step(rng, s.clock.now());
     try {
       answers.push(JSON.stringify(await st(s.api, held, s.store)));
     } catch (e) {
@@ -148,7 +230,7 @@ async function run(seed: number, shortcut: boolean) {
   };
 }
 
-describe('Lease renewals: the shortcut answers as the full update path does', () => {
+describe('cached revisions and the Lease renewal shortcut answer as the full update path does', () => {
   for (const seed of [1, 2, 3]) {
     it(`seed ${seed}: same answers, warnings, revisions and watch events`, async () => {
       const fast = await run(seed, true);
@@ -166,6 +248,7 @@ describe('Lease renewals: the shortcut answers as the full update path does', ()
       expect(text).toMatch(/^422 /m);
       expect(fast.warnings.length).toBeGreaterThan(0);
       expect(fast.events.shared.length).toBeGreaterThan(200);
+      expect(text).toMatch(/"nodeName":"node-1"/);
     });
   }
 });

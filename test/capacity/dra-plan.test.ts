@@ -29,6 +29,57 @@ describe('plan with ResourceClaims (DRA)', () => {
     ).toEqual({ 'gpu-a': 3, 'gpu-b': 4 });
   });
 
+  it('add-nodes clones the template node with its ResourceSlices (by hand: 3 + 4 + 2 × 4 = 15)', () => {
+    const r = kubesim([
+      'plan',
+      '--cluster',
+      'test/fixtures/dra/gpu-cluster.yaml',
+      '--pod',
+      'test/fixtures/dra/trainer.yaml',
+      '--what-if',
+      'add-nodes=2:gpu-b',
+      '-o',
+      'json',
+    ]);
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    const shape = JSON.parse(r.stdout).shapes[0];
+    expect(shape.fits).toBe(15);
+    // each clone publishes gpu-b's 4 GPUs in a pool of its own
+    expect(
+      Object.fromEntries(shape.perNode.map((n: { node: string; count: number }) => [n.node, n.count])),
+    ).toEqual({ 'gpu-a': 3, 'gpu-b': 4, 'gpu-b-whatif-1': 4, 'gpu-b-whatif-2': 4 });
+    expect(shape.stopReasons).toEqual({ 'cannot allocate all claims': 5 });
+  });
+
+  it('--min-nodes over a GPU node template: 7 fit, each node like gpu-a adds 4, so 20 need 4', () => {
+    const r = kubesim([
+      'plan',
+      '--cluster',
+      'test/fixtures/dra/gpu-cluster.yaml',
+      '--pod',
+      'test/fixtures/dra/trainer.yaml',
+      '--replicas',
+      '20',
+      '--min-nodes',
+      'gpu-a',
+      '-o',
+      'json',
+    ]);
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    const m = JSON.parse(r.stdout);
+    expect(m.nodes).toBe(4);
+    expect(m.tried.map((t: { add: number; fits: number }) => [t.add, t.fits])).toEqual(
+      expect.arrayContaining([
+        [0, 7],
+        [2, 15],
+        [3, 19],
+        [4, 20],
+      ]),
+    );
+  });
+
   it('rejects an invalid ResourceSlice with file, line and v1 field path', () => {
     const r = kubesim([
       'plan',

@@ -52,5 +52,5 @@ describe('a kubeadm snapshot without its PriorityClasses, in every command', () 
     } finally {
       await srv.stop();
     }
-  }, 60_000);
+  }, 240_000);
 });

@@ -317,5 +317,5 @@ describe('DaemonSet controller in a simulation', () => {
     expect(all.some((p) => p.spec.nodeName === 'late-0000')).toBe(false);
     expect((await agent(sim)).status).toMatchObject({ desiredNumberScheduled: 2, currentNumberScheduled: 2 });
     await sim.shutdown();
-  }, 60_000);
+  }, 240_000);
 });

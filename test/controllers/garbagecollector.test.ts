@@ -194,5 +194,5 @@ describe('garbage collector in a simulation', () => {
       rs.metadata.uid,
     ]);
     await sim.shutdown();
-  }, 60_000);
+  }, 240_000);
 });

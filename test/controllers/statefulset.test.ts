@@ -222,7 +222,7 @@ describe('StatefulSet controller in a simulation', () => {
     const s = await set(sim);
     expect(s.status).toMatchObject({ replicas: 3, updatedReplicas: 1, currentReplicas: 2 });
     await sim.shutdown();
-  }, 60_000);
+  }, 240_000);
 
   it('persistentVolumeClaimRetentionPolicy Delete: scale-down and set deletion take the claims, and the volumes are reclaimed', async () => {
     const text = scenario('Parallel').replace(
@@ -257,5 +257,5 @@ describe('StatefulSet controller in a simulation', () => {
     expect(await claims()).toEqual([]);
     expect(await volumes()).toBe(0);
     await sim.shutdown();
-  }, 60_000);
+  }, 240_000);
 });

@@ -45,7 +45,7 @@ describe.skipIf(!builtCli)('client-node informers against kubesim serve', () => 
     informer.on('delete', (p) => events.push(`delete ${p.metadata!.name}`));
     informer.on('error', (e) => errors.push(e));
     await informer.start();
-  }, 60_000);
+  }, 240_000);
   afterAll(async () => {
     await informer?.stop();
     await srv?.stop();
@@ -90,5 +90,5 @@ describe.skipIf(!builtCli)('client-node informers against kubesim serve', () => 
     await core.createNamespacedPod({ namespace: NS, body: pod('c') });
     await until('c in the cache', () => informer.get('c', NS) !== undefined);
     expect(events).toEqual(['add a', 'add b', 'delete b', 'add c']);
-  }, 60_000);
+  }, 240_000);
 });

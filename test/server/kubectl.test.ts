@@ -99,9 +99,15 @@ describe.skipIf(!builtCli || !kubectl)('kubectl against kubesim serve', () => {
       env: { ...process.env, KUBECONFIG: srv.kubeconfig },
     });
     let seen = '';
+    let said = '';
     watch.stdout.on('data', (d) => (seen += d));
+    watch.stderr.on('data', (d) => (said += d));
     try {
-      await new Promise((r) => setTimeout(r, 500));
+      // kubectl lists first and prints the table (or "No resources found") before it watches from
+      // that list's resourceVersion: wait for that, not for a fixed time — on a busy machine
+      // kubectl may take longer than any fixed wait to start, and would miss the Pending pods
+      const started = Date.now() + 60_000;
+      while (Date.now() < started && seen === '' && said === '') await new Promise((r) => setTimeout(r, 50));
       expect(ok('apply', '-f', manifest)).toBe('deployment.apps/web created\nservice/web created\n');
       const end = Date.now() + 60_000;
       while (Date.now() < end && (seen.match(/\sRunning\s/g) ?? []).length < 3)

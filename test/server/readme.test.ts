@@ -47,6 +47,6 @@ describe('README: kubectl against kubesim serve', () => {
         .slice(1)
         .map((l) => l.split(/\s+/)[0]);
       expect(names).toEqual(['a-1', 'a-2', 'b-1', 'b-2', 'c-1', 'cp-1']);
-    }, 60_000);
+    }, 240_000);
   });
 });

@@ -61,7 +61,9 @@ describe.skipIf(!builtCli || !kubectl)('kubesim record and simulate --replay', (
         '--kubeconfig',
         srv.kubeconfig,
         '--duration',
-        '15s',
+        // the kubectl actions below must all happen within it, also on a machine whose CPUs are
+        // saturated (each kubectl run can then take seconds): 15 s lost the last ones under load
+        '40s',
         '--out',
         join(srv.dir, 'trace.yaml'),
       ],
@@ -93,9 +95,9 @@ describe.skipIf(!builtCli || !kubectl)('kubesim record and simulate --replay', (
 
   it('records the creates, the scale, the image change and the delete, timestamped and in order', () => {
     expect(recordErr).toMatch(
-      /kubesim record: \d+ events in 15s from http:\/\/127\.0\.0\.1:\d+ \(\d+ objects at the start\)\n$/,
+      /kubesim record: \d+ events in 40s from http:\/\/127\.0\.0\.1:\d+ \(\d+ objects at the start\)\n$/,
     );
-    expect(trace).toMatchObject({ apiVersion: 'kubesim/v1', kind: 'Trace', durationSeconds: 15 });
+    expect(trace).toMatchObject({ apiVersion: 'kubesim/v1', kind: 'Trace', durationSeconds: 40 });
     const ev = trace.events.map((e) => `${e.type} ${e.object.kind} ${e.object.metadata.name}`);
     expect(ev.filter((e) => e.endsWith(' solo'))).toEqual(['ADDED Pod solo', 'DELETED Pod solo']);
     expect(ev[0]).toBe('ADDED Deployment web');
@@ -109,7 +111,7 @@ describe.skipIf(!builtCli || !kubectl)('kubesim record and simulate --replay', (
     const at = trace.events.map((e) => e.at);
     expect(at).toEqual([...at].sort((a, b) => a - b));
     expect(at[0]).toBeGreaterThan(0);
-    expect(at.at(-1)).toBeLessThanOrEqual(15);
+    expect(at.at(-1)).toBeLessThanOrEqual(40);
     for (const e of trace.events) {
       expect(e.object.metadata.resourceVersion).toBeUndefined();
       expect(e.object.metadata.uid).toBeUndefined();
@@ -132,7 +134,7 @@ describe.skipIf(!builtCli || !kubectl)('kubesim record and simulate --replay', (
     const { result, err } = simulate(
       'name: replay\nduration: 60s\ncluster:\n  pools:\n    - { name: node, count: 3, cpu: "4", memory: 16Gi, zones: [zone-a, zone-b, zone-c] }\n',
     );
-    expect(err).toMatch(/^replay: .*trace\.yaml: \d+ objects at the start, \d+ timeline entries over 15s\n/);
+    expect(err).toMatch(/^replay: .*trace\.yaml: \d+ objects at the start, \d+ timeline entries over 40s\n/);
     const labels = result.timeline.map((t: { label: string }) => t.label);
     expect(labels).toEqual(
       expect.arrayContaining([

@@ -81,7 +81,7 @@ describe.skipIf(!builtCli)('kube-apiserver request handling in kubesim serve', (
     srv = await startServe(['--paused']);
     for (const n of ['a', 'b'])
       expect((await call('POST', '/api/v1/namespaces/default/configmaps', cm(n, { k: n }))).code).toBe(201);
-  }, 60_000);
+  }, 240_000);
   afterAll(async () => {
     await srv?.stop();
   });

@@ -122,7 +122,7 @@ describeEtcd('several kubesim serve over one etcd', (etcd) => {
         const bId = await until('serve B to take over', async () => leaderLine(bServe), 15_000);
         const failoverMs = Date.now() - killedAt;
         expect(bId).not.toBe(aId);
-        expect(failoverMs).toBeGreaterThanOrEqual(2_500); // not before the 3 s lease ran out
+        expect(failoverMs).toBeGreaterThanOrEqual(3_500); // not before the 4 s lease ran out
         const lease = await call<Obj>(`${b.url}${leasePath}`);
         expect(lease.body.spec?.holderIdentity).toBe(bId);
         expect(lease.body.spec?.leaseTransitions).toBe(1);

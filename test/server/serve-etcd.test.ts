@@ -106,6 +106,26 @@ describeEtcd('kubesim serve --etcd-servers', (etcd) => {
   );
 
   it.skipIf(!builtCli)(
+    'two serves started together on an empty etcd: exactly one makes the cluster',
+    async () => {
+      const { server } = await etcd.fresh();
+      const args = ['--etcd-servers', server.endpoint];
+      const both = await Promise.all([startServe(args), startServe(args)]);
+      try {
+        const joined = both.filter((s) =>
+          /another serve is making the cluster there|resuming that cluster/.test(s.stderr()),
+        );
+        expect(joined).toHaveLength(1);
+        const nodes = await json<{ items: Obj[] }>(await fetch(`${both[0]!.url}/api/v1/nodes`));
+        expect(nodes.items).toHaveLength(3);
+      } finally {
+        await Promise.all(both.map((s) => s.stop()));
+      }
+    },
+    30_000,
+  );
+
+  it.skipIf(!builtCli)(
     'a restarted serve allocates no ClusterIP or NodePort a stored Service holds',
     async () => {
       const { server } = await etcd.fresh();

@@ -59,7 +59,7 @@ describe.skipIf(!builtCli)('kubesim snapshot against kubesim serve', () => {
   beforeAll(async () => {
     writeFileSync(join(inputs, 'extra.yaml'), EXTRA);
     srv = await startServe(['--tls', '--paused', '--cluster', source, join(inputs, 'extra.yaml')]);
-  }, 60_000);
+  }, 240_000);
   afterAll(async () => {
     await srv?.stop();
     rmSync(inputs, { recursive: true, force: true });

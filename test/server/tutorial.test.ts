@@ -97,7 +97,7 @@ for (const version of VERSIONS) {
         ['bad.yaml', BAD_WIDGET],
       ])
         writeFileSync(join(srv.dir, f!), text!);
-    }, 60_000);
+    }, 240_000);
     afterAll(async () => {
       await srv?.stop();
     });

@@ -131,7 +131,7 @@ describe('DaemonSet and StatefulSet (examples/scenarios/daemonset-statefulset.ya
     expect(db.map((p) => p.metadata.name).sort()).toEqual(['db-0', 'db-1', 'db-2']);
     expect(db.every((p) => p.spec.nodeName && p.spec.nodeName !== 'general-0003')).toBe(true);
     expect(r.pods).toMatchObject({ pendingAtEnd: 0, runningAtEnd: 7 });
-  }, 60_000);
+  }, 240_000);
 });
 
 describe('schedulingGates in the simulation', () => {

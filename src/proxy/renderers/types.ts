@@ -38,6 +38,19 @@ export interface ProxierOptions extends LocalDetectorConfig {
   nodePortAddresses?: readonly string[];
   /** time source for full-sync periods and delayed deletions (default the wall clock) */
   clock?: Clock;
+  /**
+   * Write each sync's primary text here as it is rendered instead of keeping it (a full render of
+   * a large cluster, `proxy render`): the result's `text` and `chunks()` are then unavailable.
+   * iptables and nftables; needs `incremental: false` (the incremental renderers keep per-port
+   * fragments, the very memory streaming saves).
+   */
+  stream?: (chunk: Uint8Array) => void;
+}
+
+/** Refuses `stream` with an incremental proxier (see {@link ProxierOptions.stream}). */
+export function checkStream(mode: string, opts: { stream?: unknown; incremental?: boolean }): void {
+  if (opts.stream && opts.incremental !== false)
+    throw new TypeError(`${mode}: options.stream needs options.incremental: false`);
 }
 
 /** Size of what one sync wrote. */

@@ -126,7 +126,7 @@ export interface FastScorer {
     state: CycleState,
     pod: Pod,
     nodes: readonly NodeInfo[],
-  ): { totals: () => number[]; best: number; ties: number } | undefined;
+  ): { totals: () => ArrayLike<number>; best: number; ties: number } | undefined;
 }
 
 export class Framework {

@@ -249,7 +249,7 @@ export class SchedulingAlgorithm {
    * selectHost: the node with the highest total; among equal totals each is chosen with equal
    * probability by reservoir sampling (the k-th tie replaces the choice with probability 1/k).
    */
-  selectHost(nodes: readonly NodeInfo[], totals: readonly number[]): string {
+  selectHost(nodes: readonly NodeInfo[], totals: ArrayLike<number>): string {
     let best = 0;
     let cnt = 1;
     for (let i = 1; i < nodes.length; i++) {

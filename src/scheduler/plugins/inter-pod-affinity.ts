@@ -237,6 +237,9 @@ class PreScoreState {
   }
 }
 
+/** a term's counter name in the snapshot (parsed terms are kept across cycles: named once) */
+const counterNames = new WeakMap<AffinityTerm, string>();
+
 export class InterPodAffinity
   implements PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExtensions
 {
@@ -283,9 +286,9 @@ export class InterPodAffinity
 
   /** pods on listed nodes matching the (namespace-merged) term, per node */
   private termCounts(t: AffinityTerm): NodeCounts {
-    return this.snapshot.podMatchCounts(NAME + '/term\0' + termMatchKey(t), t.selector, (p) =>
-      termMatches(t, p.pod, undefined),
-    );
+    let key = counterNames.get(t);
+    if (key === undefined) counterNames.set(t, (key = NAME + '/term\0' + termMatchKey(t)));
+    return this.snapshot.podMatchCounts(key, t.selector, (p) => termMatches(t, p.pod, undefined));
   }
 
   // ------------------------------------------------------------ filter
@@ -463,14 +466,13 @@ export class InterPodAffinity
     const pi = new PodInfo(pod);
     // scoring.go PreScore: "Ideally we never reach here, because errors will be caught by PreFilter"
     if (pi.parseError) return new Status(Code.Error, [`failed to parse pod: ${pi.parseError}`]);
-    const prefAff: WeightedAffinityTerm[] = pi.preferredAffinityTerms.map((t) => ({
-      ...this.mergeNamespaces(t),
-      weight: t.weight,
-    }));
-    const prefAnti: WeightedAffinityTerm[] = pi.preferredAntiAffinityTerms.map((t) => ({
-      ...this.mergeNamespaces(t),
-      weight: t.weight,
-    }));
+    // (a term without a namespace selector is the parsed term itself, kept across cycles)
+    const merged = (t: WeightedAffinityTerm): WeightedAffinityTerm => {
+      const m = this.mergeNamespaces(t);
+      return m === t ? t : { ...m, weight: t.weight };
+    };
+    const prefAff = pi.preferredAffinityTerms.map(merged);
+    const prefAnti = pi.preferredAntiAffinityTerms.map(merged);
     const nsLabels = this.namespaceLabels(pod);
     const domains: TopologyDomains[] = [];
     /** per key: the domains touched, in first-touch order; null once the key is summed densely */

@@ -316,7 +316,12 @@ export function kernelFastScorer(runner: NodeLocalRunner, fwk: Framework): FastS
         ties: out.tieEvents,
         totals: () => {
           const t = out.total;
-          return nodes.map((n) => t[n.slot]);
+          const r = new Float64Array(nodes.length);
+          // the window's own list is the feasible column: read totals by slot without touching
+          // the NodeInfo objects (scattered in the heap: a cache miss each)
+          if (nodes === run.feasibleNodes) for (let i = 0; i < r.length; i++) r[i] = t[fs[i]];
+          else for (let i = 0; i < r.length; i++) r[i] = t[nodes[i].slot];
+          return r;
         },
       };
     },

@@ -71,6 +71,8 @@ interface Constraint {
   minDomains: number;
   nodeAffinityPolicy: 'Honor' | 'Ignore';
   nodeTaintsPolicy: 'Honor' | 'Ignore';
+  /** the snapshot's counter name for the selector in the pod's namespace, once asked */
+  countsKey?: string;
 }
 
 /** Two lowest-count domains of a constraint (upstream criticalPaths). */
@@ -212,10 +214,11 @@ function countPodsMatchSelector(pods: readonly PodInfo[], selector: Selector, ns
  * replicas of one workload placed one after another that is O(N²) for N replicas). A node absent
  * from the map has 0.
  */
-function matchCountsByNode(snapshot: ClusterSnapshot, selector: Selector, ns: string): NodeCounts {
-  return snapshot.podMatchCounts(NAME + '\0' + ns + '\0' + selector.key, selector, (p) =>
-    podCounts(p, selector, ns),
-  );
+function matchCountsByNode(snapshot: ClusterSnapshot, c: Constraint, ns: string): NodeCounts {
+  const selector = c.selector;
+  // (a constraint is the pod's own: its namespace is fixed, the name is built once per constraint)
+  c.countsKey ??= NAME + '\0' + ns + '\0' + selector.key;
+  return snapshot.podMatchCounts(c.countsKey, selector, (p) => podCounts(p, selector, ns));
 }
 
 /**
@@ -554,10 +557,19 @@ export class PodTopologySpread
     return cs;
   }
 
+  /**
+   * The pod's own constraints per action, parsed once per pod object (a pod retried or scheduled
+   * again reuses its selectors and their counter names); the defaulted ones depend on the cluster's
+   * Services and ReplicaSets and are built every time. Callers do not modify the list.
+   */
+  private readonly ownConstraints = new WeakMap<Pod, Partial<Record<string, Constraint[]>>>();
+
   private getConstraints(pod: Pod, action: 'DoNotSchedule' | 'ScheduleAnyway'): Constraint[] {
     const own = pod.spec.topologySpreadConstraints ?? [];
-    if (own.length > 0) return this.filterConstraints(own, pod.metadata.labels ?? {}, action);
-    return this.buildDefaultConstraints(pod, action);
+    if (own.length === 0) return this.buildDefaultConstraints(pod, action);
+    let byAction = this.ownConstraints.get(pod);
+    if (byAction === undefined) this.ownConstraints.set(pod, (byAction = {}));
+    return (byAction[action] ??= this.filterConstraints(own, pod.metadata.labels ?? {}, action));
   }
 
   private matchNodeInclusionPolicies(
@@ -614,7 +626,7 @@ export class PodTopologySpread
       const m = counts[i];
       const eligible = d.eligible[i];
       // summed per domain id (eligible nodes have the key), then set in the domains' order
-      const { dom, sums } = this.domainSums(c, eligible, matchCountsByNode(this.snapshot, c.selector, ns));
+      const { dom, sums } = this.domainSums(c, eligible, matchCountsByNode(this.snapshot, c, ns));
       for (const v of d.values[i]) m.set(v, sums[dom.idOf.get(v)!]);
     }
   }
@@ -733,7 +745,7 @@ export class PodTopologySpread
     const constraints = this.getConstraints(pod, 'ScheduleAnyway');
     if (constraints.length === 0) return null;
     const ns = pod.metadata.namespace ?? 'default';
-    const nodeCounts = constraints.map((c) => matchCountsByNode(this.snapshot, c.selector, ns));
+    const nodeCounts = constraints.map((c) => matchCountsByNode(this.snapshot, c, ns));
     return { pod, constraints, requireAll, nodeCounts };
   }
 

@@ -47,7 +47,7 @@ describe.skipIf(!builtCli || !kubectl)('the snapshot command, run by kubectl aga
   let srv: ServeProcess;
   beforeAll(async () => {
     srv = await startServe(['--cluster', join(root, 'examples', 'snapshot', 'cluster.yaml'), '--paused']);
-  }, 60_000);
+  }, 240_000);
   afterAll(() => srv?.stop());
 
   it('captures a snapshot that plans like the original (15 replicas of pod-api)', () => {

@@ -78,7 +78,7 @@ describe('ShardedScheduler vs the single-thread full scan', () => {
       expect(placed).toBeLessThan(pods.length);
       expect(ties).toBeGreaterThan(0);
       expect(shTable.podCount).toBe(refTable.podCount);
-    }, 60_000);
+    }, 240_000);
   }
 
   it("the merge over one window reproduces the kernel's own NormalizeScore and totals (wasm and js kernels)", () => {

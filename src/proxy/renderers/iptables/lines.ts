@@ -8,7 +8,49 @@
  * sync would have written for unchanged services without keeping it — kube-proxy does the same
  * to keep its rule-count metrics right.
  */
+import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
 const FLUSH_AT = 256 * 1024;
+
+/**
+ * Where a streamed render keeps the nat rules until the end of the walk: iptables-restore input
+ * declares every chain (`:KUBE-SVC-… - [0:0]`) before the first rule, and the chains are found in
+ * the same walk that writes the rules, so the rules (the bulk of the text) wait in a temporary
+ * file rather than in memory, and are copied to the output after the chain lines.
+ */
+export class SpillFile {
+  private readonly dir = mkdtempSync(join(tmpdir(), 'kubesim-iptables-'));
+  private readonly fd = openSync(join(this.dir, 'nat-rules'), 'w+');
+
+  write(b: Buffer): void {
+    writeSync(this.fd, b);
+  }
+
+  /** Copies what was written to `out`, in blocks, then deletes the file. */
+  replay(out: (chunk: Uint8Array) => void): void {
+    const block = Buffer.allocUnsafe(1 << 20);
+    let at = 0;
+    for (;;) {
+      const n = readSync(this.fd, block, 0, block.length, at);
+      if (n === 0) break;
+      // a copy: the writer may keep what it is given
+      out(Buffer.from(block.subarray(0, n)));
+      at += n;
+    }
+    this.close();
+  }
+
+  close(): void {
+    try {
+      closeSync(this.fd);
+    } catch {
+      // already closed
+    }
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
 
 /** Where rule lines go: a LineBuffer, or a StringSink that keeps one service port's lines. */
 export interface LineSink {
@@ -39,6 +81,8 @@ export class StringSink implements LineSink {
 export class LineBuffer implements LineSink {
   private chunks: Buffer[] = [];
   private len = 0;
+  /** flushed bytes go here instead of `chunks` (a streamed render's nat rules) */
+  spill?: SpillFile;
   /** lines not yet encoded: a rope, flushed every FLUSH_AT characters */
   private pending = '';
   /** lines written */
@@ -74,7 +118,8 @@ export class LineBuffer implements LineSink {
   private flush(): void {
     if (this.pending.length === 0) return;
     const b = Buffer.from(this.pending, 'latin1');
-    this.chunks.push(b);
+    if (this.spill) this.spill.write(b);
+    else this.chunks.push(b);
     this.len += b.length;
     this.pending = '';
   }

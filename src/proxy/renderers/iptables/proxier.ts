@@ -18,7 +18,13 @@
  */
 import { type Clock, WallClock } from '../../../util/clock.js';
 import type { IPFamily, ProxyState } from '../../model/index.js';
-import type { Proxier, ProxyArtifact, ProxyRenderStats, ProxySyncResult } from '../types.js';
+import {
+  checkStream,
+  type Proxier,
+  type ProxyArtifact,
+  type ProxyRenderStats,
+  type ProxySyncResult,
+} from '../types.js';
 import { IncrementalIptablesRenderer } from './incremental.js';
 import {
   type IptablesOptions,
@@ -102,6 +108,7 @@ export class IptablesProxier implements Proxier<IptablesSyncResult> {
     private readonly opts: IptablesProxierOptions = {},
   ) {
     this.clock = opts.clock ?? new WallClock();
+    checkStream('IptablesProxier', opts);
     this.incremental = opts.incremental === false ? null : new IncrementalIptablesRenderer(opts);
   }
 

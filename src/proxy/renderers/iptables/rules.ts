@@ -38,15 +38,9 @@ import {
   trafficPolicy,
 } from '../../model/index.js';
 import { masqueradeMarkOf, type ProxierOptions } from '../types.js';
-import { chainLine, LineBuffer, type LineSink } from './lines.js';
-import {
-  isServiceChainName,
-  serviceExternalChain,
-  serviceFirewallChain,
-  servicePortEndpointChain,
-  servicePortPolicyClusterChain,
-  servicePortPolicyLocalChain,
-} from './names.js';
+import { chainLine, LineBuffer, type LineSink, SpillFile } from './lines.js';
+import { chainsOf, nameServicePort, type ServiceChains, sepChainOf } from './chain-cache.js';
+import { isServiceChainName } from './names.js';
 import { probability } from './probability.js';
 
 export const KUBE_SERVICES = 'KUBE-SERVICES';
@@ -75,6 +69,12 @@ export interface IptablesOptions extends Omit<ProxierOptions, 'clock'> {
   largeClusterEndpointsThreshold?: number;
   /** feature gate PreferSameTrafficDistribution (default true) */
   preferSameTrafficDistribution?: boolean;
+  /**
+   * where chain names are hashed (SHA-256 + base32): 'wasm' (default) hashes a service port's
+   * uncached names in one WebAssembly call (assembly/proxy_names.ts), 'js' one node:crypto call
+   * each — the reference; the names are the same
+   */
+  hashKernel?: 'wasm' | 'js';
 }
 
 /** What one sync renders from. */
@@ -127,43 +127,6 @@ export interface IptablesRenderResult {
   readonly serviceNoLocalEndpointsExternal: number;
 }
 
-/** Precomputed chain names of one service port (kube-proxy's servicePortInfo fields). */
-interface ServiceChains {
-  cluster: string;
-  local: string;
-  firewall: string;
-  external: string;
-  protocol: string;
-}
-
-const svcChainCache = new WeakMap<ServicePortInfo, ServiceChains>();
-const sepChainCache = new WeakMap<EndpointInfo, string>();
-
-function chainsOf(svc: ServicePortInfo): ServiceChains {
-  let c = svcChainCache.get(svc);
-  if (!c) {
-    const protocol = svc.protocol.toLowerCase();
-    c = {
-      protocol,
-      cluster: servicePortPolicyClusterChain(svc.nameString, protocol),
-      local: servicePortPolicyLocalChain(svc.nameString, protocol),
-      firewall: serviceFirewallChain(svc.nameString, protocol),
-      external: serviceExternalChain(svc.nameString, protocol),
-    };
-    svcChainCache.set(svc, c);
-  }
-  return c;
-}
-
-function sepChainOf(svc: ServicePortInfo, protocol: string, ep: EndpointInfo): string {
-  let c = sepChainCache.get(ep);
-  if (!c) {
-    c = servicePortEndpointChain(svc.nameString, protocol, ep.endpoint);
-    sepChainCache.set(ep, c);
-  }
-  return c;
-}
-
 /**
  * Everything one render reads and writes: resolved settings and the six line buffers.
  * incremental.ts points `filterRules` / `natRules` / `activeNatChains` at one service port's
@@ -214,6 +177,18 @@ export interface RenderContext {
  */
 export function renderIptables(input: IptablesRenderInput, opts: IptablesOptions = {}): IptablesRenderResult {
   const ctx = newRenderContext(input, opts);
+  if (!opts.stream) return renderInto(ctx);
+  const spill = new SpillFile();
+  ctx.natOut.spill = spill;
+  try {
+    return renderInto(ctx);
+  } finally {
+    spill.close();
+  }
+}
+
+function renderInto(ctx: RenderContext): IptablesRenderResult {
+  const input = ctx.input;
   writeBaseChains(ctx);
   const keys = [...input.servicePorts.keys()].sort();
   for (const key of keys) {
@@ -336,6 +311,7 @@ export function planServicePort(
   svc: ServicePortInfo,
   endpoints: readonly EndpointInfo[] | undefined,
 ): ServicePlan {
+  if (ctx.opts.hashKernel !== 'js') nameServicePort(svc, endpoints);
   const names = chainsOf(svc);
   const spn = svc.nameString;
   const node = ctx.input.node;
@@ -649,17 +625,26 @@ export function collectResult(
   const { filterChains, natChains, skippedNatChains, skippedNatRules } = ctx;
   const filterRules = ctx.filterOut;
   const natRules = ctx.natOut;
-  const chunks = [
+  const head = [
     Buffer.from('*filter\n'),
     ...filterChains.bytesChunks(),
     ...filterRules.bytesChunks(),
     Buffer.from('COMMIT\n*nat\n'),
     ...natChains.bytesChunks(),
-    ...natRules.bytesChunks(),
-    Buffer.from('COMMIT\n'),
   ];
-  let byteLength = 0;
-  for (const c of chunks) byteLength += c.length;
+  const tail = Buffer.from('COMMIT\n');
+  let byteLength = natRules.byteLength + tail.length;
+  for (const c of head) byteLength += c.length;
+  const stream = ctx.opts.stream;
+  let chunks: readonly Buffer[];
+  if (stream) {
+    // streamed: the nat rules wait in their spill file until the chain lines are out
+    for (const c of head) stream(c);
+    if (natRules.spill) natRules.spill.replay(stream);
+    else for (const c of natRules.bytesChunks()) stream(c);
+    stream(tail);
+    chunks = [];
+  } else chunks = [...head, ...natRules.bytesChunks(), tail];
   let bytes: Buffer | undefined;
   let text: string | undefined;
   let active: Set<string> | undefined;
@@ -672,6 +657,7 @@ export function collectResult(
     // joined on first use: a partial sync is mostly cached fragments, and copying them into one
     // buffer would cost more than the sync (a writer can take the chunks as they are)
     get bytes() {
+      if (stream) throw new Error('renderIptables: the restore input was streamed, not kept');
       bytes ??= Buffer.concat(chunks, byteLength);
       return bytes;
     },

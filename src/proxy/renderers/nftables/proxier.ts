@@ -28,6 +28,7 @@ import {
   resolveLocalDetector,
 } from '../../model/index.js';
 import {
+  checkStream,
   masqueradeMarkOf,
   type Proxier,
   type ProxierOptions,
@@ -62,6 +63,8 @@ export interface NftablesOptions extends ProxierOptions {
    * against); default true: only the changed Services' ports (incremental.ts)
    */
   incremental?: boolean;
+  /** where chain names are hashed: 'wasm' (default) or 'js' (node:crypto, the reference); same names */
+  hashKernel?: 'wasm' | 'js';
 }
 
 /** Delay before a stale chain is deleted (kube-proxy: one second, for kernels before 6.2). */
@@ -126,10 +129,12 @@ export class NftablesProxier implements Proxier<NftSyncResult> {
       masqueradeAll: !!options.masqueradeAll,
       detector: resolveLocalDetector({ nodePodCIDRs: state.node.podCIDRs, ...options }, family),
       serviceCIDRs,
+      hashKernel: options.hashKernel,
     };
     // checked now, so that a bad value fails here and not at the first sync
     newNodePortAddresses(options.nodePortAddresses, family, state.node);
     this.clock = options.clock ?? new WallClock();
+    checkStream('NftablesProxier', options);
     this.index = options.incremental === false ? null : new PortIndex(this.maps);
   }
 
@@ -184,7 +189,7 @@ export class NftablesProxier implements Proxier<NftSyncResult> {
       }
     }
 
-    const tx = new NftTransaction(tableFamily, KUBE_PROXY_TABLE);
+    const tx = new NftTransaction(tableFamily, KUBE_PROXY_TABLE, this.options.stream);
     if (!tryPartial) {
       for (const c of writeSetup(tx, this.cfg, this.nodePortIPs(), !this.flushed)) this.addKernelChain(c);
       this.flushed = true;
@@ -208,6 +213,7 @@ export class NftablesProxier implements Proxier<NftSyncResult> {
       else written = this.writeChanged(tx, keys, released, now);
     }
 
+    tx.end();
     this.needFullSync = false;
     const staleText = staleTx.toString();
     const artifacts: ProxyArtifact[] = staleText ? [{ name: 'stale-chains.nft', text: staleText }] : [];

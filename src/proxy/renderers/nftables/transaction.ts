@@ -50,10 +50,11 @@ export class NftTransaction {
     setsDeleted: 0,
   };
 
-  /** `family table` prefix of every command, e.g. "ip kube-proxy" */
+  /** `family table` prefix of every command, e.g. "ip kube-proxy"; `stream` takes the bytes instead of keeping them */
   constructor(
     readonly family: 'ip' | 'ip6',
     readonly table: string,
+    private readonly stream?: (chunk: Uint8Array) => void,
   ) {}
 
   private push(line: string): void {
@@ -66,7 +67,9 @@ export class NftTransaction {
   private flush(): void {
     if (this.out === '') return;
     // the script is ASCII (names, addresses, keywords; comments are Service names): latin1 is exact
-    this.done.push(Buffer.from(this.out, 'latin1'));
+    const b = Buffer.from(this.out, 'latin1');
+    if (this.stream) this.stream(b);
+    else this.done.push(b);
     this.out = '';
   }
 
@@ -156,15 +159,21 @@ export class NftTransaction {
 
   /** The script as text (throws past V8's longest string; write `chunks()` instead). */
   toString(): string {
+    if (this.stream) throw new Error('NftTransaction: the script was streamed, not kept');
     if (this.done.length === 0) return this.out;
     this.flush();
     return Buffer.concat(this.done).toString('latin1');
   }
 
-  /** The script as bytes, in order. */
+  /** The script as bytes, in order (streamed: written out, none kept). */
   chunks(): readonly Buffer[] {
     this.flush();
     return this.done;
+  }
+
+  /** Streamed: writes out the rest of the script. */
+  end(): void {
+    if (this.stream) this.flush();
   }
 }
 
