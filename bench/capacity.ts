@@ -16,6 +16,7 @@ import type { Pod } from '../src/api/types.js';
 import { runPoolTask, type PoolTask } from '../src/capacity/pool-tasks.js';
 import { PlannerPool } from '../src/capacity/pool.js';
 import { planCapacity } from '../src/capacity/planner.js';
+import { resourceSliceFor } from '../src/api/resource-slices.js';
 import os from 'node:os';
 
 const shape: Pod = {
@@ -90,26 +91,102 @@ function parseGrowth(text: string): [number, number][] {
   });
 }
 
+/** The GPU claim template and the shape the DRA series plans: one GPU per replica, 100m/128Mi. */
+const GPU_DRIVER = 'gpu.example.com';
+const gpuShape: Pod = {
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name: 'infer', namespace: 'default', labels: { app: 'infer' } },
+  spec: {
+    containers: [
+      {
+        name: 'c',
+        image: 'app:1',
+        resources: {
+          requests: { cpu: '100m', memory: '128Mi' },
+          claims: [{ name: 'gpu' }],
+        } as Pod['spec']['containers'][number]['resources'],
+      },
+    ],
+    resourceClaims: [{ name: 'gpu', resourceClaimTemplateName: 'one-gpu' }],
+  },
+};
+
 /**
- * One plan of `replicas` replicas of the growth shape; the time from the 100th placement (the
- * cluster is built and the cycle warm by then) to each checkpoint becomes a row sized in replicas.
+ * The generated cluster with `perNode` GPUs on every node: one ResourceSlice per node (its own pool),
+ * a DeviceClass selecting the driver by CEL, and the one-GPU claim template.
+ */
+export function gpuClusterOf(nodes: number, perNode: number, seed: number): ClusterFile {
+  const { file } = clusterOf(nodes, seed);
+  return {
+    ...file,
+    resources: {
+      deviceClasses: [
+        {
+          apiVersion: 'resource.k8s.io/v1',
+          kind: 'DeviceClass',
+          metadata: { name: GPU_DRIVER },
+          spec: { selectors: [{ cel: { expression: `device.driver == "${GPU_DRIVER}"` } }] },
+        },
+      ],
+      resourceClaimTemplates: [
+        {
+          apiVersion: 'resource.k8s.io/v1',
+          kind: 'ResourceClaimTemplate',
+          metadata: { name: 'one-gpu', namespace: 'default' },
+          spec: {
+            spec: {
+              devices: {
+                requests: [
+                  {
+                    name: 'gpu',
+                    exactly: { deviceClassName: GPU_DRIVER, allocationMode: 'ExactCount', count: 1 },
+                  },
+                ],
+              },
+            },
+          },
+        },
+      ],
+      resourceClaims: [],
+      resourceSlices: file.nodes.map((n) =>
+        resourceSliceFor(n, {
+          driver: GPU_DRIVER,
+          count: perNode,
+          namePrefix: 'gpu',
+          attributes: { model: { string: 'H100' } },
+          capacity: { memory: '80Gi' },
+        }),
+      ),
+    },
+  };
+}
+
+/**
+ * One plan of `replicas` replicas of `shape`; the time from the 100th placement (the cluster is
+ * built and the cycle warm by then) to each checkpoint becomes a row sized in replicas.
  */
 function planGrowth(
   rec: Parameters<BenchSuite['run']>[1],
   nodes: number,
   replicas: number,
   seed: number,
+  series: { name: string; mode: string; file: ClusterFile; shape: Pod } = {
+    name: 'plan growth',
+    mode: `zone spread + anti-affinity, ${nodes} nodes`,
+    file: clusterOf(nodes, seed).file,
+    shape: spreadShape,
+  },
 ): void {
-  const { file } = clusterOf(nodes, seed);
-  const checkpoints = [replicas / 8, replicas / 4, replicas / 2, replicas].map(
-    (r) => Math.round(r / 100) * 100,
-  );
+  const { file, mode } = series;
+  const checkpoints = [replicas / 8, replicas / 4, replicas / 2, replicas]
+    .map((r) => Math.round(r / 100) * 100)
+    .filter((r) => r > 100);
   const at = new Map<number, number>();
   let t100 = 0;
-  const mode = `zone spread + anti-affinity, ${nodes} nodes`;
-  rec.opts.progress(`plan growth ${mode}`, nodes);
+  rec.opts.progress(`${series.name} ${mode}`, nodes);
   const t0 = performance.now();
-  const rep = planCapacity(file, [spreadShape], {
+  const rep = planCapacity(file, [series.shape], {
     maxReplicas: replicas,
     kernel: 'wasm',
     seed,
@@ -120,10 +197,15 @@ function planGrowth(
   });
   const total = performance.now() - t0;
   const fits = rep.shapes[0].fits;
+  // a plan that stops early (devices run out) still gets a row at the replicas it placed
+  if (fits < replicas && fits > 100 && !at.has(fits)) {
+    at.set(fits, t0 + total);
+    checkpoints.push(fits);
+  }
   for (const r of checkpoints) {
     const t = at.get(r);
     if (t === undefined) continue;
-    rec.timing('plan growth', t - t100, {
+    rec.timing(series.name, t - t100, {
       mode,
       size: r,
       sizeUnit: 'replicas',
@@ -134,7 +216,7 @@ function planGrowth(
   }
   if (fits < replicas)
     rec.note(
-      `plan growth at ${nodes} nodes: only ${fits} of ${replicas} replicas fit (${rep.shapes[0].stopReason})`,
+      `${series.name} at ${nodes} nodes: ${fits} of ${replicas} replicas fit (${rep.shapes[0].stopReason}); total ${Math.round(total)} ms`,
     );
 }
 
@@ -171,6 +253,11 @@ export const suite: BenchSuite = {
   options: [
     { flags: '--threads <n>', description: 'pool threads (default: cores)' },
     {
+      flags: '--dra <list>',
+      description:
+        'DRA plan runs as NODES:REPLICAS pairs, 8 GPUs per node, one GPU claim per replica (default 1000:10000; quick 100:1000), or none',
+    },
+    {
       flags: '--growth <list>',
       description:
         'plan-growth runs as NODES:REPLICAS pairs (default 547:4000,5000:40000; quick 300:2000), or none',
@@ -185,6 +272,20 @@ export const suite: BenchSuite = {
           : '547:4000,5000:40000',
     );
     for (const [nodes, replicas] of growth) planGrowth(rec, nodes, replicas, opts.seed);
+    const dra = parseGrowth(
+      typeof opts.args.dra === 'string' ? opts.args.dra : opts.quick ? '100:1000' : '1000:10000',
+    );
+    for (const [nodes, replicas] of dra)
+      planGrowth(rec, nodes, replicas, opts.seed, {
+        name: 'plan DRA',
+        mode: `1 GPU claim per replica, ${nodes} nodes × 8 GPUs`,
+        file: gpuClusterOf(nodes, 8, opts.seed),
+        shape: gpuShape,
+      });
+    if (dra.length)
+      rec.note(
+        'plan DRA: one plan per node count of a one-GPU-claim shape (claims made from a template per replica, allocated by the structured allocator); 8 GPUs per node, so the plan stops at nodes × 8 with "cannot allocate all claims"',
+      );
     if (growth.length)
       rec.note(
         'plan growth: one plan per node count, timed from its 100th replica to each checkpoint (size = replicas placed); growth k ≈ 1 is linear',

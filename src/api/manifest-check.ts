@@ -9,7 +9,8 @@
  * what was found.
  */
 import { applyDefaults } from './defaults.js';
-import type { FieldError } from './field.js';
+import { checkCustomResource } from './crd-schema.js';
+import { type FieldError, unknownField } from './field.js';
 import {
   type LoadedObject,
   type LoadOptions,
@@ -18,7 +19,7 @@ import {
   parseManifests,
 } from './manifest.js';
 import { registerCRD } from './custom-kinds.js';
-import { BUILTIN_REGISTRY, KindRegistry, noMatchesMessage } from './registry.js';
+import { BUILTIN_REGISTRY, KindRegistry, noMatchesMessage, splitApiVersion } from './registry.js';
 import type { KubeObject } from './types.js';
 import { LIMITS } from '../util/limits.js';
 import { validateObject, type UnknownFieldPolicy } from './validation.js';
@@ -52,6 +53,7 @@ export function checkObject(
   loaded: LoadedObject,
   opts: CheckOptions = {},
   kinds: KindRegistry = BUILTIN_REGISTRY,
+  crds?: ReadonlyMap<string, Record<string, any>>,
 ): ObjectReport {
   const obj = loaded.object as KubeObject & Record<string, any>;
   const src = loaded.source;
@@ -83,7 +85,12 @@ export function checkObject(
   }
   const copy = structuredClone(obj);
   applyDefaults(copy);
-  const errs: FieldError[] = validateObject(copy, info, { unknownFields: opts.unknownFields ?? 'Strict' });
+  const policy = opts.unknownFields ?? 'Strict';
+  const errs: FieldError[] = validateObject(copy, info, { unknownFields: policy });
+  if (info.crd)
+    errs.push(
+      ...customResourceErrors(copy, crds?.get(info.crd), splitApiVersion(apiVersion).version, policy),
+    );
   // in file order (stable for errors on one line)
   const located = errs
     .map((e, i) => ({ e, i, line: loaded.lineOf(e.field) }))
@@ -98,12 +105,35 @@ export function checkObject(
 }
 
 /**
+ * A custom resource against its CRD version's schema and validation rules, as kube-apiserver
+ * checks it on create (crd-schema.ts, crd-cel.ts): type/enum/… errors, failed CEL rules, and the
+ * fields the schema does not declare (errors under Strict, warnings under Warn).
+ */
+function customResourceErrors(
+  obj: Record<string, any>,
+  crd: Record<string, any> | undefined,
+  version: string,
+  policy: UnknownFieldPolicy,
+): FieldError[] {
+  const v = (crd?.spec?.versions ?? []).find((x: Record<string, any>) => x?.name === version);
+  const checked = checkCustomResource(obj, v?.schema?.openAPIV3Schema);
+  const unknown = policy === 'Ignore' ? [] : checked.pruned.map((f) => unknownField(f, policy === 'Warn'));
+  return [...checked.errors, ...unknown];
+}
+
+/**
  * Validate every loaded object (in load order). CustomResourceDefinitions anywhere in the input
  * serve their kinds to every object, so custom resources may come before their CRD.
  */
 export function checkManifests(objects: LoadedObject[], opts: CheckOptions = {}): ObjectReport[] {
   const kinds = kindsWithCRDs(objects);
-  return objects.map((o) => checkObject(o, opts, kinds));
+  const crds = new Map<string, Record<string, any>>();
+  for (const o of objects) {
+    const obj = o.object as KubeObject & Record<string, any>;
+    if (kinds.lookupKind(obj.apiVersion, obj.kind)?.kind === 'CustomResourceDefinition')
+      crds.set(String(obj.metadata?.name ?? ''), obj);
+  }
+  return objects.map((o) => checkObject(o, opts, kinds, crds));
 }
 
 /** The built-in kinds plus those defined by the CRDs among `objects`. */

@@ -101,7 +101,7 @@ function buildEnvironment(): Environment {
 
 /**
  * The Kubernetes CEL libraries quantity and semver (k8s.io/apiserver/pkg/cel/library quantity.go,
- * semverlib.go) registered on `env`; CRD validation rules (server/crd-cel.ts) use them too.
+ * semverlib.go) registered on `env`; CRD validation rules (api/crd-cel.ts) use them too.
  */
 export function withQuantityAndSemver(base: Environment): Environment {
   const env = base

@@ -225,7 +225,10 @@ export function runStrategy(
   const bound: Pod[] = [...w.pods];
   const failures: StrategyResult['failures'] = [];
   let unschedulable = 0;
-  for (const pod of [...w.displaced, ...workload]) {
+  for (const shared of [...w.displaced, ...workload]) {
+    // the workload's pods serve every strategy: placeOne writes the claims it makes for a pod into
+    // its status (capacity/resource-claims.ts), so each strategy places its own shallow copy
+    const pod = { ...shared };
     const r = placeOne(core, pod);
     if ('node' in r) bound.push({ ...pod, spec: { ...pod.spec, nodeName: r.node } });
     else {

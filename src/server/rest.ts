@@ -33,7 +33,7 @@ import {
   sendObject,
   successStatus,
 } from './respond.js';
-import { checkCustomResource } from './crd-schema.js';
+import { checkCustomResource } from '../api/crd-schema.js';
 import { crdPrinter } from './crd-table.js';
 import { customVersion, readScale, tablePrinter, writeScale } from './custom-resources.js';
 import type { Catalog } from './resources.js';

@@ -80,6 +80,27 @@ describe('plan with ResourceClaims (DRA)', () => {
     );
   });
 
+  it('kubesim strategies: every strategy makes its own claims (7 of 8 one-GPU replicas each)', () => {
+    const r = kubesim([
+      'strategies',
+      '--cluster',
+      'test/fixtures/dra/gpu-cluster.yaml',
+      '--pod',
+      'test/fixtures/dra/trainer.yaml',
+      '--replicas',
+      '8',
+      '--no-progress',
+    ]);
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    for (const s of ['LeastAllocated', 'MostAllocated', 'RequestedToCapacityRatio']) {
+      expect(r.stdout).toMatch(new RegExp(`^${s}\\s+7\\s+1\\s`, 'm'));
+      expect(r.stdout).toContain(
+        `${s}: first unschedulable ml/trainer-7: 0/3 nodes are available: 3 cannot allocate all claims.`,
+      );
+    }
+  });
+
   it('rejects an invalid ResourceSlice with file, line and v1 field path', () => {
     const r = kubesim([
       'plan',

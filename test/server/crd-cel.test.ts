@@ -1,4 +1,4 @@
-// CRD x-kubernetes-validations rules (src/server/crd-cel.ts) through `kubesim serve`: over raw HTTP
+// CRD x-kubernetes-validations rules (src/api/crd-cel.ts) through `kubesim serve`: over raw HTTP
 // (create, update, patch: messages, messageExpression, reason + fieldPath, transition rules with
 // oldSelf, list-map item correlation, optionalOldSelf, ratcheting warnings, evaluation errors,
 // the blocking-error note) and through kubectl apply. Expected texts are apiextensions-apiserver

@@ -6,6 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { changeOneEndpoint, generateServices } from '../../../src/proxy/gen.js';
 import { ProxyState } from '../../../src/proxy/model/index.js';
 import { IptablesProxier } from '../../../src/proxy/renderers/iptables/proxier.js';
+import { NftablesProxier } from '../../../src/proxy/renderers/nftables/proxier.js';
+import { hashAndTruncate, withHash } from '../../../src/proxy/renderers/nftables/names.js';
 import { hash16 } from '../../../src/proxy/renderers/iptables/names.js';
 import { WasmChainHasher } from '../../../src/proxy/renderers/iptables/names-wasm.js';
 import { Rng } from '../../../src/util/rng.js';
@@ -63,16 +65,37 @@ describe('WASM chain-name hash = JavaScript hash16', () => {
   });
 });
 
-describe('iptables renders with WASM-hashed chain names = with node:crypto-hashed ones', () => {
-  for (const seed of [1, 2, 3]) {
-    it(`seeded cluster ${seed}: full and partial syncs byte for byte`, () => {
+describe('nftables names from the WASM hash = hashAndTruncate', () => {
+  it("kube-proxy's names, long names (truncated), generated texts", () => {
+    const texts = ['ns1/svc1/tcp/p80', 'ns1/svc1/tcp/p80__10.180.0.1/80', `ns/${'x'.repeat(260)}/tcp/p`];
+    for (let i = 0; i < 200; i++) texts.push(`ns-${i}/svc-${i}/udp/dns__100.64.${i >> 8}.${i & 255}/5353`);
+    const h = wasm.hash16Many(texts);
+    expect(texts.map((t, i) => withHash(t, h[i].slice(0, 8)))).toEqual(texts.map(hashAndTruncate));
+    expect(withHash(texts[0], h[0].slice(0, 8))).toBe('ULMVA6XW-ns1/svc1/tcp/p80');
+    expect(withHash(texts[1], h[1].slice(0, 8))).toBe('5OJB2KTY-ns1/svc1/tcp/p80__10.180.0.1/80');
+  });
+});
+
+describe('renders with WASM-hashed chain names = with node:crypto-hashed ones', () => {
+  for (const [mode, seed] of [
+    ['iptables', 1],
+    ['iptables', 2],
+    ['iptables', 3],
+    ['nftables', 1],
+    ['nftables', 2],
+  ] as const) {
+    it(`${mode}, seeded cluster ${seed}: full and partial syncs byte for byte`, () => {
       const c = generateServices({ services: 200, endpoints: 7, seed, nodes: 3 });
       // separate states: the names are cached per endpoint object, so each kernel names its own
       const make = (hashKernel: 'wasm' | 'js') => {
         const state = new ProxyState({ name: c.nodeName, ips: { IPv4: '192.168.0.10' } });
         for (const x of c.services) state.onServiceAdd(x);
         for (const x of c.endpointSlices) state.onEndpointSliceAdd(x);
-        return { state, p: new IptablesProxier(state, { clusterCIDR: c.clusterCIDR, hashKernel }) };
+        const opts = { clusterCIDR: c.clusterCIDR, hashKernel };
+        return {
+          state,
+          p: mode === 'iptables' ? new IptablesProxier(state, opts) : new NftablesProxier(state, opts),
+        };
       };
       const [w, j] = [make('wasm'), make('js')];
       const rng = new Rng(seed);

@@ -18,7 +18,7 @@ import {
   SVC_PREFIX,
   SVL_PREFIX,
 } from './names.js';
-import { WasmChainHasher } from './names-wasm.js';
+import { chainHasher } from './names-wasm.js';
 
 /** Precomputed chain names of one service port (kube-proxy's servicePortInfo fields). */
 export interface ServiceChains {
@@ -61,8 +61,6 @@ export function sepChainOf(svc: ServicePortInfo, protocol: string, ep: EndpointI
   return c;
 }
 
-let hasher: WasmChainHasher | undefined;
-
 /** Names a service port and its endpoints not named yet, in one WASM call. */
 export function nameServicePort(svc: ServicePortInfo, endpoints: readonly EndpointInfo[] | undefined): void {
   const protocol = svc.protocol.toLowerCase();
@@ -77,8 +75,7 @@ export function nameServicePort(svc: ServicePortInfo, endpoints: readonly Endpoi
       texts.push(base + ep.endpoint);
     }
   if (texts.length === 0) return;
-  hasher ??= new WasmChainHasher();
-  const hashes = hasher.hash16Many(texts);
+  const hashes = chainHasher().hash16Many(texts);
   let i = 0;
   if (!named) svcChainCache.set(svc, serviceChains(protocol, hashes[i++]));
   for (const ep of eps) sepChainCache.set(ep, SEP_PREFIX + hashes[i++]);

@@ -18,6 +18,13 @@ interface NamesExports extends WebAssembly.Exports {
   hashBatch(inPtr: number, n: number, outPtr: number): void;
 }
 
+/** The hasher every renderer shares (one WebAssembly instance, created on first use). */
+let shared: WasmChainHasher | undefined;
+export function chainHasher(): WasmChainHasher {
+  shared ??= new WasmChainHasher();
+  return shared;
+}
+
 const PAGE = 65536;
 /** texts per call: bounds the memory a batch takes (≤ 2 + 65535 bytes each) */
 const BATCH = 4096;

@@ -46,8 +46,15 @@ function base32Prefix8(bytes: Uint8Array): string {
 
 /** kube-proxy's hashAndTruncate: "HASH8-name", cut to 240 chars with "..." when longer. */
 export function hashAndTruncate(name: string): string {
-  const hash = createHash('sha256').update(name, 'utf8').digest();
-  let out = `${base32Prefix8(hash)}-${name}`;
+  return withHash(name, base32Prefix8(createHash('sha256').update(name, 'utf8').digest()));
+}
+
+/**
+ * hashAndTruncate with the hash computed elsewhere: `hash8` is the first 8 base32 characters of
+ * SHA-256(name) (the first 8 of the iptables hash16 — the same 40 bits), e.g. from the WASM kernel.
+ */
+export function withHash(name: string, hash8: string): string {
+  let out = `${hash8}-${name}`;
   if (out.length > CHAIN_NAME_BASE_LENGTH_MAX) out = out.slice(0, CHAIN_NAME_BASE_LENGTH_MAX - 3) + '...';
   return out;
 }
@@ -59,7 +66,23 @@ export function servicePortChainNameBase(
   protocol: string,
   portName: string,
 ): string {
-  return hashAndTruncate(`${namespace}/${name}/${protocol}/${portName}`);
+  return hashAndTruncate(servicePortNameText(namespace, name, protocol, portName));
+}
+
+/** The text servicePortChainNameBase hashes: "namespace/name/protocol/portName". */
+export function servicePortNameText(
+  namespace: string,
+  name: string,
+  protocol: string,
+  portName: string,
+): string {
+  return `${namespace}/${name}/${protocol}/${portName}`;
+}
+
+/** The text servicePortEndpointChainNameBase hashes (IPv6 colons become dots). */
+export function endpointNameText(serviceText: string, endpointIP: string, endpointPort: number): string {
+  const ip = endpointIP.includes(':') ? endpointIP.replaceAll(':', '.') : endpointIP;
+  return `${serviceText}__${ip}/${endpointPort}`;
 }
 
 /** "HASH-namespace/name/protocol/portName__endpointIP/endpointPort" (IPv6 colons become dots) */
@@ -71,8 +94,9 @@ export function servicePortEndpointChainNameBase(
   endpointIP: string,
   endpointPort: number,
 ): string {
-  const ip = endpointIP.includes(':') ? endpointIP.replaceAll(':', '.') : endpointIP;
-  return hashAndTruncate(`${namespace}/${name}/${protocol}/${portName}__${ip}/${endpointPort}`);
+  return hashAndTruncate(
+    endpointNameText(servicePortNameText(namespace, name, protocol, portName), endpointIP, endpointPort),
+  );
 }
 
 /** Service and endpoint chains always contain a "/", kube-proxy's own chains never do. */

@@ -63,6 +63,8 @@ export interface NftablesOptions extends ProxierOptions {
    * against); default true: only the changed Services' ports (incremental.ts)
    */
   incremental?: boolean;
+  /** where chain names are hashed: 'wasm' (default) or 'js' (node:crypto, the reference); same names */
+  hashKernel?: 'wasm' | 'js';
 }
 
 /** Delay before a stale chain is deleted (kube-proxy: one second, for kernels before 6.2). */
@@ -127,6 +129,7 @@ export class NftablesProxier implements Proxier<NftSyncResult> {
       masqueradeAll: !!options.masqueradeAll,
       detector: resolveLocalDetector({ nodePodCIDRs: state.node.podCIDRs, ...options }, family),
       serviceCIDRs,
+      hashKernel: options.hashKernel,
     };
     // checked now, so that a bad value fails here and not at the first sync
     newNodePortAddresses(options.nodePortAddresses, family, state.node);

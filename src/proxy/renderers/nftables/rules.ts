@@ -17,9 +17,13 @@ import {
   FIREWALL_CHAIN_PREFIX,
   LOCAL_CHAIN_PREFIX,
   SERVICE_CHAIN_PREFIX,
+  endpointNameText,
   servicePortChainNameBase,
   servicePortEndpointChainNameBase,
+  servicePortNameText,
+  withHash,
 } from './names.js';
+import { chainHasher } from '../iptables/names-wasm.js';
 import type { NftTransaction } from './transaction.js';
 
 export const KUBE_PROXY_TABLE = 'kube-proxy';
@@ -88,6 +92,8 @@ export interface NftRulesConfig {
   readonly detector: LocalTrafficDetector | null;
   /** ServiceCIDRs of this family, as given */
   readonly serviceCIDRs: readonly string[];
+  /** where chain names are hashed: 'wasm' (default, a port's names per call) or 'js' (the reference) */
+  readonly hashKernel?: 'wasm' | 'js';
 }
 
 /** Where a service port's set/map elements go: an ElementStorage, or a recorder (incremental.ts). */
@@ -240,6 +246,15 @@ export interface ServiceChainNames {
 const svcNameCache = new WeakMap<ServicePortInfo, ServiceChainNames>();
 const epNameCache = new WeakMap<EndpointInfo, string>();
 
+function chainNames(base: string): ServiceChainNames {
+  return {
+    cluster: SERVICE_CHAIN_PREFIX + base,
+    local: LOCAL_CHAIN_PREFIX + base,
+    external: EXTERNAL_CHAIN_PREFIX + base,
+    firewall: FIREWALL_CHAIN_PREFIX + base,
+  };
+}
+
 export function serviceChainNames(svc: ServicePortInfo): ServiceChainNames {
   let n = svcNameCache.get(svc);
   if (!n) {
@@ -249,12 +264,7 @@ export function serviceChainNames(svc: ServicePortInfo): ServiceChainNames {
       svc.protocol.toLowerCase(),
       svc.name.port,
     );
-    n = {
-      cluster: SERVICE_CHAIN_PREFIX + base,
-      local: LOCAL_CHAIN_PREFIX + base,
-      external: EXTERNAL_CHAIN_PREFIX + base,
-      firewall: FIREWALL_CHAIN_PREFIX + base,
-    };
+    n = chainNames(base);
     svcNameCache.set(svc, n);
   }
   return n;
@@ -275,6 +285,37 @@ export function endpointNameBase(svc: ServicePortInfo, ep: EndpointInfo): string
     epNameCache.set(ep, n);
   }
   return n;
+}
+
+/**
+ * Names a service port and its endpoints not named yet in one WASM call (the iptables kernel's
+ * SHA-256 + base32, assembly/proxy_names.ts: its first 8 characters are hashAndTruncate's hash);
+ * without it serviceChainNames / endpointNameBase hash one name at a time with node:crypto.
+ */
+function nameServicePort(svc: ServicePortInfo, endpoints: readonly EndpointInfo[] | undefined): void {
+  const base = servicePortNameText(
+    svc.name.namespace,
+    svc.name.name,
+    svc.protocol.toLowerCase(),
+    svc.name.port,
+  );
+  const texts: string[] = [];
+  const named = svcNameCache.has(svc);
+  if (!named) texts.push(base);
+  const eps: EndpointInfo[] = [];
+  for (const ep of endpoints ?? [])
+    if (!epNameCache.has(ep)) {
+      eps.push(ep);
+      texts.push(endpointNameText(base, ep.ip, ep.port));
+    }
+  if (texts.length === 0) return;
+  const hashes = chainHasher().hash16Many(texts);
+  let i = 0;
+  if (!named) svcNameCache.set(svc, chainNames(withHash(base, hashes[i++].slice(0, 8))));
+  for (const ep of eps) {
+    epNameCache.set(ep, withHash(texts[i], hashes[i].slice(0, 8)));
+    i++;
+  }
 }
 
 /** Where one sync's service-port writes go: the transaction, the maps, and the chains in use. */
@@ -305,6 +346,7 @@ export function writeServicePort(
 ): boolean {
   const { tx, cfg, maps } = w;
   const ipX = cfg.ipX;
+  if (cfg.hashKernel !== 'js') nameServicePort(svc, endpoints);
   const names = serviceChainNames(svc);
   const protocol = svc.protocol.toLowerCase();
   const cat = categorizeEndpoints(endpoints, svc, w.node.name, w.node.topologyLabels);

@@ -185,6 +185,11 @@ export interface AllocatorOptions {
   classes: (name: string) => DeviceClass | undefined;
   /** the slices that may serve `node` (node-local ones and those with a selector or allNodes) */
   slicesFor: (node: Node) => readonly ResourceSlice[];
+  /**
+   * the node's pools (gatherPools over slicesFor), when the caller keeps them across calls
+   * (ClaimsView does: slices change far less often than pods are scheduled); read-only
+   */
+  poolsFor?: (node: Node) => readonly Pool[];
 }
 
 export class Allocator {
@@ -216,7 +221,7 @@ export class Allocator {
 /** One Allocate call (upstream's `allocator`). */
 class Run {
   private readonly claims: readonly ResourceClaim[];
-  private pools: Pool[] = [];
+  private pools: readonly Pool[] = [];
   private readonly requestData = new Map<string, RequestData>();
   private readonly constraints: MatchAttribute[][] = [];
   /** device id → claim indices it is being allocated for */
@@ -231,7 +236,8 @@ class Run {
   }
 
   allocate(): Allocation[] | undefined {
-    const pools = (this.pools = gatherPools(this.opts.slicesFor(this.node), this.node));
+    const pools = (this.pools =
+      this.opts.poolsFor?.(this.node) ?? gatherPools(this.opts.slicesFor(this.node), this.node));
     this.claims.forEach((claim, ci) => {
       let minDevices = 0;
       const requests = claim.spec.devices?.requests ?? [];
@@ -311,7 +317,7 @@ class Run {
     claim: ResourceClaim,
     request: RequestAccessor,
     parent: RequestAccessor | undefined,
-    pools: Pool[],
+    pools: readonly Pool[],
   ): RequestData {
     for (const [i, s] of request.selectors.entries())
       if (!s.cel)
@@ -402,8 +408,9 @@ class Run {
       if (pool.incomplete || pool.invalid) continue;
       for (const slice of pool.slices) {
         const devices = slice.spec.devices ?? [];
+        const ids = deviceIds(slice);
         for (let index = 0; index < devices.length; index++) {
-          const id = deviceId(pool.driver, pool.pool, devices[index]!.name);
+          const id = ids[index]!;
           if (request.adminAccess ? this.allocating.get(id)?.has(ci) : this.inUse(id)) continue;
           const c = candidate(pool, slice, devices[index]!, index);
           if (!this.isSelectable(claim, data, c)) continue;
@@ -575,9 +582,21 @@ const key = (c: number, r: number, s: number) => `${c}/${r}/${s}`;
 const claimRef = (c: ResourceClaim) =>
   c.metadata.namespace ? `${c.metadata.namespace}/${c.metadata.name}` : (c.metadata.name ?? '');
 
+/** the device ids of a slice's devices, made once per slice object (objects are never changed in place) */
+const idsBySlice = new WeakMap<ResourceSlice, string[]>();
+function deviceIds(slice: ResourceSlice): string[] {
+  let ids = idsBySlice.get(slice);
+  if (!ids) {
+    const { driver, pool } = slice.spec;
+    ids = (slice.spec.devices ?? []).map((d) => deviceId(driver, pool.name, d.name));
+    idsBySlice.set(slice, ids);
+  }
+  return ids;
+}
+
 function candidate(pool: Pool, slice: ResourceSlice, device: Device, index: number): Candidate {
   return {
-    id: deviceId(pool.driver, pool.pool, device.name),
+    id: deviceIds(slice)[index] ?? deviceId(pool.driver, pool.pool, device.name),
     driver: pool.driver,
     pool: pool.pool,
     device,

@@ -19,6 +19,7 @@ import {
   type ResourceSlice,
 } from '../../../api/resource-types.js';
 import type { Node } from '../../../api/types.js';
+import { gatherPools, type Pool } from './pools.js';
 
 const keyOf = (c: ResourceClaim) => claimKeyOf(c.metadata.namespace, c.metadata.name ?? '');
 
@@ -46,6 +47,8 @@ export class ClaimsView {
   private readonly assumed = new Map<string, { claim: ResourceClaim; from: string | undefined }>();
   private readonly slicesByNode = new Map<string, ResourceSlice[]>();
   private readonly sharedSlices: ResourceSlice[] = [];
+  /** gatherPools per node name, until a slice is added or the view rebuilt */
+  private readonly pools = new Map<string, readonly Pool[]>();
   private seen: Seen | undefined;
 
   constructor() {
@@ -87,6 +90,7 @@ export class ClaimsView {
     this.allocated.clear();
     this.slicesByNode.clear();
     this.sharedSlices.length = 0;
+    this.pools.clear();
   }
 
   private addListed(c: ResourceClaim): void {
@@ -118,6 +122,7 @@ export class ClaimsView {
   }
 
   private addSlice(s: ResourceSlice): void {
+    this.pools.clear();
     const n = s.spec?.nodeName;
     if (n) {
       let l = this.slicesByNode.get(n);
@@ -131,6 +136,14 @@ export class ClaimsView {
     const own = this.slicesByNode.get(node.metadata.name ?? '');
     if (!own) return this.sharedSlices;
     return this.sharedSlices.length === 0 ? own : [...own, ...this.sharedSlices];
+  }
+
+  /** the node's pools (gatherPools over {@link slicesFor}), kept until the slices change */
+  poolsFor(node: Node): readonly Pool[] {
+    const name = node.metadata.name ?? '';
+    let p = this.pools.get(name);
+    if (!p) this.pools.set(name, (p = gatherPools(this.slicesFor(node), node)));
+    return p;
   }
 
   /** whether any slice exists at all (a pod's claims cannot be allocated without one) */

@@ -92,6 +92,7 @@ function pendingClaim(
     allocated: view.allocatedIds,
     classes: (n) => view.classes.get(n),
     slicesFor: (n) => view.slicesFor(n),
+    poolsFor: (n) => view.poolsFor(n),
   });
   try {
     for (const ni of nodes) {

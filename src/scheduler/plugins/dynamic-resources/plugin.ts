@@ -154,6 +154,7 @@ export class DynamicResources
         allocated: this.view.allocatedIds,
         classes: (n) => this.view.classes.get(n),
         slicesFor: (n) => this.view.slicesFor(n),
+        poolsFor: (n) => this.view.poolsFor(n),
       });
     state.write(NAME, s);
     return null;

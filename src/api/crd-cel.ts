@@ -26,8 +26,8 @@
  * URL, IP/CIDR, format and strings libraries beyond CEL's own string functions.
  */
 import { Environment, Optional } from '@marcbachmann/cel-js';
-import { duplicate, type FieldError, forbiddenField, invalidValue, required } from '../api/field.js';
-import { withQuantityAndSemver } from '../api/resource-cel.js';
+import { duplicate, type FieldError, forbiddenField, invalidValue, required } from './field.js';
+import { withQuantityAndSemver } from './resource-cel.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: schemas and bodies are arbitrary JSON
 type Obj = any;

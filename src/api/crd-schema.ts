@@ -18,7 +18,7 @@
  *
  * Not modelled: `format` checks, and `allOf`/`anyOf`/`oneOf`/`not` (read but not enforced).
  */
-import { type FieldError, invalidValue, notSupported, required } from '../api/field.js';
+import { type FieldError, invalidValue, notSupported, required } from './field.js';
 import { hasValidationRules, validateRules } from './crd-cel.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: schemas and bodies are arbitrary JSON
@@ -52,7 +52,12 @@ function prune(v: unknown, s: Obj, path: string, unknown: string[], root: boolea
   const extra = s.additionalProperties;
   for (const k of Object.keys(v)) {
     const p = path ? `${path}.${k}` : k;
-    if (root && (k === 'apiVersion' || k === 'kind' || k === 'metadata')) continue;
+    // the root and x-kubernetes-embedded-resource objects keep apiVersion, kind and metadata
+    if (
+      (root || s['x-kubernetes-embedded-resource'] === true) &&
+      (k === 'apiVersion' || k === 'kind' || k === 'metadata')
+    )
+      continue;
     const child = props && Object.hasOwn(props, k) ? props[k] : isObj(extra) ? extra : undefined;
     if (child) prune(v[k], child, p, unknown, false);
     else if (extra === true || s['x-kubernetes-preserve-unknown-fields'] === true) continue;
@@ -191,17 +196,17 @@ function validate(v: Obj, s: Obj, path: string, out: FieldError[]): void {
  * Prune, default and validate a custom resource in place against its version's schema, then run
  * its x-kubernetes-validations rules (crd-cel.ts; `old`: the stored object, on updates): returns
  * the pruned fields (`unknown field "spec.foo"`), the validation errors and the warnings of
- * ratcheted rules.
+ * ratcheted rules; `pruned` holds the pruned fields' paths alone.
  */
 export function checkCustomResource(
   obj: Obj,
   schema: Obj,
   old?: Obj,
-): { unknown: string[]; errors: FieldError[]; warnings: string[] } {
+): { unknown: string[]; pruned: string[]; errors: FieldError[]; warnings: string[] } {
   const unknown: string[] = [];
   const errors: FieldError[] = [];
   let warnings: string[] = [];
-  if (!isObj(schema)) return { unknown, errors, warnings };
+  if (!isObj(schema)) return { unknown, pruned: unknown, errors, warnings };
   prune(obj, schema, '', unknown, true);
   applyDefaults(obj, schema);
   validate(obj, schema, '', errors);
@@ -220,5 +225,10 @@ export function checkCustomResource(
       warnings = cel.warnings;
     }
   }
-  return { unknown: unknown.map((f) => `unknown field ${JSON.stringify(f)}`), errors, warnings };
+  return {
+    unknown: unknown.map((f) => `unknown field ${JSON.stringify(f)}`),
+    pruned: unknown,
+    errors,
+    warnings,
+  };
 }
