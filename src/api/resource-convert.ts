@@ -8,8 +8,9 @@
  *     allocationMode, count, adminAccess, tolerations), where v1 nests them under `exactly`;
  *   - a Device keeps its fields under `basic`, where v1 has them on the device.
  *
- * kubesim stores such objects as v1 (upstream converts them to its storage version too, but
- * converts back when read through a beta version; kubesim answers with v1: docs/api.md).
+ * kubesim stores such objects as v1, as upstream stores them at its storage version;
+ * {@link resourceObjectFromV1} converts back when one is read through a beta version
+ * (`kubesim serve --runtime-config`: docs/server.md).
  */
 import { RESOURCE_API_VERSION, RESOURCE_GROUP, RESOURCE_KINDS } from './resource-types.js';
 
@@ -88,4 +89,40 @@ export function resourceObjectToV1(obj: Obj): void {
   if (version === 'v1beta1' || version === 'v1beta2') obj.apiVersion = RESOURCE_API_VERSION;
   if (obj.kind === 'ResourceClaim') defaultClaimSpec(obj.spec);
   else if (obj.kind === 'ResourceClaimTemplate') defaultClaimSpec(obj.spec?.spec);
+}
+
+function requestFromV1(r: unknown): void {
+  if (!isObj(r) || !isObj(r.exactly)) return;
+  const { exactly } = r;
+  delete r.exactly;
+  for (const f of EXACT_FIELDS) if (exactly[f] !== undefined) r[f] = exactly[f];
+}
+
+function claimSpecFromV1(spec: unknown): void {
+  if (!isObj(spec) || !isObj(spec.devices) || !Array.isArray(spec.devices.requests)) return;
+  for (const r of spec.devices.requests) requestFromV1(r);
+}
+
+function sliceFromV1(spec: unknown): void {
+  if (!isObj(spec) || !Array.isArray(spec.devices)) return;
+  spec.devices = spec.devices.map((d: unknown) => {
+    if (!isObj(d)) return d;
+    const { name, ...basic } = d;
+    return Object.keys(basic).length > 0 ? { name, basic } : { name };
+  });
+}
+
+/**
+ * A stored (v1) resource.k8s.io object as `version` (v1beta1 or v1beta2) shows it: the reverse
+ * of {@link resourceObjectToV1} (upstream: pkg/apis/resource/v1beta1/conversion.go, the
+ * Convert_v1_* direction). Returns a copy; the stored object is not touched.
+ */
+export function resourceObjectFromV1(stored: Obj, version: string): Obj {
+  const obj = structuredClone(stored);
+  obj.apiVersion = `${RESOURCE_GROUP}/${version}`;
+  if (version !== 'v1beta1') return obj;
+  if (obj.kind === 'ResourceClaim') claimSpecFromV1(obj.spec);
+  else if (obj.kind === 'ResourceClaimTemplate') claimSpecFromV1(obj.spec?.spec);
+  else if (obj.kind === 'ResourceSlice') sliceFromV1(obj.spec);
+  return obj;
 }

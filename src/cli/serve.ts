@@ -11,6 +11,7 @@ import { loadScenario } from '../sim/scenario.js';
 import type { Scenario } from '../sim/scenario-types.js';
 import { ScenarioError, parseDuration } from '../util/scenario-input.js';
 import { kubeconfig } from '../server/kubeconfig.js';
+import { OPTIONAL_VERSIONS } from '../server/resources.js';
 import { type ServedCluster, defaultScenario, serveCluster, snapshotScenario } from '../server/serve.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { packageRoot } from '../util/paths.js';
@@ -33,6 +34,27 @@ interface ServeCliOptions extends EtcdCliOptions {
   minRequestTimeout: string;
   verbose?: boolean;
   etcdCompactionInterval: string;
+  runtimeConfig?: string;
+}
+
+/**
+ * kube-apiserver's --runtime-config (`group/version[=true|false],…`), for the group versions v1.34
+ * leaves off by default: the group versions to serve besides the default ones.
+ */
+function runtimeConfig(v: string | undefined): string[] {
+  const on = new Set<string>();
+  for (const entry of (v ?? '').split(',').filter((e) => e.trim() !== '')) {
+    const [key, value = 'true'] = entry.trim().split('=');
+    if (!OPTIONAL_VERSIONS.includes(key))
+      throw new CliError(
+        `--runtime-config: "${key}" is not a group version kubesim turns on or off (it can: ${OPTIONAL_VERSIONS.join(', ')})`,
+      );
+    if (value !== 'true' && value !== 'false')
+      throw new CliError(`--runtime-config: ${key}=${value}: expected true or false`);
+    if (value === 'true') on.add(key);
+    else on.delete(key);
+  }
+  return [...on];
 }
 
 function number(name: string, v: string, ok: (n: number) => boolean, what: string): number {
@@ -69,6 +91,10 @@ export function register(program: Command): void {
       "watches without timeoutSeconds end after d to 2d (kube-apiserver's flag; 0: never)",
       '1800s',
     )
+    .option(
+      '--runtime-config <list>',
+      'group versions off by default to serve too, as kube-apiserver: resource.k8s.io/v1beta1=true,resource.k8s.io/v1beta2=true',
+    )
     .option('-v, --verbose', 'log every request on stderr');
   addEtcdOptions(cmd)
     .addHelpText(
@@ -96,6 +122,7 @@ Examples:
       const seed =
         opts.seed === undefined ? undefined : number('--seed', opts.seed, Number.isInteger, 'an integer');
       const etcd = etcdServeOptions(opts);
+      const enableVersions = runtimeConfig(opts.runtimeConfig);
       let bookmarkEveryMs: number;
       let minRequestTimeoutMs: number;
       let scenario: Scenario;
@@ -133,6 +160,7 @@ Examples:
           bookmarkEveryMs,
           minRequestTimeoutMs,
           tls: opts.tls,
+          enableVersions,
           ...etcd,
           onLeadershipLost: (m) => {
             // as kube-controller-manager: its components must not run on without the Lease

@@ -51,6 +51,8 @@ export interface HttpServerOptions {
   watch?: Partial<WatchSettings>;
   /** kinds the extra routes serve, for discovery (metrics.k8s.io) */
   extraKinds?: readonly ResourceInfo[];
+  /** group versions off by default to serve too (resources.ts OPTIONAL_VERSIONS; `--runtime-config`) */
+  enableVersions?: readonly string[];
   /** extra routes tried before the Kubernetes API (control endpoint, OpenAPI) */
   routes?: ExtraRoute[];
   /** serve HTTPS with this key and certificate (PEM) instead of plain HTTP */
@@ -122,7 +124,12 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningS
     batchWrites: opts.watch?.batchWrites,
   };
   let address = '';
-  const cat: Catalog = { kinds: opts.api.kinds, crds: new Map(), extra: opts.extraKinds };
+  const cat: Catalog = {
+    kinds: opts.api.kinds,
+    crds: new Map(),
+    extra: opts.extraKinds,
+    enabled: new Set(opts.enableVersions ?? []),
+  };
   const stopCrds = await startCrdController(opts.api, cat.crds);
   const stopNamespaces = await startNamespaceCleanup(opts.api);
   const openapi = openapiRoute(cat);

@@ -6,6 +6,8 @@
  */
 import { hpaToV1 } from '../api/autoscaling-convert.js';
 import type { KindRegistry, ResourceInfo } from '../api/registry.js';
+import { resourceObjectFromV1 } from '../api/resource-convert.js';
+import { RESOURCE_GROUP } from '../api/resource-types.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: CRD objects are arbitrary JSON
 type Obj = any;
@@ -19,7 +21,20 @@ export interface Catalog {
   crds: Map<string, Obj>;
   /** kinds served by routes of their own (metrics.k8s.io), listed in discovery only */
   extra?: readonly ResourceInfo[];
+  /** group versions off by default that the server was told to serve ({@link OPTIONAL_VERSIONS}) */
+  enabled?: ReadonlySet<string>;
 }
+
+/**
+ * Group versions kube-apiserver v1.34 can serve but leaves off unless `--runtime-config` enables
+ * them (upstream: pkg/controlplane/instance.go betaAPIGroupVersionsDisabledByDefault; KEP-3136
+ * "beta APIs off by default"). Stored as v1, converted on the way in (api/defaults.ts) and out
+ * ({@link asServed}).
+ */
+export const OPTIONAL_VERSIONS: readonly string[] = [
+  `${RESOURCE_GROUP}/v1beta2`,
+  `${RESOURCE_GROUP}/v1beta1`,
+];
 
 export const VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 
@@ -129,15 +144,22 @@ function served(cat: Catalog, preferred: ResourceInfo, version = preferred.versi
  */
 const CONVERTED: Record<string, readonly string[]> = { 'autoscaling/horizontalpodautoscalers': ['v1'] };
 
-/** The versions a kind is served at: every served version of a CRD, the preferred (+ converted) ones of a built-in. */
-const versionsOf = (info: ResourceInfo): readonly string[] =>
-  info.crd ? info.versions : [info.version, ...(CONVERTED[`${info.group}/${info.resource}`] ?? [])];
+/** The versions a kind is served at: every served version of a CRD, the preferred (+ converted, + enabled) ones of a built-in. */
+function versionsOf(cat: Catalog, info: ResourceInfo): readonly string[] {
+  if (info.crd) return info.versions;
+  const optional = OPTIONAL_VERSIONS.filter(
+    (gv) => gv.startsWith(`${info.group}/`) && cat.enabled?.has(gv),
+  ).map((gv) => gv.slice(info.group.length + 1));
+  return [info.version, ...(CONVERTED[`${info.group}/${info.resource}`] ?? []), ...optional];
+}
 
 /** A stored object as the version `info` names shows it (conversion None for custom resources). */
 export function asServed(info: ResourceInfo): (o: unknown) => unknown {
   if (info.crd) return (o) => ({ ...(o as object), apiVersion: info.apiVersion });
   if (info.kind === 'HorizontalPodAutoscaler' && info.apiVersion === 'autoscaling/v1')
     return (o) => hpaToV1(o as Record<string, unknown>);
+  if (info.group === RESOURCE_GROUP && info.version !== 'v1')
+    return (o) => resourceObjectFromV1(o as Record<string, unknown>, info.version);
   return (o) => o;
 }
 
@@ -145,7 +167,7 @@ export function asServed(info: ResourceInfo): (o: unknown) => unknown {
 export function groupVersions(cat: Catalog): GroupVersion[] {
   const byGv = new Map<string, GroupVersion>();
   for (const info of [...cat.kinds.list(), ...(cat.extra ?? [])])
-    for (const version of versionsOf(info)) {
+    for (const version of versionsOf(cat, info)) {
       const gv = info.group ? `${info.group}/${version}` : version;
       let entry = byGv.get(gv);
       if (!entry) {
@@ -165,7 +187,7 @@ export function findResource(
   resource: string,
 ): ServedResource | undefined {
   for (const info of cat.kinds.list())
-    if (info.group === group && info.resource === resource && versionsOf(info).includes(version))
+    if (info.group === group && info.resource === resource && versionsOf(cat, info).includes(version))
       return served(cat, info, version);
   return undefined;
 }

@@ -40,6 +40,8 @@ export interface ServeOptions {
   minRequestTimeoutMs?: number;
   /** serve HTTPS with a self-signed certificate made at start-up (see tls.ts) */
   tls?: boolean;
+  /** kube-apiserver's --runtime-config: group versions off by default to serve (resources.ts OPTIONAL_VERSIONS) */
+  enableVersions?: readonly string[];
   onRequest?: (method: string, url: string, code: number, ms: number) => void;
   /**
    * kube-apiserver's --etcd-servers: keep the cluster in this etcd (keys under /registry/) in
@@ -173,6 +175,7 @@ export async function serveCluster(opts: ServeOptions): Promise<ServedCluster> {
       componentStatusRoute,
     ],
     extraKinds: [...METRICS_KINDS, COMPONENT_STATUS_KIND],
+    enableVersions: opts.enableVersions,
     onRequest: opts.onRequest,
   });
   driver.start();

@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { ApiServer } from '../../src/api/apiserver.js';
 import { applyDefaults } from '../../src/api/defaults.js';
+import { resourceObjectFromV1 } from '../../src/api/resource-convert.js';
 import { lookupKind } from '../../src/api/registry.js';
 import { compileSelector, deviceMatches, deviceVariable } from '../../src/api/resource-cel.js';
 import { validateObject } from '../../src/api/validation.js';
@@ -296,5 +297,77 @@ describe('the four kinds round-trip through the ApiServer', () => {
     expect(updated.status.reservedFor).toEqual([{ resource: 'pods', name: 'p', uid: 'u1' }]);
     await api.delete('resourceclaims', 'default', 'c');
     expect((await api.list('resourceclaims')).items).toHaveLength(0);
+  });
+});
+
+type Stored = Parameters<typeof resourceObjectFromV1>[0];
+
+describe('resource.k8s.io v1 → beta conversion (kubesim serve reads at v1beta1/v1beta2)', () => {
+  const beta1Claim = {
+    apiVersion: 'resource.k8s.io/v1beta1',
+    kind: 'ResourceClaim',
+    metadata: { name: 'c', namespace: 'default' },
+    spec: {
+      devices: {
+        requests: [
+          {
+            name: 'a',
+            deviceClassName: 'gpu',
+            selectors: [{ cel: { expression: 'true' } }],
+            count: 2,
+            allocationMode: 'ExactCount',
+            adminAccess: false,
+          },
+          { name: 'b', firstAvailable: [{ name: 'x', deviceClassName: 'gpu', allocationMode: 'All' }] },
+          { name: 'c', deviceClassName: 'gpu', allocationMode: 'All' },
+        ],
+        constraints: [{ requests: ['a'], matchAttribute: 'gpu.example.com/numa' }],
+      },
+    },
+  };
+  const beta1Slice = {
+    apiVersion: 'resource.k8s.io/v1beta1',
+    kind: 'ResourceSlice',
+    metadata: { name: 's' },
+    spec: {
+      driver: 'gpu.example.com',
+      nodeName: 'n',
+      pool: { name: 'n', generation: 1, resourceSliceCount: 1 },
+      devices: [
+        {
+          name: 'gpu-0',
+          basic: { attributes: { numa: { int: 0 } }, capacity: { memory: { value: '80Gi' } } },
+        },
+        { name: 'gpu-1' },
+      ],
+    },
+  };
+
+  it('gives back the v1beta1 objects that were converted in', () => {
+    for (const original of [beta1Claim, beta1Slice]) {
+      const stored = structuredClone(original) as Stored;
+      applyDefaults(stored);
+      expect(stored.apiVersion).toBe('resource.k8s.io/v1');
+      expect(resourceObjectFromV1(stored, 'v1beta1')).toEqual(original);
+    }
+    const tmpl = {
+      apiVersion: 'resource.k8s.io/v1beta1',
+      kind: 'ResourceClaimTemplate',
+      metadata: { name: 't', namespace: 'default' },
+      spec: { spec: beta1Claim.spec },
+    };
+    const stored = structuredClone(tmpl) as Stored;
+    applyDefaults(stored);
+    expect(stored.spec.spec.devices.requests[0].exactly.count).toBe(2);
+    expect(resourceObjectFromV1(stored, 'v1beta1')).toEqual(tmpl);
+  });
+
+  it('leaves the stored object alone and relabels v1beta2, which has v1’s shape', () => {
+    const stored = structuredClone(beta1Claim) as Stored;
+    applyDefaults(stored);
+    const before = structuredClone(stored);
+    const beta2 = resourceObjectFromV1(stored, 'v1beta2');
+    expect(stored).toEqual(before);
+    expect(beta2).toEqual({ ...before, apiVersion: 'resource.k8s.io/v1beta2' });
   });
 });

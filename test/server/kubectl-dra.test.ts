@@ -2,12 +2,11 @@
 // manifest, listed with upstream's printer columns, read back as YAML with what was written, used by
 // pods (a shared claim and one made from a template by the ResourceClaim controller, both allocated by
 // the scheduler and reserved), released when the pods go, and deleted.
-import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { type ServeProcess, builtCli, kubectlPath, startServe } from './serve-process.js';
+import { type ServeProcess, builtCli, kubectlAt, kubectlPath, startServe } from './serve-process.js';
 
 const kubectl = kubectlPath();
 
@@ -70,19 +69,7 @@ spec:
 describe.skipIf(!builtCli || !kubectl)('kubectl and the resource.k8s.io kinds against kubesim serve', () => {
   let srv: ServeProcess;
   let dir: string;
-  const k = (...args: string[]) => {
-    const r = spawnSync(kubectl!, args, {
-      encoding: 'utf8',
-      timeout: 90_000,
-      env: { ...process.env, KUBECONFIG: srv.kubeconfig },
-    });
-    return { code: r.status, out: r.stdout, err: r.stderr };
-  };
-  const ok = (...args: string[]) => {
-    const r = k(...args);
-    if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')} → ${r.code}: ${r.err}`);
-    return r.out;
-  };
+  const { run: k, ok } = kubectlAt(kubectl!, () => srv.kubeconfig);
   const until = async (args: string[], test: (out: string) => boolean, ms = 60_000) => {
     const end = Date.now() + ms;
     let last = '';

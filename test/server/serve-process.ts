@@ -77,3 +77,24 @@ export function kubectlPath(): string | undefined {
   console.warn('skipping the kubectl tests: kubectl is not on PATH');
   return undefined;
 }
+
+/**
+ * kubectl against a served cluster: `run` answers the exit code and output, `ok` the output or
+ * throws with kubectl's stderr.
+ */
+export function kubectlAt(kubectl: string, kubeconfig: () => string) {
+  const run = (...args: string[]) => {
+    const r = spawnSync(kubectl, args, {
+      encoding: 'utf8',
+      timeout: 90_000,
+      env: { ...process.env, KUBECONFIG: kubeconfig() },
+    });
+    return { code: r.status, out: r.stdout, err: r.stderr };
+  };
+  const ok = (...args: string[]) => {
+    const r = run(...args);
+    if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')} → ${r.code}: ${r.err}`);
+    return r.out;
+  };
+  return { run, ok };
+}
