@@ -18,6 +18,7 @@ import { deepEqual } from './deep-equal.js';
 import { OPTIMISTIC_LOCK_MSG, conflict, internalError, notFound } from './errors.js';
 import { storageKey, type ResourceInfo } from './registry.js';
 import type { ServiceAllocations } from './service-allocation.js';
+import { claimKeys, releaseOps } from './service-claims.js';
 import { rfc3339 } from './time.js';
 import type { KubeObject } from './types.js';
 import type { Clock } from '../util/clock.js';
@@ -188,7 +189,7 @@ export async function deleteObject<T extends KubeObject>(
     if (opts.dryRun) return old as T;
     const resp = await store.txn({
       compare: [{ key, target: 'MOD', result: 'EQUAL', modRevision: kv.modRevision }],
-      success: [{ requestDeleteRange: { key } }],
+      success: [{ requestDeleteRange: { key } }, ...(store.durable ? releaseOps(claimKeys(info, old)) : [])],
     });
     if (!resp.succeeded) {
       lostRace();

@@ -65,6 +65,7 @@ import {
   type ResourceInfo,
 } from './registry.js';
 import { ServiceAllocations } from './service-allocation.js';
+import { anyClaimed, claimedValues, claimKeys, claimOps, releaseOps } from './service-claims.js';
 import { rfc3339 } from './time.js';
 import type { Binding, KubeObject, ObjectMeta } from './types.js';
 import { validateObject, validateObjectUpdate, type UnknownFieldPolicy } from './validation.js';
@@ -192,22 +193,37 @@ export class ApiServer {
         this.check(info, o, errs);
         valid = this.doValidate && errs.length === 0;
       });
-      const releases = this.services.allocate(info, o);
-      try {
-        if (opts.dryRun) return o as T;
-        const key = storageKey(info, m.namespace, m.name!);
-        const resp = await this.store.txn({
-          compare: [{ key, target: 'CREATE', result: 'EQUAL', createRevision: 0 }],
-          success: [{ requestPut: { key, value: encodeFor(this.store, o) } }],
-        });
-        if (!resp.succeeded) throw alreadyExists(info.qualifiedResource, m.name!);
-        m.resourceVersion = String(resp.header.revision);
-        releases.length = 0;
-        this.remember(info, key, resp.header.revision, valid);
-        this.afterWrite(info, o);
-        return o as T;
-      } finally {
-        for (const r of releases) r();
+      // a store shared with other servers: a value another server claimed first fails the whole
+      // create; the allocators then learn every claimed value and allocate again (service-claims.ts)
+      const shared = this.store.durable === true && info.kind === 'Service';
+      const spec = shared ? structuredClone(o.spec) : undefined;
+      for (let attempt = 0; ; attempt++) {
+        if (attempt > 0) o.spec = structuredClone(spec);
+        const releases = this.services.allocate(info, o);
+        try {
+          if (opts.dryRun) return o as T;
+          const key = storageKey(info, m.namespace, m.name!);
+          const claims = shared ? claimKeys(info, o) : [];
+          const claim = claimOps(claims, o);
+          const resp = await this.store.txn({
+            compare: [{ key, target: 'CREATE', result: 'EQUAL', createRevision: 0 }, ...claim.compare],
+            success: [{ requestPut: { key, value: encodeFor(this.store, o) } }, ...claim.success],
+          });
+          if (!resp.succeeded) {
+            if (claims.length === 0 || attempt >= 8 || !(await anyClaimed(this.store, claims)))
+              throw alreadyExists(info.qualifiedResource, m.name!);
+            for (const r of releases.splice(0)) r();
+            this.services.reserveClaimed(await claimedValues(this.store));
+            continue;
+          }
+          m.resourceVersion = String(resp.header.revision);
+          releases.length = 0;
+          this.remember(info, key, resp.header.revision, valid);
+          this.afterWrite(info, o);
+          return o as T;
+        } finally {
+          for (const r of releases) r();
+        }
       }
     });
   }
@@ -379,11 +395,12 @@ export class ApiServer {
         !this.isGracefulPod(next);
       const resp = await this.store.txn({
         compare: [{ key, target: 'MOD', result: 'EQUAL', modRevision: kv.modRevision }],
-        success: [
-          finishDelete
-            ? { requestDeleteRange: { key } }
-            : { requestPut: { key, value: encodeFor(this.store, next) } },
-        ],
+        success: finishDelete
+          ? [
+              { requestDeleteRange: { key } },
+              ...(this.store.durable ? releaseOps(claimKeys(info, next)) : []),
+            ]
+          : [{ requestPut: { key, value: encodeFor(this.store, next) } }],
       });
       if (!resp.succeeded) {
         if (wantRV) throw conflict(info.qualifiedResource, m.name, OPTIMISTIC_LOCK_MSG);

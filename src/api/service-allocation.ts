@@ -100,6 +100,12 @@ export class ServiceAllocations {
         if (typeof p?.nodePort === 'number' && p.nodePort) this.nodePorts.reserve(p.nodePort);
   }
 
+  /** Reserve values another server claimed in a shared store (service-claims.ts). */
+  reserveClaimed(claimed: { ips: string[]; ports: number[] }): void {
+    for (const ip of claimed.ips) this.clusterIPs.reserve(ip);
+    for (const port of claimed.ports) this.nodePorts.reserve(port);
+  }
+
   /** A deleted Service gives its ClusterIP and NodePorts back. */
   release(info: ResourceInfo, o: Obj): void {
     if (info.kind !== 'Service' || !o.spec) return;
