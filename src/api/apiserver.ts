@@ -71,7 +71,7 @@ import type { Binding, KubeObject, ObjectMeta } from './types.js';
 import { validateObject, validateObjectUpdate, type UnknownFieldPolicy } from './validation.js';
 import { type Clock, WallClock } from '../util/clock.js';
 import { Rng } from '../util/rng.js';
-import type { KvStore } from '../store/types.js';
+import type { Compare, KvStore, RequestOp } from '../store/types.js';
 import { prefixEnd } from '../store/keyrange.js';
 
 export interface ApiServerOptions {
@@ -204,11 +204,14 @@ export class ApiServer {
           if (opts.dryRun) return o as T;
           const key = storageKey(info, m.namespace, m.name!);
           const claims = shared ? claimKeys(info, o) : [];
-          const claim = claimOps(claims, o);
-          const resp = await this.store.txn({
-            compare: [{ key, target: 'CREATE', result: 'EQUAL', createRevision: 0 }, ...claim.compare],
-            success: [{ requestPut: { key, value: encodeFor(this.store, o) } }, ...claim.success],
-          });
+          const compare: Compare[] = [{ key, target: 'CREATE', result: 'EQUAL', createRevision: 0 }];
+          const success: RequestOp[] = [{ requestPut: { key, value: encodeFor(this.store, o) } }];
+          if (claims.length) {
+            const claim = claimOps(claims, o);
+            compare.push(...claim.compare);
+            success.push(...claim.success);
+          }
+          const resp = await this.store.txn({ compare, success });
           if (!resp.succeeded) {
             if (claims.length === 0 || attempt >= 8 || !(await anyClaimed(this.store, claims)))
               throw alreadyExists(info.qualifiedResource, m.name!);

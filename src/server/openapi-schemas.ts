@@ -51,7 +51,7 @@ export function schemaOf(
 /** Add every upstream definition the schemas refer to, transitively. */
 export function closure(schemas: Record<string, Obj>): void {
   const defs = upstreamSwagger().definitions;
-  const todo = Object.values(schemas);
+  const unvisited = Object.values(schemas);
   const visit = (v: unknown) => {
     if (Array.isArray(v)) v.forEach(visit);
     else if (v && typeof v === 'object')
@@ -60,12 +60,12 @@ export function closure(schemas: Record<string, Obj>): void {
           const name = refName(x);
           if (!schemas[name] && defs[name]) {
             schemas[name] = defs[name];
-            todo.push(defs[name]);
+            unvisited.push(defs[name]);
           }
         } else visit(x);
       }
   };
-  while (todo.length) visit(todo.pop());
+  while (unvisited.length) visit(unvisited.pop());
 }
 
 /**
