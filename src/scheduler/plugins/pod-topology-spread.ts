@@ -238,6 +238,9 @@ interface Domains {
   values: string[][];
 }
 
+/** matching pods on at least this many nodes: their sums per domain are kept (ClusterSnapshot.domainSums) */
+const KEEP_SUMS_FROM = 64;
+
 /** cache entries kept per node-set version (pod shapes repeat: one per Deployment, typically) */
 const MAX_DOMAIN_ENTRIES = 256;
 
@@ -855,9 +858,11 @@ export class PodTopologySpread
     nodeCounts: NodeCounts,
   ): { dom: TopologyDomains; sums: Float64Array; missing: number } {
     const dom = this.snapshot.topologyDomains(c.topologyKey);
-    const kept = this.snapshot.domainSums(nodeCounts, dom, eligible);
+    // counts on a few nodes are summed here (cheaper than keeping sums for every mask a pod
+    // shape brings, and than updating them on every add and remove)
+    const kept =
+      nodeCounts.size >= KEEP_SUMS_FROM ? this.snapshot.domainSums(nodeCounts, dom, eligible) : undefined;
     if (kept) return { dom, sums: kept.sums, missing: kept.missing };
-    // counts the snapshot does not keep: summed here
     const ids = dom.ids;
     const sums = new Float64Array(dom.values.length);
     let missing = 0;
