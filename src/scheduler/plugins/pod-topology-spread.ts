@@ -354,7 +354,13 @@ export class PodTopologySpread
     )
       return memo.d;
     const d = this.cachedDomains(constraints, pod, nodes, requireAllKeys);
-    this.podDomains.set(pod, { constraints, requireAllKeys, version: this.domainCacheVersion, list: nodes, d });
+    this.podDomains.set(pod, {
+      constraints,
+      requireAllKeys,
+      version: this.domainCacheVersion,
+      list: nodes,
+      d,
+    });
     return d;
   }
 

@@ -151,8 +151,7 @@ describe('ClusterSnapshot label index, match counts and term groups', () => {
       } else {
         // move a node to another zone (reorders the list)
         const i = rng.int(30);
-        if (snap.get(nodeName(i)))
-          snap.updateNode(node(i, zones[rng.int(3)]));
+        if (snap.get(nodeName(i))) snap.updateNode(node(i, zones[rng.int(3)]));
       }
       if (rng.int(3) === 0) {
         expectIndex(snap);

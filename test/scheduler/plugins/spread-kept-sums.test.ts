@@ -63,12 +63,18 @@ function pending(rng: Rng): Pod[] {
       );
     // over every zone (nodeAffinityPolicy Ignore) for a pod held to zone a: fails while a leads
     if (shape === 4)
-      b.spreadConstraint(1, ZONE, 'DoNotSchedule', sel().label('app', app).obj(), undefined, 'Ignore').nodeSelector({
+      b.spreadConstraint(
+        1,
+        ZONE,
+        'DoNotSchedule',
+        sel().label('app', app).obj(),
+        undefined,
+        'Ignore',
+      ).nodeSelector({
         [ZONE]: 'a',
       });
     // held to two or three zones: eligibility masks under the default Honor policy
-    if (rng.int(3) === 0)
-      b.nodeAffinityIn(ZONE, rng.int(2) === 0 ? ['a', 'b'] : ['b', 'c', 'd']);
+    if (rng.int(3) === 0) b.nodeAffinityIn(ZONE, rng.int(2) === 0 ? ['a', 'b'] : ['b', 'c', 'd']);
     out.push(b.obj());
   }
   return out;
