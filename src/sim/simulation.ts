@@ -119,6 +119,8 @@ export class Simulation {
   private allNodes: Node[] = [];
   /** owners the input's ownerReferences name but does not contain (owner-order.ts) */
   private readonly outsideOwners = new Set<string>();
+  /** uid an object had in its input → the uid it was created with, over every createAll (nodes first) */
+  private readonly createdUids = new Map<string, string>();
   private autoscaler?: ClusterAutoscaler;
   private autoscalerInformers?: InformerFactory;
 
@@ -197,9 +199,10 @@ export class Simulation {
       ...nodesFromPools(sc.pools),
       ...(sc.autoscaler ? initialGroupNodes(sc.autoscaler) : []),
     ];
+    // a snapshot node keeps its uid until created (createAll maps it to the new one), so that the
+    // ownerReferences of its mirror pods follow it instead of naming an outside owner
     for (const n of nodes) {
       delete n.metadata.resourceVersion;
-      delete n.metadata.uid;
       delete (n.metadata as { creationTimestamp?: string }).creationTimestamp;
     }
     const resume = this.opts.resume ?? false;
@@ -520,7 +523,7 @@ export class Simulation {
   private async createAll(objs: KubeObject[], what: string, restore = false): Promise<void> {
     const chunk = Math.max(1, Math.min(100, this.scenario.settings.maxMutatingInflight || 100));
     const ordered = inCreationOrder(objs.map((object) => ({ object }))).map((x) => x.object);
-    const uids = new Map<string, string>();
+    const uids = this.createdUids;
     for (let i = 0; i < ordered.length; ) {
       const stage = creationStage(ordered[i].kind);
       let end = i + 1;
