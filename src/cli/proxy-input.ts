@@ -424,10 +424,11 @@ export async function run(
   cmd?: Command,
   onStep: (what: string) => void = () => {},
   stream?: (chunk: Uint8Array) => void,
+  readOnce = false,
 ): Promise<Run> {
-  // a streamed render reads each object once: a generated cluster is not held whole
+  // `readOnce`: only the full sync, so a generated cluster need not be held whole
   const { node, families, services, slices, options, renderer, generated, generatedStream, sources, load } =
-    await prepare(o, cmd, false, stream !== undefined);
+    await prepare(o, cmd, false, readOnce);
   const churn = churnOf(o);
   const invalid: string[] = [];
   // streamed: rendered from scratch (the reference walk, no per-port caches) and written out as it goes
@@ -520,6 +521,7 @@ export async function run(
       `skipped ${invalid.length} invalid object(s), as kube-proxy's own checks skip them: ${invalid.join('; ')}`,
     );
   const rerenderFull = () => {
+    if (generatedStream) throw new Error('rerenderFull: the generated cluster was read once and not kept');
     // a new proxier over the same objects renders a full sync, as kube-proxy's forced resync does
     const t = newTarget();
     for (const x of services) t.onServiceAdd(x);
