@@ -24,7 +24,8 @@ import {
 import { decode } from './codec.js';
 import { internalError, resourceExpired } from './errors.js';
 import type { ProbeCache } from './probe-cache.js';
-import { cachesRevisions, deepFreeze, type RevisionCache } from './revision-cache.js';
+import { freezeInterned } from './intern.js';
+import { cachesRevisions, type RevisionCache } from './revision-cache.js';
 import { storagePrefix, type ResourceInfo } from './registry.js';
 import { prefixEnd } from '../store/keyrange.js';
 import { parseFieldSelector } from './field-selector.js';
@@ -94,7 +95,7 @@ export async function watchObjects<T extends KubeObject>(
     if (!o) {
       o = revisions?.get(ev.kv)?.obj as T | undefined;
       if (!o) {
-        o = deepFreeze(decodeKv<T>(ev.kv));
+        o = freezeInterned(decodeKv<T>(ev.kv));
         revisions?.offer(ev.kv, o as Obj);
       }
       shared.set(ev, o);
@@ -107,7 +108,7 @@ export async function watchObjects<T extends KubeObject>(
     if (o) return o;
     o = decode<T>(readView(ev.prevKv!.value));
     (o.metadata ??= {}).resourceVersion = String(ev.kv.modRevision);
-    if (share) shared.set(ev, deepFreeze(o));
+    if (share) shared.set(ev, freezeInterned(o));
     return o;
   };
   const prefix = storagePrefix(info, info.namespaced ? opts.namespace : undefined);

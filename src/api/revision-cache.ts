@@ -20,15 +20,6 @@ import type { Obj } from './apiserver-kv.js';
 import type { ResourceInfo } from './registry.js';
 import type { KeyValue } from '../store/types.js';
 
-/** Object.freeze, all the way down (plain decoded data: objects and arrays) */
-export function deepFreeze<T>(o: T): T {
-  if (o !== null && typeof o === 'object' && !Object.isFrozen(o)) {
-    Object.freeze(o);
-    for (const k in o) deepFreeze((o as Record<string, unknown>)[k]);
-  }
-  return o;
-}
-
 export interface CachedRevision {
   /** the key's modRevision this object is the value of */
   readonly rev: number;

@@ -6,6 +6,7 @@
  * BalanceScaleUpBetweenGroups). The controller that uses them is cluster-autoscaler.ts.
  */
 import type { Node, Pod } from '../api/types.js';
+import type { ResourceClaim, ResourceSlice } from '../api/resource-types.js';
 import { nodeAllocatable, podRequests } from '../scheduler/engine/resources.js';
 import type { Rng } from '../util/rng.js';
 
@@ -15,10 +16,10 @@ const LONG_TERMINATING_EXTRA_MS = 30_000;
 export interface Utilization {
   cpu: number;
   memory: number;
-  /** max(cpu, memory) */
+  /** max(cpu, memory), or the busiest device pool's share on a node with ResourceSlices */
   utilization: number;
-  /** the resource of the maximum */
-  resource: 'cpu' | 'memory';
+  /** the resource of the maximum: cpu, memory or `<driver>/<pool>` */
+  resource: string;
 }
 
 const isDaemonSetPod = (p: Pod) =>
@@ -71,6 +72,46 @@ function isLongTerminating(p: Pod, nowMs: number): boolean {
   return nowMs > Date.parse(ts) + grace + LONG_TERMINATING_EXTRA_MS;
 }
 
+/**
+ * The busiest device pool of a node with node-local ResourceSlices (upstream
+ * simulator/dynamicresources/utils/utilization.go HighestDynamicResourceUtilization): per driver
+ * and pool, the devices of its newest generation held by the claims of the node's pods over all of
+ * them (admin-access results hold none); undefined for a node without slices.
+ * @throws Error when a pod's claim is not allocated or a pool's newest generation is incomplete
+ */
+export function deviceUtilization(
+  slices: readonly ResourceSlice[],
+  claims: readonly ResourceClaim[],
+): { resource: string; utilization: number } | undefined {
+  if (slices.length === 0) return undefined;
+  const held = new Set<string>();
+  for (const c of claims) {
+    const a = c.status?.allocation;
+    if (!a) throw new Error(`claim ${c.metadata.namespace}/${c.metadata.name} not allocated`);
+    for (const r of a.devices?.results ?? [])
+      if (r.adminAccess !== true) held.add(`${r.driver}/${r.pool}/${r.device}`);
+  }
+  const pools = new Map<string, ResourceSlice[]>();
+  for (const s of slices) {
+    const k = `${s.spec.driver}/${s.spec.pool.name}`;
+    pools.set(k, [...(pools.get(k) ?? []), s]);
+  }
+  let best: { resource: string; utilization: number } | undefined;
+  for (const [k, all] of [...pools].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
+    const gen = Math.max(...all.map((s) => s.spec.pool.generation));
+    const current = all.filter((s) => s.spec.pool.generation === gen);
+    if (current.length !== current[0]!.spec.pool.resourceSliceCount)
+      throw new Error(
+        `pool ${JSON.stringify(k)} error: newest generation: ${gen}, slice count: ${current[0]!.spec.pool.resourceSliceCount} - found only ${current.length} slices`,
+      );
+    const devices = current.flatMap((s) => s.spec.devices ?? []);
+    const used = devices.filter((d) => held.has(`${k}/${d.name}`)).length;
+    const u = devices.length ? used / devices.length : 0;
+    if (!best || u >= best.utilization) best = { resource: k, utilization: u };
+  }
+  return best;
+}
+
 const pct = (x: number) => `${Math.round(x * 1000) / 10}%`;
 
 /** What the scale-down eligibility check reads from the autoscaler's options. */
@@ -81,6 +122,11 @@ export interface EligibilityOptions {
   ignoreDaemonSetsUtilization?: boolean;
   /** --scale-down-unready-enabled: unready nodes may go, whatever their utilization */
   scaleDownUnready?: boolean;
+  /**
+   * the node's device utilization ({@link deviceUtilization}) when it has ResourceSlices: it
+   * replaces cpu and memory, as upstream's Calculate does with DRA enabled
+   */
+  devices?: () => { resource: string; utilization: number } | undefined;
 }
 
 export type Eligibility =
@@ -111,7 +157,10 @@ export function checkEligibility(
       : { removable: false, reason: 'not ready' };
   let u: Utilization;
   try {
-    u = nodeUtilization(node, pods, nowMs, { skipDaemonSetPods: o.ignoreDaemonSetsUtilization });
+    const d = o.devices?.();
+    u = d
+      ? { cpu: 0, memory: 0, ...d }
+      : nodeUtilization(node, pods, nowMs, { skipDaemonSetPods: o.ignoreDaemonSetsUtilization });
   } catch (e) {
     return { removable: false, reason: (e as Error).message };
   }

@@ -29,6 +29,7 @@
  * Nodes and cost (per-node price per hour) are sampled every scan.
  */
 import type { KubeObject, Node, Pod, Taint } from '../api/types.js';
+import type { DeviceClass, ResourceClaim, ResourceSlice } from '../api/resource-types.js';
 import type { PodDisruptionBudget } from '../api/batch-types.js';
 import { labelSelectorAsSelector } from '../api/label-selector.js';
 import { podKey } from '../api/keys.js';
@@ -38,6 +39,7 @@ import type { EventRecorder } from '../client/events.js';
 import type { InformerFactory } from '../client/factory.js';
 import type { Informer } from '../client/informer.js';
 import { SchedulerCore } from '../scheduler/scheduler.js';
+import { claimsAfterReserve } from '../scheduler/plugins/dynamic-resources/plugin.js';
 import { podRequests } from '../scheduler/engine/resources.js';
 import type { Clock, TimerHandle } from '../util/clock.js';
 import type { Rng } from '../util/rng.js';
@@ -46,10 +48,18 @@ import {
   balanceScaleUp,
   checkEligibility,
   chooseOption,
+  deviceUtilization,
   type ExpanderName,
   type ExpansionOption,
 } from './autoscaler-rules.js';
-import { type AutoscalerConfig, groupNode, type NodeGroupSpec, nodeName } from './config.js';
+import { type AutoscalerConfig, groupNode, groupSlices, type NodeGroupSpec, nodeName } from './config.js';
+import {
+  type ClaimOverlay,
+  claimsOfPod,
+  type DraListers,
+  reservedForPod,
+  simulationResources,
+} from './autoscaler-dra.js';
 
 /** the taint the autoscaler puts on a node it deletes (taints.ToBeDeletedTaint) */
 export const TO_BE_DELETED_TAINT = 'ToBeDeletedByClusterAutoscaler';
@@ -151,6 +161,8 @@ export class ClusterAutoscaler {
   private readonly nodes: Informer<Node>;
   private readonly pods: Informer<Pod>;
   private readonly pdbs: Informer<PodDisruptionBudget>;
+  /** DeviceClasses, ResourceClaims, ResourceSlices for the simulations (autoscaler-dra.ts) */
+  private readonly dra: DraListers;
   private readonly groups = new Map<string, GroupState>();
   private readonly groupOfNode = new Map<string, GroupState>();
   private readonly unneededSince = new Map<string, number>();
@@ -179,6 +191,11 @@ export class ClusterAutoscaler {
     this.nodes = deps.informers.for<Node>('nodes');
     this.pods = deps.informers.for<Pod>('pods');
     this.pdbs = deps.informers.for<PodDisruptionBudget>('poddisruptionbudgets');
+    this.dra = {
+      deviceClasses: deps.informers.for<DeviceClass>('deviceclasses'),
+      claims: deps.informers.for<ResourceClaim>('resourceclaims'),
+      slices: deps.informers.for<ResourceSlice>('resourceslices'),
+    };
     for (const spec of config.groups) {
       const st: GroupState = {
         spec,
@@ -308,11 +325,17 @@ export class ClusterAutoscaler {
     return n;
   }
 
-  /** the scheduler's view of the cluster: nodes (ready or not deleting), bound live pods, plus extra nodes */
+  /**
+   * the scheduler's view of the cluster: nodes (ready or not deleting), bound live pods, plus extra
+   * nodes (template copies, with their groups' ResourceSlices); `moving`: pods taken off their
+   * nodes, whose claims are released; `overlay`: claims as earlier simulations of this pass left them
+   */
   private core(
-    extraNodes: Node[],
+    extraNodes: { node: Node; group: NodeGroupSpec }[],
     skipNodes: ReadonlySet<string> = new Set(),
     moved: Pod[] = [],
+    moving?: ReadonlySet<string>,
+    overlay?: ClaimOverlay,
   ): SchedulerCore {
     const nodes = this.nodes
       .list()
@@ -320,23 +343,35 @@ export class ClusterAutoscaler {
     const pods = this.pods
       .list()
       .filter((p) => p.spec.nodeName && !skipNodes.has(p.spec.nodeName) && !p.metadata.deletionTimestamp);
+    const resources = simulationResources(this.dra, {
+      skipNodes: (n) => skipNodes.has(n) || this.deleting.has(n),
+      moving,
+      overlay,
+      extraSlices: extraNodes.flatMap((x) => groupSlices(x.group, x.node)),
+    });
     return new SchedulerCore({
       kernel: 'js',
       seed: 1,
-      nodes: [...nodes, ...extraNodes],
+      nodes: [...nodes, ...extraNodes.map((x) => x.node)],
       pods: [...pods, ...moved],
-      objects: {},
+      objects: { resources },
     });
+  }
+
+  /** a template node added to a simulation, with its ResourceSlices */
+  private static addTemplateNode(core: SchedulerCore, node: Node, group: NodeGroupSpec): void {
+    core.snapshot.addNode(node);
+    core.objects.resources?.resourceSlices?.push(...groupSlices(group, node));
   }
 
   private static place(
     core: SchedulerCore,
     pod: Pod,
-  ): { node: string } | { reason: string; reasons: string[] } {
+  ): { node: string; claims: ResourceClaim[] } | { reason: string; reasons: string[] } {
     const out = core.schedule(pod);
     if (out.kind === 'scheduled') {
       const s = core.reserveAndAssume(out);
-      if (!s) return { node: out.nodeName };
+      if (!s) return { node: out.nodeName, claims: claimsAfterReserve(out.state) };
       return { reason: s.message(), reasons: [s.message()] };
     }
     if (out.kind === 'unschedulable')
@@ -352,14 +387,14 @@ export class ClusterAutoscaler {
     // upcoming: requested nodes, and group nodes created but not Ready yet (clusterstate's upcoming
     // nodes), as template nodes in place of the real ones
     const notReady = new Set<string>();
-    const upcoming: Node[] = [];
+    const upcoming: { node: Node; group: NodeGroupSpec }[] = [];
     for (const g of this.groups.values()) {
-      for (const u of g.upcoming) upcoming.push(this.templateNode(g.spec, u.name));
+      for (const u of g.upcoming) upcoming.push({ node: this.templateNode(g.spec, u.name), group: g.spec });
       for (const name of g.nodes) {
         const n = this.nodes.get(undefined, name);
         if (n?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')) continue;
         notReady.add(name);
-        upcoming.push(this.templateNode(g.spec, name));
+        upcoming.push({ node: this.templateNode(g.spec, name), group: g.spec });
       }
     }
     const base = this.core(upcoming, notReady);
@@ -467,7 +502,18 @@ export class ClusterAutoscaler {
     reasons: (p: Pod, r: string) => void,
   ): ExpansionOption | undefined {
     const template = this.templateNode(g.spec, `${g.spec.name}-template`);
-    const lone = new SchedulerCore({ kernel: 'js', seed: 1, nodes: [template], objects: {} });
+    // the template alone: the cluster's classes and claims, the template's own slices only
+    const lone = new SchedulerCore({
+      kernel: 'js',
+      seed: 1,
+      nodes: [template],
+      objects: {
+        resources: simulationResources(this.dra, {
+          skipNodes: () => true,
+          extraSlices: groupSlices(g.spec, template),
+        }),
+      },
+    });
     const core = this.core([]);
     const used = new Set<string>();
     const helped: Pod[] = [];
@@ -483,7 +529,11 @@ export class ClusterAutoscaler {
       }
       let r = ClusterAutoscaler.place(core, p);
       if (!('node' in r) && added < room) {
-        core.snapshot.addNode(this.templateNode(g.spec, `${g.spec.name}-estimate-${added}`));
+        ClusterAutoscaler.addTemplateNode(
+          core,
+          this.templateNode(g.spec, `${g.spec.name}-estimate-${added}`),
+          g.spec,
+        );
         added++;
         r = ClusterAutoscaler.place(core, p);
       }
@@ -547,13 +597,19 @@ export class ClusterAutoscaler {
     // them there, as upstream's simulation moves them in its cluster snapshot)
     const removed = new Set<string>();
     const moved = new Map<string, Pod>();
+    // the claims of moved pods, allocated where they would land
+    const overlay = new Map<string, ResourceClaim>();
     const unneeded: { node: string; pods: Pod[] }[] = [];
     for (const n of nodes.sort((a, b) => (a.metadata.name! < b.metadata.name! ? -1 : 1))) {
       const name = n.metadata.name!;
       const hinted = [...moved.values()].filter((p) => p.spec.nodeName === name);
-      const verdict = this.eligible(n, [...(podsOn.get(name) ?? []), ...hinted], removed, [
-        ...moved.values(),
-      ]);
+      const verdict = this.eligible(
+        n,
+        [...(podsOn.get(name) ?? []), ...hinted],
+        removed,
+        [...moved.values()],
+        overlay,
+      );
       if (typeof verdict === 'string') {
         this.unneededSince.delete(name);
         this.log('not-removed', name, `node ${name} not removed: ${verdict}`);
@@ -563,6 +619,7 @@ export class ClusterAutoscaler {
       this.log('unneeded', name, `node ${name} unneeded: ${verdict.why}`);
       removed.add(name);
       for (const p of verdict.moved) moved.set(podKey(p), p);
+      for (const [k, c] of verdict.claims) overlay.set(k, c);
       // only the node's own pods are evicted; hinted ones were never there
       unneeded.push({ node: name, pods: verdict.pods.filter((p) => p.spec.nodeName === name) });
     }
@@ -606,11 +663,17 @@ export class ClusterAutoscaler {
     pods: Pod[],
     removed: ReadonlySet<string>,
     moved: Pod[],
-  ): string | { why: string; pods: Pod[]; moved: Pod[] } {
+    overlay: ClaimOverlay,
+  ): string | { why: string; pods: Pod[]; moved: Pod[]; claims: [string, ResourceClaim][] } {
     const name = n.metadata.name!;
     const e = checkEligibility(n, pods, this.now, {
       threshold: this.config.scaleDownUtilizationThreshold,
       ignoreDaemonSetsUtilization: this.config.ignoreDaemonSetsUtilization,
+      devices: () =>
+        deviceUtilization(
+          this.dra.slices.list().filter((s) => s.spec.nodeName === name),
+          pods.flatMap((p) => claimsOfPod(p, this.dra.claims, overlay)),
+        ),
     });
     if (!e.removable) return e.reason;
     const toMove = pods.filter(
@@ -650,22 +713,30 @@ export class ClusterAutoscaler {
       }
     }
     const moving = new Set(toMove.map(podKey));
+    // this node's pods leave their claims (autoscaler-dra.ts); those of removed nodes' pods are
+    // in the overlay, allocated where the pods would land
+    const leaving = new Set(toMove.map((p) => p.metadata.uid).filter((u): u is string => u !== undefined));
     const core = this.core(
       [],
       new Set([...removed, name]),
       moved.filter((p) => !moving.has(podKey(p))),
+      leaving,
+      overlay,
     );
     const landed: Pod[] = [];
+    const claims: [string, ResourceClaim][] = [];
     for (const p of toMove) {
       const r = ClusterAutoscaler.place(core, strip(p));
       if (!('node' in r)) return `pod ${podKey(p)} can't be moved: ${r.reason}`;
       landed.push({ ...strip(p), spec: { ...p.spec, nodeName: r.node } });
+      claims.push(...reservedForPod(p, r.claims));
     }
     const where = landed.map((p) => `${podKey(p)} → ${p.spec.nodeName}`).join(', ');
     return {
       why: `${e.why}${toMove.length ? `; pods can move: ${where}` : '; empty'}`,
       pods: toMove,
       moved: landed,
+      claims,
     };
   }
 
@@ -800,9 +871,14 @@ export class ClusterAutoscaler {
   }
 }
 
-/** the pod as the scheduler sees a new one: unbound, no status */
+/** the pod as the scheduler sees a new one: unbound, no status but the names of its claims */
 function strip(p: Pod): Pod {
-  return { ...p, spec: { ...p.spec, nodeName: undefined }, status: { phase: 'Pending' } };
+  const claims = p.status?.resourceClaimStatuses;
+  return {
+    ...p,
+    spec: { ...p.spec, nodeName: undefined },
+    status: claims ? { phase: 'Pending', resourceClaimStatuses: claims } : { phase: 'Pending' },
+  };
 }
 
 /** cpu (cores) + memory (GiB): the estimator's order, biggest first */

@@ -11,6 +11,8 @@ import { registeredNodeInfo } from '../api/kinds.js';
 import { wellKnownNodeLabels } from '../api/topology.js';
 import { LIMITS } from '../util/limits.js';
 import { checkKnownFields, failAt, parseDuration, ScenarioError } from '../util/scenario-input.js';
+import { type NodeDevices, parseNodeDevices, resourceSliceFor } from '../api/resource-slices.js';
+import type { ResourceSlice } from '../api/resource-types.js';
 import { EXPANDERS, type ExpanderName } from './autoscaler-rules.js';
 
 /** One node group: a template in one zone. */
@@ -29,6 +31,11 @@ export interface NodeGroupSpec {
   pods: number;
   labels: Record<string, string>;
   taints: Taint[];
+  /**
+   * DRA devices each node's drivers publish as ResourceSlices (api/resource-slices.ts); the
+   * template node carries them too, as upstream's TemplateNodeInfo carries its node-local slices
+   */
+  devices: NodeDevices[];
 }
 
 export interface AutoscalerConfig {
@@ -136,6 +143,7 @@ function parseGroup(g: unknown, at: (p: string) => string, w: string): NodeGroup
     'provisioningLatency',
     'labels',
     'taints',
+    'devices',
   ];
   checkKnownFields(g, known, w, failAt(at));
   const name = g.name;
@@ -197,6 +205,7 @@ function parseGroup(g: unknown, at: (p: string) => string, w: string): NodeGroup
     pods: int('pods', 110, LIMITS.pods),
     labels: (g.labels ?? {}) as Record<string, string>,
     taints: (g.taints ?? []) as Taint[],
+    devices: parseNodeDevices(g.devices, `${w}.devices`, failAt(at)),
   };
   return (zones as string[]).map((zone) => ({
     ...base,
@@ -220,6 +229,24 @@ export function groupNode(g: NodeGroupSpec, name: string): Node {
     spec: { taints: g.taints.length ? structuredClone(g.taints) : undefined },
     status: { capacity: res, allocatable: res, conditions: [], nodeInfo: registeredNodeInfo(labels) },
   };
+}
+
+/**
+ * The ResourceSlices a group node's drivers publish (one per driver, pool named after the node) —
+ * for a template node, upstream's SanitizedNodeResourceSlices gives each copy its own node and
+ * pool the same way.
+ */
+export function groupSlices(g: NodeGroupSpec, node: Node): ResourceSlice[] {
+  return g.devices.map((d) => resourceSliceFor(node, d));
+}
+
+/** The devices of a node by its node-group label (none for nodes of other origins). */
+export function groupDevices(
+  c: AutoscalerConfig | undefined,
+): ((node: Node) => readonly NodeDevices[]) | undefined {
+  const byGroup = new Map((c?.groups ?? []).filter((g) => g.devices.length).map((g) => [g.name, g.devices]));
+  if (byGroup.size === 0) return undefined;
+  return (node) => byGroup.get(node.metadata.labels?.[NODE_GROUP_LABEL] ?? '') ?? [];
 }
 
 /** The nodes every group starts with (`initial`, default `min`), named <group>-<4 digits>. */

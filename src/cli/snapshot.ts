@@ -30,9 +30,11 @@ export function register(program: Command): void {
     .addHelpText(
       'after',
       `
-Lists Namespaces, Nodes, PriorityClasses, StorageClasses, CSINodes, PVs, PVCs, Deployments,
-ReplicaSets, StatefulSets, DaemonSets, ReplicationControllers, Jobs, CronJobs, PDBs, Services,
-EndpointSlices and Pods in every namespace, through @kubernetes/client-node (an optional
+Lists Namespaces, Nodes, PriorityClasses, StorageClasses, CSINodes, CSIDrivers,
+CSIStorageCapacities, VolumeAttachments, PVs, PVCs, Deployments, ReplicaSets, StatefulSets,
+DaemonSets, ReplicationControllers, Jobs, CronJobs, PDBs, Services, EndpointSlices, the DRA kinds
+(DeviceClasses, ResourceSlices, ResourceClaimTemplates, ResourceClaims; skipped with a warning
+where resource.k8s.io/v1 is not served) and Pods in every namespace, through @kubernetes/client-node (an optional
 dependency), and drops what the server set (resourceVersion, uid, creationTimestamp, managedFields,
 …). -o yaml|json writes the snapshot (a kind: List); -o table prints how many objects of each kind.
 
@@ -57,6 +59,10 @@ Examples:
         bar.finish();
       }
       const total = snap.counts.reduce((n, c) => n + c.count, 0);
+      for (const s of snap.skipped)
+        process.stderr.write(
+          `warning: ${s.kind}: not served by this cluster (${s.path}: 404), none captured\n`,
+        );
       process.stderr.write(`kubesim snapshot: ${total} objects from ${server}\n`);
       if (isStructured(o.output)) return emit(o, structured(o.output, snap.list));
       emit(

@@ -11,6 +11,8 @@
  *   one download) → container start → status Running (written with updateStatus) → readiness
  *   probe (initialDelaySeconds + a random phase within periodSeconds) → Ready=True. Each phase
  *   draws from a seeded log-normal distribution.
+ * - Volumes: a pod using PersistentVolumeClaims starts only once each is Bound to its volume
+ *   (volumes.ts, WaitForAttachAndMount), checked again every second until then.
  * - DRA: a pod with `spec.resourceClaims` has its claims prepared first (dra.ts: reserved for it and
  *   allocated, else FailedPrepareDynamicResources and a retry; then each driver's seeded
  *   NodePrepareResources latency); a node's `devices` are published as ResourceSlices when it registers.
@@ -49,6 +51,7 @@ import type { KubeletEvictionSettings, Latency, RunRule, UsageRule } from './set
 import { podResourceClaims } from '../api/resource-claims.js';
 import { type NodeDevices, resourceSliceFor } from '../api/resource-slices.js';
 import { claimsToPrepare, FAILED_PREPARE_REASON, PREPARE_RETRY_MS, prepareLatency } from './dra.js';
+import { unboundVolumes, usesClaims, VOLUME_RETRY_MS } from './volumes.js';
 
 /** a seeded log-normal latency: median ms and sigma of the underlying normal */
 export interface KubeletLatencies {
@@ -542,10 +545,30 @@ export class KubeletFleet {
   }
 
   /**
+   * SyncPod: a pod's volumes are attached and mounted before anything else (WaitForAttachAndMount,
+   * volumes.ts): a pod using PersistentVolumeClaims waits until each is Bound to its volume, and is
+   * looked at again every VOLUME_RETRY_MS until then.
+   */
+  private startPod(n: NodeState, st: PodState, pod: Pod): void {
+    if (!usesClaims(pod)) {
+      this.prepareClaims(n, st, pod);
+      return;
+    }
+    void unboundVolumes(this.api, pod).then((waiting) => {
+      if (!n.alive || this.pods.get(st.key) !== st || st.terminating) return;
+      if (waiting.length === 0) return this.prepareClaims(n, st, pod);
+      this.after(st, VOLUME_RETRY_MS, () => {
+        const cur = this.podInformer.getByKey(st.key);
+        if (cur && !cur.metadata.deletionTimestamp) this.startPod(n, st, cur);
+      });
+    });
+  }
+
+  /**
    * kuberuntime SyncPod: a pod with claims has them prepared before its sandbox is created (dra.ts);
    * a pod whose claims are not ready does not start and is tried again after the pod worker's back-off.
    */
-  private startPod(n: NodeState, st: PodState, pod: Pod): void {
+  private prepareClaims(n: NodeState, st: PodState, pod: Pod): void {
     if (podResourceClaims(pod).length === 0) {
       this.createSandbox(n, st, pod);
       return;
@@ -558,7 +581,7 @@ export class KubeletFleet {
         const retry = PREPARE_RETRY_MS + Math.floor(this.rng.next() * PREPARE_RETRY_MS * 0.5);
         this.after(st, retry, () => {
           const cur = this.podInformer.getByKey(st.key);
-          if (cur && !cur.metadata.deletionTimestamp) this.startPod(n, st, cur);
+          if (cur && !cur.metadata.deletionTimestamp) this.prepareClaims(n, st, cur);
         });
         return;
       }

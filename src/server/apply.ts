@@ -6,8 +6,9 @@
  * removed (upstream: staging/src/k8s.io/apimachinery/pkg/util/managedfields, structured-merge-diff).
  *
  * Simplified against upstream, as docs/server.md says: field ownership is tracked for appliers only
- * (Update operations by other clients record no fields, so they never conflict); lists merge by the
- * single merge keys of strategic-merge.ts (associative lists with compound keys use the first key).
+ * (Update operations by other clients record no fields, so they never conflict). Built-in kinds'
+ * list maps merge and are owned by all their keys (apply-listmaps.ts, from the pinned OpenAPI);
+ * custom resources' lists merge by the single merge keys of strategic-merge.ts.
  *
  * Example: manager a applies {spec: {replicas: 3}} → managedFields [{manager: a, fieldsV1:
  * {f:spec: {f:replicas: {}}}}]; manager b applies {spec: {replicas: 5}} → 409 `conflict with "a":
@@ -17,6 +18,7 @@ import { ApiError, badRequest } from '../api/errors.js';
 import type { ResourceInfo } from '../api/registry.js';
 import type { KubeObject } from '../api/types.js';
 import { rfc3339 } from '../api/time.js';
+import { checkAppliedListMaps, itemKey, keyString, listMapsOf, mergeApplied } from './apply-listmaps.js';
 import { strategicMergePatch, strategyFor } from './strategic-merge.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: applied configurations are arbitrary objects
@@ -51,8 +53,30 @@ const META_SKIP = new Set([
 
 const isMap = (v: unknown): v is Record<string, Obj> => !!v && typeof v === 'object' && !Array.isArray(v);
 
+type ListMaps = ReadonlyMap<string, readonly string[]> | undefined;
+
+/**
+ * How a list at `path` is owned: by item keys (`keys`), as a set of values (`set`), or whole.
+ * Built-in kinds follow the OpenAPI list maps (finalizers are a set); custom resources the merge
+ * keys of strategic-merge.ts.
+ */
+function listKind(
+  maps: ListMaps,
+  kind: string,
+  path: string,
+): { keys: readonly string[] } | 'set' | undefined {
+  if (maps) {
+    const keys = maps.get(path);
+    if (keys) return { keys };
+    return path === 'metadata.finalizers' ? 'set' : undefined;
+  }
+  const strat = strategyFor(kind, path);
+  if (!strat) return undefined;
+  return strat.key === undefined ? 'set' : { keys: [strat.key] };
+}
+
 /** The fields an applied configuration sets. */
-function fieldSet(config: Obj, kind: string): FieldPath[] {
+function fieldSet(config: Obj, kind: string, maps: ListMaps): FieldPath[] {
   const out: FieldPath[] = [];
   const walkMap = (m: Record<string, Obj>, segs: FieldPath, dotted: string) => {
     for (const [k, v] of Object.entries(m)) {
@@ -65,14 +89,15 @@ function fieldSet(config: Obj, kind: string): FieldPath[] {
         if (Object.keys(v).length === 0) out.push(s);
         else walkMap(v, s, d);
       } else if (Array.isArray(v)) {
-        const strat = strategyFor(kind, d);
-        if (!strat) out.push(s);
-        else if (strat.key === undefined) for (const x of v) out.push([...s, `v:${JSON.stringify(x)}`]);
+        const lk = listKind(maps, kind, d);
+        if (!lk) out.push(s);
+        else if (lk === 'set') for (const x of v) out.push([...s, `v:${JSON.stringify(x)}`]);
         else
           for (const item of v) {
-            if (!isMap(item) || !(strat.key in item))
-              throw badRequest(`${d}: every item needs the merge key "${strat.key}"`);
-            const seg = `k:${JSON.stringify({ [strat.key]: item[strat.key] })}`;
+            const k = itemKey(item, lk.keys, d);
+            if ('error' in k || (!maps && !(lk.keys[0]! in item)))
+              throw badRequest(`${d}: every item needs the merge key "${lk.keys[0]}"`);
+            const seg = `k:${JSON.stringify(k.key)}`;
             out.push([...s, seg, '.']);
             walkMap(item, [...s, seg], `${d}[]`);
           }
@@ -108,6 +133,8 @@ const pathKey = (p: FieldPath) => p.join('\u0000');
 /** Where a field path points in an object: the parent container and how to reach the child. */
 function locate(obj: Obj, path: FieldPath): { parent: Obj; key: string | number } | undefined {
   let node: Obj = obj;
+  // the dotted path so far (`a.b[].c`), for the key defaults of list maps
+  let dotted = '';
   for (let i = 0; i < path.length; i++) {
     const seg = path[i]!;
     const last = i === path.length - 1;
@@ -117,13 +144,17 @@ function locate(obj: Obj, path: FieldPath): { parent: Obj; key: string | number 
       const k = seg.slice(2);
       if (last || path[i + 1] === '.') return { parent: node, key: k };
       node = node[k];
+      dotted = dotted ? `${dotted}.${k}` : k;
     } else if (seg.startsWith('k:')) {
       if (!Array.isArray(node)) return undefined;
       const want = JSON.parse(seg.slice(2));
-      const idx = node.findIndex(
-        (x: Obj) =>
-          isMap(x) && Object.entries(want).every(([k, v]) => JSON.stringify(x[k]) === JSON.stringify(v)),
-      );
+      const wantKey = keyString(want);
+      const fields = Object.keys(want);
+      const idx = node.findIndex((x: Obj) => {
+        const k = itemKey(x, fields, dotted);
+        return 'key' in k && keyString(k.key) === wantKey;
+      });
+      dotted += '[]';
       if (idx < 0) return undefined;
       if (last || path[i + 1] === '.') return { parent: node, key: idx };
       node = node[idx];
@@ -176,8 +207,10 @@ export function serverSideApply(
     throw badRequest(
       `apply: the configuration is ${config.apiVersion}/${config.kind}, the request is for ${info.apiVersion}/${info.kind}`,
     );
+  const maps = listMapsOf(info.apiVersion, info.kind);
+  checkAppliedListMaps(config, maps, info);
   const manager = opts.manager!;
-  const mine = fieldSet(config, info.kind);
+  const mine = fieldSet(config, info.kind, maps);
   const mineKeys = new Set(mine.map(pathKey));
   const entry = (fields: FieldPath[]): ManagedFieldsEntry => ({
     manager,
@@ -222,7 +255,9 @@ export function serverSideApply(
     });
   }
   // 2. merge the configuration in
-  const next: Obj = strategicMergePatch(current, config, info.kind);
+  const next: Obj = maps
+    ? mergeApplied(current, config, maps)
+    : strategicMergePatch(current, config, info.kind);
   // 3. fields this manager applied before and leaves out now go, unless someone else owns them
   const ownedByOthers = new Set(otherSets.flatMap((o) => o.fields.map(pathKey)));
   if (previous) {

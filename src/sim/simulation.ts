@@ -48,7 +48,7 @@ import { ownersFirst, rewriteOwnerUids } from './owner-order.js';
 import { SimLoop } from './loop.js';
 import { Observer } from './metrics.js';
 import { nodesFromPools } from './scenario.js';
-import type { Action, NodePool, Scenario } from './scenario-types.js';
+import type { Action, Scenario } from './scenario-types.js';
 import type { NodeDevices } from '../api/resource-slices.js';
 import { LABEL_NODE_POOL } from '../api/topology.js';
 import { parseDuration } from '../util/scenario-input.js';
@@ -59,7 +59,7 @@ import { createScheduler } from './scheduler-bridge.js';
 import { startTiming } from './timing.js';
 import { type RunOptions, type SimulationResult, summarize } from './result.js';
 import { ClusterAutoscaler } from '../autoscaler/cluster-autoscaler.js';
-import { type AutoscalerConfig, initialGroupNodes } from '../autoscaler/config.js';
+import { type AutoscalerConfig, groupDevices, initialGroupNodes } from '../autoscaler/config.js';
 import { loadUserPlugin, type LoadedUserPlugin, type UserPluginOptions } from '../scheduler/plugins/user.js';
 
 /**
@@ -119,6 +119,8 @@ export class Simulation {
   private allNodes: Node[] = [];
   /** owners the input's ownerReferences name but does not contain (owner-order.ts) */
   private readonly outsideOwners = new Set<string>();
+  /** uid an object had in its input → the uid it was created with, over every createAll (nodes first) */
+  private readonly createdUids = new Map<string, string>();
   private autoscaler?: ClusterAutoscaler;
   private autoscalerInformers?: InformerFactory;
 
@@ -197,9 +199,10 @@ export class Simulation {
       ...nodesFromPools(sc.pools),
       ...(sc.autoscaler ? initialGroupNodes(sc.autoscaler) : []),
     ];
+    // a snapshot node keeps its uid until created (createAll maps it to the new one), so that the
+    // ownerReferences of its mirror pods follow it instead of naming an outside owner
     for (const n of nodes) {
       delete n.metadata.resourceVersion;
-      delete n.metadata.uid;
       delete (n.metadata as { creationTimestamp?: string }).creationTimestamp;
     }
     const resume = this.opts.resume ?? false;
@@ -282,7 +285,7 @@ export class Simulation {
       runs: sc.runs,
       recorder: new ApiEventRecorder(this.clients.kubelet, clock, 'kubelet'),
       draPrepare: sc.settings.draPrepare,
-      devices: devicesByPool(sc.pools),
+      devices: devicesOf(sc),
       eviction: sc.settings.kubelet && {
         settings: sc.settings.kubelet,
         thresholds: evictionThresholds(
@@ -520,7 +523,7 @@ export class Simulation {
   private async createAll(objs: KubeObject[], what: string, restore = false): Promise<void> {
     const chunk = Math.max(1, Math.min(100, this.scenario.settings.maxMutatingInflight || 100));
     const ordered = inCreationOrder(objs.map((object) => ({ object }))).map((x) => x.object);
-    const uids = new Map<string, string>();
+    const uids = this.createdUids;
     for (let i = 0; i < ordered.length; ) {
       const stage = creationStage(ordered[i].kind);
       let end = i + 1;
@@ -856,13 +859,15 @@ export class Simulation {
 }
 
 /**
- * The DRA devices of a node made from a scenario pool, found by the node's pool label; nodes of
- * other origins (snapshots publish their own ResourceSlices) have none.
+ * The DRA devices of a node made from a scenario pool (found by the node's pool label) or an
+ * autoscaler node group (by its node-group label); nodes of other origins (snapshots publish their
+ * own ResourceSlices) have none.
  */
-function devicesByPool(pools: readonly NodePool[]): ((node: Node) => readonly NodeDevices[]) | undefined {
-  const byPool = new Map(pools.filter((p) => p.devices?.length).map((p) => [p.name, p.devices!]));
-  if (byPool.size === 0) return undefined;
-  return (node) => byPool.get(node.metadata.labels?.[LABEL_NODE_POOL] ?? '') ?? [];
+function devicesOf(sc: Scenario): ((node: Node) => readonly NodeDevices[]) | undefined {
+  const byPool = new Map(sc.pools.filter((p) => p.devices?.length).map((p) => [p.name, p.devices!]));
+  const ofGroup = groupDevices(sc.autoscaler);
+  if (byPool.size === 0) return ofGroup;
+  return (node) => byPool.get(node.metadata.labels?.[LABEL_NODE_POOL] ?? '') ?? ofGroup?.(node) ?? [];
 }
 
 /** every controller of a controller-manager instance */

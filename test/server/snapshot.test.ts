@@ -1,12 +1,16 @@
 // `kubesim snapshot` against `kubesim serve` (a real client library against a real HTTP server):
 // the snapshot of a served cluster plans exactly like the file the cluster was served from, holds
 // every kind capacity planning and the proxy read, and has none of the fields the server set.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
+import { SNAPSHOT_KINDS } from '../../src/scheduler/index.js';
+import { collectionPath } from '../../src/server/live/snapshot.js';
 import { packageRoot } from '../../src/util/paths.js';
 import { type ServeProcess, builtCli, cli, startServe } from './serve-process.js';
 
@@ -21,8 +25,21 @@ value: 1000
 apiVersion: storage.k8s.io/v1
 kind: StorageClass
 metadata: {name: fast}
-provisioner: example.com/fast
+provisioner: fast.example.com
 volumeBindingMode: WaitForFirstConsumer
+---
+apiVersion: storage.k8s.io/v1
+kind: CSIDriver
+metadata: {name: fast.example.com}
+spec: {storageCapacity: true, attachRequired: false}
+---
+apiVersion: storage.k8s.io/v1
+kind: CSIStorageCapacity
+metadata: {name: fast-zone-a, namespace: kube-system}
+storageClassName: fast
+capacity: 40Gi
+nodeTopology:
+  matchLabels: {topology.kubernetes.io/zone: zone-a}
 ---
 apiVersion: policy/v1
 kind: PodDisruptionBudget
@@ -114,6 +131,22 @@ describe.skipIf(!builtCli)('kubesim snapshot against kubesim serve', () => {
     expect(byKind('PersistentVolumeClaim')).toMatchObject([
       { metadata: { name: 'data', namespace: 'shop' } },
     ]);
+    // the storage kinds the README's kubectl command captures for VolumeBinding's capacity check
+    expect(byKind('CSIDriver')).toMatchObject([
+      {
+        apiVersion: 'storage.k8s.io/v1',
+        metadata: { name: 'fast.example.com' },
+        spec: { storageCapacity: true },
+      },
+    ]);
+    expect(byKind('CSIStorageCapacity')).toMatchObject([
+      {
+        apiVersion: 'storage.k8s.io/v1',
+        metadata: { name: 'fast-zone-a', namespace: 'kube-system' },
+        storageClassName: 'fast',
+        capacity: '40Gi',
+      },
+    ]);
     for (const i of items) {
       for (const f of ['resourceVersion', 'uid', 'creationTimestamp', 'managedFields', 'generation'])
         expect(i.metadata[f], `${i.kind} ${i.metadata.name} ${f}`).toBeUndefined();
@@ -138,6 +171,20 @@ describe.skipIf(!builtCli)('kubesim snapshot against kubesim serve', () => {
     expect(missing.err).toMatch(/^kubesim: .*nope: not a kubeconfig: ENOENT/);
   });
 
+  it('-o table lists every kind the README kubectl command captures', () => {
+    const t = run(['snapshot', '--kubeconfig', srv.kubeconfig, '-o', 'table']);
+    expect(t.code).toBe(0);
+    const kinds = new Set(
+      t.out
+        .split('\n')
+        .slice(1, -1)
+        .map((l) => l.split(/\s+/)[0]),
+    );
+    for (const k of [...SNAPSHOT_KINDS, 'PriorityClass']) expect(kinds, k).toContain(k);
+    expect(t.out).toMatch(/\nCSIDriver\s+1\n/);
+    expect(t.out).toMatch(/\nCSIStorageCapacity\s+1\n/);
+  });
+
   it('an unreachable server names the URL', () => {
     const kc = readFileSync(srv.kubeconfig, 'utf8').replace(/127\.0\.0\.1:\d+/, '127.0.0.1:1');
     const file = join(srv.dir, 'closed');
@@ -149,3 +196,78 @@ describe.skipIf(!builtCli)('kubesim snapshot against kubesim serve', () => {
     );
   });
 });
+
+// A cluster older than v1.34 serves no resource.k8s.io/v1: its DRA kinds are skipped with a
+// warning, every other kind is captured. A plain HTTP server stands in for it (404 on that group,
+// empty lists elsewhere), as kube-apiserver answers an unserved group version.
+describe.skipIf(!builtCli)('kubesim snapshot of a cluster without resource.k8s.io/v1', () => {
+  it('skips the DRA kinds with one warning each and captures the rest', async () => {
+    const seen: string[] = [];
+    const server = createServer((req, res) => {
+      seen.push(req.url ?? '');
+      res.setHeader('Content-Type', 'application/json');
+      if (req.url?.startsWith('/apis/resource.k8s.io/')) {
+        res.statusCode = 404;
+        res.end(
+          JSON.stringify({
+            kind: 'Status',
+            apiVersion: 'v1',
+            status: 'Failure',
+            message: 'the server could not find the requested resource',
+            reason: 'NotFound',
+            code: 404,
+          }),
+        );
+        return;
+      }
+      res.end(
+        JSON.stringify({ kind: 'List', apiVersion: 'v1', metadata: { resourceVersion: '7' }, items: [] }),
+      );
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const dir = mkdtempSync(join(tmpdir(), 'kubesim-snapshot-old-'));
+    try {
+      const port = (server.address() as AddressInfo).port;
+      const kc = join(dir, 'kubeconfig');
+      writeFileSync(
+        kc,
+        `apiVersion: v1
+kind: Config
+# client-node refuses plain HTTP unless TLS verification is off
+clusters: [{name: old, cluster: {server: "http://127.0.0.1:${port}", insecure-skip-tls-verify: true}}]
+users: [{name: u, user: {}}]
+contexts: [{name: old, context: {cluster: old, user: u}}]
+current-context: old
+`,
+      );
+      const r = await runAsync(['snapshot', '--kubeconfig', kc, '-o', 'table', '--no-progress']);
+      expect(r.code, r.err).toBe(0);
+      expect(r.err).toBe(
+        ['DeviceClass', 'ResourceSlice', 'ResourceClaimTemplate', 'ResourceClaim']
+          .map(
+            (k) =>
+              `warning: ${k}: not served by this cluster (${collectionPath(k).path}: 404), none captured\n`,
+          )
+          .join('') + `kubesim snapshot: 0 objects from http://127.0.0.1:${port}\n`,
+      );
+      expect(r.out).toMatch(/\nCSIStorageCapacity\s+0\n/);
+      expect(r.out).not.toContain('ResourceClaim');
+      expect(seen).toContain('/apis/storage.k8s.io/v1/csidrivers?limit=500');
+    } finally {
+      server.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+/** the CLI run without blocking the event loop (the test's own HTTP server answers it) */
+function runAsync(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+  return new Promise((resolve) => {
+    const p = spawn(process.execPath, [cli, ...args]);
+    let out = '';
+    let err = '';
+    p.stdout.on('data', (c) => (out += c));
+    p.stderr.on('data', (c) => (err += c));
+    p.on('close', (code) => resolve({ code, out, err }));
+  });
+}

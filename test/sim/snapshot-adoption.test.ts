@@ -4,7 +4,8 @@
 // and make no new ones. The DaemonSet's pods are known current by their pod-template-generation
 // label (kubesim does not compute upstream's controller-revision-hash); a template change bumps the
 // DaemonSet's template generation, and the rolling update replaces them. Nodes a scenario makes are
-// registered with this release's kubelet version; a snapshot's nodes keep theirs.
+// registered with this release's kubelet version; a snapshot's nodes keep theirs, and their uid
+// as the owner of their mirror pods.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { DaemonSet, Node, Pod } from '../../src/api/types.js';
@@ -53,6 +54,14 @@ describe('a kubeadm snapshot in a simulation', () => {
     );
     expect(nodes.get('extra-0000')).toMatchObject({ kubeletVersion: 'v1.34.0', operatingSystem: 'linux' });
     expect(nodes.get('cp-1')?.kubeletVersion).toBe('v1.34.0');
+
+    // the mirror pods' Node owner is the created node cp-1 (its snapshot uid was mapped to the new
+    // one), not an owner outside the cluster
+    const cp1 = await sim.server.get<Node>('nodes', '', 'cp-1');
+    const etcd = await sim.server.get<Pod>('pods', 'kube-system', 'etcd-cp-1');
+    expect(etcd.metadata.ownerReferences).toMatchObject([
+      { kind: 'Node', name: 'cp-1', uid: cp1.metadata.uid },
+    ]);
 
     const ds = await sim.server.get<DaemonSet>('daemonsets', 'kube-system', 'kube-proxy');
     ds.spec.template.spec.containers[0]!.image = 'registry.k8s.io/kube-proxy:v1.34.1';

@@ -2,11 +2,17 @@
 // capacity (CSIDriver storageCapacity: true), 10Gi per node on two nodes, and a StatefulSet of five
 // replicas with 4Gi WaitForFirstConsumer claims. Each node holds two volumes (8Gi, 2Gi left): the PV
 // controller takes each provisioned volume from its node's CSIStorageCapacity, and the scheduler's
-// VolumeBinding then refuses the fifth replica everywhere with v1.34's reason. Provisioning takes no
-// time here: kubesim's kubelet starts a pod without waiting for its claims (docs/sim.md), so with a
-// latency the next replica could be scheduled before the driver reported the previous volume.
+// VolumeBinding then refuses the fifth replica everywhere with v1.34's reason. With a provisioning
+// latency the outcome is the same because the kubelet starts a pod only once its claims are Bound
+// (WaitForAttachAndMount): the StatefulSet's next replica waits for the previous one to run, so the
+// driver has reported each volume before the next replica is scheduled. (A kubelet that started pods
+// without waiting let all five replicas run on 10Gi of storage per node.)
 import { describe, expect, it } from 'vitest';
-import type { CSIStorageCapacity, PersistentVolumeClaim } from '../../src/api/storage-types.js';
+import type {
+  CSIStorageCapacity,
+  PersistentVolume,
+  PersistentVolumeClaim,
+} from '../../src/api/storage-types.js';
 import type { Pod } from '../../src/api/types.js';
 import { parseScenario } from '../../src/sim/scenario.js';
 import { Simulation } from '../../src/sim/simulation.js';
@@ -21,7 +27,7 @@ const capacity = (node: string) => `
       capacity: 10Gi
 `;
 
-const SCENARIO = `
+const scenario = (latency: string) => `
 name: local-storage-capacity
 seed: 1
 duration: 6m
@@ -39,7 +45,7 @@ workloads:
       kind: StorageClass
       metadata:
         name: local
-        annotations: { kubesim.io/provisioning-latency: 0s }
+        annotations: { kubesim.io/provisioning-latency: ${latency} }
       provisioner: local.csi.example.com
       volumeBindingMode: WaitForFirstConsumer
 ${capacity('local-0000')}${capacity('local-0001')}
@@ -69,31 +75,43 @@ settings:
 `;
 
 describe('a CSI driver with storage capacity tracking', () => {
-  it('provisions two 4Gi volumes per 10Gi node and leaves the fifth replica Pending for lack of storage', async () => {
-    const sim = new Simulation(parseScenario(SCENARIO, 'capacity.yaml', '.'));
-    await sim.setup();
-    await sim.loop.runFor(300_000);
-    const pods = (await sim.server.list<Pod>('pods', { labelSelector: 'app=db' })).items;
-    const byName = new Map(pods.map((p) => [p.metadata.name!, p]));
-    for (const n of ['db-0', 'db-1', 'db-2', 'db-3']) expect(byName.get(n)?.status?.phase).toBe('Running');
-    const perNode = new Map<string, number>();
-    for (const n of ['db-0', 'db-1', 'db-2', 'db-3']) {
-      const node = byName.get(n)!.spec.nodeName!;
-      perNode.set(node, (perNode.get(node) ?? 0) + 1);
-    }
-    expect([...perNode.values()]).toEqual([2, 2]);
-    const last = byName.get('db-4')!;
-    expect(last.status?.phase).toBe('Pending');
-    const cond = last.status?.conditions?.find((c) => c.type === 'PodScheduled');
-    expect(cond?.message).toContain('2 node(s) did not have enough free storage');
-    // what the driver reports after four volumes: 10Gi − 2 × 4Gi on each node
-    const caps = (await sim.server.list<CSIStorageCapacity>('csistoragecapacities')).items;
-    expect(caps.map((c) => [c.metadata.name, c.capacity])).toEqual([
-      ['local-local-0000', '2Gi'],
-      ['local-local-0001', '2Gi'],
-    ]);
-    const claims = (await sim.server.list<PersistentVolumeClaim>('persistentvolumeclaims')).items;
-    expect(claims.filter((c) => c.status?.phase === 'Bound')).toHaveLength(4);
-    await sim.stop?.();
-  });
+  it.each(['0s', '30s'])(
+    'provisions two 4Gi volumes per 10Gi node and leaves the fifth replica Pending for lack of storage (provisioning %s)',
+    async (latency) => {
+      const sim = new Simulation(parseScenario(scenario(latency), 'capacity.yaml', '.'));
+      await sim.setup();
+      await sim.loop.runFor(300_000);
+      const pods = (await sim.server.list<Pod>('pods', { labelSelector: 'app=db' })).items;
+      const byName = new Map(pods.map((p) => [p.metadata.name!, p]));
+      for (const n of ['db-0', 'db-1', 'db-2', 'db-3']) expect(byName.get(n)?.status?.phase).toBe('Running');
+      const perNode = new Map<string, number>();
+      for (const n of ['db-0', 'db-1', 'db-2', 'db-3']) {
+        const node = byName.get(n)!.spec.nodeName!;
+        perNode.set(node, (perNode.get(node) ?? 0) + 1);
+      }
+      expect([...perNode.values()]).toEqual([2, 2]);
+      const last = byName.get('db-4')!;
+      expect(last.status?.phase).toBe('Pending');
+      const cond = last.status?.conditions?.find((c) => c.type === 'PodScheduled');
+      expect(cond?.message).toContain('2 node(s) did not have enough free storage');
+      // what the driver reports after four volumes: 10Gi − 2 × 4Gi on each node
+      const caps = (await sim.server.list<CSIStorageCapacity>('csistoragecapacities')).items;
+      expect(caps.map((c) => [c.metadata.name, c.capacity])).toEqual([
+        ['local-local-0000', '2Gi'],
+        ['local-local-0001', '2Gi'],
+      ]);
+      const claims = (await sim.server.list<PersistentVolumeClaim>('persistentvolumeclaims')).items;
+      expect(claims.filter((c) => c.status?.phase === 'Bound')).toHaveLength(4);
+      // each running replica started once its volume existed
+      const pvs = new Map(
+        (await sim.server.list<PersistentVolume>('persistentvolumes')).items.map((v) => [
+          v.spec.claimRef?.name,
+          Date.parse(v.metadata.creationTimestamp!),
+        ]),
+      );
+      for (const n of ['db-0', 'db-1', 'db-2', 'db-3'])
+        expect(Date.parse(byName.get(n)!.status!.startTime!)).toBeGreaterThanOrEqual(pvs.get(`data-${n}`)!);
+      await sim.stop?.();
+    },
+  );
 });

@@ -14,8 +14,11 @@ import { importOptional, MissingDependencyError } from '../../util/optional-depe
 
 /** A failure talking to the live cluster, worded for the user (no stack trace). */
 export class LiveClusterError extends Error {
-  constructor(message: string) {
+  /** the HTTP status of a non-2xx answer (undefined for other failures) */
+  readonly status: number | undefined;
+  constructor(message: string, status?: number) {
     super(message);
+    this.status = status;
     this.name = 'LiveClusterError';
   }
 }
@@ -116,7 +119,7 @@ async function getJson(kc: ClientNode.KubeConfig, server: string, path: string):
         const code = res.statusCode ?? 0;
         if (code >= 200 && code < 300 && body !== undefined) return resolve(body);
         const msg = (body as { message?: string } | undefined)?.message ?? text.slice(0, 200);
-        reject(new LiveClusterError(`GET ${server}${path}: ${code} ${msg}`.trim()));
+        reject(new LiveClusterError(`GET ${server}${path}: ${code} ${msg}`.trim(), code));
       });
     });
     req.on('error', (e) => reject(new LiveClusterError(`GET ${server}${path}: ${e.message}`)));

@@ -12,7 +12,7 @@
 import { BUILTIN_KINDS } from '../../api/kinds.js';
 import { prepareForCreate } from '../../api/manifest.js';
 import type { KubeObject } from '../../api/types.js';
-import type { LiveCluster } from './kube-client.js';
+import { type LiveCluster, LiveClusterError } from './kube-client.js';
 
 /** Every kind a snapshot holds, in the order it is written (namespaces and nodes first). */
 export const LIVE_SNAPSHOT_KINDS: readonly string[] = [
@@ -21,6 +21,9 @@ export const LIVE_SNAPSHOT_KINDS: readonly string[] = [
   'PriorityClass',
   'StorageClass',
   'CSINode',
+  'CSIDriver',
+  'CSIStorageCapacity',
+  'VolumeAttachment',
   'PersistentVolume',
   'PersistentVolumeClaim',
   'Deployment',
@@ -33,8 +36,23 @@ export const LIVE_SNAPSHOT_KINDS: readonly string[] = [
   'PodDisruptionBudget',
   'Service',
   'EndpointSlice',
+  'DeviceClass',
+  'ResourceSlice',
+  'ResourceClaimTemplate',
+  'ResourceClaim',
   'Pod',
 ];
+
+/**
+ * Kinds of a group version a cluster may not serve (resource.k8s.io/v1 is new in v1.34): a 404 on
+ * their collection means "none", named in {@link LiveSnapshot.skipped}, not a failed snapshot.
+ */
+const OPTIONAL_KINDS: ReadonlySet<string> = new Set([
+  'DeviceClass',
+  'ResourceSlice',
+  'ResourceClaimTemplate',
+  'ResourceClaim',
+]);
 
 const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
 
@@ -94,6 +112,8 @@ export interface LiveSnapshot {
   list: { apiVersion: 'v1'; kind: 'List'; metadata: Record<string, never>; items: KubeObject[] };
   /** objects per kind, in LIVE_SNAPSHOT_KINDS order */
   counts: { kind: string; count: number }[];
+  /** optional kinds the cluster does not serve, with the API path that answered 404 */
+  skipped: { kind: string; path: string }[];
 }
 
 /** Lists every kind of {@link LIVE_SNAPSHOT_KINDS}; `onKind` reports progress. */
@@ -103,11 +123,19 @@ export async function takeSnapshot(
 ): Promise<LiveSnapshot> {
   const items: KubeObject[] = [];
   const counts: { kind: string; count: number }[] = [];
+  const skipped: { kind: string; path: string }[] = [];
   for (const [i, kind] of LIVE_SNAPSHOT_KINDS.entries()) {
     onKind?.(kind, i, LIVE_SNAPSHOT_KINDS.length);
-    const objs = (await listAll(cluster, kind)).items;
+    let objs: KubeObject[];
+    try {
+      objs = (await listAll(cluster, kind)).items;
+    } catch (e) {
+      if (!(OPTIONAL_KINDS.has(kind) && e instanceof LiveClusterError && e.status === 404)) throw e;
+      skipped.push({ kind, path: collectionPath(kind).path });
+      continue;
+    }
     counts.push({ kind, count: objs.length });
     items.push(...objs.map(stripLive));
   }
-  return { list: { apiVersion: 'v1', kind: 'List', metadata: {}, items }, counts };
+  return { list: { apiVersion: 'v1', kind: 'List', metadata: {}, items }, counts, skipped };
 }

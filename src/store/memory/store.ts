@@ -460,13 +460,9 @@ export class MemoryStore implements KvStore, ChangeLog {
   /** add a record for key at the write revision (etcd storeTxnWrite.put) */
   private write(key: string, value: Uint8Array, lease: LeaseId): void {
     const rev = this.rev + 1;
-    let h = this.byKey.get(key);
+    const h = this.byKey.get(key);
     let prev: KeyValue | null = null;
-    if (h === undefined) {
-      h = [];
-      this.byKey.set(key, h);
-      this.tree.set(orderKey(key), h);
-    } else {
+    if (h !== undefined) {
       const last = h[h.length - 1];
       if (last.version !== 0) prev = last;
     }
@@ -478,7 +474,13 @@ export class MemoryStore implements KvStore, ChangeLog {
       version: prev === null ? 1 : prev.version + 1,
       lease,
     };
-    h.push(kv);
+    if (h === undefined) {
+      // a history of exactly one record (most keys have one: Events, objects never updated);
+      // `[]` then push would reserve room for 17
+      const first: History = [kv];
+      this.byKey.set(key, first);
+      this.tree.set(orderKey(key), first);
+    } else h.push(kv);
     this.log.push(kv);
     this.changes++;
     if (prev !== null && prev.lease !== 0) this.lessor.detach(prev.lease, key);

@@ -286,3 +286,17 @@ export class DynamicResources
 }
 
 const ref = (c: ResourceClaim) => `${c.metadata.namespace ?? 'default'}/${c.metadata.name}`;
+
+/**
+ * The pod's claims as Reserve left them in `state` (the allocation filled in for those it
+ * allocated): what a caller simulating placements on copies of the cluster carries over to its
+ * next copy (the cluster-autoscaler's scale-down; upstream keeps them in its DRA snapshot).
+ */
+export function claimsAfterReserve(state: CycleState): ResourceClaim[] {
+  const s = state.tryRead<StateData>(NAME);
+  if (!s) return [];
+  return s.claims.map((c, i) => {
+    const allocation = s.allocation[i];
+    return allocation ? { ...c, status: { ...c.status, allocation } } : c;
+  });
+}

@@ -1,0 +1,65 @@
+/**
+ * Interned, deep-frozen shared decodes (apiserver-watch.ts `sharedObjects`): the objects every
+ * in-process informer holds. Each decode of a revision makes strings of its own — "True" in every
+ * condition, the namespace, the node's name, the owner's uid, the image — and msgpackr's native
+ * string extraction hands them out as slices of one string per decode, so a single string still in
+ * use keeps the decode's whole string block alive. Interning gives every equal string value one
+ * standalone copy: at 1/20 of the scale envelope 775,000 strings in the heap held 165,000 distinct
+ * values (docs/bench/sim.md).
+ *
+ * The table is bounded (two generations of {@link MAX_INTERNED} values; values still in use stay
+ * where they are, and only later decodes stop sharing with those not seen again), so strings of
+ * deleted objects are not kept for ever. Interning changes which copy of an equal string an object holds, never a
+ * value.
+ */
+
+/** values a table holds before it becomes the older one and a new one starts */
+const MAX_INTERNED = 1 << 17;
+/** longer strings are rare and mostly unique (a last-applied annotation): left as they are */
+const MAX_LENGTH = 256;
+/** V8 copies substrings shorter than this (SlicedString::kMinLength): they hold no parent */
+const MIN_SLICED = 13;
+
+// two generations: a full table becomes the older one, whose values move back to the new one as
+// they are seen again, so that values in use stay shared across a start-over
+let table = new Map<string, string>();
+let older = new Map<string, string>();
+
+/** a copy of s that holds no other string alive (s may be a slice of a decode's string block) */
+function standalone(s: string): string {
+  if (s.length < MIN_SLICED) return s;
+  const copy = Buffer.from(s, 'utf8').toString('utf8');
+  // a lone surrogate does not survive UTF-8: keep the original then
+  return copy === s ? copy : s;
+}
+
+/** the one interned copy of a string value */
+export function intern(s: string): string {
+  if (s.length > MAX_LENGTH) return s;
+  let c = table.get(s);
+  if (c !== undefined) return c;
+  c = older.get(s) ?? standalone(s);
+  if (table.size >= MAX_INTERNED) {
+    older = table;
+    table = new Map();
+  }
+  table.set(c, c);
+  return c;
+}
+
+/**
+ * Object.freeze all the way down (plain decoded data: objects and arrays), every string value
+ * replaced by its interned copy first. Returns o.
+ */
+export function freezeInterned<T>(o: T): T {
+  if (o !== null && typeof o === 'object' && !Object.isFrozen(o)) {
+    const r = o as Record<string, unknown>;
+    for (const k in r) {
+      const v = r[k];
+      if (typeof v === 'string') r[k] = intern(v);
+      else if (v !== null && typeof v === 'object') freezeInterned(v);
+    }
+    Object.freeze(o);
+  }
+  return o;
+}

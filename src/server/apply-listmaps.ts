@@ -1,0 +1,242 @@
+/**
+ * The list maps of server-side apply: lists the pinned release's OpenAPI marks
+ * `x-kubernetes-list-type: map` (src/api/listmap-table.ts) are associative lists keyed by all of
+ * their `x-kubernetes-list-map-keys`, as structured-merge-diff types them
+ * (typed/helpers.go keyedAssociativeListItemToPathElement, typed/validate.go, typed/merge.go).
+ *
+ *  - An applied configuration whose list map has two items with the same key is refused before
+ *    anything merges (structuredMergeManager.Apply: "Don't allow duplicates in the applied
+ *    object"): `failed to create typed patch object (ns/name; apps/v1, Kind=Deployment):
+ *    .spec.template.spec.containers[name="app"].env: duplicate entries for key [name="A"]`, a plain
+ *    Go error, so kube-apiserver answers 500 with no reason (responsewriters.ErrorToAPIStatus) and
+ *    kubectl prints `Error from server: …`. Duplicates already stored are tolerated (the live
+ *    object is typed with AllowDuplicates).
+ *  - A missing key field takes its schema default (`+default` in k8s.io/api: a port's protocol
+ *    "TCP", a LocalObjectReference's name ""), else is left out of the key; an item with no key
+ *    field at all, a null or a non-map item is `element N: …`, and the rest of that list is not
+ *    looked at (upstream bails on the list there).
+ *  - Items merge by the whole key, so ports 53/TCP and 53/UDP stay two ports.
+ *
+ * Simplified: set lists (`x-kubernetes-list-type: set`, e.g. finalizers) are not checked for
+ * duplicates; the key values print as JSON (upstream uses Go's %q, which differs only for
+ * non-ASCII and control characters); several errors print in document order (upstream walks Go
+ * maps, whose order varies). Custom resources keep the merge keys of strategic-merge.ts.
+ */
+import { ApiError } from '../api/errors.js';
+import { LIST_MAPS } from '../api/listmap-table.js';
+
+// biome-ignore lint/suspicious/noExplicitAny: applied configurations are arbitrary objects
+type Obj = any;
+
+const isMap = (v: unknown): v is Record<string, Obj> => !!v && typeof v === 'object' && !Array.isArray(v);
+
+/** list path (`a.b[].c`, as the table writes it) → key fields, per apiVersion/kind, built once */
+const TABLES = new Map<string, ReadonlyMap<string, readonly string[]> | undefined>();
+
+/**
+ * The list maps of a kind, by path; undefined for a kind the table does not know (custom
+ * resources), whose lists keep strategic-merge.ts's merge keys.
+ */
+export function listMapsOf(
+  apiVersion: string,
+  kind: string,
+): ReadonlyMap<string, readonly string[]> | undefined {
+  const id = `${apiVersion}/${kind}`;
+  if (TABLES.has(id)) return TABLES.get(id);
+  const entries = LIST_MAPS[id];
+  const table = entries
+    ? new Map(
+        entries.map((e) => {
+          const at = e.indexOf(':');
+          return [e.slice(0, at), e.slice(at + 1).split(',')] as const;
+        }),
+      )
+    : undefined;
+  TABLES.set(id, table);
+  return table;
+}
+
+/**
+ * Key-field defaults of the list maps (`+default=` on the key fields in k8s.io/api's types.go):
+ * ContainerPort.Protocol and ServicePort.Protocol "TCP"; LocalObjectReference.Name "" (the items
+ * of imagePullSecrets).
+ */
+function keyDefault(path: string, field: string): unknown {
+  if (field === 'protocol' && path.endsWith('ports')) return 'TCP';
+  if (field === 'name' && path.endsWith('imagePullSecrets')) return '';
+  return undefined;
+}
+
+/** An item's key, fields sorted by name (fieldpath's order), or why the item has none. */
+export function itemKey(
+  item: unknown,
+  keys: readonly string[],
+  path: string,
+): { key: Record<string, unknown> } | { error: string } {
+  if (item === null || item === undefined)
+    return { error: 'associative list with keys may not have a null element' };
+  if (!isMap(item)) return { error: 'associative list with keys may not have non-map elements' };
+  const key: Record<string, unknown> = {};
+  for (const f of [...keys].sort()) {
+    if (f in item) key[f] = item[f];
+    else {
+      const d = keyDefault(path, f);
+      if (d !== undefined) key[f] = d;
+    }
+  }
+  if (Object.keys(key).length === 0)
+    return {
+      error: `associative list with keys has an element that omits all key fields [${keys
+        .map((k) => JSON.stringify(k))
+        .join(' ')}] (and doesn't have default values for any key fields)`,
+    };
+  return { key };
+}
+
+/** fieldpath.PathElement's form of a key, fields sorted by name: `[containerPort=80,protocol="TCP"]` */
+export function keyString(key: Record<string, unknown>): string {
+  return `[${Object.entries(key)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+    .join(',')}]`;
+}
+
+/**
+ * Refuses an applied configuration whose list maps repeat a key or hold an item without one, as
+ * structured-merge-diff's typing of the patch object does.
+ */
+export function checkAppliedListMaps(
+  config: Obj,
+  maps: ReadonlyMap<string, readonly string[]> | undefined,
+  gvk: { apiVersion: string; kind: string },
+): void {
+  if (!maps) return;
+  const errs: string[] = [];
+  const walk = (v: unknown, path: string, at: string): void => {
+    if (Array.isArray(v)) {
+      const keys = maps.get(path);
+      if (!keys) {
+        v.forEach((x, i) => walk(x, `${path}[]`, `${at}[${i}]`));
+        return;
+      }
+      const seen = new Set<string>();
+      for (let i = 0; i < v.length; i++) {
+        const k = itemKey(v[i], keys, path);
+        if ('error' in k) {
+          errs.push(`${at}: element ${i}: ${k.error}`);
+          return;
+        }
+        const s = keyString(k.key);
+        if (seen.has(s)) errs.push(`${at}: duplicate entries for key ${s}`);
+        seen.add(s);
+        walk(v[i], `${path}[]`, `${at}${s}`);
+      }
+    } else if (isMap(v)) {
+      for (const [f, c] of Object.entries(v)) walk(c, path ? `${path}.${f}` : f, `${at}.${f}`);
+    }
+  };
+  walk(config, '', '');
+  if (errs.length === 0) return;
+  const m = isMap(config.metadata) ? config.metadata : {};
+  const [group, version] = gvk.apiVersion.includes('/') ? gvk.apiVersion.split('/') : ['', gvk.apiVersion];
+  const what = `${m.namespace ?? ''}/${m.name ?? ''}; ${group}/${version}, Kind=${gvk.kind}`;
+  const detail = errs.length === 1 ? errs[0] : ['errors:', ...errs.map((e) => `  ${e}`)].join('\n');
+  // a plain error upstream, which ErrorToAPIStatus answers as 500 with StatusReasonUnknown ("")
+  throw new ApiError(500, '' as never, `failed to create typed patch object (${what}): ${detail}`);
+}
+
+/**
+ * Merges an applied list map into the live one by key, in structured-merge-diff's order
+ * (typed/merge.go visitListItems): the applied items in their order, items only the live list has
+ * kept in place between them, and an item both lists have merged with `mergeItem`.
+ */
+export function mergeListMap(
+  live: Obj[],
+  applied: Obj[],
+  keys: readonly string[],
+  path: string,
+  mergeItem: (live: Obj, applied: Obj) => Obj,
+): Obj[] {
+  const id = (x: Obj) => {
+    const k = itemKey(x, keys, path);
+    return 'key' in k ? keyString(k.key) : `\u0000${JSON.stringify(x)}`;
+  };
+  const lIds = live.map(id);
+  const rIds = applied.map(id);
+  const liveBy = new Map<string, Obj>();
+  lIds.forEach((k, i) => {
+    if (!liveBy.has(k)) liveBy.set(k, live[i]);
+  });
+  const inApplied = new Set(rIds);
+  // the items both lists hold, in the applied order: each is placed where the applied list has it
+  const shared = rIds.filter((k) => liveBy.has(k));
+  let nextShared = 0;
+  const merged = new Set<string>();
+  const out: Obj[] = [];
+  const takeApplied = (r: number) => {
+    const k = rIds[r]!;
+    merged.add(k);
+    out.push(liveBy.has(k) ? mergeItem(liveBy.get(k), applied[r]) : structuredClone(applied[r]));
+    if (shared[nextShared] === k) nextShared++;
+  };
+  let l = 0;
+  let r = 0;
+  while (l < live.length || r < applied.length) {
+    if (l < live.length && r < applied.length) {
+      if (lIds[l] === rIds[r]) {
+        takeApplied(r);
+        l++;
+        r++;
+        continue;
+      }
+      // a shared live item that is not the next one the applied order places: it comes later
+      if (inApplied.has(lIds[l]!) && nextShared < shared.length && shared[nextShared] !== lIds[l]) {
+        l++;
+        continue;
+      }
+    }
+    if (l < live.length) {
+      if (!inApplied.has(lIds[l]!)) {
+        out.push(live[l]);
+        l++;
+        continue;
+      }
+      if (merged.has(lIds[l]!)) l++;
+    }
+    if (r < applied.length) {
+      takeApplied(r);
+      r++;
+    }
+  }
+  return out;
+}
+
+/**
+ * The live object with an applied configuration merged in, for a kind of the table: maps merge
+ * field by field (`null` removes), list maps by key ({@link mergeListMap}), metadata.finalizers as
+ * a set, every other list is atomic and replaced (upstream's default for a list without
+ * x-kubernetes-list-type).
+ */
+export function mergeApplied(live: Obj, config: Obj, maps: ReadonlyMap<string, readonly string[]>): Obj {
+  const mergeObj = (orig: Record<string, Obj>, patch: Record<string, Obj>, path: string) => {
+    for (const [k, v] of Object.entries(patch)) {
+      const child = path ? `${path}.${k}` : k;
+      if (v === null) delete orig[k];
+      else orig[k] = mergeValue(orig[k], v, child);
+    }
+    return orig;
+  };
+  const mergeValue = (cur: Obj, v: Obj, path: string): Obj => {
+    if (isMap(v)) return mergeObj(isMap(cur) ? cur : {}, v, path);
+    if (!Array.isArray(v)) return v;
+    const was: Obj[] = Array.isArray(cur) ? cur : [];
+    const keys = maps.get(path);
+    if (keys) return mergeListMap(was, v, keys, path, (a, b) => mergeObj(a, b, `${path}[]`));
+    if (path === 'metadata.finalizers') {
+      const seen = new Set(was.map((x) => JSON.stringify(x)));
+      return [...was, ...v.filter((x) => !seen.has(JSON.stringify(x)))];
+    }
+    return structuredClone(v);
+  };
+  return mergeObj(structuredClone(live), structuredClone(config), '');
+}

@@ -1,0 +1,107 @@
+// The watchers' shared decodes have their strings interned (src/api/intern.ts): differential
+// against a plain decode of the same bytes — equal values, frozen all the way down — over enough
+// distinct strings that the bounded table starts over twice, with strings V8 slices out of
+// msgpackr's string block, strings too long to intern and lone surrogates among them.
+import { describe, expect, it } from 'vitest';
+import { ApiServer, type ApiWatchEvent } from '../../src/api/apiserver.js';
+import { decode, encode } from '../../src/api/codec.js';
+import { freezeInterned, intern } from '../../src/api/intern.js';
+import type { Pod } from '../../src/api/types.js';
+import { MemoryStore } from '../../src/store/memory/store.js';
+import { ManualClock } from '../../src/util/clock.js';
+import { Rng } from '../../src/util/rng.js';
+import { makePod } from '../helpers/builders.js';
+
+/** a seeded JSON-like value: objects, arrays, null, numbers, booleans, strings of every kind */
+function randomValue(rng: Rng, depth: number): unknown {
+  const pick = rng.int(depth > 3 ? 5 : 8);
+  switch (pick) {
+    case 0:
+      return null;
+    case 1:
+      return rng.int(1000) - 500;
+    case 2:
+      return rng.int(2) === 0;
+    case 3: {
+      // few distinct values (conditions' "True", a namespace): interned and shared
+      return ['True', 'False', 'ns-1', 'worker-17', 'zone-a'][rng.int(5)];
+    }
+    case 4: {
+      // many distinct values, long enough for V8 to slice them (≥ 13 characters)
+      const n = rng.int(300_000);
+      const kind = rng.int(20);
+      if (kind === 0) return 'x'.repeat(300) + n; // longer than the table takes
+      if (kind === 1) return `lone \ud800 surrogate ${n}`;
+      if (kind === 2) return `ünïcödé-näme-${n}-😀`;
+      return `pod-name-${n}-abcdefgh`;
+    }
+    case 5:
+    case 6: {
+      const o: Record<string, unknown> = {};
+      const k = rng.int(6);
+      for (let i = 0; i < k; i++) o[`f${rng.int(8)}`] = randomValue(rng, depth + 1);
+      return o;
+    }
+    default: {
+      const a: unknown[] = [];
+      const k = rng.int(5);
+      for (let i = 0; i < k; i++) a.push(randomValue(rng, depth + 1));
+      return a;
+    }
+  }
+}
+
+function expectFrozen(v: unknown): void {
+  if (v === null || typeof v !== 'object') return;
+  expect(Object.isFrozen(v)).toBe(true);
+  for (const x of Object.values(v)) expectFrozen(x);
+}
+
+describe('interned shared decodes', () => {
+  it('equal a plain decode of the same bytes and are frozen all the way down', () => {
+    for (const seed of [1, 2, 3]) {
+      const rng = new Rng(seed);
+      // ~600,000 strings: the table (two generations of 131,072) starts over several times
+      for (let i = 0; i < 20_000; i++) {
+        const v = { kind: 'Thing', items: [randomValue(rng, 0), randomValue(rng, 0), randomValue(rng, 0)] };
+        const bytes = encode(v);
+        const interned = freezeInterned(decode(bytes));
+        expect(interned).toStrictEqual(decode(bytes));
+        if (i % 1000 === 0) expectFrozen(interned);
+      }
+    }
+  });
+
+  it('returns an equal string for every input, also across the table starting over', () => {
+    const rng = new Rng(7);
+    for (let i = 0; i < 400_000; i++) {
+      const base = `value-${rng.int(200_000)}-of-the-table`;
+      const s = base.slice(rng.int(3));
+      expect(intern(s)).toBe(s);
+    }
+    const lone = 'half a pair \udc00 here';
+    expect(intern(lone)).toBe(lone);
+  });
+
+  it('the watchers of a pod get the same values as a watcher with a copy of its own', async () => {
+    const clock = new ManualClock(0);
+    const server = new ApiServer(new MemoryStore({ clock }), { clock });
+    const shared: Pod[] = [];
+    const own: Pod[] = [];
+    await server.watch<Pod>('pods', { resourceVersion: '1', sharedObjects: true }, (e: ApiWatchEvent<Pod>) =>
+      shared.push(e.object),
+    );
+    await server.watch<Pod>('pods', { resourceVersion: '1' }, (e: ApiWatchEvent<Pod>) => own.push(e.object));
+    for (let i = 0; i < 50; i++)
+      await server.create(
+        makePod(`web-${i}-7d9f8c6b5-abcde`)
+          .label('app', i % 2 ? 'web' : 'a-much-longer-application-name')
+          .containers({ name: 'c', image: 'registry.example.com/team/web:1.2.3' })
+          .obj(),
+      );
+    await new Promise<void>((r) => setImmediate(r));
+    expect(shared).toHaveLength(50);
+    expect(shared).toStrictEqual(own);
+    for (const p of shared) expectFrozen(p);
+  });
+});
