@@ -98,7 +98,8 @@ export interface WindowFilter {
    * `filtered` visits the rejected nodes with their statuses, in scan order, on demand: only a pod
    * that fits nowhere needs them (for its FitError and preemption), and building ~a thousand
    * statuses per cycle was the largest cost of a cycle that succeeds. Call it before the next
-   * kernel run (it reads the kernel's output).
+   * kernel run (it reads the kernel's output). `feasible` too is valid until the next run (one
+   * array, reused): a caller that keeps it copies it.
    */
   run(
     state: CycleState,

@@ -125,7 +125,8 @@ export class SchedulingAlgorithm {
         evaluatedNodes,
         feasibleNodes: feasible.length,
         scores: pr.table,
-        scoredNodes: feasible,
+        // (the kernel window's feasible list is reused by the next cycle: the result keeps a copy)
+        scoredNodes: feasible.slice(),
       },
     };
   }

@@ -59,6 +59,8 @@ export function termMatchKey(t: AffinityTerm): string {
   return k;
 }
 const matchKeys = new WeakMap<AffinityTerm, string>();
+/** a term's group name in ClusterSnapshot.termGroups (parsed terms are shared and never modified) */
+const groupKeys = new WeakMap<AffinityTerm, string>();
 
 /**
  * Parsed terms by the API object they come from and the pod's namespace: the replicas of one
@@ -315,9 +317,27 @@ interface MatchCounter {
 /** live counters; the least recently used one goes beyond this (each holds ≤ one entry per node) */
 const MAX_MATCH_COUNTERS = 64;
 
+/**
+ * A {@link NodeCounts} summed per domain of one topology key over the nodes an eligibility mask
+ * keeps (ClusterSnapshot.domainSums): `sums[id]` for domain id `id`, `missing` for eligible nodes
+ * without the key. Kept up to date on every pod add and remove; do not modify.
+ */
+export interface DomainSums {
+  readonly domains: TopologyDomains;
+  /** 1 per node index that counts (the caller's mask, compared by identity) */
+  readonly eligible: Uint8Array;
+  readonly sums: Float64Array;
+  readonly missing: number;
+}
+
+/** kept domain sums per counter; the least recently used one goes beyond this */
+const MAX_DOMAIN_SUMS = 8;
+
 /** A kept {@link NodeCounts}, with its counts by node index once a plugin asked (denseCounts). */
 class CountsMap extends Map<NodeInfo, number> {
   dense?: { list: readonly NodeInfo[]; counts: Float64Array };
+  /** per-domain sums kept in step (domainSums), most recently used last */
+  sums?: (DomainSums & { missing: number })[];
 }
 
 function bump(m: CountsMap, ni: NodeInfo, delta: number): void {
@@ -325,7 +345,17 @@ function bump(m: CountsMap, ni: NodeInfo, delta: number): void {
   if (v === 0) m.delete(ni);
   else m.set(ni, v);
   const d = m.dense;
-  if (d !== undefined && d.list[ni.index] === ni) d.counts[ni.index] += delta;
+  const j = ni.index;
+  if (d !== undefined && d.list[j] === ni) d.counts[j] += delta;
+  const sums = m.sums;
+  if (sums !== undefined)
+    for (const s of sums) {
+      // (an entry of an older node list is dropped when next asked for)
+      if (s.domains.list[j] !== ni || s.eligible[j] === 0) continue;
+      const id = s.domains.ids[j];
+      if (id < 0) s.missing += delta;
+      else s.sums[id] += delta;
+    }
 }
 
 function termsOf(pi: PodInfo, kind: TermKind): readonly AffinityTerm[] | readonly WeightedAffinityTerm[] {
@@ -740,6 +770,45 @@ export class ClusterSnapshot {
   }
 
   /**
+   * `perNode` (from podMatchCounts or termGroups) summed per domain of `domains` over the node
+   * indexes where `eligible` is 1, kept in step on every pod add and remove for as long as the
+   * same `domains` and `eligible` objects are asked for (up to {@link MAX_DOMAIN_SUMS} per
+   * counter): a plugin that needs per-domain counts every cycle (PodTopologySpread's
+   * TpValueToMatchNum, which upstream rebuilds in every PreFilter) reads them instead of summing
+   * every node's count again. Undefined for counts the snapshot does not keep, or `domains` of
+   * another node list. Sums are of integer counts, so their order of addition does not matter.
+   */
+  domainSums(perNode: NodeCounts, domains: TopologyDomains, eligible: Uint8Array): DomainSums | undefined {
+    if (!(perNode instanceof CountsMap) || domains.list !== this.list()) return undefined;
+    let kept = perNode.sums;
+    if (kept !== undefined) {
+      for (let k = 0; k < kept.length; k++) {
+        const s = kept[k];
+        if (s.domains !== domains || s.eligible !== eligible) continue;
+        if (k !== kept.length - 1) {
+          kept.splice(k, 1);
+          kept.push(s);
+        }
+        return s;
+      }
+      // entries of older domains (a node changed since) are never asked for again
+      perNode.sums = kept = kept.filter((s) => s.domains === this.topologyDomains(s.domains.key));
+    } else perNode.sums = kept = [];
+    const ids = domains.ids;
+    const s = { domains, eligible, sums: new Float64Array(domains.values.length), missing: 0 };
+    for (const [ni, n] of perNode) {
+      const j = ni.index;
+      if (domains.list[j] !== ni || eligible[j] === 0) continue;
+      const id = ids[j];
+      if (id < 0) s.missing += n;
+      else s.sums[id] += n;
+    }
+    kept.push(s);
+    if (kept.length > MAX_DOMAIN_SUMS) kept.shift();
+    return s;
+  }
+
+  /**
    * The existing pods' terms of one kind, alike ones grouped, with their counts per node (pods on
    * listed nodes only). Do not modify; the groups change with the snapshot.
    */
@@ -765,7 +834,8 @@ export class ClusterSnapshot {
       const groups = this.groups.get(kind)!;
       for (const t of terms) {
         const weight = 'weight' in t ? (t as WeightedAffinityTerm).weight : 1;
-        const gk = termMatchKey(t) + '\0' + t.topologyKey + '\0' + weight;
+        let gk = groupKeys.get(t);
+        if (gk === undefined) groupKeys.set(t, (gk = termMatchKey(t) + '\0' + t.topologyKey + '\0' + weight));
         let g = groups.get(gk);
         if (!g) groups.set(gk, (g = { term: t, weight, perNode: new CountsMap() }));
         bump(g.perNode, ni, delta);

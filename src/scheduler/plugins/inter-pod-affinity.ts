@@ -237,6 +237,17 @@ class PreScoreState {
   }
 }
 
+/**
+ * The incoming pod's parsed terms per pod object: PreFilter and PreScore of one cycle (and a pod
+ * retried) parse once. These PodInfos are never added to the snapshot.
+ */
+const incoming = new WeakMap<Pod, PodInfo>();
+function podInfoOf(pod: Pod): PodInfo {
+  let pi = incoming.get(pod);
+  if (pi === undefined) incoming.set(pod, (pi = new PodInfo(pod)));
+  return pi;
+}
+
 /** a term's counter name in the snapshot (parsed terms are kept across cycles: named once) */
 const counterNames = new WeakMap<AffinityTerm, string>();
 
@@ -294,17 +305,25 @@ export class InterPodAffinity
   // ------------------------------------------------------------ filter
 
   preFilter(state: CycleState, pod: Pod, nodes: readonly NodeInfo[]): MaybeStatus {
-    const pi = new PodInfo(pod);
+    const pi = podInfoOf(pod);
     if (pi.parseError)
       return new Status(Code.UnschedulableAndUnresolvable, [`parsing pod: ${pi.parseError}`]);
+    const nsLabels = this.namespaceLabels(pod);
+    // existing pods' required anti-affinity: alike terms grouped, one match per group
+    let existing: Counts | undefined;
+    for (const g of this.snapshot.termGroups('requiredAnti'))
+      if (termMatches(g.term, pod, nsLabels))
+        addPerNode((existing ??= new Map()), g.term.topologyKey, g.perNode, 1);
+    // (most pods: no required terms of their own, and none of the existing pods' matches them)
+    if (
+      (existing === undefined || existing.size === 0) &&
+      pi.requiredAffinityTerms.length === 0 &&
+      pi.requiredAntiAffinityTerms.length === 0
+    )
+      return SKIP;
+    existing ??= new Map();
     const req = pi.requiredAffinityTerms.map((t) => this.mergeNamespaces(t));
     const anti = pi.requiredAntiAffinityTerms.map((t) => this.mergeNamespaces(t));
-    const nsLabels = this.namespaceLabels(pod);
-
-    // existing pods' required anti-affinity: alike terms grouped, one match per group
-    const existing: Counts = new Map();
-    for (const g of this.snapshot.termGroups('requiredAnti'))
-      if (termMatches(g.term, pod, nsLabels)) addPerNode(existing, g.term.topologyKey, g.perNode, 1);
     const affinity: Counts = new Map();
     const antiAffinity: Counts = new Map();
     if (req.length > 0 || anti.length > 0) {
@@ -330,7 +349,6 @@ export class InterPodAffinity
         }
       }
     }
-    if (existing.size === 0 && req.length === 0 && anti.length === 0) return SKIP;
     state.write(
       PRE_FILTER_KEY,
       new PreFilterState(pi, req, anti, nsLabels, existing, affinity, antiAffinity),
@@ -463,7 +481,7 @@ export class InterPodAffinity
       (a?.podAntiAffinity?.preferredDuringSchedulingIgnoredDuringExecution?.length ?? 0) > 0;
     const hasConstraints = hasPreferredAffinity || hasPreferredAnti;
     if (this.ignorePreferredTermsOfExistingPods && !hasConstraints) return null;
-    const pi = new PodInfo(pod);
+    const pi = podInfoOf(pod);
     // scoring.go PreScore: "Ideally we never reach here, because errors will be caught by PreFilter"
     if (pi.parseError) return new Status(Code.Error, [`failed to parse pod: ${pi.parseError}`]);
     // (a term without a namespace selector is the parsed term itself, kept across cycles)

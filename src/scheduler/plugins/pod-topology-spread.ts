@@ -238,26 +238,8 @@ interface Domains {
   values: string[][];
 }
 
-/** counts covering at least 1/DENSE_FRACTION of the nodes are summed by node index (ClusterSnapshot.denseCounts) */
-const DENSE_FRACTION = 16;
-
-/** sums[ids[j]] += counts[j] for every eligible node index j; returns the eligible nodes' counts without a domain */
-function sumEligible(
-  sums: Float64Array,
-  ids: Int32Array,
-  eligible: Uint8Array,
-  counts: Float64Array,
-): number {
-  // branch-free over the counts and eligibility (most nodes hold some, some none, in no order)
-  let missing = 0;
-  for (let j = 0; j < counts.length; j++) {
-    const n = counts[j] * eligible[j];
-    const id = ids[j];
-    if (id < 0) missing += n;
-    else sums[id] += n;
-  }
-  return missing;
-}
+/** matching pods on at least this many nodes: their sums per domain are kept (ClusterSnapshot.domainSums) */
+const KEEP_SUMS_FROM = 64;
 
 /** cache entries kept per node-set version (pod shapes repeat: one per Deployment, typically) */
 const MAX_DOMAIN_ENTRIES = 256;
@@ -360,6 +342,47 @@ export class PodTopologySpread
       this.domainCacheVersion = this.snapshot.nodesVersion;
       this.domainCacheList = nodes;
     }
+    // the same pod object with the same constraints list again (a pod retried, or its PreScore
+    // after its PreFilter): no cache key to build (two JSON texts)
+    const memo = this.podDomains.get(pod);
+    if (
+      memo !== undefined &&
+      memo.constraints === constraints &&
+      memo.requireAllKeys === requireAllKeys &&
+      memo.version === this.domainCacheVersion &&
+      memo.list === nodes
+    )
+      return memo.d;
+    const d = this.cachedDomains(constraints, pod, nodes, requireAllKeys);
+    this.podDomains.set(pod, {
+      constraints,
+      requireAllKeys,
+      version: this.domainCacheVersion,
+      list: nodes,
+      d,
+    });
+    return d;
+  }
+
+  /** the last {@link domains} answer per pod object */
+  private readonly podDomains = new WeakMap<
+    Pod,
+    {
+      constraints: readonly Constraint[];
+      requireAllKeys: boolean;
+      version: number;
+      list: readonly NodeInfo[];
+      d: Domains;
+    }
+  >();
+
+  /** {@link domains} through the cache keyed by what eligibility depends on */
+  private cachedDomains(
+    constraints: readonly Constraint[],
+    pod: Pod,
+    nodes: readonly NodeInfo[],
+    requireAllKeys: boolean,
+  ): Domains {
     let honorAffinity = false,
       honorTaints = false;
     let key = requireAllKeys ? 'all' : 'any';
@@ -543,18 +566,19 @@ export class PodTopologySpread
     return labelSelectorAsSelector({ matchLabels, matchExpressions: exprs });
   }
 
+  /** the default constraints per action, selector not yet set (they do not depend on the pod) */
+  private readonly defaultsByAction = new Map<string, readonly Constraint[]>();
+
   private buildDefaultConstraints(pod: Pod, action: string): Constraint[] {
-    const cs = this.filterConstraints(
-      this.defaultConstraints,
-      pod.metadata.labels ?? {},
-      action,
-      Selector.EVERYTHING,
-    );
+    let cs = this.defaultsByAction.get(action);
+    if (cs === undefined) {
+      cs = this.filterConstraints(this.defaultConstraints, {}, action, Selector.EVERYTHING);
+      this.defaultsByAction.set(action, cs);
+    }
     if (cs.length === 0) return [];
     const sel = this.defaultSelector(pod);
     if (!sel || sel.empty) return [];
-    for (const c of cs) c.selector = sel;
-    return cs;
+    return cs.map((c) => ({ ...c, selector: sel }));
   }
 
   /**
@@ -828,23 +852,26 @@ export class PodTopologySpread
     return s;
   }
 
-  /** A constraint's matching pods on eligible nodes per domain id of its key, and on eligible nodes without the key */
+  /**
+   * A constraint's matching pods on eligible nodes per domain id of its key, and on eligible nodes
+   * without the key: the snapshot's sums, kept in step across cycles on every pod add and remove
+   * for this (domains, eligibility mask) pair — upstream sums every node's pods in each PreFilter
+   * and PreScore. Read-only.
+   */
   private domainSums(
     c: Constraint,
     eligible: Uint8Array,
     nodeCounts: NodeCounts,
   ): { dom: TopologyDomains; sums: Float64Array; missing: number } {
     const dom = this.snapshot.topologyDomains(c.topologyKey);
+    // counts on a few nodes are summed here (cheaper than keeping sums for every mask a pod
+    // shape brings, and than updating them on every add and remove)
+    const kept =
+      nodeCounts.size >= KEEP_SUMS_FROM ? this.snapshot.domainSums(nodeCounts, dom, eligible) : undefined;
+    if (kept) return { dom, sums: kept.sums, missing: kept.missing };
     const ids = dom.ids;
     const sums = new Float64Array(dom.values.length);
     let missing = 0;
-    const byIndex =
-      nodeCounts.size * DENSE_FRACTION >= ids.length ? this.snapshot.denseCounts(nodeCounts) : undefined;
-    if (byIndex) {
-      // many nodes: by node index, a typed loop instead of the map
-      missing = sumEligible(sums, ids, eligible, byIndex);
-      return { dom, sums, missing };
-    }
     for (const [ni, n] of nodeCounts) {
       if (!eligible[ni.index]) continue;
       const id = ids[ni.index];
@@ -879,10 +906,12 @@ export class PodTopologySpread
         constraints.push({ domains, maxSkew: c.maxSkew, perNode: setup.nodeCounts[i] });
         continue;
       }
-      const { dom, sums, missing } = this.domainSums(c, d.eligible[i], setup.nodeCounts[i]);
+      const { dom, sums: kept, missing } = this.domainSums(c, d.eligible[i], setup.nodeCounts[i]);
+      let sums = kept;
       const empty = dom.idOf.get('');
       if (empty !== undefined) {
         if (!setup.requireAll) return undefined;
+        sums = kept.slice(); // (the snapshot's sums are read-only)
         sums[empty] += missing; // a node labelled "" reads the eligible unlabelled nodes' pods too
       }
       constraints.push({ domains: dom, maxSkew: c.maxSkew, domainCounts: sums });

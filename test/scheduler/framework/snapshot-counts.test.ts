@@ -44,6 +44,23 @@ function expectCounts(snap: ClusterSnapshot): void {
     expect(byName(counts)).toEqual(Object.fromEntries([...walked].sort()));
     // by node index too (asked once, then kept in step by every change in between)
     expect(Array.from(snap.denseCounts(counts)!)).toEqual(all.map((ni) => walked.get(ni.name) ?? 0));
+    // per zone over the nodes a mask keeps (kept in step while the same domains and mask are asked)
+    for (const key of ['topology.kubernetes.io/zone', 'rack']) {
+      const domains = snap.topologyDomains(key);
+      for (const eligible of masksFor(domains.list)) {
+        const kept = snap.domainSums(counts, domains, eligible)!;
+        const sums = new Array<number>(domains.values.length).fill(0);
+        let missing = 0;
+        all.forEach((ni, j) => {
+          if (!eligible[j]) return;
+          const n = walked.get(ni.name) ?? 0;
+          if (domains.ids[j] < 0) missing += n;
+          else sums[domains.ids[j]] += n;
+        });
+        expect(Array.from(kept.sums)).toEqual(sums);
+        expect(kept.missing).toBe(missing);
+      }
+    }
   }
   for (const kind of KINDS) {
     // "node term-key topology weight" → count, from the groups and from every pod's terms
@@ -66,6 +83,20 @@ function expectCounts(snap: ClusterSnapshot): void {
   }
 }
 
+/**
+ * Two eligibility masks per node list — every node, and the even positions — the same objects
+ * while the list holds, as a plugin's cached masks are (domainSums keys its kept sums by them)
+ */
+const masks = new WeakMap<object, Uint8Array[]>();
+function masksFor(list: readonly unknown[]): Uint8Array[] {
+  let m = masks.get(list);
+  if (!m) {
+    m = [new Uint8Array(list.length).fill(1), Uint8Array.from(list, (_, j) => (j % 2 === 0 ? 1 : 0))];
+    masks.set(list, m);
+  }
+  return m;
+}
+
 function expectIndex(snap: ClusterSnapshot): void {
   const all = snap.list();
   // the label index holds exactly the pods on listed nodes, each pointing at its node
@@ -85,12 +116,13 @@ describe('ClusterSnapshot label index, match counts and term groups', () => {
     const snap = new ClusterSnapshot();
     const zones = ['a', 'b', 'c'];
     const nodeName = (i: number) => `n${i}`;
-    for (let i = 0; i < 30; i++)
-      snap.addNode(
-        makeNode(nodeName(i))
-          .label('topology.kubernetes.io/zone', zones[i % 3])
-          .obj(),
-      );
+    // (every third node without a rack: the sums' `missing`)
+    const node = (i: number, zone: string) => {
+      const b = makeNode(nodeName(i)).label('topology.kubernetes.io/zone', zone);
+      if (i % 3 !== 0) b.label('rack', `r${i % 4}`);
+      return b.obj();
+    };
+    for (let i = 0; i < 30; i++) snap.addNode(node(i, zones[i % 3]));
     const term = { labelSelector: sel().label('app', 'x').obj(), topologyKey: 'kubernetes.io/hostname' };
     const live: string[] = [];
     let seq = 0;
@@ -115,19 +147,11 @@ describe('ClusterSnapshot label index, match counts and term groups', () => {
       } else if (op === 8) {
         const i = rng.int(34);
         if (snap.get(nodeName(i))) snap.removeNode(nodeName(i));
-        else
-          snap.addNode(
-            makeNode(nodeName(i))
-              .label('topology.kubernetes.io/zone', zones[i % 3])
-              .obj(),
-          );
+        else snap.addNode(node(i, zones[i % 3]));
       } else {
         // move a node to another zone (reorders the list)
         const i = rng.int(30);
-        if (snap.get(nodeName(i)))
-          snap.updateNode(
-            makeNode(nodeName(i)).label('topology.kubernetes.io/zone', zones[rng.int(3)]).obj(),
-          );
+        if (snap.get(nodeName(i))) snap.updateNode(node(i, zones[rng.int(3)]));
       }
       if (rng.int(3) === 0) {
         expectIndex(snap);
