@@ -24,7 +24,7 @@ import {
 import { decode } from './codec.js';
 import { internalError, resourceExpired } from './errors.js';
 import type { ProbeCache } from './probe-cache.js';
-import { freezeInterned } from './intern.js';
+import { deepFreeze, freezeInterned } from './intern.js';
 import { cachesRevisions, type RevisionCache } from './revision-cache.js';
 import { storagePrefix, type ResourceInfo } from './registry.js';
 import { prefixEnd } from '../store/keyrange.js';
@@ -88,6 +88,7 @@ export async function watchObjects<T extends KubeObject>(
   const { store, probes, shared } = deps;
   const share = opts.sharedObjects ?? false;
   const revisions = share && cachesRevisions(info) ? deps.revisions : undefined;
+  const freeze = info.kind === 'Lease' ? deepFreeze : freezeInterned;
   /** the object of a PUT event: the shared frozen decode, or a copy of the watcher's own */
   const objectOf = (ev: StoreWatchEvent): T => {
     if (!share) return decodeKv<T>(ev.kv);
@@ -95,7 +96,7 @@ export async function watchObjects<T extends KubeObject>(
     if (!o) {
       o = revisions?.get(ev.kv)?.obj as T | undefined;
       if (!o) {
-        o = freezeInterned(decodeKv<T>(ev.kv));
+        o = freeze(decodeKv<T>(ev.kv));
         revisions?.offer(ev.kv, o as Obj);
       }
       shared.set(ev, o);
@@ -108,7 +109,7 @@ export async function watchObjects<T extends KubeObject>(
     if (o) return o;
     o = decode<T>(readView(ev.prevKv!.value));
     (o.metadata ??= {}).resourceVersion = String(ev.kv.modRevision);
-    if (share) shared.set(ev, freezeInterned(o));
+    if (share) shared.set(ev, freeze(o));
     return o;
   };
   const prefix = storagePrefix(info, info.namespaced ? opts.namespace : undefined);
