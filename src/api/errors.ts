@@ -47,8 +47,6 @@ export interface Status {
   code: number;
 }
 
-const DEBUG = typeof process !== 'undefined' && !!process.env.KUBESIM_DEBUG;
-
 /** A failed ApiServer request. `code` is the HTTP status, `reason` the metav1.StatusReason. */
 export class ApiError extends Error {
   constructor(
@@ -57,12 +55,7 @@ export class ApiError extends Error {
     message: string,
     readonly details?: StatusDetails,
   ) {
-    // an answer, not a fault: no stack trace to capture (the 5,000-node demo makes ~100,000 of
-    // them, 429s and conflicts); KUBESIM_DEBUG keeps them
-    const limit = Error.stackTraceLimit;
-    if (!DEBUG) Error.stackTraceLimit = 0;
     super(message);
-    Error.stackTraceLimit = limit;
     this.name = 'ApiError';
   }
 
