@@ -21,6 +21,7 @@
  * tests normalise both away (sortIPTablesRules, normalize.ts).
  */
 import {
+  endpointCount,
   type EndpointInfo,
   type EndpointsMap,
   type IPFamily,
@@ -252,7 +253,7 @@ export function newRenderContext(
 
 function countEndpoints(input: IptablesRenderInput): number {
   let n = 0;
-  for (const k of input.servicePorts.keys()) n += input.endpoints.get(k)?.length ?? 0;
+  for (const k of input.servicePorts.keys()) n += endpointCount(input.endpoints, k);
   return n;
 }
 
