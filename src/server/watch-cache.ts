@@ -16,8 +16,9 @@
  *    `too old resource version` past its window): it falls back to a store watch of its own
  *    (`cache.watch` returns undefined), which replays the store's history and answers 410 only
  *    once the store has compacted N — kubesim keeps its store-backed semantics for old versions;
- *  - "" / "0" and sendInitialEvents are served by serveWatch with a list, then a watch from the
- *    list's resourceVersion (here);
+ *  - "" / "0" watches stay store watches of their own (their initial state is the store's range,
+ *    read outside max-in-flight as a watch is); sendInitialEvents is served by serveWatch with a
+ *    list, then a watch from the list's resourceVersion (here);
  *  - bookmarks: a watcher's bookmark request asks the store for a progress notification through
  *    the one store watch; the BOOKMARK goes to the watchers that asked (never behind their start).
  * When the store watch fails (canceled, compacted under it), every watcher's stream ends and the
@@ -25,8 +26,9 @@
  * terminates its watchers when it reinitializes.
  */
 import type { ApiServer, ApiWatchEvent, WatchHandle } from '../api/apiserver.js';
-import { matches, parseRV } from '../api/apiserver-kv.js';
-import { isApiError } from '../api/errors.js';
+import { isCompacted, matches, parseRV } from '../api/apiserver-kv.js';
+import { storagePrefix } from '../api/registry.js';
+import { GrpcCode, StoreError } from '../store/types.js';
 import { type ParsedFieldSelector, parseFieldSelector } from '../api/field-selector.js';
 import { parseLabelSelector, type Selector } from '../api/label-selector.js';
 import type { ResourceInfo } from '../api/registry.js';
@@ -216,14 +218,14 @@ export class WatchCaches {
    * from its window; kubesim keeps the store's answer, which informers' relist tests rely on)
    */
   private async compacted(info: ResourceInfo, from: number): Promise<boolean> {
+    // read straight from the store: watches are long-running requests, outside max-in-flight
     try {
-      const at = { resourceVersion: String(from + 1), resourceVersionMatch: 'Exact' as const, limit: 1 };
-      await this.api.list(info.resource, at);
+      await this.api.store.range({ key: storagePrefix(info), revision: from + 1, limit: 1 });
       return false;
     } catch (e) {
-      // 504 `Too large resource version`: from is the newest revision or beyond, nothing compacted
-      if (isApiError(e, 410)) return true;
-      if (isApiError(e, 504)) return false;
+      if (isCompacted(e)) return true;
+      // from is the newest revision or beyond: nothing compacted
+      if (e instanceof StoreError && e.code === GrpcCode.OUT_OF_RANGE) return false;
       throw e;
     }
   }
@@ -234,8 +236,8 @@ export class WatchCaches {
     if (have) return have;
     const made = (async () => {
       // the window starts at the store's current revision: older resume points use the store
-      const rv = (await this.api.list(info.resource, { limit: 1 })).metadata.resourceVersion;
-      const cache = new ResourceCache(info, Number(rv), () => {
+      const rv = await this.api.store.currentRevision();
+      const cache = new ResourceCache(info, rv, () => {
         if (this.caches.get(key) === cache) this.caches.delete(key);
       });
       await cache.start(this.api);

@@ -165,9 +165,7 @@ export async function serveWatch(
   const emit = (ev: ApiWatchEvent<unknown>) => (started ? write(ev) : pending.push(ev));
   try {
     const caches = settings.caches;
-    // with a cache, a watch from "now" is a list, then a watch from the list's resourceVersion
-    const fromNow = !resourceVersion || resourceVersion === '0';
-    if (initialEvents || (caches && fromNow)) {
+    if (initialEvents) {
       const list = await api.list(info.resource, base);
       for (const o of list.items) pending.push({ type: 'ADDED', object: o });
       if (initialEvents)
@@ -185,7 +183,8 @@ export async function serveWatch(
       resourceVersion = list.metadata.resourceVersion;
     }
     handle =
-      (caches && resourceVersion
+      // a watch from "now" ("" / "0") starts with the store's current objects: a store watch
+      (caches && resourceVersion && resourceVersion !== '0'
         ? await caches.watch(info, { ...base, resourceVersion, allowBookmarks }, emit, finish)
         : undefined) ??
       (await api.watch(
