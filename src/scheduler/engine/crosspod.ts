@@ -93,7 +93,10 @@ export class CrossPodWriter {
    * with a few scored domains (the hostname key: 5,000 domains, a handful with matching pods)
    * rewrites those cells instead of zero-filling every domain per cycle
    */
-  private readonly sparse = new Map<number, { addr: number; domains: number; written: Int32Array; count: number }>();
+  private readonly sparse = new Map<
+    number,
+    { addr: number; domains: number; written: Int32Array; count: number }
+  >();
 
   /** `row`'s sparse array for `domains` domains, allocated (zeroed) when new or resized */
   private sparseFor(row: number, domains: number): { addr: number; written: Int32Array; count: number } {
@@ -138,8 +141,8 @@ export class CrossPodWriter {
     let bytes = 64 + inputs.checks.length * 8;
     for (const c of inputs.checks) bytes += c.pass.length + 1 + 8;
     if (inputs.ipa)
+      // (a key with ids writes its sums into its sparse row, not here)
       for (const k of inputs.ipa.keys)
-        // (a key with ids writes its sums into its sparse row, not here)
         bytes +=
           ((k.ids === undefined ? 1 : 0) + (k.terms?.length ?? 0)) * ((k.domains + 1) * 8 + 8) +
           (1 + (k.terms?.length ?? 0)) * 16;
@@ -165,7 +168,8 @@ export class CrossPodWriter {
       for (let k = 0; k < this.logLen; k++) f64[(this.logAddr >> 3) + k] = Math.log(k + 2);
     }
     // sparse rows allocated before the views are taken (an allocation may grow the memory)
-    if (inputs.ipa) for (const k of inputs.ipa.keys) if (k.ids !== undefined) this.sparseFor(k.row, k.domains);
+    if (inputs.ipa)
+      for (const k of inputs.ipa.keys) if (k.ids !== undefined) this.sparseFor(k.row, k.domains);
     // views after every allocation above
     const mem = table.mem;
     const i32 = mem.i32,
