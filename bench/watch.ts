@@ -9,7 +9,9 @@
  * summed over all watchers, which must be 0 (the run fails otherwise). Three modes side by side:
  * `per-watcher` (each watcher encodes each event and writes it on its own), `shared` (each event
  * encoded once, its bytes shared, but written per event), `batched` (shared bytes, each watcher's
- * events of one event-loop turn written at once — the server's default).
+ * events of one event-loop turn written at once; each watcher still has a store watch of its own),
+ * `cached` (batched, and one store watch per resource feeding every watcher: watch-cache.ts — the
+ * server's default).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { Agent, request } from 'node:http';
@@ -22,9 +24,10 @@ import type { ClientReport } from './watch-client.js';
 
 const WRITERS = 20;
 const MODES = {
-  'per-watcher': { shareEncoded: false, batchWrites: false },
-  shared: { shareEncoded: true, batchWrites: false },
-  batched: { shareEncoded: true, batchWrites: true },
+  'per-watcher': { shareEncoded: false, batchWrites: false, watchCache: false },
+  shared: { shareEncoded: true, batchWrites: false, watchCache: false },
+  batched: { shareEncoded: true, batchWrites: true, watchCache: false },
+  cached: { shareEncoded: true, batchWrites: true, watchCache: true },
 } as const;
 type Mode = keyof typeof MODES;
 
@@ -70,12 +73,14 @@ function send(base: string, agent: Agent, method: string, path: string, body: ob
 }
 
 async function fanout(watchers: number, mode: Mode, opts: BenchOptions, rec: BenchRecorder): Promise<void> {
+  const { watchCache, ...settings } = MODES[mode];
   const api = new ApiServer(new MemoryStore(), { seed: opts.seed });
   await api.bootstrapNamespaces();
   const srv = await startHttpServer({
     api,
     version: 'bench',
-    watch: { minRequestTimeoutMs: 0, bookmarkEveryMs: 3_600_000, ...MODES[mode] },
+    watch: { minRequestTimeoutMs: 0, bookmarkEveryMs: 3_600_000, ...settings },
+    watchCache,
   });
   const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
   const children: ChildProcess[] = [];

@@ -24,7 +24,7 @@ import {
 import { decode } from './codec.js';
 import { internalError, resourceExpired } from './errors.js';
 import type { ProbeCache } from './probe-cache.js';
-import { freezeInterned } from './intern.js';
+import { deepFreeze, freezeInterned } from './intern.js';
 import { cachesRevisions, type RevisionCache } from './revision-cache.js';
 import { storagePrefix, type ResourceInfo } from './registry.js';
 import { prefixEnd } from '../store/keyrange.js';
@@ -39,6 +39,11 @@ export interface ApiWatchEvent<T> {
   type: WatchEventType;
   /** the object; a metav1.Status for ERROR; `{kind, apiVersion, metadata: {resourceVersion}}` for BOOKMARK */
   object: T;
+  /**
+   * with WatchOptions.withPrevious, on MODIFIED events of an unfiltered watch: the object before
+   * the change (a shared read-only decode, made when first asked for)
+   */
+  previous?: () => T;
 }
 
 export interface WatchOptions {
@@ -54,6 +59,12 @@ export interface WatchOptions {
    * enforced). Default false: each watcher gets a private, mutable copy.
    */
   sharedObjects?: boolean;
+  /**
+   * MODIFIED events carry `previous`, so that a caller can filter one unfiltered watch by
+   * selectors itself (server/watch-cache.ts, as kube-apiserver's cacher keeps each event's
+   * prevObject)
+   */
+  withPrevious?: boolean;
 }
 
 export interface WatchHandle {
@@ -88,6 +99,7 @@ export async function watchObjects<T extends KubeObject>(
   const { store, probes, shared } = deps;
   const share = opts.sharedObjects ?? false;
   const revisions = share && cachesRevisions(info) ? deps.revisions : undefined;
+  const freeze = info.kind === 'Lease' ? deepFreeze : freezeInterned;
   /** the object of a PUT event: the shared frozen decode, or a copy of the watcher's own */
   const objectOf = (ev: StoreWatchEvent): T => {
     if (!share) return decodeKv<T>(ev.kv);
@@ -95,7 +107,7 @@ export async function watchObjects<T extends KubeObject>(
     if (!o) {
       o = revisions?.get(ev.kv)?.obj as T | undefined;
       if (!o) {
-        o = freezeInterned(decodeKv<T>(ev.kv));
+        o = freeze(decodeKv<T>(ev.kv));
         revisions?.offer(ev.kv, o as Obj);
       }
       shared.set(ev, o);
@@ -108,7 +120,7 @@ export async function watchObjects<T extends KubeObject>(
     if (o) return o;
     o = decode<T>(readView(ev.prevKv!.value));
     (o.metadata ??= {}).resourceVersion = String(ev.kv.modRevision);
-    if (share) shared.set(ev, freezeInterned(o));
+    if (share) shared.set(ev, freeze(o));
     return o;
   };
   const prefix = storagePrefix(info, info.namespaced ? opts.namespace : undefined);
@@ -117,10 +129,10 @@ export async function watchObjects<T extends KubeObject>(
   const fields = parseFieldSelector(opts.fieldSelector, info.resource);
   const filtering = !labels.empty || !fields.isEmpty();
   let stopped = false;
-  const emit = (type: WatchEventType, object: unknown) => {
+  const emit = (type: WatchEventType, object: unknown, previous?: () => T) => {
     if (stopped) return;
     try {
-      handler({ type, object: object as T });
+      handler(previous ? { type, object: object as T, previous } : { type, object: object as T });
     } catch (e) {
       deps.onHandlerError(e);
     }
@@ -175,7 +187,9 @@ export async function watchObjects<T extends KubeObject>(
       if (ev.type === 'PUT') {
         const isNew = ev.kv.createRevision === ev.kv.modRevision || !ev.prevKv;
         if (!filtering) {
-          emit(isNew ? 'ADDED' : 'MODIFIED', objectOf(ev));
+          const prevKv = ev.prevKv;
+          if (isNew || !prevKv || !opts.withPrevious) emit(isNew ? 'ADDED' : 'MODIFIED', objectOf(ev));
+          else emit('MODIFIED', objectOf(ev), () => probes.probe(prevKv) as T);
           continue;
         }
         // match on shared read-only decodes; hand each matching watcher its object

@@ -7,6 +7,11 @@
  * standalone copy: at 1/20 of the scale envelope 775,000 strings in the heap held 165,000 distinct
  * values (docs/bench/sim.md).
  *
+ * Leases are frozen without interning: a renewal's strings are the previous revision's but for
+ * renewTime, the object is one per node, and looking up an equal string that is not the same
+ * copy costs more than the decode (a hash and a comparison per string; at 5,000 nodes the
+ * renewals made interning a tenth of the demo's CPU time).
+ *
  * The table is bounded (two generations of {@link MAX_INTERNED} values; values still in use stay
  * where they are, and only later decodes stop sharing with those not seen again), so strings of
  * deleted objects are not kept for ever. Interning changes which copy of an equal string an object holds, never a
@@ -48,18 +53,29 @@ export function intern(s: string): string {
 }
 
 /**
- * Object.freeze all the way down (plain decoded data: objects and arrays), every string value
- * replaced by its interned copy first. Returns o.
+ * Object.freeze all the way down (plain decoded data: objects and arrays), every string value but
+ * metadata.resourceVersion (the key's revision, unique by construction) replaced by its interned
+ * copy first. Returns o.
  */
 export function freezeInterned<T>(o: T): T {
   if (o !== null && typeof o === 'object' && !Object.isFrozen(o)) {
     const r = o as Record<string, unknown>;
     for (const k in r) {
       const v = r[k];
-      if (typeof v === 'string') r[k] = intern(v);
-      else if (v !== null && typeof v === 'object') freezeInterned(v);
+      if (typeof v === 'string') {
+        if (k !== 'resourceVersion') r[k] = intern(v);
+      } else if (v !== null && typeof v === 'object') freezeInterned(v);
     }
     Object.freeze(o);
+  }
+  return o;
+}
+
+/** Object.freeze all the way down, strings left as they are */
+export function deepFreeze<T>(o: T): T {
+  if (o !== null && typeof o === 'object' && !Object.isFrozen(o)) {
+    Object.freeze(o);
+    for (const k in o) deepFreeze((o as Record<string, unknown>)[k]);
   }
   return o;
 }

@@ -5,7 +5,14 @@
 import { LIMITS } from '../util/limits.js';
 import { type Command, Option } from 'commander';
 import type { EndpointSlice, Service } from '../api/types.js';
-import { changeOneEndpoint, type GeneratedServices, generateServices } from '../proxy/gen.js';
+import {
+  changeOneEndpoint,
+  GEN_CLUSTER_CIDR,
+  type GeneratedServices,
+  generatedNodeNames,
+  generateServiceStream,
+  generateServices,
+} from '../proxy/gen.js';
 import {
   canonicalIP,
   DETECT_LOCAL_MODES,
@@ -177,6 +184,11 @@ export interface Prepared {
   options: Record<string, unknown>;
   renderer: ProxyRenderer;
   generated?: GeneratedServices;
+  /**
+   * with `lazy` and --generate: the generated cluster one Service at a time (`services` and
+   * `slices` are then empty), for a render that reads each object once
+   */
+  generatedStream?: () => Iterable<{ service: Service; slices: EndpointSlice[] }>;
   /** object key → file it came from */
   sources: Map<string, string>;
   load(paths: string[]): Promise<Awaited<ReturnType<typeof loadProxyObjects>>>;
@@ -258,7 +270,12 @@ export function runSteps(o: InputOpts): number {
  * Loads the input and checks the flags; `cmd` tells which flags were given (for warnings).
  * `allNodes`: every node renders (no "other nodes not used" warning).
  */
-export async function prepare(o: InputOpts, cmd?: Command, allNodes = false): Promise<Prepared> {
+export async function prepare(
+  o: InputOpts,
+  cmd?: Command,
+  allNodes = false,
+  lazy = false,
+): Promise<Prepared> {
   rejectKubeconfig(o);
   if (!o.cluster && !o.generate) throw new UsageError('give --cluster <manifests...> or --generate NxM');
   if (o.cluster && o.generate) throw new UsageError('--cluster and --generate are mutually exclusive');
@@ -275,6 +292,7 @@ export async function prepare(o: InputOpts, cmd?: Command, allNodes = false): Pr
   let nodes: ProxyNode[];
   let clusterCIDR = o.clusterCidr;
   let generated: GeneratedServices | undefined;
+  let generatedStream: Prepared['generatedStream'];
   const sources = new Map<string, string>();
   const churn = churnOf(o);
   if (churn > 0 && !o.generate) throw new UsageError('--churn needs --generate (for manifests use --update)');
@@ -316,15 +334,24 @@ export async function prepare(o: InputOpts, cmd?: Command, allNodes = false): Pr
       );
     const seed = Number(o.seed);
     if (!Number.isInteger(seed)) throw new UsageError(`--seed must be an integer, got "${o.seed}"`);
-    const g = generateServices({ services: svcs, endpoints: eps, seed, nodes: nodeCount });
-    generated = g;
-    services = g.services;
-    slices = g.endpointSlices;
+    const genOpts = { services: svcs, endpoints: eps, seed, nodes: nodeCount };
+    let nodeNames: string[];
+    if (lazy) {
+      generatedStream = () => generateServiceStream(genOpts);
+      services = [];
+      slices = [];
+      nodeNames = generatedNodeNames(genOpts);
+    } else {
+      generated = generateServices(genOpts);
+      services = generated.services;
+      slices = generated.endpointSlices;
+      nodeNames = generated.nodes;
+    }
     // every generated node has the one address: their rulesets differ by their local endpoints
     const generatedNode = (name: string): ProxyNode => ({ name, ips: { IPv4: '192.168.0.10' } });
-    node = generatedNode(o.node ?? g.nodeName);
-    nodes = g.nodes.map(generatedNode);
-    clusterCIDR ??= g.clusterCIDR;
+    node = generatedNode(o.node ?? nodeNames[0]);
+    nodes = nodeNames.map(generatedNode);
+    clusterCIDR ??= GEN_CLUSTER_CIDR;
   } else {
     const objs = await load(o.cluster!);
     services = objs.services;
@@ -361,7 +388,20 @@ export async function prepare(o: InputOpts, cmd?: Command, allNodes = false): Pr
     throw new CliError((e as Error).message);
   }
   const options = proxierOptions(o, clusterCIDR);
-  return { node, nodes, families, mode, services, slices, options, renderer, generated, sources, load };
+  return {
+    node,
+    nodes,
+    families,
+    mode,
+    services,
+    slices,
+    options,
+    renderer,
+    generated,
+    generatedStream,
+    sources,
+    load,
+  };
 }
 
 function churnOf(o: InputOpts): number {
@@ -384,11 +424,11 @@ export async function run(
   cmd?: Command,
   onStep: (what: string) => void = () => {},
   stream?: (chunk: Uint8Array) => void,
+  readOnce = false,
 ): Promise<Run> {
-  const { node, families, services, slices, options, renderer, generated, sources, load } = await prepare(
-    o,
-    cmd,
-  );
+  // `readOnce`: only the full sync, so a generated cluster need not be held whole
+  const { node, families, services, slices, options, renderer, generated, generatedStream, sources, load } =
+    await prepare(o, cmd, false, readOnce);
   const churn = churnOf(o);
   const invalid: string[] = [];
   // streamed: rendered from scratch (the reference walk, no per-port caches) and written out as it goes
@@ -398,6 +438,8 @@ export async function run(
 
   let target: MetaProxier;
   const syncs: FamilySync[][] = [];
+  let serviceCount = services.length;
+  let sliceCount = slices.length;
   // every sync is printed after the last one: read its texts now (ipvs folds them on first read,
   // from state the next sync changes)
   const settle = (s: FamilySync[]) => {
@@ -412,7 +454,13 @@ export async function run(
     target = newTarget();
     for (const x of services) target.onServiceAdd(x);
     for (const x of slices) target.onEndpointSliceAdd(x);
-    onStep(`${services.length} services loaded`);
+    for (const g of generatedStream?.() ?? []) {
+      target.onServiceAdd(g.service);
+      for (const x of g.slices) target.onEndpointSliceAdd(x);
+      serviceCount++;
+      sliceCount += g.slices.length;
+    }
+    onStep(`${serviceCount} services loaded`);
     settle(target.sync());
     onStep('full sync');
     if (o.update || o.delete) {
@@ -473,13 +521,14 @@ export async function run(
       `skipped ${invalid.length} invalid object(s), as kube-proxy's own checks skip them: ${invalid.join('; ')}`,
     );
   const rerenderFull = () => {
+    if (generatedStream) throw new Error('rerenderFull: the generated cluster was read once and not kept');
     // a new proxier over the same objects renders a full sync, as kube-proxy's forced resync does
     const t = newTarget();
     for (const x of services) t.onServiceAdd(x);
     for (const x of slices) t.onEndpointSliceAdd(x);
     return t.sync();
   };
-  return { node, families, services: services.length, slices: slices.length, syncs, rerenderFull };
+  return { node, families, services: serviceCount, slices: sliceCount, syncs, rerenderFull };
 }
 
 /** EndpointSlices kube-proxy does not use: no Service label, FQDN, or of a family not rendered. */

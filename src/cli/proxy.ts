@@ -150,11 +150,16 @@ async function renderCommand(o: RenderOpts, cmd: Command): Promise<void> {
     repeat === 0 &&
     STREAMED_MODES.includes(o.mode);
   const writer = streamed ? openOutput(o) : undefined;
-  const r = await run(o, cmd, (what) => bar.update(++step, total, what), writer?.write).catch((e) => {
-    bar.finish();
-    writer?.abort();
-    throw e;
-  });
+  // one full sync and nothing after it: each input object is read once (a generated cluster is fed
+  // one Service at a time, never held whole)
+  const readOnce = runSteps(o) === 2 && repeat === 0;
+  const r = await run(o, cmd, (what) => bar.update(++step, total, what), writer?.write, readOnce).catch(
+    (e) => {
+      bar.finish();
+      writer?.abort();
+      throw e;
+    },
+  );
   const outputs = r.syncs.flat();
   const dual = r.families.length > 1;
 

@@ -9,7 +9,6 @@
  * Handlers run synchronously inside the watch delivery and must be cheap (enqueue a key).
  */
 import type { KubeObject } from '../api/types.js';
-import { intern } from '../api/intern.js';
 import type { Clock, TimerHandle } from '../util/clock.js';
 import { type ApiClient, type WatchEvent, type WatchHandle, errorCode, keyOf } from './api.js';
 
@@ -250,8 +249,7 @@ export class Informer<T extends KubeObject> implements Lister<T> {
   }
 
   private upsert(obj: T): void {
-    // one key string per object for the cache, the index sets and every other informer of it
-    const key = intern(keyOf(obj));
+    const key = keyOf(obj);
     const old = this.cache.get(key);
     if (
       old &&

@@ -13,6 +13,7 @@
  */
 import type { EndpointSlice, Endpoint, Service, ServicePort } from '../api/types.js';
 import { Rng } from '../util/rng.js';
+import { formatIPv4 } from './model/ip.js';
 
 export interface ServiceGenOptions {
   /** number of Services */
@@ -75,9 +76,7 @@ export const GEN_CLUSTER_CIDR = '100.64.0.0/10';
 const MAX_ENDPOINTS_PER_SLICE = 100;
 
 /** dotted quad of a 32-bit unsigned integer */
-export function ipv4(n: number): string {
-  return `${(n >>> 24) & 255}.${(n >>> 16) & 255}.${(n >>> 8) & 255}.${n & 255}`;
-}
+export const ipv4 = formatIPv4;
 
 /**
  * Generates a cluster of `services` Services with `endpoints` endpoints each.
@@ -86,13 +85,41 @@ export function ipv4(n: number): string {
  * (when 30000-32767 is used up, further NodePort/LoadBalancer draws become ClusterIP).
  */
 export function generateServices(opts: ServiceGenOptions): GeneratedServices {
+  const services: Service[] = [];
+  const endpointSlices: EndpointSlice[] = [];
+  for (const g of generateServiceStream(opts)) {
+    services.push(g.service);
+    endpointSlices.push(...g.slices);
+  }
+  const nodes = generatedNodeNames(opts);
+  return {
+    services,
+    endpointSlices,
+    nodes,
+    nodeName: nodes[0],
+    serviceCIDR: GEN_SERVICE_CIDR,
+    clusterCIDR: GEN_CLUSTER_CIDR,
+  };
+}
+
+/** The node names of a generated cluster: node-0 … node-(n-1). */
+export function generatedNodeNames(opts: ServiceGenOptions): string[] {
+  return Array.from({ length: opts.nodes ?? 100 }, (_, i) => `node-${i}`);
+}
+
+/**
+ * The cluster of {@link generateServices}, one Service and its EndpointSlices at a time (the same
+ * objects, the same order), so that a caller feeding a proxier need not hold them all: a 100k ×
+ * 10 cluster is ~2 GB of API objects.
+ */
+export function* generateServiceStream(
+  opts: ServiceGenOptions,
+): Generator<{ service: Service; slices: EndpointSlice[] }> {
   validate(opts);
   const rng = new Rng(opts.seed ?? 1);
   const mix: GenMix = { ...DEFAULT_MIX, ...(opts.mix ?? {}) };
   const nodeCount = opts.nodes ?? 100;
-  const nodes = Array.from({ length: nodeCount }, (_, i) => `node-${i}`);
-  const services: Service[] = [];
-  const endpointSlices: EndpointSlice[] = [];
+  const nodes = generatedNodeNames(opts);
 
   let nextClusterIP = (10 << 24) + (96 << 16) + 10; // 10.96.0.10
   let nextPodIP = ((100 << 24) >>> 0) + (64 << 16) + 2; // 100.64.0.2
@@ -151,8 +178,6 @@ export function generateServices(opts: ServiceGenOptions): GeneratedServices {
       svc.status = { loadBalancer: { ingress: [{ ip: ipv4(nextLbIP++) }] } };
       if (rng.next() < mix.sourceRanges) svc.spec.loadBalancerSourceRanges = ['203.0.113.0/24', '10.0.0.0/8'];
     }
-    services.push(svc);
-
     // endpoints, cut into slices of at most 100
     const eps: Endpoint[] = [];
     for (let e = 0; e < opts.endpoints; e++) {
@@ -170,9 +195,10 @@ export function generateServices(opts: ServiceGenOptions): GeneratedServices {
     const epPorts = ports.map((p) => ({ name: p.name, protocol: p.protocol, port: Number(p.targetPort) }));
     // a Service without endpoints still gets one (empty) slice, like the controller's placeholder
     const sliceCount = Math.max(1, Math.ceil(eps.length / MAX_ENDPOINTS_PER_SLICE));
+    const slices: EndpointSlice[] = [];
     for (let k = 0; k < sliceCount; k++) {
       const off = k * MAX_ENDPOINTS_PER_SLICE;
-      endpointSlices.push({
+      slices.push({
         apiVersion: 'discovery.k8s.io/v1',
         kind: 'EndpointSlice',
         metadata: {
@@ -186,15 +212,8 @@ export function generateServices(opts: ServiceGenOptions): GeneratedServices {
         ports: epPorts,
       });
     }
+    yield { service: svc, slices };
   }
-  return {
-    services,
-    endpointSlices,
-    nodes,
-    nodeName: nodes[0],
-    serviceCIDR: GEN_SERVICE_CIDR,
-    clusterCIDR: GEN_CLUSTER_CIDR,
-  };
 }
 
 /** What {@link changeOneEndpoint} did, for reports. */

@@ -163,10 +163,15 @@ export function mergeListMap(
   };
   const lIds = live.map(id);
   const rIds = applied.map(id);
+  // a key the live list holds twice (stored before apply refused duplicates) merges with nothing:
+  // the applied item replaces all of them
   const liveBy = new Map<string, Obj>();
+  const twice = new Set<string>();
   lIds.forEach((k, i) => {
-    if (!liveBy.has(k)) liveBy.set(k, live[i]);
+    if (liveBy.has(k)) twice.add(k);
+    else liveBy.set(k, live[i]);
   });
+  for (const k of twice) liveBy.set(k, undefined);
   const inApplied = new Set(rIds);
   // the items both lists hold, in the applied order: each is placed where the applied list has it
   const shared = rIds.filter((k) => liveBy.has(k));
@@ -176,7 +181,8 @@ export function mergeListMap(
   const takeApplied = (r: number) => {
     const k = rIds[r]!;
     merged.add(k);
-    out.push(liveBy.has(k) ? mergeItem(liveBy.get(k), applied[r]) : structuredClone(applied[r]));
+    const was = liveBy.get(k);
+    out.push(was !== undefined ? mergeItem(was, applied[r]) : structuredClone(applied[r]));
     if (shared[nextShared] === k) nextShared++;
   };
   let l = 0;

@@ -28,6 +28,7 @@ import { parsePath, type Request } from './request-info.js';
 import { pathNotFound, sendError, sendJson } from './respond.js';
 import { handleResource } from './rest.js';
 import type { WatchSettings } from './watch.js';
+import { WatchCaches } from './watch-cache.js';
 import { Rng } from '../util/rng.js';
 
 /** Answers kubesim's own paths (`/kubesim/…`); returns false when the path is not its own. */
@@ -48,7 +49,9 @@ export interface HttpServerOptions {
   seed?: number;
   /** the kubesim version shown in /version */
   version: string;
-  watch?: Partial<WatchSettings>;
+  watch?: Partial<Omit<WatchSettings, 'caches'>>;
+  /** serve watches through one store watch per resource (watch-cache.ts; default true) */
+  watchCache?: boolean;
   /** kinds the extra routes serve, for discovery (metrics.k8s.io) */
   extraKinds?: readonly ResourceInfo[];
   /** group versions off by default to serve too (resources.ts OPTIONAL_VERSIONS; `--runtime-config`) */
@@ -122,6 +125,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningS
     random: opts.watch?.random ?? (() => rng.next()),
     shareEncoded: opts.watch?.shareEncoded,
     batchWrites: opts.watch?.batchWrites,
+    caches: opts.watchCache === false ? undefined : new WatchCaches(opts.api),
   };
   let address = '';
   const cat: Catalog = {
@@ -209,6 +213,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningS
       new Promise<void>((resolve) => {
         void stopCrds();
         void stopNamespaces();
+        void watch.caches?.close();
         server.close(() => resolve());
         server.closeAllConnections();
       }),

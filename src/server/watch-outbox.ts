@@ -18,6 +18,14 @@ import type { ServerResponse } from 'node:http';
  * so writes to sockets are at most one per socket per this long however fast the store changes
  */
 const FLUSH_EVERY_MS = 10;
+/**
+ * a flush writes to every socket with news (hundreds of watchers: milliseconds): the next flush
+ * waits at least this many times as long, so socket writes take at most 1 / (1 + this) of the
+ * thread however many watchers there are, and events gather into fewer, larger chunks
+ */
+const FLUSH_SPREAD = 4;
+/** the longest wait between flushes, whatever the last one took (bounds the added latency) */
+const MAX_FLUSH_WAIT_MS = 40;
 const CRLF = Buffer.from('\r\n');
 
 /** framed chunks made in one flush, by their first event */
@@ -44,7 +52,7 @@ export class Outbox {
       waiting.push(this);
       if (!scheduled) {
         scheduled = true;
-        const wait = lastFlush + FLUSH_EVERY_MS - performance.now();
+        const wait = lastFlush + flushGap - performance.now();
         if (wait > 0) setTimeout(flushAll, wait);
         else setImmediate(flushAll);
       }
@@ -69,6 +77,8 @@ export class Outbox {
 }
 
 let lastFlush = -Infinity;
+/** the time to keep between the last flush's start and the next one */
+let flushGap = FLUSH_EVERY_MS;
 let scheduled = false;
 let waiting: Outbox[] = [];
 
@@ -91,4 +101,6 @@ function flushAll(): void {
   waiting = [];
   const joins: Joins = new Map();
   for (const box of boxes) box.flush(joins);
+  const took = performance.now() - lastFlush;
+  flushGap = Math.min(MAX_FLUSH_WAIT_MS, Math.max(FLUSH_EVERY_MS, took * (1 + FLUSH_SPREAD)));
 }

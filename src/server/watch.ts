@@ -29,6 +29,7 @@ import type { Printer } from './printers.js';
 import type { Request } from './request-info.js';
 import { asServed } from './resources.js';
 import { toTable } from './table.js';
+import type { WatchCaches } from './watch-cache.js';
 import { Outbox } from './watch-outbox.js';
 
 export interface WatchSettings {
@@ -42,6 +43,8 @@ export interface WatchSettings {
   shareEncoded?: boolean;
   /** batch each watcher's events per event-loop turn into one write (default; false: a write per event) */
   batchWrites?: boolean;
+  /** the server's watch caches (one store watch per resource); absent: a store watch per watcher */
+  caches?: WatchCaches;
 }
 
 /**
@@ -161,31 +164,40 @@ export async function serveWatch(
   let started = false;
   const emit = (ev: ApiWatchEvent<unknown>) => (started ? write(ev) : pending.push(ev));
   try {
-    if (initialEvents) {
+    const caches = settings.caches;
+    // with a cache, a watch from "now" is a list, then a watch from the list's resourceVersion
+    const fromNow = !resourceVersion || resourceVersion === '0';
+    if (initialEvents || (caches && fromNow)) {
       const list = await api.list(info.resource, base);
       for (const o of list.items) pending.push({ type: 'ADDED', object: o });
-      pending.push({
-        type: 'BOOKMARK',
-        object: {
-          kind: info.kind,
-          apiVersion: info.apiVersion,
-          metadata: {
-            resourceVersion: list.metadata.resourceVersion,
-            annotations: { 'k8s.io/initial-events-end': 'true' },
+      if (initialEvents)
+        pending.push({
+          type: 'BOOKMARK',
+          object: {
+            kind: info.kind,
+            apiVersion: info.apiVersion,
+            metadata: {
+              resourceVersion: list.metadata.resourceVersion,
+              annotations: { 'k8s.io/initial-events-end': 'true' },
+            },
           },
-        },
-      });
+        });
       resourceVersion = list.metadata.resourceVersion;
     }
-    handle = await api.watch(
-      info.resource,
-      { ...base, resourceVersion, allowBookmarks, sharedObjects: shareable },
-      emit,
-    );
+    handle =
+      (caches && resourceVersion
+        ? await caches.watch(info, { ...base, resourceVersion, allowBookmarks }, emit, finish)
+        : undefined) ??
+      (await api.watch(
+        info.resource,
+        { ...base, resourceVersion, allowBookmarks, sharedObjects: shareable },
+        emit,
+      ));
   } catch (e) {
     sendError(res, e);
     return;
   }
+  if (ended) return;
   res.writeHead(200, {
     'Content-Type': contentType,
     'Cache-Control': 'no-cache, private',

@@ -202,7 +202,7 @@ describe('StatefulSet controller in a simulation', () => {
     await watchPods(sim, 120, (ps) => ps.filter(ready).length === 4);
     expect((await live(sim)).map((p) => p.metadata.name).sort()).toEqual(['db-0', 'db-1', 'db-2', 'db-3']);
     await sim.shutdown();
-  }, 120_000);
+  }, 240_000);
 
   it('Parallel creates every pod at once; OnDelete replaces a pod only when it is deleted', async () => {
     const sim = new Simulation(parseScenario(scenario('Parallel', 'OnDelete'), 'sts.yaml', '.'));

@@ -41,7 +41,7 @@ describe.skipIf(!builtCli)('client libraries of other languages against kubesim 
       expect(out).toContain("custom object: {'size': 1} {'x': 'y'}");
       expect(out.trim().endsWith('ok')).toBe(true);
     },
-    90_000,
+    240_000,
   );
 
   it.skipIf(!ruby)(
@@ -53,6 +53,6 @@ describe.skipIf(!builtCli)('client libraries of other languages against kubesim 
       expect(out).toContain('custom resource: {:teeth=>13}');
       expect(out.trim().endsWith('ok')).toBe(true);
     },
-    90_000,
+    240_000,
   );
 });

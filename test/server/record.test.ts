@@ -87,7 +87,7 @@ describe.skipIf(!builtCli || !kubectl)('kubesim record and simulate --replay', (
     k('delete', 'pod', 'solo', '--wait=false');
     expect(await exited).toBe(0);
     trace = parseYaml(readFileSync(join(srv.dir, 'trace.yaml'), 'utf8'));
-  }, 90_000);
+  }, 240_000);
   afterAll(async () => {
     if (recorder?.exitCode === null && recorder.pid) process.kill(recorder.pid, 'SIGTERM');
     await srv?.stop();

@@ -69,6 +69,6 @@ describeEtcd('Service addresses over several serves', (etcd) => {
         for (const s of servers) await s.stop();
       }
     },
-    120_000,
+    240_000,
   );
 });

@@ -86,7 +86,7 @@ describeEtcd(
       dir = mkdtempSync(join(tmpdir(), 'kubesim-etcd-tls-'));
       certs = makeCerts(dir);
       etcd = await launchEtcdCluster({ members: 1, tls: certs });
-    }, 60_000);
+    }, 240_000);
     afterAll(async () => {
       await etcd?.stop();
       rmSync(dir, { recursive: true, force: true });
@@ -137,7 +137,7 @@ describeEtcd(
           await s.stop();
         }
       },
-      40_000,
+      240_000,
     );
 
     it.skipIf(!builtCli)(
@@ -158,7 +158,7 @@ describeEtcd(
         const missing = run('--etcd-cafile', join(dir, 'nope.crt'));
         expect(missing.stderr).toContain(`--etcd-cafile ${join(dir, 'nope.crt')}: ENOENT`);
       },
-      60_000,
+      240_000,
     );
   },
   { shared: false },

@@ -21,7 +21,7 @@ interface Obj {
 /** the first watch event on `url` that `match` accepts (the stream is aborted then) */
 async function firstEvent(url: string, match: (e: { type: string; object: Obj }) => boolean) {
   const ac = new AbortController();
-  const timer = setTimeout(() => ac.abort(), 10_000);
+  const timer = setTimeout(() => ac.abort(), 60_000); // a hang guard: the first match ends it
   try {
     const res = await fetch(url, { signal: ac.signal });
     const reader = res.body!.getReader();
@@ -102,7 +102,7 @@ describeEtcd('kubesim serve --etcd-servers', (etcd) => {
         await second.stop();
       }
     },
-    30_000,
+    240_000,
   );
 
   it.skipIf(!builtCli)(
@@ -122,7 +122,7 @@ describeEtcd('kubesim serve --etcd-servers', (etcd) => {
         await Promise.all(both.map((s) => s.stop()));
       }
     },
-    30_000,
+    240_000,
   );
 
   it.skipIf(!builtCli)(
@@ -171,7 +171,7 @@ describeEtcd('kubesim serve --etcd-servers', (etcd) => {
         await second.stop();
       }
     },
-    30_000,
+    240_000,
   );
 
   it.skipIf(!builtCli)(
@@ -191,12 +191,12 @@ describeEtcd('kubesim serve --etcd-servers', (etcd) => {
       // port 1 on loopback: nothing listens
       const r = spawnSync(process.execPath, [cli, 'serve', '--etcd-servers', 'http://127.0.0.1:1'], {
         encoding: 'utf8',
-        timeout: 15_000,
+        timeout: 90_000,
       });
       expect(r.status).not.toBe(0);
       expect(r.stderr).toMatch(/--etcd-servers http:\/\/127\.0\.0\.1:1: etcd is unreachable \(ECONNREFUSED/);
       expect(r.stderr).not.toMatch(/\n\s+at /);
     },
-    30_000,
+    240_000,
   );
 });

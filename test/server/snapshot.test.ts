@@ -110,7 +110,7 @@ describe.skipIf(!builtCli)('kubesim snapshot against kubesim serve', () => {
     const captured = plan(snap);
     expect(captured.shapes[0].fits).toBe(15);
     expect(captured).toEqual(plan(source, join(inputs, 'extra.yaml')));
-  }, 90_000);
+  }, 240_000);
 
   it('holds every kind, stripped of server-set fields and last-applied', () => {
     const r = run(['snapshot', '--kubeconfig', srv.kubeconfig, '-o', 'json']);

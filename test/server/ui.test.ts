@@ -101,7 +101,7 @@ describe.skipIf(!ready)('kubesim serve /ui in Chromium', () => {
         )
         .sort(),
     );
-  }, 90_000);
+  }, 240_000);
 
   it("counts requests as the server's node summary does (the page from the watch, the server from src/api)", async () => {
     const summary = await api('/kubesim/v1/node-summary');
@@ -221,7 +221,7 @@ describe.skipIf(!ready)('kubesim serve /ui in Chromium', () => {
       // wait until it shows the server's answer, then compare, so a wrong answer still fails
       const rows = `JSON.stringify(views.pods.table.rows.map((r) => r.key).sort())`;
       await page!
-        .waitFor(`${rows} === ${JSON.stringify(JSON.stringify(want))}`, 'the filtered rows', 10_000)
+        .waitFor(`${rows} === ${JSON.stringify(JSON.stringify(want))}`, 'the filtered rows', 60_000)
         .catch(() => {});
       const shown = await page!.evaluate<string[]>(`views.pods.table.rows.map((r) => r.key).sort()`);
       expect(shown, `-l '${l}' --field-selector '${f}'`).toEqual(want);

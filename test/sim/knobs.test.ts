@@ -32,7 +32,7 @@ describe('controller concurrency against the API latency model', () => {
     expect(fifty.tooManyRequests!).toBeGreaterThan(five.tooManyRequests!);
     expect(fifty.apiLatencyP99Ms!).toBeGreaterThan(five.apiLatencyP99Ms!);
     expect(fifty.convergedS!).toBeGreaterThan(five.convergedS!);
-  }, 120_000);
+  }, 240_000);
 
   it('workers default to kube-controller-manager v1.34 and are checked', () => {
     const base = 'name: k\ncluster: { pools: [{ name: w, count: 1 }] }\n';
@@ -107,7 +107,7 @@ describe('kubelet node-pressure eviction (memory-leak-eviction.yaml)', () => {
     expect(r.events.some((e) => e.reason === 'FailedScheduling' && /untolerated taint/.test(e.message))).toBe(
       true,
     );
-  }, 120_000);
+  }, 240_000);
 
   it('the node reports MemoryPressure and carries the NoSchedule taint while under pressure', async () => {
     const sc = loadScenario(file('memory-leak-eviction'));

@@ -71,5 +71,5 @@ describe('a kubeadm snapshot in a simulation', () => {
     const after = proxies(await kubeSystem(sim));
     expect(after).toHaveLength(4);
     expect(after.filter((n) => n.endsWith('abcd'))).toEqual([]);
-  }, 120_000);
+  }, 240_000);
 });

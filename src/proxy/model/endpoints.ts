@@ -13,29 +13,36 @@
  *     list sorted by "ip:port" text (Go `byEndpoint`).
  */
 import type { EndpointSlice } from '../../api/types.js';
-import { canonicalIP, ipFamilyOf, joinHostPort, type IPFamily } from './ip.js';
-import { ProxyModelError } from './service.js';
 import {
-  namespacedName,
-  servicePortKey,
-  type EndpointInfo,
-  type EndpointsMap,
-  type Protocol,
-} from './types.js';
+  type Entry,
+  type EndpointList,
+  endpointList,
+  entryOf,
+  NO_ADDRESS,
+  READY,
+  type RareEndpointFields,
+  SERVING,
+  SliceEndpoints,
+  StringTable,
+  TERMINATING,
+  TEXT,
+} from './endpoint-columns.js';
+import {
+  canonicalIP,
+  canonicalIPv4Value,
+  formatIPv4,
+  ipFamilyOf,
+  joinHostPort,
+  type IPFamily,
+} from './ip.js';
+import { ProxyModelError } from './service.js';
+import { namespacedName, servicePortKey, type Protocol } from './types.js';
+
+/** One Service's endpoints: service port key → its list. */
+export type ServiceEndpoints = Map<string, EndpointList>;
 
 /** The label that ties an EndpointSlice to its Service. */
 export const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
-
-interface SliceEndpoint {
-  readonly addresses: readonly string[];
-  readonly nodeName?: string;
-  readonly zone?: string;
-  readonly ready: boolean;
-  readonly serving: boolean;
-  readonly terminating: boolean;
-  readonly zoneHints: readonly string[];
-  readonly nodeHints: readonly string[];
-}
 
 interface SlicePort {
   readonly name: string;
@@ -43,13 +50,22 @@ interface SlicePort {
   readonly protocol: Protocol;
 }
 
-/** The parts of one EndpointSlice kube-proxy looks at (Go `endpointSliceInfo`). */
+/** The parts of one EndpointSlice kube-proxy looks at (Go `endpointSliceInfo`), endpoints as columns. */
 export interface EndpointSliceInfo {
   readonly ports: readonly SlicePort[];
-  readonly endpoints: readonly SliceEndpoint[];
+  readonly endpoints: SliceEndpoints;
   readonly remove: boolean;
-  /** canonical text of ports+endpoints+remove, for change detection */
-  readonly signature: string;
+}
+
+/** Go reflect.DeepEqual of two slice infos: what drops a no-op slice update. */
+export function sliceInfoEqual(a: EndpointSliceInfo, b: EndpointSliceInfo): boolean {
+  if (a.remove !== b.remove || a.ports.length !== b.ports.length) return false;
+  for (let i = 0; i < a.ports.length; i++) {
+    const p = a.ports[i],
+      q = b.ports[i];
+    if (p.name !== q.name || p.port !== q.port || p.protocol !== q.protocol) return false;
+  }
+  return a.endpoints.equals(b.endpoints);
 }
 
 /** Keys of a slice: its Service ("ns/name") and the slice itself ("name"); null when unlabeled. */
@@ -111,8 +127,17 @@ export function checkEndpointSlice(slice: EndpointSlice): void {
   });
 }
 
-/** Reduces a slice to what kube-proxy compares and uses (Go newEndpointSliceInfo). */
-export function endpointSliceInfo(slice: EndpointSlice, remove: boolean): EndpointSliceInfo {
+const NO_ENDPOINTS = new SliceEndpoints(new Uint32Array(0), null, null);
+
+/**
+ * Reduces a slice to what kube-proxy compares and uses (Go newEndpointSliceInfo): ports sorted by
+ * number, endpoints by first address, node names and zones interned in `table`.
+ */
+export function endpointSliceInfo(
+  slice: EndpointSlice,
+  remove: boolean,
+  table: StringTable,
+): EndpointSliceInfo {
   const ports: SlicePort[] = (slice.ports ?? []).map((p) => ({
     name: p.name ?? '',
     port: p.port ?? 0,
@@ -120,27 +145,42 @@ export function endpointSliceInfo(slice: EndpointSlice, remove: boolean): Endpoi
   }));
   // Go byPort sorts by port number
   ports.sort((a, b) => a.port - b.port);
-  const endpoints: SliceEndpoint[] = [];
-  if (!remove) {
-    for (const ep of slice.endpoints ?? []) {
-      const c = ep.conditions ?? {};
-      const hints = ep.hints as { forZones?: { name: string }[]; forNodes?: { name: string }[] } | undefined;
-      endpoints.push({
-        addresses: ep.addresses ?? [],
-        nodeName: ep.nodeName,
-        zone: ep.zone,
-        ready: c.ready === undefined || c.ready === null ? true : c.ready,
-        serving: c.serving === undefined || c.serving === null ? true : c.serving,
-        terminating: c.terminating === true,
-        zoneHints: (hints?.forZones ?? []).map((z) => z.name),
-        nodeHints: (hints?.forNodes ?? []).map((n) => n.name),
-      });
+  if (remove) return { ports, endpoints: NO_ENDPOINTS, remove };
+  const eps = slice.endpoints ?? [];
+  // Go byAddress: by first address text (a stable sort of the indexes)
+  const first = eps.map((ep) => ep.addresses?.[0] ?? '');
+  const order = eps.map((_, i) => i).sort((a, b) => cmp(first[a], first[b]));
+  const cols = new Uint32Array(3 * eps.length);
+  let texts: string[] | null = null;
+  let rare: Map<number, RareEndpointFields> | null = null;
+  order.forEach((from, i) => {
+    const ep = eps[from];
+    const c = ep.conditions ?? {};
+    const ready = c.ready === undefined || c.ready === null ? true : c.ready;
+    const serving = c.serving === undefined || c.serving === null ? true : c.serving;
+    const v4 = canonicalIPv4Value(first[from]);
+    const flags =
+      (ready ? READY : 0) |
+      (serving ? SERVING : 0) |
+      (c.terminating === true ? TERMINATING : 0) |
+      ((ep.addresses ?? []).length === 0 ? NO_ADDRESS : 0) |
+      (v4 < 0 ? TEXT : 0);
+    cols[3 * i] = (flags | (table.id(ep.zone) << 5)) >>> 0;
+    cols[3 * i + 1] = table.id(ep.nodeName);
+    if (v4 >= 0) cols[3 * i + 2] = v4;
+    else {
+      texts ??= new Array<string>(eps.length).fill('');
+      texts[i] = first[from];
     }
-    // Go byAddress: by first address text
-    endpoints.sort((a, b) => cmp(a.addresses[0] ?? '', b.addresses[0] ?? ''));
-  }
-  const signature = JSON.stringify([ports, endpoints, remove]);
-  return { ports, endpoints, remove, signature };
+    const hints = ep.hints as { forZones?: { name: string }[]; forNodes?: { name: string }[] } | undefined;
+    const zoneHints = (hints?.forZones ?? []).map((z) => z.name);
+    const nodeHints = (hints?.forNodes ?? []).map((n) => n.name);
+    if ((ep.addresses?.length ?? 0) > 1 || zoneHints.length || nodeHints.length) {
+      rare ??= new Map();
+      rare.set(i, { addresses: [...(ep.addresses ?? [])], zoneHints, nodeHints });
+    }
+  });
+  return { ports, endpoints: new SliceEndpoints(cols, texts, rare), remove };
 }
 
 function cmp(a: string, b: string): number {
@@ -162,7 +202,8 @@ export class EndpointSliceCache {
   private readonly byService = new Map<string, ServiceSlices>();
   /** Services with pending slices, so that a sync visits only what changed (not every Service) */
   private readonly dirty = new Set<string>();
-  private readonly emptyHints: ReadonlySet<string> = new Set();
+  /** node names and zones of every endpoint, interned */
+  readonly table = new StringTable();
 
   constructor(
     readonly nodeName: string,
@@ -173,7 +214,7 @@ export class EndpointSliceCache {
   updatePending(slice: EndpointSlice, remove: boolean): boolean {
     const keys = endpointSliceKeys(slice);
     if (!keys) return false;
-    const info = endpointSliceInfo(slice, remove);
+    const info = endpointSliceInfo(slice, remove, this.table);
     if (!this.infoChanged(keys.service, keys.slice, info)) return false;
     let t = this.byService.get(keys.service);
     if (!t) {
@@ -189,9 +230,9 @@ export class EndpointSliceCache {
     const t = this.byService.get(service);
     if (t) {
       const pending = t.pending.get(slice);
-      if (pending) return pending.signature !== info.signature;
+      if (pending) return !sliceInfoEqual(pending, info);
       const applied = t.applied.get(slice);
-      if (applied) return applied.signature !== info.signature;
+      if (applied) return !sliceInfoEqual(applied, info);
     }
     return !info.remove;
   }
@@ -204,8 +245,8 @@ export class EndpointSliceCache {
   }
 
   /** Applies pending changes; returns per Service its endpoints map before and after. */
-  checkoutChanges(): Map<string, { previous: EndpointsMap; current: EndpointsMap }> {
-    const changes = new Map<string, { previous: EndpointsMap; current: EndpointsMap }>();
+  checkoutChanges(): Map<string, { previous: ServiceEndpoints; current: ServiceEndpoints }> {
+    const changes = new Map<string, { previous: ServiceEndpoints; current: ServiceEndpoints }>();
     // in the order their first pending slice arrived (the renderers sort by Service themselves)
     const services = [...this.dirty].filter((s) => this.byService.get(s)?.pending.size);
     this.dirty.clear();
@@ -224,12 +265,12 @@ export class EndpointSliceCache {
     return changes;
   }
 
-  /** The endpoints of one Service from the given slices (Go getEndpointsMap). */
-  endpointsMapFor(service: string, slices: Map<string, EndpointSliceInfo>): EndpointsMap {
+  /** The endpoints of one Service from the given slices (Go getEndpointsMap), per service port key. */
+  endpointsMapFor(service: string, slices: Map<string, EndpointSliceInfo>): ServiceEndpoints {
     const slash = service.indexOf('/');
     const namespace = service.slice(0, slash);
     const name = service.slice(slash + 1);
-    const byPort = new Map<string, Map<string, EndpointInfo>>();
+    const byPort = new Map<string, Map<string, Entry>>();
     // iterate slices by name so the (rare) dedup choice is deterministic
     const sliceNames = [...slices.keys()].sort(cmp);
     for (const sliceName of sliceNames) {
@@ -245,66 +286,32 @@ export class EndpointSliceCache {
         this.addEndpoints(set, p.port, info.endpoints);
       }
     }
-    const out: EndpointsMap = new Map();
-    for (const [key, set] of byPort) {
-      if (set.size === 0) continue;
-      const list = [...set.values()].sort((a, b) => cmp(a.endpoint, b.endpoint));
-      out.set(key, list);
-    }
+    const out: ServiceEndpoints = new Map();
+    for (const [key, set] of byPort) if (set.size > 0) out.set(key, endpointList(set, this.table));
     return out;
   }
 
-  private addEndpoints(
-    set: Map<string, EndpointInfo>,
-    port: number,
-    endpoints: readonly SliceEndpoint[],
-  ): void {
-    for (const ep of endpoints) {
-      if (ep.addresses.length === 0) continue;
-      const ip = canonicalIP(ep.addresses[0]);
-      if (!ip || ipFamilyOf(ip) !== this.family) continue;
-      const isLocal = ep.nodeName !== undefined && ep.nodeName === this.nodeName;
-      const endpoint = joinHostPort(ip, port);
+  private addEndpoints(set: Map<string, Entry>, port: number, endpoints: SliceEndpoints): void {
+    const self = this.table.id(this.nodeName);
+    for (let i = 0; i < endpoints.length; i++) {
+      const flags = endpoints.flags(i);
+      if (flags & NO_ADDRESS) continue;
+      let v4 = -1;
+      let text = '';
+      if (!(flags & TEXT)) {
+        if (this.family !== 'IPv4') continue;
+        v4 = endpoints.v4(i);
+        text = formatIPv4(v4);
+      } else {
+        const canonical = canonicalIP(endpoints.texts![i]);
+        if (!canonical || ipFamilyOf(canonical) !== this.family) continue;
+        v4 = canonicalIPv4Value(canonical);
+        text = canonical;
+      }
+      const isLocal = endpoints.node(i) !== 0 && endpoints.node(i) === self;
+      const endpoint = joinHostPort(text, port);
       if (set.has(endpoint) && !isLocal) continue;
-      set.set(endpoint, {
-        ip,
-        port,
-        endpoint,
-        isLocal,
-        ready: ep.ready,
-        serving: ep.serving,
-        terminating: ep.terminating,
-        zoneHints: ep.zoneHints.length ? new Set(ep.zoneHints) : this.emptyHints,
-        nodeHints: ep.nodeHints.length ? new Set(ep.nodeHints) : this.emptyHints,
-        nodeName: ep.nodeName,
-        zone: ep.zone,
-      });
+      set.set(endpoint, entryOf(endpoints, i, v4, text, port, isLocal));
     }
   }
-}
-
-/** Equality of two endpoint lists (sorted) as kube-proxy's change detection sees them. */
-export function endpointListsEqual(a: readonly EndpointInfo[], b: readonly EndpointInfo[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) {
-    const x = a[i],
-      y = b[i];
-    if (
-      x.endpoint !== y.endpoint ||
-      x.isLocal !== y.isLocal ||
-      x.ready !== y.ready ||
-      x.serving !== y.serving ||
-      x.terminating !== y.terminating ||
-      !setEq(x.zoneHints, y.zoneHints) ||
-      !setEq(x.nodeHints, y.nodeHints)
-    )
-      return false;
-  }
-  return true;
-}
-
-function setEq(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
-  if (a.size !== b.size) return false;
-  for (const v of a) if (!b.has(v)) return false;
-  return true;
 }

@@ -12,10 +12,11 @@
  * ServicePortMap holds only port 81.   update a (81→82) → update a (82→81) → [sync]  ⇒ {} (no-op).
  */
 import type { EndpointSlice, Service } from '../../api/types.js';
-import { checkEndpointSlice, EndpointSliceCache, endpointListsEqual } from './endpoints.js';
+import { EndpointListMap } from './endpoint-columns.js';
+import { checkEndpointSlice, EndpointSliceCache } from './endpoints.js';
 import type { IPFamily } from './ip.js';
 import { ProxyModelError, servicePortMapsEqual, servicePortsFromService } from './service.js';
-import { namespacedName, type EndpointsMap, type ProxyNode, type ServicePortMap } from './types.js';
+import { namespacedName, type ProxyNode, type ServicePortMap } from './types.js';
 
 interface ServiceChange {
   previous: ServicePortMap;
@@ -99,7 +100,7 @@ export class EndpointsChangeTracker {
   }
 
   /** Applies pending changes to `map` (Go EndpointsMap.Update); returns the changed Services. */
-  applyTo(map: EndpointsMap): { updatedServices: Set<string>; endpointsChanged: Set<string> } {
+  applyTo(map: EndpointListMap): { updatedServices: Set<string>; endpointsChanged: Set<string> } {
     const updatedServices = new Set<string>();
     const endpointsChanged = new Set<string>();
     for (const [service, change] of this.cache.checkoutChanges()) {
@@ -110,7 +111,7 @@ export class EndpointsChangeTracker {
       for (const k of new Set([...change.previous.keys(), ...change.current.keys()])) {
         const a = change.previous.get(k),
           b = change.current.get(k);
-        if (!a || !b || !endpointListsEqual(a, b)) endpointsChanged.add(k);
+        if (!a || !b || !a.sameEndpoints(b)) endpointsChanged.add(k);
       }
     }
     return { updatedServices, endpointsChanged };
@@ -143,7 +144,8 @@ export interface AppliedChanges {
  */
 export class ProxyState {
   readonly servicePorts: ServicePortMap = new Map();
-  readonly endpoints: EndpointsMap = new Map();
+  /** per service port its endpoints, held as columns (endpoint-columns.ts); `get` builds EndpointInfo[] */
+  readonly endpoints = new EndpointListMap();
   readonly serviceChanges: ServiceChangeTracker;
   readonly endpointsChanges: EndpointsChangeTracker;
   /** "ns/name" → the keys of its ports in `servicePorts`, so a sync can find a Service's ports */

@@ -135,5 +135,9 @@ export interface ProxyNode {
 
 /** Per-service-port map (Go `proxy.ServicePortMap`), keyed by servicePortKey. */
 export type ServicePortMap = Map<string, ServicePortInfo>;
-/** Per-service-port endpoints (Go `proxy.EndpointsMap`), keyed by servicePortKey, sorted by endpoint. */
-export type EndpointsMap = Map<string, readonly EndpointInfo[]>;
+/**
+ * Per-service-port endpoints (Go `proxy.EndpointsMap`), keyed by servicePortKey, sorted by endpoint.
+ * What renderers read: a ProxyState's is an EndpointListMap (columns, EndpointInfo[] built per get);
+ * tests and callers may pass a plain Map.
+ */
+export type EndpointsMap = ReadonlyMap<string, readonly EndpointInfo[]>;

@@ -79,5 +79,5 @@ describe.skipIf(!builtCli || !kubectl)('the snapshot command, run by kubectl aga
     const captured = plan(join(srv.dir, 'snapshot.yaml'));
     expect(captured.fits).toBe(15);
     expect(captured).toEqual(plan(join(root, 'examples', 'snapshot', 'cluster.yaml')));
-  }, 90_000);
+  }, 240_000);
 });

@@ -1,18 +1,21 @@
 // Upstream's structured allocator table, transcribed as data: kubernetes/kubernetes
 // staging/src/k8s.io/dynamic-resource-allocation/structured/internal/allocatortesting/allocator_testing.go
 // TestAllocator (resource.k8s.io/v1 objects), its cases in upstream's order from "empty" to
-// "too-many-devices-single-request", run through kubesim's Allocator (the stable channel). The builders
-// below mirror upstream's helpers (class, claimWithRequests, request, device, slice, sliceWithOneDevice,
-// localNodeSelector, nodeLabelSelector, deviceAllocationResult) so each row reads like its original.
+// "prioritized-list-too-many-in-first-subrequest" (the row before the partitionable-devices family),
+// run through kubesim's Allocator (the stable channel). The builders below mirror upstream's helpers
+// (class, claimWithRequests, request, subRequest, requestWithPrioritizedList, device, slice,
+// sliceWithOneDevice, sliceWithMultipleDevices, localNodeSelector, nodeLabelSelector,
+// deviceAllocationResult) so each row reads like its original.
 //
-// Transcribed: 61 cases, 58 run as upstream wrote them, 3 adapted (below). Skipped: 1 —
-//   admin-access-disabled: v1.34 ships DRAAdminAccess on and kubesim has no switch to turn it off.
+// Transcribed: 76 cases (61 in session 2, 15 in session 3), 73 run as upstream wrote them, 3 adapted
+// (below). Skipped: 2 — admin-access-disabled and prioritized-list-disabled: v1.34 ships DRAAdminAccess
+// and DRAPrioritizedList on and kubesim has no switch to turn them off.
 // Adapted (upstream expects cel-go's "undeclared reference"; kubesim's CEL evaluator, cel-js, words its
 // compile error differently, so these expect kubesim's "CEL compile error" for the same selector):
 //   invalid-CEL-one-device, invalid-CEL-one-device-class, invalid-CEL-all-devices.
-// Not transcribed (cases after "too-many-devices-single-request" in the file: many-devices-*, the
-// prioritized-list families, partitionable devices, device taints, binding conditions, consumable
-// capacity and the allocateOne-invocation counts): left for later; the alpha ones are off in v1.34.
+// Not transcribed: the rest of the file from "partitionable-devices-single-device" on (partitionable
+// devices, device taints, binding conditions, consumable capacity — alpha and off in v1.34 — and the
+// allocateOne-invocation counts).
 // The table found two differences, fixed in allocator.ts: a class's config keeps its `requests` list
 // even when it names every request of the claim (with-class-device-config), and a claim without a
 // namespace is named as klog.KObj names it (`claim claim-0, request req-0: …`).
@@ -27,6 +30,7 @@ import type {
   ResourceClaim,
   ResourceSlice,
 } from '../../../src/api/resource-types.js';
+import { ALLOCATION_RESULTS_MAX_SIZE } from '../../../src/api/resource-types.js';
 import type { Node, NodeSelector } from '../../../src/api/types.js';
 import { AllocationError, Allocator } from '../../../src/scheduler/plugins/dynamic-resources/allocator.js';
 import { nodeMatches } from '../../../src/scheduler/plugins/dynamic-resources/pools.js';
@@ -157,6 +161,36 @@ const nodeLabelSelector = (key: string, ...values: string[]): NodeSelector => ({
 const localNodeSelector = (name: string): NodeSelector => ({
   nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: [name] }] }],
 });
+/** subRequest(name, class, count, selectors…) of requestWithPrioritizedList; `mode` All sets count 0 */
+const subRequest = (name: string, deviceClassName: string, count: number, cel?: string, mode?: 'All') => ({
+  name,
+  deviceClassName,
+  allocationMode: mode ?? ('ExactCount' as const),
+  count: mode ? 0 : count,
+  ...(cel ? { selectors: [{ cel: { expression: cel } }] } : {}),
+});
+const requestWithPrioritizedList = (
+  name: string,
+  ...subs: ReturnType<typeof subRequest>[]
+): DeviceRequest => ({
+  name,
+  firstAvailable: subs,
+});
+/** sliceWithMultipleDevices: devices device-0 … device-(n-1) */
+const sliceWithMultipleDevices = (name: string, where: string, pool: string, driver: string, n: number) =>
+  slice(name, where, pool, driver, ...Array.from({ length: n }, (_, i) => device(`device-${i}`)));
+/** the claim of the two constraints-ref rows: req-0 (≥ 8Gi) and req-1's subrequests share driverVersion */
+const versionMatchClaim = (requests: string[]) =>
+  claimWithRequests(
+    claim0,
+    [{ requests, matchAttribute: versionAttribute }],
+    request(req0, classA, 1, memAtLeast('8Gi')),
+    requestWithPrioritizedList(
+      req1,
+      subRequest(subReq0, classA, 1, memAtLeast('2Gi')),
+      subRequest(subReq1, classA, 1, memAtLeast('1Gi')),
+    ),
+  );
 const memAtLeast = (q: string) => `device.capacity["${driverA}"].memory.compareTo(quantity("${q}")) >= 0`;
 
 /** deviceAllocationResult(request, driver, pool, device, adminAccess) */
@@ -182,6 +216,22 @@ const n1 = node(node1, region1);
 const A = [cls(classA, driverA)];
 const AB = [cls(classA, driverA), cls(classB, driverB)];
 const local1 = localNodeSelector(node1);
+
+/** the multi-request and backtracking rows' devices: an 8Gi one in pool-1, a 4Gi one in pool-2 */
+const slices8And4 = [
+  slice(slice1, node1, pool1, driverA, device(device1, '8Gi', {})),
+  slice(slice2, node1, pool2, driverA, device(device2, '4Gi', {})),
+];
+
+/** the two config rows' result: req-0/subReq-1 takes driver-b's two devices, config "bar" from `source` */
+const subReq1OfDriverB = (source: 'FromClaim' | 'FromClass'): Expect => ({
+  ...result(
+    local1,
+    [`${req0}/${subReq1}`, driverB, pool1, device1],
+    [`${req0}/${subReq1}`, driverB, pool1, device2],
+  ),
+  config: [{ source, requests: [`${req0}/${subReq1}`], ...config(driverB, 'bar') }],
+});
 
 const cases: Record<string, Case> = {
   empty: {},
@@ -915,6 +965,253 @@ const cases: Record<string, Case> = {
     claims: [claimWithRequests(claim0, undefined, request(req0, classA, 500))],
     classes: A,
     error: 'exceeds the claim limit',
+  },
+  // ---- session 3: the cases that follow in upstream's file, up to the partitionable-devices family
+  'many-devices-okay': {
+    claims: [claimWithRequests(claim0, undefined, request(req0, classA, ALLOCATION_RESULTS_MAX_SIZE))],
+    classes: A,
+  },
+  'too-many-devices-total': {
+    claims: [
+      claimWithRequests(
+        claim0,
+        undefined,
+        request(req0, classA, ALLOCATION_RESULTS_MAX_SIZE),
+        request(req1, classA, 1),
+      ),
+    ],
+    classes: A,
+    slices: [sliceWithMultipleDevices(slice1, node1, pool1, driverA, ALLOCATION_RESULTS_MAX_SIZE + 1)],
+    node: n1,
+    error: 'exceeds the claim limit',
+  },
+  // (upstream's row under this name repeats too-many-devices-single-request)
+  'all-devices-invalid-CEL': {
+    claims: [claimWithRequests(claim0, undefined, request(req0, classA, 500))],
+    classes: A,
+    error: 'exceeds the claim limit',
+  },
+  'prioritized-list-first-unavailable': {
+    claims: [
+      claimWithRequests(
+        claim0,
+        undefined,
+        requestWithPrioritizedList(req0, subRequest(subReq0, classB, 1), subRequest(subReq1, classA, 1)),
+      ),
+    ],
+    classes: AB,
+    slices: [sliceWithOneDevice(slice1, node1, pool1, driverA)],
+    node: n1,
+    results: [result(local1, [`${req0}/${subReq1}`, driverA, pool1, device1])],
+  },
+  'prioritized-list-non-available': {
+    claims: [
+      claimWithRequests(
+        claim0,
+        undefined,
+        requestWithPrioritizedList(req0, subRequest(subReq0, classB, 2), subRequest(subReq1, classA, 2)),
+      ),
+    ],
+    classes: AB,
+    slices: [
+      sliceWithOneDevice(slice1, node1, pool1, driverA),
+      sliceWithOneDevice(slice2, node1, pool2, driverB),
+    ],
+    node: n1,
+  },
+  'prioritized-list-device-config': {
+    claims: [
+      (() => {
+        const c = claimWithRequests(
+          claim0,
+          undefined,
+          requestWithPrioritizedList(req0, subRequest(subReq0, classA, 1), subRequest(subReq1, classB, 2)),
+        );
+        c.spec.devices!.config = [
+          { requests: [`${req0}/${subReq0}`], ...config(driverA, 'foo') },
+          { requests: [`${req0}/${subReq1}`], ...config(driverB, 'bar') },
+        ];
+        return c;
+      })(),
+    ],
+    classes: AB,
+    slices: [slice(slice1, node1, pool1, driverB, device(device1), device(device2))],
+    node: n1,
+    results: [subReq1OfDriverB('FromClaim')],
+  },
+  'prioritized-list-class-config': {
+    claims: [
+      claimWithRequests(
+        claim0,
+        undefined,
+        requestWithPrioritizedList(req0, subRequest(subReq0, classA, 2), subRequest(subReq1, classB, 2)),
+      ),
+    ],
+    classes: [cls(classA, driverA, 'foo'), cls(classB, driverB, 'bar')],
+    slices: [
+      slice(slice1, node1, pool1, driverB, device(device1), device(device2)),
+      slice(slice2, node1, pool2, driverA, device(device3)),
+    ],
+    node: n1,
+    results: [subReq1OfDriverB('FromClass')],
+  },
+  'prioritized-list-subrequests-with-expressions': {
+    claims: [
+      claimWithRequests(
+        claim0,
+        undefined,
+        request(req0, classA, 1, memAtLeast('1Gi')),
+        requestWithPrioritizedList(
+          req1,
+          subRequest(subReq0, classA, 1, memAtLeast('4Gi')),
+          subRequest(subReq1, classA, 2, memAtLeast('2Gi')),
+        ),
+      ),
+    ],
+    classes: A,
+    slices: [
+      slice(
+        slice1,
+        node1,
+        pool1,
+        driverA,
+        device(device1, '2Gi'),
+        device(device2, '2Gi'),
+        device(device3, '1Gi'),
+      ),
+    ],
+    node: n1,
+    results: [
+      result(
+        local1,
+        [req0, driverA, pool1, device3],
+        [`${req1}/${subReq1}`, driverA, pool1, device1],
+        [`${req1}/${subReq1}`, driverA, pool1, device2],
+      ),
+    ],
+  },
+  'prioritized-list-subrequests-with-constraints-ref-parent-request': {
+    claims: [versionMatchClaim([req0, req1])],
+    classes: A,
+    slices: [
+      slice(slice1, node1, pool1, driverA, device(device1, '8Gi', { driverVersion: { version: '1.0.0' } })),
+      slice(
+        slice2,
+        node1,
+        pool2,
+        driverA,
+        device(device2, '2Gi', { driverVersion: { version: '2.0.0' } }),
+        device(device3, '1Gi', { driverVersion: { version: '1.0.0' } }),
+      ),
+    ],
+    node: n1,
+    results: [
+      result(local1, [req0, driverA, pool1, device1], [`${req1}/${subReq1}`, driverA, pool2, device3]),
+    ],
+  },
+  'prioritized-list-subrequests-with-constraints-ref-sub-request': {
+    claims: [versionMatchClaim([req0, `${req1}/${subReq0}`])],
+    classes: A,
+    slices: [
+      slice(slice1, node1, pool1, driverA, device(device1, '8Gi', { driverVersion: { version: '1.0.0' } })),
+      slice(slice2, node1, pool2, driverA, device(device2, '2Gi', { driverVersion: { version: '2.0.0' } })),
+    ],
+    node: n1,
+    results: [
+      result(local1, [req0, driverA, pool1, device1], [`${req1}/${subReq1}`, driverA, pool2, device2]),
+    ],
+  },
+  'prioritized-list-subrequests-with-allocation-mode-all': {
+    claims: [
+      claimWithRequests(
+        claim0,
+        undefined,
+        requestWithPrioritizedList(
+          req0,
+          subRequest(subReq0, classA, 1, undefined, 'All'),
+          subRequest(subReq1, classA, 1),
+        ),
+      ),
+    ],
+    classes: A,
+    slices: [slice(slice1, node1, pool1, driverA, device(device1), device(device2))],
+    allocated: [`${driverA}/${pool1}/${device1}`],
+    node: n1,
+    results: [result(local1, [`${req0}/${subReq1}`, driverA, pool1, device2])],
+  },
+  'prioritized-list-allocation-mode-all-multiple-requests': {
+    claims: [
+      claimWithRequests(
+        claim0,
+        undefined,
+        request(req0, classA, 1),
+        requestWithPrioritizedList(
+          req1,
+          subRequest(subReq0, classA, 0, undefined, 'All'),
+          subRequest(subReq1, classA, 1),
+        ),
+      ),
+    ],
+    classes: A,
+    slices: [slice(slice1, node1, pool1, driverA, device(device1), device(device2))],
+    node: n1,
+    results: [
+      result(local1, [req0, driverA, pool1, device1], [`${req1}/${subReq1}`, driverA, pool1, device2]),
+    ],
+  },
+  // prioritized-list-disabled: skipped (DRAPrioritizedList is beta and on in v1.34; no switch)
+  'prioritized-list-multi-request': {
+    claims: [
+      claimWithRequests(
+        claim0,
+        undefined,
+        request(req1, classA, 1, memAtLeast('8Gi')),
+        requestWithPrioritizedList(
+          req0,
+          subRequest(subReq0, classA, 1, memAtLeast('8Gi')),
+          subRequest(subReq1, classA, 1, memAtLeast('4Gi')),
+        ),
+      ),
+    ],
+    classes: A,
+    slices: slices8And4,
+    node: n1,
+    results: [
+      result(local1, [req1, driverA, pool1, device1], [`${req0}/${subReq1}`, driverA, pool2, device2]),
+    ],
+  },
+  'prioritized-list-with-backtracking': {
+    claims: [
+      claimWithRequests(
+        claim0,
+        undefined,
+        requestWithPrioritizedList(
+          req0,
+          subRequest(subReq0, classA, 1, memAtLeast('8Gi')),
+          subRequest(subReq1, classA, 1, memAtLeast('4Gi')),
+        ),
+        request(req1, classA, 1, memAtLeast('8Gi')),
+      ),
+    ],
+    classes: A,
+    slices: slices8And4,
+    node: n1,
+    results: [
+      result(local1, [`${req0}/${subReq1}`, driverA, pool2, device2], [req1, driverA, pool1, device1]),
+    ],
+  },
+  'prioritized-list-too-many-in-first-subrequest': {
+    claims: [
+      claimWithRequests(
+        claim0,
+        undefined,
+        requestWithPrioritizedList(req0, subRequest(subReq0, classB, 500), subRequest(subReq1, classA, 1)),
+      ),
+    ],
+    classes: AB,
+    slices: [sliceWithOneDevice(slice1, node1, pool1, driverA)],
+    node: n1,
+    results: [result(local1, [`${req0}/${subReq1}`, driverA, pool1, device1])],
   },
 };
 

@@ -15,7 +15,7 @@
  * The output is byte-identical to renderIptables on the same input (test/proxy/iptables/
  * incremental.test.ts runs both side by side through random churn).
  */
-import type { ProxyState } from '../../model/index.js';
+import { endpointCount, type ProxyState } from '../../model/index.js';
 import type { IptablesRenderResult } from './rules.js';
 import { chainLine, type LineBuffer, StringSink } from './lines.js';
 import { isServiceChainName } from './names.js';
@@ -96,13 +96,13 @@ export class IncrementalIptablesRenderer {
   totalEndpointsAfter(state: ProxyState, changed: ReadonlySet<string> | null): number {
     let n = 0;
     if (changed === null) {
-      for (const k of state.servicePorts.keys()) n += state.endpoints.get(k)?.length ?? 0;
+      for (const k of state.servicePorts.keys()) n += endpointCount(state.endpoints, k);
       return n;
     }
     n = this.totals.endpoints;
     for (const key of this.portsOf(state, changed)) {
       n -= this.fragments.get(key)?.endpoints ?? 0;
-      if (state.servicePorts.has(key)) n += state.endpoints.get(key)?.length ?? 0;
+      if (state.servicePorts.has(key)) n += endpointCount(state.endpoints, key);
     }
     return n;
   }

@@ -57,6 +57,8 @@ export interface LineSink {
   /** lines written */
   readonly lines: number;
   write(line: string): void;
+  /** Appends `count` lines already joined, each ending in "\n". */
+  writeLines(text: string, count: number): void;
 }
 
 /** One service port's lines as a string (incremental.ts caches them between syncs). */
@@ -67,6 +69,11 @@ export class StringSink implements LineSink {
   write(line: string): void {
     this.text += line + '\n';
     this.lines++;
+  }
+
+  writeLines(text: string, count: number): void {
+    this.text += text;
+    this.lines += count;
   }
 
   /** Returns the text so far and starts over. */
@@ -111,7 +118,8 @@ export class LineBuffer implements LineSink {
     this.lines += count;
     if (!this.keep || count === 0) return;
     this.flush();
-    this.chunks.push(bytes);
+    if (this.spill) this.spill.write(bytes);
+    else this.chunks.push(bytes);
     this.len += bytes.length;
   }
 

@@ -17,7 +17,7 @@
  * endpoint chain.
  */
 import { type Clock, WallClock } from '../../../util/clock.js';
-import type { IPFamily, ProxyState } from '../../model/index.js';
+import { endpointCount, type IPFamily, type ProxyState } from '../../model/index.js';
 import {
   checkStream,
   type Proxier,
@@ -136,7 +136,7 @@ export class IptablesProxier implements Proxier<IptablesSyncResult> {
     if (this.incremental) totalEndpoints = this.incremental.totalEndpointsAfter(this.state, updated);
     else
       for (const k of this.state.servicePorts.keys())
-        totalEndpoints += this.state.endpoints.get(k)?.length ?? 0;
+        totalEndpoints += endpointCount(this.state.endpoints, k);
     const largeClusterMode =
       totalEndpoints > (this.opts.largeClusterEndpointsThreshold ?? LARGE_CLUSTER_ENDPOINTS_THRESHOLD);
     const cleanup =

@@ -21,6 +21,7 @@
  * tests normalise both away (sortIPTablesRules, normalize.ts).
  */
 import {
+  endpointCount,
   type EndpointInfo,
   type EndpointsMap,
   type IPFamily,
@@ -40,6 +41,7 @@ import {
 import { masqueradeMarkOf, type ProxierOptions } from '../types.js';
 import { chainLine, LineBuffer, type LineSink, SpillFile } from './lines.js';
 import { chainsOf, nameServicePort, type ServiceChains, sepChainOf } from './chain-cache.js';
+import { sepRuleKernel } from './sep-wasm.js';
 import { isServiceChainName } from './names.js';
 import { probability } from './probability.js';
 
@@ -75,6 +77,12 @@ export interface IptablesOptions extends Omit<ProxierOptions, 'clock'> {
    * each — the reference; the names are the same
    */
   hashKernel?: 'wasm' | 'js';
+  /**
+   * who writes each endpoint's KUBE-SEP rule pair: 'wasm' (default) one WebAssembly call per
+   * service port (assembly/proxy_rules.ts; IPv4 endpoints), 'js' template strings — the reference;
+   * the bytes are the same
+   */
+  ruleKernel?: 'wasm' | 'js';
 }
 
 /** What one sync renders from. */
@@ -252,7 +260,7 @@ export function newRenderContext(
 
 function countEndpoints(input: IptablesRenderInput): number {
   let n = 0;
-  for (const k of input.servicePorts.keys()) n += input.endpoints.get(k)?.length ?? 0;
+  for (const k of input.servicePorts.keys()) n += endpointCount(input.endpoints, k);
   return n;
 }
 
@@ -527,15 +535,28 @@ export function writeServiceChains(ctx: RenderContext, p: ServicePlan, nc: LineS
 
   const comment = ctx.largeClusterMode ? '' : ` -m comment --comment ${spn}`;
   const affinity = svc.sessionAffinity === 'ClientIP';
-  for (const ep of p.reachableEndpoints) {
-    const sep = sepChainOf(svc, names.protocol, ep);
+  const eps = p.reachableEndpoints;
+  const seps = eps.map((ep) => sepChainOf(svc, names.protocol, ep));
+  for (const sep of seps) {
     nc.write(chainLine(sep));
     active.add(sep);
-    nr.write(`-A ${sep}${comment} -s ${ep.ip} -j ${KUBE_MARK_MASQ}`);
-    nr.write(
-      `-A ${sep}${comment}${affinity ? ` -m recent --name ${sep} --set` : ''} ${protoMatch} -j DNAT --to-destination ${ep.endpoint}`,
-    );
   }
+  const masq = ` -j ${KUBE_MARK_MASQ}`;
+  const dnat = ` ${protoMatch} -j DNAT --to-destination `;
+  // the endpoints' rule pairs: written by the WebAssembly kernel (IPv4), else here — the reference
+  const text =
+    ctx.opts.ruleKernel !== 'js' && eps.length > 0
+      ? sepRuleKernel().lines(eps, seps, comment, masq, dnat, affinity)
+      : null;
+  if (text !== null) {
+    nr.writeLines(text, 2 * eps.length);
+    return;
+  }
+  eps.forEach((ep, i) => {
+    const sep = seps[i];
+    nr.write(`-A ${sep}${comment} -s ${ep.ip}${masq}`);
+    nr.write(`-A ${sep}${comment}${affinity ? ` -m recent --name ${sep} --set` : ''}${dnat}${ep.endpoint}`);
+  });
 }
 
 /** Go writeServiceToEndpointRules: affinity checks first, then the random-probability ladder. */

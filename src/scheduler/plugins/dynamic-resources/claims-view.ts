@@ -29,6 +29,17 @@ function* allocatedDevices(c: ResourceClaim | undefined): Generator<string> {
     if (r.adminAccess !== true) yield deviceId(r.driver, r.pool, r.device);
 }
 
+/** a pool's count of allocation changes */
+export interface Stamp {
+  readonly n: number;
+}
+
+export function stampSum(stamps: readonly Stamp[]): number {
+  let sum = 0;
+  for (const st of stamps) sum += st.n;
+  return sum;
+}
+
 interface Seen {
   lists: readonly (readonly unknown[] | undefined)[];
   lengths: number[];
@@ -48,7 +59,10 @@ export class ClaimsView {
   private readonly slicesByNode = new Map<string, ResourceSlice[]>();
   private readonly sharedSlices: ResourceSlice[] = [];
   /** gatherPools per node name, until a slice is added or the view rebuilt */
-  private readonly pools = new Map<string, readonly Pool[]>();
+  private readonly pools = new Map<string, { pools: readonly Pool[]; stamps: Stamp[] }>();
+  /** per pool id (`<driver>/<pool>`): bumped whenever a device of the pool is allocated or freed */
+  private readonly poolStamps = new Map<string, { n: number }>();
+  private gen = 0;
   private seen: Seen | undefined;
 
   constructor() {
@@ -84,6 +98,7 @@ export class ClaimsView {
   }
 
   private clear(): void {
+    this.gen++;
     this.classes.clear();
     this.claims.clear();
     this.listed.clear();
@@ -116,12 +131,15 @@ export class ClaimsView {
   }
 
   private count(id: string, d: number): void {
+    const pool = id.slice(0, id.lastIndexOf('/'));
+    this.stamp(pool).n++;
     const n = (this.allocated.get(id) ?? 0) + d;
     if (n <= 0) this.allocated.delete(id);
     else this.allocated.set(id, n);
   }
 
   private addSlice(s: ResourceSlice): void {
+    this.gen++;
     this.pools.clear();
     const n = s.spec?.nodeName;
     if (n) {
@@ -138,12 +156,40 @@ export class ClaimsView {
     return this.sharedSlices.length === 0 ? own : [...own, ...this.sharedSlices];
   }
 
-  /** the node's pools (gatherPools over {@link slicesFor}), kept until the slices change */
-  poolsFor(node: Node): readonly Pool[] {
+  /** bumped when the view is rebuilt or a slice added (pools and classes may have changed) */
+  get generation(): number {
+    return this.gen;
+  }
+
+  private stamp(pool: string): { n: number } {
+    let st = this.poolStamps.get(pool);
+    if (!st) this.poolStamps.set(pool, (st = { n: 0 }));
+    return st;
+  }
+
+  private nodePools(node: Node): { pools: readonly Pool[]; stamps: Stamp[] } {
     const name = node.metadata.name ?? '';
     let p = this.pools.get(name);
-    if (!p) this.pools.set(name, (p = gatherPools(this.slicesFor(node), node)));
+    if (!p) {
+      const pools = gatherPools(this.slicesFor(node), node);
+      this.pools.set(name, (p = { pools, stamps: pools.map((x) => this.stamp(x.id)) }));
+    }
     return p;
+  }
+
+  /** the node's pools (gatherPools over {@link slicesFor}), kept until the slices change */
+  poolsFor(node: Node): readonly Pool[] {
+    return this.nodePools(node).pools;
+  }
+
+  /**
+   * What an allocation on `node` depends on besides the claims, the node and {@link generation}:
+   * its pools' stamps ({@link stampSum}). Both only grow, so equal values mean that no class or
+   * slice changed and no device of the node's pools was allocated or freed since. The list holds
+   * for the node while the generation stays.
+   */
+  stampsOf(node: Node): readonly Stamp[] {
+    return this.nodePools(node).stamps;
   }
 
   /** whether any slice exists at all (a pod's claims cannot be allocated without one) */

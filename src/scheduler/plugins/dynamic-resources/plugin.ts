@@ -46,7 +46,7 @@ import type {
   ReservePlugin,
 } from '../../framework/types.js';
 import { AllocationError, Allocator } from './allocator.js';
-import { ClaimsView } from './claims-view.js';
+import { ClaimsView, type Stamp, stampSum } from './claims-view.js';
 import { explainClaims, REASON_CANNOT_ALLOCATE, REASON_IN_USE, REASON_NOT_AVAILABLE } from './explain.js';
 import type { ClaimExplanation } from '../../framework/explain.js';
 
@@ -63,6 +63,8 @@ interface StateData {
   /** per claim: the allocation's node selector, when allocated */
   availableOn: (((n: Node) => boolean) | undefined)[];
   allocator?: Allocator;
+  /** Filter's allocations kept for claims with these specs (see {@link Memo}) */
+  memo?: Map<string, Memo>;
   /** indices of allocated claims not available on some node (PostFilter) */
   unavailable: Set<number>;
   /** Filter's allocations per node name (Reserve uses them) */
@@ -71,11 +73,31 @@ interface StateData {
   allocation: (AllocationResult | undefined)[];
 }
 
+/**
+ * One node's allocation for claims of one spec (undefined: they do not fit), with what it was made
+ * from. Replicas of one template have claims of equal specs, and the allocator's result depends
+ * only on the specs, the classes, the node's pools and which of their devices are allocated
+ * (ClaimsView.stampOf), so a node none of that changed on gives the same result again: a cycle runs
+ * the allocator only on the nodes whose devices moved since it last ran there.
+ */
+interface Memo {
+  node: Node;
+  generation: number;
+  /** the node's pool stamps, and their sum when the result was made */
+  stamps: readonly Stamp[];
+  pools: number;
+  result: AllocationResult[] | undefined;
+}
+/** claim-spec signatures remembered at most; more start afresh */
+const MEMO_SIGNATURES = 64;
+
 export class DynamicResources
   implements PreFilterPlugin, FilterPlugin, PostFilterPlugin, ReservePlugin, PreBindPlugin, EnqueueExtensions
 {
   readonly name = NAME;
   readonly view = new ClaimsView();
+  /** claim-spec signature → node name → Filter's allocation there ({@link Memo}) */
+  private readonly memos = new Map<string, Map<string, Memo>>();
 
   constructor(private readonly handle: Handle) {}
 
@@ -148,7 +170,14 @@ export class DynamicResources
         }
       }
     }
-    if (toAllocate.length > 0)
+    if (toAllocate.length > 0) {
+      const signature = JSON.stringify(toAllocate.map((c) => c.spec));
+      let memo = this.memos.get(signature);
+      if (!memo) {
+        if (this.memos.size >= MEMO_SIGNATURES) this.memos.clear();
+        this.memos.set(signature, (memo = new Map()));
+      }
+      s.memo = memo;
       s.allocator = new Allocator({
         claims: toAllocate,
         allocated: this.view.allocatedIds,
@@ -156,6 +185,7 @@ export class DynamicResources
         slicesFor: (n) => this.view.slicesFor(n),
         poolsFor: (n) => this.view.poolsFor(n),
       });
+    }
     state.write(NAME, s);
     return null;
   }
@@ -164,20 +194,29 @@ export class DynamicResources
     const s = state.read<StateData>(NAME);
     const node = ni.node;
     let unavailable = false;
-    s.claims.forEach((_c, i) => {
+    for (let i = 0; i < s.availableOn.length; i++) {
       const on = s.availableOn[i];
       if (on && !on(node)) {
         s.unavailable.add(i);
         unavailable = true;
       }
-    });
+    }
     if (s.allocator) {
       let a: AllocationResult[] | undefined;
-      try {
-        a = s.allocator.allocate(node);
-      } catch (e) {
-        if (e instanceof AllocationError) return new Status(Code.Error, [e.message]);
-        throw e;
+      const generation = this.view.generation;
+      const m = s.memo!.get(ni.name);
+      if (m !== undefined && m.node === node && m.generation === generation && m.pools === stampSum(m.stamps))
+        a = m.result;
+      else {
+        const stamps = this.view.stampsOf(node);
+        const pools = stampSum(stamps);
+        try {
+          a = s.allocator.allocate(node);
+        } catch (e) {
+          if (e instanceof AllocationError) return new Status(Code.Error, [e.message]);
+          throw e;
+        }
+        s.memo!.set(ni.name, { node, generation, stamps, pools, result: a });
       }
       if (!a || a.length !== s.allocator.claims.length) return CANNOT_ALLOCATE;
       if (!unavailable) s.nodeAllocations.set(ni.name, a);
@@ -216,7 +255,12 @@ export class DynamicResources
     const toAllocate = s.allocator.claims;
     toAllocate.forEach((claim, i) => {
       const index = s.claims.indexOf(claim);
-      const allocation = allocations[i]!;
+      // a copy of what the claim owns: the memo may hand the node's result to the next pod of
+      // the same claim spec (only when no device was counted: admin access)
+      const a = allocations[i]!;
+      const allocation: AllocationResult = a.devices
+        ? { ...a, devices: { ...a.devices, results: a.devices.results?.map((r) => ({ ...r })) } }
+        : { ...a };
       s.allocation[index] = allocation;
       const finalizers = claim.metadata.finalizers ?? [];
       this.view.assume({

@@ -12,6 +12,8 @@ import type { NodeSelector, Node } from '../../../api/types.js';
 import type { ResourceSlice } from '../../../api/resource-types.js';
 
 export interface Pool {
+  /** `<driver>/<pool>` */
+  id: string;
   driver: string;
   pool: string;
   slices: ResourceSlice[];
@@ -38,6 +40,7 @@ function addSlice(pools: Map<string, Pool>, s: ResourceSlice): void {
   const pool = pools.get(id);
   if (!pool) {
     pools.set(id, {
+      id,
       driver: s.spec.driver,
       pool: s.spec.pool.name,
       slices: [s],
