@@ -7,18 +7,22 @@
 // sliceWithOneDevice, sliceWithMultipleDevices, localNodeSelector, nodeLabelSelector,
 // deviceAllocationResult) so each row reads like its original.
 //
-// Transcribed: 76 cases (61 in session 2, 15 in session 3), 73 run as upstream wrote them, 3 adapted
+// Transcribed: 82 cases (61 in session 2, 21 in session 3), 79 run as upstream wrote them, 3 adapted
 // (below). Skipped: 2 — admin-access-disabled and prioritized-list-disabled: v1.34 ships DRAAdminAccess
 // and DRAPrioritizedList on and kubesim has no switch to turn them off.
 // Adapted (upstream expects cel-go's "undeclared reference"; kubesim's CEL evaluator, cel-js, words its
 // compile error differently, so these expect kubesim's "CEL compile error" for the same selector):
 //   invalid-CEL-one-device, invalid-CEL-one-device-class, invalid-CEL-all-devices.
-// Not transcribed: the rest of the file from "partitionable-devices-single-device" on (partitionable
-// devices, device taints, binding conditions, consumable capacity — alpha and off in v1.34 — and the
-// allocateOne-invocation counts).
-// The table found two differences, fixed in allocator.ts: a class's config keeps its `requests` list
-// even when it names every request of the claim (with-class-device-config), and a claim without a
-// namespace is named as klog.KObj names it (`claim claim-0, request req-0: …`).
+// Then the GA rows at the end of the table: allocation-mode-all-with-multi-host-resource-pool and the
+// five multi-host-resource-pool-* rows.
+// Not transcribed: the alpha families between them (partitionable devices, device taints, binding
+// conditions, consumable capacity, allow-multiple-allocations — off in v1.34) and the
+// allocateOne-invocation counts.
+// The table found three differences, fixed: a class's config keeps its `requests` list even when it
+// names every request of the claim (with-class-device-config); a claim without a namespace is named
+// as klog.KObj names it (`claim claim-0, request req-0: …`); a pool whose slices target several
+// nodes is complete when all slices of its generation exist anywhere, and obsolete when another node
+// has a newer generation (pools.ts, upstream checkSlicesInPool; allocation-mode-all-with-multi-host-resource-pool).
 import { describe, expect, it } from 'vitest';
 import type {
   AllocationResult,
@@ -232,6 +236,19 @@ const subReq1OfDriverB = (source: 'FromClaim' | 'FromClass'): Expect => ({
   ),
   config: [{ source, requests: [`${req0}/${subReq1}`], ...config(driverB, 'bar') }],
 });
+
+/** pool-1 as one of 2 slices, in `generation` */
+const multiHost = (generation: number) => ({ name: pool1, resourceSliceCount: 2, generation });
+/**
+ * The multi-host update rows: `from` has generation 1 of pool-1 as two slices (device-1, device-2),
+ * `to` generation 2 as two slices too (`complete`) or only its first.
+ */
+const twoGenerations = (from: string, to: string, complete: boolean): ResourceSlice[] => [
+  slice(slice1, from, multiHost(1), driverA, device(device1)),
+  slice(slice1, from, multiHost(1), driverA, device(device2)),
+  slice(slice2, to, multiHost(2), driverA, device(device1)),
+  ...(complete ? [slice(slice2, to, multiHost(2), driverA, device(device2))] : []),
+];
 
 const cases: Record<string, Case> = {
   empty: {},
@@ -1213,6 +1230,57 @@ const cases: Record<string, Case> = {
     node: n1,
     results: [result(local1, [`${req0}/${subReq1}`, driverA, pool1, device1])],
   },
+  // ---- the GA rows after the alpha families (partitionable devices, device taints, binding
+  // conditions, consumable capacity): pools whose slices target several nodes
+  'allocation-mode-all-with-multi-host-resource-pool': {
+    claims: [claimWithRequests(claim0, undefined, allRequest(req0, classA))],
+    classes: A,
+    slices: [
+      slice(slice1, node1, { name: pool1, resourceSliceCount: 2 }, driverA, device(device1)),
+      slice(slice2, node2, { name: pool1, resourceSliceCount: 2 }, driverA, device(device2)),
+    ],
+    node: n1,
+    results: [result(local1, [req0, driverA, pool1, device1])],
+  },
+  'multi-host-resource-pool-with-stale-slice-for-current-node': {
+    claims: [claimWithRequest(claim0, req0, classA)],
+    classes: A,
+    slices: [
+      slice(slice1, node1, multiHost(1), driverA, device(device1)),
+      slice(slice2, node2, multiHost(2), driverA, device(device2)),
+    ],
+    node: n1,
+  },
+  // (upstream: "We'd like this to *not* be allocated, but the current implementation ignores the
+  // updated slices")
+  'multi-host-resource-pool-complete-update-from-node-1-to-node-2': {
+    claims: [claimWithRequest(claim0, req0, classA)],
+    classes: A,
+    slices: twoGenerations(node1, node2, true),
+    node: n1,
+    results: [result(local1, [req0, driverA, pool1, device1])],
+  },
+  'multi-host-resource-pool-complete-update-from-node-2-to-node-1': {
+    claims: [claimWithRequest(claim0, req0, classA)],
+    classes: A,
+    slices: twoGenerations(node2, node1, true),
+    node: n1,
+    results: [result(local1, [req0, driverA, pool1, device1])],
+  },
+  'multi-host-resource-pool-incomplete-update-from-node-1-to-node-2': {
+    claims: [claimWithRequest(claim0, req0, classA)],
+    classes: A,
+    slices: twoGenerations(node1, node2, false),
+    node: n1,
+    results: [result(local1, [req0, driverA, pool1, device1])],
+  },
+  // not allocated: node-1's generation-2 slice is one of two
+  'multi-host-resource-pool-incomplete-update-from-node-2-to-node-1': {
+    claims: [claimWithRequest(claim0, req0, classA)],
+    classes: A,
+    slices: twoGenerations(node2, node1, false),
+    node: n1,
+  },
 };
 
 /** a node selector with terms, requirements and values in a canonical order (upstream: order is irrelevant) */
@@ -1237,6 +1305,8 @@ function run(tc: Case): AllocationResult[] | undefined {
     classes: (name) => classes.get(name),
     slicesFor: (n) =>
       (tc.slices ?? []).filter((s) => nodeMatches(n, s.spec.nodeName, s.spec.allNodes, s.spec.nodeSelector)),
+    slicesOfPool: (driver, pool) =>
+      (tc.slices ?? []).filter((s) => s.spec.driver === driver && s.spec.pool.name === pool),
   });
   return allocator.allocate(node);
 }

@@ -34,7 +34,7 @@ import {
   type ResourceClaim,
   type ResourceSlice,
 } from '../../../api/resource-types.js';
-import { gatherPools, type Pool } from './pools.js';
+import { gatherPools, type Pool, type SlicesOfPool } from './pools.js';
 import type { RequestCensus } from '../../framework/explain.js';
 
 /** An allocation that cannot succeed on any node (upstream: an error from Allocate). */
@@ -190,6 +190,8 @@ export interface AllocatorOptions {
    * (ClaimsView does: slices change far less often than pods are scheduled); read-only
    */
   poolsFor?: (node: Node) => readonly Pool[];
+  /** every slice of a pool, for pools spread over several nodes (gatherPools' allOfPool) */
+  slicesOfPool?: SlicesOfPool;
 }
 
 export class Allocator {
@@ -237,7 +239,8 @@ class Run {
 
   allocate(): Allocation[] | undefined {
     const pools = (this.pools =
-      this.opts.poolsFor?.(this.node) ?? gatherPools(this.opts.slicesFor(this.node), this.node));
+      this.opts.poolsFor?.(this.node) ??
+      gatherPools(this.opts.slicesFor(this.node), this.node, this.opts.slicesOfPool));
     this.claims.forEach((claim, ci) => {
       let minDevices = 0;
       const requests = claim.spec.devices?.requests ?? [];
@@ -278,7 +281,7 @@ class Run {
   }
 
   census(): RequestCensus[][] {
-    const pools = gatherPools(this.opts.slicesFor(this.node), this.node).filter(
+    const pools = gatherPools(this.opts.slicesFor(this.node), this.node, this.opts.slicesOfPool).filter(
       (p) => !p.incomplete && !p.invalid,
     );
     return this.claims.map((claim) =>

@@ -19,7 +19,7 @@ import {
   type ResourceSlice,
 } from '../../../api/resource-types.js';
 import type { Node } from '../../../api/types.js';
-import { gatherPools, type Pool } from './pools.js';
+import { gatherPools, type Pool, type SlicesOfPool } from './pools.js';
 
 const keyOf = (c: ResourceClaim) => claimKeyOf(c.metadata.namespace, c.metadata.name ?? '');
 
@@ -58,6 +58,9 @@ export class ClaimsView {
   private readonly assumed = new Map<string, { claim: ResourceClaim; from: string | undefined }>();
   private readonly slicesByNode = new Map<string, ResourceSlice[]>();
   private readonly sharedSlices: ResourceSlice[] = [];
+  /** slices by `<driver>/<pool>`, for pools spread over several nodes (gatherPools' allOfPool) */
+  private readonly slicesByPool = new Map<string, ResourceSlice[]>();
+  readonly slicesOfPool: SlicesOfPool = (driver, pool) => this.slicesByPool.get(`${driver}/${pool}`) ?? [];
   /** gatherPools per node name, until a slice is added or the view rebuilt */
   private readonly pools = new Map<string, { pools: readonly Pool[]; stamps: Stamp[] }>();
   /** per pool id (`<driver>/<pool>`): bumped whenever a device of the pool is allocated or freed */
@@ -105,6 +108,7 @@ export class ClaimsView {
     this.allocated.clear();
     this.slicesByNode.clear();
     this.sharedSlices.length = 0;
+    this.slicesByPool.clear();
     this.pools.clear();
   }
 
@@ -141,6 +145,10 @@ export class ClaimsView {
   private addSlice(s: ResourceSlice): void {
     this.gen++;
     this.pools.clear();
+    const id = `${s.spec.driver}/${s.spec.pool.name}`;
+    let all = this.slicesByPool.get(id);
+    if (!all) this.slicesByPool.set(id, (all = []));
+    all.push(s);
     const n = s.spec?.nodeName;
     if (n) {
       let l = this.slicesByNode.get(n);
@@ -171,7 +179,7 @@ export class ClaimsView {
     const name = node.metadata.name ?? '';
     let p = this.pools.get(name);
     if (!p) {
-      const pools = gatherPools(this.slicesFor(node), node);
+      const pools = gatherPools(this.slicesFor(node), node, this.slicesOfPool);
       this.pools.set(name, (p = { pools, stamps: pools.map((x) => this.stamp(x.id)) }));
     }
     return p;

@@ -93,6 +93,7 @@ function pendingClaim(
     classes: (n) => view.classes.get(n),
     slicesFor: (n) => view.slicesFor(n),
     poolsFor: (n) => view.poolsFor(n),
+    slicesOfPool: view.slicesOfPool,
   });
   try {
     for (const ni of nodes) {

@@ -184,6 +184,7 @@ export class DynamicResources
         classes: (n) => this.view.classes.get(n),
         slicesFor: (n) => this.view.slicesFor(n),
         poolsFor: (n) => this.view.poolsFor(n),
+        slicesOfPool: this.view.slicesOfPool,
       });
     }
     state.write(NAME, s);

@@ -67,11 +67,22 @@ function poolIsInvalid(pool: Pool): string {
   return '';
 }
 
+/** every slice of a driver's pool, whatever node it targets (upstream checkSlicesInPool reads them all) */
+export type SlicesOfPool = (driver: string, pool: string) => readonly ResourceSlice[];
+
 /**
  * GatherPools with the partitionable-devices feature off (alpha, off by default in v1.34): slices
- * with per-device node selection are ignored.
+ * with per-device node selection are ignored. A pool that looks incomplete from the node (slices of
+ * a multi-host pool target other nodes) is checked against all its slices (`allOfPool`, upstream
+ * checkSlicesInPool): a newer generation elsewhere makes the node's slices obsolete (the pool is
+ * left out); otherwise the pool is complete when all slices of its generation exist, though only
+ * the node's slices are used. Without `allOfPool` the node's slices are all there is.
  */
-export function gatherPools(slices: readonly ResourceSlice[], node: Node | undefined): Pool[] {
+export function gatherPools(
+  slices: readonly ResourceSlice[],
+  node: Node | undefined,
+  allOfPool?: SlicesOfPool,
+): Pool[] {
   const pools = new Map<string, Pool>();
   for (const s of slices) {
     const spec = s.spec;
@@ -84,10 +95,29 @@ export function gatherPools(slices: readonly ResourceSlice[], node: Node | undef
   const out = [...pools.values()].sort((a, b) =>
     a.driver < b.driver ? -1 : a.driver > b.driver ? 1 : a.pool < b.pool ? -1 : a.pool > b.pool ? 1 : 0,
   );
+  const kept: Pool[] = [];
   for (const p of out) {
-    p.incomplete = p.slices.length !== p.slices[0]!.spec.pool.resourceSliceCount;
-    p.invalidReason = poolIsInvalid(p);
+    const first = p.slices[0]!.spec.pool;
+    let complete = p.slices.length === first.resourceSliceCount;
+    if (!complete && allOfPool) {
+      const gen = first.generation ?? 0;
+      let n = 0;
+      let obsolete = false;
+      for (const s of allOfPool(p.driver, p.pool)) {
+        const g = s.spec.pool.generation ?? 0;
+        if (g === gen) n++;
+        else if (g > gen) {
+          obsolete = true;
+          break;
+        }
+      }
+      if (obsolete) continue;
+      complete = n === first.resourceSliceCount;
+    }
+    p.incomplete = !complete;
+    p.invalidReason = complete ? poolIsInvalid(p) : '';
     p.invalid = p.invalidReason !== '';
+    kept.push(p);
   }
-  return out;
+  return kept;
 }
