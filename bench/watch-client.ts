@@ -5,6 +5,9 @@
  * and answers `{ready: true}`; `{expect: n}` waits (≤ 30 s) until every watcher has read n events,
  * then answers with the counts, the delivery latencies (write sent → event read, both stamped with
  * performance.timeOrigin + now(), so comparable across processes) and this process's CPU time.
+ * `{write: {url, writers, durationMs}}` makes this process the writers instead: `writers` loops
+ * creating and then updating ConfigMaps over HTTP for `durationMs`, answering `{writes, failed}`
+ * (kept out of the server's process, as kube-apiserver's clients are).
  */
 import { Agent, request } from 'node:http';
 
@@ -90,11 +93,74 @@ function watch(url: string, rv: string, agent: Agent): Promise<Watcher> {
   });
 }
 
+export interface WriterReport {
+  writes: number;
+  failed: number;
+  /** wall time of the writes */
+  ms: number;
+}
+
+function send(base: string, agent: Agent, method: string, path: string, body: object): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const data = JSON.stringify(body);
+    const req = request(
+      `${base}${path}`,
+      {
+        method,
+        agent,
+        headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(data) },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
+    req.on('error', reject);
+    req.end(data);
+  });
+}
+
+async function write(url: string, writers: number, durationMs: number): Promise<WriterReport> {
+  const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
+  const t0 = performance.now();
+  let writes = 0;
+  let failed = 0;
+  await Promise.all(
+    Array.from({ length: writers }, async (_, wi) => {
+      for (let n = 0; performance.now() - t0 < durationMs; n++) {
+        const name = `w${wi}-${n}`;
+        const cm = (v: string) => ({
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name, annotations: { 'bench/sent': String(now()) } },
+          data: { v },
+        });
+        if ((await send(url, agent, 'POST', '/api/v1/namespaces/default/configmaps', cm('1'))) !== 201)
+          failed++;
+        if ((await send(url, agent, 'PUT', `/api/v1/namespaces/default/configmaps/${name}`, cm('2'))) !== 200)
+          failed++;
+        writes += 2;
+      }
+    }),
+  );
+  agent.destroy();
+  return { writes, failed, ms: performance.now() - t0 };
+}
+
 let ws: Watcher[] = [];
 let cpu0 = process.cpuUsage();
 
-process.on('message', async (m: { start?: { url: string; rv: string; count: number }; expect?: number }) => {
-  if (m.start) {
+interface Message {
+  start?: { url: string; rv: string; count: number };
+  expect?: number;
+  write?: { url: string; writers: number; durationMs: number };
+}
+
+process.on('message', async (m: Message) => {
+  if (m.write) {
+    const report = await write(m.write.url, m.write.writers, m.write.durationMs);
+    process.send!(report, () => process.exit(0));
+  } else if (m.start) {
     const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
     ws = await Promise.all(
       Array.from({ length: m.start.count }, () => watch(m.start!.url, m.start!.rv, agent)),

@@ -1,12 +1,12 @@
 /**
  * `kubesim bench watch`: watch fan-out over HTTP, as kube-apiserver's clients meet it. An
  * ApiServer over the in-memory store behind `startHttpServer`; W raw HTTP watchers on ConfigMaps
- * from one resourceVersion, in child processes of their own (bench/watch-client.ts: one per CPU,
- * so the server's CPU time is measured apart from the watchers'); 20 writers creating and then
- * updating ConfigMaps over HTTP for a fixed time. Per size (watchers): writes/s, delivery latency
- * (write sent → event read by a watcher, p50/p99), the CPU time of the server process (server and
- * writers) and of the watchers, the load average, and the lost / duplicated / out-of-order events
- * summed over all watchers, which must be 0 (the run fails otherwise). Three modes side by side:
+ * from one resourceVersion, in child processes of their own (bench/watch-client.ts: one per CPU),
+ * and 20 writers creating and then updating ConfigMaps over HTTP for a fixed time, in one more
+ * child process, so that the server process's CPU time is the server's alone. Per size (watchers):
+ * writes/s, delivery latency (write sent → event read by a watcher, p50/p99), the CPU time of the
+ * server process and of the watchers, the load average, and the lost / duplicated / out-of-order events
+ * summed over all watchers, which must be 0 (the run fails otherwise). Four modes side by side:
  * `per-watcher` (each watcher encodes each event and writes it on its own), `shared` (each event
  * encoded once, its bytes shared, but written per event), `batched` (shared bytes, each watcher's
  * events of one event-loop turn written at once; each watcher still has a store watch of its own),
@@ -14,13 +14,12 @@
  * server's default).
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { Agent, request } from 'node:http';
 import { availableParallelism, loadavg } from 'node:os';
 import { ApiServer } from '../src/api/apiserver.js';
 import { startHttpServer } from '../src/server/http.js';
 import { MemoryStore } from '../src/store/memory/store.js';
 import type { BenchOptions, BenchRecorder, BenchSuite } from './harness.js';
-import type { ClientReport } from './watch-client.js';
+import type { ClientReport, WriterReport } from './watch-client.js';
 
 const WRITERS = 20;
 const MODES = {
@@ -52,26 +51,6 @@ function report(child: ChildProcess, expected: number): Promise<ClientReport> {
   });
 }
 
-function send(base: string, agent: Agent, method: string, path: string, body: object): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const data = JSON.stringify(body);
-    const req = request(
-      `${base}${path}`,
-      {
-        method,
-        agent,
-        headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(data) },
-      },
-      (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
-      },
-    );
-    req.on('error', reject);
-    req.end(data);
-  });
-}
-
 async function fanout(watchers: number, mode: Mode, opts: BenchOptions, rec: BenchRecorder): Promise<void> {
   const { watchCache, ...settings } = MODES[mode];
   const api = new ApiServer(new MemoryStore(), { seed: opts.seed });
@@ -82,8 +61,8 @@ async function fanout(watchers: number, mode: Mode, opts: BenchOptions, rec: Ben
     watch: { minRequestTimeoutMs: 0, bookmarkEveryMs: 3_600_000, ...settings },
     watchCache,
   });
-  const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
   const children: ChildProcess[] = [];
+  let writer: ChildProcess | undefined;
   try {
     const rv = (await api.list('configmaps', { namespace: 'default' })).metadata.resourceVersion!;
     const procs = Math.min(watchers, Math.max(1, availableParallelism()));
@@ -95,34 +74,16 @@ async function fanout(watchers: number, mode: Mode, opts: BenchOptions, rec: Ben
     const durationMs = opts.quick ? 2_000 : 10_000;
     const load0 = loadavg()[0]!;
     const cpu0 = process.cpuUsage();
-    const t0 = performance.now();
-    let writes = 0;
-    let failed = 0;
-    await Promise.all(
-      Array.from({ length: WRITERS }, async (_, wi) => {
-        for (let n = 0; performance.now() - t0 < durationMs; n++) {
-          const name = `w${wi}-${n}`;
-          const cm = (v: string) => ({
-            apiVersion: 'v1',
-            kind: 'ConfigMap',
-            metadata: {
-              name,
-              annotations: { 'bench/sent': String(performance.timeOrigin + performance.now()) },
-            },
-            data: { v },
-          });
-          if ((await send(srv.url, agent, 'POST', '/api/v1/namespaces/default/configmaps', cm('1'))) !== 201)
-            failed++;
-          if (
-            (await send(srv.url, agent, 'PUT', `/api/v1/namespaces/default/configmaps/${name}`, cm('2'))) !==
-            200
-          )
-            failed++;
-          writes += 2;
-        }
-      }),
-    );
-    const wallMs = performance.now() - t0;
+    writer = fork(new URL('./watch-client.js', import.meta.url), [], { serialization: 'advanced' });
+    const {
+      writes,
+      failed,
+      ms: wallMs,
+    } = await new Promise<WriterReport>((resolve, reject) => {
+      writer!.once('message', (m) => resolve(m as WriterReport));
+      writer!.once('exit', (code) => reject(new Error(`writer exited (${code}) without a report`)));
+      writer!.send({ write: { url: srv.url, writers: WRITERS, durationMs } });
+    });
     const expected = writes - failed;
     const reports = await Promise.all(children.map((c) => report(c, expected)));
     const cpu = process.cpuUsage(cpu0);
@@ -150,8 +111,8 @@ async function fanout(watchers: number, mode: Mode, opts: BenchOptions, rec: Ben
         outOfOrder,
         p50Ms: pct(0.5),
         p99Ms: pct(0.99),
-        // CPU ms of the server process (server + the 20 writers' HTTP clients) per write, and of
-        // the watcher processes; the load average (1 min) when the run started
+        // CPU ms of the server process per write (writers and watchers run in child processes),
+        // and of the watcher processes; the load average (1 min) when the run started
         serverCpuMsPerWrite: serverCpuMs / Math.max(1, writes),
         watcherCpuMs: sum((r) => r.cpuMs),
         load: load0,
@@ -163,7 +124,7 @@ async function fanout(watchers: number, mode: Mode, opts: BenchOptions, rec: Ben
       );
   } finally {
     for (const c of children) c.kill();
-    agent.destroy();
+    writer?.kill();
     await srv.close();
   }
 }
