@@ -1074,14 +1074,13 @@ function filterSimple(n: i32, limit: i32, cap: i32, order: usize, taints: usize,
         if (oneTaintWord) r = v128.bitselect(vTaint, r, v128.not(i32x4.eq(v128.and(v128.load(taints + so), vBlock0), zero)));
         const fl = i32x4.extend_low_i16x8_u(i16x8.extend_low_i8x16_u(v128.load32_zero(flagsCol + <usize>s)));
         r = v128.bitselect(vUnsched, r, v128.not(i32x4.eq(v128.and(fl, vUnschedMask), zero)));
-        // the cross-pod checks only for the nodes every node-local filter passed (most fail one)
-        if (xpod && v128.any_true(i32x4.eq(r, zero))) {
+        if (xpod) {
           let x = i32x4.splat(0);
-          if (i32x4.extract_lane(r, 0) == 0 && crossPodFails(s)) x = i32x4.replace_lane(x, 0, RB_CROSS_POD);
-          if (i32x4.extract_lane(r, 1) == 0 && crossPodFails(s + 1)) x = i32x4.replace_lane(x, 1, RB_CROSS_POD);
-          if (i32x4.extract_lane(r, 2) == 0 && crossPodFails(s + 2)) x = i32x4.replace_lane(x, 2, RB_CROSS_POD);
-          if (i32x4.extract_lane(r, 3) == 0 && crossPodFails(s + 3)) x = i32x4.replace_lane(x, 3, RB_CROSS_POD);
-          r = v128.or(r, x);
+          x = i32x4.replace_lane(x, 0, select<i32>(RB_CROSS_POD, 0, crossPodFails(s)));
+          x = i32x4.replace_lane(x, 1, select<i32>(RB_CROSS_POD, 0, crossPodFails(s + 1)));
+          x = i32x4.replace_lane(x, 2, select<i32>(RB_CROSS_POD, 0, crossPodFails(s + 2)));
+          x = i32x4.replace_lane(x, 3, select<i32>(RB_CROSS_POD, 0, crossPodFails(s + 3)));
+          r = v128.bitselect(x, r, i32x4.eq(r, zero));
         }
         const ok = i32x4.eq(r, zero);
         const nOk = <i32>popcnt<u32>(i32x4.bitmask(ok));
@@ -1122,7 +1121,7 @@ function filterSimple(n: i32, limit: i32, cap: i32, order: usize, taints: usize,
     fit |= select<u32>(rb0, 0, rq0 > load<f64>(rf0 + s8));
     fit |= select<u32>(rb1, 0, rq1 > load<f64>(rf1 + s8));
     fit |= select<u32>(rb2, 0, rq2 > load<f64>(rf2 + s8));
-    let reasons = fit;
+    let reasons = xpod ? select<u32>(fit, select<u32>(RB_CROSS_POD, 0, crossPodFails(s)), fit != 0) : fit;
     if (hasPorts) reasons = select<u32>(RB_PORTS, reasons, bitAt(ports, s));
     if (affMode == 1) reasons = select<u32>(RB_AFFINITY, reasons, !oneHolds(op1, row1, arg1, s));
     else if (affMode == 2) reasons = select<u32>(RB_AFFINITY, reasons, !(oneHolds(op1, row1, arg1, s) && oneHolds(op2, row2, arg2, s)));
@@ -1130,8 +1129,6 @@ function filterSimple(n: i32, limit: i32, cap: i32, order: usize, taints: usize,
     if (oneTaintWord) reasons = select<u32>(RB_TAINT, reasons, (load<u32>(taints + so) & block0) != 0);
     if (nodeName != -1) reasons = select<u32>(RB_NODE_NAME, reasons, nodeName != s);
     reasons = select<u32>(RB_UNSCHEDULABLE, reasons, (load<u8>(flagsCol + <usize>s) & unschedMask) != 0);
-    // the cross-pod checks only for a node every node-local filter passed
-    if (xpod && reasons == 0 && crossPodFails(s)) reasons = RB_CROSS_POD;
     store<u8>(status + <usize>s, select<u8>(<u8>ST_FILTERED, <u8>ST_FEASIBLE, reasons != 0));
     store<u32>(reasonsCol + so, reasons);
     store<i32>(feasible + (<usize>feasibleCount << 2), s);

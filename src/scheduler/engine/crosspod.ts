@@ -75,7 +75,7 @@ export interface CrossPodBlock {
 
 /**
  * Bump regions for the cross-pod inputs, reused every cycle (not zero-filled: every byte a kernel
- * reads is written), plus the persistent log table and raw-score scratch.
+ * reads is written), plus the persistent log table, raw-score scratch and sparse rows.
  */
 export class CrossPodWriter {
   private addr = 0;
@@ -87,6 +87,45 @@ export class CrossPodWriter {
   private scratchCap = 0;
 
   constructor(readonly table: NodeTable) {}
+
+  /**
+   * per TOPO row: an array of its domains kept zero but for the ids the last cycle wrote — a key
+   * with a few scored domains (the hostname key: 5,000 domains, a handful with matching pods)
+   * rewrites those cells instead of zero-filling every domain per cycle
+   */
+  private readonly sparse = new Map<
+    number,
+    { addr: number; domains: number; written: Int32Array; count: number }
+  >();
+
+  /** `row`'s sparse array for `domains` domains, allocated (zeroed) when new or resized */
+  private sparseFor(row: number, domains: number): { addr: number; written: Int32Array; count: number } {
+    let r = this.sparse.get(row);
+    if (r === undefined || r.domains !== domains) {
+      // apart from the bump region, which every write reuses; TableMemory.alloc zero-fills
+      r = { addr: this.table.mem.alloc((domains + 1) * 8), domains, written: new Int32Array(16), count: 0 };
+      this.sparse.set(row, r);
+    }
+    return r;
+  }
+
+  /** writes `sums[j]` at domain `ids[j]` of the row's sparse array, clearing the last write's cells */
+  private sparseWrite(
+    f64: Float64Array,
+    r: { addr: number; written: Int32Array; count: number },
+    ids: ArrayLike<number>,
+    sums: ArrayLike<number>,
+  ): number {
+    const base = (r.addr >> 3) + 1;
+    for (let j = 0; j < r.count; j++) f64[base + r.written[j]] = 0;
+    if (r.written.length < ids.length) r.written = new Int32Array(ids.length * 2);
+    for (let j = 0; j < ids.length; j++) {
+      f64[base + ids[j]] = sums[j];
+      r.written[j] = ids[j];
+    }
+    r.count = ids.length;
+    return r.addr;
+  }
 
   private alloc(bytes: number): number {
     const at = (this.top + 7) & ~7;
@@ -102,7 +141,11 @@ export class CrossPodWriter {
     let bytes = 64 + inputs.checks.length * 8;
     for (const c of inputs.checks) bytes += c.pass.length + 1 + 8;
     if (inputs.ipa)
-      for (const k of inputs.ipa.keys) bytes += (1 + (k.terms?.length ?? 0)) * ((k.domains + 1) * 8 + 8 + 16);
+      // (a key with ids writes its sums into its sparse row, not here)
+      for (const k of inputs.ipa.keys)
+        bytes +=
+          ((k.ids === undefined ? 1 : 0) + (k.terms?.length ?? 0)) * ((k.domains + 1) * 8 + 8) +
+          (1 + (k.terms?.length ?? 0)) * 16;
     if (inputs.pts) {
       bytes += inputs.pts.constraints.length * L.PTS_INTS * 4;
       for (const c of inputs.pts.constraints)
@@ -124,6 +167,9 @@ export class CrossPodWriter {
       // upstream topologyNormalizingWeight: math.Log(float64(size + 2))
       for (let k = 0; k < this.logLen; k++) f64[(this.logAddr >> 3) + k] = Math.log(k + 2);
     }
+    // sparse rows allocated before the views are taken (an allocation may grow the memory)
+    if (inputs.ipa)
+      for (const k of inputs.ipa.keys) if (k.ids !== undefined) this.sparseFor(k.row, k.domains);
     // views after every allocation above
     const mem = table.mem;
     const i32 = mem.i32,
@@ -163,17 +209,15 @@ export class CrossPodWriter {
         e++;
       };
       for (const key of ipa.keys) {
-        const arr = this.alloc((key.domains + 1) * 8);
-        const base = (arr >> 3) + 1;
-        f64[base - 1] = 0;
         const { ids, sums } = key;
+        let arr: number;
         if (ids === undefined) {
+          arr = this.alloc((key.domains + 1) * 8);
+          const base = (arr >> 3) + 1;
+          f64[base - 1] = 0;
           if (sums instanceof Float64Array) f64.set(sums.subarray(0, key.domains), base);
           else for (let id = 0; id < key.domains; id++) f64[base + id] = sums[id];
-        } else {
-          f64.fill(0, base, base + key.domains);
-          for (let j = 0; j < ids.length; j++) f64[base + ids[j]] = sums[j];
-        }
+        } else arr = this.sparseWrite(f64, this.sparseFor(key.row, key.domains), ids, sums);
         entry(key.row, arr, 1);
         for (const t of key.terms ?? []) {
           const ta = this.alloc((key.domains + 1) * 8);

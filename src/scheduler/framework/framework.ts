@@ -120,7 +120,8 @@ export interface WindowFilter {
  * The weighted score totals of the feasible nodes straight from the engine, when every score
  * plugin still active for the pod is one the engine computed in the filter call (otherwise
  * undefined, and RunScorePlugins runs). `best`/`ties`: the first highest total and the ties with
- * the running maximum, so selectHost needs no scan when there is no tie.
+ * the running maximum, so selectHost needs no scan when there is no tie. `totals()` answers in a
+ * buffer reused by the next call, possibly longer than `nodes` (read the first nodes.length).
  */
 export interface FastScorer {
   totals(

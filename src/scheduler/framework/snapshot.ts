@@ -312,6 +312,8 @@ interface MatchCounter {
   readonly perNode: CountsMap;
   /** where the counter is registered: the label key and values of one `In` requirement, or none */
   readonly by?: { key: string; values: readonly string[] };
+  /** when it was last asked for (ClusterSnapshot.counterUses): the least recent goes first */
+  used: number;
 }
 
 /** live counters; the least recently used one goes beyond this (each holds ≤ one entry per node) */
@@ -406,6 +408,8 @@ export class ClusterSnapshot {
   private readonly counters = new Map<string, MatchCounter>();
   private readonly countersByLabel = new Map<string, Map<string, MatchCounter[]>>();
   private readonly unindexedCounters = new Set<MatchCounter>();
+  /** podMatchCounts calls so far (the counters' LRU stamps) */
+  private counterUses = 0;
   /** existing pods' affinity terms grouped by kind and likeness (termGroups) */
   private readonly groups = new Map<TermKind, Map<string, TermGroup & { perNode: CountsMap }>>(
     TERM_KINDS.map((k) => [k, new Map()]),
@@ -664,14 +668,19 @@ export class ClusterSnapshot {
   podMatchCounts(key: string, selector: Selector, matches: (pi: PodInfo) => boolean): NodeCounts {
     const hit = this.counters.get(key);
     if (hit) {
-      // most recently used last (Map order is the LRU order)
-      this.counters.delete(key);
-      this.counters.set(key, hit);
+      // (a stamp, not a Map reorder per call: the least recently used is looked for on eviction only)
+      hit.used = ++this.counterUses;
       return hit.perNode;
     }
     const perNode = new CountsMap();
     const r = selector.nothing ? undefined : selector.inRequirements[0];
-    const c: MatchCounter = { key, matches, perNode, by: r ? { key: r.key, values: r.values } : undefined };
+    const c: MatchCounter = {
+      key,
+      matches,
+      perNode,
+      by: r ? { key: r.key, values: r.values } : undefined,
+      used: ++this.counterUses,
+    };
     if (!selector.nothing) {
       const candidates = this.candidatePods(selector);
       if (candidates) {
@@ -690,7 +699,11 @@ export class ClusterSnapshot {
       } else this.unindexedCounters.add(c);
     }
     this.counters.set(key, c);
-    if (this.counters.size > MAX_MATCH_COUNTERS) this.dropCounter(this.counters.values().next().value!);
+    if (this.counters.size > MAX_MATCH_COUNTERS) {
+      let lru = c;
+      for (const o of this.counters.values()) if (o.used < lru.used) lru = o;
+      this.dropCounter(lru);
+    }
     return perNode;
   }
 

@@ -290,6 +290,7 @@ export function kernelWindowFilter(
  */
 export function kernelFastScorer(runner: NodeLocalRunner, fwk: Framework): FastScorer {
   const engine = runner.engine;
+  let totalsBuf = new Float64Array(0);
   return {
     totals(state, _pod, nodes) {
       const run = state.tryRead<KernelRun>(RUN_KEY);
@@ -323,11 +324,14 @@ export function kernelFastScorer(runner: NodeLocalRunner, fwk: Framework): FastS
         ties: out.tieEvents,
         totals: () => {
           const t = out.total;
-          const r = new Float64Array(nodes.length);
+          // one buffer reused by every cycle (read by selectHost right away), longer than the list
+          if (totalsBuf.length < nodes.length) totalsBuf = new Float64Array(nodes.length * 2);
+          const r = totalsBuf;
           // the window's own list is the feasible column: read totals by slot without touching
           // the NodeInfo objects (scattered in the heap: a cache miss each)
-          if (nodes === run.feasibleNodes) for (let i = 0; i < r.length; i++) r[i] = t[fs[i]];
-          else for (let i = 0; i < r.length; i++) r[i] = t[nodes[i].slot];
+          const n = nodes.length;
+          if (nodes === run.feasibleNodes) for (let i = 0; i < n; i++) r[i] = t[fs[i]];
+          else for (let i = 0; i < n; i++) r[i] = t[nodes[i].slot];
           return r;
         },
       };

@@ -7,14 +7,16 @@
 // sliceWithOneDevice, sliceWithMultipleDevices, localNodeSelector, nodeLabelSelector,
 // deviceAllocationResult) so each row reads like its original.
 //
-// Transcribed: 82 cases (61 in session 2, 21 in session 3), 79 run as upstream wrote them, 3 adapted
+// Transcribed: 86 cases (61 in session 2, 25 in session 3), 83 run as upstream wrote them, 3 adapted
 // (below). Skipped: 2 — admin-access-disabled and prioritized-list-disabled: v1.34 ships DRAAdminAccess
 // and DRAPrioritizedList on and kubesim has no switch to turn them off.
 // Adapted (upstream expects cel-go's "undeclared reference"; kubesim's CEL evaluator, cel-js, words its
 // compile error differently, so these expect kubesim's "CEL compile error" for the same selector):
 //   invalid-CEL-one-device, invalid-CEL-one-device-class, invalid-CEL-all-devices.
-// Then the GA rows at the end of the table: allocation-mode-all-with-multi-host-resource-pool and the
-// five multi-host-resource-pool-* rows.
+// Then the GA rows at the end of the table: allocation-mode-all-with-multi-host-resource-pool, the
+// five multi-host-resource-pool-* rows, different-resourceslices-in-pool-can-target-different-nodes,
+// invalid-pool-is-ok-if-devices-can-be-allocated-from-other,
+// invalid-pool-is-error-if-no-other-device-can-be-allocated, no-allocation-from-incomplete-pools.
 // Not transcribed: the alpha families between them (partitionable devices, device taints, binding
 // conditions, consumable capacity, allow-multiple-allocations — off in v1.34) and the
 // allocateOne-invocation counts.
@@ -248,6 +250,13 @@ const twoGenerations = (from: string, to: string, complete: boolean): ResourceSl
   slice(slice1, from, multiHost(1), driverA, device(device2)),
   slice(slice2, to, multiHost(2), driverA, device(device1)),
   ...(complete ? [slice(slice2, to, multiHost(2), driverA, device(device2))] : []),
+];
+
+/** the invalid-pool rows: pool-1's two slices both name device-1 (invalid), pool-2 has device-2 */
+const invalidPool1AndPool2 = [
+  slice(slice1, node1, { name: pool1, resourceSliceCount: 2 }, driverA, device(device1)),
+  slice(slice2, node1, { name: pool1, resourceSliceCount: 2 }, driverA, device(device1)),
+  slice('slice-3', node1, { name: pool2, resourceSliceCount: 1 }, driverA, device(device2)),
 ];
 
 const cases: Record<string, Case> = {
@@ -1279,6 +1288,37 @@ const cases: Record<string, Case> = {
     claims: [claimWithRequest(claim0, req0, classA)],
     classes: A,
     slices: twoGenerations(node2, node1, false),
+    node: n1,
+  },
+  'different-resourceslices-in-pool-can-target-different-nodes': {
+    claims: [claimWithRequests(claim0, undefined, request(req0, classA, 1))],
+    classes: A,
+    slices: [
+      slice(slice1, node2, { name: pool1, resourceSliceCount: 2 }, driverA, device(device1)),
+      slice(slice2, node1, { name: pool1, resourceSliceCount: 2 }, driverA, device(device2)),
+    ],
+    node: n1,
+    results: [result(local1, [req0, driverA, pool1, device2])],
+  },
+  'invalid-pool-is-ok-if-devices-can-be-allocated-from-other': {
+    claims: [claimWithRequests(claim0, undefined, request(req0, classA, 1))],
+    classes: A,
+    slices: invalidPool1AndPool2,
+    node: n1,
+    results: [result(local1, [req0, driverA, pool2, device2])],
+  },
+  'invalid-pool-is-error-if-no-other-device-can-be-allocated': {
+    claims: [claimWithRequests(claim0, undefined, request(req0, classA, 1))],
+    classes: A,
+    slices: invalidPool1AndPool2,
+    allocated: [`${driverA}/${pool2}/${device2}`],
+    node: n1,
+    error: 'invalid resource pools were encountered',
+  },
+  'no-allocation-from-incomplete-pools': {
+    claims: [claimWithRequests(claim0, undefined, request(req0, classA, 1))],
+    classes: A,
+    slices: [slice(slice1, node1, { name: pool1, resourceSliceCount: 2 }, driverA, device(device1))],
     node: n1,
   },
 };
