@@ -5,8 +5,8 @@
  * and answers `{ready: true}`; `{expect: n}` waits (≤ 30 s) until every watcher has read n events,
  * then answers with the counts, the delivery latencies (write sent → event read, both stamped with
  * performance.timeOrigin + now(), so comparable across processes) and this process's CPU time.
- * `{write: {url, writers, durationMs}}` makes this process the writers instead: `writers` loops
- * creating and then updating ConfigMaps over HTTP for `durationMs`, answering `{writes, failed}`
+ * `{write: {url, writers, durationMs, rate?}}` makes this process the writers instead: `writers` loops
+ * creating and then updating ConfigMaps over HTTP for `durationMs` (at `rate` writes/s when given), answering `{writes, failed}`
  * (kept out of the server's process, as kube-apiserver's clients are).
  */
 import { Agent, request } from 'node:http';
@@ -120,14 +120,24 @@ function send(base: string, agent: Agent, method: string, path: string, body: ob
   });
 }
 
-async function write(url: string, writers: number, durationMs: number): Promise<WriterReport> {
+/**
+ * `writers` loops of create + update. With `rate` (writes/s, all writers together) each loop waits for
+ * its turn on a fixed schedule (open loop: a late write is not made up by a burst), so the latency
+ * figures are those of that rate rather than of a saturated server; without it they write back to back.
+ */
+async function write(url: string, writers: number, durationMs: number, rate?: number): Promise<WriterReport> {
   const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
   const t0 = performance.now();
+  // a loop's n-th pair is due at (n·writers + wi) pairs into the schedule
+  const pairMs = rate ? 2_000 / rate : 0;
   let writes = 0;
   let failed = 0;
   await Promise.all(
     Array.from({ length: writers }, async (_, wi) => {
       for (let n = 0; performance.now() - t0 < durationMs; n++) {
+        const due = t0 + (n * writers + wi) * pairMs;
+        if (due > performance.now()) await new Promise((r) => setTimeout(r, due - performance.now()));
+        if (performance.now() - t0 >= durationMs) break;
         const name = `w${wi}-${n}`;
         const cm = (v: string) => ({
           apiVersion: 'v1',
@@ -153,12 +163,12 @@ let cpu0 = process.cpuUsage();
 interface Message {
   start?: { url: string; rv: string; count: number };
   expect?: number;
-  write?: { url: string; writers: number; durationMs: number };
+  write?: { url: string; writers: number; durationMs: number; rate?: number };
 }
 
 process.on('message', async (m: Message) => {
   if (m.write) {
-    const report = await write(m.write.url, m.write.writers, m.write.durationMs);
+    const report = await write(m.write.url, m.write.writers, m.write.durationMs, m.write.rate);
     process.send!(report, () => process.exit(0));
   } else if (m.start) {
     const agent = new Agent({ keepAlive: true, maxSockets: Infinity });

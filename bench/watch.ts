@@ -51,7 +51,13 @@ function report(child: ChildProcess, expected: number): Promise<ClientReport> {
   });
 }
 
-async function fanout(watchers: number, mode: Mode, opts: BenchOptions, rec: BenchRecorder): Promise<void> {
+async function fanout(
+  watchers: number,
+  mode: Mode,
+  rate: number | undefined,
+  opts: BenchOptions,
+  rec: BenchRecorder,
+): Promise<void> {
   const { watchCache, ...settings } = MODES[mode];
   const api = new ApiServer(new MemoryStore(), { seed: opts.seed });
   await api.bootstrapNamespaces();
@@ -70,7 +76,10 @@ async function fanout(watchers: number, mode: Mode, opts: BenchOptions, rec: Ben
       children.push(
         await clients(srv.url, rv, Math.floor(watchers / procs) + (i < watchers % procs ? 1 : 0)),
       );
-    opts.progress(`${mode}: ${watchers} watchers, ${WRITERS} writers`, watchers);
+    opts.progress(
+      `${mode}: ${watchers} watchers, ${WRITERS} writers${rate ? ` at ${rate} writes/s` : ''}`,
+      watchers,
+    );
     const durationMs = opts.quick ? 2_000 : 10_000;
     const load0 = loadavg()[0]!;
     const cpu0 = process.cpuUsage();
@@ -82,7 +91,7 @@ async function fanout(watchers: number, mode: Mode, opts: BenchOptions, rec: Ben
     } = await new Promise<WriterReport>((resolve, reject) => {
       writer!.once('message', (m) => resolve(m as WriterReport));
       writer!.once('exit', (code) => reject(new Error(`writer exited (${code}) without a report`)));
-      writer!.send({ write: { url: srv.url, writers: WRITERS, durationMs } });
+      writer!.send({ write: { url: srv.url, writers: WRITERS, durationMs, rate } });
     });
     const expected = writes - failed;
     const reports = await Promise.all(children.map((c) => report(c, expected)));
@@ -105,6 +114,8 @@ async function fanout(watchers: number, mode: Mode, opts: BenchOptions, rec: Ben
       unit: 'writes',
       figures: {
         writers: WRITERS,
+        // the paced rate asked for (0: back to back)
+        rate: rate ?? 0,
         failedWrites: failed,
         lost,
         duplicated,
@@ -138,13 +149,21 @@ export const suite: BenchSuite = {
   quickSizes: [50],
   options: [
     { flags: '--modes <list>', description: 'modes to compare', default: Object.keys(MODES).join(',') },
+    {
+      flags: '--rate <writes/s>',
+      description:
+        'pace the 20 writers to this many writes/s in all (open loop), so p50/p99 are the latency at that rate; default: back to back',
+    },
   ],
   async run(opts, rec) {
     const modes = String(opts.args.modes ?? Object.keys(MODES).join(',')).split(',');
     for (const m of modes)
       if (!(m in MODES))
         throw new Error(`--modes: unknown mode "${m}" (expected ${Object.keys(MODES).join(', ')})`);
+    const rate = opts.args.rate === undefined ? undefined : Number(opts.args.rate);
+    if (rate !== undefined && !(Number.isFinite(rate) && rate > 0))
+      throw new Error(`--rate: expected a positive number of writes per second, got "${opts.args.rate}"`);
     for (const w of opts.sizes ?? (opts.quick ? suite.quickSizes : suite.defaultSizes))
-      for (const mode of modes as Mode[]) await fanout(w, mode, opts, rec);
+      for (const mode of modes as Mode[]) await fanout(w, mode, rate, opts, rec);
   },
 };
