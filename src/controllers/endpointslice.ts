@@ -431,7 +431,8 @@ export class EndpointSliceController {
         c.set(uid, want);
       } else if (want) remaining.push({ name: want.targetRef!.name!, ep: want });
     }
-    // no endpoint left: the full path writes the placeholder slice (reconciler.go's placeholder)
+    // no endpoint left: the full path keeps the one empty EndpointSlice upstream keeps for a
+    // Service without endpoints (reconciler.go, placeholderSliceCompare)
     if (index.size - dropped + remaining.length === 0) return undefined;
     // an endpoint that did not change, as the full path rebuilds it from its pod
     const rebuilt = (e: Endpoint): Endpoint | undefined => {

@@ -9,6 +9,7 @@
  *
  * Addresses are held as 16-byte arrays (IPv4 in the ::ffff:0:0/96 mapped form, as Go does).
  */
+import { intToIpv4 } from '../../api/allocators.js';
 
 export type IPFamily = 'IPv4' | 'IPv6';
 
@@ -153,10 +154,8 @@ export function canonicalIPv4Value(s: string): number {
   return value * 256 + part;
 }
 
-/** Dotted quad of a 32-bit unsigned value. */
-export function formatIPv4(n: number): string {
-  return `${(n >>> 24) & 255}.${(n >>> 16) & 255}.${(n >>> 8) & 255}.${n & 255}`;
-}
+/** Dotted quad of a 32-bit unsigned value (the service allocators' formatter). */
+export const formatIPv4: (n: number) => string = intToIpv4;
 
 /** The family of an IP literal, or null when it is not an IP. */
 export function ipFamilyOf(s: string): IPFamily | null {
