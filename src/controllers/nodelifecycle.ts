@@ -50,6 +50,8 @@ export interface NodeLeaseFreshness {
   elidedRenewal(node: string): number | undefined;
 }
 
+const PRESSURE_TAINT_KEYS: ReadonlySet<string> = new Set(Object.values(PRESSURE_TAINTS));
+
 export interface NodeLifecycleOptions {
   /** elided Lease renewals, read as the Lease events they stand for */
   leaseFreshness?: NodeLeaseFreshness;
@@ -312,7 +314,8 @@ export class NodeLifecycleController {
     const other = want === TAINT_NOT_READY ? TAINT_UNREACHABLE : TAINT_NOT_READY;
     const tainter = this.tainter(zone);
     if (!want) {
-      tainter.queue = tainter.queue.filter((n) => n !== name);
+      // (a Ready node is in no queue but after a recovery: no new array per node and pass)
+      if (tainter.queue.includes(name)) tainter.queue = tainter.queue.filter((n) => n !== name);
       if (
         hasNoSched(TAINT_NOT_READY) ||
         hasNoSched(TAINT_UNREACHABLE) ||
@@ -349,6 +352,12 @@ export class NodeLifecycleController {
    */
   private reconcilePressureTaints(node: Node, work: (() => Promise<void>)[]): void {
     const conds = node.status?.conditions ?? [];
+    // the common case, decided without building the sets below: no pressure and no pressure taint
+    if (
+      !conds.some((c) => c.status === 'True' && Object.hasOwn(PRESSURE_TAINTS, c.type)) &&
+      !(node.spec?.taints ?? []).some((t) => PRESSURE_TAINT_KEYS.has(t.key))
+    )
+      return;
     const want = new Set<string>(
       Object.entries(PRESSURE_TAINTS)
         .filter(([type]) => conds.some((c) => c.type === type && c.status === 'True'))
