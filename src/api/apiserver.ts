@@ -35,7 +35,7 @@ import { copyIn, copyOut, decodeKv, MAX_UPDATE_RETRIES, type Obj, readView } fro
 import { isLeaseRenewal, renewTimeMoved } from './apiserver-lease.js';
 import { listObjects, type ListOptions, type ListResult } from './apiserver-list.js';
 import { watchObjects, type ApiWatchEvent, type WatchHandle, type WatchOptions } from './apiserver-watch.js';
-import { decode, encode, encodeFor } from './codec.js';
+import { decode, encodeFor } from './codec.js';
 import { deepEqual } from './deep-equal.js';
 import { applyDefaults, initialStatus } from './defaults.js';
 import {
@@ -363,7 +363,8 @@ export class ApiServer {
           if (!info.crd) applyDefaults(next);
           if (info.kind === 'Service') this.services.carry(old, next);
           await builtinAdmission(this.store, 'UPDATE', info, next, old);
-          if (hasGeneration(info) && !deepEqual(old.spec, next.spec)) nm.generation = (om.generation ?? 0) + 1;
+          if (hasGeneration(info) && !deepEqual(old.spec, next.spec))
+            nm.generation = (om.generation ?? 0) + 1;
           if (info.kind === 'DaemonSet') bumpTemplateGeneration(old, next);
         }
 
@@ -637,7 +638,7 @@ export class ApiServer {
     delete m.deletionGracePeriodSeconds;
   }
 
-    /** utilrand.String(5): consonants and digits that cannot spell words. */
+  /** utilrand.String(5): consonants and digits that cannot spell words. */
   private randomSuffix(): string {
     const alphabet = 'bcdfghjklmnpqrstvwxz2456789';
     let s = '';

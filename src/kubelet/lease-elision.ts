@@ -144,8 +144,8 @@ export class LazyRenewals {
     const next = at + Math.max(0, this.every);
     n.lazyAt = next;
     n.lazyPrev = at;
-    if (this.host.tokensAt(n.name, next) < 1) return this.wake(n);
-    this.push({ at: next, node: n });
+    if (this.host.tokensAt(n.name, next) < 1) this.wake(n);
+    else this.push({ at: next, node: n });
   }
 
   private less(x: Entry, y: Entry): boolean {

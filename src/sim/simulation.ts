@@ -839,7 +839,8 @@ export class Simulation {
       this.eliding = false;
       this.loop.beforeInstant = undefined;
       await this.kubelet.writeElidedLeases();
-      if (process.env.KUBESIM_DEBUG_ELISION) console.error("elision", JSON.stringify(this.kubelet.lazy?.stats), this.kubelet.stats.leaseRenewals);
+      if (process.env.KUBESIM_DEBUG_ELISION)
+        console.error('elision', JSON.stringify(this.kubelet.lazy?.stats), this.kubelet.stats.leaseRenewals);
     }
     await this.shutdown();
     return result;

@@ -91,7 +91,14 @@ export class ManualClock implements Clock {
    */
   setTimerAt(fn: () => void, at: number, createdAt: number): TimerHandle {
     const id = this.nextId++;
-    this.push({ at: Math.max(at, this.t), created: Math.min(createdAt, this.t), pri: 0, seq: this.seq++, id, fn });
+    this.push({
+      at: Math.max(at, this.t),
+      created: Math.min(createdAt, this.t),
+      pri: 0,
+      seq: this.seq++,
+      id,
+      fn,
+    });
     return { id };
   }
 

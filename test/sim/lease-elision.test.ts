@@ -27,9 +27,18 @@ async function run(sc: Scenario, elide: boolean) {
 
 const scenarios: [string, () => Scenario][] = [
   ['demo (node failure, zone outage and recovery), 60 nodes', () => demoScenario({ nodes: 60, seed: 7 })],
-  ['node-failure-eviction.yaml', () => loadScenario(join(root, 'examples/scenarios/node-failure-eviction.yaml'))],
-  ['node-grace-toleration.yaml', () => loadScenario(join(root, 'examples/scenarios/node-grace-toleration.yaml'))],
-  ['mass-create-429.yaml (429s from max-in-flight)', () => loadScenario(join(root, 'examples/scenarios/mass-create-429.yaml'))],
+  [
+    'node-failure-eviction.yaml',
+    () => loadScenario(join(root, 'examples/scenarios/node-failure-eviction.yaml')),
+  ],
+  [
+    'node-grace-toleration.yaml',
+    () => loadScenario(join(root, 'examples/scenarios/node-grace-toleration.yaml')),
+  ],
+  [
+    'mass-create-429.yaml (429s from max-in-flight)',
+    () => loadScenario(join(root, 'examples/scenarios/mass-create-429.yaml')),
+  ],
   ['leader-failover.yaml', () => loadScenario(join(root, 'examples/scenarios/leader-failover.yaml'))],
 ];
 
