@@ -111,7 +111,7 @@ export class SchedulingAlgorithm {
     if ('error' in pr) return { kind: 'error', message: pr.error.message(), plugin: pr.error.plugin };
     if ('fast' in pr) {
       const f = pr.fast;
-      const host = f.ties === 0 ? feasible[f.best].name : this.selectHost(feasible, f.totals());
+      const host = f.ties === 0 ? feasible[f.best].name : this.selectHost(feasible, f.bySlot, f.slots);
       return {
         kind: 'scheduled',
         result: { suggestedHost: host, evaluatedNodes, feasibleNodes: feasible.length },
@@ -249,15 +249,20 @@ export class SchedulingAlgorithm {
   /**
    * selectHost: the node with the highest total; among equal totals each is chosen with equal
    * probability by reservoir sampling (the k-th tie replaces the choice with probability 1/k).
+   * The total of `nodes[i]` is `totals[i]`, or `totals[slots[i]]` when `slots` is given (the
+   * engine's total column read in place).
    */
-  selectHost(nodes: readonly NodeInfo[], totals: ArrayLike<number>): string {
+  selectHost(nodes: readonly NodeInfo[], totals: ArrayLike<number>, slots?: ArrayLike<number>): string {
     let best = 0;
+    let bestTotal = slots ? totals[slots[0]] : totals[0];
     let cnt = 1;
     for (let i = 1; i < nodes.length; i++) {
-      if (totals[i] > totals[best]) {
+      const t = slots ? totals[slots[i]] : totals[i];
+      if (t > bestTotal) {
         best = i;
+        bestTotal = t;
         cnt = 1;
-      } else if (totals[i] === totals[best]) {
+      } else if (t === bestTotal) {
         cnt++;
         if (this.rng.int(cnt) === 0) best = i;
       }
