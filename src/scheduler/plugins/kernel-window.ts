@@ -320,7 +320,14 @@ export function kernelFastScorer(runner: NodeLocalRunner, fwk: Framework): FastS
         }
       // either way nodes[i] is the node of slot fs[i]: selectHost reads the total column through
       // the feasible column in place (no copy, no NodeInfo touched: scattered in the heap)
-      return { best: bestIndex, ties: out.tieEvents, bySlot: out.total, slots: fs };
+      const ties = out.tieEvents;
+      return {
+        best: bestIndex,
+        ties,
+        bySlot: out.total,
+        slots: fs,
+        events: ties > 0 ? out.maxEvents : undefined,
+      };
     },
   };
 }
