@@ -542,3 +542,347 @@ export const LIST_MAPS: Readonly<Record<string, readonly string[]>> = {
     'secrets:name',
   ],
 };
+
+// Every set (x-kubernetes-list-type: set: a list of distinct scalars) of every kind, by path.
+export const LIST_SETS: Readonly<Record<string, readonly string[]>> = {
+  'admissionregistration.k8s.io/v1/MutatingWebhookConfiguration': [
+    'metadata.finalizers',
+  ],
+  'admissionregistration.k8s.io/v1/ValidatingAdmissionPolicy': [
+    'metadata.finalizers',
+  ],
+  'admissionregistration.k8s.io/v1/ValidatingAdmissionPolicyBinding': [
+    'metadata.finalizers',
+    'spec.validationActions',
+  ],
+  'admissionregistration.k8s.io/v1/ValidatingWebhookConfiguration': [
+    'metadata.finalizers',
+  ],
+  'admissionregistration.k8s.io/v1alpha1/MutatingAdmissionPolicy': [
+    'metadata.finalizers',
+  ],
+  'admissionregistration.k8s.io/v1alpha1/MutatingAdmissionPolicyBinding': [
+    'metadata.finalizers',
+  ],
+  'admissionregistration.k8s.io/v1beta1/MutatingAdmissionPolicy': [
+    'metadata.finalizers',
+  ],
+  'admissionregistration.k8s.io/v1beta1/MutatingAdmissionPolicyBinding': [
+    'metadata.finalizers',
+  ],
+  'apiextensions.k8s.io/v1/CustomResourceDefinition': [
+    'metadata.finalizers',
+  ],
+  'apiregistration.k8s.io/v1/APIService': [
+    'metadata.finalizers',
+  ],
+  'apps/v1/ControllerRevision': [
+    'metadata.finalizers',
+  ],
+  'apps/v1/DaemonSet': [
+    'metadata.finalizers',
+    'spec.template.metadata.finalizers',
+    'spec.template.spec.containers[].restartPolicyRules[].exitCodes.values',
+    'spec.template.spec.ephemeralContainers[].restartPolicyRules[].exitCodes.values',
+    'spec.template.spec.initContainers[].restartPolicyRules[].exitCodes.values',
+    'spec.template.spec.volumes[].ephemeral.volumeClaimTemplate.metadata.finalizers',
+  ],
+  'apps/v1/Deployment': [
+    'metadata.finalizers',
+    'spec.template.metadata.finalizers',
+    'spec.template.spec.containers[].restartPolicyRules[].exitCodes.values',
+    'spec.template.spec.ephemeralContainers[].restartPolicyRules[].exitCodes.values',
+    'spec.template.spec.initContainers[].restartPolicyRules[].exitCodes.values',
+    'spec.template.spec.volumes[].ephemeral.volumeClaimTemplate.metadata.finalizers',
+  ],
+  'apps/v1/ReplicaSet': [
+    'metadata.finalizers',
+    'spec.template.metadata.finalizers',
+    'spec.template.spec.containers[].restartPolicyRules[].exitCodes.values',
+    'spec.template.spec.ephemeralContainers[].restartPolicyRules[].exitCodes.values',
+    'spec.template.spec.initContainers[].restartPolicyRules[].exitCodes.values',
+    'spec.template.spec.volumes[].ephemeral.volumeClaimTemplate.metadata.finalizers',
+  ],
+  'apps/v1/StatefulSet': [
+    'metadata.finalizers',
+    'spec.template.metadata.finalizers',
+    'spec.template.spec.containers[].restartPolicyRules[].exitCodes.values',
+    'spec.template.spec.ephemeralContainers[].restartPolicyRules[].exitCodes.values',
+    'spec.template.spec.initContainers[].restartPolicyRules[].exitCodes.values',
+    'spec.template.spec.volumes[].ephemeral.volumeClaimTemplate.metadata.finalizers',
+    'spec.volumeClaimTemplates[].metadata.finalizers',
+  ],
+  'authentication.k8s.io/v1/SelfSubjectReview': [
+    'metadata.finalizers',
+  ],
+  'authentication.k8s.io/v1/TokenRequest': [
+    'metadata.finalizers',
+  ],
+  'authentication.k8s.io/v1/TokenReview': [
+    'metadata.finalizers',
+  ],
+  'authorization.k8s.io/v1/LocalSubjectAccessReview': [
+    'metadata.finalizers',
+  ],
+  'authorization.k8s.io/v1/SelfSubjectAccessReview': [
+    'metadata.finalizers',
+  ],
+  'authorization.k8s.io/v1/SelfSubjectRulesReview': [
+    'metadata.finalizers',
+  ],
+  'authorization.k8s.io/v1/SubjectAccessReview': [
+    'metadata.finalizers',
+  ],
+  'autoscaling/v1/HorizontalPodAutoscaler': [
+    'metadata.finalizers',
+  ],
+  'autoscaling/v1/Scale': [
+    'metadata.finalizers',
+  ],
+  'autoscaling/v2/HorizontalPodAutoscaler': [
+    'metadata.finalizers',
+  ],
+  'batch/v1/CronJob': [
+    'metadata.finalizers',
+    'spec.jobTemplate.metadata.finalizers',
+    'spec.jobTemplate.spec.podFailurePolicy.rules[].onExitCodes.values',
+    'spec.jobTemplate.spec.template.metadata.finalizers',
+    'spec.jobTemplate.spec.template.spec.containers[].restartPolicyRules[].exitCodes.values',
+    'spec.jobTemplate.spec.template.spec.ephemeralContainers[].restartPolicyRules[].exitCodes.values',
+    'spec.jobTemplate.spec.template.spec.initContainers[].restartPolicyRules[].exitCodes.values',
+    'spec.jobTemplate.spec.template.spec.volumes[].ephemeral.volumeClaimTemplate.metadata.finalizers',
+  ],
+  'batch/v1/Job': [
+    'metadata.finalizers',
+    'spec.podFailurePolicy.rules[].onExitCodes.values',
+    'spec.template.metadata.finalizers',
+    'spec.template.spec.containers[].restartPolicyRules[].exitCodes.values',
+    'spec.template.spec.ephemeralContainers[].restartPolicyRules[].exitCodes.values',
+    'spec.template.spec.initContainers[].restartPolicyRules[].exitCodes.values',
+    'spec.template.spec.volumes[].ephemeral.volumeClaimTemplate.metadata.finalizers',
+  ],
+  'certificates.k8s.io/v1/CertificateSigningRequest': [
+    'metadata.finalizers',
+  ],
+  'certificates.k8s.io/v1alpha1/ClusterTrustBundle': [
+    'metadata.finalizers',
+  ],
+  'certificates.k8s.io/v1alpha1/PodCertificateRequest': [
+    'metadata.finalizers',
+  ],
+  'certificates.k8s.io/v1beta1/ClusterTrustBundle': [
+    'metadata.finalizers',
+  ],
+  'coordination.k8s.io/v1/Lease': [
+    'metadata.finalizers',
+  ],
+  'coordination.k8s.io/v1alpha2/LeaseCandidate': [
+    'metadata.finalizers',
+  ],
+  'coordination.k8s.io/v1beta1/LeaseCandidate': [
+    'metadata.finalizers',
+  ],
+  'discovery.k8s.io/v1/EndpointSlice': [
+    'endpoints[].addresses',
+    'metadata.finalizers',
+  ],
+  'events.k8s.io/v1/Event': [
+    'metadata.finalizers',
+  ],
+  'flowcontrol.apiserver.k8s.io/v1/FlowSchema': [
+    'metadata.finalizers',
+    'spec.rules[].nonResourceRules[].nonResourceURLs',
+    'spec.rules[].nonResourceRules[].verbs',
+    'spec.rules[].resourceRules[].apiGroups',
+    'spec.rules[].resourceRules[].namespaces',
+    'spec.rules[].resourceRules[].resources',
+    'spec.rules[].resourceRules[].verbs',
+  ],
+  'flowcontrol.apiserver.k8s.io/v1/PriorityLevelConfiguration': [
+    'metadata.finalizers',
+  ],
+  'internal.apiserver.k8s.io/v1alpha1/StorageVersion': [
+    'metadata.finalizers',
+  ],
+  'networking.k8s.io/v1/IPAddress': [
+    'metadata.finalizers',
+  ],
+  'networking.k8s.io/v1/Ingress': [
+    'metadata.finalizers',
+  ],
+  'networking.k8s.io/v1/IngressClass': [
+    'metadata.finalizers',
+  ],
+  'networking.k8s.io/v1/NetworkPolicy': [
+    'metadata.finalizers',
+  ],
+  'networking.k8s.io/v1/ServiceCIDR': [
+    'metadata.finalizers',
+  ],
+  'networking.k8s.io/v1beta1/IPAddress': [
+    'metadata.finalizers',
+  ],
+  'networking.k8s.io/v1beta1/ServiceCIDR': [
+    'metadata.finalizers',
+  ],
+  'node.k8s.io/v1/RuntimeClass': [
+    'metadata.finalizers',
+  ],
+  'policy/v1/Eviction': [
+    'metadata.finalizers',
+  ],
+  'policy/v1/PodDisruptionBudget': [
+    'metadata.finalizers',
+  ],
+  'rbac.authorization.k8s.io/v1/ClusterRole': [
+    'metadata.finalizers',
+  ],
+  'rbac.authorization.k8s.io/v1/ClusterRoleBinding': [
+    'metadata.finalizers',
+  ],
+  'rbac.authorization.k8s.io/v1/Role': [
+    'metadata.finalizers',
+  ],
+  'rbac.authorization.k8s.io/v1/RoleBinding': [
+    'metadata.finalizers',
+  ],
+  'resource.k8s.io/v1/DeviceClass': [
+    'metadata.finalizers',
+  ],
+  'resource.k8s.io/v1/ResourceClaim': [
+    'metadata.finalizers',
+  ],
+  'resource.k8s.io/v1/ResourceClaimTemplate': [
+    'metadata.finalizers',
+    'spec.metadata.finalizers',
+  ],
+  'resource.k8s.io/v1/ResourceSlice': [
+    'metadata.finalizers',
+  ],
+  'resource.k8s.io/v1alpha3/DeviceTaintRule': [
+    'metadata.finalizers',
+  ],
+  'resource.k8s.io/v1beta1/DeviceClass': [
+    'metadata.finalizers',
+  ],
+  'resource.k8s.io/v1beta1/ResourceClaim': [
+    'metadata.finalizers',
+  ],
+  'resource.k8s.io/v1beta1/ResourceClaimTemplate': [
+    'metadata.finalizers',
+    'spec.metadata.finalizers',
+  ],
+  'resource.k8s.io/v1beta1/ResourceSlice': [
+    'metadata.finalizers',
+  ],
+  'resource.k8s.io/v1beta2/DeviceClass': [
+    'metadata.finalizers',
+  ],
+  'resource.k8s.io/v1beta2/ResourceClaim': [
+    'metadata.finalizers',
+  ],
+  'resource.k8s.io/v1beta2/ResourceClaimTemplate': [
+    'metadata.finalizers',
+    'spec.metadata.finalizers',
+  ],
+  'resource.k8s.io/v1beta2/ResourceSlice': [
+    'metadata.finalizers',
+  ],
+  'scheduling.k8s.io/v1/PriorityClass': [
+    'metadata.finalizers',
+  ],
+  'storage.k8s.io/v1/CSIDriver': [
+    'metadata.finalizers',
+    'spec.volumeLifecycleModes',
+  ],
+  'storage.k8s.io/v1/CSINode': [
+    'metadata.finalizers',
+  ],
+  'storage.k8s.io/v1/CSIStorageCapacity': [
+    'metadata.finalizers',
+  ],
+  'storage.k8s.io/v1/StorageClass': [
+    'metadata.finalizers',
+  ],
+  'storage.k8s.io/v1/VolumeAttachment': [
+    'metadata.finalizers',
+  ],
+  'storage.k8s.io/v1/VolumeAttributesClass': [
+    'metadata.finalizers',
+  ],
+  'storage.k8s.io/v1alpha1/VolumeAttributesClass': [
+    'metadata.finalizers',
+  ],
+  'storage.k8s.io/v1beta1/VolumeAttributesClass': [
+    'metadata.finalizers',
+  ],
+  'storagemigration.k8s.io/v1alpha1/StorageVersionMigration': [
+    'metadata.finalizers',
+  ],
+  'v1/Binding': [
+    'metadata.finalizers',
+  ],
+  'v1/ComponentStatus': [
+    'metadata.finalizers',
+  ],
+  'v1/ConfigMap': [
+    'metadata.finalizers',
+  ],
+  'v1/Endpoints': [
+    'metadata.finalizers',
+  ],
+  'v1/Event': [
+    'metadata.finalizers',
+  ],
+  'v1/LimitRange': [
+    'metadata.finalizers',
+  ],
+  'v1/Namespace': [
+    'metadata.finalizers',
+  ],
+  'v1/Node': [
+    'metadata.finalizers',
+    'spec.podCIDRs',
+  ],
+  'v1/PersistentVolume': [
+    'metadata.finalizers',
+  ],
+  'v1/PersistentVolumeClaim': [
+    'metadata.finalizers',
+  ],
+  'v1/Pod': [
+    'metadata.finalizers',
+    'spec.containers[].restartPolicyRules[].exitCodes.values',
+    'spec.ephemeralContainers[].restartPolicyRules[].exitCodes.values',
+    'spec.initContainers[].restartPolicyRules[].exitCodes.values',
+    'spec.volumes[].ephemeral.volumeClaimTemplate.metadata.finalizers',
+  ],
+  'v1/PodTemplate': [
+    'metadata.finalizers',
+    'template.metadata.finalizers',
+    'template.spec.containers[].restartPolicyRules[].exitCodes.values',
+    'template.spec.ephemeralContainers[].restartPolicyRules[].exitCodes.values',
+    'template.spec.initContainers[].restartPolicyRules[].exitCodes.values',
+    'template.spec.volumes[].ephemeral.volumeClaimTemplate.metadata.finalizers',
+  ],
+  'v1/ReplicationController': [
+    'metadata.finalizers',
+    'spec.template.metadata.finalizers',
+    'spec.template.spec.containers[].restartPolicyRules[].exitCodes.values',
+    'spec.template.spec.ephemeralContainers[].restartPolicyRules[].exitCodes.values',
+    'spec.template.spec.initContainers[].restartPolicyRules[].exitCodes.values',
+    'spec.template.spec.volumes[].ephemeral.volumeClaimTemplate.metadata.finalizers',
+  ],
+  'v1/ResourceQuota': [
+    'metadata.finalizers',
+  ],
+  'v1/Secret': [
+    'metadata.finalizers',
+  ],
+  'v1/Service': [
+    'metadata.finalizers',
+  ],
+  'v1/ServiceAccount': [
+    'metadata.finalizers',
+  ],
+};

@@ -51,7 +51,13 @@ import type { KubeletEvictionSettings, Latency, RunRule, UsageRule } from './set
 import { podResourceClaims } from '../api/resource-claims.js';
 import { type NodeDevices, resourceSliceFor } from '../api/resource-slices.js';
 import { claimsToPrepare, FAILED_PREPARE_REASON, PREPARE_RETRY_MS, prepareLatency } from './dra.js';
-import { unboundVolumes, usesClaims, VOLUME_RETRY_MS } from './volumes.js';
+import {
+  FAILED_MOUNT_REASON,
+  failedMountMessage,
+  unboundVolumes,
+  usesClaims,
+  VOLUME_RETRY_MS,
+} from './volumes.js';
 
 /** a seeded log-normal latency: median ms and sigma of the underlying normal */
 export interface KubeletLatencies {
@@ -554,9 +560,11 @@ export class KubeletFleet {
       this.prepareClaims(n, st, pod);
       return;
     }
-    void unboundVolumes(this.api, pod).then((waiting) => {
+    void unboundVolumes(this.api, pod).then((w) => {
       if (!n.alive || this.pods.get(st.key) !== st || st.terminating) return;
-      if (waiting.length === 0) return this.prepareClaims(n, st, pod);
+      if (w.waiting.length === 0) return this.prepareClaims(n, st, pod);
+      if (w.errors.length > 0)
+        this.opts.recorder?.event(pod, 'Warning', FAILED_MOUNT_REASON, failedMountMessage(w));
       this.after(st, VOLUME_RETRY_MS, () => {
         const cur = this.podInformer.getByKey(st.key);
         if (cur && !cur.metadata.deletionTimestamp) this.startPod(n, st, cur);

@@ -16,44 +16,103 @@
  *    field at all, a null or a non-map item is `element N: …`, and the rest of that list is not
  *    looked at (upstream bails on the list there).
  *  - Items merge by the whole key, so ports 53/TCP and 53/UDP stay two ports.
+ *  - Sets (`x-kubernetes-list-type: set`: metadata.finalizers, a Node's podCIDRs, …) are
+ *    associative lists keyed by the value itself (typed/helpers.go setItemToPathElement): a value
+ *    applied twice is `.metadata.finalizers: duplicate entries for key [="example.com/a"]`, and a
+ *    map, list or null item is `element N: …`.
+ *  - Custom resources take theirs from the CRD version's schema ({@link listTypesOfSchema}), as
+ *    apiextensions-apiserver builds the type converter from it: lists without
+ *    x-kubernetes-list-type are atomic there.
  *
- * Simplified: set lists (`x-kubernetes-list-type: set`, e.g. finalizers) are not checked for
- * duplicates; the key values print as JSON (upstream uses Go's %q, which differs only for
+ * Simplified: the key values print as JSON (upstream uses Go's %q, which differs only for
  * non-ASCII and control characters); several errors print in document order (upstream walks Go
- * maps, whose order varies). Custom resources keep the merge keys of strategic-merge.ts.
+ * maps, whose order varies); a CRD schema's `additionalProperties` values are not looked into.
  */
 import { ApiError } from '../api/errors.js';
-import { LIST_MAPS } from '../api/listmap-table.js';
+import { LIST_MAPS, LIST_SETS } from '../api/listmap-table.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: applied configurations are arbitrary objects
 type Obj = any;
 
 const isMap = (v: unknown): v is Record<string, Obj> => !!v && typeof v === 'object' && !Array.isArray(v);
 
-/** list path (`a.b[].c`, as the table writes it) → key fields, per apiVersion/kind, built once */
-const TABLES = new Map<string, ReadonlyMap<string, readonly string[]> | undefined>();
+/**
+ * The associative lists of a kind: list path (`a.b[].c`, as the table writes it) → key fields;
+ * no key fields (`[]`) for a set. Every other list is atomic.
+ */
+export type ListTypes = ReadonlyMap<string, readonly string[]>;
+
+const NO_KEYS: readonly string[] = [];
+
+/** per apiVersion/kind, built once */
+const TABLES = new Map<string, ListTypes | undefined>();
 
 /**
- * The list maps of a kind, by path; undefined for a kind the table does not know (custom
- * resources), whose lists keep strategic-merge.ts's merge keys.
+ * The associative lists of a built-in kind, by path; undefined for a kind the table does not
+ * know (custom resources: {@link listTypesOfSchema}).
  */
-export function listMapsOf(
-  apiVersion: string,
-  kind: string,
-): ReadonlyMap<string, readonly string[]> | undefined {
+export function listMapsOf(apiVersion: string, kind: string): ListTypes | undefined {
   const id = `${apiVersion}/${kind}`;
   if (TABLES.has(id)) return TABLES.get(id);
   const entries = LIST_MAPS[id];
-  const table = entries
-    ? new Map(
-        entries.map((e) => {
-          const at = e.indexOf(':');
-          return [e.slice(0, at), e.slice(at + 1).split(',')] as const;
-        }),
-      )
-    : undefined;
+  const sets = LIST_SETS[id];
+  const table =
+    entries || sets
+      ? new Map([
+          ...(entries ?? []).map((e) => {
+            const at = e.indexOf(':');
+            return [e.slice(0, at), e.slice(at + 1).split(',')] as const;
+          }),
+          ...(sets ?? []).map((p) => [p, NO_KEYS] as const),
+        ])
+      : undefined;
   TABLES.set(id, table);
   return table;
+}
+
+const SCHEMA_TABLES = new WeakMap<object, ListTypes>();
+
+/**
+ * The associative lists of a custom resource, from its CRD version's `openAPIV3Schema`:
+ * `x-kubernetes-list-type: map` with its `x-kubernetes-list-map-keys`, and `set`, below
+ * `properties` and `items`; metadata is ObjectMeta's (ownerReferences by uid, finalizers a set),
+ * whatever the schema says of it (apiextensions-apiserver's builder replaces it with ObjectMeta).
+ */
+export function listTypesOfSchema(schema: Obj): ListTypes {
+  const cached = isMap(schema) ? SCHEMA_TABLES.get(schema) : undefined;
+  if (cached) return cached;
+  const table = new Map<string, readonly string[]>([
+    ['metadata.ownerReferences', ['uid']],
+    ['metadata.finalizers', NO_KEYS],
+  ]);
+  const walk = (s: Obj, path: string, depth: number): void => {
+    if (!isMap(s) || depth > 64) return;
+    if (s.type === 'array' || s.items !== undefined) {
+      const t = s['x-kubernetes-list-type'];
+      const keys = s['x-kubernetes-list-map-keys'];
+      if (t === 'map' && Array.isArray(keys) && keys.length > 0) table.set(path, keys.map(String));
+      else if (t === 'set') table.set(path, NO_KEYS);
+      walk(s.items, `${path}[]`, depth + 1);
+      return;
+    }
+    if (!isMap(s.properties)) return;
+    for (const [f, c] of Object.entries(s.properties)) {
+      if (path === '' && f === 'metadata') continue;
+      walk(c, path ? `${path}.${f}` : f, depth + 1);
+    }
+  };
+  walk(schema, '', 0);
+  if (isMap(schema)) SCHEMA_TABLES.set(schema, table);
+  return table;
+}
+
+/** a set item's error, as typed/helpers.go setItemToPathElement words it */
+function setItemError(item: unknown): string | undefined {
+  if (item === null || item === undefined)
+    return "associative list without keys has an element that's an explicit null";
+  if (Array.isArray(item)) return 'not supported: associative list with lists as elements';
+  if (isMap(item)) return "associative list without keys has an element that's a map type";
+  return undefined;
 }
 
 /**
@@ -107,7 +166,7 @@ export function keyString(key: Record<string, unknown>): string {
  */
 export function checkAppliedListMaps(
   config: Obj,
-  maps: ReadonlyMap<string, readonly string[]> | undefined,
+  maps: ListTypes | undefined,
   gvk: { apiVersion: string; kind: string },
 ): void {
   if (!maps) return;
@@ -120,6 +179,20 @@ export function checkAppliedListMaps(
         return;
       }
       const seen = new Set<string>();
+      if (keys.length === 0) {
+        for (let i = 0; i < v.length; i++) {
+          const bad = setItemError(v[i]);
+          if (bad) {
+            errs.push(`${at}: element ${i}: ${bad}`);
+            return;
+          }
+          // fieldpath.PathElement's form of a value: [="a"], [=3]
+          const s = `[=${JSON.stringify(v[i])}]`;
+          if (seen.has(s)) errs.push(`${at}: duplicate entries for key ${s}`);
+          seen.add(s);
+        }
+        return;
+      }
       for (let i = 0; i < v.length; i++) {
         const k = itemKey(v[i], keys, path);
         if ('error' in k) {
@@ -158,6 +231,7 @@ export function mergeListMap(
   mergeItem: (live: Obj, applied: Obj) => Obj,
 ): Obj[] {
   const id = (x: Obj) => {
+    if (keys.length === 0) return `[=${JSON.stringify(x)}]`;
     const k = itemKey(x, keys, path);
     return 'key' in k ? keyString(k.key) : `\u0000${JSON.stringify(x)}`;
   };
@@ -218,12 +292,11 @@ export function mergeListMap(
 }
 
 /**
- * The live object with an applied configuration merged in, for a kind of the table: maps merge
- * field by field (`null` removes), list maps by key ({@link mergeListMap}), metadata.finalizers as
- * a set, every other list is atomic and replaced (upstream's default for a list without
- * x-kubernetes-list-type).
+ * The live object with an applied configuration merged in: maps merge field by field (`null`
+ * removes), list maps by key and sets by value ({@link mergeListMap}), every other list is atomic
+ * and replaced (upstream's default for a list without x-kubernetes-list-type).
  */
-export function mergeApplied(live: Obj, config: Obj, maps: ReadonlyMap<string, readonly string[]>): Obj {
+export function mergeApplied(live: Obj, config: Obj, maps: ListTypes): Obj {
   const mergeObj = (orig: Record<string, Obj>, patch: Record<string, Obj>, path: string) => {
     for (const [k, v] of Object.entries(patch)) {
       const child = path ? `${path}.${k}` : k;
@@ -237,11 +310,8 @@ export function mergeApplied(live: Obj, config: Obj, maps: ReadonlyMap<string, r
     if (!Array.isArray(v)) return v;
     const was: Obj[] = Array.isArray(cur) ? cur : [];
     const keys = maps.get(path);
+    if (keys?.length === 0) return mergeListMap(was, v, keys, path, (_, b) => b);
     if (keys) return mergeListMap(was, v, keys, path, (a, b) => mergeObj(a, b, `${path}[]`));
-    if (path === 'metadata.finalizers') {
-      const seen = new Set(was.map((x) => JSON.stringify(x)));
-      return [...was, ...v.filter((x) => !seen.has(JSON.stringify(x)))];
-    }
     return structuredClone(v);
   };
   return mergeObj(structuredClone(live), structuredClone(config), '');

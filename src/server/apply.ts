@@ -6,9 +6,10 @@
  * removed (upstream: staging/src/k8s.io/apimachinery/pkg/util/managedfields, structured-merge-diff).
  *
  * Simplified against upstream, as docs/server.md says: field ownership is tracked for appliers only
- * (Update operations by other clients record no fields, so they never conflict). Built-in kinds'
- * list maps merge and are owned by all their keys (apply-listmaps.ts, from the pinned OpenAPI);
- * custom resources' lists merge by the single merge keys of strategic-merge.ts.
+ * (Update operations by other clients record no fields, so they never conflict). List maps merge
+ * and are owned by all their keys, sets by value (apply-listmaps.ts: built-in kinds from the
+ * pinned OpenAPI, custom resources from their CRD's schema); kinds known to neither (a custom
+ * resource without its schema) merge lists by the merge keys of strategic-merge.ts.
  *
  * Example: manager a applies {spec: {replicas: 3}} → managedFields [{manager: a, fieldsV1:
  * {f:spec: {f:replicas: {}}}}]; manager b applies {spec: {replicas: 5}} → 409 `conflict with "a":
@@ -18,7 +19,15 @@ import { ApiError, badRequest } from '../api/errors.js';
 import type { ResourceInfo } from '../api/registry.js';
 import type { KubeObject } from '../api/types.js';
 import { rfc3339 } from '../api/time.js';
-import { checkAppliedListMaps, itemKey, keyString, listMapsOf, mergeApplied } from './apply-listmaps.js';
+import {
+  type ListTypes,
+  checkAppliedListMaps,
+  itemKey,
+  keyString,
+  listMapsOf,
+  listTypesOfSchema,
+  mergeApplied,
+} from './apply-listmaps.js';
 import { strategicMergePatch, strategyFor } from './strategic-merge.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: applied configurations are arbitrary objects
@@ -53,11 +62,11 @@ const META_SKIP = new Set([
 
 const isMap = (v: unknown): v is Record<string, Obj> => !!v && typeof v === 'object' && !Array.isArray(v);
 
-type ListMaps = ReadonlyMap<string, readonly string[]> | undefined;
+type ListMaps = ListTypes | undefined;
 
 /**
  * How a list at `path` is owned: by item keys (`keys`), as a set of values (`set`), or whole.
- * Built-in kinds follow the OpenAPI list maps (finalizers are a set); custom resources the merge
+ * Kinds with list types (apply-listmaps.ts) follow them: no keys is a set; otherwise the merge
  * keys of strategic-merge.ts.
  */
 function listKind(
@@ -67,8 +76,8 @@ function listKind(
 ): { keys: readonly string[] } | 'set' | undefined {
   if (maps) {
     const keys = maps.get(path);
-    if (keys) return { keys };
-    return path === 'metadata.finalizers' ? 'set' : undefined;
+    if (!keys) return undefined;
+    return keys.length === 0 ? 'set' : { keys };
   }
   const strat = strategyFor(kind, path);
   if (!strat) return undefined;
@@ -200,14 +209,16 @@ export function serverSideApply(
   current: KubeObject | undefined,
   config: Obj,
   info: ResourceInfo,
-  opts: { manager?: string; force?: boolean; now: number },
+  opts: { manager?: string; force?: boolean; now: number; schema?: Obj },
 ): KubeObject {
   if (!isMap(config)) throw badRequest('apply: the configuration must be a YAML or JSON object');
   if (config.apiVersion !== info.apiVersion || config.kind !== info.kind)
     throw badRequest(
       `apply: the configuration is ${config.apiVersion}/${config.kind}, the request is for ${info.apiVersion}/${info.kind}`,
     );
-  const maps = listMapsOf(info.apiVersion, info.kind);
+  const maps =
+    listMapsOf(info.apiVersion, info.kind) ??
+    (opts.schema !== undefined ? listTypesOfSchema(opts.schema) : undefined);
   checkAppliedListMaps(config, maps, info);
   const manager = opts.manager!;
   const mine = fieldSet(config, info.kind, maps);

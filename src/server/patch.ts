@@ -44,6 +44,8 @@ export interface PatchOptions {
   /** apply: take fields other managers own */
   force?: boolean;
   now: number;
+  /** apply to a custom resource: its CRD version's openAPIV3Schema (its list types) */
+  schema?: unknown;
 }
 
 /**

@@ -418,7 +418,12 @@ async function patchObject(
     // a built-in kind at a converted version (autoscaling/v1 HPA) is patched in that version's form
     const base = current && !info.crd ? (asServed(info)(current) as KubeObject) : current;
     const next = structuredClone(
-      applyPatch(type, raw, base, info, { manager, force, now: ctx.api.clock.now() }),
+      applyPatch(type, raw, base, info, {
+        manager,
+        force,
+        now: ctx.api.clock.now(),
+        schema: r.custom ? (r.custom.schema?.openAPIV3Schema ?? {}) : undefined,
+      }),
     );
     if (attempt === 0) typedBody(r, next, info, 'PatchOptions', current);
     else decodeTyped(next, info.group, info.version, info.kind);

@@ -166,4 +166,161 @@ spec:
     k.ok('apply', '--server-side', '-f', f2);
     expect(ports()).toEqual([{ name: 'dns', containerPort: 53, protocol: 'UDP', hostPort: 5353 }]);
   });
+
+  // x-kubernetes-list-type: set (typed/helpers.go setItemToPathElement): the value is the key
+  it('sets: a finalizer applied twice is refused; two managers each own their own finalizer', () => {
+    const cm = (name: string, fins: string[]) =>
+      `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n  finalizers: [${fins.join(', ')}]\ndata: {a: "1"}\n`;
+    const dup = k.run(
+      'apply',
+      '--server-side',
+      '-f',
+      file('fin-dup.yaml', cm('fin-dup', ['example.com/a', 'example.com/b', 'example.com/a'])),
+    );
+    expect(dup.code).toBe(1);
+    expect(dup.err.trim()).toBe(
+      'Error from server: failed to create typed patch object (default/fin-dup; /v1, Kind=ConfigMap): .metadata.finalizers: duplicate entries for key [="example.com/a"]',
+    );
+    expect(k.run('get', 'cm', 'fin-dup').code).toBe(1);
+    k.ok('apply', '--server-side', '-f', file('fin.yaml', cm('fin', ['example.com/a'])));
+    k.ok(
+      'apply',
+      '--server-side',
+      '--field-manager=other',
+      '-f',
+      file('fin-o.yaml', cm('fin', ['example.com/b'])),
+    );
+    const fins = () => k.ok('get', 'cm', 'fin', '-o', 'jsonpath={.metadata.finalizers}');
+    expect(JSON.parse(fins())).toEqual(['example.com/a', 'example.com/b']);
+    const mf = JSON.parse(k.ok('get', 'cm', 'fin', '--show-managed-fields', '-o', 'json')).metadata
+      .managedFields as { manager: string; fieldsV1: Record<string, any> }[];
+    expect(mf.find((m) => m.manager === 'other')!.fieldsV1['f:metadata']['f:finalizers']).toEqual({
+      'v:"example.com/b"': {},
+    });
+    // the first manager leaves its finalizer out: only that one goes
+    k.ok('apply', '--server-side', '-f', file('fin2.yaml', cm('fin', [])));
+    expect(JSON.parse(fins())).toEqual(['example.com/b']);
+    k.ok('patch', 'cm', 'fin', '--type=merge', '-p', '{"metadata":{"finalizers":null}}');
+  });
+
+  describe('a custom resource: list types from its CRD schema', () => {
+    const CRD = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: widgets, singular: widget, kind: Widget}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              ports:
+                type: array
+                x-kubernetes-list-type: map
+                x-kubernetes-list-map-keys: [port, protocol]
+                items:
+                  type: object
+                  required: [port, protocol]
+                  properties:
+                    port: {type: integer}
+                    protocol: {type: string}
+                    name: {type: string}
+                    hostPort: {type: integer}
+              tags:
+                type: array
+                x-kubernetes-list-type: set
+                items: {type: string}
+              containers:
+                type: array
+                items:
+                  type: object
+                  properties:
+                    name: {type: string}
+                    image: {type: string}
+`;
+    const widget = (name: string, spec: string) =>
+      `apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: ${name}\nspec:\n${spec}`;
+    beforeAll(async () => {
+      k.ok('apply', '-f', file('crd.yaml', CRD));
+      // until the kind is served: a deadline, not a count of tries
+      const end = Date.now() + 60_000;
+      while (k.run('get', 'widgets').code !== 0 && Date.now() < end)
+        await new Promise((r) => setTimeout(r, 200));
+    }, 240_000);
+    const spec = (name: string) => JSON.parse(k.ok('get', 'widget', name, '-o', 'jsonpath={.spec}'));
+
+    it('a list-map key applied twice and a set value applied twice are refused', () => {
+      const r = k.run(
+        'apply',
+        '--server-side',
+        '-f',
+        file(
+          'w-dup.yaml',
+          widget(
+            'w-dup',
+            '  ports:\n  - {port: 80, protocol: TCP}\n  - {port: 80, protocol: TCP, name: again}\n  tags: [a, a]\n',
+          ),
+        ),
+      );
+      expect(r.code).toBe(1);
+      expect(r.err.trim()).toBe(
+        'Error from server: failed to create typed patch object (default/w-dup; example.com/v1, Kind=Widget): errors:\n' +
+          '  .spec.ports: duplicate entries for key [port=80,protocol="TCP"]\n' +
+          '  .spec.tags: duplicate entries for key [="a"]',
+      );
+      expect(k.run('get', 'widget', 'w-dup').code).toBe(1);
+    });
+
+    it('items merge by the CRD keys, sets by value, other lists are atomic', () => {
+      k.ok(
+        'apply',
+        '--server-side',
+        '-f',
+        file(
+          'w1.yaml',
+          widget(
+            'w1',
+            '  ports:\n  - {port: 53, protocol: TCP, name: dns-tcp}\n  - {port: 53, protocol: UDP, name: dns}\n  tags: [a]\n  containers:\n  - {name: c, image: one}\n',
+          ),
+        ),
+      );
+      k.ok(
+        'apply',
+        '--server-side',
+        '--field-manager=other',
+        '--force-conflicts',
+        '-f',
+        file(
+          'w1-other.yaml',
+          widget(
+            'w1',
+            '  ports:\n  - {port: 53, protocol: UDP, hostPort: 5353}\n  tags: [b]\n  containers:\n  - {name: d}\n',
+          ),
+        ),
+      );
+      expect(spec('w1')).toEqual({
+        ports: [
+          { port: 53, protocol: 'TCP', name: 'dns-tcp' },
+          { port: 53, protocol: 'UDP', name: 'dns', hostPort: 5353 },
+        ],
+        tags: ['a', 'b'],
+        // atomic (no x-kubernetes-list-type in a CRD): the forced apply replaced the whole list
+        containers: [{ name: 'd' }],
+      });
+      const mf = JSON.parse(k.ok('get', 'widget', 'w1', '--show-managed-fields', '-o', 'json')).metadata
+        .managedFields as { manager: string; fieldsV1: Record<string, any> }[];
+      expect(Object.keys(mf.find((m) => m.manager === 'other')!.fieldsV1['f:spec']['f:ports'])).toEqual([
+        'k:{"port":53,"protocol":"UDP"}',
+      ]);
+    });
+  });
 });
