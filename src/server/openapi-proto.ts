@@ -134,9 +134,3 @@ export function encodeOpenApiV2(doc: object): Uint8Array {
   const t = type('Document');
   return t.encode(t.fromObject(message(t, doc))).finish();
 }
-
-/** The same bytes decoded back to plain objects (proto field names): for tests. */
-export function decodeOpenApiV2(bytes: Uint8Array): Json {
-  const t = type('Document');
-  return t.toObject(t.decode(bytes), { defaults: false, arrays: false, longs: Number }) as Json;
-}
