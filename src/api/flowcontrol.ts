@@ -77,6 +77,18 @@ export class FlowControl {
     return undefined;
   }
 
+  /**
+   * Counts a request that was admitted while nothing else was in flight and answered before the
+   * next one came, without running it: what tryAcquire + release would have counted then (the kubelet
+   * fleet's elided Lease renewals, kubelet/lease-elision.ts).
+   */
+  bookAlone(mutating: boolean): void {
+    const s = this.s;
+    s.accepted++;
+    if (mutating) s.peakInflightMutating = Math.max(s.peakInflightMutating, 1);
+    else s.peakInflight = Math.max(s.peakInflight, 1);
+  }
+
   release(mutating: boolean): void {
     if (mutating) this.s.inflightMutating--;
     else this.s.inflight--;
