@@ -78,15 +78,15 @@ export class FlowControl {
   }
 
   /**
-   * Counts a request that was admitted while nothing else was in flight and answered before the
-   * next one came, without running it: what tryAcquire + release would have counted then (the kubelet
-   * fleet's elided Lease renewals, kubelet/lease-elision.ts).
+   * Counts a request that was admitted with `inflight` − 1 others of its class in flight (all
+   * answered in the same instant, none rejected) without running it: what tryAcquire + release
+   * would have counted (the kubelet fleet's elided Lease renewals, kubelet/lease-elision.ts).
    */
-  bookAlone(mutating: boolean): void {
+  bookAdmitted(mutating: boolean, inflight: number): void {
     const s = this.s;
     s.accepted++;
-    if (mutating) s.peakInflightMutating = Math.max(s.peakInflightMutating, 1);
-    else s.peakInflight = Math.max(s.peakInflight, 1);
+    if (mutating) s.peakInflightMutating = Math.max(s.peakInflightMutating, inflight);
+    else s.peakInflight = Math.max(s.peakInflight, inflight);
   }
 
   release(mutating: boolean): void {

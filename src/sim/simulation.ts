@@ -778,9 +778,9 @@ export class Simulation {
       lone: () => this.eliding && this.loop.firedAtInstant === 0 && clock.peek() !== clock.now() && idle(),
       idle,
       tokensAt: (node, atMs) => this.clients.kubelet.tokensAt(node, atMs),
-      book: (node, atMs) => {
+      book: (node, atMs, inflight) => {
         this.clients.kubelet.bookAnswered(node, atMs);
-        fc.bookAlone(true);
+        fc.bookAdmitted(true, inflight);
       },
     };
   }
