@@ -431,8 +431,10 @@ export async function run(
     await prepare(o, cmd, false, readOnce);
   const churn = churnOf(o);
   const invalid: string[] = [];
-  // streamed: rendered from scratch (the reference walk, no per-port caches) and written out as it goes
-  const proxierOptions = stream ? { ...options, incremental: false, stream } : options;
+  // one sync: rendered from scratch (the reference walk, no per-port caches, nothing kept for a
+  // next sync); streamed: written out as it goes
+  const proxierOptions =
+    readOnce || stream ? { ...options, incremental: false, oneSync: readOnce, stream } : options;
   const newTarget = () =>
     new MetaProxier(node, families, (state) => renderer.createProxier(state, proxierOptions));
 

@@ -72,8 +72,8 @@ export interface AllNodesOptions {
 export function renderNode(cluster: AllNodesCluster, renderer: ProxyRenderer, node: ProxyNode): NodeRuleset {
   // one full sync and nothing after it: the reference walk, without the per-port caches an
   // incremental proxier fills for the partial syncs that never come (the same text: the
-  // incremental renderers are tested against it)
-  const options = { ...cluster.options, incremental: false };
+  // incremental renderers are tested against it), keeping nothing for a next sync
+  const options = { ...cluster.options, incremental: false, oneSync: true };
   const meta = new MetaProxier(node, cluster.families, (state) => renderer.createProxier(state, options));
   for (const x of cluster.services) meta.onServiceAdd(x);
   for (const x of cluster.slices) meta.onEndpointSliceAdd(x);

@@ -45,12 +45,24 @@ export interface ProxierOptions extends LocalDetectorConfig {
    * fragments, the very memory streaming saves).
    */
   stream?: (chunk: Uint8Array) => void;
+  /**
+   * This proxier syncs once and never again (`proxy render`, each node of `--all-nodes`): it keeps
+   * none of the state a later sync would diff against. nftables honors it (no record of every
+   * chain and map element: ~100 MB at 100k Services × 10 endpoints) and then refuses a second
+   * sync; the other modes ignore it. Needs `incremental: false`.
+   */
+  oneSync?: boolean;
 }
 
-/** Refuses `stream` with an incremental proxier (see {@link ProxierOptions.stream}). */
-export function checkStream(mode: string, opts: { stream?: unknown; incremental?: boolean }): void {
+/** Refuses `stream` or `oneSync` with an incremental proxier (see {@link ProxierOptions.stream}). */
+export function checkStream(
+  mode: string,
+  opts: { stream?: unknown; oneSync?: boolean; incremental?: boolean },
+): void {
   if (opts.stream && opts.incremental !== false)
     throw new TypeError(`${mode}: options.stream needs options.incremental: false`);
+  if (opts.oneSync && opts.incremental !== false)
+    throw new TypeError(`${mode}: options.oneSync needs options.incremental: false`);
 }
 
 /** Size of what one sync wrote. */

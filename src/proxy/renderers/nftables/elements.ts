@@ -25,6 +25,11 @@ export class ElementStorage {
   private readonly refs = new Map<string, number>();
   /** keys more than one service port wants (a value may then flip between syncs) */
   shared = 0;
+  /**
+   * false: the order elements were added is not kept (a proxier that syncs once never deletes
+   * one); the keys and values still are, as two ports may want one key in the same sync
+   */
+  recordOrder = true;
 
   constructor(
     readonly kind: 'set' | 'map',
@@ -52,7 +57,7 @@ export class ElementStorage {
     } else {
       tx.addElement(this.name, key, value, comment);
       this.elements.set(key, v);
-      this.added.set(key, this.seq++);
+      if (this.recordOrder) this.added.set(key, this.seq++);
     }
   }
 

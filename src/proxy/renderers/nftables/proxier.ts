@@ -89,6 +89,9 @@ export class NftablesProxier implements Proxier<NftSyncResult> {
   private readonly clock: Clock;
   private needFullSync = true;
   private flushed = false;
+  /** `options.oneSync`: service chains are not recorded, a second sync is refused */
+  private readonly oneSync: boolean;
+  private synced = false;
   /** chains that exist in the (simulated) kernel table → when they were added (their order) */
   private readonly kernelChains = new Map<string, number>();
   /** affinity sets that exist in the (simulated) kernel table → when they were added */
@@ -136,6 +139,8 @@ export class NftablesProxier implements Proxier<NftSyncResult> {
     this.clock = options.clock ?? new WallClock();
     checkStream('NftablesProxier', options);
     this.index = options.incremental === false ? null : new PortIndex(this.maps);
+    this.oneSync = !!options.oneSync;
+    if (this.oneSync) for (const m of Object.values(this.maps)) m.recordOrder = false;
   }
 
   get family(): IPFamily {
@@ -173,6 +178,10 @@ export class NftablesProxier implements Proxier<NftSyncResult> {
 
   /** One syncProxyRules(). */
   sync(): NftSyncResult {
+    // even a forced full sync needs the chains the last one wrote (to flush those now unused)
+    if (this.oneSync && this.synced)
+      throw new Error('NftablesProxier: options.oneSync: this proxier renders one sync; create a new one');
+    this.synced = true;
     const now = this.clock.now();
     const tryPartial = !this.needFullSync;
     const updated = this.state.applyChanges().updatedServices;
@@ -268,7 +277,8 @@ export class NftablesProxier implements Proxier<NftSyncResult> {
         if (skip) return;
         tx.addChain(chain);
         tx.flushChain(chain);
-        this.addKernelChain(chain);
+        // one sync: no later sync looks for this chain in the kernel
+        if (!this.oneSync) this.addKernelChain(chain);
       },
       useAffinitySet: (name: string) => activeAffinitySets.add(name),
       addAffinitySet: (name: string, timeoutSeconds: number) => {
@@ -294,6 +304,9 @@ export class NftablesProxier implements Proxier<NftSyncResult> {
     for (const key of keys) {
       const svc = this.state.servicePorts.get(key)!;
       const skip = updated !== null && !updated.has(svc.serviceName);
+      // one sync: a chain name belongs to one service port (its name is in it), so a port's
+      // chains are told apart within the port, and no sync after this one asks which are active
+      if (this.oneSync) activeChains.clear();
       if (writeServicePort(writer, svc, this.state.endpoints.get(key), skip)) written++;
     }
 
