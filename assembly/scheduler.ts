@@ -48,7 +48,7 @@ import {
   H_OFF_NZCPU, H_OFF_NZMEM, H_OFF_ORDER, H_OFF_REQ, H_OFF_TAINTS, H_OFF_TOPO, H_SIZE, H_TAINT_WORDS,
   K_NONZERO_CPU, K_NONZERO_MEM, K_REQUESTED, K_SCALAR, K_SKIP,
   KF_ALL_REASONS, KF_OFF_SHIFT, KF_RAW_ONLY, KF_SKIP_SCORE, KF_TOTAL_ONLY,
-  O_BEST, O_BEST_TOTAL, O_CAP, O_FEASIBLE_COUNT, O_OFF_FEASIBLE, O_OFF_NORM, O_OFF_RAW, O_OFF_REASONS,
+  O_BEST, O_BEST_TOTAL, O_CAP, O_EVENT_COUNT, O_EVENTS, O_FEASIBLE_COUNT, O_MAX_EVENTS, O_OFF_FEASIBLE, O_OFF_NORM, O_OFF_RAW, O_OFF_REASONS,
   O_OFF_STATUS, O_OFF_TOTAL, O_TIE_EVENTS,
   OP_EQ, OP_EXISTS, OP_FALSE, OP_IN, OP_NAME_EQ, OP_NAME_NE, OP_NE, OP_NOT_EXISTS, OP_NOT_IN, OP_TRUE,
   Q_BAL_NUM, Q_FIT_NUM, Q_FIT_TYPE, Q_FLAGS, Q_NODE_NAME, Q_NUM_CONTAINERS, Q_NUM_IMAGES, Q_NUM_PREF,
@@ -871,21 +871,29 @@ function fusedTotals(
 /**
  * The node selectHost would pick without a tie: the first feasible node (in examined order) with
  * the highest total, that total, and the number of ties with the running maximum on the way —
- * the random draws selectHost's reservoir sampling makes (0 → `best` is its answer, no draw).
+ * the random draws selectHost's reservoir sampling makes (0 → `best` is its answer, no draw) —
+ * and the positions where the running maximum was reached or raised, for selectHost to replay
+ * its draws without a scan (the first O_MAX_EVENTS; O_EVENT_COUNT counts all).
  */
 function selectBest(feasible: usize, count: i32, totalCol: usize, out: usize): void {
   let best = i32At(feasible, 0);
   let bestTotal = i32At(totalCol, best);
   let ties = 0;
+  let events = 0;
+  const ev = out + (<usize>O_EVENTS << 2);
   for (let i = 1; i < count; i++) {
     const s = i32At(feasible, i);
     const t = i32At(totalCol, s);
+    if (t < bestTotal) continue;
     if (t > bestTotal) { best = s; bestTotal = t; }
-    else if (t == bestTotal) ties++;
+    else ties++;
+    if (events < O_MAX_EVENTS) store<i32>(ev + (<usize>events << 2), i);
+    events++;
   }
   store<i32>(out + (<usize>O_BEST << 2), best);
   store<i32>(out + (<usize>O_BEST_TOTAL << 2), bestTotal);
   store<i32>(out + (<usize>O_TIE_EVENTS << 2), ties);
+  store<i32>(out + (<usize>O_EVENT_COUNT << 2), events);
 }
 
 function zeroColumn(feasible: usize, count: i32, col: usize): void {

@@ -22,9 +22,10 @@ import { numFeasibleNodesToFind } from '../src/scheduler/engine/types.js';
 import type { Pod } from '../src/api/types.js';
 import os from 'node:os';
 
-const BATCH = 200;
+/** pods per iteration of the engine loop (`runBatch`) */
+export const BATCH = 200;
 
-interface Setup {
+export interface Setup {
   table: NodeTable;
   pending: Pod[];
   /** pods with requests and images only (no selectors/affinity/tolerations): the adaptive window's best case */
@@ -32,7 +33,7 @@ interface Setup {
   out: KernelOutput;
 }
 
-function buildSetup(nodes: number, seed: number): Setup {
+export function buildSetup(nodes: number, seed: number): Setup {
   const cluster = generateCluster({ seed, nodes });
   const table = new NodeTable({ initialCapacity: nodes });
   for (const n of cluster.nodes) table.addNode(n);
@@ -49,7 +50,7 @@ function buildSetup(nodes: number, seed: number): Setup {
 }
 
 /** One batch: compile, filter+score, select, assume; then forget the batch. Returns nodes processed. */
-function runBatch(
+export function runBatch(
   s: Setup,
   kernel: Kernel<NodeTable, ReturnType<typeof compilePod>, KernelOutput>,
   adaptive: boolean,

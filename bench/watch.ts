@@ -43,11 +43,17 @@ async function clients(url: string, rv: string, count: number): Promise<ChildPro
   return child;
 }
 
-function report(child: ChildProcess, expected: number): Promise<ClientReport> {
+/** send `message` to a watcher process and wait for its answer */
+function ask<T>(child: ChildProcess, message: object): Promise<T> {
   return new Promise((resolve, reject) => {
-    child.once('message', (m) => resolve(m as ClientReport));
-    child.once('exit', (code) => reject(new Error(`watch client exited (${code}) without a report`)));
-    child.send({ expect: expected });
+    const exited = (code: number | null) =>
+      reject(new Error(`watch client exited (${code}) without a report`));
+    child.once('exit', exited);
+    child.once('message', (m) => {
+      child.off('exit', exited);
+      resolve(m as T);
+    });
+    child.send(message);
   });
 }
 
@@ -94,15 +100,17 @@ async function fanout(
       writer!.send({ write: { url: srv.url, writers: WRITERS, durationMs, rate } });
     });
     const expected = writes - failed;
-    const reports = await Promise.all(children.map((c) => report(c, expected)));
+    const reports = await Promise.all(children.map((c) => ask<ClientReport>(c, { expect: expected })));
+    // the server's CPU time ends here: receiving the latencies (MBs) is the bench's own cost
     const cpu = process.cpuUsage(cpu0);
+    const lats = await Promise.all(children.map((c) => ask<Float64Array>(c, { latencies: true })));
     const sum = (f: (r: ClientReport) => number) => reports.reduce((a, r) => a + f(r), 0);
     const lost = sum((r) => r.lost);
     const duplicated = sum((r) => r.duplicated);
     const outOfOrder = sum((r) => r.outOfOrder);
-    const latencies = new Float64Array(sum((r) => r.latencies.length));
+    const latencies = new Float64Array(lats.reduce((n, l) => n + l.length, 0));
     let at = 0;
-    for (const r of reports) latencies.set(r.latencies, (at += r.latencies.length) - r.latencies.length);
+    for (const l of lats) latencies.set(l, (at += l.length) - l.length);
     latencies.sort();
     const pct = (p: number) =>
       latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))] ?? 0;

@@ -7,10 +7,11 @@
  * value; the unknown-field schema takes it as is), and no built-in admission plugin looks at
  * Leases. So when the old object is this server's own validated write (revision-cache.ts), the
  * update that changes nothing else has a known outcome: the same errors (none), the same
- * defaults (none), and a new generation exactly when renewTime moved (the spec changed, as
- * apiserver.ts bumps it for every kind). apiserver.ts then skips defaulting, validation and the
+ * defaults (none). apiserver.ts then skips defaulting, validation and the
  * two whole-object comparisons; everything observable (the store write, its revision, the watch
- * events, flow control, the returned object) stays as for any update. A user admission hook
+ * events, flow control, the returned object) stays as for any update. Leases carry no
+ * metadata.generation (apiserver.ts hasGeneration: upstream's lease strategy sets none), so a
+ * renewal moves renewTime and the resourceVersion only. A user admission hook
  * turns the shortcut off: hooks see every request.
  */
 import { deepEqual } from './deep-equal.js';
@@ -49,7 +50,7 @@ export function isLeaseRenewal(old: Obj, next: Obj): boolean {
   return sameExcept(old, next, '', RENEWAL_FIELDS);
 }
 
-/** whether a renewal changed the spec (then generation moves, as for any spec change) */
+/** whether a renewal changed the spec (renewTime moved): else it is a no-op, and nothing is written */
 export function renewTimeMoved(old: Obj, next: Obj): boolean {
   return !deepEqual(old.spec?.renewTime, next.spec?.renewTime);
 }

@@ -35,7 +35,7 @@ import { copyIn, copyOut, decodeKv, MAX_UPDATE_RETRIES, type Obj, readView } fro
 import { isLeaseRenewal, renewTimeMoved } from './apiserver-lease.js';
 import { listObjects, type ListOptions, type ListResult } from './apiserver-list.js';
 import { watchObjects, type ApiWatchEvent, type WatchHandle, type WatchOptions } from './apiserver-watch.js';
-import { decode, encode, encodeFor } from './codec.js';
+import { decode, encodeFor } from './codec.js';
 import { deepEqual } from './deep-equal.js';
 import { applyDefaults, initialStatus } from './defaults.js';
 import {
@@ -184,7 +184,7 @@ export class ApiServer {
       if (!m.name && m.generateName) m.name = m.generateName + this.randomSuffix();
       o.apiVersion = servedApiVersion(info, o.apiVersion);
       this.defaultNew(info, o);
-      this.setSystemFields(o);
+      this.setSystemFields(info, o);
       await this.checkNamespace(info, m.namespace, m.name ?? '');
       await builtinAdmission(this.store, 'CREATE', info, o, undefined, opts.restore);
       let valid = false;
@@ -337,7 +337,8 @@ export class ApiServer {
       nm.namespace = om.namespace;
       if (om.namespace === undefined) delete nm.namespace;
       nm.name = om.name;
-      nm.generation = om.generation;
+      if (om.generation !== undefined) nm.generation = om.generation;
+      else delete nm.generation;
       if (om.deletionTimestamp !== undefined) nm.deletionTimestamp = om.deletionTimestamp;
       else delete nm.deletionTimestamp;
       if (om.deletionGracePeriodSeconds !== undefined)
@@ -356,14 +357,14 @@ export class ApiServer {
       let valid = false;
       if (renewal) {
         if (!renewTimeMoved(old, next)) return copyOut<T>(old); // no-op: nothing written
-        nm.generation = (om.generation ?? 0) + 1;
         valid = cached.valid;
       } else {
         if (sub === 'main') {
           if (!info.crd) applyDefaults(next);
           if (info.kind === 'Service') this.services.carry(old, next);
           await builtinAdmission(this.store, 'UPDATE', info, next, old);
-          if (!deepEqual(old.spec, next.spec)) nm.generation = (om.generation ?? 0) + 1;
+          if (hasGeneration(info) && !deepEqual(old.spec, next.spec))
+            nm.generation = (om.generation ?? 0) + 1;
           if (info.kind === 'DaemonSet') bumpTemplateGeneration(old, next);
         }
 
@@ -531,7 +532,7 @@ export class ApiServer {
     const m = o.metadata;
     this.normalizeNamespace(info, m);
     this.defaultNew(info, o);
-    this.setSystemFields(o);
+    this.setSystemFields(info, o);
     await this.checkNamespace(info, m.namespace, m.name ?? '');
     await builtinAdmission(this.store, 'CREATE', info, o, undefined);
     await admit(this.admission, 'CREATE', info, o, undefined, false, undefined, () =>
@@ -626,12 +627,13 @@ export class ApiServer {
     else delete m.namespace;
   }
 
-  private setSystemFields(o: Obj): void {
+  private setSystemFields(info: ResourceInfo, o: Obj): void {
     const m = o.metadata;
     this.created++;
     m.uid = this.uidFn(this.created);
     m.creationTimestamp = rfc3339(this.clock.now());
-    m.generation = 1;
+    if (hasGeneration(info)) m.generation = 1;
+    else delete m.generation;
     delete m.deletionTimestamp;
     delete m.deletionGracePeriodSeconds;
   }
@@ -695,3 +697,14 @@ export type { ListOptions, ListResult } from './apiserver-list.js';
 export type { ApiWatchEvent, WatchEventType, WatchHandle, WatchOptions } from './apiserver-watch.js';
 export type { DeleteOptions } from './apiserver-delete.js';
 export { deepEqual };
+
+/**
+ * Whether the kind's objects carry metadata.generation. Leases do not: coordination's lease
+ * strategy (pkg/registry/coordination/lease/strategy.go) has empty PrepareForCreate and
+ * PrepareForUpdate, and rest.BeforeUpdate keeps the old object's generation, so a kubelet's
+ * renewal moves spec.renewTime and the resourceVersion only (a real cluster's node Leases show
+ * no generation).
+ */
+function hasGeneration(info: ResourceInfo): boolean {
+  return !!info.crd || info.kind !== 'Lease';
+}

@@ -18,7 +18,7 @@
  *
  * Not modelled: `format` checks, and `allOf`/`anyOf`/`oneOf`/`not` (read but not enforced).
  */
-import { type FieldError, invalidValue, notSupported, required } from './field.js';
+import { type FieldError, invalidValue, notSupported, required, tooLong, tooMany } from './field.js';
 import { hasValidationRules, validateRules } from './crd-cel.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: schemas and bodies are arbitrary JSON
@@ -156,8 +156,7 @@ function validate(v: Obj, s: Obj, path: string, out: FieldError[]): void {
     const n = [...v].length;
     if (typeof s.minLength === 'number' && n < s.minLength)
       out.push(invalidValue(path, v, `${path} in body should be at least ${s.minLength} chars long`));
-    if (typeof s.maxLength === 'number' && n > s.maxLength)
-      out.push(block(invalidValue(path, v, `${path} in body may not be longer than ${s.maxLength}`)));
+    if (typeof s.maxLength === 'number' && n > s.maxLength) out.push(block(tooLong(path, s.maxLength)));
     if (typeof s.pattern === 'string' && !new RegExp(s.pattern, 'u').test(v))
       out.push(invalidValue(path, v, `${path} in body should match '${s.pattern}'`));
   }
@@ -165,9 +164,7 @@ function validate(v: Obj, s: Obj, path: string, out: FieldError[]): void {
     if (typeof s.minItems === 'number' && v.length < s.minItems)
       out.push(invalidValue(path, v.length, `${path} in body should have at least ${s.minItems} items`));
     if (typeof s.maxItems === 'number' && v.length > s.maxItems)
-      out.push(
-        block(invalidValue(path, v.length, `${path} in body should have at most ${s.maxItems} items`)),
-      );
+      out.push(block(tooMany(path, v.length, s.maxItems)));
     if (s.uniqueItems && new Set(v.map((x) => JSON.stringify(x))).size !== v.length)
       out.push(invalidValue(path, v, `${path} in body shouldn't contain duplicates`));
     v.forEach((x, i) => validate(x, s.items, `${path}[${i}]`, out));
@@ -178,9 +175,9 @@ function validate(v: Obj, s: Obj, path: string, out: FieldError[]): void {
     if (typeof s.minProperties === 'number' && n < s.minProperties)
       out.push(invalidValue(path, n, `${path} in body should have at least ${s.minProperties} properties`));
     if (typeof s.maxProperties === 'number' && n > s.maxProperties)
-      out.push(
-        block(invalidValue(path, n, `${path} in body should have at most ${s.maxProperties} properties`)),
-      );
+      // kube-openapi's TooManyProperties carries the maximum as its value and no limit, so
+      // apiextensions' kubeOpenAPIResultToFieldErrors prints TooMany(path, max, -1)
+      out.push(block(tooMany(path, s.maxProperties, -1)));
     for (const r of Array.isArray(s.required) ? s.required : [])
       if (v[r] === undefined) out.push(block(required(path ? `${path}.${r}` : r)));
     for (const k of Object.keys(v)) {

@@ -90,8 +90,20 @@ export const invalidValue = (field: string, value: unknown, detail = '') =>
 export const forbiddenField = (field: string, detail = '') =>
   new FieldError('Forbidden', field, undefined, detail);
 export const duplicate = (field: string, value: unknown) => new FieldError('Duplicate value', field, value);
+/**
+ * TooMany, worded as apimachinery v1.34 words it (`Too many: 4: must have at most 3 items`; a
+ * negative max: `too many items`)
+ */
 export const tooMany = (field: string, actual: number, max: number) =>
-  new FieldError('Too many', field, actual, `must have at most ${max} items`);
+  new FieldError(
+    'Too many',
+    field,
+    actual,
+    max >= 0 ? `must have at most ${max} ${max === 1 ? 'item' : 'items'}` : 'too many items',
+  );
+/** TooLong (v1.34: the value is never printed): `Too long: may not be more than 3 bytes` */
+export const tooLong = (field: string, max: number) =>
+  new FieldError('Too long', field, undefined, `may not be more than ${max} ${max === 1 ? 'byte' : 'bytes'}`);
 /** NotSupported: `Unsupported value: "x": supported values: "a", "b"` */
 export function notSupported(field: string, value: unknown, supported: readonly string[]): FieldError {
   const detail = supported.length

@@ -77,6 +77,18 @@ export class FlowControl {
     return undefined;
   }
 
+  /**
+   * Counts a request that was admitted with `inflight` − 1 others of its class in flight (all
+   * answered in the same instant, none rejected) without running it: what tryAcquire + release
+   * would have counted (the kubelet fleet's elided Lease renewals, kubelet/lease-elision.ts).
+   */
+  bookAdmitted(mutating: boolean, inflight: number): void {
+    const s = this.s;
+    s.accepted++;
+    if (mutating) s.peakInflightMutating = Math.max(s.peakInflightMutating, inflight);
+    else s.peakInflight = Math.max(s.peakInflight, inflight);
+  }
+
   release(mutating: boolean): void {
     if (mutating) this.s.inflightMutating--;
     else this.s.inflight--;

@@ -3,13 +3,7 @@
  * ValidateObjectMeta, and metav1validation.ValidateLabels): names by the kind's name rule,
  * namespace, labels, annotations (total size), ownerReferences, finalizers.
  */
-import {
-  type FieldError,
-  FieldError as FieldErrorClass,
-  forbiddenField,
-  invalidValue,
-  required,
-} from './field.js';
+import { type FieldError, forbiddenField, invalidValue, required, tooLong } from './field.js';
 import type { NameRule } from './kinds.js';
 import type { ResourceInfo } from './registry.js';
 import { isObj, type Obj, typeError, validateNameWith } from './validation-common.js';
@@ -89,10 +83,7 @@ export function validateMeta(
         if (typeof v !== 'string') out.push(invalidValue(`${path}.annotations[${k}]`, v, 'must be a string'));
         total += k.length + (typeof v === 'string' ? v.length : 0);
       }
-      if (total > 262144)
-        out.push(
-          new FieldErrorClass('Too long', `${path}.annotations`, undefined, 'must have at most 262144 bytes'),
-        );
+      if (total > 262144) out.push(tooLong(`${path}.annotations`, 262144));
     }
   }
   if (Array.isArray(m.ownerReferences)) {

@@ -112,7 +112,7 @@ export function openOutput(o: { out?: string }): ChunkWriter {
  * Writes byte chunks to --out (atomically, as emit) or stdout, without joining them: a large
  * ruleset may be longer than the longest string V8 can build.
  */
-export function emitChunks(o: { out?: string }, chunks: readonly Uint8Array[]): void {
+export function emitChunks(o: { out?: string }, chunks: Iterable<Uint8Array>): void {
   const w = openOutput(o);
   for (const c of chunks) w.write(c);
   w.commit();

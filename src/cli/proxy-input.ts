@@ -446,7 +446,7 @@ export async function run(
     for (const { result } of s) {
       // a mode with chunks keeps its text as bytes; ipvs folds its texts from live state
       if (!result.chunks) void result.text;
-      void [result.stats, ...result.artifacts.map((a) => a.text)];
+      void [result.stats, ...result.artifacts.map((a) => (a.chunks ? '' : a.text))];
     }
     syncs.push(s);
   };

@@ -11,19 +11,22 @@ export interface RulesOutput {
 
 /**
  * The rules of `outputs` as byte chunks, in order, never joined into one string (a ruleset of
- * 100,000 services can be longer than V8's longest string). `sortIptables`: kube-proxy's unit-test
- * normalisation (sortIPTablesRules), which needs the text as a string.
+ * 100,000 services can be longer than V8's longest string); an artifact read as chunks (a streamed
+ * ipvs sync's delta.ipvsadm) is read as the result is iterated. `sortIptables`: kube-proxy's
+ * unit-test normalisation (sortIPTablesRules), which needs the text as a string.
  */
-export function rulesChunks(outputs: readonly RulesOutput[], sortIptables: boolean): Uint8Array[] {
+export function* rulesChunks(outputs: readonly RulesOutput[], sortIptables: boolean): Generator<Uint8Array> {
   const dual = new Set(outputs.map((x) => x.family)).size > 1;
-  const chunks: Uint8Array[] = [];
   for (const { family, result } of outputs) {
-    if (outputs.length > 1)
-      chunks.push(Buffer.from(`# kubesim: ${dual ? `${family} ` : ''}${result.kind} sync\n`));
-    if (sortIptables) chunks.push(Buffer.from(sortIptablesRules(result.text)));
-    else if (result.chunks) chunks.push(...result.chunks());
-    else chunks.push(Buffer.from(result.text));
-    for (const a of result.artifacts) chunks.push(Buffer.from(`# kubesim: ${a.name}\n${a.text}`));
+    if (outputs.length > 1) yield Buffer.from(`# kubesim: ${dual ? `${family} ` : ''}${result.kind} sync\n`);
+    if (sortIptables) yield Buffer.from(sortIptablesRules(result.text));
+    else if (result.chunks) yield* result.chunks();
+    else yield Buffer.from(result.text);
+    for (const a of result.artifacts) {
+      if (a.chunks) {
+        yield Buffer.from(`# kubesim: ${a.name}\n`);
+        yield* a.chunks();
+      } else yield Buffer.from(`# kubesim: ${a.name}\n${a.text}`);
+    }
   }
-  return chunks;
 }

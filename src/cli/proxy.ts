@@ -35,7 +35,7 @@ interface RenderOpts extends InputOpts {
 }
 
 /** modes whose proxiers take ProxierOptions.stream */
-const STREAMED_MODES = ['iptables', 'nftables'];
+const STREAMED_MODES = ['iptables', 'nftables', 'ipvs'];
 
 interface CheckOpts extends InputOpts {
   backend: 'nft' | 'legacy' | 'all';

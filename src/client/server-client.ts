@@ -86,13 +86,13 @@ export class LatencyHistogram {
   private readonly counts = new Map<number, number>();
   count = 0;
 
-  add(ms: number): void {
+  add(ms: number, times = 1): void {
     const b =
       ms <= LatencyHistogram.MIN
         ? -1
         : Math.floor(Math.log(ms / LatencyHistogram.MIN) / LatencyHistogram.STEP);
-    this.counts.set(b, (this.counts.get(b) ?? 0) + 1);
-    this.count++;
+    this.counts.set(b, (this.counts.get(b) ?? 0) + times);
+    this.count += times;
   }
 
   /** merge another histogram into this one */
@@ -154,10 +154,44 @@ export class ServerClient implements ApiClient {
     let b = this.buckets.get(key);
     if (!b) this.buckets.set(key, (b = new BucketRateLimiter<void>(this.o.clock, rl.qps, rl.burst)));
     const wait = b.when(undefined);
+    this.onTake?.(key);
     if (wait <= 0) return 0;
     this.stats.clientWaits++;
     this.stats.clientWaitMs += wait;
     return wait;
+  }
+
+  /**
+   * Called after a request took a token of bucket `key`: the kubelet fleet's elided Lease renewals
+   * (kubelet/lease-elision.ts) check that their node's bucket will still have one for them.
+   */
+  onTake?: (key: string) => void;
+
+  /**
+   * The tokens a request sent at virtual time `atMs` (no earlier than the bucket's last take) would
+   * find in bucket `key`; Infinity when requests wait for none.
+   */
+  tokensAt(key: string, atMs: number): number {
+    const rl = this.o.rateLimit;
+    if (!rl || !this.limiting) return Infinity;
+    return this.buckets.get(key)?.tokensAt(atMs) ?? rl.burst;
+  }
+
+  /**
+   * Books a request the caller did not send, sent at virtual time `atMs` (no earlier than the
+   * bucket's last take) and answered in the same instant: its token of bucket `key` is taken at
+   * that time, and it counts as a request with a latency of 0. Only for a request that had a
+   * token at hand ({@link tokensAt} ≥ 1): it would not have waited.
+   */
+  bookAnswered(key: string, atMs: number): void {
+    const rl = this.o.rateLimit;
+    if (rl && this.limiting) {
+      let b = this.buckets.get(key);
+      if (!b) this.buckets.set(key, (b = new BucketRateLimiter<void>(this.o.clock, rl.qps, rl.burst, atMs)));
+      b.takeAt(atMs);
+    }
+    this.stats.requests++;
+    this.stats.latency.add(0);
   }
 
   /** the bucket of a request: the view's, or `limitKey`'s */

@@ -51,20 +51,32 @@ export class ItemExponentialFailureRateLimiter<T> implements RateLimiter<T> {
 export class BucketRateLimiter<T> implements RateLimiter<T> {
   private tokens: number;
   private last: number;
+  /** @param startMs the virtual time the bucket is made at, full (default: now) */
   constructor(
     private readonly clock: Clock,
     readonly qps = 10,
     readonly burst = 100,
+    startMs = clock.now(),
   ) {
     this.tokens = burst;
-    this.last = clock.now();
+    this.last = startMs;
   }
   when(_item: T): number {
-    const now = this.clock.now();
+    return this.takeAt(this.clock.now());
+  }
+  /**
+   * A token taken at virtual time `now` (not before the last take): the wait in ms, 0 when one was
+   * at hand. `when` at that time; the kubelet fleet replays the takes of Lease renewals it elided.
+   */
+  takeAt(now: number): number {
     this.tokens = Math.min(this.burst, this.tokens + ((now - this.last) / 1000) * this.qps);
     this.last = now;
     this.tokens -= 1;
     return this.tokens >= 0 ? 0 : (-this.tokens / this.qps) * 1000;
+  }
+  /** the tokens a take at virtual time `now` would find (the same arithmetic, nothing taken) */
+  tokensAt(now: number): number {
+    return Math.min(this.burst, this.tokens + ((now - this.last) / 1000) * this.qps);
   }
   forget(_item: T): void {}
   numRequeues(_item: T): number {

@@ -14,6 +14,12 @@
  *
  * NodeVolumeLimits counts the attachments alongside the pods' volumes (each volume once), so an
  * attachment that outlives its pod still takes a slot until it is detached.
+ *
+ * A node with no pod using a claim and no VolumeAttachment has nothing to reconcile (its desired
+ * state is empty and there is nothing to detach), so events of its pods do not queue it
+ * (`skipIdleNodes`, the default; test/controllers/attach-detach-idle.test.ts compares both ways):
+ * whatever could give it work — a pod with a claim bound to it, an attachment naming it — queues it
+ * itself. Upstream's desired-state populator likewise only looks at pods with volumes.
  */
 import { NODE_NAME_INDEX, nodeNameIndex } from './pod-util.js';
 import { createHash } from 'node:crypto';
@@ -44,10 +50,18 @@ export class AttachDetachController {
   private readonly drivers: Informer<CSIDriver>;
   private readonly attachments: Informer<VolumeAttachment>;
   private running?: Promise<void>;
+  /** node → its pods that use a claim (any phase) */
+  private readonly claimPods = new Map<string, number>();
+  /** node → the VolumeAttachments naming it */
+  private readonly attachmentsOn = new Map<string, number>();
   attached = 0;
   detached = 0;
 
-  constructor(private readonly deps: ControllerDeps) {
+  /** @param skipIdleNodes pod events do not queue a node with no claim-using pod and no attachment */
+  constructor(
+    private readonly deps: ControllerDeps,
+    private readonly skipIdleNodes = true,
+  ) {
     // one key per node: its attachments are reconciled together
     this.queue = new WorkQueue<string>(deps.clock, undefined, 'attachdetach');
     this.pods = deps.informers.for<Pod>('pods');
@@ -61,15 +75,26 @@ export class AttachDetachController {
     this.drivers = deps.informers.for<CSIDriver>('csidrivers');
     this.attachments = deps.informers.for<VolumeAttachment>('volumeattachments');
     const node = (n: string | undefined) => {
-      if (n) this.queue.add(n);
+      if (n && (!this.skipIdleNodes || this.claimPods.has(n) || this.attachmentsOn.has(n))) this.queue.add(n);
+    };
+    const claimPod = (p: Pod, d: number) => {
+      if (p.spec.nodeName && usesAnyClaim(p)) bump(this.claimPods, p.spec.nodeName, d);
     };
     this.pods.addEventHandler({
-      onAdd: (p) => node(p.spec.nodeName),
+      onAdd: (p) => {
+        claimPod(p, 1);
+        node(p.spec.nodeName);
+      },
       onUpdate: (o, p) => {
+        claimPod(o, -1);
+        claimPod(p, 1);
         node(o.spec.nodeName);
         node(p.spec.nodeName);
       },
-      onDelete: (p) => node(p.spec.nodeName),
+      onDelete: (p) => {
+        claimPod(p, -1);
+        node(p.spec.nodeName);
+      },
     });
     const everyNodeOfClaim = (c: PersistentVolumeClaim) => {
       for (const p of this.pods.list(c.metadata.namespace))
@@ -77,8 +102,14 @@ export class AttachDetachController {
     };
     this.claims.addEventHandler({ onAdd: everyNodeOfClaim, onUpdate: (_o, c) => everyNodeOfClaim(c) });
     this.attachments.addEventHandler({
-      onAdd: (a) => node(a.spec.nodeName),
-      onDelete: (a) => node(a.spec.nodeName),
+      onAdd: (a) => {
+        bump(this.attachmentsOn, a.spec.nodeName, 1);
+        node(a.spec.nodeName);
+      },
+      onDelete: (a) => {
+        bump(this.attachmentsOn, a.spec.nodeName, -1);
+        node(a.spec.nodeName);
+      },
     });
   }
 
@@ -140,6 +171,20 @@ export class AttachDetachController {
       }
     }
   }
+}
+
+/** count `d` more for key k (dropped at 0) */
+function bump(m: Map<string, number>, k: string | undefined, d: number): void {
+  if (!k) return;
+  const v = (m.get(k) ?? 0) + d;
+  if (v) m.set(k, v);
+  else m.delete(k);
+}
+
+function usesAnyClaim(p: Pod): boolean {
+  return ((p.spec.volumes as { persistentVolumeClaim?: unknown }[] | undefined) ?? []).some(
+    (v) => !!v.persistentVolumeClaim,
+  );
 }
 
 function usesClaim(p: Pod, claim: string): boolean {

@@ -20,7 +20,7 @@ import type { Lease, Node, NodeCondition, Pod, Taint } from '../api/types.js';
 import { isConflict } from '../client/api.js';
 import type { Informer } from '../client/informer.js';
 import type { TimerHandle } from '../util/clock.js';
-import { rfc3339 } from '../api/time.js';
+import { rfc3339, rfc3339Micro } from '../api/time.js';
 import { zoneKey } from '../api/topology.js';
 import type { ControllerDeps } from './replicaset.js';
 
@@ -40,7 +40,21 @@ const PRESSURE_TAINTS = {
   PIDPressure: 'node.kubernetes.io/pid-pressure',
 } as const;
 
+/**
+ * Renewals of node Leases the kubelets did not write (kubelet/lease-elision.ts): the Lease informer
+ * never sees them, so the controller asks. Upstream has no such thing: there every renewal is a
+ * write the lease informer delivers.
+ */
+export interface NodeLeaseFreshness {
+  /** the virtual time of the node's last elided Lease renewal (its renewTime), if any */
+  elidedRenewal(node: string): number | undefined;
+}
+
+const PRESSURE_TAINT_KEYS: ReadonlySet<string> = new Set(Object.values(PRESSURE_TAINTS));
+
 export interface NodeLifecycleOptions {
+  /** elided Lease renewals, read as the Lease events they stand for */
+  leaseFreshness?: NodeLeaseFreshness;
   nodeMonitorPeriodMs?: number;
   nodeMonitorGracePeriodMs?: number;
   evictionRate?: number;
@@ -108,7 +122,8 @@ export class NodeLifecycleController {
   private readonly zoneStates = new Map<string, ZoneState>();
   private monitorTimer?: TimerHandle;
   private taintTimer?: TimerHandle;
-  private readonly o: Required<NodeLifecycleOptions>;
+  private readonly o: Required<Omit<NodeLifecycleOptions, 'leaseFreshness'>>;
+  private readonly freshness?: NodeLeaseFreshness;
   private allDisrupted = false;
   private stopped = false;
   stats = { markedUnknown: 0, noExecuteTainted: 0, untainted: 0, podsMarkedNotReady: 0, writeErrors: 0 };
@@ -117,6 +132,7 @@ export class NodeLifecycleController {
     private readonly deps: ControllerDeps,
     opts: NodeLifecycleOptions = {},
   ) {
+    this.freshness = opts.leaseFreshness;
     this.o = {
       nodeMonitorPeriodMs: opts.nodeMonitorPeriodMs ?? 5_000,
       nodeMonitorGracePeriodMs: opts.nodeMonitorGracePeriodMs ?? NODE_MONITOR_GRACE_PERIOD_MS,
@@ -153,7 +169,10 @@ export class NodeLifecycleController {
       if (!h) this.health.set(l.metadata.name!, { probeMs: deps.clock.now(), renewTime: l.spec.renewTime });
       else if (l.spec.renewTime !== h.renewTime) {
         h.renewTime = l.spec.renewTime;
-        h.probeMs = deps.clock.now();
+        // the Lease written late with a renewal that was elided: seen when it was made
+        const e = this.freshness?.elidedRenewal(l.metadata.name!);
+        h.probeMs =
+          e !== undefined && rfc3339Micro(e) === l.spec.renewTime ? Math.max(h.probeMs, e) : deps.clock.now();
       }
     };
     this.leases.addEventHandler({ onAdd: observeLease, onUpdate: (_o, l) => observeLease(l) });
@@ -211,6 +230,9 @@ export class NodeLifecycleController {
       const name = node.metadata.name!;
       const h = this.health.get(name) ?? { probeMs: now };
       if (!this.health.has(name)) this.health.set(name, h);
+      // an elided renewal is the Lease event it stands for: a probe at the time it was made
+      const elided = this.freshness?.elidedRenewal(name);
+      if (elided !== undefined && elided > h.probeMs) h.probeMs = elided;
       let ready = node.status?.conditions?.find((c) => c.type === 'Ready');
       if (h.probeMs + this.o.nodeMonitorGracePeriodMs < now && ready?.status !== 'Unknown') {
         work.push(() => this.markUnknown(node));
@@ -292,7 +314,8 @@ export class NodeLifecycleController {
     const other = want === TAINT_NOT_READY ? TAINT_UNREACHABLE : TAINT_NOT_READY;
     const tainter = this.tainter(zone);
     if (!want) {
-      tainter.queue = tainter.queue.filter((n) => n !== name);
+      // (a Ready node is in no queue but after a recovery: no new array per node and pass)
+      if (tainter.queue.includes(name)) tainter.queue = tainter.queue.filter((n) => n !== name);
       if (
         hasNoSched(TAINT_NOT_READY) ||
         hasNoSched(TAINT_UNREACHABLE) ||
@@ -329,6 +352,12 @@ export class NodeLifecycleController {
    */
   private reconcilePressureTaints(node: Node, work: (() => Promise<void>)[]): void {
     const conds = node.status?.conditions ?? [];
+    // the common case, decided without building the sets below: no pressure and no pressure taint
+    if (
+      !conds.some((c) => c.status === 'True' && Object.hasOwn(PRESSURE_TAINTS, c.type)) &&
+      !(node.spec?.taints ?? []).some((t) => PRESSURE_TAINT_KEYS.has(t.key))
+    )
+      return;
     const want = new Set<string>(
       Object.entries(PRESSURE_TAINTS)
         .filter(([type]) => conds.some((c) => c.type === type && c.status === 'True'))

@@ -58,6 +58,7 @@ import {
   usesClaims,
   VOLUME_RETRY_MS,
 } from './volumes.js';
+import { LazyRenewals, type LazyNode, type RenewalElisionHost } from './lease-elision.js';
 
 /** a seeded log-normal latency: median ms and sigma of the underlying normal */
 export interface KubeletLatencies {
@@ -105,6 +106,11 @@ export interface KubeletOptions {
   recorder?: EventRecorder;
   /** NodePrepareResources latency per DRA driver name (`default`: any other driver) */
   draPrepare?: Record<string, Latency>;
+  /**
+   * elide the Lease renewals no one can tell from not sending them (lease-elision.ts); only for a
+   * simulation whose requests and watch events take no virtual time
+   */
+  elision?: RenewalElisionHost;
   /** the devices a node's DRA drivers publish as ResourceSlices when the node registers */
   devices?: (node: Node) => readonly NodeDevices[];
   /** node-pressure eviction: the kubelet settings, the usage rules, and an event recorder */
@@ -118,11 +124,17 @@ export interface KubeletOptions {
 
 export const NODE_LEASE_NAMESPACE = 'kube-node-lease';
 
-interface NodeState {
+interface NodeState extends LazyNode {
   name: string;
   index: number;
   alive: boolean;
   lease?: Lease;
+  /** a renewal (or the Lease's creation) is in flight */
+  renewing?: boolean;
+  /** the last renewal was elided: the stored Lease has an older renewTime */
+  leaseStale?: boolean;
+  /** the heartbeat: renew, and post status when the node does not report Ready */
+  beat?: () => void;
   heartbeat?: TimerHandle;
   statusTimer?: TimerHandle;
   /** image → virtual time the image is (or will be) present */
@@ -178,6 +190,8 @@ export class KubeletFleet {
   };
   /** node-pressure eviction, when the scenario turns it on */
   readonly evictionManager?: EvictionManager;
+  /** elided Lease renewals (lease-elision.ts), when opts.elision is given */
+  readonly lazy?: LazyRenewals;
 
   constructor(private readonly opts: KubeletOptions) {
     this.lat = { ...DEFAULT_LATENCIES, ...(opts.latencies ?? {}) };
@@ -186,8 +200,23 @@ export class KubeletFleet {
     this.nodeInformer = opts.informers.for<Node>('nodes');
     this.nodeInformer.addEventHandler({
       onAdd: (n) => this.adoptNode(n),
+      onUpdate: (_o, n) => this.nodeChanged(n),
       onDelete: (n) => this.forgetNode(n.metadata.name!),
     });
+    if (opts.elision) {
+      this.lazy = new LazyRenewals(
+        opts.elision,
+        opts.leaseRenewIntervalMs ?? 10_000,
+        (n) => {
+          this.stats.leaseRenewals++;
+          (n as NodeState).leaseStale = true;
+        },
+        (n, at, prev) => {
+          const s = n as NodeState;
+          if (s.beat) s.heartbeat = opts.elision!.setTimerAt(s.beat, at, prev);
+        },
+      );
+    }
     this.podInformer.addEventHandler({
       onAdd: (p) => this.onPod(p),
       onUpdate: (_o, p) => this.onPod(p),
@@ -289,11 +318,62 @@ export class KubeletFleet {
     return [...this.nodes.keys()];
   }
 
+  /**
+   * Elided renewals (lease-elision.ts): book those due before virtual time `t` and make those due at
+   * `t` real timers; `through`: book those at `t` too (the run ends there)
+   */
+  catchUpRenewals(t: number, through = false): void {
+    this.lazy?.catchUp(t, through);
+  }
+
+  /** a request of node `key`'s kubelet took a token of its client bucket (ServerClient.onTake) */
+  tokenTaken(key: string): void {
+    const n = this.lazy && this.nodes.get(key);
+    if (n) this.lazy!.tokenTaken(n);
+  }
+
+  /**
+   * The virtual time of the node's last Lease renewal that was elided, not written (the node
+   * lifecycle controller's NodeLeaseFreshness): a probe of its health the Lease informer never sees.
+   */
+  elidedRenewal(node: string): number | undefined {
+    return this.nodes.get(node)?.elidedAt;
+  }
+
+  /**
+   * Writes each Lease whose last renewal was elided with that renewal's renewTime, so that a reader
+   * sees what the kubelet would have written (the simulation calls it when its run ends). Not
+   * counted as renewals: they were counted when they were elided.
+   */
+  async writeElidedLeases(): Promise<void> {
+    for (const n of this.nodes.values()) {
+      if (!n.leaseStale || !n.lease || n.elidedAt === undefined) continue;
+      const l = n.lease;
+      try {
+        n.lease = await this.api.update<Lease>('leases', {
+          ...l,
+          spec: { ...l.spec, holderIdentity: n.name, renewTime: rfc3339Micro(n.elidedAt) },
+        });
+        n.leaseStale = false;
+      } catch {
+        this.stats.writeErrors++;
+      }
+    }
+  }
+
+  /** a node update: a node that no longer reports Ready gets real beats (they post its status) */
+  private nodeChanged(node: Node): void {
+    const n = this.lazy && this.nodes.get(node.metadata.name!);
+    if (!n || n.lazyAt === undefined) return;
+    if (node.status?.conditions?.find((c) => c.type === 'Ready')?.status !== 'True') this.lazy!.wake(n);
+  }
+
   /** a powered-off node: no heartbeats, no pod work */
   failNode(name: string): void {
     const n = this.nodes.get(name);
     if (!n || !n.alive) return;
     n.alive = false;
+    this.lazy?.stop(n);
     if (n.heartbeat) this.clock.clearTimer(n.heartbeat);
     if (n.statusTimer) this.clock.clearTimer(n.statusTimer);
     for (const p of this.podsOnNode.get(name) ?? []) {
@@ -383,20 +463,27 @@ export class KubeletFleet {
     const every = this.opts.leaseRenewIntervalMs ?? 10_000;
     const beat = () => {
       if (!n.alive) return;
-      n.heartbeat = this.clock.setTimer(beat, every);
-      void this.renewLease(n);
       // nodeStatusUpdateFrequency (10 s): post status when it differs from what the kubelet
       // reports (e.g. the node controller set Ready=Unknown while we were unreachable)
       const ready = this.nodeInformer
         .get(undefined, n.name)
         ?.status?.conditions?.find((c) => c.type === 'Ready');
+      // a beat that only renews, alone in its instant: elided (lease-elision.ts)
+      if (ready?.status === 'True' && n.lease && !n.renewing && this.lazy?.tryElide(n, this.clock.now())) {
+        n.heartbeat = undefined;
+        return;
+      }
+      n.heartbeat = this.clock.setTimer(beat, every);
+      void this.renewLease(n);
       if (ready?.status !== 'True' && !n.posting) this.postStatus(n);
     };
+    n.beat = beat;
     n.heartbeat = this.clock.setTimer(beat, firstDelayMs);
   }
 
   private async renewLease(n: NodeState): Promise<void> {
     const now = rfc3339Micro(this.clock.now());
+    n.renewing = true;
     try {
       if (!n.lease) {
         try {
@@ -422,10 +509,13 @@ export class KubeletFleet {
         ...l,
         spec: { ...l.spec, holderIdentity: n.name, renewTime: now },
       });
+      n.leaseStale = false;
       this.stats.leaseRenewals++;
     } catch (err) {
       this.stats.writeErrors++;
       if (isConflict(err) || isNotFound(err)) n.lease = undefined; // re-read next time
+    } finally {
+      n.renewing = false;
     }
   }
 

@@ -70,9 +70,11 @@ export interface AllNodesOptions {
 
 /** The full sync of one node, as a proxier built for that node alone renders it. */
 export function renderNode(cluster: AllNodesCluster, renderer: ProxyRenderer, node: ProxyNode): NodeRuleset {
-  const meta = new MetaProxier(node, cluster.families, (state) =>
-    renderer.createProxier(state, cluster.options),
-  );
+  // one full sync and nothing after it: the reference walk, without the per-port caches an
+  // incremental proxier fills for the partial syncs that never come (the same text: the
+  // incremental renderers are tested against it)
+  const options = { ...cluster.options, incremental: false };
+  const meta = new MetaProxier(node, cluster.families, (state) => renderer.createProxier(state, options));
   for (const x of cluster.services) meta.onServiceAdd(x);
   for (const x of cluster.slices) meta.onEndpointSliceAdd(x);
   const families = meta.sync().map(({ family, result }) => ({

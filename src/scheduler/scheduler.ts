@@ -190,17 +190,18 @@ export class SchedulerCore {
       fwk.runUnreserve(out.state, out.pod, out.nodeName);
       return p;
     }
-    this.assume(out.pod, out.nodeName);
+    this.assume(out.pod, out.nodeName, out.result.node);
     return null;
   }
 
-  assume(pod: Pod, nodeName: string): Pod {
+  /** `node`: the cycle's NodeInfo of nodeName, if it has one (the snapshot checks it is still listed) */
+  assume(pod: Pod, nodeName: string, node?: NodeInfo): Pod {
     const key = podKey(pod);
     this.snapshot.nominator.delete(key);
     const assumed = withNodeName(pod, nodeName);
     // the copy differs only in spec.nodeName: it adds what the cycle computed for the pod
     this.engine.assumeCopy(pod, assumed);
-    this.snapshot.addPod(assumed, key);
+    this.snapshot.addPod(assumed, key, node);
     return assumed;
   }
 

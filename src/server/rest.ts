@@ -76,21 +76,25 @@ function represent(
   info: ResourceInfo,
   q: URLSearchParams,
   custom: Obj | undefined,
-  objects: KubeObject[],
+  stored: KubeObject[],
   listMeta: { resourceVersion?: string; continue?: string; remainingItemCount?: number } | undefined,
 ): [unknown, string] {
+  const served = asServed(info);
   if (rep.as === 'Table') {
-    const meta = listMeta ?? { resourceVersion: objects[0]?.metadata.resourceVersion };
+    const meta = listMeta ?? { resourceVersion: stored[0]?.metadata.resourceVersion };
     return [
-      toTable(info.kind, objects, meta, {
+      toTable(info.kind, stored, meta, {
         printer: custom ? crdPrinter(custom) : undefined,
         now: ctx.api.clock.now(),
         includeObject: includeObject(q),
         version: rep.version,
+        served,
       }),
       `application/json;as=Table;v=${rep.version};g=meta.k8s.io`,
     ];
   }
+  // the served version's form: custom resources (conversion None), autoscaling/v1 HPAs
+  const objects = stored.map(served) as KubeObject[];
   if (rep.as === 'PartialObjectMetadata') {
     const partial = (o: KubeObject) => ({
       kind: 'PartialObjectMetadata',
@@ -127,9 +131,7 @@ function send(
   objects: KubeObject[],
   listMeta?: { resourceVersion?: string; continue?: string; remainingItemCount?: number },
 ): void {
-  // the served version's form: custom resources (conversion None), autoscaling/v1 HPAs
-  const out = objects.map(asServed(info)) as KubeObject[];
-  const [body, type] = represent(ctx, rep, info, r.query, r.custom, out, listMeta);
+  const [body, type] = represent(ctx, rep, info, r.query, r.custom, objects, listMeta);
   sendObject(r.res, code, body, type, rep.as === 'protobuf');
 }
 

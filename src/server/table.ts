@@ -21,6 +21,12 @@ export interface TableOptions {
   noHeaders?: boolean;
   /** the columns of a custom kind (crd-table.ts), instead of the built-in printer's */
   printer?: Printer;
+  /**
+   * the stored object as the requested version shows it, for the rows' `object` (an HPA asked
+   * at autoscaling/v1, a custom resource at another served version); the cells are printed from
+   * the stored object, as upstream's printers print the internal version whatever was asked
+   */
+  served?: (o: KubeObject) => unknown;
 }
 
 /** The default convertor's columns for kinds without a printer (rest.NewDefaultTableConvertor). */
@@ -34,9 +40,10 @@ const DEFAULT_COLUMNS: Column[] = [
   },
 ];
 
-function rowObject(obj: KubeObject, include: IncludeObject, version: string): object | undefined {
+function rowObject(obj: KubeObject, opts: TableOptions): object | undefined {
+  const { includeObject: include, version } = opts;
   if (include === 'None') return undefined;
-  if (include === 'Object') return obj;
+  if (include === 'Object') return (opts.served?.(obj) ?? obj) as object;
   return { kind: 'PartialObjectMetadata', apiVersion: `meta.k8s.io/${version}`, metadata: obj.metadata };
 }
 
@@ -52,7 +59,7 @@ export function toTable(
     const cells = printer
       ? printer.row(o as never, opts.now)
       : [o.metadata.name ?? '', o.metadata.creationTimestamp ?? rfc3339(opts.now)];
-    const object = rowObject(o, opts.includeObject, opts.version);
+    const object = rowObject(o, opts);
     return object ? { cells, object } : { cells };
   });
   const table: Record<string, unknown> = {

@@ -73,6 +73,13 @@ class ResourceCache {
   private events: Cached[] = [];
   private head = 0;
   private readonly watchers = new Set<Watcher>();
+  /**
+   * the watchers again, indexed by the namespace they watch (undefined: all namespaces), so an
+   * event is only offered to the watchers of its namespace and the all-namespace ones — upstream's
+   * cacher indexes its watchers the same way (cacher.go watchersBuffer / indexedWatchers by
+   * namespace and trigger value); label and field selectors are still tested per watcher
+   */
+  private readonly byNamespace = new Map<string | undefined, Set<Watcher>>();
   private handle?: WatchHandle;
   failed = false;
 
@@ -123,16 +130,26 @@ class ResourceCache {
         this.head = 0;
       }
     }
-    for (const w of this.watchers) deliver(w, c);
+    const all = this.byNamespace.get(undefined);
+    if (all) for (const w of all) deliver(w, c);
+    const ns = ev.object.metadata?.namespace;
+    const own = ns === undefined ? undefined : this.byNamespace.get(ns);
+    if (own) for (const w of own) deliver(w, c);
   }
 
   /** register a watcher from resourceVersion `from` (≥ floor): the window's later events first */
   add(w: Watcher): WatchHandle {
     for (let i = this.head; i < this.events.length; i++) deliver(w, this.events[i]!);
     this.watchers.add(w);
+    let same = this.byNamespace.get(w.namespace);
+    if (!same) this.byNamespace.set(w.namespace, (same = new Set()));
+    same.add(w);
     return {
       stop: async () => {
         this.watchers.delete(w);
+        const set = this.byNamespace.get(w.namespace);
+        set?.delete(w);
+        if (set?.size === 0) this.byNamespace.delete(w.namespace);
       },
       requestBookmark: () => {
         w.wantsBookmark = true;
@@ -147,12 +164,14 @@ class ResourceCache {
     void this.handle?.stop();
     for (const w of this.watchers) w.end();
     this.watchers.clear();
+    this.byNamespace.clear();
   }
 
   stop(): void {
     this.failed = true;
     void this.handle?.stop();
     this.watchers.clear();
+    this.byNamespace.clear();
   }
 }
 

@@ -3,7 +3,7 @@
  * writing each event to each watcher's socket on its own costs a chunk, a cork/uncork and a syscall
  * per event per watcher. Instead each watcher's events wait in its outbox and go out as one HTTP
  * chunk when the current turn of the event loop ends (one setImmediate for all outboxes; under a
- * stream of writes at most one flush per FLUSH_EVERY_MS). Watchers that received the same events
+ * stream of writes flushes are spaced by flushGap). Watchers that received the same events
  * since the last flush (the usual case: same resource, no selector) share one framed chunk, written
  * to each socket as it is. kube-apiserver writes each event with its own Write + Flush on a
  * goroutine per watcher (staging/src/k8s.io/apiserver/pkg/endpoints/handlers/watch.go
@@ -13,19 +13,28 @@
 import type { ServerResponse } from 'node:http';
 
 /**
- * the shortest time between two flushes: an event that finds the outboxes idle goes out when the
- * current turn ends; under a stream of writes each watcher's events are gathered over this long,
- * so writes to sockets are at most one per socket per this long however fast the store changes
+ * Flush spacing. Each flush writes to every socket with news (hundreds of watchers: milliseconds,
+ * one syscall each), and an event waits in its outbox until the next flush starts and then until
+ * its socket's turn comes within it. The gap between two flush starts is chosen from the last
+ * flush's CPU time `cpu` and wall time `took` (larger when the process is preempted mid-flush):
+ *  - cost: at least SPREAD × cpu, so flushes use at most 1 / SPREAD of the thread and events
+ *    gather into fewer, larger chunks, but never under MIN_GAP_MS;
+ *  - latency budget: gap + took ≤ OUTBOX_BUDGET_MS, the most an event waits here — this caps
+ *    the cost rule when flushes grow long;
+ *  - floor: never under 2 × cpu, so however costly the sockets, flushes use at most half the
+ *    thread (the budget then gives way: a saturated server gives up latency, not throughput).
+ * Wall time alone (the rule before) read a loaded machine's preemption as flush cost and spaced
+ * flushes up to 40 ms apart. On an idle 2-core machine 500 watchers cost ~2–3 ms per flush: gap
+ * ~10–15 ms; a few watchers: 5 ms.
  */
-const FLUSH_EVERY_MS = 10;
-/**
- * a flush writes to every socket with news (hundreds of watchers: milliseconds): the next flush
- * waits at least this many times as long, so socket writes take at most 1 / (1 + this) of the
- * thread however many watchers there are, and events gather into fewer, larger chunks
- */
-const FLUSH_SPREAD = 4;
-/** the longest wait between flushes, whatever the last one took (bounds the added latency) */
-const MAX_FLUSH_WAIT_MS = 40;
+const MIN_GAP_MS = 5;
+const SPREAD = 5;
+const OUTBOX_BUDGET_MS = 30;
+
+/** the time to keep between a flush's start and the next one's */
+function flushGap(cpu: number, took: number): number {
+  return Math.max(2 * cpu, Math.min(OUTBOX_BUDGET_MS - took, Math.max(MIN_GAP_MS, cpu * SPREAD)));
+}
 const CRLF = Buffer.from('\r\n');
 
 /** framed chunks made in one flush, by their first event */
@@ -52,7 +61,7 @@ export class Outbox {
       waiting.push(this);
       if (!scheduled) {
         scheduled = true;
-        const wait = lastFlush + flushGap - performance.now();
+        const wait = lastFlush + gap - performance.now();
         if (wait > 0) setTimeout(flushAll, wait);
         else setImmediate(flushAll);
       }
@@ -78,7 +87,7 @@ export class Outbox {
 
 let lastFlush = -Infinity;
 /** the time to keep between the last flush's start and the next one */
-let flushGap = FLUSH_EVERY_MS;
+let gap = MIN_GAP_MS;
 let scheduled = false;
 let waiting: Outbox[] = [];
 
@@ -97,10 +106,11 @@ function framed(parts: Buffer[], joins: Joins): Buffer {
 function flushAll(): void {
   scheduled = false;
   lastFlush = performance.now();
+  const cpu0 = process.cpuUsage();
   const boxes = waiting;
   waiting = [];
   const joins: Joins = new Map();
   for (const box of boxes) box.flush(joins);
-  const took = performance.now() - lastFlush;
-  flushGap = Math.min(MAX_FLUSH_WAIT_MS, Math.max(FLUSH_EVERY_MS, took * (1 + FLUSH_SPREAD)));
+  const cpu = process.cpuUsage(cpu0);
+  gap = flushGap((cpu.user + cpu.system) / 1000, performance.now() - lastFlush);
 }

@@ -92,7 +92,8 @@ export async function serveWatch(
   let contentType = 'application/json';
   let headers = true;
   // a custom resource at every version of its CRD (conversion None), an HPA at autoscaling/v1 too
-  let transform = asServed(info);
+  const served = asServed(info);
+  let transform = served;
   if (rep.as === 'Table') {
     contentType = `application/json;as=Table;v=${rep.version};g=meta.k8s.io`;
     transform = (o) => {
@@ -106,6 +107,7 @@ export async function serveWatch(
           version: rep.version,
           noHeaders: !headers,
           printer,
+          served,
         },
       );
       headers = false;

@@ -25,6 +25,15 @@ export class SimLoop {
   private readonly extraSettle?: () => Promise<void>;
   /** timers fired so far */
   steps = 0;
+  /** timers fired at the current instant so far (the one firing now not counted) */
+  firedAtInstant = 0;
+  private instant = Number.NaN;
+  /**
+   * Called before the first timer of each instant fires, with its time, and at the end of
+   * {@link runUntil} with its target and `through` (nothing else is due up to and at it): work that
+   * stands for timers nobody set (the kubelet fleet's elided Lease renewals)
+   */
+  beforeInstant?: (t: number, through: boolean) => void;
 
   constructor(opts: LoopOptions = {}) {
     this.startMs = opts.startMs ?? Date.UTC(2026, 0, 1);
@@ -55,16 +64,21 @@ export class SimLoop {
     for (;;) {
       const next = this.clock.peek();
       if (next === undefined || next > untilMs) break;
+      if (next !== this.instant) {
+        this.instant = next;
+        this.firedAtInstant = 0;
+        this.beforeInstant?.(next, false);
+      }
       // fire everything due at this instant, then settle once
-      this.clock.runNext();
-      this.steps++;
-      while (this.clock.peek() === next) {
+      do {
         this.clock.runNext();
         this.steps++;
-      }
+        this.firedAtInstant++;
+      } while (this.clock.peek() === next);
       await this.settle();
       onInstant?.(this.clock.now());
     }
+    this.beforeInstant?.(untilMs, true);
     this.clock.advanceTo(untilMs);
   }
 

@@ -140,6 +140,13 @@ export interface RunOptions {
    * simulation at a time in a thread (default false)
    */
   timing?: boolean;
+  /**
+   * elide the kubelets' Lease renewals no one can tell from not sending them (kubelet/lease-elision.ts)
+   * when the scenario allows it exactly (no request or watch latency, no timeline action on Leases);
+   * {@link Simulation.run} then writes each Lease's last renewal before it returns. Default true;
+   * false writes every renewal (the same outputs, more work)
+   */
+  elideLeaseRenewals?: boolean;
 }
 
 /** The state at the end of a run, as {@link summarize} reads it (simulation.ts gathers it). */

@@ -43,6 +43,7 @@ import {
 } from '../client/server-client.js';
 import { type DrainRecord, drainNode } from './drain.js';
 import { KubeletFleet } from '../kubelet/kubelet.js';
+import type { RenewalElisionHost } from '../kubelet/lease-elision.js';
 import { CurveMetrics } from './metric-curves.js';
 import { ownersFirst, rewriteOwnerUids } from './owner-order.js';
 import { SimLoop } from './loop.js';
@@ -278,6 +279,7 @@ export class Simulation {
     );
     this.kubelet = new KubeletFleet({
       api: this.clients.kubelet,
+      elision: this.elisionHost(),
       clock,
       informers: kInf,
       rng: this.rng.fork('kubelet'),
@@ -300,6 +302,8 @@ export class Simulation {
       },
     });
 
+    const fleet = this.kubelet;
+    this.clients.kubelet.onTake = (key) => fleet.tokenTaken(key);
     await Promise.all([obsInf.start(), kInf.start()]);
     this.schedulerKind = this.opts.noScheduler
       ? 'none'
@@ -396,6 +400,7 @@ export class Simulation {
       nlc: new NodeLifecycleController(
         { ...ctl('node-controller'), recorder: new ApiEventRecorder(api, clock, 'node-controller') },
         {
+          leaseFreshness: this.kubelet,
           nodeMonitorGracePeriodMs: sc.settings.nodeMonitorGracePeriodMs,
           evictionRate: sc.settings.evictionRate,
         },
@@ -760,11 +765,52 @@ export class Simulation {
     }
   }
 
+  /** Lease renewals are being elided (run() turns it on once set up, when the scenario allows it) */
+  private eliding = false;
+
+  /** what the kubelet fleet needs to elide renewals exactly (kubelet/lease-elision.ts) */
+  private elisionHost(): RenewalElisionHost {
+    const clock = this.loop.clock;
+    const fc = this.server.flowControl;
+    const idle = () => fc.inflightOf(true) === 0 && fc.inflightOf(false) === 0;
+    return {
+      setTimerAt: (fn, at, createdAt) => clock.setTimerAt(fn, at, createdAt),
+      lone: () => this.eliding && this.loop.firedAtInstant === 0 && clock.peek() !== clock.now() && idle(),
+      idle,
+      tokensAt: (node, atMs) => this.clients.kubelet.tokensAt(node, atMs),
+      book: (node, atMs, inflight) => {
+        this.clients.kubelet.bookAnswered(node, atMs);
+        fc.bookAdmitted(true, inflight);
+      },
+    };
+  }
+
+  /**
+   * Whether a renewal alone in its instant has only the effects lease-elision.ts books: requests
+   * and watch events take no virtual time (no apiLatency, no watch latency or jitter, the in-memory
+   * store settled between instants), and nothing but the kubelets writes node Leases (no timeline
+   * `apply` of a Lease or `delete` of leases).
+   */
+  private canElide(): boolean {
+    const s = this.scenario.settings;
+    if (this.opts.elideLeaseRenewals === false || !this.memory || !this.kubelet) return false;
+    if (s.apiLatency || s.watchLatencyMs !== 0 || s.watchJitterMs !== 0) return false;
+    return !this.scenario.timeline.some(
+      (e) =>
+        (e.action.kind === 'apply' && e.action.objects.some((o) => o.kind === 'Lease')) ||
+        (e.action.kind === 'delete' && e.action.resource.toLowerCase().startsWith('lease')),
+    );
+  }
+
   /** run the scenario to its end and summarize */
   async run(): Promise<SimulationResult> {
     const timer = this.opts.timing ? await startTiming() : undefined;
     const wall0 = performance.now();
     await this.setup();
+    if (this.canElide()) {
+      this.eliding = true;
+      this.loop.beforeInstant = (t, through) => this.kubelet.catchUpRenewals(t, through);
+    }
     const sc = this.scenario;
     const start = this.loop.startMs;
     const end = start + sc.durationMs;
@@ -788,6 +834,14 @@ export class Simulation {
     // summarized before anything awaits: the state is read at the instant the run ended
     const result = this.summarize(wallMs);
     if (timer) result.timing = await timer.stop(this.clientCounts());
+    if (this.eliding) {
+      // the API view after the run: every Lease with its last renewal (what the kubelet wrote)
+      this.eliding = false;
+      this.loop.beforeInstant = undefined;
+      await this.kubelet.writeElidedLeases();
+      if (process.env.KUBESIM_DEBUG_ELISION)
+        console.error('elision', JSON.stringify(this.kubelet.lazy?.stats), this.kubelet.stats.leaseRenewals);
+    }
     await this.shutdown();
     return result;
   }

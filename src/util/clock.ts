@@ -47,6 +47,10 @@ export class WallClock implements Clock {
 
 interface Pending {
   at: number;
+  /** virtual time the timer was set (or, for {@link ManualClock.setTimerAt}, stands for) */
+  created: number;
+  /** 0: set with setTimerAt, first among the timers set at the same virtual time; 1: setTimer */
+  pri: number;
   seq: number;
   id: number;
   fn: () => void;
@@ -74,7 +78,27 @@ export class ManualClock implements Clock {
 
   setTimer(fn: () => void, ms: number): TimerHandle {
     const id = this.nextId++;
-    this.push({ at: this.t + Math.max(0, ms), seq: this.seq++, id, fn });
+    this.push({ at: this.t + Math.max(0, ms), created: this.t, pri: 1, seq: this.seq++, id, fn });
+    return { id };
+  }
+
+  /**
+   * A timer due at `at` that fires among the timers of its instant as if it had been set at virtual
+   * time `createdAt` (≤ now), before every timer actually set at that time: the order a timer set
+   * back then by something that ran first at that instant would have. The kubelet fleet's elided
+   * Lease renewals (kubelet/lease-elision.ts) use it to become real timers at the place in the
+   * instant the renewal's own timer would have had.
+   */
+  setTimerAt(fn: () => void, at: number, createdAt: number): TimerHandle {
+    const id = this.nextId++;
+    this.push({
+      at: Math.max(at, this.t),
+      created: Math.min(createdAt, this.t),
+      pri: 0,
+      seq: this.seq++,
+      id,
+      fn,
+    });
     return { id };
   }
 
@@ -125,7 +149,12 @@ export class ManualClock implements Clock {
   }
 
   private less(x: Pending, y: Pending): boolean {
-    return x.at < y.at || (x.at === y.at && x.seq < y.seq);
+    // (time, time set, setTimerAt first, insertion): for timers set with setTimer alone this is
+    // (time, insertion), since the time a timer is set never decreases with insertion
+    if (x.at !== y.at) return x.at < y.at;
+    if (x.created !== y.created) return x.created < y.created;
+    if (x.pri !== y.pri) return x.pri < y.pri;
+    return x.seq < y.seq;
   }
 
   private push(p: Pending): void {

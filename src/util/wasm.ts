@@ -62,3 +62,26 @@ export function instantiateKernel<T extends WebAssembly.Exports>(
   });
   return instance.exports as T;
 }
+
+const PAGE = 65536;
+
+/**
+ * A kernel's linear memory as bytes, grown on demand. A grown memory gets a new ArrayBuffer (the
+ * old one is detached), so the view is made again after a grow; callers take the view `ensure`
+ * returns and never keep one across calls.
+ */
+export class LinearBytes {
+  private view: Uint8Array;
+
+  constructor(private readonly memory: WebAssembly.Memory) {
+    this.view = new Uint8Array(memory.buffer);
+  }
+
+  /** The whole memory as bytes, grown first to at least `bytes` bytes. */
+  ensure(bytes: number): Uint8Array {
+    const mem = this.memory;
+    if (mem.buffer.byteLength < bytes) mem.grow(Math.ceil((bytes - mem.buffer.byteLength) / PAGE));
+    if (this.view.buffer !== mem.buffer) this.view = new Uint8Array(mem.buffer);
+    return this.view;
+  }
+}

@@ -3,12 +3,15 @@ import type { EndpointSlice, Service } from '../../src/api/types.js';
 import {
   buildProxyState,
   canonicalIP,
+  ipFamilyOf,
   parseCidr,
+  parseIP,
   cidrContains,
   ProxyState,
   servicePortsFromService,
 } from '../../src/proxy/model/index.js';
 import { makeService } from '../helpers/builders.js';
+import { Rng } from '../../src/util/rng.js';
 
 function svc(name: string, spec: Partial<Service['spec']>, status?: Service['status']): Service {
   return makeService(name)
@@ -46,6 +49,45 @@ describe('ip helpers (Go net semantics)', () => {
     ['nope', null],
     ['1.2.3', null],
   ])('canonicalIP(%s) = %s', (i, o) => expect(canonicalIP(i)).toBe(o));
+  it('IPv4 parsing: a character loop that answers what the split/regex parser (the reference) answered', () => {
+    // the former parseIPv4, transcribed: four parts of 1-3 digits, each <= 255 (leading zeros allowed)
+    const reference = (s: string): number[] | null => {
+      const parts = s.split('.');
+      if (parts.length !== 4) return null;
+      const out: number[] = [];
+      for (const p of parts) {
+        if (p.length === 0 || p.length > 3 || !/^[0-9]+$/.test(p)) return null;
+        if (Number(p) > 255) return null;
+        out.push(Number(p));
+      }
+      return out;
+    };
+    const rng = new Rng(7);
+    const alphabet = '0123456789....a: ';
+    const texts = [
+      '0.0.0.0',
+      '255.255.255.255',
+      '256.0.0.1',
+      '1.2.3.4.',
+      '.1.2.3',
+      '1..2.3',
+      '0001.2.3.4',
+      '01.02.03.004',
+    ];
+    for (let i = 0; i < 20_000; i++) {
+      let t = '';
+      const n = rng.int(16);
+      for (let k = 0; k < n; k++) t += alphabet[rng.int(alphabet.length)];
+      texts.push(t);
+    }
+    for (const t of texts) {
+      const want = t.includes(':') ? undefined : reference(t);
+      if (want === undefined) continue;
+      const got = parseIP(t);
+      expect(got && [...got.subarray(12)], t).toEqual(want);
+      expect(ipFamilyOf(t), t).toBe(want || reference(t.trim()) ? 'IPv4' : null);
+    }
+  });
   it('cidr masks and contains', () => {
     const c = parseCidr(' 10.1.2.3/8 ')!;
     expect(c.text).toBe('10.0.0.0/8');

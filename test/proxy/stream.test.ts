@@ -1,23 +1,14 @@
-/**
- * Streamed renders (ProxierOptions.stream): a proxier that writes each sync's text to a sink as it
- * renders must write exactly what the default proxier keeps — full syncs of seeded clusters under
- * several option sets, then partial syncs through seeded endpoint churn — and `proxy render`,
- * which streams a single full sync to its output, must print what the library renders.
- * iptables streams its nat rules through a temporary file (chains are declared first): no file
- * may be left behind.
- */
-import { Command } from 'commander';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { register } from '../../src/cli/proxy.js';
+import { describe, expect, it } from 'vitest';
 import { changeOneEndpoint, generateServices } from '../../src/proxy/gen.js';
 import { ProxyState } from '../../src/proxy/model/index.js';
 import { IptablesProxier } from '../../src/proxy/renderers/iptables/proxier.js';
 import { NftablesProxier } from '../../src/proxy/renderers/nftables/proxier.js';
 import type { Proxier, ProxierOptions } from '../../src/proxy/renderers/types.js';
 import { Rng } from '../../src/util/rng.js';
+import { countSpillDirs, proxyCli } from './helpers.js';
 
 type Options = ProxierOptions & Record<string, unknown>;
 const make = (mode: 'iptables' | 'nftables', state: ProxyState, opts: Options): Proxier =>
@@ -30,18 +21,7 @@ const OPTION_SETS: Options[] = [
   { detectLocalMode: 'NodeCIDR', masqueradeMark: '0x4000', largeClusterEndpointsThreshold: 100 },
 ];
 
-// the spill files go to os.tmpdir(), which follows TMPDIR: a directory of this test's own, so that
-// renders in other test files do not count
-const privateTmp = mkdtempSync(join(tmpdir(), 'kubesim-stream-tmp-'));
-const savedTmp = process.env.TMPDIR;
-beforeAll(() => {
-  process.env.TMPDIR = privateTmp;
-});
-afterAll(() => {
-  if (savedTmp === undefined) delete process.env.TMPDIR;
-  else process.env.TMPDIR = savedTmp;
-});
-const spillDirs = () => readdirSync(privateTmp).filter((f) => f.startsWith('kubesim-iptables-')).length;
+const spillDirs = countSpillDirs('kubesim-iptables-');
 
 describe('streamed renders', () => {
   for (const mode of ['iptables', 'nftables'] as const) {
@@ -98,21 +78,7 @@ describe('streamed renders', () => {
     const dir = mkdtempSync(join(tmpdir(), 'kubesim-stream-'));
     for (const mode of ['iptables', 'nftables'] as const) {
       const file = join(dir, `${mode}.rules`);
-      const p = new Command('kubesim').exitOverride();
-      register(p);
-      await p.parseAsync([
-        'node',
-        'kubesim',
-        'proxy',
-        'render',
-        '--generate',
-        '400x5',
-        '--mode',
-        mode,
-        '--no-progress',
-        '--out',
-        file,
-      ]);
+      await proxyCli('render', '--generate', '400x5', '--mode', mode, '--no-progress', '--out', file);
       const c = generateServices({ services: 400, endpoints: 5, seed: 1 });
       const state = new ProxyState({ name: c.nodeName, ips: { IPv4: '192.168.0.10' } });
       for (const x of c.services) state.onServiceAdd(x);

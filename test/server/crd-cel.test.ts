@@ -53,6 +53,9 @@ const CRD = {
                   minReplicas: { type: 'integer' },
                   maxReplicas: { type: 'integer' },
                   legacy: { type: 'string' },
+                  code: { type: 'string', maxLength: 3 },
+                  tags: { type: 'array', maxItems: 1, items: { type: 'string' } },
+                  extra: { type: 'object', maxProperties: 2, additionalProperties: { type: 'string' } },
                   mode: {
                     type: 'string',
                     enum: ['fast', 'slow'],
@@ -213,6 +216,32 @@ describe.skipIf(!builtCli)('CRD validation rules (x-kubernetes-validations)', ()
         'spec.mode: Unsupported value: "turbo": supported values: "fast", "slow", ' +
         '<nil>: Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation]',
     );
+  });
+
+  it('size limits: Too long / Too many as apimachinery 1.34 words them, and they block the rules', async () => {
+    // field.TooLong (never prints the value), field.TooMany (count, then the limit; kube-openapi's
+    // maxProperties error carries the limit as its value and no limit: TooMany(path, max, -1))
+    const r = await create('p5', {
+      minReplicas: 1,
+      maxReplicas: 2,
+      code: 'abcd',
+      tags: ['a', 'b'],
+      extra: { a: '1', b: '2', c: '3' },
+    });
+    expect(r.code).toBe(422);
+    expect(message(r)).toBe(
+      'Pool.example.com "p5" is invalid: [spec.code: Too long: may not be more than 3 bytes, ' +
+        'spec.tags: Too many: 2: must have at most 1 item, spec.extra: Too many: 2: too many items, ' +
+        '<nil>: Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation]',
+    );
+    expect(r.body.details.causes.slice(0, 3)).toEqual([
+      { reason: 'FieldValueTooLong', message: 'Too long: may not be more than 3 bytes', field: 'spec.code' },
+      { reason: 'FieldValueTooMany', message: 'Too many: 2: must have at most 1 item', field: 'spec.tags' },
+      { reason: 'FieldValueTooMany', message: 'Too many: 2: too many items', field: 'spec.extra' },
+    ]);
+    // within the limits (multi-byte characters count once, as kube-openapi counts runes)
+    const ok = await create('p5', { minReplicas: 1, maxReplicas: 2, code: 'äöü', tags: ['a'] });
+    expect(ok.code).toBe(201);
   });
 
   it('update: transition rules see oldSelf; list-map items are correlated by key; messageExpression', async () => {

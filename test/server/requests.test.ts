@@ -253,4 +253,42 @@ describe.skipIf(!builtCli)('kube-apiserver request handling in kubesim serve', (
       ],
     ).toBe('application/json');
   });
+  it('autoscaling/v1 HPA tables: the cells printed as at v2 (TARGETS), the row objects at v1; list and watch', async () => {
+    const hpa = {
+      apiVersion: 'autoscaling/v1',
+      kind: 'HorizontalPodAutoscaler',
+      metadata: { name: 'web' },
+      spec: {
+        scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' },
+        minReplicas: 2,
+        maxReplicas: 5,
+        targetCPUUtilizationPercentage: 70,
+      },
+    };
+    const path = (v: string) => `/apis/autoscaling/${v}/namespaces/default/horizontalpodautoscalers`;
+    expect((await call('POST', path('v1'), hpa)).code).toBe(201);
+    const table = { Accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' };
+    const v1 = json(await call('GET', `${path('v1')}?includeObject=Object`, undefined, table));
+    const v2 = json(await call('GET', `${path('v2')}?includeObject=Object`, undefined, table));
+    // upstream prints the internal version whichever version was asked: the same cells
+    expect(v1.rows[0].cells.slice(0, 6)).toEqual(['web', 'Deployment/web', 'cpu: <unknown>/70%', '2', 5, 0]);
+    expect(v1.rows[0].cells).toEqual(v2.rows[0].cells);
+    expect(v1.rows[0].object).toMatchObject({
+      apiVersion: 'autoscaling/v1',
+      spec: { targetCPUUtilizationPercentage: 70 },
+    });
+    expect(v1.rows[0].object.spec.metrics).toBeUndefined();
+    expect(v2.rows[0].object.apiVersion).toBe('autoscaling/v2');
+    const w = lines(
+      await call(
+        'GET',
+        `${path('v1')}?watch=1&includeObject=Object&resourceVersion=0`,
+        undefined,
+        table,
+        300,
+      ),
+    );
+    expect(w.map((e) => e.object.rows[0].cells[2])).toEqual(['cpu: <unknown>/70%']);
+    expect(w[0].object.rows[0].object.apiVersion).toBe('autoscaling/v1');
+  });
 });

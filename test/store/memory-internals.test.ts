@@ -265,7 +265,31 @@ class NaiveMvcc {
   }
 }
 
-describe('MemoryStore vs a naive MVCC model (seeded random ops)', () => {
+/** a random string over a small alphabet (so that edges of an edit often match by chance) */
+const randomText = (rng: Rng, n: number): string =>
+  Array.from({ length: n }, () => 'abc{}:"'[rng.int(7)]).join('');
+
+/**
+ * The next value of a key: a short number, or (long) an edit of the key's current value — an
+ * insertion, deletion or replacement somewhere in it, or now and then a new value — so that most
+ * later revisions share a prefix and a suffix with the one before and are stored as deltas
+ * (records.ts), at every depth of the delta chain and across compactions.
+ */
+const valueKinds: [string, (rng: Rng, prev: string | undefined) => string][] = [
+  ['short values', (rng) => String(rng.int(5))],
+  [
+    'long values stored as deltas',
+    (rng, prev) => {
+      if (prev === undefined || prev.length < 40 || rng.int(12) === 0)
+        return randomText(rng, 40 + rng.int(400));
+      const at = rng.int(prev.length);
+      const cut = rng.int(Math.min(24, prev.length - at) + 1);
+      return prev.slice(0, at) + randomText(rng, rng.int(24)) + prev.slice(at + cut);
+    },
+  ],
+];
+
+describe.each(valueKinds)('MemoryStore vs a naive MVCC model (seeded random ops, %s)', (_kind, nextValue) => {
   for (const seed of [1, 2, 3, 4, 5]) {
     it(`seed ${seed}`, async () => {
       const rng = new Rng(seed);
@@ -275,13 +299,19 @@ describe('MemoryStore vs a naive MVCC model (seeded random ops)', () => {
       const key = () => keys[rng.int(keys.length)];
       const events: KeyValue[] = [];
       s.watchSync({ key: 'a', rangeEnd: 'z' }, (r) => {
-        for (const e of r.events) events.push(e.kv);
+        for (const e of r.events) {
+          events.push(e.kv);
+          // every PUT event carries the value as of its revision
+          if (e.type === 'PUT')
+            expect(str(e.kv.value)).toBe(str(m.snaps[e.kv.modRevision].get(e.kv.key)!.value));
+        }
       });
       for (let step = 0; step < 600; step++) {
         const roll = rng.int(100);
         if (roll < 45) {
-          const k = key(),
-            val = String(rng.int(5));
+          const k = key();
+          const cur = m.cur().get(k);
+          const val = nextValue(rng, cur && str(cur.value));
           s.putSync({ key: k, value: v(val) });
           m.write([{ put: k, value: val }]);
         } else if (roll < 60) {

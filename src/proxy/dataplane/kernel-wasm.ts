@@ -6,7 +6,7 @@
  * For throughput measurements, `load(batch)` copies a batch in once and `run()` classifies it
  * in place, so the timing covers the kernel and not the copies.
  */
-import { instantiateKernel } from '../../util/wasm.js';
+import { instantiateKernel, LinearBytes } from '../../util/wasm.js';
 import { DYN_CAPACITY, type ClassifyResult, type PacketBatch } from './kernel-js.js';
 import { VS_STRIDE, type Program } from './program.js';
 
@@ -47,16 +47,18 @@ const H = {
   NREALS: 26,
 } as const;
 const HEADER_BYTES = 4096;
-const PAGE = 65536;
 
 export class WasmKernel {
   private readonly ex: DataplaneExports;
+  /** linear memory, grown on demand */
+  private readonly mem: LinearBytes;
   private packetBase = 0;
   private capacity = 0;
   private loaded = 0;
 
   constructor(readonly program: Program) {
     this.ex = instantiateKernel<DataplaneExports>('dataplane');
+    this.mem = new LinearBytes(this.ex.memory);
     if (this.ex.dynCapacity() !== DYN_CAPACITY)
       throw new Error(
         `kubesim: build/dataplane.wasm is stale (dynamic table ${this.ex.dynCapacity()} ≠ ${DYN_CAPACITY}); run \`npm run build:wasm\``,
@@ -88,7 +90,7 @@ export class WasmKernel {
     place(H.STACKC, 64);
     place(H.STACKI, 64);
     this.packetBase = off;
-    this.ensure(off);
+    this.mem.ensure(off);
     arrays.forEach(([, a], i) => new Int32Array(this.ex.memory.buffer, at[i], a.length).set(a));
     const h = this.header();
     h[H.NVS] = program.vs.length / VS_STRIDE;
@@ -100,16 +102,11 @@ export class WasmKernel {
     return new Int32Array(this.ex.memory.buffer, 0, HEADER_BYTES / 4);
   }
 
-  private ensure(bytes: number): void {
-    const have = this.ex.memory.buffer.byteLength;
-    if (bytes > have) this.ex.memory.grow(Math.ceil((bytes - have) / PAGE));
-  }
-
   /** (re)places the packet and result columns for batches of up to n packets */
   private reserve(n: number): void {
     if (n <= this.capacity) return;
     const cap = Math.max(n, 1024);
-    this.ensure(this.packetBase + cap * 9 * 4);
+    this.mem.ensure(this.packetBase + cap * 9 * 4);
     const h = this.header();
     [H.DST, H.SRC, H.DPORT, H.PROTO, H.SEED, H.FLAGS, H.RES, H.NRULES, H.NLOOK].forEach((slot, k) => {
       h[slot] = this.packetBase + k * cap * 4;

@@ -26,16 +26,27 @@ export function parseIP(s: string): Uint8Array | null {
 }
 
 function parseIPv4(s: string): Uint8Array | null {
-  const parts = s.split('.');
-  if (parts.length !== 4) return null;
+  // four dot-separated parts of 1–3 decimal digits (leading zeros allowed), each ≤ 255; a loop
+  // over the characters, not split + regex: every endpoint address of every slice is checked
   const out = new Uint8Array(4);
-  for (let i = 0; i < 4; i++) {
-    const p = parts[i];
-    if (p.length === 0 || p.length > 3 || !/^[0-9]+$/.test(p)) return null;
-    const n = Number(p);
-    if (n > 255) return null;
-    out[i] = n;
+  let part = 0;
+  let digits = 0;
+  let at = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 46) {
+      if (digits === 0 || at === 3) return null;
+      out[at++] = part;
+      part = 0;
+      digits = 0;
+    } else if (c >= 48 && c <= 57) {
+      if (++digits > 3) return null;
+      part = part * 10 + (c - 48);
+      if (part > 255) return null;
+    } else return null;
   }
+  if (at !== 3 || digits === 0) return null;
+  out[3] = part;
   return out;
 }
 
@@ -159,6 +170,8 @@ export const formatIPv4: (n: number) => string = intToIpv4;
 
 /** The family of an IP literal, or null when it is not an IP. */
 export function ipFamilyOf(s: string): IPFamily | null {
+  // the common case, a canonical dotted quad, without building the 16 bytes
+  if (canonicalIPv4Value(s) >= 0) return 'IPv4';
   const b = parseIP(s.trim());
   if (!b) return null;
   return isIPv4Bytes(b) ? 'IPv4' : 'IPv6';

@@ -68,7 +68,13 @@ export interface ProxyRenderStats {
 /** A further text a sync produces (ipvs: ipset restore input; nftables: stale-chain deletions). */
 export interface ProxyArtifact {
   readonly name: string;
+  /** the text (unavailable when the artifact is only readable as chunks) */
   readonly text: string;
+  /**
+   * the text as bytes, in order, where it is too large to hold (ipvs' delta.ipvsadm of a streamed
+   * sync, replayed from a temporary file): read it this way when present, once
+   */
+  chunks?(): Iterable<Uint8Array>;
 }
 
 /** What every mode's sync returns; modes add their own detail fields. */

@@ -435,22 +435,30 @@ function imageScore(
   return idiv(MAX_NODE_SCORE * (sum - IMAGE_MIN_THRESHOLD), span);
 }
 
-/** the first feasible node with the highest total, and the ties with the running maximum on the way */
+/**
+ * the first feasible node with the highest total, the ties with the running maximum on the way,
+ * and the positions where the running maximum was reached or raised (the first O_MAX_EVENTS)
+ */
 function selectBest(i32: Int32Array, feasB: number, count: number, totalB: number, O: number): void {
   let best = i32[feasB];
   let bestTotal = i32[totalB + best];
   let ties = 0;
+  let events = 0;
   for (let i = 1; i < count; i++) {
     const s = i32[feasB + i];
     const t = i32[totalB + s];
+    if (t < bestTotal) continue;
     if (t > bestTotal) {
       best = s;
       bestTotal = t;
-    } else if (t === bestTotal) ties++;
+    } else ties++;
+    if (events < L.O_MAX_EVENTS) i32[O + L.O_EVENTS + events] = i;
+    events++;
   }
   i32[O + L.O_BEST] = best;
   i32[O + L.O_BEST_TOTAL] = bestTotal;
   i32[O + L.O_TIE_EVENTS] = ties;
+  i32[O + L.O_EVENT_COUNT] = events;
 }
 
 /** NormalizeScore (TaintToleration reversed, NodeAffinity) over the feasible nodes, then the weighted total */

@@ -149,7 +149,7 @@ export const K_REQUESTED = 2; // req column of the resource
 export const K_SCALAR = 3; // req column; skipped when the pod requests 0 (extended resources)
 
 // ---- output header (i32 index)
-export const O_HEADER_INTS = 16;
+export const O_HEADER_INTS = 48;
 export const O_CAP = 0;
 export const O_FEASIBLE_COUNT = 1;
 export const O_OFF_STATUS = 2; // u8[CAP]
@@ -162,6 +162,12 @@ export const O_OFF_TOTAL = 7; // i32[CAP]
 export const O_BEST = 8; // slot of the first feasible node with the highest total
 export const O_BEST_TOTAL = 9; // that total
 export const O_TIE_EVENTS = 10; // ties with the running maximum = selectHost's random draws
+// with ties: the positions in the feasible list where the total equals or exceeds the running
+// maximum (new maxima and ties, in order), the first O_MAX_EVENTS of them; O_EVENT_COUNT counts
+// them all (more than O_MAX_EVENTS: selectHost scans the totals instead)
+export const O_EVENT_COUNT = 11;
+export const O_EVENTS = 12; // i32[O_MAX_EVENTS]
+export const O_MAX_EVENTS = 32;
 
 // kernel call flags
 export const KF_ALL_REASONS = 1;

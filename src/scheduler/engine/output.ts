@@ -19,6 +19,7 @@ export class KernelOutput implements KernelOutputColumns {
     reasons: Uint32Array;
     feasible: Int32Array;
     total: Int32Array;
+    events: Int32Array;
     raw: Int32Array[];
     norm: Int32Array[];
   };
@@ -66,6 +67,7 @@ export class KernelOutput implements KernelOutputColumns {
         reasons: new Uint32Array(buf, i32[h + L.O_OFF_REASONS], cap),
         feasible: col(L.O_OFF_FEASIBLE),
         total: col(L.O_OFF_TOTAL),
+        events: new Int32Array(buf, this.addr + L.O_EVENTS * 4, L.O_MAX_EVENTS),
         raw: Array.from({ length: NUM_SCORE_PLUGINS }, (_, k) => col(L.O_OFF_RAW, k)),
         norm: Array.from({ length: NUM_SCORE_PLUGINS }, (_, k) => col(L.O_OFF_NORM, k)),
       };
@@ -111,6 +113,15 @@ export class KernelOutput implements KernelOutputColumns {
   /** how many examined feasible nodes tied with the running maximum (selectHost's random draws) */
   get tieEvents(): number {
     return this.table.mem.i32[(this.addr >> 2) + L.O_TIE_EVENTS];
+  }
+  /**
+   * With the totals: the positions in the feasible column where the running maximum was reached
+   * or raised, in order (selectHost's reservoir sampling acts at those only); undefined when there
+   * were more than the header holds.
+   */
+  get maxEvents(): Int32Array | undefined {
+    const n = this.table.mem.i32[(this.addr >> 2) + L.O_EVENT_COUNT];
+    return n <= L.O_MAX_EVENTS ? this.v().events.subarray(0, n) : undefined;
   }
 
   set feasibleCount(n: number) {

@@ -29,6 +29,8 @@ interface Entry {
   /** the query's flags as compiled (before any cross-pod fields) */
   flags: number;
   dead: boolean;
+  /** the cache's use count when last found (least recently used: the lowest, looked for on eviction only) */
+  used: number;
 }
 
 /** header fields a cycle may write into a compiled query (the cross-pod block): cleared on reuse */
@@ -56,8 +58,8 @@ export function templateKey(pod: Pod): string {
 
 export class QueryCache {
   private readonly byPod = new WeakMap<Pod, Entry>();
-  /** insertion order = least recently used first */
   private readonly byKey = new Map<string, Entry>();
+  private uses = 0;
   private readonly spare: QueryArena[] = [];
   hits = 0;
   misses = 0;
@@ -88,8 +90,8 @@ export class QueryCache {
       e.arena.seq === e.seq
     ) {
       this.hits++;
-      this.byKey.delete(e.key);
-      this.byKey.set(e.key, e);
+      // (a stamp, not a Map delete + set per hit)
+      e.used = ++this.uses;
       const i32 = table.mem.i32;
       const h = e.addr >> 2;
       i32[h + L.Q_FLAGS] = e.flags;
@@ -118,6 +120,7 @@ export class QueryCache {
       accounting: q.accounting,
       flags: table.mem.i32[(q.addr >> 2) + L.Q_FLAGS],
       dead: false,
+      used: ++this.uses,
     };
     if (reuse) {
       e!.dead = true;
@@ -125,7 +128,11 @@ export class QueryCache {
     }
     this.byKey.set(key, entry);
     this.byPod.set(pod, entry);
-    if (this.byKey.size > this.limit) this.drop(this.byKey.values().next().value!);
+    if (this.byKey.size > this.limit) {
+      let lru = entry;
+      for (const x of this.byKey.values()) if (x.used < lru.used) lru = x;
+      this.drop(lru);
+    }
     return q;
   }
 

@@ -870,7 +870,11 @@ export class NodeTable implements NodeTableView {
   /** allocatable of resource `name` on a node (0 if absent) */
   allocatable(slot: number, name: string): number {
     const r = this.resources.get(name);
-    if (r < 0) return 0;
+    return r < 0 ? 0 : this.allocatableAt(slot, r);
+  }
+
+  /** allocatable of the resource at index `r` of {@link resources} on a node (no name lookup) */
+  allocatableAt(slot: number, r: number): number {
     return this.mem.f64[(this.hdr(L.H_OFF_ALLOC) >> 3) + r * this.dims.nodeCap + slot];
   }
 

@@ -120,15 +120,25 @@ export interface WindowFilter {
  * The weighted score totals of the feasible nodes straight from the engine, when every score
  * plugin still active for the pod is one the engine computed in the filter call (otherwise
  * undefined, and RunScorePlugins runs). `best`/`ties`: the first highest total and the ties with
- * the running maximum, so selectHost needs no scan when there is no tie. `totals()` answers in a
- * buffer reused by the next call, possibly longer than `nodes` (read the first nodes.length).
+ * the running maximum, so selectHost needs no scan when there is no tie; `events`, when known: the
+ * positions where the running maximum was reached or raised, the only ones selectHost acts at. The
+ * total of `nodes[i]` is `bySlot[slots[i]]` (the engine's columns as they are, valid until its
+ * next call: no copy).
  */
 export interface FastScorer {
   totals(
     state: CycleState,
     pod: Pod,
     nodes: readonly NodeInfo[],
-  ): { totals: () => ArrayLike<number>; best: number; ties: number } | undefined;
+  ):
+    | {
+        bySlot: ArrayLike<number>;
+        slots: ArrayLike<number>;
+        best: number;
+        ties: number;
+        events?: ArrayLike<number>;
+      }
+    | undefined;
 }
 
 export class Framework {

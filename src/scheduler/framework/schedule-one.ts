@@ -21,6 +21,8 @@ import type { PostFilterResult } from './types.js';
 
 export interface ScheduleResult {
   suggestedHost: string;
+  /** the suggested host's NodeInfo in the snapshot the cycle ran on (assume skips a lookup by name) */
+  node?: NodeInfo;
   /** nodes the filters ran on */
   evaluatedNodes: number;
   feasibleNodes: number;
@@ -104,24 +106,31 @@ export class SchedulingAlgorithm {
     if (feasible.length === 1) {
       return {
         kind: 'scheduled',
-        result: { suggestedHost: feasible[0].name, evaluatedNodes, feasibleNodes: 1 },
+        result: { suggestedHost: feasible[0].name, node: feasible[0], evaluatedNodes, feasibleNodes: 1 },
       };
     }
     const pr = this.prioritize(fwk, state, pod, feasible);
     if ('error' in pr) return { kind: 'error', message: pr.error.message(), plugin: pr.error.plugin };
     if ('fast' in pr) {
       const f = pr.fast;
-      const host = f.ties === 0 ? feasible[f.best].name : this.selectHost(feasible, f.totals());
+      const at =
+        f.ties === 0
+          ? f.best
+          : f.events
+            ? this.selectIndex(f.events.length + 1, f.bySlot, f.slots, f.events)
+            : this.selectIndex(feasible.length, f.bySlot, f.slots);
+      const node = feasible[at];
       return {
         kind: 'scheduled',
-        result: { suggestedHost: host, evaluatedNodes, feasibleNodes: feasible.length },
+        result: { suggestedHost: node.name, node, evaluatedNodes, feasibleNodes: feasible.length },
       };
     }
-    const host = this.selectHost(feasible, pr.table.total);
+    const node = feasible[this.selectIndex(feasible.length, pr.table.total)];
     return {
       kind: 'scheduled',
       result: {
-        suggestedHost: host,
+        suggestedHost: node.name,
+        node,
         evaluatedNodes,
         feasibleNodes: feasible.length,
         scores: pr.table,
@@ -249,20 +258,40 @@ export class SchedulingAlgorithm {
   /**
    * selectHost: the node with the highest total; among equal totals each is chosen with equal
    * probability by reservoir sampling (the k-th tie replaces the choice with probability 1/k).
+   * The total of `nodes[i]` is `totals[i]`, or `totals[slots[i]]` when `slots` is given (the
+   * engine's total column read in place).
    */
-  selectHost(nodes: readonly NodeInfo[], totals: ArrayLike<number>): string {
+  selectHost(nodes: readonly NodeInfo[], totals: ArrayLike<number>, slots?: ArrayLike<number>): string {
+    return nodes[this.selectIndex(nodes.length, totals, slots)].name;
+  }
+
+  /**
+   * {@link selectHost}'s choice among `n` nodes, as a position. With `events` (the positions after
+   * the first where the running maximum is reached or raised, n − 1 of them, in order) only those
+   * are visited: at any other position the reservoir does nothing.
+   */
+  selectIndex(
+    n: number,
+    totals: ArrayLike<number>,
+    slots?: ArrayLike<number>,
+    events?: ArrayLike<number>,
+  ): number {
     let best = 0;
+    let bestTotal = slots ? totals[slots[0]] : totals[0];
     let cnt = 1;
-    for (let i = 1; i < nodes.length; i++) {
-      if (totals[i] > totals[best]) {
+    for (let k = 1; k < n; k++) {
+      const i = events ? events[k - 1] : k;
+      const t = slots ? totals[slots[i]] : totals[i];
+      if (t > bestTotal) {
         best = i;
+        bestTotal = t;
         cnt = 1;
-      } else if (totals[i] === totals[best]) {
+      } else if (t === bestTotal) {
         cnt++;
         if (this.rng.int(cnt) === 0) best = i;
       }
     }
-    return nodes[best].name;
+    return best;
   }
 }
 

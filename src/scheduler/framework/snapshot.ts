@@ -548,13 +548,20 @@ export class ClusterSnapshot {
     if (zl.length === 0) this.zones.delete(z);
   }
 
-  /** adds (or moves) a pod with spec.nodeName set (`key`: its podKey, when the caller has it); returns its PodInfo */
-  addPod(pod: Pod, key?: string): PodInfo {
+  /**
+   * adds (or moves) a pod with spec.nodeName set (`key`: its podKey, when the caller has it;
+   * `node`: the NodeInfo of spec.nodeName as a cycle found it — used when it is still the listed
+   * one, which saves the lookup by name); returns its PodInfo
+   */
+  addPod(pod: Pod, key?: string, node?: NodeInfo): PodInfo {
     const pi = new PodInfo(pod, key);
     if (this.podInfos.has(pi.key)) this.removePod(pi.key);
     const nodeName = pod.spec.nodeName ?? '';
     this.podInfos.set(pi.key, pi);
-    const ni = this.byName.get(nodeName);
+    const ni =
+      node !== undefined && this.ordered?.[node.index] === node && node.name === nodeName
+        ? node
+        : this.byName.get(nodeName);
     if (ni) this.attach(pi, ni);
     else {
       const l = this.orphanPods.get(nodeName) ?? [];

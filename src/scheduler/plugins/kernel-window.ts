@@ -290,7 +290,6 @@ export function kernelWindowFilter(
  */
 export function kernelFastScorer(runner: NodeLocalRunner, fwk: Framework): FastScorer {
   const engine = runner.engine;
-  let totalsBuf = new Float64Array(0);
   return {
     totals(state, _pod, nodes) {
       const run = state.tryRead<KernelRun>(RUN_KEY);
@@ -319,21 +318,15 @@ export function kernelFastScorer(runner: NodeLocalRunner, fwk: Framework): FastS
           if (nodes[i].slot !== fs[i]) return undefined; // not the window's feasible list
           if (fs[i] === best && bestIndex < 0) bestIndex = i;
         }
+      // either way nodes[i] is the node of slot fs[i]: selectHost reads the total column through
+      // the feasible column in place (no copy, no NodeInfo touched: scattered in the heap)
+      const ties = out.tieEvents;
       return {
         best: bestIndex,
-        ties: out.tieEvents,
-        totals: () => {
-          const t = out.total;
-          // one buffer reused by every cycle (read by selectHost right away), longer than the list
-          if (totalsBuf.length < nodes.length) totalsBuf = new Float64Array(nodes.length * 2);
-          const r = totalsBuf;
-          // the window's own list is the feasible column: read totals by slot without touching
-          // the NodeInfo objects (scattered in the heap: a cache miss each)
-          const n = nodes.length;
-          if (nodes === run.feasibleNodes) for (let i = 0; i < n; i++) r[i] = t[fs[i]];
-          else for (let i = 0; i < n; i++) r[i] = t[nodes[i].slot];
-          return r;
-        },
+        ties,
+        bySlot: out.total,
+        slots: fs,
+        events: ties > 0 ? out.maxEvents : undefined,
       };
     },
   };

@@ -221,6 +221,9 @@ export class NodeLocalRunner {
   private readonly unresolvableFitStatuses = new Map<number, Status>();
   /** the pod's requests (upstream computePodResourceRequest), per pod object */
   private readonly podRequestCache = new WeakMap<Pod, ResourceAmounts>();
+  /** exceedsAllocatable's pod and its requests by resource index */
+  private exceedPod: Pod | undefined = undefined;
+  private exceedReq = new Float64Array(0);
   private readonly constStatuses = new Map<string, Status>();
   /**
    * the node-local filters this profile does not enable ({@link FilterBit} mask): the kernel does not
@@ -500,12 +503,20 @@ export class NodeLocalRunner {
 
   /** whether a resource reported insufficient is requested beyond the node's whole allocatable ("Too many pods" never is) */
   private exceedsAllocatable(pod: Pod, slot: number, bits: number): boolean {
-    const req = this.requestsOf(pod);
     const table = this.engine.table;
     const names = table.resources.values;
+    // the pod's requests by resource index, once per pod (a pod no node fits asks for every
+    // rejected node: thousands of calls, two name lookups per resource each before)
+    let req = this.exceedReq;
+    if (this.exceedPod !== pod || req.length !== names.length) {
+      const amounts = this.requestsOf(pod);
+      req = this.exceedReq = new Float64Array(names.length);
+      for (let r = 0; r < names.length; r++) req[r] = amounts.get(names[r]) ?? 0;
+      this.exceedPod = pod;
+    }
     for (let r = 0; r < names.length; r++) {
       if (r === L.R_PODS || (bits & (1 << (REASON_RESOURCE_BASE + r))) === 0) continue;
-      if ((req.get(names[r]) ?? 0) > table.allocatable(slot, names[r])) return true;
+      if (req[r] > table.allocatableAt(slot, r)) return true;
     }
     return false;
   }

@@ -7,20 +7,24 @@
  *
  * the store holds
  *
- *   index (sorted-btree, and a Map for point lookups):
- *     "a" → [ {a=1 c2 m2 v1}, {a=2 c2 m3 v2}, {tomb m4 v0}, {a=3 c5 m5 v1} ]   two generations
- *     "b" → [ {b=x c6 m6 v1} ]
- *   change log (for watchers replaying history), in revision and op order:
- *     a@2, a@3, a(delete)@4, a@5, b@6
+ *   records (records.ts: columns, in change-log order = revision and op order):
+ *     #0 a=1 c2 m2 v1 · #1 a=2 c2 m3 v2 prev #0 · #2 a tomb m4 v0 prev #1 · #3 a=3 c5 m5 v1 prev #2
+ *     · #4 b=x c6 m6 v1
+ *   index (sorted-btree, and a Map for point lookups): "a" → key 0, latest #3; "b" → key 1, latest #4
+ *   (a key's history: its latest record, then the `prev` links back: two generations for "a")
+ *   change log (for watchers replaying history): the records from `logStart` on.
  *
  * A read at revision R takes, per key, the last record with modRevision <= R; a tombstone (version
  * 0) or no record means the key did not exist at R. Compaction at C keeps, per key, the last record
  * <= C unless it is a tombstone, drops everything older, and drops log entries below C (and the
- * tombstones at C, which is what etcd's "tombstone-at-compact-revision" quirk shows).
+ * tombstones at C, which is what etcd's "tombstone-at-compact-revision" quirk shows). The records
+ * kept below C (a key's value as of C) precede every record >= C in the renumbered columns, so the
+ * change log is the tail of the records from `logStart`.
  *
  * Writes run inside a write "transaction" (begin/end): every record it adds gets revision
- * current+1, and the revision only moves when something changed. Returned KeyValue objects are the
- * stored records, shared with other readers: treat them as immutable (values included).
+ * current+1, and the revision only moves when something changed. Returned KeyValue objects are made
+ * per read from the columns: treat them (values included) as immutable, and do not rely on their
+ * identity across reads.
  */
 import * as btree from 'sorted-btree';
 import { WallClock, type Clock } from '../../util/clock.js';
@@ -67,7 +71,7 @@ import {
   ZERO_KV,
 } from './txn-checks.js';
 import { WatchHub, type ChangeLog } from './watch-hub.js';
-import { ValueSlab } from './value-slab.js';
+import { NO_RECORD, Records } from './records.js';
 
 export interface MemoryStoreOptions {
   /** time source for lease expiry and progress notifications (default: the wall clock) */
@@ -97,36 +101,29 @@ interface SortedIndex<K, V> {
 }
 
 const EMPTY = new Uint8Array(0);
-type History = KeyValue[];
 
-/** index of the last record with modRevision <= rev, or -1 */
-function indexAt(h: History, rev: number): number {
-  let lo = 0,
-    hi = h.length - 1,
-    found = -1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    if (h[mid].modRevision <= rev) {
-      found = mid;
-      lo = mid + 1;
-    } else hi = mid - 1;
-  }
-  return found;
+/** the order a range sorts in: a non-KEY target with order NONE sorts ascending (keys already come in ascending key order) */
+function order(sortOrder: string, sortTarget: string): string {
+  return sortTarget !== 'KEY' && sortOrder === 'NONE' ? 'ASCEND' : sortOrder;
 }
 
 export class MemoryStore implements KvStore, ChangeLog {
   private rev = 1;
   private compactRev = -1;
-  private log: KeyValue[] = [];
+  /** every record (records.ts); the change log is records [logStart, recs.n) */
+  private recs = new Records();
+  private logStart = 0;
 
   readonly clock: Clock;
-  private readonly byKey = new Map<string, History>();
-  private readonly tree = new BTree<string, History>();
+  /** key → key number; keys[id], latest[id] (its newest record), tree: orderKey(key) → id */
+  private readonly keyIds = new Map<string, number>();
+  private readonly keys: string[] = [];
+  private readonly latest: number[] = [];
+  private readonly freeIds: number[] = [];
+  private readonly tree = new BTree<string, number>();
   private readonly lessor: Lessor;
   private readonly hub: WatchHub;
   private readonly maxTxnOps: number;
-  /** the stored values' bytes (value-slab.ts) */
-  private readonly values = new ValueSlab();
   private closed = false;
 
   // the write in progress: records get revision `this.rev + 1`; `changes` counts them
@@ -157,7 +154,9 @@ export class MemoryStore implements KvStore, ChangeLog {
 
   /** the change log watchers replay history from: every retained record in (revision, op) order */
   get logKv(): readonly KeyValue[] {
-    return this.log;
+    const out: KeyValue[] = [];
+    for (let i = this.logStart; i < this.recs.n; i++) out.push(this.kvOf(i));
+    return out;
   }
 
   // ───────────────────────────── synchronous API (fast path) ─────────────────────────────
@@ -173,7 +172,8 @@ export class MemoryStore implements KvStore, ChangeLog {
     checkPut(req);
     const lease = req.lease ?? 0;
     if (lease !== 0 && !this.lessor.lookup(lease)) throw StoreErrors.leaseNotFound();
-    if ((req.ignoreValue || req.ignoreLease) && !this.live(req.key)) throw StoreErrors.keyNotFound();
+    if ((req.ignoreValue || req.ignoreLease) && this.live(req.key) === NO_RECORD)
+      throw StoreErrors.keyNotFound();
     this.begin();
     const resp = this.doPut(req);
     this.end();
@@ -195,7 +195,8 @@ export class MemoryStore implements KvStore, ChangeLog {
 
   /** the live record of a key, or undefined (a point read without the range machinery) */
   get(key: string): KeyValue | undefined {
-    return this.live(key);
+    const r = this.live(key);
+    return r === NO_RECORD ? undefined : this.kvOf(r);
   }
 
   deleteRangeSync(req: DeleteRangeRequest): DeleteRangeResponse {
@@ -231,28 +232,30 @@ export class MemoryStore implements KvStore, ChangeLog {
     if (rev <= this.compactRev) throw StoreErrors.compacted();
     if (rev > this.rev) throw StoreErrors.futureRev();
     this.compactRev = rev;
-    const drop: [order: string, key: string][] = [];
-    this.tree.forEach((h, order) => {
-      const idx = indexAt(h, rev);
-      if (idx < 0) return;
-      const key = h[0].key;
-      const keepFrom = h[idx].version === 0 ? idx + 1 : idx;
-      if (keepFrom > 0) h.splice(0, keepFrom);
-      if (h.length === 0) drop.push([order, key]);
-    });
-    for (const [order, key] of drop) {
-      this.tree.delete(order);
-      this.byKey.delete(key);
+    const recs = this.recs;
+    // per key: every record above rev, and the last one <= rev unless it is a tombstone
+    const keep = new Uint8Array(recs.n);
+    let kept = 0;
+    for (const [key, id] of this.keyIds) {
+      let r = this.latest[id];
+      while (r !== NO_RECORD && recs.mod[r] > rev) {
+        keep[r] = 1;
+        kept++;
+        r = recs.prev[r];
+      }
+      if (r !== NO_RECORD && recs.ver[r] !== 0) {
+        keep[r] = 1;
+        kept++;
+      } else if (r === this.latest[id]) this.dropKey(key, id);
     }
-    // the change log keeps revisions >= rev, minus the tombstones at rev (physically removed in etcd)
-    const cut = this.logIndexOf(rev);
-    let end = cut;
-    while (end < this.log.length && this.log[end].modRevision === rev) end++;
-    const keep: KeyValue[] = [];
-    for (let i = cut; i < end; i++) if (this.log[i].version !== 0) keep.push(this.log[i]);
-    this.log = keep.concat(this.log.slice(end));
+    const list = new Int32Array(kept);
+    for (let r = 0, k = 0; r < recs.n; r++) if (keep[r] === 1) list[k++] = r;
+    const renumber = new Int32Array(recs.n).fill(NO_RECORD);
     // the survivors move to fresh blocks, so that the blocks of what was dropped can be freed
-    this.values.repack(this.survivors());
+    this.recs = recs.compacted(list, renumber);
+    for (const id of this.keyIds.values()) this.latest[id] = renumber[this.latest[id]];
+    // the change log keeps revisions >= rev (the tombstones at rev are gone with their keys' history)
+    this.logStart = this.firstAtOrAbove(rev, 0);
     this.hub.onCompact();
     return { header: { revision: this.rev } };
   }
@@ -405,35 +408,93 @@ export class MemoryStore implements KvStore, ChangeLog {
    * event's prevKv), or null when it did not exist then. Only valid while that revision is not compacted.
    */
   prevKvOf(kv: KeyValue): KeyValue | null {
-    const h = this.byKey.get(kv.key);
-    if (h === undefined) return null;
-    const i = indexAt(h, kv.modRevision - 1);
-    return i >= 0 && h[i].version !== 0 ? h[i] : null;
+    const id = this.keyIds.get(kv.key);
+    if (id === undefined) return null;
+    const r = this.recordAt(id, kv.modRevision - 1);
+    return r !== NO_RECORD && this.recs.ver[r] !== 0 ? this.kvOf(r) : null;
   }
 
   logIndexOf(rev: number): number {
-    const log = this.log;
-    let lo = 0,
-      hi = log.length;
+    return this.firstAtOrAbove(rev, this.logStart);
+  }
+
+  get logEnd(): number {
+    return this.recs.n;
+  }
+
+  logKey(i: number): string {
+    return this.keys[this.recs.keyId[i]];
+  }
+
+  logRev(i: number): number {
+    return this.recs.mod[i];
+  }
+
+  logVersion(i: number): number {
+    return this.recs.ver[i];
+  }
+
+  kvAt(i: number): KeyValue {
+    return this.kvOf(i);
+  }
+
+  // ───────────────────────────── internals ─────────────────────────────
+
+  /** first record number >= from whose revision is >= rev */
+  private firstAtOrAbove(rev: number, from: number): number {
+    const mod = this.recs.mod;
+    let lo = from,
+      hi = this.recs.n;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      if (log[mid].modRevision < rev) lo = mid + 1;
+      if (mod[mid] < rev) lo = mid + 1;
       else hi = mid;
     }
     return lo;
   }
 
-  // ───────────────────────────── internals ─────────────────────────────
+  /** the KeyValue of record r (made on each read; its value a view of the blocks or a new array) */
+  private kvOf(r: number, keysOnly = false): KeyValue {
+    const recs = this.recs;
+    return {
+      key: this.keys[recs.keyId[r]],
+      value: keysOnly ? EMPTY : recs.value(r),
+      createRevision: recs.create[r],
+      modRevision: recs.mod[r],
+      version: recs.ver[r],
+      lease: recs.lease[r],
+    };
+  }
 
-  /** every retained record: the index's histories (the change log holds the same records) */
-  private *survivors(): Iterable<KeyValue> {
-    for (const h of this.byKey.values()) yield* h;
+  /** the key's last record with modRevision <= rev, or NO_RECORD */
+  private recordAt(id: number, rev: number): number {
+    const recs = this.recs;
+    let r = this.latest[id];
+    while (r !== NO_RECORD && recs.mod[r] > rev) r = recs.prev[r];
+    return r;
+  }
+
+  private newKey(key: string): number {
+    const id = this.freeIds.length > 0 ? this.freeIds.pop()! : this.keys.length;
+    this.keys[id] = key;
+    this.latest[id] = NO_RECORD;
+    this.keyIds.set(key, id);
+    this.tree.set(orderKey(key), id);
+    return id;
+  }
+
+  private dropKey(key: string, id: number): void {
+    this.keyIds.delete(key);
+    this.tree.delete(orderKey(key));
+    this.keys[id] = '';
+    this.latest[id] = NO_RECORD;
+    this.freeIds.push(id);
   }
 
   private begin(): void {
     this.writing = true;
     this.changes = 0;
-    this.logMark = this.log.length;
+    this.logMark = this.recs.n;
   }
 
   private end(): void {
@@ -441,7 +502,7 @@ export class MemoryStore implements KvStore, ChangeLog {
     if (this.changes > 0) {
       this.rev++;
       this.changes = 0;
-      this.hub.onCommit(this.logMark, this.log.length);
+      this.hub.onCommit(this.logMark, this.recs.n);
     }
   }
 
@@ -450,106 +511,96 @@ export class MemoryStore implements KvStore, ChangeLog {
     return this.writing && this.changes > 0 ? this.rev + 1 : this.rev;
   }
 
-  private live(key: string): KeyValue | undefined {
-    const h = this.byKey.get(key);
-    if (h === undefined) return undefined;
-    const kv = h[h.length - 1];
-    return kv.version === 0 ? undefined : kv;
+  /** the live record of a key, or NO_RECORD */
+  private live(key: string): number {
+    const id = this.keyIds.get(key);
+    if (id === undefined) return NO_RECORD;
+    const r = this.latest[id];
+    return r === NO_RECORD || this.recs.ver[r] === 0 ? NO_RECORD : r;
   }
 
   /** add a record for key at the write revision (etcd storeTxnWrite.put) */
   private write(key: string, value: Uint8Array, lease: LeaseId): void {
     const rev = this.rev + 1;
-    const h = this.byKey.get(key);
-    let prev: KeyValue | null = null;
-    if (h !== undefined) {
-      const last = h[h.length - 1];
-      if (last.version !== 0) prev = last;
-    }
-    const kv: KeyValue = {
-      key,
-      value: this.values.copy(value),
-      createRevision: prev === null ? rev : prev.createRevision,
-      modRevision: rev,
-      version: prev === null ? 1 : prev.version + 1,
+    const recs = this.recs;
+    let id = this.keyIds.get(key);
+    let last = NO_RECORD;
+    if (id === undefined) id = this.newKey(key);
+    else last = this.latest[id];
+    const prev = last !== NO_RECORD && recs.ver[last] !== 0 ? last : NO_RECORD;
+    this.latest[id] = recs.add(
+      id,
+      last,
+      rev,
+      prev === NO_RECORD ? rev : recs.create[prev],
+      prev === NO_RECORD ? 1 : recs.ver[prev] + 1,
       lease,
-    };
-    if (h === undefined) {
-      // a history of exactly one record (most keys have one: Events, objects never updated);
-      // `[]` then push would reserve room for 17
-      const first: History = [kv];
-      this.byKey.set(key, first);
-      this.tree.set(orderKey(key), first);
-    } else h.push(kv);
-    this.log.push(kv);
+      value,
+    );
     this.changes++;
-    if (prev !== null && prev.lease !== 0) this.lessor.detach(prev.lease, key);
+    if (prev !== NO_RECORD && recs.lease[prev] !== 0) this.lessor.detach(recs.lease[prev], key);
     if (lease !== 0) this.lessor.attach(lease, key);
   }
 
-  /** add a tombstone for a live key (etcd storeTxnWrite.delete) */
-  private tombstone(h: History, prev: KeyValue): void {
-    const kv: KeyValue = {
-      key: prev.key,
-      value: EMPTY,
-      createRevision: 0,
-      modRevision: this.rev + 1,
-      version: 0,
-      lease: 0,
-    };
-    h.push(kv);
-    this.log.push(kv);
+  /** add a tombstone for the live record r of key id (etcd storeTxnWrite.delete) */
+  private tombstone(id: number, r: number): void {
+    const recs = this.recs;
+    const lease = recs.lease[r];
+    this.latest[id] = recs.add(id, r, this.rev + 1, 0, 0, 0, EMPTY);
     this.changes++;
-    if (prev.lease !== 0) this.lessor.detach(prev.lease, prev.key);
+    if (lease !== 0) this.lessor.detach(lease, this.keys[id]);
   }
 
   /** etcd applierV3backend.Put after validation; runs inside a write */
   private doPut(req: PutRequest): PutResponse {
-    const prev = req.ignoreValue || req.ignoreLease || req.prevKv ? this.live(req.key) : undefined;
-    const value = req.ignoreValue ? prev!.value : req.value;
-    const lease = req.ignoreLease ? prev!.lease : (req.lease ?? 0);
+    const prev = req.ignoreValue || req.ignoreLease || req.prevKv ? this.live(req.key) : NO_RECORD;
+    const prevKv = prev === NO_RECORD ? undefined : this.kvOf(prev);
+    const value = req.ignoreValue ? prevKv!.value : req.value;
+    const lease = req.ignoreLease ? prevKv!.lease : (req.lease ?? 0);
     this.write(req.key, value, lease);
     const resp: PutResponse = { header: { revision: this.rev + 1 } };
-    if (req.prevKv && prev !== undefined) resp.prevKv = prev;
+    if (req.prevKv && prevKv !== undefined) resp.prevKv = prevKv;
     return resp;
   }
 
   /** etcd applierV3backend.DeleteRange; runs inside a write */
   private doDelete(req: DeleteRangeRequest): DeleteRangeResponse {
-    const victims: History[] = [];
-    this.scan(req.key, upperBound(req.rangeEnd), (h) => {
-      if (h[h.length - 1].version !== 0) victims.push(h);
+    const victims: number[] = [];
+    const ver = this.recs.ver;
+    this.scan(req.key, upperBound(req.rangeEnd), (id) => {
+      const r = this.latest[id];
+      if (ver[r] !== 0) victims.push(id);
     });
     const prevKvs: KeyValue[] = [];
-    for (const h of victims) {
-      const prev = h[h.length - 1];
-      if (req.prevKv) prevKvs.push(prev);
-      this.tombstone(h, prev);
+    for (const id of victims) {
+      const prev = this.latest[id];
+      if (req.prevKv) prevKvs.push(this.kvOf(prev));
+      this.tombstone(id, prev);
     }
     const revision = victims.length > 0 || this.changes > 0 ? this.rev + 1 : this.rev;
     return { header: { revision }, deleted: victims.length, prevKvs };
   }
 
-  /** calls fn for every key's history in the range, in byte order (the tree is keyed by {@link orderKey}) */
-  private scan(key: string, end: string | null, fn: (h: History) => void): void {
+  /** calls fn for every key number in the range, in byte order (the tree is keyed by {@link orderKey}) */
+  private scan(key: string, end: string | null, fn: (id: number) => void): void {
     if (end === null) {
-      const h = this.byKey.get(key);
-      if (h !== undefined) fn(h);
+      const id = this.keyIds.get(key);
+      if (id !== undefined) fn(id);
       return;
     }
     const lo = orderKey(key);
     if (end === '') {
       const max = this.tree.maxKey();
       if (max !== undefined && max >= lo)
-        this.tree.forRange(lo, max, true, (_k, h) => {
-          fn(h);
+        this.tree.forRange(lo, max, true, (_k, id) => {
+          fn(id);
         });
       return;
     }
     const hi = orderKey(end);
     if (hi > lo)
-      this.tree.forRange(lo, hi, false, (_k, h) => {
-        fn(h);
+      this.tree.forRange(lo, hi, false, (_k, id) => {
+        fn(id);
       });
   }
 
@@ -575,17 +626,14 @@ export class MemoryStore implements KvStore, ChangeLog {
     const countOnly = !!req.countOnly;
     let kvs: KeyValue[] = [];
     let count = 0;
-    this.scan(req.key, upperBound(req.rangeEnd), (h) => {
-      let kv: KeyValue;
-      if (latest) kv = h[h.length - 1];
-      else {
-        const i = indexAt(h, readRev);
-        if (i < 0) return;
-        kv = h[i];
-      }
-      if (kv.version === 0) return;
+    const ver = this.recs.ver;
+    // sorting by VALUE needs the values before the keysOnly cut
+    const keysOnly = !!req.keysOnly && !(order(sortOrder, sortTarget) !== 'NONE' && sortTarget === 'VALUE');
+    this.scan(req.key, upperBound(req.rangeEnd), (id) => {
+      const r = latest ? this.latest[id] : this.recordAt(id, readRev);
+      if (r === NO_RECORD || ver[r] === 0) return;
       count++;
-      if (!countOnly && (fetch === 0 || kvs.length < fetch)) kvs.push(kv);
+      if (!countOnly && (fetch === 0 || kvs.length < fetch)) kvs.push(this.kvOf(r, keysOnly));
     });
     if (hasFilter) {
       const {
@@ -602,19 +650,18 @@ export class MemoryStore implements KvStore, ChangeLog {
           !(minCr && kv.createRevision < minCr),
       );
     }
-    // a non-KEY target with order NONE sorts ascending (keys already come in ascending key order)
-    const order = sortTarget !== 'KEY' && sortOrder === 'NONE' ? 'ASCEND' : sortOrder;
-    if (order !== 'NONE' && kvs.length > 1) {
+    const sortAs = order(sortOrder, sortTarget);
+    if (sortAs !== 'NONE' && kvs.length > 1) {
       // Go's unstable sort.Sort, step by step, so that ties come out in etcd's order; DESCEND is sort.Reverse
       const cmp = comparator(sortTarget);
-      goSort(kvs, order === 'ASCEND' ? (a, b) => cmp(a, b) < 0 : (a, b) => cmp(b, a) < 0);
+      goSort(kvs, sortAs === 'ASCEND' ? (a, b) => cmp(a, b) < 0 : (a, b) => cmp(b, a) < 0);
     }
     let more = false;
     if (limit > 0 && kvs.length > limit) {
       kvs = kvs.slice(0, limit);
       more = true;
     }
-    if (req.keysOnly) kvs = kvs.map((kv) => ({ ...kv, value: EMPTY }));
+    if (req.keysOnly && !keysOnly) kvs = kvs.map((kv) => ({ ...kv, value: EMPTY }));
     return { header: { revision: cur }, kvs, more, count };
   }
 
@@ -625,9 +672,10 @@ export class MemoryStore implements KvStore, ChangeLog {
     const keys = [...lease.keys].sort(compareKeys);
     this.begin();
     for (const key of keys) {
-      const h = this.byKey.get(key);
-      const kv = h?.[h.length - 1];
-      if (h && kv && kv.version !== 0) this.tombstone(h, kv);
+      const id = this.keyIds.get(key);
+      if (id === undefined) continue;
+      const r = this.latest[id];
+      if (r !== NO_RECORD && this.recs.ver[r] !== 0) this.tombstone(id, r);
     }
     this.end();
   }
@@ -670,14 +718,14 @@ export class MemoryStore implements KvStore, ChangeLog {
   private applyCompare(c: Compare): boolean {
     if (!c.rangeEnd) {
       // the common single-key compare, without collecting
-      const kv = this.live(c.key);
-      if (kv === undefined) return c.target === 'VALUE' ? false : compareKv(c, ZERO_KV);
-      return compareKv(c, kv);
+      const r = this.live(c.key);
+      if (r === NO_RECORD) return c.target === 'VALUE' ? false : compareKv(c, ZERO_KV);
+      return compareKv(c, this.kvOf(r, c.target !== 'VALUE'));
     }
     const kvs: KeyValue[] = [];
-    this.scan(c.key, upperBound(c.rangeEnd), (h) => {
-      const kv = h[h.length - 1];
-      if (kv.version !== 0) kvs.push(kv);
+    this.scan(c.key, upperBound(c.rangeEnd), (id) => {
+      const r = this.latest[id];
+      if (this.recs.ver[r] !== 0) kvs.push(this.kvOf(r, c.target !== 'VALUE'));
     });
     if (kvs.length === 0) {
       if (c.target === 'VALUE') return false;
@@ -714,7 +762,7 @@ export class MemoryStore implements KvStore, ChangeLog {
     }
     if (!('requestPut' in op)) return;
     const p = op.requestPut;
-    if ((p.ignoreValue || p.ignoreLease) && !this.live(p.key)) throw StoreErrors.keyNotFound();
+    if ((p.ignoreValue || p.ignoreLease) && this.live(p.key) === NO_RECORD) throw StoreErrors.keyNotFound();
     // A delete to the end of the keyspace ("\0") slips past etcd's duplicate-key check, and etcd
     // 3.4.23 then panics applying an ignoreValue/ignoreLease put of a key it deleted. Rejecting the
     // txn here, before anything is applied, keeps it atomic (docs/store-etcd.md).

@@ -31,10 +31,19 @@ export const MAX_REVISIONS_PER_BATCH = 1000;
 /** etcd mvcc ErrEmptyWatcherRange, the cancel reason of a watch over an empty range */
 export const EMPTY_WATCH_RANGE = 'mvcc: watcher range is empty';
 
-/** What the hub reads from the store: the change log and the revision bookkeeping. */
+/**
+ * What the hub reads from the store: the change log and the revision bookkeeping. The log holds
+ * every change still in history, in (revision, op) order, at indexes below {@link logEnd}; a record
+ * with version 0 is a deletion. Its KeyValue is made on request ({@link kvAt}), so the hub reads
+ * key, revision and version first and makes the KeyValue only for an event some watcher takes.
+ */
 export interface ChangeLog {
-  /** every change still in history, in (revision, op) order; a record with version 0 is a deletion */
-  readonly logKv: readonly KeyValue[];
+  /** one past the last log index */
+  readonly logEnd: number;
+  logKey(i: number): string;
+  logRev(i: number): number;
+  logVersion(i: number): number;
+  kvAt(i: number): KeyValue;
   /** the key as of the revision before the record (a watch event's prevKv), or null */
   prevKvOf(kv: KeyValue): KeyValue | null;
   readonly revision: number;
@@ -188,26 +197,30 @@ export class WatchHub {
    */
   onCommit(from: number, to: number): void {
     if (this.syncedCount === 0) return;
-    const kvs = this.log.logKv;
-    const compactRev = this.log.compactRevision;
+    const log = this.log;
+    const compactRev = log.compactRevision;
     const groups = this.groups;
     for (let i = from; i < to; i++) {
-      const kv = kvs[i];
-      const isDelete = kv.version === 0;
+      const key = log.logKey(i);
+      const modRev = log.logRev(i);
+      const version = log.logVersion(i);
+      const isDelete = version === 0;
       const type = isDelete ? 'DELETE' : 'PUT';
+      // the record's KeyValue, made once for every watcher that takes the event
+      let kv: KeyValue | null = null;
       // prevKv as etcd's v3rpc reads it: the key at modRevision-1, unless that is compacted, never
       // for a creation; looked up once per event, and only when a prevKv watcher matches
-      let prev: KeyValue | null | undefined =
-        kv.version === 1 || kv.modRevision - 1 < compactRev ? null : undefined;
+      let prev: KeyValue | null | undefined = version === 1 || modRev - 1 < compactRev ? null : undefined;
       let ev: WatchEvent | null = null;
       let evPrev: WatchEvent | null = null;
-      const order = groups.length > 0 ? orderKey(kv.key) : '';
-      const list = this.exact.get(kv.key);
+      const order = groups.length > 0 ? orderKey(key) : '';
+      const list = this.exact.get(key);
       if (list !== undefined) {
         for (let j = 0; j < list.length; j++) {
           const w = list[j];
-          if ((isDelete ? w.noDelete : w.noPut) || kv.modRevision < w.nextRev) continue;
-          if (w.wantPrev && prev === undefined) prev = this.log.prevKvOf(kv);
+          if ((isDelete ? w.noDelete : w.noPut) || modRev < w.nextRev) continue;
+          kv ??= log.kvAt(i);
+          if (w.wantPrev && prev === undefined) prev = log.prevKvOf(kv);
           if (w.wantPrev && prev) w.pending.push((evPrev ??= { type, kv, prevKv: prev }));
           else w.pending.push((ev ??= { type, kv }));
           w.quiet = false;
@@ -220,8 +233,9 @@ export class WatchHub {
         const ws = grp.watchers;
         for (let j = 0; j < ws.length; j++) {
           const w = ws[j];
-          if ((isDelete ? w.noDelete : w.noPut) || kv.modRevision < w.nextRev) continue;
-          if (w.wantPrev && prev === undefined) prev = this.log.prevKvOf(kv);
+          if ((isDelete ? w.noDelete : w.noPut) || modRev < w.nextRev) continue;
+          kv ??= log.kvAt(i);
+          if (w.wantPrev && prev === undefined) prev = log.prevKvOf(kv);
           if (w.wantPrev && prev) w.pending.push((evPrev ??= { type, kv, prevKv: prev }));
           else w.pending.push((ev ??= { type, kv }));
           w.quiet = false;
@@ -352,22 +366,24 @@ export class WatchHub {
         continue;
       }
       const events: WatchEvent[] = [];
-      const kvs = this.log.logKv;
-      let i = this.log.logIndexOf(w.nextRev);
+      const log = this.log;
+      const logEnd = log.logEnd;
+      let i = log.logIndexOf(w.nextRev);
       let revs = 0;
       let lastRev = 0;
-      for (; i < kvs.length; i++) {
-        const kv = kvs[i];
-        if (kv.modRevision !== lastRev) {
+      for (; i < logEnd; i++) {
+        const modRev = log.logRev(i);
+        if (modRev !== lastRev) {
           if (revs === MAX_REVISIONS_PER_BATCH) break;
           revs++;
-          lastRev = kv.modRevision;
+          lastRev = modRev;
         }
-        if (!inRange(kv.key, w.key, w.end)) continue;
-        const isDelete = kv.version === 0;
+        if (!inRange(log.logKey(i), w.key, w.end)) continue;
+        const version = log.logVersion(i);
+        const isDelete = version === 0;
         if (isDelete ? w.noDelete : w.noPut) continue;
-        const prev =
-          w.wantPrev && kv.version !== 1 && kv.modRevision - 1 >= compactRev ? this.log.prevKvOf(kv) : null;
+        const kv = log.kvAt(i);
+        const prev = w.wantPrev && version !== 1 && modRev - 1 >= compactRev ? log.prevKvOf(kv) : null;
         events.push(
           prev !== null
             ? { type: isDelete ? 'DELETE' : 'PUT', kv, prevKv: prev }
@@ -375,13 +391,13 @@ export class WatchHub {
         );
       }
       // update state before calling back, so a write made by the callback is neither lost nor duplicated
-      if (i >= kvs.length) {
+      if (i >= logEnd) {
         w.nextRev = cur + 1;
         this.unsynced.delete(w);
         this.register(w);
         if (w.progressWanted) this.markDirty(w);
       } else {
-        w.nextRev = kvs[i].modRevision;
+        w.nextRev = log.logRev(i);
         more = true;
       }
       if (events.length > 0) {

@@ -21,8 +21,14 @@ const FLUSH_AT = 256 * 1024;
  * file rather than in memory, and are copied to the output after the chain lines.
  */
 export class SpillFile {
-  private readonly dir = mkdtempSync(join(tmpdir(), 'kubesim-iptables-'));
-  private readonly fd = openSync(join(this.dir, 'nat-rules'), 'w+');
+  private readonly dir: string;
+  private readonly fd: number;
+
+  /** `prefix`: of the temporary directory's name (tests count them) */
+  constructor(prefix = 'kubesim-iptables-', name = 'nat-rules') {
+    this.dir = mkdtempSync(join(tmpdir(), prefix));
+    this.fd = openSync(join(this.dir, name), 'w+');
+  }
 
   write(b: Buffer): void {
     writeSync(this.fd, b);
@@ -30,16 +36,23 @@ export class SpillFile {
 
   /** Copies what was written to `out`, in blocks, then deletes the file. */
   replay(out: (chunk: Uint8Array) => void): void {
+    for (const b of this.blocks()) out(b);
+  }
+
+  /** What was written, in 1 MiB blocks (each a copy: a reader may keep it); the file is deleted after the last. */
+  *blocks(): Generator<Uint8Array> {
     const block = Buffer.allocUnsafe(1 << 20);
     let at = 0;
-    for (;;) {
-      const n = readSync(this.fd, block, 0, block.length, at);
-      if (n === 0) break;
-      // a copy: the writer may keep what it is given
-      out(Buffer.from(block.subarray(0, n)));
-      at += n;
+    try {
+      for (;;) {
+        const n = readSync(this.fd, block, 0, block.length, at);
+        if (n === 0) break;
+        yield Buffer.from(block.subarray(0, n));
+        at += n;
+      }
+    } finally {
+      this.close();
     }
-    this.close();
   }
 
   close(): void {

@@ -9,7 +9,7 @@
  * `hash16Many(texts)` answers exactly what `texts.map(hash16)` answers;
  * test/proxy/iptables/names-wasm.test.ts checks that on seeded names and kube-proxy's own.
  */
-import { instantiateKernel } from '../../../util/wasm.js';
+import { instantiateKernel, LinearBytes } from '../../../util/wasm.js';
 import { hash16 } from './names.js';
 
 interface NamesExports extends WebAssembly.Exports {
@@ -25,19 +25,18 @@ export function chainHasher(): WasmChainHasher {
   return shared;
 }
 
-const PAGE = 65536;
 /** texts per call: bounds the memory a batch takes (≤ 2 + 65535 bytes each) */
 const BATCH = 4096;
 
 export class WasmChainHasher {
   private readonly ex: NamesExports;
   private readonly base: number;
-  private bytes: Uint8Array;
+  private readonly mem: LinearBytes;
 
   constructor() {
     this.ex = instantiateKernel<NamesExports>('proxy_names');
     this.base = this.ex.base();
-    this.bytes = new Uint8Array(this.ex.memory.buffer);
+    this.mem = new LinearBytes(this.ex.memory);
   }
 
   /** The 16-character hash of each text, in order (= texts.map(hash16)). */
@@ -53,8 +52,7 @@ export class WasmChainHasher {
     for (let i = from; i < to; i++) need += 2 + texts[i].length;
     const inPtr = this.base;
     const outPtr = (inPtr + need + 15) & ~15;
-    this.ensure(outPtr + 16 * (to - from));
-    const m = this.bytes;
+    const m = this.mem.ensure(outPtr + 16 * (to - from));
     let p = inPtr;
     // texts hashed here, by index; the others (non-ASCII or too long) go to the JavaScript hash
     const idx: number[] = [];
@@ -79,11 +77,5 @@ export class WasmChainHasher {
     // one latin1 decode of every name, then 16-character slices
     const all = Buffer.from(this.ex.memory.buffer, outPtr, 16 * idx.length).toString('latin1');
     for (let j = 0; j < idx.length; j++) out[idx[j]] = all.slice(16 * j, 16 * j + 16);
-  }
-
-  private ensure(bytes: number): void {
-    const mem = this.ex.memory;
-    if (mem.buffer.byteLength < bytes) mem.grow(Math.ceil((bytes - mem.buffer.byteLength) / PAGE));
-    if (this.bytes.buffer !== mem.buffer) this.bytes = new Uint8Array(mem.buffer);
   }
 }

@@ -9,7 +9,7 @@
  * test/proxy/iptables/sep-wasm.test.ts checks whole syncs byte for byte.
  */
 import { canonicalIPv4Value, type EndpointInfo } from '../../model/index.js';
-import { instantiateKernel } from '../../../util/wasm.js';
+import { instantiateKernel, LinearBytes } from '../../../util/wasm.js';
 
 interface RulesExports extends WebAssembly.Exports {
   memory: WebAssembly.Memory;
@@ -26,7 +26,6 @@ interface RulesExports extends WebAssembly.Exports {
   ): number;
 }
 
-const PAGE = 65536;
 const RECORD = 40;
 /** a chain name fits a record (KUBE-SEP- + 16 characters = 25) */
 const MAX_SEP = RECORD - 9;
@@ -41,12 +40,12 @@ export function sepRuleKernel(): WasmSepRules {
 export class WasmSepRules {
   private readonly ex: RulesExports;
   private readonly base: number;
-  private bytes: Uint8Array;
+  private readonly mem: LinearBytes;
 
   constructor() {
     this.ex = instantiateKernel<RulesExports>('proxy_rules');
     this.base = this.ex.base();
-    this.bytes = new Uint8Array(this.ex.memory.buffer);
+    this.mem = new LinearBytes(this.ex.memory);
   }
 
   /**
@@ -68,8 +67,7 @@ export class WasmSepRules {
     // per endpoint at most: 2 × (3 + sep + comment + 23 + 15 + masq/dnat) + affinity + port
     const perLine =
       2 * (3 + MAX_SEP + comment.length + 4 + 15 + 1) + masq.length + dnat.length + 24 + MAX_SEP + 6;
-    this.ensure(outPtr + n * (perLine + 64));
-    const m = this.bytes;
+    const m = this.mem.ensure(outPtr + n * (perLine + 64));
     const view = new DataView(m.buffer);
     let p = this.base;
     for (const text of [comment, masq, dnat])
@@ -100,11 +98,5 @@ export class WasmSepRules {
       outPtr,
     );
     return Buffer.from(this.ex.memory.buffer, outPtr, len).toString('latin1');
-  }
-
-  private ensure(bytes: number): void {
-    const mem = this.ex.memory;
-    if (mem.buffer.byteLength < bytes) mem.grow(Math.ceil((bytes - mem.buffer.byteLength) / PAGE));
-    if (this.bytes.buffer !== mem.buffer) this.bytes = new Uint8Array(mem.buffer);
   }
 }

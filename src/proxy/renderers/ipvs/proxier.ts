@@ -15,16 +15,16 @@
 import type { IPFamily, ProxyState } from '../../model/index.js';
 import { resolveLocalDetector } from '../../model/index.js';
 import {
+  checkStream,
   masqueradeMarkOf,
   type Proxier,
   type ProxierOptions,
   type ProxyArtifact,
   type ProxyRenderStats,
-  type ProxySyncResult,
 } from '../types.js';
 import { diffStates, type IpvsDelta } from './delta.js';
 import { IpvsIndex } from './incremental.js';
-import type { IPSetName } from './ipsets.js';
+import { type StreamedSync, streamedResult, streamedText, streamFullSync } from './stream.js';
 import {
   addressesText,
   desiredState,
@@ -34,7 +34,6 @@ import {
   iptablesText,
   ipvsadmText,
   lbNoNodeAccess,
-  type NoNodeAccess,
   portContext,
   portState,
 } from './rules.js';
@@ -52,34 +51,9 @@ export interface IpvsOptions extends Omit<ProxierOptions, 'clock'> {
   incremental?: boolean;
 }
 
-export interface IpvsCounts {
-  virtualServers: number;
-  realServers: number;
-  ipsetEntries: number;
-  iptablesRules: number;
-  boundAddresses: number;
-  /** bytes of the four full outputs */
-  bytes: { ipvsadm: number; ipset: number; iptables: number; addresses: number };
-  /** operations in the delta, by kind */
-  deltaOps: { virtualServers: number; realServers: number; ipsetEntries: number; addresses: number };
-  /** bytes kube-proxy writes for this sync: delta commands + the whole iptables input */
-  deltaBytes: number;
-}
+import type { IpvsCounts, IpvsSyncResult } from './result.js';
 
-export interface IpvsSyncResult extends ProxySyncResult {
-  /** full `ipvsadm -R` input for the desired state (also `text`) */
-  readonly ipvsadm: string;
-  /** full `ipset restore` input (create + add) */
-  readonly ipset: string;
-  /** full `iptables-restore --noflush` input (ip6tables for IPv6; rewritten by kube-proxy on every sync) */
-  readonly iptables: string;
-  /** `ip link add kube-ipvs0 type dummy` + one `ip addr add` per bound address */
-  readonly addresses: string;
-  /** what changed since the previous sync (everything, for the first sync) */
-  readonly delta: IpvsDelta;
-  readonly counts: IpvsCounts;
-  readonly desired: IpvsState;
-}
+export type { IpvsCounts, IpvsSyncResult };
 
 export class IpvsProxier implements Proxier<IpvsSyncResult> {
   readonly mode = 'ipvs' as const;
@@ -93,6 +67,8 @@ export class IpvsProxier implements Proxier<IpvsSyncResult> {
   private version = 0;
   /** the last iptables input and what it was rendered from (incremental mode) */
   private iptablesCache: { key: string; text: string } | undefined;
+  /** a streamed sync ran and kept no state: the next sync must start from nothing (forceFullSync) */
+  private streamed: StreamedSync | null = null;
 
   constructor(
     readonly state: ProxyState,
@@ -111,6 +87,7 @@ export class IpvsProxier implements Proxier<IpvsSyncResult> {
       detector: resolveLocalDetector({ nodePodCIDRs: state.node.podCIDRs, ...options }, state.family),
       nodePortAddresses: options.nodePortAddresses,
     };
+    checkStream('IpvsProxier', options);
     this.index = options.incremental === false ? null : new IpvsIndex(state.family);
   }
 
@@ -128,6 +105,12 @@ export class IpvsProxier implements Proxier<IpvsSyncResult> {
   forceFullSync(): void {
     this.prev = null;
     this.full = true;
+    this.dropStreamed();
+  }
+
+  private dropStreamed(): void {
+    this.streamed?.spill.close();
+    this.streamed = null;
   }
 
   onTopologyChange(labels: Readonly<Record<string, string>>): void {
@@ -138,6 +121,24 @@ export class IpvsProxier implements Proxier<IpvsSyncResult> {
     const changes = this.state.applyChanges();
     const full = this.index ? this.full : this.prev === null;
     const kind = full ? 'full' : 'partial';
+    const stream = this.options.stream;
+    if (stream) {
+      if (this.streamed)
+        throw new Error(
+          'IpvsProxier: a streamed sync keeps no state to diff against; call forceFullSync() before the next sync',
+        );
+      const input = {
+        servicePorts: this.state.servicePorts,
+        endpoints: this.state.endpoints,
+        node: this.state.node,
+      };
+      const s = streamFullSync(portContext(this.cfg, this.state.node), input, stream);
+      if (s) {
+        this.streamed = s;
+        return streamedResult(this.cfg, s);
+      }
+      // two ports share a virtual server: rendered held, then written
+    }
     if (!this.index) {
       const input = {
         servicePorts: this.state.servicePorts,
@@ -148,7 +149,7 @@ export class IpvsProxier implements Proxier<IpvsSyncResult> {
       const delta = diffStates(this.prev, desired);
       this.prev = desired;
       const iptables = iptablesText(this.cfg, desired, lbNoNodeAccess(this.cfg, input));
-      return this.result(kind, delta, () => desired, iptables, null);
+      return this.result(kind, delta, () => desired, iptables, null, stream);
     }
 
     const index = this.index;
@@ -200,6 +201,7 @@ export class IpvsProxier implements Proxier<IpvsSyncResult> {
     desired: () => IpvsState,
     iptables: string,
     index: IpvsIndex | null,
+    stream?: (chunk: Uint8Array) => void,
   ): IpvsSyncResult {
     const deltaBytes =
       [...delta.ipvsadm, ...delta.ipset, ...delta.addresses].reduce((n, l) => n + l.length + 1, 0) +
@@ -238,6 +240,7 @@ export class IpvsProxier implements Proxier<IpvsSyncResult> {
       deltaBytes,
     };
     const lines = (l: string[]) => (l.length ? `${l.join('\n')}\n` : '');
+    if (stream) stream(Buffer.from(ipvsText().text, 'latin1'));
     const artifacts: ProxyArtifact[] = [
       {
         name: 'ipset.restore',
@@ -259,8 +262,11 @@ export class IpvsProxier implements Proxier<IpvsSyncResult> {
     return {
       kind,
       get text() {
+        if (stream) throw streamedText();
         return ipvsText().text;
       },
+      // streamed: written out, none kept
+      ...(stream ? { chunks: () => [] } : {}),
       artifacts,
       get stats(): ProxyRenderStats {
         const b = counts.bytes;
@@ -279,6 +285,7 @@ export class IpvsProxier implements Proxier<IpvsSyncResult> {
         };
       },
       get ipvsadm() {
+        if (stream) throw streamedText();
         return ipvsText().text;
       },
       get ipset() {

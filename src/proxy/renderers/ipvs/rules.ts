@@ -189,6 +189,31 @@ export function portContext(cfg: IpvsRulesConfig, node: ProxyNode): PortContext 
   };
 }
 
+/**
+ * Where one service port's virtual servers listen, in the order portState creates them: the
+ * cluster IP, each external IP, each LB VIP, each node IP for a NodePort; `local`: its real
+ * servers are the node's own endpoints when it has some.
+ */
+function virtualServerAddresses(
+  pc: PortContext,
+  svc: ServicePortInfo,
+): { address: string; port: number; local: boolean }[] {
+  const out = [{ address: svc.clusterIP, port: svc.port, local: svc.internalPolicyLocal }];
+  for (const ext of svc.externalIPs)
+    out.push({ address: ext, port: svc.port, local: svc.externalPolicyLocal });
+  for (const lb of svc.loadBalancerVIPs)
+    out.push({ address: lb, port: svc.port, local: svc.externalPolicyLocal });
+  if (svc.nodePort !== 0)
+    for (const ip of pc.nodeIPs)
+      out.push({ address: ip, port: svc.nodePort, local: svc.externalPolicyLocal });
+  return out;
+}
+
+/** The keys of one service port's virtual servers (without computing their real servers). */
+export function virtualServerKeys(pc: PortContext, svc: ServicePortInfo): string[] {
+  return virtualServerAddresses(pc, svc).map((a) => virtualServerKey(svc.protocol, a.address, a.port));
+}
+
 /** One service port's virtual servers, ipset entries, bound addresses and output filters. */
 export function portState(
   pc: PortContext,
@@ -203,25 +228,10 @@ export function portState(
   const bound: string[] = [];
   const proto = svc.protocol.toLowerCase();
   const persistent = svc.sessionAffinity === 'ClientIP' ? svc.stickyMaxAgeSeconds : 0;
-  const addVirtualServer = (address: string, port: number, onlyLocal: boolean) => {
-    vss.push([
-      virtualServerKey(svc.protocol, address, port),
-      {
-        protocol: svc.protocol,
-        address,
-        port,
-        scheduler: cfg.scheduler,
-        persistent,
-        reals: realServers(svc, eps, node, onlyLocal),
-        servicePort: key,
-      },
-    ]);
-  };
 
   for (const ep of eps ?? []) if (ep.isLocal) add('KUBE-LOOP-BACK', `${ep.ip},${proto}:${ep.port},${ep.ip}`);
 
   add('KUBE-CLUSTER-IP', `${svc.clusterIP},${proto}:${svc.port}`);
-  addVirtualServer(svc.clusterIP, svc.port, svc.internalPolicyLocal);
   bound.push(svc.clusterIP);
 
   for (const ext of svc.externalIPs) {
@@ -229,7 +239,6 @@ export function portState(
       svc.externalPolicyLocal ? 'KUBE-EXTERNAL-IP-LOCAL' : 'KUBE-EXTERNAL-IP',
       `${ext},${proto}:${svc.port}`,
     );
-    addVirtualServer(ext, svc.port, svc.externalPolicyLocal);
     // never bind an address another interface already has
     if (!localAddrs.has(ext)) bound.push(ext);
   }
@@ -246,7 +255,6 @@ export function portState(
       }
       if (allowFromNode) add('KUBE-LOAD-BALANCER-SOURCE-IP', `${lb},${proto}:${svc.port},${lb}`);
     }
-    addVirtualServer(lb, svc.port, svc.externalPolicyLocal);
     if (!localAddrs.has(lb)) bound.push(lb);
   }
   if (svc.nodePort !== 0 && nodeIPs.length > 0) {
@@ -264,9 +272,23 @@ export function portState(
           String(svc.nodePort),
         );
     }
-    for (const ip of nodeIPs) addVirtualServer(ip, svc.nodePort, local);
   }
   if (svc.healthCheckNodePort !== 0) add('KUBE-HEALTH-CHECK-NODE-PORT', String(svc.healthCheckNodePort));
+  // real servers depend only on the policy: computed once per port and policy
+  const reals: Partial<Record<'true' | 'false', string[]>> = {};
+  for (const { address, port, local } of virtualServerAddresses(pc, svc))
+    vss.push([
+      virtualServerKey(svc.protocol, address, port),
+      {
+        protocol: svc.protocol,
+        address,
+        port,
+        scheduler: cfg.scheduler,
+        persistent,
+        reals: (reals[`${local}`] ??= realServers(svc, eps, node, local)),
+        servicePort: key,
+      },
+    ]);
 
   const noNodeAccess: NoNodeAccess[] = [];
   if (svc.loadBalancerSourceRanges.length > 0) {
