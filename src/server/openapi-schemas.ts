@@ -84,17 +84,47 @@ export function v3Refs(schemas: Record<string, Obj>): Record<string, Obj> {
 }
 
 /**
- * `/openapi/v2`: upstream's document with the paths of the group versions kubesim serves, and the
- * definitions of every custom kind added.
+ * the package prefixes of upstream's definitions (`io.k8s.api.resource.v1beta1.`) by the group
+ * version their kinds name (`resource.k8s.io/v1beta1`)
+ */
+let packages: Map<string, string> | undefined;
+
+function packageOf(name: string): string {
+  return name.slice(0, name.lastIndexOf('.') + 1);
+}
+
+function definitionPackages(): Map<string, string> {
+  if (packages) return packages;
+  packages = new Map();
+  for (const [name, s] of Object.entries(upstreamSwagger().definitions))
+    for (const g of s['x-kubernetes-group-version-kind'] ?? [])
+      if (!packageOf(name).startsWith('io.k8s.apimachinery.'))
+        packages.set(packageOf(name), g.group ? `${g.group}/${g.version}` : g.version);
+  return packages;
+}
+
+/**
+ * `/openapi/v2`: upstream's document with the paths of the group versions kubesim serves, the
+ * definitions of their packages (those of an unserved version such as resource.k8s.io/v1beta1 are
+ * left out, as kube-apiserver builds the document from the installed APIs: kubectl's validation
+ * then finds no schema and the mapping answers `no matches for kind`), and the definitions of
+ * every custom kind added.
  */
 export function swaggerDoc(cat: Catalog): SwaggerDoc {
   const up = upstreamSwagger();
-  const prefixes = groupVersions(cat).map((gv) =>
+  const served = groupVersions(cat);
+  const prefixes = served.map((gv) =>
     gv.group ? `/apis/${gv.group}/${gv.version}/` : `/api/${gv.version}/`,
   );
   const paths: SwaggerDoc['paths'] = {};
   for (const [p, v] of Object.entries(up.paths)) if (prefixes.some((x) => p.startsWith(x))) paths[p] = v;
-  const definitions: Record<string, Schema> = { ...up.definitions };
+  const servedGvs = new Set(served.map((gv) => gv.groupVersion));
+  const pkgs = definitionPackages();
+  const definitions: Record<string, Schema> = {};
+  for (const [name, s] of Object.entries(up.definitions)) {
+    const gv = pkgs.get(packageOf(name));
+    if (gv === undefined || servedGvs.has(gv)) definitions[name] = s;
+  }
   for (const info of cat.kinds.list())
     if (info.crd)
       for (const version of info.versions) {

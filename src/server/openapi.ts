@@ -14,6 +14,8 @@ import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { KUBERNETES_VERSION } from '../api/kinds.js';
 import { ApiError } from '../api/errors.js';
+import { upstreamSwagger } from './k8s-data.js';
+import { encodeOpenApiV2, OPENAPI_V2_PROTOBUF } from './openapi-proto.js';
 import { closure, schemaOf, swaggerDoc, V3, v3Refs } from './openapi-schemas.js';
 import { type Catalog, type GroupVersion, groupVersions } from './resources.js';
 import { sendJson } from './respond.js';
@@ -26,6 +28,15 @@ function notAcceptable(type: string): ApiError {
     {},
   );
 }
+
+/** what /openapi/v2 is written as: JSON, or gnostic's protobuf message (both of its names) */
+const V2_TYPES = [
+  'application/json',
+  OPENAPI_V2_PROTOBUF,
+  'application/com.github.proto-openapi.spec.v2.v1.0+protobuf',
+  '*/*',
+  'application/*',
+];
 
 const gvPath = (gv: GroupVersion) => (gv.group ? `apis/${gv.group}/${gv.version}` : `api/${gv.version}`);
 
@@ -103,16 +114,43 @@ function hashOf(doc: object): string {
   return createHash('sha512').update(JSON.stringify(doc)).digest('hex').slice(0, 128).toUpperCase();
 }
 
+/**
+ * the protobuf form of the last document asked for, by what varies in it (the served paths and the
+ * custom kinds' definitions): encoding all of it takes a second or two
+ */
+let lastV2: { key: string; bytes: Uint8Array } | undefined;
+
+function protobufV2(doc: ReturnType<typeof swaggerDoc>): Uint8Array {
+  const upstream = upstreamSwagger().definitions;
+  const key = JSON.stringify([
+    Object.keys(doc.paths),
+    Object.entries(doc.definitions).filter(([name]) => !(name in upstream)),
+  ]);
+  if (lastV2?.key !== key) lastV2 = { key, bytes: encodeOpenApiV2(doc) };
+  return lastV2.bytes;
+}
+
 /** Serves `/openapi/v2`, `/openapi/v3` and `/openapi/v3/<gv>`. */
 export const openapiRoute =
   (cat: Catalog) =>
   async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean> => {
     if (req.method !== 'GET') return false;
     if (url.pathname.replace(/\/+$/, '') === '/openapi/v2') {
-      // client-go asks for the protobuf form first and falls back to JSON on 406
+      // the first media type of the Accept header that kubesim can write (client-go's
+      // OpenAPISchema() accepts the protobuf form alone)
       const accept = req.headers.accept ?? '';
-      if (accept && !/application\/json|\*\/\*/.test(accept)) throw notAcceptable('application/json');
-      sendJson(res, 200, swaggerDoc(cat));
+      const wanted = accept
+        .split(',')
+        .map((t) => t.split(';')[0]!.trim())
+        .find((t) => V2_TYPES.includes(t));
+      if (accept && !wanted) throw notAcceptable(V2_TYPES.join(', '));
+      if (wanted && wanted !== 'application/json' && !wanted.includes('*')) {
+        const bytes = protobufV2(swaggerDoc(cat));
+        // answered under the dotted name whichever was asked: Go's mime parser (client-go's
+        // response decoding) refuses the `@` of the other (kube-openapi's handler does the same)
+        res.writeHead(200, { 'Content-Type': V2_TYPES[2]!, 'Content-Length': bytes.length });
+        res.end(bytes);
+      } else sendJson(res, 200, swaggerDoc(cat));
       return true;
     }
     if (!url.pathname.startsWith('/openapi/v3')) return false;

@@ -226,6 +226,26 @@ for (const version of VERSIONS) {
       expect(widget).toMatch(/size\s+<integer> -required-/);
     });
 
+    it('explain --output=plaintext-openapiv2 reads /openapi/v2 as protobuf; an unserved version: no matches', () => {
+      // client-go's OpenAPISchema() accepts gnostic's protobuf message only (406 before)
+      const ports = ok('explain', 'pods.spec.containers.ports', '--output=plaintext-openapiv2');
+      expect(ports).toMatch(/^KIND:\s+Pod\nVERSION:\s+v1\n\nRESOURCE: ports <\[\]Object>\n/);
+      expect(ports).toMatch(/FIELDS:\n\s+containerPort\s+<integer> -required-\n/);
+      // custom kinds' definitions are in it too
+      expect(ok('explain', 'widget.spec', '--output=plaintext-openapiv2')).toMatch(
+        /size\s+<integer> -required-/,
+      );
+      // resource.k8s.io/v1beta1 is not served (no --runtime-config): its definitions are not in
+      // the document either, so kubectl's validation passes it to the mapping, as upstream's
+      writeFileSync(
+        join(srv.dir, 'beta.yaml'),
+        'apiVersion: resource.k8s.io/v1beta1\nkind: DeviceClass\nmetadata:\n  name: gpu\n',
+      );
+      const beta = k('apply', '-f', join(srv.dir, 'beta.yaml'));
+      expect(beta.code).toBe(1);
+      expect(beta.err).toContain('no matches for kind "DeviceClass" in version "resource.k8s.io/v1beta1"');
+    });
+
     it('auth whoami and can-i', () => {
       expect(ok('auth', 'whoami')).toMatch(
         /Username\s+kubesim-admin\nGroups\s+\[system:masters system:authenticated\]/,
