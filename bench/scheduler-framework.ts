@@ -12,6 +12,8 @@
  * The plain cycle with a user plugin, trusted vs contained, is the scheduler-plugins suite
  * (bench/scheduler-plugins.ts).
  */
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import type { BenchOptions, BenchRecorder, BenchResult, BenchSuite } from './harness.js';
 import { generateCluster, generatePods } from '../src/sim/cluster-gen.js';
 import { SchedulerCore } from '../src/scheduler/scheduler.js';
@@ -101,21 +103,21 @@ export const suite: BenchSuite = {
         ['spread', spreadPods(plain)],
       ];
       for (const kernel of kernels) {
-        let engine: BenchResult | undefined;
-        for (const [wl, pods] of workloads) {
-          const core = new SchedulerCore({
-            nodes: cluster.nodes,
-            pods: cluster.pods,
-            kernel,
-            seed: opts.seed,
-          });
-          // the engine loop of `bench scheduler` (schedule adaptive, mixed pods, wasm), measured in
-          // this process right before the cycles it is compared with, with the first cycle's
-          // SchedulerCore already built: same heap, same JIT state, same warm-up, so the ratio
-          // rows are side by side (issue 30's measure)
-          if (kernel === 'wasm' && !engine) engine = await measureEngine(opts, rec, size);
+        // everything this kernel's rows use is built first and kept until the last of them is
+        // measured, and the heap is collected before each timed loop: no row pays for collecting
+        // another's garbage (the cluster built for an earlier row, ~100 MB at 5,000 nodes)
+        const cores = workloads.map(
+          () => new SchedulerCore({ nodes: cluster.nodes, pods: cluster.pods, kernel, seed: opts.seed }),
+        );
+        // the engine loop of `bench scheduler` (schedule adaptive, mixed pods, wasm) on its own
+        // NodeTable of the same cluster, measured in this process right before the cycles it is
+        // compared with: same heap, same JIT state, same warm-up, so the ratio rows are side by
+        // side (issue 30's measure)
+        const engine = kernel === 'wasm' ? await measureEngine(opts, rec, size) : undefined;
+        for (let w = 0; w < workloads.length; w++) {
+          const [wl, pods] = workloads[w];
           const counts = { scheduled: 0, attempts: 0 };
-          const loop = cycleLoop(core, pods, counts);
+          const loop = cycleLoop(cores[w], pods, counts);
           for (let i = 0; i < WARMUP_PODS / BATCH; i++) loop();
           const r = await withCpu(
             () =>
@@ -163,11 +165,23 @@ async function measureEngine(opts: BenchOptions, rec: BenchRecorder, size: numbe
   );
 }
 
+let gc: (() => void) | undefined;
+
+/** A full garbage collection (V8's gc(), exposed for this process once). */
+function collectGarbage(): void {
+  if (!gc) {
+    setFlagsFromString('--expose-gc');
+    gc = runInNewContext('gc') as () => void;
+  }
+  gc();
+}
+
 /**
- * Runs a measurement and adds its pods per second of this process's CPU time (warm-up included,
+ * Runs a measurement (after a full garbage collection) and adds its pods per second of this process's CPU time (warm-up included,
  * worker and GC threads counted): the figure that a loaded machine distorts least.
  */
 async function withCpu(measure: () => Promise<BenchResult>, pods: () => number): Promise<BenchResult> {
+  collectGarbage();
   const cpu0 = process.cpuUsage();
   const r = await measure();
   const cpu = process.cpuUsage(cpu0);
