@@ -16,6 +16,15 @@
  * where they are, and only later decodes stop sharing with those not seen again), so strings of
  * deleted objects are not kept for ever. Interning changes which copy of an equal string an object holds, never a
  * value.
+ *
+ * Sub-objects that repeat verbatim across objects are shared the same way (hash-consing): the
+ * containers, tolerations, owner references and labels of the pods of one ReplicaSet are equal
+ * and, frozen, can be one object. Only the properties named in {@link SHARED_KEYS} are looked up
+ * (each lookup builds a key of the whole sub-object), by an exact key that tells apart every value
+ * a decode can hold (a string from a number, -0 from 0, an absent property from an undefined one);
+ * a sub-object holding anything else (bytes, a Date) is never shared. Sharing changes which equal
+ * object a property holds, never a value: nothing compares sub-objects by identity to tell them
+ * apart (an equal identity only ever means an equal value here).
  */
 
 /** values a table holds before it becomes the older one and a new one starts */
@@ -39,6 +48,89 @@ function standalone(s: string): string {
 }
 
 /** the one interned copy of a string value */
+/** the properties whose values are shared between equal decodes (see the file comment) */
+const SHARED_KEYS = new Set([
+  'containers',
+  'initContainers',
+  'tolerations',
+  'ownerReferences',
+  'labels',
+  'nodeSelector',
+  'affinity',
+  'topologySpreadConstraints',
+]);
+/** sub-objects a table holds before it becomes the older one */
+const MAX_SHARED = 1 << 14;
+/** a sub-object whose key would be longer is not shared (rare, and costly to key) */
+const MAX_KEY = 4096;
+let objects = new Map<string, object>();
+let olderObjects = new Map<string, object>();
+
+/**
+ * An exact key of a decoded value, or null when it holds something other than plain objects,
+ * arrays, strings, finite numbers, booleans, null and undefined, or is too long to key.
+ */
+function keyOf(v: unknown, acc: { s: string }): boolean {
+  if (acc.s.length > MAX_KEY) return false;
+  switch (typeof v) {
+    case 'string':
+      acc.s += JSON.stringify(v);
+      return true;
+    case 'number':
+      // Object.is tells -0 from 0; NaN and the infinities have their own spelling
+      acc.s += Object.is(v, -0) ? '-0' : String(v);
+      return true;
+    case 'boolean':
+      acc.s += v ? 't' : 'f';
+      return true;
+    case 'undefined':
+      acc.s += 'u';
+      return true;
+    case 'object': {
+      if (v === null) {
+        acc.s += 'n';
+        return true;
+      }
+      if (Array.isArray(v)) {
+        acc.s += '[';
+        for (let i = 0; i < v.length; i++) {
+          if (!(i in v) || !keyOf(v[i], acc)) return false; // a hole is not a value
+          acc.s += ',';
+        }
+        acc.s += ']';
+        return true;
+      }
+      if (Object.getPrototypeOf(v) !== Object.prototype) return false;
+      acc.s += '{';
+      for (const k in v) {
+        acc.s += JSON.stringify(k) + ':';
+        if (!keyOf((v as Record<string, unknown>)[k], acc)) return false;
+        acc.s += ',';
+      }
+      acc.s += '}';
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+/** the shared frozen object equal to o (o itself when first seen or not shareable) */
+function shared(o: object): object {
+  const acc = { s: '' };
+  if (!keyOf(o, acc)) return o;
+  const key = acc.s;
+  let c = objects.get(key);
+  if (c !== undefined) return c;
+  c = olderObjects.get(key) ?? o;
+  if (objects.size >= MAX_SHARED) {
+    olderObjects = objects;
+    objects = new Map();
+  }
+  objects.set(key, c);
+  return c;
+}
+
 export function intern(s: string): string {
   if (s.length > MAX_LENGTH) return s;
   let c = table.get(s);
@@ -64,7 +156,13 @@ export function freezeInterned<T>(o: T): T {
       const v = r[k];
       if (typeof v === 'string') {
         if (k !== 'resourceVersion') r[k] = intern(v);
-      } else if (v !== null && typeof v === 'object') freezeInterned(v);
+      } else if (v !== null && typeof v === 'object') {
+        freezeInterned(v);
+        if (SHARED_KEYS.has(k)) {
+          const c = shared(v);
+          if (c !== v) r[k] = c;
+        }
+      }
     }
     Object.freeze(o);
   }

@@ -1,7 +1,9 @@
 // The watchers' shared decodes have their strings interned (src/api/intern.ts): differential
 // against a plain decode of the same bytes — equal values, frozen all the way down — over enough
 // distinct strings that the bounded table starts over twice, with strings V8 slices out of
-// msgpackr's string block, strings too long to intern and lone surrogates among them.
+// msgpackr's string block, strings too long to intern and lone surrogates among them; and
+// sub-objects under the shared keys (labels, containers, …) that repeat, so that equal ones become
+// one object, with values a key must tell apart (0 and "0", undefined and absent).
 import { describe, expect, it } from 'vitest';
 import { ApiServer, type ApiWatchEvent } from '../../src/api/apiserver.js';
 import { decode, encode } from '../../src/api/codec.js';
@@ -12,14 +14,24 @@ import { ManualClock } from '../../src/util/clock.js';
 import { Rng } from '../../src/util/rng.js';
 import { makePod } from '../helpers/builders.js';
 
+/** object fields: a few plain names, and names whose values are shared between decodes */
+const FIELDS = ['f0', 'f1', 'f2', 'f3', 'labels', 'containers', 'tolerations', 'ownerReferences'];
+
 /** a seeded JSON-like value: objects, arrays, null, numbers, booleans, strings of every kind */
 function randomValue(rng: Rng, depth: number): unknown {
   const pick = rng.int(depth > 3 ? 5 : 8);
   switch (pick) {
     case 0:
       return null;
-    case 1:
+    case 1: {
+      // values an exact key of a shared sub-object must tell apart
+      const edge = rng.int(12);
+      if (edge === 1) return 0;
+      if (edge === 2) return '0';
+      if (edge === 3) return undefined;
+      if (edge === 4) return 0.5;
       return rng.int(1000) - 500;
+    }
     case 2:
       return rng.int(2) === 0;
     case 3: {
@@ -39,7 +51,7 @@ function randomValue(rng: Rng, depth: number): unknown {
     case 6: {
       const o: Record<string, unknown> = {};
       const k = rng.int(6);
-      for (let i = 0; i < k; i++) o[`f${rng.int(8)}`] = randomValue(rng, depth + 1);
+      for (let i = 0; i < k; i++) o[FIELDS[rng.int(FIELDS.length)]] = randomValue(rng, depth + 1);
       return o;
     }
     default: {
@@ -103,5 +115,10 @@ describe('interned shared decodes', () => {
     expect(shared).toHaveLength(50);
     expect(shared).toStrictEqual(own);
     for (const p of shared) expectFrozen(p);
+    // equal containers and labels are one object across the pods; different labels are not
+    expect(shared[2].spec.containers).toBe(shared[0].spec.containers);
+    expect(shared[2].metadata.labels).toBe(shared[0].metadata.labels);
+    expect(shared[1].metadata.labels).not.toBe(shared[0].metadata.labels);
+    expect(own[2].spec.containers).not.toBe(own[0].spec.containers);
   });
 });

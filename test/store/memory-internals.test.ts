@@ -273,13 +273,16 @@ const randomText = (rng: Rng, n: number): string =>
  * The next value of a key: a short number, or (long) an edit of the key's current value — an
  * insertion, deletion or replacement somewhere in it, or now and then a new value — so that most
  * later revisions share a prefix and a suffix with the one before and are stored as deltas
- * (records.ts), at every depth of the delta chain and across compactions.
+ * (records.ts), at every depth of the delta chain and across compactions; a key's first value is
+ * often an edit of the value written last, under another key (a delta from that key's record).
  */
-const valueKinds: [string, (rng: Rng, prev: string | undefined) => string][] = [
+const valueKinds: [string, (rng: Rng, prev: string | undefined, other: string | undefined) => string][] = [
   ['short values', (rng) => String(rng.int(5))],
   [
     'long values stored as deltas',
-    (rng, prev) => {
+    (rng, prev, other) => {
+      // a key's first value: often an edit of the value written last (under another key)
+      if (prev === undefined && other !== undefined && other.length >= 40 && rng.int(2) === 0) prev = other;
       if (prev === undefined || prev.length < 40 || rng.int(12) === 0)
         return randomText(rng, 40 + rng.int(400));
       const at = rng.int(prev.length);
@@ -311,7 +314,9 @@ describe.each(valueKinds)('MemoryStore vs a naive MVCC model (seeded random ops,
         if (roll < 45) {
           const k = key();
           const cur = m.cur().get(k);
-          const val = nextValue(rng, cur && str(cur.value));
+          let last: KeyValue | undefined;
+          for (const kv of m.cur().values()) if (!last || kv.modRevision > last.modRevision) last = kv;
+          const val = nextValue(rng, cur && str(cur.value), last && str(last.value));
           s.putSync({ key: k, value: v(val) });
           m.write([{ put: k, value: val }]);
         } else if (roll < 60) {

@@ -38,7 +38,10 @@ describe('Records', () => {
         else if (prev === NO_RECORD || plain[prev].length < 8 || rng.int(15) === 0)
           value = Uint8Array.from({ length: 8 + rng.int(600) }, () => rng.int(4));
         else value = edited(rng, plain[prev]);
-        const r = recs.add(key, prev, i + 2, 2, 1, 0, value);
+        // now and then the delta's base is another key's record (a key's first value in the store)
+        const base = i > 0 && rng.int(4) === 0 ? rng.int(i) : prev;
+        if (base !== prev && value.length > 0 && plain[base].length >= 8) value = edited(rng, plain[base]);
+        const r = recs.add(key, prev, i + 2, 2, 1, 0, value, base);
         expect(r).toBe(i);
         plain.push(value.slice());
         value.fill(9); // the writer's buffer is reused: the store must have copied

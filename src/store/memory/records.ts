@@ -18,6 +18,11 @@
  * array. The bytes read are exactly the bytes written (test/store/memory-records.test.ts checks it
  * against plain copies).
  *
+ * A key's first value may take its delta from another key's record (the store passes the last
+ * record written under the same parent: the pods a ReplicaSet creates one after the other differ in
+ * their names and uids, not in their specs). The delta's `base` is then that record; compaction
+ * stores a value whole when its base does not survive.
+ *
  * Example: put a=`{"n":1,"s":"x"}` (record 0, stored whole), put a=`{"n":1,"s":"yy"}` (record 1,
  * prefix 12 and suffix 2 shared with record 0: stored as pre=12, the 2 bytes `yy`, size 16).
  */
@@ -98,6 +103,8 @@ export class Records {
   private size = new Int32Array(0);
   private pre = new Int32Array(0);
   private depth = new Uint8Array(0);
+  /** the record a delta's prefix and suffix come from (the key's previous record, or another key's) */
+  private base = new Int32Array(0);
   private readonly blocks: Blocks;
 
   constructor(initial = 1024, blockSize = 256 * 1024) {
@@ -106,8 +113,8 @@ export class Records {
   }
 
   /**
-   * Append a record; `value` is copied (whole, or as a delta from `prev` when that pays).
-   * A tombstone passes version 0 and an empty value.
+   * Append a record; `value` is copied (whole, or as a delta from `base` when that pays: the key's
+   * previous record by default). A tombstone passes version 0 and an empty value.
    */
   add(
     keyId: number,
@@ -117,6 +124,7 @@ export class Records {
     ver: number,
     lease: number,
     value: Uint8Array,
+    base = prev,
   ): number {
     const r = this.slot(keyId, prev, mod, create, ver, lease);
     const n = value.length;
@@ -127,18 +135,19 @@ export class Records {
       this.depth[r] = 0;
       return r;
     }
-    if (prev !== NO_RECORD && this.size[prev] > 0 && this.depth[prev] < MAX_DELTA_DEPTH) {
-      const base = this.value(prev);
-      const m = Math.min(n, base.length);
+    if (base !== NO_RECORD && this.size[base] > 0 && this.depth[base] < MAX_DELTA_DEPTH) {
+      const old = this.value(base);
+      const m = Math.min(n, old.length);
       let p = 0;
-      while (p < m && base[p] === value[p]) p++;
+      while (p < m && old[p] === value[p]) p++;
       let s = 0;
-      const bn = base.length;
-      while (s < m - p && base[bn - 1 - s] === value[n - 1 - s]) s++;
+      const bn = old.length;
+      while (s < m - p && old[bn - 1 - s] === value[n - 1 - s]) s++;
       if (p + s >= MIN_SHARED && 2 * (p + s) >= n) {
         this.storeBytes(r, value.subarray(p, n - s));
         this.pre[r] = p;
-        this.depth[r] = this.depth[prev] + 1;
+        this.base[r] = base;
+        this.depth[r] = this.depth[base] + 1;
         return r;
       }
     }
@@ -177,7 +186,7 @@ export class Records {
         return;
       }
       const m = this.len[r];
-      const prev = this.prev[r];
+      const prev = this.base[r];
       if (a < p) this.copyOut(prev, a, Math.min(b, p), out, o);
       const ma = Math.max(a, p),
         mb = Math.min(b, p + m);
@@ -209,12 +218,14 @@ export class Records {
       renumber[r] = nr;
       const n = this.size[r];
       out.size[nr] = n;
-      if (n > 0 && this.pre[r] !== WHOLE && prev !== NO_RECORD) {
+      const base = n > 0 && this.pre[r] !== WHOLE ? renumber[this.base[r]] : NO_RECORD;
+      if (base !== NO_RECORD) {
         // a delta whose base survived: the same delta
         const o = this.off[r];
         out.storeBytes(nr, this.blocks.list[this.blk[r]].subarray(o, o + this.len[r]));
         out.pre[nr] = this.pre[r];
-        out.depth[nr] = out.depth[prev] + 1;
+        out.base[nr] = base;
+        out.depth[nr] = out.depth[base] + 1;
       } else {
         if (n > 0) out.storeBytes(nr, this.value(r));
         else out.len[nr] = 0;
@@ -264,5 +275,6 @@ export class Records {
     this.size = grown(this.size, cap);
     this.pre = grown(this.pre, cap);
     this.depth = grown(this.depth, cap);
+    this.base = grown(this.base, cap);
   }
 }

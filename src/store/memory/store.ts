@@ -120,6 +120,11 @@ export class MemoryStore implements KvStore, ChangeLog {
   private readonly keys: string[] = [];
   private readonly latest: number[] = [];
   private readonly freeIds: number[] = [];
+  /**
+   * the last record written under each parent of a key (the key up to its last '/'): a key's first
+   * value is stored as a delta from it when they share enough (records.ts), cleared by compaction
+   */
+  private lastUnder = new Map<string, number>();
   private readonly tree = new BTree<string, number>();
   private readonly lessor: Lessor;
   private readonly hub: WatchHub;
@@ -253,6 +258,7 @@ export class MemoryStore implements KvStore, ChangeLog {
     const renumber = new Int32Array(recs.n).fill(NO_RECORD);
     // the survivors move to fresh blocks, so that the blocks of what was dropped can be freed
     this.recs = recs.compacted(list, renumber);
+    this.lastUnder = new Map();
     for (const id of this.keyIds.values()) this.latest[id] = renumber[this.latest[id]];
     // the change log keeps revisions >= rev (the tombstones at rev are gone with their keys' history)
     this.logStart = this.firstAtOrAbove(rev, 0);
@@ -528,7 +534,8 @@ export class MemoryStore implements KvStore, ChangeLog {
     if (id === undefined) id = this.newKey(key);
     else last = this.latest[id];
     const prev = last !== NO_RECORD && recs.ver[last] !== 0 ? last : NO_RECORD;
-    this.latest[id] = recs.add(
+    const parent = key.slice(0, key.lastIndexOf('/') + 1);
+    const r = recs.add(
       id,
       last,
       rev,
@@ -536,7 +543,10 @@ export class MemoryStore implements KvStore, ChangeLog {
       prev === NO_RECORD ? 1 : recs.ver[prev] + 1,
       lease,
       value,
+      prev === NO_RECORD ? (this.lastUnder.get(parent) ?? NO_RECORD) : prev,
     );
+    this.latest[id] = r;
+    this.lastUnder.set(parent, r);
     this.changes++;
     if (prev !== NO_RECORD && recs.lease[prev] !== 0) this.lessor.detach(recs.lease[prev], key);
     if (lease !== 0) this.lessor.attach(lease, key);
