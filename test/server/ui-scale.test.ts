@@ -38,7 +38,7 @@ describe.skipIf(!ready)('kubesim serve /ui at 5,000 nodes and 15,207 pods', () =
 
   beforeAll(async () => {
     mkdirSync(shots, { recursive: true });
-    srv = await startServe(['--scenario', join(packageRoot(), 'test/fixtures/ui/cluster-5k.yaml')], 180_000);
+    srv = await startServe(['--scenario', join(packageRoot(), 'test/fixtures/ui/cluster-5k.yaml')]);
     // every pending pod has been tried by the scheduler; then the clock stands still, so the page
     // and the server are compared on one state
     for (let i = 0; ; i++) {
