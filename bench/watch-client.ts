@@ -84,7 +84,7 @@ function parse(lines: Buffer): Parsed {
     sent.push(numberAfter(lines, SENT, from, nl));
   }
   const p = { bytes: lines, rvs: Float64Array.from(rvs), sent: Float64Array.from(sent) };
-  if (++nParsed > 4096) {
+  if (++nParsed > 512) {
     parsed = new Map();
     nParsed = 0;
   }

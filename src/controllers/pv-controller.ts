@@ -42,7 +42,7 @@ import {
 } from '../api/storage.js';
 import type { PersistentVolume, PersistentVolumeClaim, StorageClass } from '../api/storage-types.js';
 import type { Node, NodeSelectorTerm } from '../api/types.js';
-import { isAlreadyExists, isNotFound } from '../client/api.js';
+import { isAlreadyExists, isConflict, isNotFound } from '../client/api.js';
 import type { Informer } from '../client/informer.js';
 import { runWorkers, WorkQueue } from '../client/workqueue.js';
 import type { Rng } from '../util/rng.js';
@@ -329,12 +329,13 @@ export class PersistentVolumeController {
   }
 
   /**
-   * The driver refused the volume (CreateVolume: ResourceExhausted). Upstream's external-provisioner
-   * then removes a WaitForFirstConsumer claim's selected node and the scheduler, still waiting in
-   * PreBind, chooses again; kubesim has bound the pod already (docs/scheduler.md), so the claim
-   * keeps its node and is tried again when a capacity object changes.
+   * The driver refused the volume (CreateVolume: ResourceExhausted). The external-provisioner then
+   * gives the selected node up (ProvisioningReschedule → rescheduleProvisioning: the claim's
+   * `volume.kubernetes.io/selected-node` annotation is removed), and the scheduler, still waiting
+   * in VolumeBinding's PreBind, sees it and schedules the pod again. A claim without a selected
+   * node (Immediate binding) is tried again when a capacity object changes.
    */
-  private exhausted(pvc: PersistentVolumeClaim, sc: StorageClass, key: string): void {
+  private async exhausted(pvc: PersistentVolumeClaim, sc: StorageClass, key: string): Promise<void> {
     this.provisionAt.delete(key);
     this.deps.recorder.event(
       pvc,
@@ -342,6 +343,15 @@ export class PersistentVolumeController {
       'ProvisioningFailed',
       `failed to provision volume with StorageClass "${sc.metadata.name}": rpc error: code = ResourceExhausted desc = not enough free storage`,
     );
+    if (pvc.metadata.annotations?.[ANN_SELECTED_NODE] === undefined) return;
+    const next: PersistentVolumeClaim = structuredClone(pvc);
+    delete next.metadata.annotations![ANN_SELECTED_NODE];
+    try {
+      await this.deps.api.update('persistentvolumeclaims', next);
+    } catch (e) {
+      // changed or gone meanwhile: the claim's next sync decides again
+      if (!isNotFound(e) && !isConflict(e)) throw e;
+    }
   }
 
   /** syncVolume: Available when free, Released when its claim is gone, then reclaimed */

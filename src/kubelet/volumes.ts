@@ -18,8 +18,8 @@
  * process volumes=[data]: error processing PVC ns/claim: failed to fetch PVC from API server: …`
  * ({@link failedMountMessage}), and the pod is looked at again as before. Simplified: upstream
  * reports a missing or unbound claim with the same event (`… PVC is not bound`); kubesim waits on
- * those silently, since its scheduler can bind a pod before its claims are provisioned, which
- * upstream's VolumeBinding PreBind does not. Upstream's populator reads the claims every
+ * those silently (the scheduler binds a pod only once VolumeBinding's PreBind saw its claims bound,
+ * so that is brief). Upstream's populator reads the claims every
  * 100 ms and WaitForAttachAndMount checks every 300 ms for 2 min 3 s before the pod worker starts
  * over (silently: v1.34 records no FailedMount event for a timed-out wait); kubesim checks once a
  * second, two GETs per claim, for as long as the pod waits. Attach (VolumeAttachment) and mount

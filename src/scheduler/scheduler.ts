@@ -73,6 +73,8 @@ export interface SchedulerCoreOptions {
   bind?: (pod: Pod, nodeName: string) => Promise<MaybeStatus>;
   /** writes an object or its status through an ApiServer (PreBind); absent offline */
   update?: (obj: KubeObject, subresource?: 'status') => Promise<MaybeStatus>;
+  /** waits on the scheduler's clock in a binding cycle (VolumeBinding's PreBind); absent offline */
+  sleep?: (ms: number) => Promise<boolean>;
 }
 
 /** The outcome of scheduling one pod offline. */
@@ -113,6 +115,7 @@ export class SchedulerCore {
         objects: this.objects,
         bind: opts.bind,
         update: opts.update,
+        sleep: opts.sleep,
       },
     });
     this.algo = new SchedulingAlgorithm(
@@ -292,6 +295,9 @@ export class Scheduler {
   private loop?: Promise<void>;
   /** binds in flight (so tests can wait for them) */
   private readonly inflight = new Set<Promise<void>>();
+  /** binding cycles sleeping on the clock, woken with false when the scheduler stops */
+  private readonly sleepers = new Set<(ok: boolean) => void>();
+  private stopped = false;
   readonly name: string;
 
   constructor(private readonly opts: SchedulerOptions) {
@@ -304,6 +310,7 @@ export class Scheduler {
       objects,
       bind: (pod, node) => this.bindThroughApi(pod, node),
       update: (obj, sub) => this.updateThroughApi(obj, sub),
+      sleep: (ms) => this.sleep(ms),
     });
     this.queue = new SchedulingQueue({
       clock: opts.clock,
@@ -466,6 +473,9 @@ export class Scheduler {
 
   async stop(): Promise<void> {
     this.running = false;
+    this.stopped = true;
+    // binding cycles waiting on the clock end now (their context is cancelled)
+    for (const wake of [...this.sleepers]) wake(false);
     this.queue.close();
     await this.loop;
     await this.idle();
@@ -540,8 +550,11 @@ export class Scheduler {
       return;
     }
     // forget the assumption; the pod goes back to the queue (a 409 means someone else bound it,
-    // which the watch will show: the pod is then dropped from the queue)
+    // which the watch will show: the pod is then dropped from the queue). As upstream's
+    // handleBindingCycleError → FailureHandler: a FailedScheduling event with the error and the
+    // PodScheduled condition False, reason SchedulerError
     this.stats.bindErrors++;
+    this.markFailed(out.pod, 'SchedulerError', s.message());
     fwk.runUnreserve(out.state, out.pod, out.nodeName);
     if (
       this.core.snapshot.nodeOfPod(podKey(out.pod)) === out.nodeName &&
@@ -551,6 +564,20 @@ export class Scheduler {
     }
     this.queue.addUnschedulable(qp, this.queue.schedulingCycle, []);
     this.queue.done(qp.key);
+  }
+
+  /** a wait on the scheduler's clock that {@link stop} cuts short (resolves false) */
+  private sleep(ms: number): Promise<boolean> {
+    if (this.stopped) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const wake = (ok: boolean) => {
+        this.sleepers.delete(wake);
+        if (!ok) this.opts.clock.clearTimer(timer);
+        resolve(ok);
+      };
+      const timer = this.opts.clock.setTimer(() => wake(true), ms);
+      this.sleepers.add(wake);
+    });
   }
 
   private storageChanged(): void {
@@ -607,18 +634,23 @@ export class Scheduler {
 
   private fail(qp: QueuedPodInfo, cycle: number, pod: Pod, message: string, plugins: string[]): void {
     this.stats.failedAttempts++;
+    this.markFailed(pod, 'Unschedulable', message);
+    this.queue.addUnschedulable(qp, cycle, plugins);
+  }
+
+  /** a FailedScheduling event and the PodScheduled=False condition with `reason` */
+  private markFailed(pod: Pod, reason: 'Unschedulable' | 'SchedulerError', message: string): void {
     this.recorder.event(pod, 'Warning', 'FailedScheduling', message);
     void this.patchStatus(pod, (st) => {
       const cond = {
         type: 'PodScheduled',
         status: 'False' as const,
-        reason: 'Unschedulable',
+        reason,
         message,
         lastTransitionTime: rfc3339(this.opts.clock.now()),
       };
       st.conditions = [...(st.conditions ?? []).filter((c) => c.type !== 'PodScheduled'), cond];
     });
-    this.queue.addUnschedulable(qp, cycle, plugins);
   }
 
   private async patchStatus(pod: Pod, edit: (st: NonNullable<Pod['status']>) => void): Promise<void> {

@@ -126,7 +126,9 @@ export async function openPage(
   };
   return {
     evaluate,
-    waitFor: async <T>(expression: string, what: string, ms = 30_000): Promise<T> => {
+    // the deadline is a hang guard, not a speed check (ui-scale.test.ts prints the page's timings):
+    // the wait ends as soon as the page shows it; at a load average of 27 a click took over 30 s
+    waitFor: async <T>(expression: string, what: string, ms = 120_000): Promise<T> => {
       const end = Date.now() + ms;
       for (;;) {
         const v = await evaluate<T>(expression).catch(() => undefined);

@@ -19,7 +19,13 @@ export interface ServeProcess {
   stop(): Promise<void>;
 }
 
-export async function startServe(args: string[] = [], startTimeoutMs = 30_000): Promise<ServeProcess> {
+/**
+ * Starts `kubesim serve` and waits for it to print its URL and kubeconfig. The deadline is a hang
+ * guard, not a speed check: at a load average of 25 on 2 CPUs a plain serve once took over 30 s
+ * to print them (record.test.ts failed so in a full-suite run), so it is 180 s; the wait ends as
+ * soon as the lines are printed. A serve that misses it is killed, not left running.
+ */
+export async function startServe(args: string[] = [], startTimeoutMs = 180_000): Promise<ServeProcess> {
   const dir = mkdtempSync(join(tmpdir(), 'kubesim-serve-'));
   const kubeconfig = join(dir, 'kubeconfig');
   const child = spawn(
@@ -33,7 +39,11 @@ export async function startServe(args: string[] = [], startTimeoutMs = 30_000): 
   let err = '';
   child.stderr!.on('data', (d) => (err += d));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`kubesim serve did not start: ${err}`)), startTimeoutMs);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+      reject(new Error(`kubesim serve did not start within ${startTimeoutMs} ms: ${err}`));
+    }, startTimeoutMs);
     child.stdout!.on('data', (d) => {
       out += d;
       const m = /kubesim serve: (https?:\/\/127\.0\.0\.1:\d+)/.exec(out);

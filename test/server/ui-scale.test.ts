@@ -38,7 +38,7 @@ describe.skipIf(!ready)('kubesim serve /ui at 5,000 nodes and 15,207 pods', () =
 
   beforeAll(async () => {
     mkdirSync(shots, { recursive: true });
-    srv = await startServe(['--scenario', join(packageRoot(), 'test/fixtures/ui/cluster-5k.yaml')], 180_000);
+    srv = await startServe(['--scenario', join(packageRoot(), 'test/fixtures/ui/cluster-5k.yaml')]);
     // every pending pod has been tried by the scheduler; then the clock stands still, so the page
     // and the server are compared on one state
     for (let i = 0; ; i++) {
@@ -176,7 +176,7 @@ describe.skipIf(!ready)('kubesim serve /ui at 5,000 nodes and 15,207 pods', () =
       'the paused clock',
     );
     await page.click('[data-step="10s"]');
-    await page.waitFor(`Number($('vtime').dataset.ms) === ${before + 10_000}`, 'the clock 10 s on', 60_000);
+    await page.waitFor(`Number($('vtime').dataset.ms) === ${before + 10_000}`, 'the clock 10 s on', 180_000);
     await page.evaluate(`scrollTo(0, 0)`);
     await page.screenshot(join(shots, 'ui-5000.png'));
     expect(await page.evaluate<string[]>(`S.errors`)).toEqual([]);

@@ -221,7 +221,7 @@ describe.skipIf(!ready)('kubesim serve /ui in Chromium', () => {
       // wait until it shows the server's answer, then compare, so a wrong answer still fails
       const rows = `JSON.stringify(views.pods.table.rows.map((r) => r.key).sort())`;
       await page!
-        .waitFor(`${rows} === ${JSON.stringify(JSON.stringify(want))}`, 'the filtered rows', 60_000)
+        .waitFor(`${rows} === ${JSON.stringify(JSON.stringify(want))}`, 'the filtered rows', 120_000)
         .catch(() => {});
       const shown = await page!.evaluate<string[]>(`views.pods.table.rows.map((r) => r.key).sort()`);
       expect(shown, `-l '${l}' --field-selector '${f}'`).toEqual(want);

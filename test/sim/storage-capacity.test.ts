@@ -13,7 +13,7 @@ import type {
   PersistentVolume,
   PersistentVolumeClaim,
 } from '../../src/api/storage-types.js';
-import type { Pod } from '../../src/api/types.js';
+import type { Event, Pod } from '../../src/api/types.js';
 import { parseScenario } from '../../src/sim/scenario.js';
 import { Simulation } from '../../src/sim/simulation.js';
 
@@ -27,7 +27,7 @@ const capacity = (node: string) => `
       capacity: 10Gi
 `;
 
-const scenario = (latency: string) => `
+const scenario = (latency: string, policy = 'OrderedReady') => `
 name: local-storage-capacity
 seed: 1
 duration: 6m
@@ -55,6 +55,7 @@ ${capacity('local-0000')}${capacity('local-0001')}
       metadata: { name: db, namespace: default }
       spec:
         replicas: 5
+        podManagementPolicy: ${policy}
         serviceName: db
         selector: { matchLabels: { app: db } }
         template:
@@ -114,4 +115,55 @@ describe('a CSI driver with storage capacity tracking', () => {
       await sim.stop?.();
     },
   );
+
+  // VolumeBinding's PreBind waits for the claims (binder.go BindPodVolumes → checkBindings): with
+  // Parallel pod management all five replicas are scheduled at once, before any volume exists, so
+  // the capacity objects still say 10Gi everywhere and one node gets three 4Gi claims. Its driver
+  // refuses the third (ResourceExhausted), the provisioner removes the claim's selected node, and
+  // the pod, still in PreBind and not bound, goes back to the queue, where it now fits nowhere.
+  // (Without the wait the pod was bound at once and stayed on a node whose driver had refused its
+  // volume, Pending forever, with no reason given.)
+  it('Parallel replicas: a pod is bound only once its claim is, and one the driver refused is scheduled again', async () => {
+    const sim = new Simulation(parseScenario(scenario('30s', 'Parallel'), 'capacity.yaml', '.'));
+    await sim.setup();
+    await sim.loop.runFor(300_000);
+    const pods = (await sim.server.list<Pod>('pods', { labelSelector: 'app=db' })).items;
+    const running = pods.filter((p) => p.status?.phase === 'Running');
+    expect(running).toHaveLength(4);
+    const pending = pods.filter((p) => p.status?.phase !== 'Running');
+    expect(pending).toHaveLength(1);
+    const last = pending[0]!;
+    expect(last.spec.nodeName).toBeUndefined();
+    const cond = last.status?.conditions?.find((c) => c.type === 'PodScheduled');
+    expect(cond?.status).toBe('False');
+    expect(cond?.message).toContain('2 node(s) did not have enough free storage');
+    const events = (await sim.server.list<Event>('events')).items;
+    const about = (name: string, reason: string) =>
+      events.filter((e) => e.involvedObject.name === name && e.reason === reason);
+    // its first binding cycle ended on the provisioner's refusal, as upstream words it
+    expect(about(last.metadata.name!, 'FailedScheduling').map((e) => e.message)).toContain(
+      `running PreBind plugin "VolumeBinding": binding volumes: provisioning failed for PVC "data-${last.metadata.name}"`,
+    );
+    expect(about(`data-${last.metadata.name}`, 'ProvisioningFailed')).not.toHaveLength(0);
+    const claim = await sim.server.get<PersistentVolumeClaim>(
+      'persistentvolumeclaims',
+      'default',
+      `data-${last.metadata.name}`,
+    );
+    expect(claim.metadata.annotations?.['volume.kubernetes.io/selected-node']).toBeUndefined();
+    // every running replica was bound to its node after its volume was provisioned (30 s later)
+    const pvs = new Map(
+      (await sim.server.list<PersistentVolume>('persistentvolumes')).items.map((v) => [
+        v.spec.claimRef?.name,
+        Date.parse(v.metadata.creationTimestamp!),
+      ]),
+    );
+    for (const p of running) {
+      const scheduled = p.status?.conditions?.find((c) => c.type === 'PodScheduled');
+      expect(Date.parse(scheduled!.lastTransitionTime!)).toBeGreaterThanOrEqual(
+        pvs.get(`data-${p.metadata.name}`)!,
+      );
+    }
+    await sim.stop?.();
+  });
 });

@@ -836,6 +836,11 @@ export class ClusterSnapshot {
     return this.groups.get(kind)!.values();
   }
 
+  /** {@link termGroups} in the same order, without an iterator result per group (per-cycle loops) */
+  forEachTermGroup(kind: TermKind, fn: (g: TermGroup) => void): void {
+    this.groups.get(kind)!.forEach((g) => fn(g));
+  }
+
   /** a pod joined (+1) or left (−1) a listed node: the counters and term groups it belongs to */
   private count(pi: PodInfo, ni: NodeInfo, delta: 1 | -1): void {
     const labels = pi.pod.metadata.labels;

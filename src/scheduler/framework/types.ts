@@ -178,6 +178,12 @@ export interface Handle {
    * PreBind); absent in pure what-if runs
    */
   update?: (obj: import('../../api/types.js').KubeObject, subresource?: 'status') => Promise<MaybeStatus>;
+  /**
+   * resolves with true after `ms` on the scheduler's clock, or with false as soon as the scheduler
+   * stops (upstream: the binding cycle's context): VolumeBinding's PreBind waits with it; absent
+   * in pure what-if runs
+   */
+  sleep?: (ms: number) => Promise<boolean>;
 }
 
 export type PluginFactory = (args: Record<string, unknown> | undefined, handle: Handle) => Plugin;

@@ -535,28 +535,32 @@ export class InterPodAffinity
       }
       const list = touched[k];
       // counts hold listed nodes only, so index is the node's position in the domains' list
-      for (const [ni, n] of perNode) {
+      // (forEach: a for…of over the map's entries allocated an entry and a result per node)
+      perNode.forEach((n, ni) => {
         const id = ids[ni.index];
-        if (id < 0) continue;
+        if (id < 0) return;
         if (list && marks[id] === 0) {
           marks[id] = 1;
           list.push(id);
         }
         arr[id] += w * n;
         any = true;
-      }
+      });
     };
     // the incoming pod's preferred terms against the existing pods
     for (const t of prefAff) addCounts(t.topologyKey, this.termCounts(t), t.weight);
     for (const t of prefAnti) addCounts(t.topologyKey, this.termCounts(t), -t.weight);
     // the existing pods' terms against the incoming pod (symmetry), alike terms grouped
     if (hard > 0)
-      for (const g of this.snapshot.termGroups('requiredAffinity'))
+      this.snapshot.forEachTermGroup('requiredAffinity', (g) => {
         if (termMatches(g.term, pod, nsLabels)) addCounts(g.term.topologyKey, g.perNode, hard);
-    for (const g of this.snapshot.termGroups('preferredAffinity'))
+      });
+    this.snapshot.forEachTermGroup('preferredAffinity', (g) => {
       if (termMatches(g.term, pod, nsLabels)) addCounts(g.term.topologyKey, g.perNode, g.weight);
-    for (const g of this.snapshot.termGroups('preferredAnti'))
+    });
+    this.snapshot.forEachTermGroup('preferredAnti', (g) => {
       if (termMatches(g.term, pod, nsLabels)) addCounts(g.term.topologyKey, g.perNode, -g.weight);
+    });
     // the sums out of the scratch, which is left zeroed
     const ids: (Int32Array | null)[] = [];
     const sums: Float64Array[] = [];

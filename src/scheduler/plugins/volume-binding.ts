@@ -9,7 +9,8 @@
  * admits the node, or else must be provisionable there (a provisioner, and the class's
  * allowedTopologies admitting the node). Reserve assumes the choice (PV claimRef, or the claim's
  * selected-node annotation for provisioning) so the next cycle sees it; PreBind writes it through
- * the ApiServer when the scheduler runs against one; Unreserve forgets it.
+ * the ApiServer when the scheduler runs against one and waits until every claim is bound
+ * (volume-binding-wait.ts) before the pod is bound to its node; Unreserve forgets it.
  *
  * Provisioning checks storage capacity (hasEnoughCapacity) when the provisioner is a CSIDriver
  * with `storageCapacity: true`: some CSIStorageCapacity of the claim's class must reach the node
@@ -50,6 +51,7 @@ import type {
   ReservePlugin,
   ScorePlugin,
 } from '../framework/types.js';
+import { BIND_POLL_MS, BIND_TIMEOUT_MS, checkBindings, type WrittenBindings } from './volume-binding-wait.js';
 import {
   AssumeCache,
   ephemeralClaimOwnedBy,
@@ -122,11 +124,15 @@ export class VolumeBinding
   readonly name = 'VolumeBinding';
   private readonly assumed = new AssumeCache();
   private readonly shape: ShapePoint[] | undefined;
+  /** VolumeBindingArgs.bindTimeoutSeconds, in ms */
+  private readonly bindTimeoutMs: number;
 
   constructor(
     private readonly handle: Handle,
     args: Record<string, unknown> | undefined,
   ) {
+    const t = args?.bindTimeoutSeconds;
+    this.bindTimeoutMs = typeof t === 'number' ? t * 1000 : BIND_TIMEOUT_MS;
     const s = args?.shape as { utilization: number; score: number }[] | undefined;
     // MaxNodeScore / MaxCustomPriorityScore = 10
     this.shape =
@@ -386,28 +392,46 @@ export class VolumeBinding
   }
 
   /**
-   * PreBind (BindPodVolumes): writes the assumed PVs and claims through the ApiServer. Upstream then
-   * waits for the PV controller to finish the binding; kubesim binds the pod at once and lets the
-   * PV controller complete the claims (docs/scheduler.md).
+   * PreBind (BindPodVolumes): writes the assumed PVs and claims through the ApiServer, then waits
+   * until the PV controller (and the provisioner) bound every claim, polling the listers once a
+   * second (checkBindings). An error ends the wait — the provisioner gave the node up, a volume lost
+   * its claimRef, the timeout — and the pod goes back to the queue (`binding volumes: …`). Without
+   * a clock to wait on (a what-if run) the pod is bound at once.
    */
-  async preBind(state: CycleState, _pod: Pod, nodeName: string): Promise<MaybeStatus> {
+  async preBind(state: CycleState, pod: Pod, nodeName: string): Promise<MaybeStatus> {
     const s = state.tryRead<StateData>(STATE_KEY);
     if (!s || s.allBound || !this.handle.update) return null;
     const v = s.byNode.get(nodeName);
     if (!v) return new Status(Code.Error, [`no pod volumes found for node "${nodeName}"`]);
-    const writes: KubeObject[] = [];
+    const bindings: WrittenBindings = { staticBindings: [], claimsToProvision: [] };
     for (const b of v.staticBindings) {
       const a = this.assumed.pvs.get(b.pv.metadata.name ?? '');
-      if (a) writes.push(a.obj);
+      if (a) {
+        const st = await this.handle.update(a.obj);
+        if (st) return st;
+      }
+      bindings.staticBindings.push({ pv: a?.obj ?? b.pv, pvc: b.pvc, written: !!a });
     }
     for (const pvc of v.dynamicProvisions) {
       const a = this.assumed.pvcs.get(`${pvc.metadata.namespace || 'default'}/${pvc.metadata.name}`);
-      if (a) writes.push(a.obj);
+      if (a) {
+        const st = await this.handle.update(a.obj);
+        if (st) return st;
+      }
+      bindings.claimsToProvision.push({ pvc: a?.obj ?? pvc, written: !!a });
     }
-    for (const w of writes) {
-      const st = await this.handle.update(w);
-      if (st) return st;
+    const sleep = this.handle.sleep;
+    if (!sleep) return null;
+    const deadline = this.handle.clock.now() + this.bindTimeoutMs;
+    const failed = (why: string) => new Status(Code.Error, [`binding volumes: ${why}`]);
+    for (;;) {
+      // wait.PollUntilContextTimeout(…, immediate=false): the first check comes after one interval
+      if (!(await sleep(BIND_POLL_MS))) return failed('context canceled');
+      const node = this.handle.snapshot.get(nodeName)?.node;
+      const r = checkBindings(this.handle.objects.storage, pod, node, nodeName, bindings);
+      if (r === true) return null;
+      if (r !== false) return failed(r);
+      if (this.handle.clock.now() >= deadline) return failed('context deadline exceeded');
     }
-    return null;
   }
 }
