@@ -24,7 +24,7 @@ import {
 import { decode } from './codec.js';
 import { internalError, resourceExpired } from './errors.js';
 import type { ProbeCache } from './probe-cache.js';
-import { deepFreeze, freezeInterned } from './intern.js';
+import { deepFreeze, freezeInterned, freezeInternedLike } from './intern.js';
 import { cachesRevisions, type RevisionCache } from './revision-cache.js';
 import { storagePrefix, type ResourceInfo } from './registry.js';
 import { prefixEnd } from '../store/keyrange.js';
@@ -107,7 +107,10 @@ export async function watchObjects<T extends KubeObject>(
     if (!o) {
       o = revisions?.get(ev.kv)?.obj as T | undefined;
       if (!o) {
-        o = freeze(decodeKv<T>(ev.kv));
+        const decoded = decodeKv<T>(ev.kv);
+        // the key's earlier revision: its equal strings and sub-objects are taken as they are
+        const prev = revisions && freeze === freezeInterned ? revisions.latest(ev.kv.key) : undefined;
+        o = prev ? freezeInternedLike(decoded, prev) : freeze(decoded);
         revisions?.offer(ev.kv, o as Obj);
       }
       shared.set(ev, o);
