@@ -27,6 +27,9 @@
  * apart (an equal identity only ever means an equal value here).
  */
 
+import { OBJECT_KEY, metaKey } from './keys.js';
+import type { KubeObject } from './types.js';
+
 /** values a table holds before it becomes the older one and a new one starts */
 const MAX_INTERNED = 1 << 17;
 /** longer strings are rare and mostly unique (a last-applied annotation): left as they are */
@@ -147,8 +150,14 @@ export function intern(s: string): string {
 /**
  * Object.freeze all the way down (plain decoded data: objects and arrays), every string value but
  * metadata.resourceVersion (the key's revision, unique by construction) replaced by its interned
- * copy first. Returns o.
+ * copy first; a decoded object with metadata also gets its key ({@link OBJECT_KEY}). Returns o.
  */
+export function freezeShared<T extends KubeObject>(o: T): T {
+  if (o.metadata && !Object.isFrozen(o))
+    Object.defineProperty(o, OBJECT_KEY, { value: metaKey(o), enumerable: false });
+  return freezeInterned(o);
+}
+
 export function freezeInterned<T>(o: T): T {
   if (o !== null && typeof o === 'object' && !Object.isFrozen(o)) {
     const r = o as Record<string, unknown>;
