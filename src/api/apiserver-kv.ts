@@ -38,6 +38,23 @@ export function copyIn(obj: KubeObject): Obj {
   return o;
 }
 
+/**
+ * {@link copyIn} of the parts of a request a status update reads: apiVersion, kind, metadata and
+ * status (the status strategy takes everything else from the stored object), each an equal deep
+ * copy; the rest of the caller's object is not copied.
+ */
+export function copyInStatus(obj: KubeObject): Obj {
+  const src = obj as Obj;
+  const o = {
+    apiVersion: src.apiVersion,
+    kind: src.kind,
+    metadata: cloneData(src.metadata),
+    status: cloneData(src.status),
+  } as Obj;
+  if (!o.metadata || typeof o.metadata !== 'object') o.metadata = {};
+  return o;
+}
+
 /** A mutable deep copy of an object the server keeps (e.g. a frozen cached revision) for a caller. */
 export function copyOut<T>(obj: Obj): T {
   return cloneData(obj) as T;

@@ -107,7 +107,10 @@ export async function watchObjects<T extends KubeObject>(
     if (!o) {
       o = revisions?.get(ev.kv)?.obj as T | undefined;
       if (!o) {
-        o = freeze(decodeKv<T>(ev.kv));
+        const decoded = decodeKv<T>(ev.kv);
+        // the key's earlier revision: its equal strings and sub-objects are taken as they are
+        const prev = revisions && freeze === freezeShared ? revisions.latest(ev.kv.key) : undefined;
+        o = prev ? freezeShared(decoded, prev) : freeze(decoded);
         revisions?.offer(ev.kv, o as Obj);
       }
       shared.set(ev, o);

@@ -31,7 +31,15 @@ import { admit } from './apiserver-admission.js';
 import { bindPod } from './apiserver-bind.js';
 import { builtinAdmission } from './builtin-admission.js';
 import { deleteObject, type DeleteOptions } from './apiserver-delete.js';
-import { copyIn, copyOut, decodeKv, MAX_UPDATE_RETRIES, type Obj, readView } from './apiserver-kv.js';
+import {
+  copyIn,
+  copyInStatus,
+  copyOut,
+  decodeKv,
+  MAX_UPDATE_RETRIES,
+  type Obj,
+  readView,
+} from './apiserver-kv.js';
 import { isLeaseRenewal, renewTimeMoved } from './apiserver-lease.js';
 import { listObjects, type ListOptions, type ListResult } from './apiserver-list.js';
 import { watchObjects, type ApiWatchEvent, type WatchHandle, type WatchOptions } from './apiserver-watch.js';
@@ -283,7 +291,10 @@ export class ApiServer {
         `the server could not find the requested resource (put ${info.resource} ${obj.metadata?.name ?? ''}/status)`,
       );
     }
-    const req = copyIn(obj);
+    // a status update reads only the request's metadata (name, namespace, resourceVersion, uid)
+    // and status (the status strategy takes everything else from the stored object): only those
+    // are copied in
+    const req = sub === 'status' ? copyInStatus(obj) : copyIn(obj);
     const m = req.metadata;
     this.normalizeNamespace(info, m);
     if (!m.name)

@@ -148,16 +148,21 @@ export function intern(s: string): string {
 }
 
 /**
- * Object.freeze all the way down (plain decoded data: objects and arrays), every string value but
- * metadata.resourceVersion (the key's revision, unique by construction) replaced by its interned
- * copy first; a decoded object with metadata also gets its key ({@link OBJECT_KEY}). Returns o.
+ * A watcher's shared decode made ready to share: its key set ({@link OBJECT_KEY}), then interned and
+ * frozen by {@link freezeInterned}, or by {@link freezeInternedLike} against `prev`, the key's
+ * earlier revision. Returns o.
  */
-export function freezeShared<T extends KubeObject>(o: T): T {
+export function freezeShared<T extends KubeObject>(o: T, prev?: unknown): T {
   if (o.metadata && !Object.isFrozen(o))
     Object.defineProperty(o, OBJECT_KEY, { value: metaKey(o), enumerable: false });
-  return freezeInterned(o);
+  return prev ? freezeInternedLike(o, prev) : freezeInterned(o);
 }
 
+/**
+ * Object.freeze all the way down (plain decoded data: objects and arrays), every string value but
+ * metadata.resourceVersion (the key's revision, unique by construction) replaced by its interned
+ * copy first. Returns o.
+ */
 export function freezeInterned<T>(o: T): T {
   if (o !== null && typeof o === 'object' && !Object.isFrozen(o)) {
     const r = o as Record<string, unknown>;
@@ -176,6 +181,85 @@ export function freezeInterned<T>(o: T): T {
     Object.freeze(o);
   }
   return o;
+}
+
+/**
+ * {@link freezeInterned} of `o`, a fresh decode of a key's new revision, against `prev`, the key's
+ * earlier revision as this function or freezeInterned left it (deep-frozen, interned): a string
+ * equal to the one at the same place in `prev` becomes prev's copy, and a sub-object equal to the
+ * one at the same place (same keys in the same order, Object.is-equal numbers, equal strings, all
+ * the way down) becomes prev's frozen sub-object, with no table lookup and no key built. What
+ * differs is interned and shared as freezeInterned does. A pod's status post leaves its spec,
+ * metadata and most of its status as they were: those parts cost one comparison each instead of
+ * a hash and a lookup per string, a key per shared sub-object and a freeze per object. Values are
+ * unchanged; only which equal copy a property holds differs (as with interning). Returns o.
+ */
+export function freezeInternedLike<T>(o: T, prev: unknown): T {
+  if (o === null || typeof o !== 'object' || Object.isFrozen(o)) return o;
+  if (!comparable(o, prev)) return freezeInterned(o);
+  freezeLike(o as object, prev as object);
+  return Object.freeze(o);
+}
+
+/** two values freezeLike can walk side by side: plain objects or both arrays */
+function comparable(v: object, w: unknown): w is object {
+  if (w === null || typeof w !== 'object') return false;
+  const pv = Object.getPrototypeOf(v);
+  if (pv !== Object.prototype && pv !== Array.prototype) return false;
+  return Object.getPrototypeOf(w) === pv;
+}
+
+/**
+ * The value to hold at a property of key `k` whose new value is `v` and whose value in the
+ * earlier revision is `w` (undefined when it had none): `w` itself when equal, else v interned,
+ * frozen and shared as freezeInterned would leave it.
+ */
+function settle(v: unknown, w: unknown, k: string | number): unknown {
+  if (typeof v === 'string') {
+    if (v === w) return w;
+    return k === 'resourceVersion' ? v : intern(v);
+  }
+  if (v === null || typeof v !== 'object') return Object.is(v, w) ? w : v;
+  if (comparable(v, w)) {
+    if (freezeLike(v, w)) return w;
+    Object.freeze(v);
+  } else freezeInterned(v);
+  return typeof k === 'string' && SHARED_KEYS.has(k) ? shared(v) : v;
+}
+
+/**
+ * Settles every property of `o` against `p` (both plain objects or both arrays; `p` frozen) and
+ * tells whether all of them came out as p's own (then o equals p and the caller takes p); o is
+ * left unfrozen.
+ */
+function freezeLike(o: object, p: object): boolean {
+  let same = true;
+  if (Array.isArray(o)) {
+    const a = p as unknown[];
+    same = o.length === a.length;
+    for (let i = 0; i < o.length; i++) {
+      const w = i < a.length ? a[i] : undefined;
+      const r = settle(o[i], w, i);
+      if (r !== o[i]) o[i] = r;
+      if (same && !Object.is(r, w)) same = false;
+    }
+    return same;
+  }
+  const r = o as Record<string, unknown>;
+  const q = p as Record<string, unknown>;
+  const keys = Object.keys(q);
+  let i = 0;
+  for (const k in r) {
+    // a key at another place, or one p lacks, makes o differ (key order is part of the value)
+    if (same && keys[i] !== k) same = false;
+    i++;
+    const w = same || Object.hasOwn(q, k) ? q[k] : undefined;
+    const v = r[k];
+    const s = settle(v, w, k);
+    if (s !== v) r[k] = s;
+    if (same && !Object.is(s, w)) same = false;
+  }
+  return same && i === keys.length;
 }
 
 /** Object.freeze all the way down, strings left as they are */

@@ -48,6 +48,11 @@ export class RevisionCache {
     return e && e.rev === kv.modRevision ? e : undefined;
   }
 
+  /** the newest cached object of the key, whatever its revision (a base to share equal parts with) */
+  latest(key: string): Obj | undefined {
+    return this.byKey.get(key)?.obj;
+  }
+
   /**
    * A watcher's frozen decode of kv (what it hands the informers): kept unless the key already
    * has this or a newer revision here.

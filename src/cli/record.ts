@@ -93,6 +93,7 @@ Examples:
           onEvent: () => recorded++,
           onReady: () =>
             process.stderr.write(`kubesim record: watching ${cluster.server} for ${o.duration}\n`),
+          onWarning: (m) => process.stderr.write(`kubesim record: warning: ${m}\n`),
         });
       } catch (e) {
         if (e instanceof LiveClusterError) throw new CliError(e.message);

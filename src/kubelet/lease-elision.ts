@@ -35,6 +35,7 @@
  * turns out to be alone is elided and the node goes back to the heap.
  */
 import type { TimerHandle } from '../util/clock.js';
+import { BinaryHeap } from '../util/binary-heap.js';
 
 /** what the simulation driving the fleet provides for elision (sim/simulation.ts) */
 export interface RenewalElisionHost {
@@ -75,7 +76,9 @@ interface Entry {
 }
 
 export class LazyRenewals {
-  private readonly heap: Entry[] = [];
+  private readonly heap = new BinaryHeap<Entry>(
+    (x, y) => x.at < y.at || (x.at === y.at && x.node.index < y.node.index),
+  );
   /** renewals elided, and elided ones that found a request in flight (a broken precondition: 0) */
   stats = { elided: 0, violations: 0 };
 
@@ -123,27 +126,27 @@ export class LazyRenewals {
    */
   catchUp(t: number, through = false): void {
     const h = this.heap;
-    while (h.length) {
-      const e = h[0];
+    for (let e = h.peek(); e; e = h.peek()) {
       if (e.node.lazyAt !== e.at) {
-        this.pop();
+        h.pop();
         continue;
       }
       if (e.at > t || (e.at === t && !through)) {
         if (e.at !== t) return;
-        this.pop();
+        h.pop();
         this.wake(e.node);
         continue;
       }
-      this.pop();
+      h.pop();
       if (!this.host.idle()) this.stats.violations++;
       // renewals of several nodes due at the same (non-)instant were in flight together
       const group = [e.node];
       for (;;) {
-        while (h.length && h[0]!.node.lazyAt !== h[0]!.at) this.pop();
-        if (!h.length || h[0]!.at !== e.at) break;
-        group.push(h[0]!.node);
-        this.pop();
+        let top = h.peek();
+        for (; top && top.node.lazyAt !== top.at; top = h.peek()) h.pop();
+        if (!top || top.at !== e.at) break;
+        group.push(top.node);
+        h.pop();
       }
       for (const n of group) this.elide(n, e.at, group.length);
     }
@@ -159,40 +162,6 @@ export class LazyRenewals {
     n.lazyAt = next;
     n.lazyPrev = at;
     if (this.host.tokensAt(n.name, next) < 1) this.wake(n);
-    else this.push({ at: next, node: n });
-  }
-
-  private less(x: Entry, y: Entry): boolean {
-    return x.at < y.at || (x.at === y.at && x.node.index < y.node.index);
-  }
-
-  private push(e: Entry): void {
-    const h = this.heap;
-    h.push(e);
-    let i = h.length - 1;
-    while (i > 0) {
-      const p = (i - 1) >> 1;
-      if (!this.less(h[i], h[p])) break;
-      [h[i], h[p]] = [h[p], h[i]];
-      i = p;
-    }
-  }
-
-  private pop(): void {
-    const h = this.heap;
-    const last = h.pop()!;
-    if (!h.length) return;
-    h[0] = last;
-    let i = 0;
-    for (;;) {
-      const l = 2 * i + 1;
-      const r = l + 1;
-      let m = i;
-      if (l < h.length && this.less(h[l], h[m])) m = l;
-      if (r < h.length && this.less(h[r], h[m])) m = r;
-      if (m === i) return;
-      [h[i], h[m]] = [h[m], h[i]];
-      i = m;
-    }
+    else this.heap.push({ at: next, node: n });
   }
 }

@@ -15,6 +15,7 @@
 import type { Pod } from '../api/types.js';
 import type { Clock, TimerHandle } from '../util/clock.js';
 import { podKey } from '../api/keys.js';
+import { BinaryHeap } from '../util/binary-heap.js';
 import type { ClusterEventKind, QueuedPodInfo } from './framework/types.js';
 
 export const DEFAULT_POD_INITIAL_BACKOFF_MS = 1_000;
@@ -24,18 +25,16 @@ export const DEFAULT_POD_MAX_IN_UNSCHEDULABLE_MS = 5 * 60_000;
 const BACKOFF_FLUSH_MS = 1_000;
 const UNSCHEDULABLE_FLUSH_MS = 30_000;
 
-/** A binary heap ordered by `less`, with removal by key. */
-class KeyedHeap<T> {
-  private readonly items: T[] = [];
+/** A binary heap ordered by `less`, with removal by key (upstream's heap.Heap with its keyFunc). */
+class KeyedHeap<T> extends BinaryHeap<T> {
   private readonly pos = new Map<string, number>();
   constructor(
     private readonly keyOf: (t: T) => string,
-    private readonly less: (a: T, b: T) => boolean,
-  ) {}
-
-  get size(): number {
-    return this.items.length;
+    less: (a: T, b: T) => boolean,
+  ) {
+    super(less);
   }
+
   has(key: string): boolean {
     return this.pos.has(key);
   }
@@ -43,90 +42,37 @@ class KeyedHeap<T> {
     const i = this.pos.get(key);
     return i === undefined ? undefined : this.items[i];
   }
-  peek(): T | undefined {
-    return this.items[0];
-  }
   list(): T[] {
     return [...this.items];
   }
 
   /** inserts or replaces (and re-sorts) the item with this key */
   upsert(t: T): void {
-    const k = this.keyOf(t);
-    const i = this.pos.get(k);
-    if (i !== undefined) {
-      this.items[i] = t;
-      this.fix(i);
+    const i = this.pos.get(this.keyOf(t));
+    if (i === undefined) {
+      this.push(t);
       return;
     }
-    this.items.push(t);
-    this.pos.set(k, this.items.length - 1);
-    this.up(this.items.length - 1);
+    this.place(i, t);
+    this.fix(i);
   }
 
-  pop(): T | undefined {
-    if (this.items.length === 0) return undefined;
-    const top = this.items[0];
-    this.removeAt(0);
-    return top;
+  override pop(): T | undefined {
+    const t = super.pop();
+    if (t !== undefined) this.pos.delete(this.keyOf(t));
+    return t;
   }
 
   delete(key: string): T | undefined {
     const i = this.pos.get(key);
     if (i === undefined) return undefined;
-    const t = this.items[i];
-    this.removeAt(i);
-    return t;
+    this.pos.delete(key);
+    return this.removeAt(i);
   }
 
-  private removeAt(i: number): void {
-    const last = this.items.length - 1;
-    this.pos.delete(this.keyOf(this.items[i]));
-    if (i !== last) {
-      this.items[i] = this.items[last];
-      this.pos.set(this.keyOf(this.items[i]), i);
-      this.items.pop();
-      this.fix(i);
-    } else this.items.pop();
-  }
-
-  private fix(i: number): void {
-    if (!this.up(i)) this.down(i);
-  }
-
-  private swap(i: number, j: number): void {
-    const a = this.items[i],
-      b = this.items[j];
-    this.items[i] = b;
-    this.items[j] = a;
-    this.pos.set(this.keyOf(b), i);
-    this.pos.set(this.keyOf(a), j);
-  }
-
-  private up(i: number): boolean {
-    let moved = false;
-    while (i > 0) {
-      const p = (i - 1) >> 1;
-      if (!this.less(this.items[i], this.items[p])) break;
-      this.swap(i, p);
-      i = p;
-      moved = true;
-    }
-    return moved;
-  }
-
-  private down(i: number): void {
-    const n = this.items.length;
-    for (;;) {
-      const l = 2 * i + 1,
-        r = l + 1;
-      let m = i;
-      if (l < n && this.less(this.items[l], this.items[m])) m = l;
-      if (r < n && this.less(this.items[r], this.items[m])) m = r;
-      if (m === i) return;
-      this.swap(i, m);
-      i = m;
-    }
+  protected override place(i: number, t: T): void {
+    this.items[i] = t;
+    this.pos.set(this.keyOf(t), i);
   }
 }
 

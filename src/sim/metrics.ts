@@ -81,6 +81,42 @@ export function percentile(sorted: number[], p: number): number {
   return sorted[i];
 }
 
+/** what {@link Observer.sample} reads of one pod object */
+interface SampledPod {
+  /** the node whose CPU the pod counts on (bound, neither Succeeded nor Failed) */
+  readonly node: string | undefined;
+  /** milli-CPU requested (read the first time the pod counts on a node) */
+  cpu?: number;
+  /** owned by a DaemonSet: does not make its node "used" */
+  readonly daemon: boolean;
+  readonly terminating: boolean;
+  readonly finished: boolean;
+  readonly pending: boolean;
+  readonly ready: boolean;
+}
+
+function samplePod(p: Pod): SampledPod {
+  const ph = p.status?.phase;
+  const finished = ph === 'Succeeded' || ph === 'Failed';
+  const bound = p.spec.nodeName;
+  return {
+    node: bound && !finished ? bound : undefined,
+    daemon: !!p.metadata.ownerReferences?.some((o) => o.controller && o.kind === 'DaemonSet'),
+    terminating: !!p.metadata.deletionTimestamp,
+    finished,
+    pending: !bound || ph === 'Pending' || !ph,
+    ready: isPodReady(p),
+  };
+}
+
+/** what {@link Observer.sample} reads of one node object */
+interface SampledNode {
+  readonly name: string;
+  readonly ready: boolean;
+  /** allocatable milli-CPU (read the first time a pod counts on the node) */
+  alloc?: number;
+}
+
 export class Observer {
   readonly pods: Informer<Pod>;
   readonly nodes: Informer<Node>;
@@ -102,10 +138,10 @@ export class Observer {
     cpuUtilization: [],
     cpuUtilizationStddev: [],
   };
-  /** milli-CPU requested, per pod object (informer objects are replaced, never changed) */
-  private readonly cpuOf = new WeakMap<Pod, number>();
-  /** allocatable milli-CPU, per node object */
-  private readonly allocOf = new WeakMap<Node, number>();
+  /** what a sample reads of a pod, per pod object (informer objects are replaced, never changed) */
+  private readonly podFacts = new WeakMap<Pod, SampledPod>();
+  /** what a sample reads of a node, per node object */
+  private readonly nodeFacts = new WeakMap<Node, SampledNode>();
   bound = 0;
   private lastBound = 0;
   private lastThrottled = 0;
@@ -153,33 +189,41 @@ export class Observer {
     const cpuOnNode = new Map<string, number>();
     const used = new Set<string>();
     for (const p of this.pods.list()) {
-      const ph = p.status?.phase;
-      const node = p.spec.nodeName;
-      if (node && ph !== 'Succeeded' && ph !== 'Failed') {
-        let cpu = this.cpuOf.get(p);
-        if (cpu === undefined) this.cpuOf.set(p, (cpu = podRequests(p).get('cpu') ?? 0));
-        cpuOnNode.set(node, (cpuOnNode.get(node) ?? 0) + cpu);
-        if (!p.metadata.ownerReferences?.some((o) => o.controller && o.kind === 'DaemonSet')) used.add(node);
+      let f = this.podFacts.get(p);
+      if (!f) this.podFacts.set(p, (f = samplePod(p)));
+      const node = f.node;
+      if (node !== undefined) {
+        if (f.cpu === undefined) f.cpu = podRequests(p).get('cpu') ?? 0;
+        cpuOnNode.set(node, (cpuOnNode.get(node) ?? 0) + f.cpu);
+        if (!f.daemon) used.add(node);
       }
-      if (p.metadata.deletionTimestamp) {
+      if (f.terminating) {
         terminating++;
         continue;
       }
-      if (ph === 'Succeeded' || ph === 'Failed') continue;
-      if (!p.spec.nodeName || ph === 'Pending' || !ph) pending++;
+      if (f.finished) continue;
+      if (f.pending) pending++;
       else running++;
-      if (isPodReady(p)) ready++;
+      if (f.ready) ready++;
     }
     let nr = 0,
       nn = 0;
     const util: number[] = [];
     for (const n of this.nodes.list()) {
-      if (n.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True') nr++;
+      let f = this.nodeFacts.get(n);
+      if (!f)
+        this.nodeFacts.set(
+          n,
+          (f = {
+            name: n.metadata.name ?? '',
+            ready: n.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True',
+          }),
+        );
+      if (f.ready) nr++;
       else nn++;
-      if (!used.has(n.metadata.name ?? '')) continue;
-      let alloc = this.allocOf.get(n);
-      if (alloc === undefined) this.allocOf.set(n, (alloc = nodeAllocatable(n).get('cpu') ?? 0));
-      util.push((100 * (cpuOnNode.get(n.metadata.name!) ?? 0)) / Math.max(1, alloc));
+      if (!used.has(f.name)) continue;
+      if (f.alloc === undefined) f.alloc = nodeAllocatable(n).get('cpu') ?? 0;
+      util.push((100 * (cpuOnNode.get(f.name) ?? 0)) / Math.max(1, f.alloc));
     }
     const mean = util.length ? util.reduce((a, b) => a + b, 0) / util.length : 0;
     const sd = util.length ? Math.sqrt(util.reduce((a, b) => a + (b - mean) ** 2, 0) / util.length) : 0;

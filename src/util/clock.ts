@@ -3,6 +3,8 @@
  * time through a Clock, so the same code runs against the wall clock (real etcd, CLI) or a
  * manual/virtual clock (tests, discrete-event simulation) where hours pass in milliseconds.
  */
+import { BinaryHeap } from './binary-heap.js';
+
 export interface Clock {
   /** milliseconds since the Unix epoch (virtual in simulations) */
   now(): number;
@@ -57,6 +59,17 @@ interface Pending {
 }
 
 /**
+ * (time, time set, setTimerAt first, insertion): for timers set with setTimer alone this is
+ * (time, insertion), since the time a timer is set never decreases with insertion
+ */
+function timerLess(x: Pending, y: Pending): boolean {
+  if (x.at !== y.at) return x.at < y.at;
+  if (x.created !== y.created) return x.created < y.created;
+  if (x.pri !== y.pri) return x.pri < y.pri;
+  return x.seq < y.seq;
+}
+
+/**
  * A clock that only moves when told to. Timers fire in (time, insertion) order during
  * {@link advance} / {@link runNext}, which makes every run with the same inputs identical.
  * The simulation's event loop (src/sim) drives one of these.
@@ -65,7 +78,7 @@ export class ManualClock implements Clock {
   private t: number;
   private seq = 0;
   private nextId = 1;
-  private readonly heap: Pending[] = [];
+  private readonly heap = new BinaryHeap<Pending>(timerLess);
   private readonly cancelled = new Set<number>();
 
   constructor(startMs = Date.UTC(2026, 0, 1)) {
@@ -78,7 +91,7 @@ export class ManualClock implements Clock {
 
   setTimer(fn: () => void, ms: number): TimerHandle {
     const id = this.nextId++;
-    this.push({ at: this.t + Math.max(0, ms), created: this.t, pri: 1, seq: this.seq++, id, fn });
+    this.heap.push({ at: this.t + Math.max(0, ms), created: this.t, pri: 1, seq: this.seq++, id, fn });
     return { id };
   }
 
@@ -91,7 +104,7 @@ export class ManualClock implements Clock {
    */
   setTimerAt(fn: () => void, at: number, createdAt: number): TimerHandle {
     const id = this.nextId++;
-    this.push({
+    this.heap.push({
       at: Math.max(at, this.t),
       created: Math.min(createdAt, this.t),
       pri: 0,
@@ -108,19 +121,19 @@ export class ManualClock implements Clock {
 
   /** number of timers not yet fired or cleared */
   get pending(): number {
-    return this.heap.length - this.cancelled.size;
+    return this.heap.size - this.cancelled.size;
   }
 
   /** time of the next timer, or undefined */
   peek(): number | undefined {
     this.dropCancelledTop();
-    return this.heap.length ? this.heap[0].at : undefined;
+    return this.heap.peek()?.at;
   }
 
   /** fire the earliest timer (moving time to it); false when none is left */
   runNext(): boolean {
     this.dropCancelledTop();
-    const top = this.pop();
+    const top = this.heap.pop();
     if (!top) return false;
     this.t = Math.max(this.t, top.at);
     top.fn();
@@ -142,52 +155,9 @@ export class ManualClock implements Clock {
   }
 
   private dropCancelledTop(): void {
-    while (this.heap.length && this.cancelled.has(this.heap[0].id)) {
-      this.cancelled.delete(this.heap[0].id);
-      this.pop();
+    for (let top = this.heap.peek(); top && this.cancelled.has(top.id); top = this.heap.peek()) {
+      this.cancelled.delete(top.id);
+      this.heap.pop();
     }
-  }
-
-  private less(x: Pending, y: Pending): boolean {
-    // (time, time set, setTimerAt first, insertion): for timers set with setTimer alone this is
-    // (time, insertion), since the time a timer is set never decreases with insertion
-    if (x.at !== y.at) return x.at < y.at;
-    if (x.created !== y.created) return x.created < y.created;
-    if (x.pri !== y.pri) return x.pri < y.pri;
-    return x.seq < y.seq;
-  }
-
-  private push(p: Pending): void {
-    const h = this.heap;
-    h.push(p);
-    let i = h.length - 1;
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      if (!this.less(h[i], h[parent])) break;
-      [h[i], h[parent]] = [h[parent], h[i]];
-      i = parent;
-    }
-  }
-
-  private pop(): Pending | undefined {
-    const h = this.heap;
-    if (!h.length) return undefined;
-    const top = h[0];
-    const last = h.pop()!;
-    if (h.length) {
-      h[0] = last;
-      let i = 0;
-      for (;;) {
-        const l = 2 * i + 1,
-          r = l + 1;
-        let m = i;
-        if (l < h.length && this.less(h[l], h[m])) m = l;
-        if (r < h.length && this.less(h[r], h[m])) m = r;
-        if (m === i) break;
-        [h[i], h[m]] = [h[m], h[i]];
-        i = m;
-      }
-    }
-    return top;
   }
 }

@@ -95,7 +95,9 @@ describe.skipIf(!builtCli || !kubectl)('kubectl against kubesim serve', () => {
   });
 
   it('apply, then get -w shows the pods go Pending → Running; rollout status waits for them', async () => {
-    const watch = spawn(kubectl!, ['get', 'pods', '-w'], {
+    // -v=6: kubectl logs each request once answered, the watch (from the list's resourceVersion)
+    // included; the logs go to stderr, the table to stdout
+    const watch = spawn(kubectl!, ['get', 'pods', '-w', '-v=6'], {
       env: { ...process.env, KUBECONFIG: srv.kubeconfig },
     });
     let seen = '';
@@ -103,11 +105,14 @@ describe.skipIf(!builtCli || !kubectl)('kubectl against kubesim serve', () => {
     watch.stdout.on('data', (d) => (seen += d));
     watch.stderr.on('data', (d) => (said += d));
     try {
-      // kubectl lists first and prints the table (or "No resources found") before it watches from
-      // that list's resourceVersion: wait for that, not for a fixed time — on a busy machine
-      // kubectl may take longer than any fixed wait to start, and would miss the Pending pods
-      const started = Date.now() + 60_000;
-      while (Date.now() < started && seen === '' && said === '') await new Promise((r) => setTimeout(r, 50));
+      // apply only once kubectl's watch is established, so that it sees the pods Pending: kubectl
+      // prints nothing for an empty namespace under -w, so its output cannot tell; its request log
+      // can (`GET …/pods?resourceVersion=N&watch=true 200 OK`). The deadline is a hang guard.
+      const started = Date.now() + 120_000;
+      const watching = /[?&]watch=true 200 OK/;
+      while (Date.now() < started && !watching.test(said) && watch.exitCode === null)
+        await new Promise((r) => setTimeout(r, 50));
+      expect(said, 'kubectl get -w never established its watch').toMatch(watching);
       expect(ok('apply', '-f', manifest)).toBe('deployment.apps/web created\nservice/web created\n');
       const end = Date.now() + 60_000;
       while (Date.now() < end && (seen.match(/\sRunning\s/g) ?? []).length < 3)
@@ -116,6 +121,9 @@ describe.skipIf(!builtCli || !kubectl)('kubectl against kubesim serve', () => {
       const first = (status: string) => lines.findIndex((l) => l.split(/\s+/)[2] === status);
       expect(first('Pending')).toBeGreaterThanOrEqual(0);
       expect(first('Running')).toBeGreaterThan(first('Pending'));
+      expect(
+        new Set(lines.filter((l) => l.split(/\s+/)[2] === 'Running').map((l) => l.split(/\s+/)[0])).size,
+      ).toBe(3);
     } finally {
       if (watch.pid) process.kill(watch.pid, 'SIGTERM');
     }

@@ -10,7 +10,9 @@
  *  3. a watch the server ends is resumed from the last resourceVersion seen; a 410 Gone (the store
  *     compacted past it) relists and records the differences as ADDED / MODIFIED / DELETED, so
  *     nothing that happened is lost, only its timing is coarsened to the relist;
- *  4. at the end every watch is stopped and the trace returned.
+ *  4. at the end (the duration, or Ctrl-C) every watch is stopped and each kind is listed once more,
+ *     the differences recorded as in step 3: what happened before the end but was still on its way
+ *     to the recorder (a change made just before Ctrl-C) is not lost.
  *
  * Recorded: what users and their tools change. Objects a controller owns are left out (the
  * simulation's controllers make them again), and a MODIFIED event is kept only when something other
@@ -36,6 +38,8 @@ export interface RecordOptions {
   onEvent?: (e: TraceEvent) => void;
   /** every kind is listed and watched: changes from now on are recorded */
   onReady?: () => void;
+  /** something the trace may miss (the final list failed) */
+  onWarning?: (message: string) => void;
 }
 
 /**
@@ -64,6 +68,10 @@ export async function recordTrace(cluster: LiveCluster, opts: RecordOptions): Pr
   const events: TraceEvent[] = [];
   const initial: KubeObject[] = [];
   const stops: (() => void)[] = [];
+  /** step 4's final list of each kind */
+  const finals: (() => Promise<unknown>)[] = [];
+  /** when set, the time events are stamped with (the end, for the final lists) */
+  let stampAt: number | undefined;
   let failure: Error | undefined;
   let fail: (e: Error) => void = () => {};
   const failed = new Promise<void>((resolve) => {
@@ -74,7 +82,7 @@ export async function recordTrace(cluster: LiveCluster, opts: RecordOptions): Pr
   });
 
   const record = (type: TraceEvent['type'], o: KubeObject) => {
-    const e = { at: at(), type, object: o };
+    const e = { at: stampAt ?? at(), type, object: o };
     events.push(e);
     opts.onEvent?.(e);
   };
@@ -106,8 +114,8 @@ export async function recordTrace(cluster: LiveCluster, opts: RecordOptions): Pr
       else if (specOf(before) !== specOf(o)) record('MODIFIED', o);
     };
 
-    // step 3: relist after 410, recording what changed meanwhile
-    const relist = async () => {
+    /** lists the kind and records how it differs from what was seen; answers the list's resourceVersion */
+    const resync = async () => {
       const list = await listAll(cluster, kind);
       const seen = new Set<string>();
       for (const item of list.items) {
@@ -115,8 +123,13 @@ export async function recordTrace(cluster: LiveCluster, opts: RecordOptions): Pr
         observe('ADDED', item);
       }
       for (const [k, o] of [...known]) if (!seen.has(k)) observe('DELETED', o);
-      resourceVersion = list.resourceVersion;
+      return list.resourceVersion;
     };
+    // step 3: relist after 410, recording what changed meanwhile
+    const relist = async () => {
+      resourceVersion = await resync();
+    };
+    finals.push(resync);
 
     const watch = async (): Promise<void> => {
       if (stopped) return;
@@ -178,13 +191,22 @@ export async function recordTrace(cluster: LiveCluster, opts: RecordOptions): Pr
   clearTimeout(timer);
   for (const stop of stops) stop();
   if (failure) throw failure;
+  const end = performance.now();
+  stampAt = Math.round(Math.min(end - t0, opts.durationMs)) / 1000;
+  try {
+    for (const final of finals) await final();
+  } catch (e) {
+    opts.onWarning?.(
+      `the final list failed (${(e as Error).message}): changes made just before the end may be missing`,
+    );
+  }
   events.sort((a, b) => a.at - b.at);
   return {
     apiVersion: TRACE_API_VERSION,
     kind: 'Trace',
     server: cluster.server,
     start: start.toISOString(),
-    durationSeconds: Math.round(Math.min(performance.now() - t0, opts.durationMs)) / 1000,
+    durationSeconds: stampAt,
     kinds: [...kinds],
     initial,
     events,
