@@ -8,6 +8,7 @@ import { TableMemory } from './memory.js';
 import * as L from './layout.js';
 import { isScalarResourceName, nodeAllocatable, podResourceSums, ResourceParseError } from './resources.js';
 import type { PodResourceSums } from './resources.js';
+import { StringMap } from '../../util/string-map.js';
 
 /** Options of a {@link NodeTable}. */
 export interface NodeTableOptions {
@@ -175,7 +176,8 @@ export class NodeTable implements NodeTableView {
   private readonly freeSlots: number[] = [];
   private high = 0;
   private count = 0;
-  private readonly pods = new Map<string, PodEntry>();
+  /** pods added by key (StringMap: the same keys added and removed again and again stay cheap) */
+  private readonly pods = new StringMap<PodEntry>();
   /** entries accounted through attachPod (not in `pods`) */
   private attachedCount = 0;
   /** pods bound to a node name the table does not hold (yet) */

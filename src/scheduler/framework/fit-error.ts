@@ -55,6 +55,27 @@ export class NodeToStatus implements ReadonlyMap<string, Status> {
     this.set(ni.name, status);
   }
 
+  /**
+   * {@link setNode} for the node at position `at` of `list`, for a caller that knows the position
+   * without reading the NodeInfo (the kernel window's scan order is the list's order): a pod that
+   * fits nowhere records a status for every node, and the NodeInfos are scattered in the heap.
+   */
+  setAt(list: readonly NodeInfo[], at: number, status: Status): void {
+    if (this.vals === undefined && this.pos === undefined) {
+      if (this.list === undefined) {
+        this.list = list;
+        this.byIndex = new Array<Status | undefined>(list.length).fill(undefined);
+        this.order = new Int32Array(list.length);
+      }
+      if (this.list === list && this.byIndex![at] === undefined) {
+        this.byIndex![at] = status;
+        this.order![this.count++] = at;
+        return;
+      }
+    }
+    this.setNode(list[at], status, list);
+  }
+
   set(name: string, status: Status): this {
     const at = this.index().get(name);
     this.byName();

@@ -9,6 +9,7 @@
 import type { Pod } from '../../api/types.js';
 import { CycleState } from './cycle-state.js';
 import type { NodeInfo, PodInfo } from './snapshot.js';
+import type { NodeToStatus } from './fit-error.js';
 import { Code, errorStatus, Status, type MaybeStatus } from './status.js';
 import {
   MAX_NODE_SCORE,
@@ -95,7 +96,7 @@ export interface WindowFilter {
    */
   coversInCycle?(state: CycleState, name: string): boolean;
   /**
-   * `filtered` visits the rejected nodes with their statuses, in scan order, on demand: only a pod
+   * `recordFiltered` gives the rejected nodes' statuses, in scan order, on demand: only a pod
    * that fits nowhere needs them (for its FitError and preemption), and building ~a thousand
    * statuses per cycle was the largest cost of a cycle that succeeds. Call it before the next
    * kernel run (it reads the kernel's output). `feasible` too is valid until the next run (one
@@ -108,7 +109,11 @@ export interface WindowFilter {
     numNodesToFind: number,
   ): {
     feasible: NodeInfo[];
-    filtered: (visit: (ni: NodeInfo, s: Status) => void) => void;
+    /**
+     * records the rejected nodes' statuses (in scan order) into `statuses` — positions of `list`,
+     * the snapshot's node list — and the rejecting plugins into `plugins`
+     */
+    recordFiltered: (statuses: NodeToStatus, list: readonly NodeInfo[], plugins: Set<string>) => void;
     filteredCount: number;
     processed: number;
   };

@@ -181,15 +181,7 @@ export class SchedulingAlgorithm {
       }
       // the statuses are needed only when nothing fits (FitError, preemption)
       if (r.feasible.length === 0) {
-        const list = this.snapshot.list();
-        const d = diagnosis.nodeToStatus;
-        let lastPlugin = '';
-        r.filtered((ni, s) => {
-          d.setNode(ni, s, list);
-          // consecutive nodes mostly fail on one plugin: skip the set lookup then
-          if (s.plugin && s.plugin !== lastPlugin)
-            diagnosis.unschedulablePlugins.add((lastPlugin = s.plugin));
-        });
+        r.recordFiltered(diagnosis.nodeToStatus, this.snapshot.list(), diagnosis.unschedulablePlugins);
       }
       this.nextStartNodeIndex = (this.nextStartNodeIndex + r.processed) % numAllNodes;
       return { feasible: r.feasible, filteredCount: r.filteredCount };

@@ -23,6 +23,7 @@ import { podKey } from '../../api/keys.js';
 import { labelSelectorAsSelector, Selector, SelectorError } from '../../api/label-selector.js';
 import { zoneKey } from '../../api/topology.js';
 import type { PodEntry } from '../engine/table.js';
+import { StringMap } from '../../util/string-map.js';
 
 /** A processed PodAffinityTerm (upstream framework.AffinityTerm). */
 export interface AffinityTerm {
@@ -420,8 +421,11 @@ export class ClusterSnapshot {
   private domainsVersion = -1;
   /** pods on listed nodes per spec.priority (how few priorities there are: a handful of classes) */
   private readonly priorities = new Map<number, number>();
-  /** every pod added by key, attached to its node (PodInfo.node) or waiting for it (orphanPods) */
-  private readonly podInfos = new Map<string, PodInfo>();
+  /**
+   * every pod added by key, attached to its node (PodInfo.node) or waiting for it (orphanPods);
+   * a StringMap: assume/forget and assume/confirm add a key again right after removing it
+   */
+  private readonly podInfos = new StringMap<PodInfo>();
   /** pods whose node is not (yet) known: kept so that they count once the node arrives */
   private readonly orphanPods = new Map<string, PodInfo[]>();
   readonly namespaces = new Map<string, Labels>();

@@ -10,6 +10,7 @@ import type { CycleState } from '../framework/cycle-state.js';
 import type { FastScorer, Framework, WindowFilter } from '../framework/framework.js';
 import type { NodeCounts, NodeInfo, TopologyDomains } from '../framework/snapshot.js';
 import type { Status, MaybeStatus } from '../framework/status.js';
+import type { NodeToStatus } from '../framework/fit-error.js';
 import type { FilterPlugin, ScorePlugin } from '../framework/types.js';
 import * as L from '../engine/layout.js';
 import type { CrossPodInputs, DomainCheck, DomainScores, SpreadScoreConstraint } from '../engine/crosspod.js';
@@ -25,6 +26,7 @@ import {
 
 /** the reason bits of the kernel filters other than NodeResourcesFit */
 const NOT_FIT_BITS = ~KERNEL_FILTERS.NodeResourcesFit;
+const FIT_BITS = KERNEL_FILTERS.NodeResourcesFit;
 
 /** The kernel's filter order (engine/types.ts): the window filter applies only in this order (NodeResourcesFit last). */
 const KERNEL_ORDER = [
@@ -213,6 +215,18 @@ export function kernelWindowFilter(
    * the fast scorer, selectHost; schedulePod copies it into a result that keeps it (scoredNodes)
    */
   const feasibleList: NodeInfo[] = [];
+  /** whether the table's scan order is `list`'s order, kept per node list and table shape */
+  let orderChecked: { list: readonly NodeInfo[]; shape: number; same: boolean } | undefined;
+  const sameOrder = (list: readonly NodeInfo[]): boolean => {
+    const table = engine.table;
+    if (orderChecked?.list !== list || orderChecked.shape !== table.shapeVersion) {
+      const order = table.order;
+      let same = order.length === list.length;
+      for (let i = 0; same && i < list.length; i++) same = list[i].slot === order[i] && list[i].index === i;
+      orderChecked = { list, shape: table.shapeVersion, same };
+    }
+    return orderChecked.same;
+  };
   return {
     covers: new Set(KERNEL_ORDER),
     coversInCycle(state, name) {
@@ -246,37 +260,54 @@ export function kernelWindowFilter(
       feasible.length = count;
       for (let i = 0; i < count; i++) feasible[i] = bySlot[fs[i]]!;
       r.feasibleNodes = feasible;
-      const filtered = (visit: (ni: NodeInfo, s: Status) => void): void => {
+      const recordFiltered = (
+        statuses: NodeToStatus,
+        list: readonly NodeInfo[],
+        plugins: Set<string>,
+      ): void => {
         const order = engine.table.order;
         const n = order.length;
+        // the scan position is the node's position in `list` when the table's scan order is the
+        // list's order (checked once per node set): no NodeInfo is read for a node the kernel
+        // rejected, only the table's columns
+        const byPosition = sameOrder(list);
         // the first failing plugin other than NodeResourcesFit (whose status also depends on the
         // node) is decided by those plugins' bits alone: one status per bit pattern
         const lowStatus = new Array<Status | null | undefined>(NOT_FIT_BITS + 1).fill(undefined);
+        let fit = false;
         for (let i = 0, at = start % n; i < r.processed; i++, at = at + 1 === n ? 0 : at + 1) {
           const slot = order[at];
           if (status[slot] !== NodeStatus.Filtered) continue;
-          const ni = bySlot[slot]!;
-          if (reasons[slot] === L.RB_CROSS_POD) {
-            // node-local filters passed: the cross-pod plugins' own Filter gives the status
-            const s = runFilter(state, pod, ni);
-            if (s !== null) visit(ni, s);
-            continue;
-          }
-          const low = reasons[slot] & NOT_FIT_BITS;
+          const bits = reasons[slot];
           let s: MaybeStatus = null;
-          if (low !== 0) {
-            s = lowStatus[low] ?? null;
-            if (lowStatus[low] === undefined) {
-              for (let k = 0; k < KERNEL_ORDER.length - 1 && s === null; k++)
-                s = runner.filterStatus(KERNEL_ORDER[k], pod, ni, reasons);
-              lowStatus[low] = s;
+          if (bits === L.RB_CROSS_POD) {
+            // node-local filters passed: the cross-pod plugins' own Filter gives the status
+            s = runFilter(state, pod, bySlot[slot]!);
+            if (s?.plugin) plugins.add(s.plugin);
+          } else {
+            const low = bits & NOT_FIT_BITS;
+            if (low !== 0) {
+              s = lowStatus[low] ?? null;
+              if (lowStatus[low] === undefined) {
+                for (let k = 0; k < KERNEL_ORDER.length - 1 && s === null; k++)
+                  s = runner.filterStatus(KERNEL_ORDER[k], pod, bySlot[slot]!, reasons);
+                lowStatus[low] = s;
+                if (s?.plugin) plugins.add(s.plugin);
+              }
+            }
+            if (s === null && (bits & FIT_BITS) !== 0) {
+              s = runner.fitStatus(pod, slot, bits & FIT_BITS);
+              // (the plugins in first-rejection order, as a visit per node added them)
+              if (!fit) plugins.add('NodeResourcesFit');
+              fit = true;
             }
           }
-          if (s === null) s = runner.filterStatus('NodeResourcesFit', pod, ni, reasons);
-          if (s !== null) visit(ni, s);
+          if (s === null) continue;
+          if (byPosition) statuses.setAt(list, at, s);
+          else statuses.setNode(bySlot[slot]!, s, list);
         }
       };
-      return { feasible, filtered, filteredCount: r.processed - count, processed: r.processed };
+      return { feasible, recordFiltered, filteredCount: r.processed - count, processed: r.processed };
     },
   };
 }

@@ -449,34 +449,37 @@ export class NodeLocalRunner {
   ): MaybeStatus {
     const bits = reasons[ni.slot] & KERNEL_FILTERS[plugin];
     if (bits === 0) return null;
-    if (plugin === 'NodeResourcesFit') {
-      // upstream fit.go: UnschedulableAndUnresolvable when some request exceeds the node's whole
-      // allocatable (removing pods cannot make room), Unschedulable otherwise
-      const unresolvable = this.exceedsAllocatable(pod, ni.slot, bits);
-      const cache = unresolvable ? this.unresolvableFitStatuses : this.fitStatuses;
-      let s = cache.get(bits);
-      if (!s) {
-        const names = this.engine.table.resources.values;
-        const reasons: string[] = [];
-        // upstream fitsRequest order: pods first, then cpu, memory, ephemeral-storage, extended
-        const order = [3, 0, 1, 2, ...names.map((_, i) => i).filter((i) => i > 3)];
-        for (const r of order)
-          if (bits & (1 << (REASON_RESOURCE_BASE + r))) reasons.push(resourceReason(names[r]));
-        s = new Status(
-          unresolvable ? Code.UnschedulableAndUnresolvable : Code.Unschedulable,
-          reasons,
-          plugin,
-        );
-        cache.set(bits, s);
-      }
-      return s;
-    }
+    if (plugin === 'NodeResourcesFit') return this.fitStatus(pod, ni.slot, bits);
     // constant texts (TaintToleration no longer names the taint: formatting a message per node is
     // what upstream avoids, taint_toleration.go)
     let s = this.constStatuses.get(plugin);
     if (!s) {
       s = new Status(FILTER_CODE[plugin], [REASON_TEXT[bits]], plugin);
       this.constStatuses.set(plugin, s);
+    }
+    return s;
+  }
+
+  /** NodeResourcesFit's status for the node in `slot` from its fit reason bits (not 0) */
+  fitStatus(pod: Pod, slot: number, bits: number): Status {
+    // upstream fit.go: UnschedulableAndUnresolvable when some request exceeds the node's whole
+    // allocatable (removing pods cannot make room), Unschedulable otherwise
+    const unresolvable = this.exceedsAllocatable(pod, slot, bits);
+    const cache = unresolvable ? this.unresolvableFitStatuses : this.fitStatuses;
+    let s = cache.get(bits);
+    if (!s) {
+      const names = this.engine.table.resources.values;
+      const reasons: string[] = [];
+      // upstream fitsRequest order: pods first, then cpu, memory, ephemeral-storage, extended
+      const order = [3, 0, 1, 2, ...names.map((_, i) => i).filter((i) => i > 3)];
+      for (const r of order)
+        if (bits & (1 << (REASON_RESOURCE_BASE + r))) reasons.push(resourceReason(names[r]));
+      s = new Status(
+        unresolvable ? Code.UnschedulableAndUnresolvable : Code.Unschedulable,
+        reasons,
+        'NodeResourcesFit',
+      );
+      cache.set(bits, s);
     }
     return s;
   }

@@ -116,7 +116,7 @@ describe('selectHost', () => {
 describe('NodeToStatus (upstream framework.NodeToStatus)', () => {
   // differential: the same operations on a Map; statuses by node position (setNode) and by name
   // (set, and nodes of another list) must read back exactly as the Map does, in the same order
-  it('answers like a Map after random setNode / set sequences, whatever is asked first', () => {
+  it('answers like a Map after random setNode / setAt / set sequences, whatever is asked first', () => {
     const nodes = Array.from({ length: 12 }, (_, i) => makeNode(`n${i}`).obj());
     const snap = new ClusterSnapshot(nodes);
     const list = snap.list();
@@ -129,10 +129,12 @@ describe('NodeToStatus (upstream framework.NodeToStatus)', () => {
       const ops = 1 + rng.int(20);
       for (let k = 0; k < ops; k++) {
         const s = statuses[rng.int(statuses.length)];
-        const r = rng.int(10);
-        const ni = r < 8 ? list[rng.int(list.length)] : other[rng.int(other.length)];
-        if (r < 9) m.setNode(ni, s, r < 8 ? list : other);
-        else m.set(ni.name, s);
+        const r = rng.int(12);
+        const inList = r < 8 || r === 10;
+        const ni = inList ? list[rng.int(list.length)] : other[rng.int(other.length)];
+        if (r < 9) m.setNode(ni, s, inList ? list : other);
+        else if (r === 9) m.set(ni.name, s);
+        else m.setAt(inList ? list : other, ni.index, s);
         want.set(ni.name, s);
         // questions in the middle of the sequence (they build the name index early)
         if (rng.int(6) === 0) {
