@@ -5,6 +5,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { widgetCrd } from '../helpers/crd.js';
 import { type ServeProcess, builtCli, kubectlAt, kubectlPath, startServe } from './serve-process.js';
 
 const kubectl = kubectlPath();
@@ -204,19 +205,7 @@ spec:
   });
 
   describe('a custom resource: list types from its CRD schema', () => {
-    const CRD = `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: widgets.example.com
-spec:
-  group: example.com
-  scope: Namespaced
-  names: {plural: widgets, singular: widget, kind: Widget}
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
+    const CRD = widgetCrd(`    schema:
       openAPIV3Schema:
         type: object
         properties:
@@ -246,7 +235,7 @@ spec:
                   properties:
                     name: {type: string}
                     image: {type: string}
-`;
+`);
     const widget = (name: string, spec: string) =>
       `apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: ${name}\nspec:\n${spec}`;
     beforeAll(async () => {
