@@ -24,7 +24,7 @@ import {
 import { decode } from './codec.js';
 import { internalError, resourceExpired } from './errors.js';
 import type { ProbeCache } from './probe-cache.js';
-import { deepFreeze, freezeInterned, freezeInternedLike } from './intern.js';
+import { deepFreeze, freezeShared } from './intern.js';
 import { cachesRevisions, type RevisionCache } from './revision-cache.js';
 import { storagePrefix, type ResourceInfo } from './registry.js';
 import { prefixEnd } from '../store/keyrange.js';
@@ -99,7 +99,7 @@ export async function watchObjects<T extends KubeObject>(
   const { store, probes, shared } = deps;
   const share = opts.sharedObjects ?? false;
   const revisions = share && cachesRevisions(info) ? deps.revisions : undefined;
-  const freeze = info.kind === 'Lease' ? deepFreeze : freezeInterned;
+  const freeze = info.kind === 'Lease' ? deepFreeze : freezeShared;
   /** the object of a PUT event: the shared frozen decode, or a copy of the watcher's own */
   const objectOf = (ev: StoreWatchEvent): T => {
     if (!share) return decodeKv<T>(ev.kv);
@@ -109,8 +109,8 @@ export async function watchObjects<T extends KubeObject>(
       if (!o) {
         const decoded = decodeKv<T>(ev.kv);
         // the key's earlier revision: its equal strings and sub-objects are taken as they are
-        const prev = revisions && freeze === freezeInterned ? revisions.latest(ev.kv.key) : undefined;
-        o = prev ? freezeInternedLike(decoded, prev) : freeze(decoded);
+        const prev = revisions && freeze === freezeShared ? revisions.latest(ev.kv.key) : undefined;
+        o = prev ? freezeShared(decoded, prev) : freeze(decoded);
         revisions?.offer(ev.kv, o as Obj);
       }
       shared.set(ev, o);

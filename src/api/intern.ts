@@ -27,6 +27,9 @@
  * apart (an equal identity only ever means an equal value here).
  */
 
+import { OBJECT_KEY, metaKey } from './keys.js';
+import type { KubeObject } from './types.js';
+
 /** values a table holds before it becomes the older one and a new one starts */
 const MAX_INTERNED = 1 << 17;
 /** longer strings are rare and mostly unique (a last-applied annotation): left as they are */
@@ -142,6 +145,17 @@ export function intern(s: string): string {
   }
   table.set(c, c);
   return c;
+}
+
+/**
+ * A watcher's shared decode made ready to share: its key set ({@link OBJECT_KEY}), then interned and
+ * frozen by {@link freezeInterned}, or by {@link freezeInternedLike} against `prev`, the key's
+ * earlier revision. Returns o.
+ */
+export function freezeShared<T extends KubeObject>(o: T, prev?: unknown): T {
+  if (o.metadata && !Object.isFrozen(o))
+    Object.defineProperty(o, OBJECT_KEY, { value: metaKey(o), enumerable: false });
+  return prev ? freezeInternedLike(o, prev) : freezeInterned(o);
 }
 
 /**

@@ -28,6 +28,7 @@ import {
   structured,
 } from './output.js';
 import { progress } from './progress.js';
+import { limitHeapGrowth } from './heap-growth.js';
 
 /** Flags simulate and demo share. */
 export interface RunFlags extends OutputFlags {
@@ -72,6 +73,7 @@ export async function runAndReport(
     keyEvents?: (e: SimulationResult['events'][number]) => boolean;
   },
 ): Promise<void> {
+  limitHeapGrowth();
   const bar = progress(run.label, o.progress);
   let result: SimulationResult;
   try {

@@ -5,6 +5,7 @@
  * src/controllers and src/sim learns about state only through {@link ApiClient.watch} and changes
  * state only through the write methods here — never by calling another component.
  */
+import { OBJECT_KEY, metaKey } from '../api/keys.js';
 import type { Binding, KubeObject } from '../api/types.js';
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
@@ -78,6 +79,6 @@ export const isTooManyRequests = (err: unknown): boolean => errorCode(err) === 4
 
 /** "namespace/name" (or "name" for cluster-scoped objects): client-go's MetaNamespaceKeyFunc. */
 export function keyOf(obj: KubeObject): string {
-  const m = obj.metadata;
-  return m.namespace ? `${m.namespace}/${m.name}` : (m.name ?? '');
+  // a shared frozen decode carries its key (src/api/keys.ts OBJECT_KEY): one string for every holder
+  return (obj as { [OBJECT_KEY]?: string })[OBJECT_KEY] ?? metaKey(obj);
 }

@@ -129,6 +129,13 @@ export function endpointsEqual(a: Endpoint, b: Endpoint): boolean {
   return ra.uid === rb.uid && ra.name === rb.name && ra.namespace === rb.namespace;
 }
 
+/** a pod's endpoint ports for one service object, and their canonical JSON (the slice group key) */
+interface PortsOf {
+  svc: Service;
+  ports: EndpointPort[];
+  pk: string;
+}
+
 export class EndpointSliceController {
   readonly queue: WorkQueue<string>;
   private readonly services: Informer<Service>;
@@ -265,12 +272,21 @@ export class EndpointSliceController {
     await this.running;
   }
 
-  private readonly portCache = new WeakMap<Pod, { svc: Service; ports: EndpointPort[]; pk: string }>();
-  private portsOf(svc: Service, p: Pod): { ports: EndpointPort[]; pk: string } {
+  private readonly portCache = new WeakMap<Pod, PortsOf>();
+  /**
+   * the distinct port lists of a service object's pods: the pods of one Deployment have equal ports,
+   * so their cache entries are one (one entry, array and key string per distinct list, not per pod)
+   */
+  private readonly portLists = new WeakMap<Service, Map<string, PortsOf>>();
+  private portsOf(svc: Service, p: Pod): PortsOf {
     const c = this.portCache.get(p);
     if (c && c.svc === svc) return c;
     const ports = endpointPorts(svc, p);
-    const v = { svc, ports, pk: canonicalJson(ports) };
+    const pk = canonicalJson(ports);
+    let lists = this.portLists.get(svc);
+    if (!lists) this.portLists.set(svc, (lists = new Map()));
+    let v = lists.get(pk);
+    if (!v) lists.set(pk, (v = { svc, ports, pk }));
     this.portCache.set(p, v);
     return v;
   }

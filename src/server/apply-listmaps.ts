@@ -20,6 +20,10 @@
  *    associative lists keyed by the value itself (typed/helpers.go setItemToPathElement): a value
  *    applied twice is `.metadata.finalizers: duplicate entries for key [="example.com/a"]`, and a
  *    map, list or null item is `element N: …`.
+ *  - Atomic maps and structs (`x-kubernetes-map-type: atomic`: a label selector, a node
+ *    selector, a secretKeyRef, an owner reference, …) are one field: an applier owns the whole
+ *    value (FieldsV1 `f:selector: {}`), and applying it replaces the live value whole, so a key
+ *    left out is gone, not kept from the live object (typed/merge.go: an atomic map is a leaf).
  *  - Custom resources take theirs from the CRD version's schema ({@link listTypesOfSchema}), as
  *    apiextensions-apiserver builds the type converter from it: lists without
  *    x-kubernetes-list-type are atomic there.
@@ -29,6 +33,7 @@
  * maps, whose order varies); a CRD schema's `additionalProperties` values are not looked into.
  */
 import { ApiError } from '../api/errors.js';
+import { ATOMIC_MAPS } from '../api/atomic-map-table.js';
 import { LIST_MAPS, LIST_SETS } from '../api/listmap-table.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: applied configurations are arbitrary objects
@@ -38,11 +43,19 @@ const isMap = (v: unknown): v is Record<string, Obj> => !!v && typeof v === 'obj
 
 /**
  * The associative lists of a kind: list path (`a.b[].c`, as the table writes it) → key fields;
- * no key fields (`[]`) for a set. Every other list is atomic.
+ * no key fields (`[]`) for a set. Every other list is atomic. An atomic map or struct's path maps
+ * to {@link ATOMIC} (a path holds either a list or a map, so the two never meet).
  */
 export type ListTypes = ReadonlyMap<string, readonly string[]>;
 
 const NO_KEYS: readonly string[] = [];
+
+/** the mark of an atomic map or struct in {@link ListTypes}, told apart by identity */
+export const ATOMIC: readonly string[] = Object.freeze(['(atomic)']);
+
+/** whether the map at `path` is atomic: applied, owned and replaced whole */
+export const isAtomicMap = (types: ListTypes | undefined, path: string): boolean =>
+  types?.get(path) === ATOMIC;
 
 /** per apiVersion/kind, built once */
 const TABLES = new Map<string, ListTypes | undefined>();
@@ -56,14 +69,16 @@ export function listMapsOf(apiVersion: string, kind: string): ListTypes | undefi
   if (TABLES.has(id)) return TABLES.get(id);
   const entries = LIST_MAPS[id];
   const sets = LIST_SETS[id];
+  const atomics = ATOMIC_MAPS[id];
   const table =
-    entries || sets
+    entries || sets || atomics
       ? new Map([
           ...(entries ?? []).map((e) => {
             const at = e.indexOf(':');
             return [e.slice(0, at), e.slice(at + 1).split(',')] as const;
           }),
           ...(sets ?? []).map((p) => [p, NO_KEYS] as const),
+          ...(atomics ?? []).map((p) => [p, ATOMIC] as const),
         ])
       : undefined;
   TABLES.set(id, table);
@@ -75,18 +90,21 @@ const SCHEMA_TABLES = new WeakMap<object, ListTypes>();
 /**
  * The associative lists of a custom resource, from its CRD version's `openAPIV3Schema`:
  * `x-kubernetes-list-type: map` with its `x-kubernetes-list-map-keys`, and `set`, below
- * `properties` and `items`; metadata is ObjectMeta's (ownerReferences by uid, finalizers a set),
- * whatever the schema says of it (apiextensions-apiserver's builder replaces it with ObjectMeta).
+ * `properties` and `items`, and objects marked `x-kubernetes-map-type: atomic`; metadata is
+ * ObjectMeta's (ownerReferences by uid, each an atomic struct; finalizers a set), whatever the
+ * schema says of it (apiextensions-apiserver's builder replaces it with ObjectMeta).
  */
 export function listTypesOfSchema(schema: Obj): ListTypes {
   const cached = isMap(schema) ? SCHEMA_TABLES.get(schema) : undefined;
   if (cached) return cached;
   const table = new Map<string, readonly string[]>([
     ['metadata.ownerReferences', ['uid']],
+    ['metadata.ownerReferences[]', ATOMIC],
     ['metadata.finalizers', NO_KEYS],
   ]);
   const walk = (s: Obj, path: string, depth: number): void => {
     if (!isMap(s) || depth > 64) return;
+    if (path !== '' && s['x-kubernetes-map-type'] === 'atomic') table.set(path, ATOMIC);
     if (s.type === 'array' || s.items !== undefined) {
       const t = s['x-kubernetes-list-type'];
       const keys = s['x-kubernetes-list-map-keys'];
@@ -293,8 +311,9 @@ export function mergeListMap(
 
 /**
  * The live object with an applied configuration merged in: maps merge field by field (`null`
- * removes), list maps by key and sets by value ({@link mergeListMap}), every other list is atomic
- * and replaced (upstream's default for a list without x-kubernetes-list-type).
+ * removes) except atomic ones, which are replaced whole; list maps by key and sets by value
+ * ({@link mergeListMap}); every other list is atomic and replaced (upstream's default for a list
+ * without x-kubernetes-list-type).
  */
 export function mergeApplied(live: Obj, config: Obj, maps: ListTypes): Obj {
   const mergeObj = (orig: Record<string, Obj>, patch: Record<string, Obj>, path: string) => {
@@ -306,12 +325,14 @@ export function mergeApplied(live: Obj, config: Obj, maps: ListTypes): Obj {
     return orig;
   };
   const mergeValue = (cur: Obj, v: Obj, path: string): Obj => {
-    if (isMap(v)) return mergeObj(isMap(cur) ? cur : {}, v, path);
+    if (isMap(v)) return isAtomicMap(maps, path) ? v : mergeObj(isMap(cur) ? cur : {}, v, path);
     if (!Array.isArray(v)) return v;
     const was: Obj[] = Array.isArray(cur) ? cur : [];
     const keys = maps.get(path);
     if (keys?.length === 0) return mergeListMap(was, v, keys, path, (_, b) => b);
-    if (keys) return mergeListMap(was, v, keys, path, (a, b) => mergeObj(a, b, `${path}[]`));
+    const item = `${path}[]`;
+    if (keys)
+      return mergeListMap(was, v, keys, path, (a, b) => (isAtomicMap(maps, item) ? b : mergeObj(a, b, item)));
     return structuredClone(v);
   };
   return mergeObj(structuredClone(live), structuredClone(config), '');

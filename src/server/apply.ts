@@ -22,6 +22,7 @@ import { rfc3339 } from '../api/time.js';
 import {
   type ListTypes,
   checkAppliedListMaps,
+  isAtomicMap,
   itemKey,
   keyString,
   listMapsOf,
@@ -95,7 +96,8 @@ function fieldSet(config: Obj, kind: string, maps: ListMaps): FieldPath[] {
       const s = [...segs, `f:${k}`];
       const d = dotted ? `${dotted}.${k}` : k;
       if (isMap(v)) {
-        if (Object.keys(v).length === 0) out.push(s);
+        // an atomic map or struct is one field, owned whole
+        if (Object.keys(v).length === 0 || isAtomicMap(maps, d)) out.push(s);
         else walkMap(v, s, d);
       } else if (Array.isArray(v)) {
         const lk = listKind(maps, kind, d);
@@ -107,8 +109,11 @@ function fieldSet(config: Obj, kind: string, maps: ListMaps): FieldPath[] {
             if ('error' in k || (!maps && !(lk.keys[0]! in item)))
               throw badRequest(`${d}: every item needs the merge key "${lk.keys[0]}"`);
             const seg = `k:${JSON.stringify(k.key)}`;
-            out.push([...s, seg, '.']);
-            walkMap(item, [...s, seg], `${d}[]`);
+            if (isAtomicMap(maps, `${d}[]`)) out.push([...s, seg]);
+            else {
+              out.push([...s, seg, '.']);
+              walkMap(item, [...s, seg], `${d}[]`);
+            }
           }
       } else out.push(s);
     }
@@ -180,7 +185,20 @@ function locate(obj: Obj, path: FieldPath): { parent: Obj; key: string | number 
 function valueAt(obj: Obj, path: FieldPath): string | undefined {
   const loc = locate(obj, path);
   if (!loc) return undefined;
-  return JSON.stringify(loc.parent[loc.key]);
+  return canonical(loc.parent[loc.key]);
+}
+
+/** JSON with object keys sorted: equal values (an atomic map applied in another key order) compare equal */
+function canonical(v: Obj): string {
+  return JSON.stringify(v, (_, x) =>
+    isMap(x)
+      ? Object.fromEntries(
+          Object.keys(x)
+            .sort()
+            .map((k) => [k, x[k]]),
+        )
+      : x,
+  );
 }
 
 function removeAt(obj: Obj, path: FieldPath): void {
@@ -283,7 +301,10 @@ export function serverSideApply(
   const kept = otherSets
     .map(({ m, fields }) => {
       if (!opts.force || m.operation !== 'Apply') return m;
-      const left = fields.filter((f) => !mineKeys.has(pathKey(f)));
+      // only the conflicting fields change hands; fields applied with the same value stay co-owned
+      // (structured-merge-diff Updater.Apply: managers[m] = managers[m].Difference(conflicts))
+      const taken = new Set(conflicts.filter((c) => c.manager === m.manager).map((c) => pathKey(c.field)));
+      const left = fields.filter((f) => !taken.has(pathKey(f)));
       return left.length ? { ...m, fieldsV1: toFieldsV1(left) } : undefined;
     })
     .filter((m): m is ManagedFieldsEntry => !!m);

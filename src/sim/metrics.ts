@@ -5,6 +5,7 @@
  * measures to Running-and-observed; Ready includes the readiness probe).
  */
 import type { Deployment, Event, Node, Pod } from '../api/types.js';
+import { OBJECT_KEY } from '../api/keys.js';
 import { keyOf } from '../client/api.js';
 import type { InformerFactory } from '../client/factory.js';
 import type { Informer } from '../client/informer.js';
@@ -35,20 +36,33 @@ export interface Series {
   cpuUtilizationStddev: number[];
 }
 
-export interface PodTimes {
-  created: number;
-  scheduled?: number;
-  ready?: number /** already bound when first seen (snapshot / generated running pods): not a start-up */;
-  preexisting?: boolean;
+/**
+ * When the observer saw a pod created, bound and Ready, in ms since the run's start (small integers:
+ * V8 keeps them in the object, where absolute epoch milliseconds would be a heap number each), all
+ * fields set at construction (one object shape, no out-of-object property array): at the scale
+ * envelope there is one per pod.
+ */
+export class PodTimes {
+  scheduled: number | undefined = undefined;
+  ready: number | undefined = undefined;
+  constructor(
+    readonly created: number,
+    /** already bound when first seen (snapshot / generated running pods): not a start-up */
+    readonly preexisting: boolean,
+  ) {}
 }
 
-/** the fields of an Event the report reads (kubectl get events' columns) */
+/**
+ * the fields of an Event the report reads (kubectl get events' columns), and the informer's key and
+ * resourceVersion; the copy keeps the shared decode's key string (src/api/keys.ts OBJECT_KEY)
+ * instead of making one more per Event
+ */
 function slimEvent(e: Event): Event {
   const m = e.metadata;
-  return {
+  const slim: Event = {
     apiVersion: e.apiVersion,
     kind: e.kind,
-    metadata: { name: m.name, namespace: m.namespace, uid: m.uid, resourceVersion: m.resourceVersion },
+    metadata: { name: m.name, namespace: m.namespace, resourceVersion: m.resourceVersion },
     involvedObject: { kind: e.involvedObject.kind, name: e.involvedObject.name },
     reason: e.reason,
     message: e.message,
@@ -57,6 +71,8 @@ function slimEvent(e: Event): Event {
     firstTimestamp: e.firstTimestamp,
     lastTimestamp: e.lastTimestamp,
   };
+  Object.defineProperty(slim, OBJECT_KEY, { value: keyOf(e) });
+  return slim;
 }
 
 export function percentile(sorted: number[], p: number): number {
@@ -106,6 +122,7 @@ export class Observer {
   readonly nodes: Informer<Node>;
   readonly deployments: Informer<Deployment>;
   readonly events: Informer<Event>;
+  /** by pod uid (unique per object, as namespace/name/uid was; the string the pod already holds) */
   readonly times = new Map<string, PodTimes>();
   readonly series: Series = {
     t: [],
@@ -144,10 +161,10 @@ export class Observer {
     // every Event of the run stays in this cache: keep only what the report reads
     this.events.setTransform(slimEvent);
     const see = (p: Pod) => {
-      const k = `${keyOf(p)}/${p.metadata.uid}`;
+      const k = p.metadata.uid ?? `${keyOf(p)}/`;
       let t = this.times.get(k);
-      const now = this.clock.now();
-      if (!t) this.times.set(k, (t = { created: now, preexisting: !!p.spec.nodeName && this.firstSeen(p) }));
+      const now = this.clock.now() - this.startMs;
+      if (!t) this.times.set(k, (t = new PodTimes(now, !!p.spec.nodeName && this.firstSeen(p))));
       if (p.spec.nodeName && t.scheduled === undefined) {
         t.scheduled = now;
         if (!t.preexisting) this.bound++;

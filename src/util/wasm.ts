@@ -71,17 +71,17 @@ const PAGE = 65536;
  * returns and never keep one across calls.
  */
 export class LinearBytes {
-  private view: Uint8Array;
+  private view: Buffer;
 
   constructor(private readonly memory: WebAssembly.Memory) {
-    this.view = new Uint8Array(memory.buffer);
+    this.view = Buffer.from(memory.buffer);
   }
 
-  /** The whole memory as bytes, grown first to at least `bytes` bytes. */
-  ensure(bytes: number): Uint8Array {
+  /** The whole memory as bytes (a Buffer: strings can be written into it), grown first to at least `bytes` bytes. */
+  ensure(bytes: number): Buffer {
     const mem = this.memory;
     if (mem.buffer.byteLength < bytes) mem.grow(Math.ceil((bytes - mem.buffer.byteLength) / PAGE));
-    if (this.view.buffer !== mem.buffer) this.view = new Uint8Array(mem.buffer);
+    if (this.view.buffer !== mem.buffer) this.view = Buffer.from(mem.buffer);
     return this.view;
   }
 }

@@ -45,8 +45,7 @@ const OUT_RUN: Record<string, string[] | string> = {
   'bench sim': 'the bench suites share one output path: bench scheduler stands for it',
   snapshot: 'reads a live cluster: test/server/snapshot.test.ts writes --out against kubesim serve',
   record: 'watches a live cluster: test/server/record.test.ts writes --out against kubesim serve',
-  'proxy check':
-    'needs root and loads rules into a network namespace: help-examples.test.ts runs it where it can',
+  'proxy check': 'needs root and loads rules into a network namespace: help-examples.ts runs it where it can',
   'store record': 'needs etcd: test/store/etcd-cli.test.ts records with --out',
 };
 

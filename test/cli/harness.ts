@@ -1,6 +1,6 @@
 /**
  * Running the built CLI the way a user does, for the tests over every command (convention.test.ts)
- * and every documented example (help-examples.test.ts): the command tree comes from the registry
+ * and every documented example (help-examples.ts, in the help-examples-N.test.ts shards): the command tree comes from the registry
  * (src/cli/index.ts COMMANDS), so a new command is covered without touching these tests.
  */
 import { spawnSync } from 'node:child_process';

@@ -5,6 +5,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { widgetCrd } from '../helpers/crd.js';
 import { type ServeProcess, builtCli, kubectlAt, kubectlPath, startServe } from './serve-process.js';
 
 const kubectl = kubectlPath();
@@ -203,20 +204,41 @@ spec:
     k.ok('patch', 'cm', 'fin', '--type=merge', '-p', '{"metadata":{"finalizers":null}}');
   });
 
+  it('atomic maps: a Service selector is owned whole, conflicts whole and is replaced whole', () => {
+    const svc = (selector: string) =>
+      `apiVersion: v1\nkind: Service\nmetadata:\n  name: sel\nspec:\n  selector: ${selector}\n  ports:\n  - {port: 80}\n`;
+    k.ok(
+      'apply',
+      '--server-side',
+      '--field-manager=a',
+      '-f',
+      file('sel-a.yaml', svc('{app: web, tier: fe}')),
+    );
+    const managed = () =>
+      JSON.parse(k.ok('get', 'svc', 'sel', '--show-managed-fields', '-o', 'json')).metadata.managedFields as {
+        manager: string;
+        fieldsV1: Record<string, any>;
+      }[];
+    // ServiceSpec.selector is x-kubernetes-map-type: atomic: one field, not one per label
+    expect(managed().find((m) => m.manager === 'a')!.fieldsV1['f:spec']['f:selector']).toEqual({});
+    // another manager's selector with other labels conflicts on the whole map
+    const other = file('sel-b.yaml', svc('{app: api}'));
+    const r = k.run('apply', '--server-side', '--field-manager=b', '-f', other);
+    expect(r.code).toBe(1);
+    // (kubectl's advice on resolving it follows)
+    expect(r.err).toMatch(/^error: Apply failed with 1 conflict: conflict with "a": \.spec\.selector\n/);
+    // taken by force, it replaces the selector whole: tier: fe does not stay
+    k.ok('apply', '--server-side', '--field-manager=b', '--force-conflicts', '-f', other);
+    expect(JSON.parse(k.ok('get', 'svc', 'sel', '-o', 'jsonpath={.spec.selector}'))).toEqual({ app: 'api' });
+    expect(managed().find((m) => m.manager === 'b')!.fieldsV1['f:spec']['f:selector']).toEqual({});
+    expect(managed().find((m) => m.manager === 'a')!.fieldsV1['f:spec']['f:selector']).toBeUndefined();
+    // the same value in another key order is the same value: co-owned, no conflict
+    k.ok('apply', '--server-side', '--field-manager=a', '-f', file('sel-a2.yaml', svc('{app: api}')));
+    k.ok('delete', 'svc', 'sel');
+  });
+
   describe('a custom resource: list types from its CRD schema', () => {
-    const CRD = `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: widgets.example.com
-spec:
-  group: example.com
-  scope: Namespaced
-  names: {plural: widgets, singular: widget, kind: Widget}
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
+    const CRD = widgetCrd(`    schema:
       openAPIV3Schema:
         type: object
         properties:
@@ -246,7 +268,7 @@ spec:
                   properties:
                     name: {type: string}
                     image: {type: string}
-`;
+`);
     const widget = (name: string, spec: string) =>
       `apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: ${name}\nspec:\n${spec}`;
     beforeAll(async () => {

@@ -5,6 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { widgetCrd } from '../helpers/crd.js';
 import { type ServeProcess, builtCli, startServe } from './serve-process.js';
 
 const VERSIONS = ['1.31', '1.32', '1.33'];
@@ -18,19 +19,8 @@ function kubectlOf(version: string): string | undefined {
   return undefined;
 }
 
-export const CRD = `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: widgets.example.com
-spec:
-  group: example.com
-  names: {plural: widgets, singular: widget, kind: Widget, shortNames: [wg]}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    subresources:
+const CRD = widgetCrd(
+  `    subresources:
       status: {}
       scale: {specReplicasPath: .spec.replicas, statusReplicasPath: .status.replicas}
     additionalPrinterColumns:
@@ -52,7 +42,9 @@ spec:
             type: object
             properties:
               replicas: {type: integer}
-`;
+`,
+  ['wg'],
+);
 
 const WIDGETS = `apiVersion: example.com/v1
 kind: Widget

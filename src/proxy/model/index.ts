@@ -13,7 +13,7 @@ export * from './types.js';
 export * from './ip.js';
 export * from './service.js';
 export * from './endpoints.js';
-export { EndpointList, EndpointListMap, endpointCount } from './endpoint-columns.js';
+export { EndpointList, EndpointListMap, endpointCount, READY } from './endpoint-columns.js';
 export * from './topology.js';
 export * from './tracker.js';
 export * from './manifests.js';

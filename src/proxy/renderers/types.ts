@@ -48,8 +48,9 @@ export interface ProxierOptions extends LocalDetectorConfig {
   /**
    * This proxier syncs once and never again (`proxy render`, each node of `--all-nodes`): it keeps
    * none of the state a later sync would diff against. nftables honors it (no record of every
-   * chain and map element: ~100 MB at 100k Services × 10 endpoints) and then refuses a second
-   * sync; the other modes ignore it. Needs `incremental: false`.
+   * chain and map element: ~100 MB at 100k Services × 10 endpoints), iptables too (no set of
+   * every nat chain written: the names of the chains its port kernel writes are never built as
+   * strings), and both then refuse a second sync; ipvs ignores it. Needs `incremental: false`.
    */
   oneSync?: boolean;
 }

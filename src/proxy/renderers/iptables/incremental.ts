@@ -23,7 +23,7 @@ import {
   collectResult,
   type IptablesOptions,
   newRenderContext,
-  planServicePort,
+  planPort,
   type RenderContext,
   writeBaseChains,
   writeForwardRules,
@@ -192,12 +192,11 @@ export class IncrementalIptablesRenderer {
     filterRules: LineBuffer,
   ): PortFragment {
     const svc = state.servicePorts.get(key)!;
-    const endpoints = state.endpoints.get(key);
     const nl0 = ctx.noLocalInternal;
     const ne0 = ctx.noLocalExternal;
     ctx.natRules = this.natSink;
     ctx.filterRules = this.filterSink;
-    const plan = planServicePort(ctx, svc, endpoints);
+    const plan = planPort(ctx, key, svc);
     writeServiceCaptures(ctx, plan);
     const natCaptureLines = this.natSink.lines;
     const filterCaptureLines = this.filterSink.lines;
@@ -224,7 +223,7 @@ export class IncrementalIptablesRenderer {
       chains: [...chains],
       noLocalInternal: ctx.noLocalInternal - nl0,
       noLocalExternal: ctx.noLocalExternal - ne0,
-      endpoints: endpoints?.length ?? 0,
+      endpoints: endpointCount(state.endpoints, key),
     };
   }
 

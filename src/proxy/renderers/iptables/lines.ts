@@ -1,9 +1,8 @@
 /**
  * Line buffers for iptables-restore input (Go proxyutil.LineBuffer): whole lines are appended
- * and counted. Lines are concatenated into a string rope and turned into bytes every ~256 KiB,
- * so the hundreds of thousands of rule strings of a large sync die young instead of being kept
- * for a final join (the join and the garbage it leaves cost more than rendering itself at 10k
- * services). Text is ASCII (names are DNS labels, addresses, fixed keywords), so it is encoded
+ * and counted. Each line is encoded into a block of bytes as it is written (blocks of up to
+ * ~256 KiB), so the hundreds of thousands of rule strings of a large sync die young instead of
+ * being kept for a final join, and a WebAssembly kernel's lines are copied in as bytes. Text is ASCII (names are DNS labels, addresses, fixed keywords), so it is encoded
  * as latin1: one byte per character, no UTF-8 scan. A discarding buffer counts what a partial
  * sync would have written for unchanged services without keeping it — kube-proxy does the same
  * to keep its rule-count metrics right.
@@ -72,6 +71,8 @@ export interface LineSink {
   write(line: string): void;
   /** Appends `count` lines already joined, each ending in "\n". */
   writeLines(text: string, count: number): void;
+  /** Appends `count` lines already encoded, each ending in "\n"; `bytes` is copied (a kernel's memory). */
+  copyLines(bytes: Uint8Array, count: number): void;
 }
 
 /** One service port's lines as a string (incremental.ts caches them between syncs). */
@@ -89,6 +90,10 @@ export class StringSink implements LineSink {
     this.lines += count;
   }
 
+  copyLines(bytes: Uint8Array, count: number): void {
+    this.writeLines(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('latin1'), count);
+  }
+
   /** Returns the text so far and starts over. */
   take(): string {
     const t = this.text;
@@ -98,13 +103,25 @@ export class StringSink implements LineSink {
   }
 }
 
+const EMPTY = Buffer.alloc(0);
+/** a cached fragment up to this size is copied into the block rather than kept as its own chunk */
+const COPY_BELOW = 4096;
+
+/**
+ * Lines as bytes: each line is encoded (latin1) straight into a block of up to FLUSH_AT bytes;
+ * a full block becomes a chunk (or goes to the spill file, and the block is reused). Chunks are
+ * consecutive ranges of a block, so a cached fragment pushed between two writes does not waste
+ * the rest of the block.
+ */
 export class LineBuffer implements LineSink {
   private chunks: Buffer[] = [];
   private len = 0;
   /** flushed bytes go here instead of `chunks` (a streamed render's nat rules) */
   spill?: SpillFile;
-  /** lines not yet encoded: a rope, flushed every FLUSH_AT characters */
-  private pending = '';
+  private block: Buffer = EMPTY;
+  /** the block's bytes before `start` are flushed, `start`..`pos` are pending */
+  private start = 0;
+  private pos = 0;
   /** lines written */
   lines = 0;
 
@@ -114,35 +131,68 @@ export class LineBuffer implements LineSink {
   write(line: string): void {
     this.lines++;
     if (!this.keep) return;
-    this.pending += line + '\n';
-    if (this.pending.length > FLUSH_AT) this.flush();
+    const need = line.length + 1;
+    if (this.pos + need > this.block.length) this.reserve(need);
+    this.pos += this.block.write(line, this.pos, 'latin1');
+    this.block[this.pos++] = 10;
   }
 
   /** Appends `count` lines already joined, each ending in "\n" (a cached fragment). */
   writeLines(text: string, count: number): void {
     this.lines += count;
-    if (!this.keep || count === 0) return;
-    this.pending += text;
-    if (this.pending.length > FLUSH_AT) this.flush();
+    if (!this.keep || text.length === 0) return;
+    if (this.pos + text.length > this.block.length) this.reserve(text.length);
+    this.pos += this.block.write(text, this.pos, 'latin1');
   }
 
-  /** Appends `count` lines already encoded (a cached fragment): no string is built or encoded. */
-  writeBytes(bytes: Buffer, count: number): void {
+  copyLines(bytes: Uint8Array, count: number): void {
     this.lines += count;
-    if (!this.keep || count === 0) return;
+    if (!this.keep || bytes.length === 0) return;
+    if (this.pos + bytes.length > this.block.length) this.reserve(bytes.length);
+    this.block.set(bytes, this.pos);
+    this.pos += bytes.length;
+  }
+
+  /** Appends `count` lines already encoded (a cached fragment, kept as it is when large). */
+  writeBytes(bytes: Buffer, count: number): void {
+    if (bytes.length < COPY_BELOW) {
+      this.copyLines(bytes, count);
+      return;
+    }
+    this.lines += count;
+    if (!this.keep) return;
     this.flush();
     if (this.spill) this.spill.write(bytes);
     else this.chunks.push(bytes);
     this.len += bytes.length;
   }
 
+  /** Room for `need` more bytes: the pending bytes move to a new block, or are flushed first. */
+  private reserve(need: number): void {
+    if (this.pos + need > FLUSH_AT) this.flush();
+    const pending = this.pos - this.start;
+    if (this.pos + need <= this.block.length) return;
+    // blocks double from 4 KiB (a partial sync writes little) up to FLUSH_AT
+    const size = Math.max(pending + need, Math.min(FLUSH_AT, 2 * this.block.length), 4096);
+    const b = Buffer.allocUnsafeSlow(size);
+    this.block.copy(b, 0, this.start, this.pos);
+    this.block = b;
+    this.start = 0;
+    this.pos = pending;
+  }
+
   private flush(): void {
-    if (this.pending.length === 0) return;
-    const b = Buffer.from(this.pending, 'latin1');
-    if (this.spill) this.spill.write(b);
-    else this.chunks.push(b);
+    if (this.pos === this.start) return;
+    const b = this.block.subarray(this.start, this.pos);
     this.len += b.length;
-    this.pending = '';
+    if (this.spill) {
+      // written synchronously: the block is free again
+      this.spill.write(b);
+      this.start = this.pos = 0;
+      return;
+    }
+    this.chunks.push(b);
+    this.start = this.pos;
   }
 
   /** bytes buffered */
@@ -170,7 +220,8 @@ export class LineBuffer implements LineSink {
 
   reset(): void {
     this.chunks = [];
-    this.pending = '';
+    this.block = EMPTY;
+    this.start = this.pos = 0;
     this.len = 0;
     this.lines = 0;
   }

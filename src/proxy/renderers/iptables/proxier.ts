@@ -127,6 +127,8 @@ export class IptablesProxier implements Proxier<IptablesSyncResult> {
 
   /** Runs one syncProxyRules: merges pending changes, renders, applies, updates the kernel view. */
   sync(): IptablesSyncResult {
+    if (this.opts.oneSync && this.seq > 0)
+      throw new Error('IptablesProxier: options.oneSync: this proxier renders one sync; create a new one');
     const now = this.clock.now();
     const full = this.needFullSync || now - this.lastFullSync > FULL_SYNC_PERIOD_MS;
     const changes = this.state.applyChanges();
@@ -162,7 +164,8 @@ export class IptablesProxier implements Proxier<IptablesSyncResult> {
         },
         this.opts,
       );
-      written = render.activeNatChains;
+      // one sync: no later sync diffs against the chains written (ProxierOptions.oneSync)
+      written = this.opts.oneSync ? [] : render.activeNatChains;
     }
     const renderMs = performance.now() - t0;
     const cpu = process.cpuUsage(c0);

@@ -23,6 +23,7 @@
 import {
   endpointCount,
   type EndpointInfo,
+  EndpointListMap,
   type EndpointsMap,
   type IPFamily,
   type LocalTrafficDetector,
@@ -30,12 +31,15 @@ import {
   type ProxyNode,
   type ServicePortInfo,
   type ServicePortMap,
+  type CategorizedEndpoints,
   categorizeEndpoints,
   cidrContains,
   isLoopback,
   newNodePortAddresses,
   nodeIPsIn,
+  READY,
   resolveLocalDetector,
+  type TrafficPolicy,
   trafficPolicy,
 } from '../../model/index.js';
 import { masqueradeMarkOf, type ProxierOptions } from '../types.js';
@@ -167,6 +171,12 @@ export interface RenderContext {
   readonly skippedNatChains: LineBuffer;
   readonly skippedNatRules: LineBuffer;
   activeNatChains: Set<string>;
+  /**
+   * the chains the port kernel writes are not added to `activeNatChains`; they are read back from
+   * the nat chain declarations when asked (a full sync of renderIptables: every chain in use is
+   * declared there), so a one-sync render never builds a million name strings
+   */
+  declaredChainsOnly: boolean;
   noLocalInternal: number;
   noLocalExternal: number;
 }
@@ -197,11 +207,12 @@ export function renderIptables(input: IptablesRenderInput, opts: IptablesOptions
 
 function renderInto(ctx: RenderContext): IptablesRenderResult {
   const input = ctx.input;
+  ctx.declaredChainsOnly = ctx.fullSync;
   writeBaseChains(ctx);
   const keys = [...input.servicePorts.keys()].sort();
   for (const key of keys) {
     const svc = input.servicePorts.get(key)!;
-    const plan = planServicePort(ctx, svc, input.endpoints.get(key));
+    const plan = planPort(ctx, key, svc);
     writeServiceCaptures(ctx, plan);
     const unchanged = !ctx.fullSync && !input.updatedServices!.has(svc.serviceName);
     writeServiceChains(
@@ -211,10 +222,27 @@ function renderInto(ctx: RenderContext): IptablesRenderResult {
       unchanged ? ctx.skippedNatRules : ctx.natRules,
     );
   }
+  if (ctx.declaredChainsOnly && ctx.input.existingNatChains?.size)
+    ctx.activeNatChains = declaredServiceChains(ctx.natChains);
   const stale = deleteStaleChains(ctx);
   writeNodePortsJump(ctx);
   writeForwardRules(ctx);
-  return collectResult(ctx, stale);
+  if (!ctx.declaredChainsOnly) return collectResult(ctx, stale);
+  return collectResult(ctx, stale, () => {
+    const active = declaredServiceChains(ctx.natChains);
+    for (const c of stale) active.delete(c);
+    return active;
+  });
+}
+
+/** The service chains declared in nat (`:KUBE-SVC-… - [0:0]` lines). */
+function declaredServiceChains(natChains: LineBuffer): Set<string> {
+  const out = new Set<string>();
+  for (const line of natChains.text().split('\n')) {
+    const name = line.slice(1, line.indexOf(' '));
+    if (isServiceChainName(name)) out.add(name);
+  }
+  return out;
 }
 
 /** The context of one render; `totalEndpoints` when the caller keeps the count (incremental.ts). */
@@ -253,6 +281,7 @@ export function newRenderContext(
     skippedNatChains: new LineBuffer(false),
     skippedNatRules: new LineBuffer(false),
     activeNatChains: new Set(),
+    declaredChainsOnly: false,
     noLocalInternal: 0,
     noLocalExternal: 0,
   };
@@ -297,6 +326,11 @@ export interface ServicePlan {
   readonly clusterEndpoints: readonly EndpointInfo[];
   readonly localEndpoints: readonly EndpointInfo[];
   readonly reachableEndpoints: readonly EndpointInfo[];
+  /**
+   * the endpoints as columns (EndpointList.cols) when the port kernel writes the KUBE-SVC and
+   * KUBE-SEP chains (every endpoint reachable; the three lists above are empty), else null
+   */
+  readonly columns: Uint32Array | null;
   readonly hasEndpoints: boolean;
   readonly usesClusterPolicyChain: boolean;
   readonly usesLocalPolicyChain: boolean;
@@ -314,6 +348,74 @@ export interface ServicePlan {
   readonly externalFilterComment: string;
 }
 
+/**
+ * The plan of the port `key`: from its endpoint columns when the port kernel can write its
+ * chains (kernelColumns), else from its EndpointInfo objects (planServicePort).
+ */
+export function planPort(ctx: RenderContext, key: string, svc: ServicePortInfo): ServicePlan {
+  const cols = kernelColumns(ctx, key, svc);
+  if (!cols) return planServicePort(ctx, svc, ctx.input.endpoints.get(key));
+  if (ctx.opts.hashKernel !== 'js') nameServicePort(svc, undefined);
+  // categorizeEndpoints + trafficPolicy when some endpoint is ready, none has a hint and only the
+  // Cluster policy is used: the cluster endpoints (all reachable ones) are the ready ones
+  return planWith(
+    ctx,
+    svc,
+    chainsOf(svc),
+    {
+      usesClusterPolicy: true,
+      usesLocalPolicy: false,
+      hasInternalEndpoints: true,
+      hasExternalEndpoints: !svc.externalPolicyLocal,
+      usesExternalTrafficChain: svc.externallyAccessible,
+    },
+    true,
+    EMPTY_ENDPOINTS,
+    cols,
+  );
+}
+
+const EMPTY_ENDPOINTS: readonly EndpointInfo[] = [];
+/** every character below U+0080 */
+const isAscii = (s: string): boolean => {
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) > 0x7f) return false;
+  return true;
+};
+
+/**
+ * The columns of the port's ready endpoints when the WebAssembly port kernel
+ * (assembly/proxy_rules.ts servicePort) writes its KUBE-SVC / KUBE-SEP chains: IPv4, at least one
+ * endpoint ready, dotted-quad addresses, no topology hint, a Service that uses only the Cluster
+ * traffic policy.
+ * Everything else (Local policies, terminating fallback, topology, IPv6, names that are not
+ * ASCII, the 'js' kernels) is
+ * planned from EndpointInfo objects and written by the JavaScript below, the reference.
+ */
+function kernelColumns(ctx: RenderContext, key: string, svc: ServicePortInfo): Uint32Array | null {
+  const map = ctx.input.endpoints;
+  if (ctx.isIPv6 || ctx.opts.ruleKernel === 'js' || ctx.opts.hashKernel === 'js') return null;
+  if (!svc.usesClusterEndpoints || svc.usesLocalEndpoints || !(map instanceof EndpointListMap)) return null;
+  // kube-proxy hashes names as UTF-8; the kernel hashes the bytes it writes
+  if (!isAscii(svc.nameString)) return null;
+  const list = map.list(key);
+  if (!list || list.length === 0 || list.texts || list.hints) return null;
+  const cols = list.cols;
+  let ready = 0;
+  for (let i = 0; i < cols.length; i += 4) if ((cols[i] >>> 16) & READY) ready++;
+  // none ready: the serving-and-terminating fallback, left to the objects
+  if (ready === 0) return null;
+  if (4 * ready === cols.length) return cols;
+  // the cluster endpoints are the ready ones (Go CategorizeEndpoints without topology)
+  const out = new Uint32Array(4 * ready);
+  let o = 0;
+  for (let i = 0; i < cols.length; i += 4)
+    if ((cols[i] >>> 16) & READY) {
+      out.set(cols.subarray(i, i + 4), o);
+      o += 4;
+    }
+  return out;
+}
+
 export function planServicePort(
   ctx: RenderContext,
   svc: ServicePortInfo,
@@ -321,13 +423,24 @@ export function planServicePort(
 ): ServicePlan {
   if (ctx.opts.hashKernel !== 'js') nameServicePort(svc, endpoints);
   const names = chainsOf(svc);
-  const spn = svc.nameString;
   const node = ctx.input.node;
   const cat = categorizeEndpoints(endpoints, svc, node.name, node.topologyLabels, {
     preferSameTrafficDistribution: ctx.opts.preferSameTrafficDistribution,
   });
-  const policy = trafficPolicy(svc, cat);
-  const hasEndpoints = cat.hasAnyEndpoints;
+  return planWith(ctx, svc, names, trafficPolicy(svc, cat), cat.hasAnyEndpoints, endpoints ?? [], null, cat);
+}
+
+function planWith(
+  ctx: RenderContext,
+  svc: ServicePortInfo,
+  names: ServiceChains,
+  policy: TrafficPolicy,
+  hasEndpoints: boolean,
+  reachable: readonly EndpointInfo[],
+  columns: Uint32Array | null,
+  cat?: CategorizedEndpoints,
+): ServicePlan {
+  const spn = svc.nameString;
   const { hasInternalEndpoints, hasExternalEndpoints } = policy;
   const usesFWChain =
     hasEndpoints && svc.loadBalancerVIPs.length > 0 && svc.loadBalancerSourceRanges.length > 0;
@@ -355,9 +468,10 @@ export function planServicePort(
     svc,
     names,
     protoMatch: `-m ${names.protocol} -p ${names.protocol}`,
-    clusterEndpoints: cat.clusterEndpoints ?? [],
-    localEndpoints: cat.localEndpoints ?? [],
-    reachableEndpoints: cat.allReachableEndpoints,
+    clusterEndpoints: cat?.clusterEndpoints ?? EMPTY_ENDPOINTS,
+    localEndpoints: cat?.localEndpoints ?? EMPTY_ENDPOINTS,
+    reachableEndpoints: cat ? cat.allReachableEndpoints : reachable,
+    columns,
     hasEndpoints,
     usesClusterPolicyChain: policy.usesClusterPolicy,
     usesLocalPolicyChain: policy.usesLocalPolicy,
@@ -515,6 +629,10 @@ export function writeServiceChains(ctx: RenderContext, p: ServicePlan, nc: LineS
     );
   }
 
+  if (p.columns) {
+    writeKernelChains(ctx, p, nc, nr);
+    return;
+  }
   if (p.usesClusterPolicyChain) {
     nc.write(chainLine(names.cluster));
     active.add(names.cluster);
@@ -557,6 +675,33 @@ export function writeServiceChains(ctx: RenderContext, p: ServicePlan, nc: LineS
     nr.write(`-A ${sep}${comment} -s ${ep.ip}${masq}`);
     nr.write(`-A ${sep}${comment}${affinity ? ` -m recent --name ${sep} --set` : ''}${dnat}${ep.endpoint}`);
   });
+}
+
+/**
+ * The KUBE-SVC chain and the endpoints' KUBE-SEP chains of a port planned from columns, written by
+ * the port kernel: what the usesClusterPolicyChain block and the SEP loop above write for it.
+ */
+function writeKernelChains(ctx: RenderContext, p: ServicePlan, nc: LineSink, nr: LineSink): void {
+  const { svc, names } = p;
+  const spn = svc.nameString;
+  const large = ctx.largeClusterMode;
+  const active = ctx.activeNatChains;
+  sepRuleKernel().servicePort(
+    {
+      hashBase: spn + names.protocol,
+      svcChain: names.cluster,
+      sepComment: large ? '' : ` -m comment --comment ${spn}`,
+      masq: ` -j ${KUBE_MARK_MASQ}`,
+      dnat: ` ${p.protoMatch} -j DNAT --to-destination `,
+      ladderComment: large ? '' : ` -m comment --comment "${spn} -> `,
+      affinity:
+        svc.sessionAffinity === 'ClientIP' ? ` --rcheck --seconds ${svc.stickyMaxAgeSeconds} --reap -j ` : '',
+    },
+    p.columns!,
+    nc,
+    nr,
+    ctx.declaredChainsOnly ? null : (c) => active.add(c),
+  );
 }
 
 /** Go writeServiceToEndpointRules: affinity checks first, then the random-probability ladder. */

@@ -3,6 +3,9 @@
 // (harness.ts exampleFolder): exit 0 and no stack trace. A line that is a synopsis (placeholders
 // like <file>, [--flag], …) is not run; its flags must exist. Lines that cannot run here are listed
 // in RUN_ELSEWHERE with the reason, and must still name only flags their command has.
+//
+// The examples run in SHARDS test files (help-examples-N.test.ts, each calling describeExamples):
+// the suite's workers take them in parallel; the checks over the whole list run in shard 1.
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -143,7 +146,25 @@ afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-describe.skipIf(!existsSync(cli))('every example in --help and the docs', () => {
+/** How many files the runnable examples are spread over; each file is one shard. */
+export const SHARDS = 3;
+
+/**
+ * The tests of shard `shard` (1 … SHARDS): every SHARDS-th distinct runnable example, so that
+ * examples next to each other in one doc (often the heavy ones, such as docs/store-etcd.md's
+ * recordings) land in different files; shard 1 also checks the list as a whole.
+ */
+export function describeExamples(shard: number): void {
+  describe.skipIf(!existsSync(cli))(
+    `every example in --help and the docs (shard ${shard} of ${SHARDS})`,
+    () => {
+      if (shard === 1) wholeList();
+      runnableShard(shard);
+    },
+  );
+}
+
+function wholeList(): void {
   it('finds the examples (every command with options shows at least one, the docs some)', () => {
     expect(fromHelp.length).toBeGreaterThan(20);
     expect(fromDocs.length).toBeGreaterThan(15);
@@ -163,15 +184,32 @@ describe.skipIf(!existsSync(cli))('every example in --help and the docs', () => 
     expect(bad).toEqual([]);
   });
 
+  it(`help-examples-1 … ${SHARDS}.test.ts each run their shard: no example is left out`, () => {
+    for (let n = 1; n <= SHARDS; n++) {
+      const file = join(root, 'test', 'cli', `help-examples-${n}.test.ts`);
+      expect(existsSync(file), file).toBe(true);
+      expect(readFileSync(file, 'utf8')).toContain(`describeExamples(${n});`);
+    }
+  });
+}
+
+/** The examples to run: not synopses, not run elsewhere, each distinct line once. */
+function distinctRunnable(): Example[] {
   // docs/bench/ records benchmark runs (minutes each, the recipe behind a published number): their
   // flags are checked above, the runs are not repeated here
   const runnable = all.filter(
     (e) => !isSynopsis(e.line) && !(e.line in RUN_ELSEWHERE) && !e.source.startsWith('docs/bench/'),
   );
   const seen = new Set<string>();
-  for (const e of runnable) {
-    if (seen.has(e.line)) continue;
-    seen.add(e.line);
+  return runnable.filter((e) => !seen.has(e.line) && seen.add(e.line));
+}
+
+function shardOf(shard: number): Example[] {
+  return distinctRunnable().filter((_, i) => i % SHARDS === shard - 1);
+}
+
+function runnableShard(shard: number): void {
+  for (const e of shardOf(shard)) {
     const reason = cannotRunHere(e.line);
     it.skipIf(reason !== '')(
       `${e.source}: ${e.line}${reason ? ` (${reason})` : ''}`,
@@ -190,7 +228,7 @@ describe.skipIf(!existsSync(cli))('every example in --help and the docs', () => 
       300_000,
     );
   }
-});
+}
 
 /**
  * `kubesim serve` runs until stopped: it passes when it prints its URL, and it is then stopped

@@ -1,0 +1,4 @@
+// Shard 1 of the documented examples (help-examples.ts says what they are and why in shards).
+import { describeExamples } from './help-examples.js';
+
+describeExamples(1);

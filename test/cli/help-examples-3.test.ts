@@ -1,0 +1,4 @@
+// Shard 3 of the documented examples (help-examples.ts says what they are and why in shards).
+import { describeExamples } from './help-examples.js';
+
+describeExamples(3);
