@@ -10,7 +10,8 @@ import { keyOf } from '../client/api.js';
 import type { InformerFactory } from '../client/factory.js';
 import type { Informer } from '../client/informer.js';
 import { isPodReady } from '../controllers/pod-util.js';
-import { nodeAllocatable, podRequests } from '../scheduler/engine/resources.js';
+import { nodeAllocatable } from '../scheduler/engine/resources.js';
+import { type PodCounts, PodFactsCache, PodTally, scanPods } from './pod-tally.js';
 import type { Clock } from '../util/clock.js';
 
 export interface Series {
@@ -81,34 +82,6 @@ export function percentile(sorted: number[], p: number): number {
   return sorted[i];
 }
 
-/** what {@link Observer.sample} reads of one pod object */
-interface SampledPod {
-  /** the node whose CPU the pod counts on (bound, neither Succeeded nor Failed) */
-  readonly node: string | undefined;
-  /** milli-CPU requested (read the first time the pod counts on a node) */
-  cpu?: number;
-  /** owned by a DaemonSet: does not make its node "used" */
-  readonly daemon: boolean;
-  readonly terminating: boolean;
-  readonly finished: boolean;
-  readonly pending: boolean;
-  readonly ready: boolean;
-}
-
-function samplePod(p: Pod): SampledPod {
-  const ph = p.status?.phase;
-  const finished = ph === 'Succeeded' || ph === 'Failed';
-  const bound = p.spec.nodeName;
-  return {
-    node: bound && !finished ? bound : undefined,
-    daemon: !!p.metadata.ownerReferences?.some((o) => o.controller && o.kind === 'DaemonSet'),
-    terminating: !!p.metadata.deletionTimestamp,
-    finished,
-    pending: !bound || ph === 'Pending' || !ph,
-    ready: isPodReady(p),
-  };
-}
-
 /** what {@link Observer.sample} reads of one node object */
 interface SampledNode {
   readonly name: string;
@@ -139,7 +112,9 @@ export class Observer {
     cpuUtilizationStddev: [],
   };
   /** what a sample reads of a pod, per pod object (informer objects are replaced, never changed) */
-  private readonly podFacts = new WeakMap<Pod, SampledPod>();
+  private readonly podFacts = new PodFactsCache();
+  /** the same figures kept from the pod events (undefined: every sample walks the pods) */
+  private readonly tally?: PodTally;
   /** what a sample reads of a node, per node object */
   private readonly nodeFacts = new WeakMap<Node, SampledNode>();
   bound = 0;
@@ -152,6 +127,8 @@ export class Observer {
     private readonly clock: Clock,
     readonly startMs: number,
     private readonly sampleEveryMs = 5000,
+    /** keep the pods' figures from their events rather than walking every pod per sample */
+    incremental = true,
   ) {
     this.lastSampleMs = startMs;
     this.pods = informers.for<Pod>('pods');
@@ -172,6 +149,21 @@ export class Observer {
       if (t.ready === undefined && isPodReady(p)) t.ready = now;
     };
     this.pods.addEventHandler({ onAdd: see, onUpdate: (_o, p) => see(p) });
+    if (incremental) {
+      const tally = new PodTally(this.podFacts);
+      this.tally = tally;
+      this.pods.addEventHandler({
+        onAdd: (p) => tally.added(p),
+        onUpdate: (o, p) => tally.updated(o, p),
+        onDelete: (p) => tally.deleted(p),
+      });
+    }
+  }
+
+  /** the pods' figures now: from the tally, or from a walk over every pod */
+  podCounts(): PodCounts {
+    const t = this.tally;
+    return t?.exact ? t.counts : scanPods(this.pods.list(), this.podFacts);
   }
 
   /** a pod observed for the first time already bound at the very start is part of the initial cluster */
@@ -182,30 +174,7 @@ export class Observer {
   /** take one sample of the cluster state */
   sample(throttledTotal: number): void {
     const now = this.clock.now();
-    let pending = 0,
-      running = 0,
-      ready = 0,
-      terminating = 0;
-    const cpuOnNode = new Map<string, number>();
-    const used = new Set<string>();
-    for (const p of this.pods.list()) {
-      let f = this.podFacts.get(p);
-      if (!f) this.podFacts.set(p, (f = samplePod(p)));
-      const node = f.node;
-      if (node !== undefined) {
-        if (f.cpu === undefined) f.cpu = podRequests(p).get('cpu') ?? 0;
-        cpuOnNode.set(node, (cpuOnNode.get(node) ?? 0) + f.cpu);
-        if (!f.daemon) used.add(node);
-      }
-      if (f.terminating) {
-        terminating++;
-        continue;
-      }
-      if (f.finished) continue;
-      if (f.pending) pending++;
-      else running++;
-      if (f.ready) ready++;
-    }
+    const { pending, running, ready, terminating, cpuOnNode, usersOnNode } = this.podCounts();
     let nr = 0,
       nn = 0;
     const util: number[] = [];
@@ -221,7 +190,7 @@ export class Observer {
         );
       if (f.ready) nr++;
       else nn++;
-      if (!used.has(f.name)) continue;
+      if (!usersOnNode.has(f.name)) continue;
       if (f.alloc === undefined) f.alloc = nodeAllocatable(n).get('cpu') ?? 0;
       util.push((100 * (cpuOnNode.get(f.name) ?? 0)) / Math.max(1, f.alloc));
     }
@@ -260,13 +229,7 @@ export class Observer {
       )
         return false;
     }
-    for (const p of this.pods.list()) {
-      if (p.metadata.deletionTimestamp) continue;
-      const ph = p.status?.phase;
-      if (ph === 'Succeeded' || ph === 'Failed') continue;
-      if (!isPodReady(p)) return false;
-    }
-    return true;
+    return this.podCounts().notReady === 0;
   }
 
   /** pod start-up latency (creation → Ready) and scheduling latency (creation → bound), ms, sorted */

@@ -10,15 +10,17 @@
  * components add up to the profiled wall time exactly, idle time and V8's garbage collector
  * included.
  *
- * The sampler's cost was within the noise of the machine (CPU time of `demo --nodes 1000` with and
- * without a 1 ms sampler alike; docs/bench/sim.md). Two simulations measured at once in one thread
+ * The sampler's cost grows with the run: at 1 ms it was within the noise at `demo --nodes 1000`,
+ * but 7–16 % of the CPU time of `demo --nodes 5000` (its event-processor thread alone ~5 %, and a
+ * signal per sample); every 10 ms it costs about half of that (docs/bench/sim.md, issue 26), and a
+ * run of a few seconds still gets hundreds of samples. Two simulations measured at once in one thread
  * would charge each other's samples, so only callers that run one simulation at a time ask for it
  * (the CLI's simulate and demo).
  */
 import { Session } from 'node:inspector/promises';
 
-/** sampling interval, µs (node --cpu-prof's default) */
-export const SAMPLE_INTERVAL_US = 1000;
+/** sampling interval, µs (ten times node --cpu-prof's default: see the file comment) */
+export const SAMPLE_INTERVAL_US = 10_000;
 
 /**
  * The components, in report order. Files are matched on their path below src/ (or the package
