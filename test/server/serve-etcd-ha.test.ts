@@ -5,7 +5,7 @@
 import { expect, it } from 'vitest';
 import { describeEtcd } from '../helpers/etcd.js';
 import { builtCli, startServe, type ServeProcess } from './serve-process.js';
-import { ELECTION, leaderOf, webDeployment } from './serve-ha.js';
+import { ELECTION, leaderOf, until, webDeployment } from './serve-ha.js';
 
 const cmPath = '/api/v1/namespaces/default/configmaps';
 const leasePath = '/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kubesim-serve';
@@ -32,20 +32,6 @@ async function call<T>(url: string, method = 'GET', body?: unknown, type = 'appl
   });
   const text = await res.text();
   return { status: res.status, body: JSON.parse(text) as T };
-}
-
-/**
- * Polls `fn` until it answers; the deadline only guards against a hang (a saturated machine makes
- * every step slower), it is not what the test checks.
- */
-async function until<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 90_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 const leaderLine = (s: ServeProcess) => leaderOf(s.stderr());

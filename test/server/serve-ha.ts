@@ -29,3 +29,21 @@ export function webDeployment(replicas: number) {
 
 /** the identity a serve announced as its own when it became the leader */
 export const leaderOf = (stderr: string) => /leader election: (\S+) is the leader/.exec(stderr)?.[1];
+
+/**
+ * Polls `fn` until it answers; the deadline only guards against a hang (a saturated machine makes
+ * every step slower), it is not what the test checks.
+ */
+export async function until<T>(
+  what: string,
+  fn: () => Promise<T | undefined>,
+  timeoutMs = 90_000,
+): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
