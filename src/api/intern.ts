@@ -240,7 +240,8 @@ function freezeLike(o: object, p: object): boolean {
     for (let i = 0; i < o.length; i++) {
       const w = i < a.length ? a[i] : undefined;
       const r = settle(o[i], w, i);
-      if (r !== o[i]) o[i] = r;
+      // a string is always written back: === cannot tell the interned copy from the decode's slice
+      if (typeof r === 'string' || r !== o[i]) o[i] = r;
       if (same && !Object.is(r, w)) same = false;
     }
     return same;
@@ -256,7 +257,7 @@ function freezeLike(o: object, p: object): boolean {
     const w = same || Object.hasOwn(q, k) ? q[k] : undefined;
     const v = r[k];
     const s = settle(v, w, k);
-    if (s !== v) r[k] = s;
+    if (typeof s === 'string' || s !== v) r[k] = s;
     if (same && !Object.is(s, w)) same = false;
   }
   return same && i === keys.length;
