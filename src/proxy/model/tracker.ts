@@ -252,6 +252,11 @@ export class ProxyState {
     return this.portsByService.get(service) ?? [];
   }
 
+  /** The number of Services with a port in `servicePorts` (without walking them). */
+  get serviceCount(): number {
+    return this.portsByService.size;
+  }
+
   /** Merges pending changes into the maps (start of kube-proxy's syncProxyRules). */
   applyChanges(): AppliedChanges {
     const servicesChanged = this.serviceChanges.applyTo(this.servicePorts, this.portsByService);

@@ -17,6 +17,7 @@ import {
   type NodeCounts,
   type ClusterSnapshot,
   type NodeInfo,
+  type TermGroup,
   type TopologyDomains,
   type WeightedAffinityTerm,
 } from '../framework/snapshot.js';
@@ -484,6 +485,15 @@ export class InterPodAffinity
     const pi = podInfoOf(pod);
     // scoring.go PreScore: "Ideally we never reach here, because errors will be caught by PreFilter"
     if (pi.parseError) return new Status(Code.Error, [`failed to parse pod: ${pi.parseError}`]);
+    const hard = this.hardPodAffinityWeight;
+    // most pods: no preferred terms of their own and no existing pod's term matches them — then
+    // nothing below would be counted (null); found without building the per-key scratch
+    if (
+      pi.preferredAffinityTerms.length === 0 &&
+      pi.preferredAntiAffinityTerms.length === 0 &&
+      !this.anyGroupMatches(pod, hard > 0)
+    )
+      return null;
     // (a term without a namespace selector is the parsed term itself, kept across cycles)
     const merged = (t: WeightedAffinityTerm): WeightedAffinityTerm => {
       const m = this.mergeNamespaces(t);
@@ -501,7 +511,6 @@ export class InterPodAffinity
     const slot = new Map<string, number>();
     // an entry exists once a pod counted for the pair (upstream: topologyScore non-empty)
     let any = false;
-    const hard = this.hardPodAffinityWeight;
     // per topology pair, weight × the pods a term matches there: from per-node counts, the same
     // (pod, term) pairs as upstream's walk over every pod of every node; summed in a dense
     // scratch per key that is zeroed again below, so a cycle allocates only the touched domains
@@ -589,6 +598,19 @@ export class InterPodAffinity
     }
     if (!any) return null;
     return new PreScoreState(domains, ids, sums, terms);
+  }
+
+  /** whether an existing pod's term (required affinity too when `required`) matches `pod` somewhere */
+  private anyGroupMatches(pod: Pod, required: boolean): boolean {
+    const nsLabels = this.namespaceLabels(pod);
+    let found = false;
+    const check = (g: TermGroup) => {
+      if (!found && g.perNode.size > 0 && termMatches(g.term, pod, nsLabels)) found = true;
+    };
+    if (required) this.snapshot.forEachTermGroup('requiredAffinity', check);
+    if (!found) this.snapshot.forEachTermGroup('preferredAffinity', check);
+    if (!found) this.snapshot.forEachTermGroup('preferredAnti', check);
+    return found;
   }
 
   /**

@@ -139,6 +139,8 @@ export function kernelWindowFilter(
   plugins.forEach((p, i) => {
     if (isDomainFilter(p) && i > lastKernel) crossFilters.set(p.name, p);
   });
+  /** the cross-pod filters in profile order */
+  const crossFilterList = [...crossFilters.values()];
   // the window's totals can replace RunScorePlugins only when every score plugin not skipped at
   // PreScore is node-local (this runner's, at the weight the query carries) or a DomainScorer;
   // others (VolumeBinding) usually skip, which the fast scorer checks after PreScore
@@ -162,14 +164,15 @@ export function kernelWindowFilter(
     state: CycleState,
     pod: Pod,
   ): { inputs: CrossPodInputs; scored: ReadonlySet<string> } | undefined => {
-    const checks: DomainCheck[] = [];
-    for (const p of plugins) {
-      if (!crossFilters.has(p.name) || state.skipFilterPlugins.has(p.name)) continue;
+    // (a plain pod: every cross-pod plugin skipped — nothing allocated)
+    let checks: DomainCheck[] | undefined;
+    for (const p of crossFilterList) {
+      if (state.skipFilterPlugins.has(p.name)) continue;
       for (const c of checksOf(state).get(p.name) ?? [])
-        checks.push({ row: engine.topologyRow(c.domains), pass: c.pass, missing: c.missing });
+        (checks ??= []).push({ row: engine.topologyRow(c.domains), pass: c.pass, missing: c.missing });
     }
-    const inputs: CrossPodInputs = { checks };
-    const scored = new Set<string>();
+    const inputs: CrossPodInputs = { checks: checks ?? [] };
+    let scored: Set<string> | undefined;
     if (crossScorers.length > 0 && !state.wantScoreTable) {
       for (const { plugin, weight } of crossScorers) {
         let r: DomainScoreInput | 'skip' | undefined;
@@ -179,12 +182,12 @@ export function kernelWindowFilter(
           r = undefined; // RunScorePlugins reports it
         }
         if (r === undefined) {
-          scored.clear();
+          scored = undefined;
           inputs.ipa = inputs.pts = undefined;
           break;
         }
         if (r === 'skip' || weight === 0) continue;
-        scored.add(plugin.name);
+        (scored ??= new Set()).add(plugin.name);
         if (r.kind === 'sums') {
           const keys: DomainScores[] = r.keys.map((k) => ({
             row: engine.topologyRow(k.domains),
@@ -205,8 +208,8 @@ export function kernelWindowFilter(
         }
       }
     }
-    if (checks.length === 0 && scored.size === 0) return undefined;
-    return { inputs, scored };
+    if (checks === undefined && scored === undefined) return undefined;
+    return { inputs, scored: scored ?? new Set() };
   };
 
   /**
@@ -215,6 +218,16 @@ export function kernelWindowFilter(
    * the fast scorer, selectHost; schedulePod copies it into a result that keeps it (scoredNodes)
    */
   const feasibleList: NodeInfo[] = [];
+  /**
+   * the last window run, for recordFiltered (which reads the kernel's output columns: valid until
+   * the next run) — one closure and one result object for every cycle instead of new ones per run
+   */
+  const last: { state: CycleState | undefined; pod: Pod | undefined; start: number; processed: number } = {
+    state: undefined,
+    pod: undefined,
+    start: 0,
+    processed: 0,
+  };
   /** whether the table's scan order is `list`'s order, kept per node list and table shape */
   let orderChecked: { list: readonly NodeInfo[]; shape: number; same: boolean } | undefined;
   const sameOrder = (list: readonly NodeInfo[]): boolean => {
@@ -227,6 +240,58 @@ export function kernelWindowFilter(
     }
     return orderChecked.same;
   };
+  const recordFiltered = (statuses: NodeToStatus, list: readonly NodeInfo[], plugins: Set<string>): void => {
+    // (set by the run this is called after)
+    const state = last.state!,
+      pod = last.pod!;
+    const { start, processed } = last;
+    const out = engine.out;
+    const status = out.status,
+      reasons = out.reasons;
+    const bySlot = engine.bySlot;
+    const order = engine.table.order;
+    const n = order.length;
+    // the scan position is the node's position in `list` when the table's scan order is the
+    // list's order (checked once per node set): no NodeInfo is read for a node the kernel
+    // rejected, only the table's columns
+    const byPosition = sameOrder(list);
+    // the first failing plugin other than NodeResourcesFit (whose status also depends on the
+    // node) is decided by those plugins' bits alone: one status per bit pattern
+    const lowStatus = new Array<Status | null | undefined>(NOT_FIT_BITS + 1).fill(undefined);
+    let fit = false;
+    for (let i = 0, at = start % n; i < processed; i++, at = at + 1 === n ? 0 : at + 1) {
+      const slot = order[at];
+      if (status[slot] !== NodeStatus.Filtered) continue;
+      const bits = reasons[slot];
+      let s: MaybeStatus = null;
+      if (bits === L.RB_CROSS_POD) {
+        // node-local filters passed: the cross-pod plugins' own Filter gives the status
+        s = runFilter(state, pod, bySlot[slot]!);
+        if (s?.plugin) plugins.add(s.plugin);
+      } else {
+        const low = bits & NOT_FIT_BITS;
+        if (low !== 0) {
+          s = lowStatus[low] ?? null;
+          if (lowStatus[low] === undefined) {
+            for (let k = 0; k < KERNEL_ORDER.length - 1 && s === null; k++)
+              s = runner.filterStatus(KERNEL_ORDER[k], pod, bySlot[slot]!, reasons);
+            lowStatus[low] = s;
+            if (s?.plugin) plugins.add(s.plugin);
+          }
+        }
+        if (s === null && (bits & FIT_BITS) !== 0) {
+          s = runner.fitStatus(pod, slot, bits & FIT_BITS);
+          // (the plugins in first-rejection order, as a visit per node added them)
+          if (!fit) plugins.add('NodeResourcesFit');
+          fit = true;
+        }
+      }
+      if (s === null) continue;
+      if (byPosition) statuses.setAt(list, at, s);
+      else statuses.setNode(bySlot[slot]!, s, list);
+    }
+  };
+  const result = { feasible: feasibleList, recordFiltered, filteredCount: 0, processed: 0 };
   return {
     covers: new Set(KERNEL_ORDER),
     coversInCycle(state, name) {
@@ -252,62 +317,19 @@ export function kernelWindowFilter(
       const out = engine.out;
       // typed-array views are re-validated on every getter call: read them once
       const fs = out.feasible,
-        status = out.status,
-        reasons = out.reasons,
         count = out.feasibleCount;
       const bySlot = engine.bySlot;
       const feasible = feasibleList;
       feasible.length = count;
       for (let i = 0; i < count; i++) feasible[i] = bySlot[fs[i]]!;
       r.feasibleNodes = feasible;
-      const recordFiltered = (
-        statuses: NodeToStatus,
-        list: readonly NodeInfo[],
-        plugins: Set<string>,
-      ): void => {
-        const order = engine.table.order;
-        const n = order.length;
-        // the scan position is the node's position in `list` when the table's scan order is the
-        // list's order (checked once per node set): no NodeInfo is read for a node the kernel
-        // rejected, only the table's columns
-        const byPosition = sameOrder(list);
-        // the first failing plugin other than NodeResourcesFit (whose status also depends on the
-        // node) is decided by those plugins' bits alone: one status per bit pattern
-        const lowStatus = new Array<Status | null | undefined>(NOT_FIT_BITS + 1).fill(undefined);
-        let fit = false;
-        for (let i = 0, at = start % n; i < r.processed; i++, at = at + 1 === n ? 0 : at + 1) {
-          const slot = order[at];
-          if (status[slot] !== NodeStatus.Filtered) continue;
-          const bits = reasons[slot];
-          let s: MaybeStatus = null;
-          if (bits === L.RB_CROSS_POD) {
-            // node-local filters passed: the cross-pod plugins' own Filter gives the status
-            s = runFilter(state, pod, bySlot[slot]!);
-            if (s?.plugin) plugins.add(s.plugin);
-          } else {
-            const low = bits & NOT_FIT_BITS;
-            if (low !== 0) {
-              s = lowStatus[low] ?? null;
-              if (lowStatus[low] === undefined) {
-                for (let k = 0; k < KERNEL_ORDER.length - 1 && s === null; k++)
-                  s = runner.filterStatus(KERNEL_ORDER[k], pod, bySlot[slot]!, reasons);
-                lowStatus[low] = s;
-                if (s?.plugin) plugins.add(s.plugin);
-              }
-            }
-            if (s === null && (bits & FIT_BITS) !== 0) {
-              s = runner.fitStatus(pod, slot, bits & FIT_BITS);
-              // (the plugins in first-rejection order, as a visit per node added them)
-              if (!fit) plugins.add('NodeResourcesFit');
-              fit = true;
-            }
-          }
-          if (s === null) continue;
-          if (byPosition) statuses.setAt(list, at, s);
-          else statuses.setNode(bySlot[slot]!, s, list);
-        }
-      };
-      return { feasible, recordFiltered, filteredCount: r.processed - count, processed: r.processed };
+      last.state = state;
+      last.pod = pod;
+      last.start = start;
+      last.processed = r.processed;
+      result.filteredCount = r.processed - count;
+      result.processed = r.processed;
+      return result;
     },
   };
 }

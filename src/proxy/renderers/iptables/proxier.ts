@@ -194,7 +194,7 @@ export class IptablesProxier implements Proxier<IptablesSyncResult> {
     const chainsWritten = render.filterChains + render.natChains;
     const rulesWritten = render.filterRules + render.natRules - render.deletedChains;
     const updatedServices = full
-      ? countServices(this.state.servicePorts.values())
+      ? this.state.serviceCount
       : changes.updatedServices.size;
     const report: IptablesSyncResult = {
       seq: ++this.seq,
@@ -247,10 +247,4 @@ export class IptablesProxier implements Proxier<IptablesSyncResult> {
     for (const c of [KUBE_SERVICES, KUBE_NODEPORTS, KUBE_POSTROUTING, KUBE_MARK_MASQ]) k.add(c);
     for (const c of written) k.add(c);
   }
-}
-
-function countServices(ports: Iterable<{ serviceName: string }>): number {
-  const s = new Set<string>();
-  for (const p of ports) s.add(p.serviceName);
-  return s.size;
 }

@@ -376,11 +376,8 @@ export function planPort(ctx: RenderContext, key: string, svc: ServicePortInfo):
 }
 
 const EMPTY_ENDPOINTS: readonly EndpointInfo[] = [];
-/** every character below U+0080 */
-const isAscii = (s: string): boolean => {
-  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) > 0x7f) return false;
-  return true;
-};
+/** a character at or above U+0080 (one regex test: charCodeAt walks a rope string slowly) */
+const NOT_ASCII = /[\u0080-\uffff]/;
 
 /**
  * The columns of the port's ready endpoints when the WebAssembly port kernel
@@ -396,7 +393,7 @@ function kernelColumns(ctx: RenderContext, key: string, svc: ServicePortInfo): U
   if (ctx.isIPv6 || ctx.opts.ruleKernel === 'js' || ctx.opts.hashKernel === 'js') return null;
   if (!svc.usesClusterEndpoints || svc.usesLocalEndpoints || !(map instanceof EndpointListMap)) return null;
   // kube-proxy hashes names as UTF-8; the kernel hashes the bytes it writes
-  if (!isAscii(svc.nameString)) return null;
+  if (NOT_ASCII.test(svc.nameString)) return null;
   const list = map.list(key);
   if (!list || list.length === 0 || list.texts || list.hints) return null;
   const cols = list.cols;
