@@ -193,9 +193,7 @@ export class IptablesProxier implements Proxier<IptablesSyncResult> {
 
     const chainsWritten = render.filterChains + render.natChains;
     const rulesWritten = render.filterRules + render.natRules - render.deletedChains;
-    const updatedServices = full
-      ? this.state.serviceCount
-      : changes.updatedServices.size;
+    const updatedServices = full ? this.state.serviceCount : changes.updatedServices.size;
     const report: IptablesSyncResult = {
       seq: ++this.seq,
       kind,
