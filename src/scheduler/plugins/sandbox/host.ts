@@ -21,6 +21,7 @@ import {
   CTL_INTS,
   DONE,
   PROGRESS,
+  REQUEST,
   type Answer,
   type LoadAnswer,
   type Request,
@@ -108,6 +109,8 @@ export class PluginSandbox {
     // read before posting: the worker may show progress before this thread looks
     const before = Atomics.load(this.ctl, PROGRESS);
     this.port!.postMessage(req, transfer as never);
+    Atomics.add(this.ctl, REQUEST, 1);
+    Atomics.notify(this.ctl, REQUEST);
     const a = this.wait(this.limits.callMs, deadline, 'call', before) as Answer;
     if (!a.ok) throw new PluginFailure(a.error);
     return a;

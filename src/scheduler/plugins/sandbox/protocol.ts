@@ -15,7 +15,9 @@ import type { MessagePort } from 'node:worker_threads';
 /** Int32 indices into the control SharedArrayBuffer */
 export const DONE = 0;
 export const PROGRESS = 1;
-export const CTL_INTS = 2;
+/** bumped (and notified) by the host after it posts a request: the worker waits on it between calls */
+export const REQUEST = 2;
+export const CTL_INTS = 3;
 
 /** What the worker is started with (workerData). */
 export interface WorkerInit {

@@ -8,13 +8,14 @@
  * `process.exit`, `process.abort`, `process.kill` and `process.reallyExit` throw instead: a plugin
  * that calls them fails its call rather than ending the thread (or kubesim).
  */
-import { workerData } from 'node:worker_threads';
+import { receiveMessageOnPort, workerData } from 'node:worker_threads';
 import { importModule } from '../../../util/import-module.js';
 import { TABLE_HEADER } from '../../engine/layout.js';
 import { checkWasmPlugin, pages, type WasmModuleInfo, type WasmScoreExports } from './wasm-module.js';
 import {
   DONE,
   PROGRESS,
+  REQUEST,
   type Answer,
   type JsRequest,
   type LoadAnswer,
@@ -304,19 +305,45 @@ async function load(): Promise<(req: Request) => Answer> {
   return (req) => runner.run(req as WasmRequest);
 }
 
-guardProcess();
-load().then(
-  (handle) =>
-    init.port.on('message', (req: Request) => {
-      // received (and deserialized): the call limit runs from here
-      Atomics.add(ctl, PROGRESS, 1);
-      let a: Answer;
-      try {
-        a = handle(req);
-      } catch (e) {
-        a = { ok: false, error: describe(e) };
+/** How long the worker waits for the next request in Atomics.wait before it lets its event loop run. */
+const IDLE_WAIT_MS = 20;
+
+/**
+ * Answers requests as they come. Between calls the worker blocks in Atomics.wait on `ctl[REQUEST]`
+ * and takes the request with receiveMessageOnPort: a futex wake, where a 'message' event would wait
+ * for the worker's event loop to wake up and dispatch (most of a cheap call's round trip: a WASM
+ * plugin's call is one per pod). After IDLE_WAIT_MS without a request it returns to the event loop
+ * (timers and promises a plugin left behind run there), and a 'message' event brings it back.
+ */
+function serve(handle: (req: Request) => Answer): void {
+  const one = (req: Request) => {
+    // received (and deserialized): the call limit runs from here
+    Atomics.add(ctl, PROGRESS, 1);
+    let a: Answer;
+    try {
+      a = handle(req);
+    } catch (e) {
+      a = { ok: false, error: describe(e) };
+    }
+    answer(a);
+  };
+  const pump = () => {
+    for (;;) {
+      const seen = Atomics.load(ctl, REQUEST);
+      const m = receiveMessageOnPort(init.port);
+      if (m) {
+        one(m.message as Request);
+        continue;
       }
-      answer(a);
-    }),
-  (e: unknown) => answer({ ok: false, error: describe(e) }),
-);
+      if (Atomics.wait(ctl, REQUEST, seen, IDLE_WAIT_MS) === 'timed-out') break;
+    }
+    init.port.once('message', (req: Request) => {
+      one(req);
+      pump();
+    });
+  };
+  pump();
+}
+
+guardProcess();
+load().then(serve, (e: unknown) => answer({ ok: false, error: describe(e) }));
