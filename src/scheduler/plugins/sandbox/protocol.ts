@@ -1,8 +1,9 @@
 /**
  * What the plugin host (host.ts, kubesim's thread) and the plugin worker (worker.ts) say to each
  * other. One request at a time, answered synchronously: the host posts a request on a
- * MessagePort, then blocks in Atomics.wait on `ctl[DONE]`; the worker answers on the port, then
- * sets `ctl[DONE]` and notifies; the host takes the answer with receiveMessageOnPort. The worker
+ * MessagePort, bumps `ctl[REQUEST]` (the worker, waiting on it between calls, takes the request
+ * with receiveMessageOnPort), then blocks in Atomics.wait on `ctl[DONE]`; the worker answers on the
+ * port, then sets `ctl[DONE]` and notifies; the host takes the answer with receiveMessageOnPort. The worker
  * bumps `ctl[PROGRESS]` after every call of the plugin's function, so the host can tell one slow
  * call (no progress for longer than the call limit) from a batch of many quick ones.
  *
@@ -18,6 +19,14 @@ export const PROGRESS = 1;
 /** bumped (and notified) by the host after it posts a request: the worker waits on it between calls */
 export const REQUEST = 2;
 export const CTL_INTS = 3;
+
+/**
+ * How long each side polls its control word before it sleeps in Atomics.wait, ms. A thread asleep
+ * on an idle core (a halted vCPU) takes tens of µs to wake, as long as a WASM plugin's whole call;
+ * a cheap call is answered, and the next pod's request posted, within this time, so neither side
+ * sleeps between the pods of a run (the scheduler's shard workers spin the same way).
+ */
+export const SPIN_MS = 0.2;
 
 /** What the worker is started with (workerData). */
 export interface WorkerInit {
