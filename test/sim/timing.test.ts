@@ -5,8 +5,10 @@ import { COMPONENTS, type Timing } from '../../src/sim/timing.js';
 import { kubesim } from '../cli/harness.js';
 
 describe('timing: where the wall time goes', () => {
+  // 300 nodes: the CPU sampler runs every 10 ms (sim/timing.ts), and at 30 nodes the ReplicaSet
+  // controller's ~8 ms of work often drew no sample at all
   it('demo -o json has a timing section whose components add up to the sampled wall time', () => {
-    const r = kubesim(['demo', '--nodes', '30', '--seed', '2', '--no-progress', '-o', 'json']);
+    const r = kubesim(['demo', '--nodes', '300', '--seed', '2', '--no-progress', '-o', 'json']);
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     const out = JSON.parse(r.stdout) as { wallMs: number; timing: Timing };

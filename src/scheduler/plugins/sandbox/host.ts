@@ -22,7 +22,7 @@ import {
   DONE,
   PROGRESS,
   REQUEST,
-  SPIN_MS,
+  spinWhile,
   type Answer,
   type LoadAnswer,
   type Request,
@@ -133,7 +133,7 @@ export class PluginSandbox {
     let progress = before;
     let since = performance.now();
     let limit = what === 'call' ? Math.max(callMs, this.limits.loadMs) : callMs;
-    for (const end = since + SPIN_MS; Atomics.load(ctl, DONE) === 0 && performance.now() < end; );
+    spinWhile(ctl, DONE, 0);
     while (Atomics.load(ctl, DONE) === 0) {
       Atomics.wait(ctl, DONE, 0, slice);
       if (Atomics.load(ctl, DONE) !== 0) break;

@@ -26,7 +26,15 @@ export const CTL_INTS = 3;
  * a cheap call is answered, and the next pod's request posted, within this time, so neither side
  * sleeps between the pods of a run (the scheduler's shard workers spin the same way).
  */
-export const SPIN_MS = 0.2;
+const SPIN_MS = 0.2;
+
+/** Polls `ctl[index]` while it still holds `value`, for at most SPIN_MS; the caller then sleeps. */
+export function spinWhile(ctl: Int32Array, index: number, value: number): void {
+  for (
+    const end = performance.now() + SPIN_MS;
+    Atomics.load(ctl, index) === value && performance.now() < end;
+  );
+}
 
 /** What the worker is started with (workerData). */
 export interface WorkerInit {

@@ -16,7 +16,7 @@ import {
   DONE,
   PROGRESS,
   REQUEST,
-  SPIN_MS,
+  spinWhile,
   type Answer,
   type JsRequest,
   type LoadAnswer,
@@ -336,10 +336,7 @@ function serve(handle: (req: Request) => Answer): void {
         one(m.message as Request);
         continue;
       }
-      for (
-        const end = performance.now() + SPIN_MS;
-        Atomics.load(ctl, REQUEST) === seen && performance.now() < end;
-      );
+      spinWhile(ctl, REQUEST, seen);
       if (Atomics.wait(ctl, REQUEST, seen, IDLE_WAIT_MS) === 'timed-out') break;
     }
     init.port.once('message', (req: Request) => {
